@@ -1,0 +1,163 @@
+/**
+ * Typed errors shared by the vendor clients, the workflow core and the handlers.
+ *
+ * Every `name` is stable: Step Functions matches Retry/Catch rules on the error name a Lambda
+ * throws, so renaming one of these is a breaking change to the state machine definitions.
+ *
+ * No message here may contain a credential. Messages name the operation, the status and the
+ * vendor request id; request URLs are passed through `redactUrl` by the HTTP layer first.
+ */
+
+export type VendorApi = 'scan' | 'keys' | 'breach';
+
+/** Base class so callers can `instanceof VendorError` for anything that came from the vendor. */
+export class VendorError extends Error {
+  /** Which vendor API and operation failed, e.g. `scan.getStatus`. */
+  readonly operation: string;
+  /** True when the same request may succeed later (throttling, 5xx, network, timeout). */
+  readonly retryable: boolean;
+
+  constructor(message: string, options: { operation: string; retryable: boolean; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'VendorError';
+    this.operation = options.operation;
+    this.retryable = options.retryable;
+  }
+}
+
+/** A non-2xx answer that is not one of the more specific cases below (a permanent 4xx, or 5xx after retries). */
+export class VendorHttpError extends VendorError {
+  readonly status: number;
+  /** The vendor's request id header (x-request-id / x-amzn-requestid / request-id), when it sends one. */
+  readonly requestId: string | undefined;
+  /** At most the first 512 characters of the body, for diagnosis; never a credential (the vendor does not echo keys). */
+  readonly bodySnippet: string | undefined;
+
+  constructor(options: {
+    operation: string;
+    status: number;
+    requestId?: string | undefined;
+    bodySnippet?: string | undefined;
+    retryable?: boolean;
+  }) {
+    const rid = options.requestId ? ` (vendor request id ${options.requestId})` : '';
+    super(`${options.operation} failed with HTTP ${options.status}${rid}`, {
+      operation: options.operation,
+      retryable: options.retryable ?? options.status >= 500,
+    });
+    this.name = options.status >= 500 ? 'VendorUnavailableError' : 'VendorHttpError';
+    this.status = options.status;
+    this.requestId = options.requestId;
+    this.bodySnippet = options.bodySnippet;
+  }
+}
+
+/** 401/403 that survived one credential refresh. Permanent: a human must fix the key. */
+export class VendorAuthError extends VendorError {
+  readonly status: number;
+  readonly requestId: string | undefined;
+  constructor(options: { operation: string; status: number; requestId?: string | undefined }) {
+    super(
+      `${options.operation} was refused with HTTP ${options.status} after one credential refresh: the API key is invalid, expired or rotated`,
+      { operation: options.operation, retryable: false },
+    );
+    this.name = 'VendorAuthError';
+    this.status = options.status;
+    this.requestId = options.requestId;
+  }
+}
+
+/** 429 after the retry budget ran out (or on a call that must not be retried blindly). */
+export class VendorThrottledError extends VendorError {
+  /** The vendor's Retry-After, in milliseconds, when it sent one. */
+  readonly retryAfterMs: number | undefined;
+  readonly requestId: string | undefined;
+  constructor(options: {
+    operation: string;
+    retryAfterMs?: number | undefined;
+    requestId?: string | undefined;
+  }) {
+    const hint =
+      options.retryAfterMs === undefined ? '' : `; vendor asked to retry after ${options.retryAfterMs} ms`;
+    super(`${options.operation} was throttled by the vendor (HTTP 429)${hint}`, {
+      operation: options.operation,
+      retryable: true,
+    });
+    this.name = 'VendorThrottledError';
+    this.retryAfterMs = options.retryAfterMs;
+    this.requestId = options.requestId;
+  }
+}
+
+/** The request (or a download going idle) exceeded its timeout. */
+export class VendorTimeoutError extends VendorError {
+  readonly timeoutMs: number;
+  readonly phase: 'request' | 'idle';
+  constructor(options: { operation: string; timeoutMs: number; phase: 'request' | 'idle'; cause?: unknown }) {
+    super(
+      options.phase === 'idle'
+        ? `${options.operation} stalled: no bytes for ${options.timeoutMs} ms`
+        : `${options.operation} timed out after ${options.timeoutMs} ms`,
+      { operation: options.operation, retryable: true, cause: options.cause },
+    );
+    this.name = 'VendorTimeoutError';
+    this.timeoutMs = options.timeoutMs;
+    this.phase = options.phase;
+  }
+}
+
+/** Connection refused/reset, DNS failure, body cut short. */
+export class VendorNetworkError extends VendorError {
+  /** `true` only when we know the request never left this process (e.g. ECONNREFUSED). */
+  readonly requestNotSent: boolean;
+  readonly code: string | undefined;
+  constructor(options: {
+    operation: string;
+    code?: string | undefined;
+    requestNotSent: boolean;
+    cause?: unknown;
+  }) {
+    super(`${options.operation} failed on the network${options.code ? ` (${options.code})` : ''}`, {
+      operation: options.operation,
+      retryable: true,
+      cause: options.cause,
+    });
+    this.name = 'VendorNetworkError';
+    this.code = options.code;
+    this.requestNotSent = options.requestNotSent;
+  }
+}
+
+/** The vendor answered 2xx but the body is not what the operation needs (malformed JSON, missing uuid...). */
+export class VendorResponseError extends VendorError {
+  constructor(operation: string, problem: string) {
+    super(`${operation} returned an unusable response: ${problem}`, { operation, retryable: false });
+    this.name = 'VendorResponseError';
+  }
+}
+
+/**
+ * Bad input from a user or a file. `input` names the field (e.g. `domain`, `emails[2]`,
+ * `domains.txt line 14`) and `reason` says what is wrong. The offending value may be quoted
+ * only when it is not personal data: domains yes, emails no.
+ */
+export class InvalidInputError extends Error {
+  readonly input: string;
+  readonly reason: string;
+  constructor(input: string, reason: string) {
+    super(`Invalid ${input}: ${reason}`);
+    this.name = 'InvalidInputError';
+    this.input = input;
+    this.reason = reason;
+  }
+}
+
+/** A required environment variable or configuration value is missing or malformed (cold start). */
+export class ConfigurationError extends Error {
+  readonly setting: string;
+  constructor(setting: string, problem: string) {
+    super(`Configuration ${setting}: ${problem}`);
+    this.name = 'ConfigurationError';
+    this.setting = setting;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The contract of the vendor clients (`#core/vendor/*`). Core code only: no AWS or Lambda types.
+ * The seeds leave most shapes "not shown", so parsed results keep the raw body next to
+ * whatever fields we could find.
+ */
+import type { Readable } from 'node:stream';
+
+/**
+ * Returns the current credential. Called before each request (implementations cache); called with
+ * `forceRefresh: true` once after a 401/403, e.g. to re-read Secrets Manager after a rotation.
+ */
+export type CredentialProvider = (options?: { forceRefresh?: boolean }) => Promise<string>;
+
+/** Minimal structured logger; Powertools' Logger satisfies it. Never pass a credential to it. */
+export interface VendorLogger {
+  debug(message: string, extra?: Record<string, unknown>): void;
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+export interface RetryPolicy {
+  /** Total attempts including the first. @default 5 */
+  readonly maxAttempts: number;
+  /** Base of the exponential backoff (full jitter: sleep = random() * min(max, base * 2^n)). @default 500 */
+  readonly baseDelayMs: number;
+  /** Cap of a single backoff sleep, and of an honoured Retry-After. @default 20_000 */
+  readonly maxDelayMs: number;
+  /** Give up retrying once this much time has passed since the first attempt. @default 60_000 */
+  readonly maxElapsedMs: number;
+}
+
+export interface VendorHttpSettings {
+  /** Base URL of this API, e.g. https://scan.vendor.example; credentials go to this origin only. */
+  readonly baseUrl: string;
+  readonly credentials: CredentialProvider;
+  /** Per-request timeout (connect + headers, and whole body for JSON answers). @default 30_000 */
+  readonly requestTimeoutMs?: number;
+  /** For streamed downloads: the longest gap between two chunks. @default 60_000 */
+  readonly idleTimeoutMs?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly logger?: VendorLogger;
+  /** Injected for tests: `sleep(ms)` and `random()` drive backoff deterministically and fast. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+  /** Max redirects a download follows. @default 5 */
+  readonly maxRedirects?: number;
+}
+
+/** A streamed body (report, logs, debug, ZIP). Never buffered whole. */
+export interface VendorDownload {
+  readonly body: Readable;
+  /** As the vendor sent it; undefined when it sent none. */
+  readonly contentType: string | undefined;
+  readonly contentLength: number | undefined;
+  readonly etag: string | undefined;
+  readonly contentEncoding: string | undefined;
+  /** Where the bytes finally came from, after redirects, with signatures redacted. */
+  readonly finalUrl: string;
+  readonly redirects: number;
+}
+
+export type ScanState = 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
+
+/** Configurable mapping of vendor status words to states. Matching is case-insensitive. */
+export interface StatusVocabulary {
+  readonly pending: readonly string[];
+  readonly running: readonly string[];
+  readonly succeeded: readonly string[];
+  readonly failed: readonly string[];
+}
+
+export interface ScanStatus {
+  readonly state: ScanState;
+  /** The vendor's own word, when one was found, e.g. "completed". */
+  readonly vendorStatus: string | undefined;
+  /** 0..100 when the body carries a progress/percent field. */
+  readonly progress: number | undefined;
+  /** The raw body text, byte-for-byte as received (bounded to 64 KiB). */
+  readonly raw: string;
+  readonly contentType: string | undefined;
+}
+
+export interface StartScanResult {
+  readonly uuid: string;
+  readonly raw: unknown;
+}
+
+export interface ReconRequest {
+  readonly name: string;
+  readonly emails: readonly string[];
+}
+
+export interface ReconResult {
+  readonly status: 'success' | 'no_results' | string;
+  /** report_name for downloads; may be absent when status is no_results. */
+  readonly output: string | undefined;
+  readonly totalBreaches: number | undefined;
+  readonly raw: unknown;
+}
+
+export interface RotateKeyResult {
+  /** The response body exactly as received. Persist it BEFORE anything else: the old key is dead. */
+  readonly rawBody: string;
+  readonly contentType: string | undefined;
+  /** Parsed JSON, or undefined when the body is not JSON. */
+  readonly json: unknown;
+  /** The new key, found by the configured field path; undefined when none was found. */
+  readonly newKey: string | undefined;
+}

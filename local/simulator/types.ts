@@ -1,0 +1,100 @@
+/**
+ * Public API of the vendor simulator (local/simulator). Tests import `startVendorSimulator` from
+ * `#local/simulator/index` and script faults in-process; `npm run simulator` exposes the same
+ * controls over HTTP under /__simulator/ (loopback only).
+ */
+
+export type SimulatedApi = 'scan' | 'keys' | 'breach';
+
+export type Fault =
+  /** Answer with this status instead of handling the request (429 sends Retry-After when given). */
+  | {
+      readonly type: 'status';
+      readonly status: number;
+      readonly retryAfter?: string | number;
+      readonly body?: string;
+    }
+  /** Handle normally, but wait this long before sending headers. */
+  | { readonly type: 'latency'; readonly ms: number }
+  /** Accept the request and never answer (until the client gives up or the server closes). */
+  | { readonly type: 'hang' }
+  /** Send headers and `afterBytes` of the body, then destroy the socket (ECONNRESET at the client). */
+  | { readonly type: 'reset-mid-body'; readonly afterBytes: number }
+  /** Declare the full Content-Length, send `afterBytes`, then end the socket cleanly (premature close). */
+  | { readonly type: 'truncate'; readonly afterBytes: number }
+  /** Answer 200 with a JSON content type and a body that does not parse. */
+  | { readonly type: 'malformed-json' }
+  /** Close the connection before reading the request: nothing was processed. */
+  | { readonly type: 'refuse' }
+  /** Process the request fully (e.g. rotate the key), then destroy the socket instead of answering. */
+  | { readonly type: 'lose-response' };
+
+export interface FaultRule {
+  /** Limit to one API; omitted matches all three. */
+  readonly api?: SimulatedApi;
+  /** HTTP method, upper case; omitted matches any. */
+  readonly method?: string;
+  /** Matched against the request path (without query). A string must be a prefix; a RegExp is tested. */
+  readonly path?: string | RegExp;
+  /** How many matching requests get the fault before the rule is used up. @default 1 */
+  readonly times?: number;
+  readonly fault: Fault;
+}
+
+/** What a scan of a given domain does, scripted per domain (exact, case-insensitive) or by RegExp. */
+export type ScanBehaviour =
+  | { readonly outcome: 'succeed'; readonly pollsToFinish?: number }
+  | { readonly outcome: 'fail'; readonly pollsToFinish?: number }
+  | { readonly outcome: 'never-finish' };
+
+export interface SimulatorOptions {
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** 0 picks a free port. @default 0 */
+  readonly port?: number;
+  /** Initial org API key. @default a random `sk_sim_...` */
+  readonly apiKey?: string;
+  /** @default a random UUID */
+  readonly orgUuid?: string;
+  /**
+   * Status polls a scan needs to finish: pending on poll 1, running until poll N, then finished.
+   * 0 means finished on the first poll ("instant scans"). @default 3
+   */
+  readonly pollsToFinish?: number;
+  /** Domains whose scans fail (the default behaviour for everything else is succeed). */
+  readonly failingDomains?: readonly (string | RegExp)[];
+  /** Approximate report size in bytes. @default 256 * 1024 */
+  readonly reportBytes?: number;
+  /** Approximate debug output size in bytes. @default 64 * 1024 */
+  readonly debugBytes?: number;
+  /** Print one line per request to stderr (never the key). @default false */
+  readonly verbose?: boolean;
+}
+
+/** Headers seen by the simulated storage origin (the target of the cross-origin redirect). */
+export interface StorageRequestRecord {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+export interface VendorSimulator {
+  /** Base URL of all three APIs, e.g. http://127.0.0.1:54321 (no trailing slash). */
+  readonly url: string;
+  /** Base URL of the separate "pre-signed storage" origin that downloads finally redirect to. */
+  readonly storageUrl: string;
+  /** The key that currently works; changes on rotate. */
+  readonly apiKey: string;
+  readonly orgUuid: string;
+  /** Add a fault rule; returns a function that removes it. */
+  addFault(rule: FaultRule): () => void;
+  clearFaults(): void;
+  /** Script what scans of a domain do from now on. */
+  scriptScan(domain: string | RegExp, behaviour: ScanBehaviour): void;
+  /** Make the current key invalid on all three APIs and issue a new one; returns the new key. */
+  replaceKey(): string;
+  /** Every request the storage origin received (to prove no credential reached it). */
+  readonly storageRequests: readonly StorageRequestRecord[];
+  /** Count of requests per `METHOD path-template`, e.g. `POST /scan`, for assertions. */
+  requestCount(route: string): number;
+  close(): Promise<void>;
+}
