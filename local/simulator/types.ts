@@ -4,7 +4,8 @@
  * controls over HTTP under /__simulator/ (loopback only).
  */
 
-export type SimulatedApi = 'scan' | 'keys' | 'breach';
+/** `storage` is the separate origin that serves report ZIPs behind the pre-signed redirect. */
+export type SimulatedApi = 'scan' | 'keys' | 'breach' | 'storage';
 
 export type Fault =
   /** Answer with this status instead of handling the request (429 sends Retry-After when given). */

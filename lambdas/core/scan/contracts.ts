@@ -32,8 +32,12 @@ export interface StatusSnapshot {
   readonly state: ScanState;
   readonly vendorStatus: string | undefined;
   readonly progress: number | undefined;
-  /** S3 location of the raw status body, when kept (the body can be large; keep it out of state). */
-  readonly rawStatusKey: string | undefined;
+  /**
+   * The raw status body, byte-for-byte, when it is at most 8 KiB (the last one ends up in the
+   * manifest); larger bodies are cut there and `rawTruncated` is set, to keep state payloads small.
+   */
+  readonly raw: string;
+  readonly rawTruncated: boolean;
 }
 
 /** Output of StartScan, input and output of PollScanStatus. */
@@ -69,4 +73,112 @@ export interface ScanOutcome {
   readonly manifestKey: string | undefined;
   /** Error name and a credential-free message, for failures. */
   readonly error: { readonly name: string; readonly message: string } | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Domain-list workflow (the fan-out level)
+// ---------------------------------------------------------------------------------------------
+
+/** What started a list run. Its identity (not wall-clock time) decides child execution names. */
+export type DomainListSource =
+  | {
+      readonly type: 's3';
+      readonly bucket: string;
+      /** Decoded object key (never URL-encoded). */
+      readonly key: string;
+      readonly versionId?: string;
+      readonly etag?: string;
+    }
+  | {
+      readonly type: 'schedule';
+      readonly scheduleName: string;
+      /** EventBridge Scheduler's <aws.scheduler.scheduled-time>: one run per fire, so daily scans are not "duplicates". */
+      readonly scheduledTime: string;
+      /** Either a list object in the input bucket ... */
+      readonly bucket?: string;
+      readonly key?: string;
+      /** ... or an inline list. */
+      readonly domains?: readonly string[];
+    }
+  | { readonly type: 'adhoc'; readonly requestId: string; readonly domains: readonly string[] };
+
+/** Input of the domain-list state machine. */
+export interface DomainListInput {
+  readonly source: DomainListSource;
+}
+
+/** One entry of items.json, the Distributed Map's ItemReader input. */
+export interface DomainListItem {
+  readonly domain: string;
+  /** Deterministic: same run identity + same domain => same name, so a re-run never starts a second scan. */
+  readonly executionName: string;
+  readonly runId: string;
+  /** 1-based line of the input where the domain first appeared (0 for inline lists: index + 1). */
+  readonly line: number;
+}
+
+export interface InvalidLine {
+  readonly line: number;
+  readonly reason: string;
+  /** The raw text, truncated to 200 characters. */
+  readonly text: string;
+}
+
+export interface DuplicateLine {
+  readonly line: number;
+  readonly domain: string;
+  readonly firstLine: number;
+}
+
+/** Output of PrepareDomainList. Big arrays live in S3, not in state (256 KiB payload limit). */
+export interface PreparedDomainList {
+  readonly runId: string;
+  /** `lists/<source-derived path>/<runId>/` in the results bucket; summary.json goes here. */
+  readonly resultsPrefix: string;
+  readonly resultsBucket: string;
+  /** items.json: DomainListItem[] (ItemReader reads it). */
+  readonly itemsKey: string;
+  /** invalid.json: { invalid: InvalidLine[], duplicates: DuplicateLine[] }. */
+  readonly rejectsKey: string;
+  readonly counts: {
+    readonly lines: number;
+    readonly valid: number;
+    readonly invalid: number;
+    readonly duplicate: number;
+    /** Blank lines and # comments. */
+    readonly ignored: number;
+  };
+}
+
+/** One Map iteration's result: what the child execution produced or why it did not. */
+export interface DomainScanResult {
+  readonly domain: string;
+  readonly executionName: string;
+  /** Parsed from the child's output (success) or from its failure cause (a JSON ScanOutcome). */
+  readonly outcome: ScanOutcome | undefined;
+  /** Set when the child could not be started or its cause was not a ScanOutcome. */
+  readonly error: { readonly name: string; readonly message: string } | undefined;
+}
+
+export type DomainFinalState = 'succeeded' | 'failed' | 'timed_out' | 'rejected' | 'invalid' | 'duplicate';
+
+/** summary.json, written last when a list run finishes. Every input line is accounted for. */
+export interface ListSummary {
+  readonly runId: string;
+  readonly source: DomainListSource;
+  readonly startedAt: string | undefined;
+  readonly finishedAt: string;
+  readonly counts: Readonly<Record<DomainFinalState, number>> & {
+    readonly lines: number;
+    readonly ignored: number;
+  };
+  readonly domains: readonly {
+    readonly domain: string;
+    readonly line: number;
+    readonly state: DomainFinalState;
+    readonly outputPrefix: string | undefined;
+    readonly manifestKey: string | undefined;
+    readonly error: { readonly name: string; readonly message: string } | undefined;
+  }[];
+  readonly invalid: readonly InvalidLine[];
 }
