@@ -31,7 +31,7 @@ export type Fault =
   | { readonly type: 'lose-response' };
 
 export interface FaultRule {
-  /** Limit to one API; omitted matches all three. */
+  /** Limit to one API; omitted matches every API, the storage origin included. */
   readonly api?: SimulatedApi;
   /** HTTP method, upper case; omitted matches any. */
   readonly method?: string;
@@ -68,8 +68,24 @@ export interface SimulatorOptions {
   readonly reportBytes?: number;
   /** Approximate debug output size in bytes. @default 64 * 1024 */
   readonly debugBytes?: number;
+  /** Approximate log output size in bytes. @default 32 * 1024 */
+  readonly logsBytes?: number;
+  /** Port of the separate storage origin; 0 picks a free port. @default 0 */
+  readonly storagePort?: number;
+  /** Lifetime of the pre-signed storage URLs that downloads redirect to. @default 300 */
+  readonly downloadUrlTtlSeconds?: number;
+  /** Clock for timestamps and URL expiry; tests inject one to expire pre-signed URLs. @default () => new Date() */
+  readonly now?: () => Date;
   /** Print one line per request to stderr (never the key). @default false */
   readonly verbose?: boolean;
+}
+
+/** Who a report made with `createReport` is about. Kept in the simulator's memory only. */
+export interface SimulatedPerson {
+  /** @default 'Sim Person' */
+  readonly name?: string;
+  /** `example.org` addresses only give a `no_results` report. @default ['sim.person@example.com'] */
+  readonly emails?: readonly string[];
 }
 
 /** Headers seen by the simulated storage origin (the target of the cross-origin redirect). */
@@ -95,7 +111,21 @@ export interface VendorSimulator {
   replaceKey(): string;
   /** Every request the storage origin received (to prove no credential reached it). */
   readonly storageRequests: readonly StorageRequestRecord[];
-  /** Count of requests per `METHOD path-template`, e.g. `POST /scan`, for assertions. */
+  /**
+   * Put a report with exactly this name into the store (spaces, unicode and slashes allowed), as if
+   * `POST /recon` had made it; it is listed and downloadable at once.
+   */
+  createReport(reportName: string, person?: SimulatedPerson): void;
+  /** The next `POST /recon` answers with exactly this report name (one use). */
+  scriptReportName(reportName: string): void;
+  /**
+   * Count of requests per `METHOD path-template`, e.g. `POST /scan`, for assertions. Templates:
+   * `POST /scan`, `GET /scan`, `GET /status/{uuid}`, `GET /report/{uuid}`, `GET /logs/{uuid}`,
+   * `GET /debug/{uuid}`, `GET /scans`, `DELETE /scan/{uuid}`, `GET /stats`,
+   * `GET /orgs/{org_uuid}/api/key`, `POST /orgs/{org_uuid}/api/key/rotate`, `POST /recon`,
+   * `GET /view_breaches`, `GET /download/{report_name}`, `GET /files/{file_name}` (the second hop)
+   * and, on the storage origin, `GET /reports/{file_name}`.
+   */
   requestCount(route: string): number;
   close(): Promise<void>;
 }

@@ -133,6 +133,10 @@ export interface DuplicateLine {
 /** Output of PrepareDomainList. Big arrays live in S3, not in state (256 KiB payload limit). */
 export interface PreparedDomainList {
   readonly runId: string;
+  /** Carried through the Map so the summary can name what started the run. */
+  readonly source: DomainListSource;
+  /** When PrepareDomainList ran (ISO). */
+  readonly startedAt: string;
   /** `lists/<source-derived path>/<runId>/` in the results bucket; summary.json goes here. */
   readonly resultsPrefix: string;
   readonly resultsBucket: string;

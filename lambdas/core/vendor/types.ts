@@ -13,10 +13,10 @@ export type CredentialProvider = (options?: { forceRefresh?: boolean }) => Promi
 
 /** Minimal structured logger; Powertools' Logger satisfies it. Never pass a credential to it. */
 export interface VendorLogger {
-  debug(message: string, extra?: Record<string, unknown>): void;
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-  error(message: string, extra?: Record<string, unknown>): void;
+  debug(message: string, ...extra: Record<string, unknown>[]): void;
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+  error(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
 export interface RetryPolicy {
@@ -54,7 +54,14 @@ export interface VendorDownload {
   readonly contentType: string | undefined;
   readonly contentLength: number | undefined;
   readonly etag: string | undefined;
+  /**
+   * The content-coding still applied to the bytes of `body`: undefined after transparent
+   * gzip/br/deflate decoding (the bytes are then identity); set only for a coding we could not
+   * decode, so a store that records it serves the bytes correctly.
+   */
   readonly contentEncoding: string | undefined;
+  /** The Content-Encoding the vendor sent and the client removed, e.g. `gzip`; undefined when none. */
+  readonly decodedContentEncoding?: string | undefined;
   /** Where the bytes finally came from, after redirects, with signatures redacted. */
   readonly finalUrl: string;
   readonly redirects: number;

@@ -1,0 +1,86 @@
+/**
+ * Public surface of the vendor clients. Handlers build them once at module scope with
+ * `createVendorClients` and pass them to the core functions.
+ */
+import { BreachClient } from './breach-client.ts';
+import { KeysClient } from './keys-client.ts';
+import { ScanClient } from './scan-client.ts';
+import type { CredentialProvider, StatusVocabulary, VendorHttpSettings } from './types.ts';
+
+export { BreachClient, type BreachClientSettings, type BreachReportEntry } from './breach-client.ts';
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_REDIRECTS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+} from './http.ts';
+export { findNewKey, KeysClient, type KeysClientSettings, NEW_KEY_FIELDS } from './keys-client.ts';
+export { ScanClient, type ScanClientSettings, type StartScanOptions } from './scan-client.ts';
+export { classifyScanStatus, DEFAULT_STATUS_VOCABULARY, parseStatusVocabulary } from './status.ts';
+export type * from './types.ts';
+
+/** Settings every client shares: timeouts, retry policy, logger and the test seams. */
+export type CommonHttpSettings = Omit<VendorHttpSettings, 'baseUrl' | 'credentials'>;
+
+export interface VendorClientsSettings extends CommonHttpSettings {
+  readonly scanApiUrl: string;
+  readonly keysApiUrl: string;
+  readonly breachApiUrl: string;
+  /** One provider may serve all three (the default deployment: one org key). */
+  readonly scanCredentials: CredentialProvider;
+  readonly keysCredentials: CredentialProvider;
+  readonly breachCredentials: CredentialProvider;
+  /** Needed only for the keys client; without it `keys` is undefined. */
+  readonly orgUuid?: string;
+  readonly statusVocabulary?: StatusVocabulary;
+  readonly newKeyFieldPath?: string;
+}
+
+export interface VendorClients {
+  readonly scan: ScanClient;
+  readonly breach: BreachClient;
+  readonly keys: KeysClient | undefined;
+  /** Closes every client's connections (tests and the local runner). */
+  close(): Promise<void>;
+}
+
+export function createVendorClients(settings: VendorClientsSettings): VendorClients {
+  const {
+    scanApiUrl,
+    keysApiUrl,
+    breachApiUrl,
+    scanCredentials,
+    keysCredentials,
+    breachCredentials,
+    orgUuid,
+    statusVocabulary,
+    newKeyFieldPath,
+    ...common
+  } = settings;
+  const scan = new ScanClient({
+    ...common,
+    baseUrl: scanApiUrl,
+    credentials: scanCredentials,
+    statusVocabulary,
+  });
+  const breach = new BreachClient({ ...common, baseUrl: breachApiUrl, credentials: breachCredentials });
+  const keys =
+    orgUuid === undefined
+      ? undefined
+      : new KeysClient({
+          ...common,
+          baseUrl: keysApiUrl,
+          credentials: keysCredentials,
+          orgUuid,
+          newKeyFieldPath,
+        });
+  return {
+    scan,
+    breach,
+    keys,
+    async close() {
+      await Promise.all([scan.close(), breach.close(), keys?.close()]);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * HTTP controls for `npm run simulator` users, the same operations tests call in-process. No auth,
+ * so only loopback clients may use them, even when the simulator listens on every interface.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SimContext } from './context.ts';
+import { faultRuleFromJson, patternFromJson } from './faults.ts';
+import { HttpError, jsonError, jsonResponse, readBody, type SimResponse, sendResponse } from './http.ts';
+import type { ScanBehaviour } from './types.ts';
+
+function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  try {
+    return JSON.parse((await readBody(req)).toString('utf8'));
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new HttpError(400, 'bad_request', 'body is not valid JSON');
+  }
+}
+
+function invalid(error: unknown): never {
+  if (error instanceof TypeError) throw new HttpError(400, 'bad_request', error.message);
+  throw error;
+}
+
+export interface ControlActions {
+  readonly replaceKey: () => string;
+}
+
+async function handle(sim: SimContext, actions: ControlActions, req: IncomingMessage, path: string) {
+  const route = `${req.method} ${path}`;
+  switch (route) {
+    case 'POST /__simulator/faults': {
+      const body = await jsonBody(req);
+      try {
+        sim.faults.add(faultRuleFromJson(body));
+      } catch (error) {
+        invalid(error);
+      }
+      return jsonResponse(201, { added: true });
+    }
+    case 'DELETE /__simulator/faults':
+      sim.faults.clear();
+      return jsonResponse(200, { cleared: true });
+    case 'POST /__simulator/scripts': {
+      const body = (await jsonBody(req)) as { domain?: unknown; behaviour?: unknown } | null;
+      try {
+        if (typeof body !== 'object' || body === null)
+          throw new TypeError('body must be {"domain", "behaviour"}');
+        sim.scans.script(patternFromJson(body.domain, 'domain'), body.behaviour as ScanBehaviour);
+      } catch (error) {
+        invalid(error);
+      }
+      return jsonResponse(201, { scripted: true });
+    }
+    case 'POST /__simulator/replace-key':
+      return jsonResponse(200, { apiKey: actions.replaceKey() });
+    default:
+      throw new HttpError(404, 'not_found', 'unknown simulator control');
+  }
+}
+
+export function controlPlane(sim: SimContext, actions: ControlActions) {
+  return async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    let response: SimResponse;
+    try {
+      if (!isLoopback(req.socket.remoteAddress)) {
+        throw new HttpError(403, 'forbidden', 'simulator controls are available from loopback only');
+      }
+      response = await handle(sim, actions, req, path);
+    } catch (error) {
+      response =
+        error instanceof HttpError
+          ? jsonError(error.status, error.code, error.message)
+          : jsonError(500, 'internal_error', 'simulator error');
+    }
+    await sendResponse(res, response);
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * Scriptable faults. Rules are checked in insertion order; the first rule that matches a request
+ * spends one of its uses and its fault applies to that request alone.
+ */
+import type { Fault, FaultRule, SimulatedApi } from './types.ts';
+
+export interface FaultTarget {
+  /** Undefined for paths that belong to no API (unknown routes). */
+  readonly api: SimulatedApi | undefined;
+  readonly method: string;
+  /** Raw request path without the query. */
+  readonly path: string;
+}
+
+interface ActiveRule {
+  readonly rule: FaultRule;
+  remaining: number;
+}
+
+/** Faults that answer for the route before authentication and handling. */
+export type PreemptiveFault = Extract<Fault, { type: 'status' | 'latency' | 'hang' | 'refuse' }>;
+/** Faults that shape the real response after the request was processed. */
+export type ShapingFault = Exclude<Fault, PreemptiveFault>;
+
+export function isPreemptive(fault: Fault): fault is PreemptiveFault {
+  return (
+    fault.type === 'status' || fault.type === 'latency' || fault.type === 'hang' || fault.type === 'refuse'
+  );
+}
+
+export class FaultBook {
+  private rules: ActiveRule[] = [];
+
+  add(rule: FaultRule): () => void {
+    validateFaultRule(rule);
+    const active: ActiveRule = { rule, remaining: rule.times ?? 1 };
+    this.rules.push(active);
+    return () => {
+      this.rules = this.rules.filter((r) => r !== active);
+    };
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  /** Finds the first matching rule, spends one use of it and returns its fault. */
+  take(target: FaultTarget): Fault | undefined {
+    const index = this.rules.findIndex((r) => matches(r.rule, target));
+    const active = this.rules[index];
+    if (!active) return undefined;
+    active.remaining -= 1;
+    if (active.remaining <= 0) this.rules.splice(index, 1);
+    return active.rule.fault;
+  }
+}
+
+function matches(rule: FaultRule, target: FaultTarget): boolean {
+  if (rule.api !== undefined && rule.api !== target.api) return false;
+  if (rule.method !== undefined && rule.method.toUpperCase() !== target.method) return false;
+  if (rule.path === undefined) return true;
+  if (typeof rule.path === 'string') return target.path.startsWith(rule.path);
+  // A global or sticky RegExp remembers where it stopped; every request must start afresh.
+  rule.path.lastIndex = 0;
+  return rule.path.test(target.path);
+}
+
+const APIS: readonly SimulatedApi[] = ['scan', 'keys', 'breach', 'storage'];
+
+function nonNegativeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/** Throws a TypeError that names the offending field. */
+export function validateFaultRule(rule: FaultRule): void {
+  if (rule.api !== undefined && !APIS.includes(rule.api)) {
+    throw new TypeError(`fault rule api must be one of ${APIS.join(', ')}; got ${String(rule.api)}`);
+  }
+  if (rule.method !== undefined && (typeof rule.method !== 'string' || rule.method === '')) {
+    throw new TypeError('fault rule method must be a non-empty string');
+  }
+  if (rule.path !== undefined && typeof rule.path !== 'string' && !(rule.path instanceof RegExp)) {
+    throw new TypeError('fault rule path must be a string prefix or a RegExp');
+  }
+  if (
+    rule.times !== undefined &&
+    !(rule.times === Number.POSITIVE_INFINITY || (nonNegativeInteger(rule.times) && rule.times > 0))
+  ) {
+    throw new TypeError(`fault rule times must be a positive integer; got ${String(rule.times)}`);
+  }
+  validateFault(rule.fault);
+}
+
+function validateFault(fault: Fault): void {
+  switch (fault?.type) {
+    case 'status':
+      if (!Number.isInteger(fault.status) || fault.status < 200 || fault.status > 599) {
+        throw new TypeError(`status fault needs an HTTP status 200-599; got ${String(fault.status)}`);
+      }
+      if (
+        fault.retryAfter !== undefined &&
+        typeof fault.retryAfter !== 'string' &&
+        !nonNegativeInteger(fault.retryAfter)
+      ) {
+        throw new TypeError('status fault retryAfter must be whole seconds or an HTTP date string');
+      }
+      if (fault.body !== undefined && typeof fault.body !== 'string') {
+        throw new TypeError('status fault body must be a string');
+      }
+      return;
+    case 'latency':
+      if (!nonNegativeInteger(fault.ms))
+        throw new TypeError('latency fault ms must be a non-negative integer');
+      return;
+    case 'reset-mid-body':
+    case 'truncate':
+      if (!nonNegativeInteger(fault.afterBytes)) {
+        throw new TypeError(`${fault.type} fault afterBytes must be a non-negative integer`);
+      }
+      return;
+    case 'hang':
+    case 'malformed-json':
+    case 'refuse':
+    case 'lose-response':
+      return;
+    default:
+      throw new TypeError(
+        `unknown fault type ${JSON.stringify((fault as { type?: unknown } | undefined)?.type)}`,
+      );
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `"prefix"` or `{"regex": "...", "flags": "i"}`, as the HTTP control plane receives them. */
+export function patternFromJson(value: unknown, field: string): string | RegExp {
+  if (typeof value === 'string') return value;
+  if (isRecord(value) && typeof value.regex === 'string') {
+    const flags = typeof value.flags === 'string' ? value.flags : '';
+    try {
+      return new RegExp(value.regex, flags);
+    } catch (error) {
+      throw new TypeError(`${field}.regex is not a valid regular expression: ${(error as Error).message}`);
+    }
+  }
+  throw new TypeError(`${field} must be a string or {"regex": "..."}`);
+}
+
+/** Builds a rule from control-plane JSON; throws a TypeError that names the bad field. */
+export function faultRuleFromJson(value: unknown): FaultRule {
+  if (!isRecord(value)) throw new TypeError('fault rule must be a JSON object');
+  const { api, method, path, times, fault } = value;
+  const rule: FaultRule = {
+    ...(api === undefined ? {} : { api: api as SimulatedApi }),
+    ...(method === undefined ? {} : { method: String(method).toUpperCase() }),
+    ...(path === undefined ? {} : { path: patternFromJson(path, 'path') }),
+    ...(times === undefined ? {} : { times: times as number }),
+    fault: fault as Fault,
+  };
+  if (!isRecord(fault)) throw new TypeError('fault rule needs a "fault" object with a "type"');
+  validateFaultRule(rule);
+  return rule;
+}

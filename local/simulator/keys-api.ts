@@ -1,0 +1,33 @@
+/** The key management API (seed 001): key metadata and rotation. Bearer auth. */
+import { type Route, type RouteCall, route } from './context.ts';
+import { decodeSegment, HttpError, jsonResponse, readBody } from './http.ts';
+
+function checkOrg(call: RouteCall): string {
+  const org = decodeSegment(call.params[0] ?? '', 'org_uuid');
+  if (org.toLowerCase() !== call.sim.options.orgUuid.toLowerCase()) {
+    throw new HttpError(404, 'not_found', 'no such organisation');
+  }
+  return call.sim.options.orgUuid;
+}
+
+export const keyRoutes: readonly Route[] = [
+  route('keys', 'GET', '/orgs/{org_uuid}/api/key', 'bearer', (call) =>
+    jsonResponse(200, call.sim.keys.metadata(checkOrg(call))),
+  ),
+  route('keys', 'POST', '/orgs/{org_uuid}/api/key/rotate', 'bearer', async (call) => {
+    const orgUuid = checkOrg(call);
+    // The seed says "no body"; whatever arrives is read and ignored so the connection stays usable.
+    await readBody(call.req);
+    const rotated = call.sim.keys.rotate();
+    return jsonResponse(200, {
+      org_uuid: orgUuid,
+      key_id: rotated.keyId,
+      api_key: rotated.apiKey,
+      created_at: rotated.createdAt.toISOString(),
+    });
+  }),
+];
+
+export function isKeysPath(path: string): boolean {
+  return path.startsWith('/orgs/');
+}
