@@ -1,0 +1,107 @@
+/**
+ * Settings of the scan workflow steps, from the environment (Lambda) or from code (local runner,
+ * tests). One validation path for both, so a local run refuses what a deployment would refuse.
+ */
+import { ConfigurationError } from '#core/errors';
+import { type Env, optionalEnv, readBucketEnv, readNumberEnv } from '#core/runtime/env';
+import { DEFAULT_POLL_SETTINGS, type PollSettings, pollSettingsProblems } from '#core/scan/poll-schedule';
+import { parseStatusVocabulary } from '#core/vendor/index';
+import type { StatusVocabulary } from '#core/vendor/types';
+
+export interface UploadSettings {
+  /** Multipart part size; memory use is about (queueSize + 2) parts. @default 8 MiB */
+  readonly partSizeBytes: number;
+  /** Parts uploaded concurrently. @default 2 */
+  readonly queueSize: number;
+}
+
+export interface ScanSettings {
+  /** RESULTS_BUCKET: scan outputs, manifests and failure records. */
+  readonly resultsBucket: string;
+  readonly poll: PollSettings;
+  /** STATUS_VOCABULARY; undefined means the vendor client's default words. */
+  readonly statusVocabulary: StatusVocabulary | undefined;
+  readonly upload: UploadSettings;
+}
+
+export const DEFAULT_UPLOAD_SETTINGS: UploadSettings = Object.freeze({
+  partSizeBytes: 8 * 1024 * 1024,
+  queueSize: 2,
+});
+
+/** S3's smallest multipart part (all but the last). */
+const MIN_PART_SIZE_BYTES = 5 * 1024 * 1024;
+
+export interface ScanSettingsInput {
+  readonly resultsBucket: string;
+  readonly poll?: Partial<PollSettings>;
+  readonly statusVocabulary?: StatusVocabulary;
+  readonly upload?: Partial<UploadSettings>;
+}
+
+/**
+ * Complete, validated settings from partial ones (defaults fill the gaps). Throws a
+ * ConfigurationError naming the setting by its environment variable.
+ */
+export function createScanSettings(input: ScanSettingsInput): ScanSettings {
+  if (typeof input.resultsBucket !== 'string' || input.resultsBucket.trim() === '') {
+    throw new ConfigurationError('RESULTS_BUCKET', 'is required but not set');
+  }
+  const poll: PollSettings = { ...DEFAULT_POLL_SETTINGS, ...definedOnly(input.poll ?? {}) };
+  const [problem] = pollSettingsProblems(poll);
+  if (problem) throw new ConfigurationError(problem.setting, problem.problem);
+  const upload: UploadSettings = { ...DEFAULT_UPLOAD_SETTINGS, ...definedOnly(input.upload ?? {}) };
+  if (!Number.isInteger(upload.partSizeBytes) || upload.partSizeBytes < MIN_PART_SIZE_BYTES) {
+    throw new ConfigurationError(
+      'upload.partSizeBytes',
+      `must be a whole number of bytes >= ${MIN_PART_SIZE_BYTES} (S3's minimum part size), got ${upload.partSizeBytes}`,
+    );
+  }
+  if (!Number.isInteger(upload.queueSize) || upload.queueSize < 1 || upload.queueSize > 16) {
+    throw new ConfigurationError(
+      'upload.queueSize',
+      `must be a whole number between 1 and 16, got ${upload.queueSize}`,
+    );
+  }
+  return Object.freeze({
+    resultsBucket: input.resultsBucket.trim(),
+    poll: Object.freeze(poll),
+    statusVocabulary: input.statusVocabulary,
+    upload: Object.freeze(upload),
+  });
+}
+
+/** Settings from the Lambda environment (see docs/contracts.md for the variables). */
+export function scanSettingsFromEnv(env: Env): ScanSettings {
+  const resultsBucket = readBucketEnv(env, 'RESULTS_BUCKET');
+  const poll: PollSettings = {
+    minWaitSeconds: readNumberEnv(env, 'POLL_MIN_WAIT_SECONDS', DEFAULT_POLL_SETTINGS.minWaitSeconds, {
+      min: 1,
+      max: 3600,
+      integer: true,
+    }),
+    maxWaitSeconds: readNumberEnv(env, 'POLL_MAX_WAIT_SECONDS', DEFAULT_POLL_SETTINGS.maxWaitSeconds, {
+      min: 1,
+      max: 3600,
+      integer: true,
+    }),
+    growthFactor: readNumberEnv(env, 'POLL_GROWTH_FACTOR', DEFAULT_POLL_SETTINGS.growthFactor, {
+      min: 1,
+      max: 10,
+    }),
+    deadlineSeconds: readNumberEnv(env, 'SCAN_DEADLINE_SECONDS', DEFAULT_POLL_SETTINGS.deadlineSeconds, {
+      min: 1,
+      // A standard execution lives at most one year.
+      max: 365 * 86_400,
+      integer: true,
+    }),
+  };
+  const vocabularyJson = optionalEnv(env, 'STATUS_VOCABULARY');
+  const statusVocabulary =
+    vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, 'STATUS_VOCABULARY');
+  return createScanSettings({ resultsBucket, poll, ...(statusVocabulary ? { statusVocabulary } : {}) });
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

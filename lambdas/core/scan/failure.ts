@@ -1,0 +1,291 @@
+/**
+ * RecordFailure: the last task before the Fail state. It turns whatever went wrong into a ScanOutcome
+ * (the Fail state's Cause, which the list workflow parses), and writes failure.json next to the
+ * scan's outputs.
+ *
+ * It must not fail itself: a throw here would replace the scan's real error with this task's. So it
+ * accepts any payload (malformed `caught`, missing fields), and a failed S3 write is logged and
+ * reported as `failureKey: undefined` rather than thrown: the outcome still reaches the Fail state and
+ * the execution history, and the error log line feeds the alarms.
+ */
+import { createHash } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { redactUrl } from '#core/redact';
+import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#core/scan/contracts';
+import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#core/scan/parse';
+import { normalizeDomain, validateScanUuid } from '#core/validation';
+import type { ScanDeps } from './deps.ts';
+
+export const FAILURE_FILE = 'failure.json';
+/** The error message kept in the outcome, in UTF-8 bytes. */
+export const MAX_ERROR_MESSAGE_BYTES = 1024;
+
+/** What the Mark* Pass states put in `$.failure.error`. */
+export type FailureName =
+  | 'ScanFailed'
+  | 'ScanTimedOut'
+  | 'ScanRejected'
+  | 'PollFailed'
+  | 'OutputFetchFailed'
+  | 'ManifestFailed';
+
+/** Keyed by FailureName; any other name (a hand-made input) counts as 'failed'. */
+const OUTCOME_STATE: Readonly<Record<string, ScanOutcome['state']>> = {
+  ScanFailed: 'failed',
+  ScanTimedOut: 'timed_out',
+  ScanRejected: 'rejected',
+  PollFailed: 'failed',
+  OutputFetchFailed: 'failed',
+  ManifestFailed: 'failed',
+};
+
+export interface RecordScanFailureInput extends Partial<ScanInProgress> {
+  readonly domain: string;
+  readonly failure: { readonly error: string };
+  /** What a Catch put at `$.caught`: the error name and its cause. */
+  readonly caught?: { readonly Error: string; readonly Cause: string };
+}
+
+export interface RecordedFailure {
+  /** The Fail state's Error (ErrorPath $.failure.error). */
+  readonly error: string;
+  /** The Fail state's Cause: a JSON ScanOutcome. */
+  readonly cause: string;
+}
+
+export type RecordScanFailureOutput<T> = T & {
+  readonly failure: RecordedFailure;
+  /** Where failure.json went; undefined when it could not be written (see the log). */
+  readonly failureKey: string | undefined;
+};
+
+export interface FailureRecord {
+  readonly schemaVersion: 1;
+  readonly failure: string;
+  readonly outcome: ScanOutcome;
+  readonly runId: string | null;
+  readonly recordedAt: string;
+  readonly status: StatusSnapshot | null;
+  readonly poll: PollState | null;
+}
+
+export async function recordScanFailure<T extends RecordScanFailureInput>(
+  deps: ScanDeps,
+  state: T,
+): Promise<RecordScanFailureOutput<T>> {
+  // Typed as T for callers, read as unknown here: the payload may be anything a Catch produced.
+  const fields = (state !== null && typeof state === 'object' ? state : {}) as Record<string, unknown>;
+  const failureName = failureNameOf(fields.failure);
+  const domainInput = typeof fields.domain === 'string' ? cleanText(fields.domain, 300) : '';
+  const domain = safe(() => normalizeDomain(domainInput, 'domain'));
+  const scanUuid =
+    typeof fields.scanUuid === 'string' ? safe(() => validateScanUuid(fields.scanUuid as string)) : undefined;
+  const outputPrefix =
+    domain !== undefined && scanUuid !== undefined
+      ? safe(() => parseOutputPrefix(fields.outputPrefix, domain, scanUuid))
+      : undefined;
+  const status = safe(() => parseStatusSnapshot(fields.status));
+  const poll = safe(() => parsePollState(fields.poll));
+  const runId = typeof fields.runId === 'string' ? cleanText(fields.runId, 128) : undefined;
+
+  const error =
+    describeCaught(fields.caught) ??
+    describeWithoutCatch(failureName, scanUuid, status, poll, deps.settings.poll.deadlineSeconds);
+  const outcome: ScanOutcome = {
+    domain: domain ?? domainInput,
+    state: OUTCOME_STATE[failureName] ?? 'failed',
+    scanUuid,
+    outputPrefix,
+    manifestKey: undefined,
+    error,
+  };
+  const recordedAt = deps.clock();
+  const key =
+    outputPrefix !== undefined
+      ? `${outputPrefix}${FAILURE_FILE}`
+      : rejectedFailureKey(domain, recordedAt, [
+          runId ?? '',
+          domainInput,
+          failureName,
+          error.name,
+          error.message,
+        ]);
+  const record: FailureRecord = {
+    schemaVersion: 1,
+    failure: failureName,
+    outcome,
+    runId: runId ?? null,
+    recordedAt: recordedAt.toISOString(),
+    status: status ?? null,
+    poll: poll ?? null,
+  };
+
+  let failureKey: string | undefined;
+  try {
+    await deps.s3.send(
+      new PutObjectCommand({
+        Bucket: deps.settings.resultsBucket,
+        Key: key,
+        Body: `${JSON.stringify(record, null, 2)}\n`,
+        ContentType: 'application/json',
+        Metadata: { ...(domain ? { domain } : {}), ...(scanUuid ? { 'scan-uuid': scanUuid } : {}) },
+      }),
+    );
+    failureKey = key;
+  } catch (writeError) {
+    deps.logger.error('Could not write the failure record', {
+      domain: outcome.domain,
+      scanUuid,
+      key,
+      errorName: writeError instanceof Error ? writeError.name : typeof writeError,
+    });
+  }
+  deps.logger.warn('Scan failed', {
+    domain: outcome.domain,
+    scanUuid,
+    failure: failureName,
+    outcomeState: outcome.state,
+    errorName: error.name,
+    errorMessage: error.message,
+    failureKey,
+  });
+  return { ...state, failure: { error: failureName, cause: JSON.stringify(outcome) }, failureKey };
+}
+
+/**
+ * The error behind a Catch. In AWS the Cause of a Lambda error is a JSON string
+ * `{"errorType","errorMessage","trace"}`; the local engine passes the plain message. Both work, and
+ * so does anything else (the result is then a generic description, never a throw).
+ */
+export function describeCaught(caught: unknown): { name: string; message: string } | undefined {
+  if (caught === null || typeof caught !== 'object') return undefined;
+  const { Error: errorName, Cause: cause } = caught as Record<string, unknown>;
+  let name = typeof errorName === 'string' && errorName.trim() !== '' ? errorName : undefined;
+  let message: string | undefined;
+  const parsed = typeof cause === 'string' ? safe(() => JSON.parse(cause) as unknown) : cause;
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    const record = parsed as Record<string, unknown>;
+    if (typeof record.errorMessage === 'string') message = record.errorMessage;
+    else if (typeof record.message === 'string') message = record.message;
+    const type = typeof record.errorType === 'string' ? record.errorType : undefined;
+    if (name === undefined || (type !== undefined && /^States\.TaskFailed$/.test(name))) name = type ?? name;
+  } else if (typeof cause === 'string') {
+    message = cause;
+  }
+  if (name === undefined && message === undefined) return undefined;
+  return {
+    name: cleanName(name ?? 'UnknownError'),
+    message: cleanMessage(message ?? 'no error message was given'),
+  };
+}
+
+function describeWithoutCatch(
+  failureName: string,
+  scanUuid: string | undefined,
+  status: StatusSnapshot | undefined,
+  poll: PollState | undefined,
+  deadlineSeconds: number,
+): { name: string; message: string } {
+  const scan = scanUuid ? `scan ${scanUuid}` : 'the scan';
+  const word = status?.vendorStatus ?? status?.state;
+  switch (failureName) {
+    case 'ScanFailed':
+      return {
+        name: 'ScanFailed',
+        message: cleanMessage(`The vendor reported ${scan} as failed${word ? ` (status "${word}")` : ''}`),
+      };
+    case 'ScanTimedOut':
+      return {
+        name: 'ScanTimedOut',
+        message: cleanMessage(
+          `${capitalise(scan)} did not finish within ${deadlineSeconds} s` +
+            (poll ? ` (${poll.attempt} polls, ${poll.waitedSeconds} s of waits)` : '') +
+            (word ? `; last status "${word}"` : ''),
+        ),
+      };
+    default:
+      return { name: cleanName(failureName), message: `${failureName} without error details` };
+  }
+}
+
+function failureNameOf(failure: unknown): string {
+  const error =
+    failure !== null && typeof failure === 'object' ? (failure as { error?: unknown }).error : undefined;
+  if (typeof error === 'string' && error.trim() !== '') return cleanName(error);
+  return 'ScanFailed';
+}
+
+/**
+ * `scans/<domain or invalid>/<yyyy>/<mm>/<dd>/rejected-<hash>/failure.json` for a scan that never got
+ * a uuid. The hash covers run id, input and error: a retried RecordFailure rewrites the same record,
+ * while a different rejection of the same input gets its own key instead of overwriting.
+ */
+function rejectedFailureKey(domain: string | undefined, at: Date, identity: readonly string[]): string {
+  const hash = createHash('sha256').update(JSON.stringify(identity), 'utf8').digest('hex').slice(0, 16);
+  const date = Number.isNaN(at.getTime()) ? new Date(0) : at;
+  const yyyy = String(date.getUTCFullYear()).padStart(4, '0');
+  const mm = String(date.getUTCMonth() + 1).padStart(2, '0');
+  const dd = String(date.getUTCDate()).padStart(2, '0');
+  return `scans/${domain ?? 'invalid'}/${yyyy}/${mm}/${dd}/rejected-${hash}/${FAILURE_FILE}`;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const STACK_FRAME = /\n\s*at\s[\s\S]*$/;
+const URLS = /\bhttps?:\/\/[^\s"'<>]+/gi;
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+const KEY_VALUE =
+  /\b(api[_-]?key|apikey|x-api-key|access[_-]?token|token|secret|password|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi;
+const SIMULATOR_OR_VENDOR_KEY = /\b(sk|pk|rk)_[A-Za-z0-9_]{8,}\b/g;
+
+/**
+ * A message fit for logs, S3 and the execution history: no stack trace, no credential-looking text,
+ * no control characters, at most MAX_ERROR_MESSAGE_BYTES.
+ */
+export function cleanMessage(message: string): string {
+  // Cut first: the patterns below need not run over megabytes of someone's error text.
+  const withoutStack = message.slice(0, 16 * MAX_ERROR_MESSAGE_BYTES).replace(STACK_FRAME, '');
+  const redacted = withoutStack
+    .replace(URLS, (url) => redactUrl(url))
+    .replace(BEARER, '$1 [REDACTED]')
+    .replace(KEY_VALUE, '$1$2[REDACTED]')
+    .replace(SIMULATOR_OR_VENDOR_KEY, '[REDACTED]')
+    .replace(CONTROL_CHARS, ' ')
+    .trim();
+  return limitBytes(redacted === '' ? 'no error message was given' : redacted, MAX_ERROR_MESSAGE_BYTES);
+}
+
+function cleanName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 128);
+  return cleaned === '' ? 'UnknownError' : cleaned;
+}
+
+function cleanText(text: string, maxChars: number): string {
+  return text.replace(CONTROL_CHARS, '').trim().slice(0, maxChars);
+}
+
+function limitBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= maxBytes) return text;
+  const marker = ' [truncated]';
+  let out = '';
+  let bytes = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char, 'utf8');
+    if (bytes + size > maxBytes - marker.length) break;
+    out += char;
+    bytes += size;
+  }
+  return `${out}${marker}`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function safe<T>(compute: () => T): T | undefined {
+  try {
+    return compute();
+  } catch {
+    return undefined;
+  }
+}

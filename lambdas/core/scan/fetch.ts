@@ -1,0 +1,127 @@
+/**
+ * FetchReport / FetchLogs / FetchDebug: stream one scan output from the vendor into S3, byte for
+ * byte, with the vendor's Content-Type and the SHA-256 of what was stored.
+ */
+import { VendorError, VendorNetworkError } from '#core/errors';
+import { BodyLengthMismatchError, streamToS3 } from '#core/s3/stream-upload';
+import type { ScanInProgress, ScanOutputName, StoredObject } from '#core/scan/contracts';
+import type { VendorDownload } from '#core/vendor/types';
+import type { ScanDeps } from './deps.ts';
+
+export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
+
+export type FetchScanOutputInput = ScanInProgress & { readonly output: ScanOutputName };
+
+export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInput): Promise<StoredObject> {
+  const { output, scanUuid, outputPrefix } = state;
+  const operation = OPERATIONS[output];
+  const download = await openOutput(deps, output, scanUuid);
+  const contentType = download.contentType?.trim() || DEFAULT_CONTENT_TYPE;
+  const key = `${outputPrefix}${output}.${extensionFor(download.contentType)}`;
+  const metadata: Record<string, string> = { domain: state.domain, 'scan-uuid': scanUuid };
+  const etag = headerSafe(download.etag);
+  if (etag) metadata['source-etag'] = etag;
+
+  const stored = await streamToS3({
+    s3: deps.s3,
+    bucket: deps.settings.resultsBucket,
+    key,
+    body: download.body,
+    contentType,
+    // Set only for an encoding the client could not decode: the bytes are stored as sent, labelled.
+    ...(download.contentEncoding ? { contentEncoding: download.contentEncoding } : {}),
+    metadata,
+    partSizeBytes: deps.settings.upload.partSizeBytes,
+    queueSize: deps.settings.upload.queueSize,
+    ...(download.contentLength === undefined ? {} : { expectedBytes: download.contentLength }),
+    // The vendor client already types its body errors; anything else (a length mismatch seen here,
+    // a raw socket error from another client) is still the vendor's body failing, and Step
+    // Functions retries VendorNetworkError.
+    mapSourceError: (error) =>
+      error instanceof VendorError
+        ? error
+        : new VendorNetworkError({
+            operation,
+            code: sourceErrorCode(error),
+            requestNotSent: false,
+            cause: error,
+          }),
+  });
+  deps.logger.info('Scan output stored', {
+    domain: state.domain,
+    scanUuid,
+    output,
+    key,
+    size: stored.size,
+    sha256: stored.sha256,
+    contentType,
+    method: stored.method,
+    redirects: download.redirects,
+  });
+  return {
+    name: output,
+    bucket: stored.bucket,
+    key: stored.key,
+    size: stored.size,
+    sha256: stored.sha256,
+    contentType,
+    versionId: stored.versionId,
+  };
+}
+
+const OPERATIONS: Readonly<Record<ScanOutputName, string>> = {
+  report: 'scan.getReport',
+  logs: 'scan.getLogs',
+  debug: 'scan.getDebug',
+};
+
+function openOutput(deps: ScanDeps, output: ScanOutputName, scanUuid: string): Promise<VendorDownload> {
+  switch (output) {
+    case 'report':
+      return deps.scanClient.getReport(scanUuid);
+    case 'logs':
+      return deps.scanClient.getLogs(scanUuid);
+    case 'debug':
+      return deps.scanClient.getDebug(scanUuid);
+  }
+}
+
+/**
+ * The file extension for a Content-Type. Only the media type counts (parameters such as charset are
+ * ignored); anything unrecognised is `bin`, since the bytes are stored as they came.
+ */
+export function extensionFor(contentType: string | undefined): string {
+  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (media === '') return 'bin';
+  // ndjson before json: "application/x-ndjson" also ends in "json".
+  if (
+    /(^|[/+.-])(x-)?ndjson$/.test(media) ||
+    media === 'application/jsonl' ||
+    media === 'application/x-jsonlines'
+  ) {
+    return 'ndjson';
+  }
+  if (media === 'application/json' || media === 'text/json' || media.endsWith('+json')) return 'json';
+  if (media === 'text/plain') return 'txt';
+  if (media === 'text/html' || media === 'application/xhtml+xml') return 'html';
+  if (media === 'application/xml' || media === 'text/xml' || media.endsWith('+xml')) return 'xml';
+  if (media === 'application/zip' || media === 'application/x-zip-compressed') return 'zip';
+  if (media === 'application/pdf') return 'pdf';
+  return 'bin';
+}
+
+function sourceErrorCode(error: unknown): string | undefined {
+  if (error instanceof BodyLengthMismatchError) return 'TRUNCATED_BODY';
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** S3 metadata travels as HTTP headers: keep visible ASCII only, and not too much of it. */
+function headerSafe(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const cleaned = value
+    .replace(/[^\x20-\x7e]/g, '')
+    .trim()
+    .slice(0, 256);
+  return cleaned === '' ? undefined : cleaned;
+}

@@ -1,0 +1,435 @@
+/**
+ * The fan-out level of a domain-list run: prepare the list (parse, dedupe, name the child
+ * executions) and, when every child has finished, account for every input line in summary.json.
+ *
+ * In AWS these run as the `PrepareDomainList` and `WriteListSummary` tasks around a Distributed
+ * Map; locally the runner calls the same functions around its own bounded fan-out.
+ */
+import { Readable } from 'node:stream';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { linesFromStream, parseDomainList } from '#core/domain-list';
+import { InvalidInputError } from '#core/errors';
+import { childExecutionName, listResultsPrefix, runIdFor } from '#core/naming';
+import type {
+  DomainFinalState,
+  DomainListInput,
+  DomainListItem,
+  DomainListSource,
+  DomainScanResult,
+  DuplicateLine,
+  InvalidLine,
+  ListSummary,
+  PreparedDomainList,
+  ScanOutcome,
+} from '#core/scan/contracts';
+import type { VendorLogger } from '#core/vendor/types';
+
+export interface ListSettings {
+  readonly resultsBucket: string;
+  /** When set, S3 sources must name this bucket: a list elsewhere is not ours to read. */
+  readonly inputBucket: string | undefined;
+  /** Object-key suffixes accepted as domain lists. @default ['.txt', '.csv'] */
+  readonly suffixes?: readonly string[];
+  /** @default 100_000 */
+  readonly maxDomains?: number;
+}
+
+export interface ListDeps {
+  readonly s3: S3Client;
+  readonly logger: VendorLogger;
+  readonly settings: ListSettings;
+  readonly clock?: () => Date;
+}
+
+interface Rejects {
+  readonly invalid: readonly InvalidLine[];
+  readonly duplicates: readonly DuplicateLine[];
+}
+
+const DEFAULT_SUFFIXES = ['.txt', '.csv'];
+
+/** Validates the list workflow's input; errors name the field. */
+export function parseDomainListInput(event: unknown): DomainListInput {
+  const source = (event as { source?: unknown } | null)?.source as Record<string, unknown> | undefined;
+  if (!source || typeof source !== 'object') throw new InvalidInputError('source', 'is missing');
+  const text = (field: string, optional = false): string | undefined => {
+    const value = source[field];
+    if (value === undefined || value === null) {
+      if (optional) return undefined;
+      throw new InvalidInputError(`source.${field}`, 'is missing');
+    }
+    if (typeof value !== 'string' || value.length === 0) {
+      throw new InvalidInputError(`source.${field}`, 'must be a non-empty string');
+    }
+    return value;
+  };
+  const domains = (optional: boolean): string[] | undefined => {
+    const value = source.domains;
+    if (value === undefined && optional) return undefined;
+    if (!Array.isArray(value) || value.some((d) => typeof d !== 'string')) {
+      throw new InvalidInputError('source.domains', 'must be an array of strings');
+    }
+    return value as string[];
+  };
+  switch (source.type) {
+    case 's3':
+      return {
+        source: {
+          type: 's3',
+          bucket: text('bucket') as string,
+          key: text('key') as string,
+          ...optionalField('versionId', text('versionId', true)),
+          ...optionalField('etag', text('etag', true)),
+        },
+      };
+    case 'schedule': {
+      const list = domains(true);
+      const bucket = text('bucket', true);
+      const key = text('key', true);
+      if ((list === undefined) === (key === undefined)) {
+        throw new InvalidInputError('source', 'a schedule needs exactly one of domains or bucket/key');
+      }
+      return {
+        source: {
+          type: 'schedule',
+          scheduleName: text('scheduleName') as string,
+          scheduledTime: text('scheduledTime') as string,
+          ...optionalField('bucket', bucket),
+          ...optionalField('key', key),
+          ...optionalField('domains', list),
+        },
+      };
+    }
+    case 'adhoc':
+      return {
+        source: {
+          type: 'adhoc',
+          requestId: text('requestId') as string,
+          domains: domains(false) as string[],
+        },
+      };
+    default:
+      throw new InvalidInputError('source.type', 'must be one of s3, schedule, adhoc');
+  }
+}
+
+function optionalField<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
+}
+
+/** Reads and parses the list, writes items.json and rejects.json, and returns where they are. */
+export async function prepareDomainList(deps: ListDeps, input: DomainListInput): Promise<PreparedDomainList> {
+  const { source } = input;
+  const runId = runIdFor(source);
+  const resultsPrefix = listResultsPrefix(source, runId);
+  const parsed = await parseDomainList(await openListLines(deps, source), {
+    fileName: listFileName(source),
+    maxDomains: deps.settings.maxDomains ?? 100_000,
+  });
+
+  const items: DomainListItem[] = parsed.domains.map(({ domain, line }) => ({
+    domain,
+    executionName: childExecutionName(runId, domain),
+    runId,
+    line,
+  }));
+  const itemsKey = `${resultsPrefix}items.json`;
+  const rejectsKey = `${resultsPrefix}rejects.json`;
+  const rejects: Rejects = { invalid: parsed.invalid, duplicates: parsed.duplicates };
+  await putJson(deps, itemsKey, items);
+  await putJson(deps, rejectsKey, rejects);
+
+  const counts = {
+    lines: parsed.lines,
+    valid: parsed.domains.length,
+    invalid: parsed.invalid.length,
+    duplicate: parsed.duplicates.length,
+    ignored: parsed.ignored,
+  };
+  deps.logger.info('domain list prepared', { runId, resultsPrefix, ...counts });
+  return {
+    runId,
+    source,
+    startedAt: (deps.clock?.() ?? new Date()).toISOString(),
+    resultsPrefix,
+    resultsBucket: deps.settings.resultsBucket,
+    itemsKey,
+    rejectsKey,
+    counts,
+  };
+}
+
+function listFileName(source: DomainListSource): string {
+  if (source.type === 's3') return source.key;
+  if (source.type === 'schedule') return source.key ?? `schedule ${source.scheduleName}`;
+  return 'inline list';
+}
+
+async function openListLines(
+  deps: ListDeps,
+  source: DomainListSource,
+): Promise<Iterable<string> | AsyncIterable<string>> {
+  if (source.type === 'adhoc' || (source.type === 'schedule' && source.domains)) {
+    return source.domains ?? [];
+  }
+  const bucket = source.bucket as string;
+  const key = source.key as string;
+  const { inputBucket } = deps.settings;
+  if (inputBucket !== undefined && bucket !== inputBucket) {
+    throw new InvalidInputError('source.bucket', `must be the pipeline's input bucket (${inputBucket})`);
+  }
+  const suffixes = deps.settings.suffixes ?? DEFAULT_SUFFIXES;
+  if (!suffixes.some((suffix) => key.toLowerCase().endsWith(suffix))) {
+    throw new InvalidInputError('source.key', `must end with one of ${suffixes.join(', ')}`);
+  }
+  const versionId = source.type === 's3' ? source.versionId : undefined;
+  const object = await deps.s3.send(
+    new GetObjectCommand({ Bucket: bucket, Key: key, ...(versionId ? { VersionId: versionId } : {}) }),
+  );
+  if (!(object.Body instanceof Readable)) {
+    throw new InvalidInputError('source.key', 'object body is not a stream');
+  }
+  return linesFromStream(object.Body);
+}
+
+async function putJson(deps: ListDeps, key: string, value: unknown): Promise<void> {
+  await deps.s3.send(
+    new PutObjectCommand({
+      Bucket: deps.settings.resultsBucket,
+      Key: key,
+      Body: JSON.stringify(value),
+      ContentType: 'application/json',
+    }),
+  );
+}
+
+async function getJson<T>(deps: ListDeps, bucket: string, key: string): Promise<T> {
+  const object = await deps.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  const text = await object.Body?.transformToString('utf-8');
+  if (text === undefined) throw new InvalidInputError(key, 'object is empty');
+  return JSON.parse(text) as T;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results of the fan-out
+// ---------------------------------------------------------------------------------------------
+
+/** Where the Distributed Map's ResultWriter put its manifest (the Map state's output). */
+export interface ResultWriterOutput {
+  readonly ResultWriterDetails: { readonly Bucket: string; readonly Key: string };
+}
+
+interface ResultWriterManifest {
+  readonly ResultFiles?: Record<string, readonly { readonly Key: string }[]>;
+}
+
+interface ResultWriterEntry {
+  readonly Name?: string;
+  readonly Status?: string;
+  readonly Input?: string;
+  readonly Output?: string;
+  readonly Error?: string;
+  readonly Cause?: string;
+}
+
+/**
+ * What one Map iteration returned: `ScanOneDomain`'s ResultSelector gives `{ domain, executionName,
+ * output }`; its Catch gives `{ domain, executionName, caught: { Error, Cause } }`.
+ */
+export function domainResultFromIteration(value: unknown): DomainScanResult | undefined {
+  const record = asRecord(value);
+  if (!record || typeof record.domain !== 'string') return undefined;
+  const domain = record.domain;
+  const executionName = typeof record.executionName === 'string' ? record.executionName : '';
+  const output = asOutcome(typeof record.output === 'string' ? tryJson(record.output) : record.output);
+  if (output) return { domain, executionName, outcome: output, error: undefined };
+  const caught = asRecord(record.caught);
+  if (caught) return domainResultFromFailure(domain, executionName, caught.Error, caught.Cause);
+  return {
+    domain,
+    executionName,
+    outcome: undefined,
+    error: { name: 'ResultUnreadable', message: 'the iteration returned neither an output nor an error' },
+  };
+}
+
+/**
+ * A failed child surfaces as States.TaskFailed whose Cause is the child's DescribeExecution JSON;
+ * its own Cause is the JSON ScanOutcome that RecordFailure wrote. Locally the runner passes the
+ * child's error name and cause directly. Both shapes end up here.
+ */
+export function domainResultFromFailure(
+  domain: string,
+  executionName: string,
+  errorName: unknown,
+  cause: unknown,
+): DomainScanResult {
+  let outcome = asOutcome(tryJson(cause));
+  let name = typeof errorName === 'string' ? errorName : 'UnknownError';
+  let message = typeof cause === 'string' ? cause : '';
+  const describe = asRecord(tryJson(cause));
+  if (!outcome && describe) {
+    outcome = asOutcome(tryJson(describe.Cause ?? describe.cause));
+    if (typeof describe.Error === 'string') name = describe.Error;
+    if (typeof describe.Cause === 'string') message = describe.Cause;
+  }
+  if (outcome) return { domain, executionName, outcome, error: undefined };
+  if (name === 'StepFunctions.ExecutionAlreadyExistsException') {
+    message = 'a scan with this execution name already ran for this list run; see that execution';
+  }
+  return { domain, executionName, outcome: undefined, error: { name, message: message.slice(0, 1024) } };
+}
+
+function tryJson(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+const OUTCOME_STATES = new Set(['succeeded', 'failed', 'timed_out', 'rejected']);
+
+function asOutcome(value: unknown): ScanOutcome | undefined {
+  const record = asRecord(value);
+  if (!record || typeof record.domain !== 'string' || !OUTCOME_STATES.has(String(record.state))) {
+    return undefined;
+  }
+  return record as unknown as ScanOutcome;
+}
+
+/** Reads every result file the Distributed Map's ResultWriter listed in its manifest. */
+export async function readResultWriterResults(
+  deps: ListDeps,
+  location: ResultWriterOutput,
+): Promise<DomainScanResult[]> {
+  const { Bucket, Key } = location.ResultWriterDetails;
+  const manifest = await getJson<ResultWriterManifest>(deps, Bucket, Key);
+  const results: DomainScanResult[] = [];
+  for (const files of Object.values(manifest.ResultFiles ?? {})) {
+    for (const file of files) {
+      for (const entry of await getJson<ResultWriterEntry[]>(deps, Bucket, file.Key)) {
+        const fromOutput = domainResultFromIteration(tryJson(entry.Output));
+        if (fromOutput) {
+          results.push(fromOutput);
+          continue;
+        }
+        // An iteration that failed outside our Catch (e.g. Map-level timeout): its input names the domain.
+        const input = asRecord(tryJson(entry.Input));
+        if (input && typeof input.domain === 'string') {
+          const executionName = typeof input.executionName === 'string' ? input.executionName : '';
+          results.push(domainResultFromFailure(input.domain, executionName, entry.Error, entry.Cause));
+        }
+      }
+    }
+  }
+  return results;
+}
+
+export interface WriteSummaryInput extends PreparedDomainList {
+  /** Set in AWS: the Map state's ResultWriter output. */
+  readonly mapResult?: ResultWriterOutput;
+  /** Set by the local runner, which runs the fan-out itself. */
+  readonly results?: readonly DomainScanResult[];
+}
+
+/** Joins the items with their results and accounts for every input line. Pure. */
+export function buildListSummary(options: {
+  readonly runId: string;
+  readonly source: DomainListSource;
+  readonly startedAt: string | undefined;
+  readonly finishedAt: string;
+  readonly lines: number;
+  readonly ignored: number;
+  readonly items: readonly DomainListItem[];
+  readonly rejects: Rejects;
+  readonly results: readonly DomainScanResult[];
+}): ListSummary {
+  const byName = new Map<string, DomainScanResult>();
+  for (const result of options.results) {
+    byName.set(result.executionName || `domain:${result.domain}`, result);
+  }
+  const counts: Record<DomainFinalState, number> = {
+    succeeded: 0,
+    failed: 0,
+    timed_out: 0,
+    rejected: 0,
+    invalid: options.rejects.invalid.length,
+    duplicate: options.rejects.duplicates.length,
+  };
+  const domains: ListSummary['domains'][number][] = [];
+  for (const item of options.items) {
+    const result = byName.get(item.executionName) ?? byName.get(`domain:${item.domain}`);
+    const outcome = result?.outcome;
+    const state: DomainFinalState = outcome ? outcome.state : 'failed';
+    counts[state] += 1;
+    domains.push({
+      domain: item.domain,
+      line: item.line,
+      state,
+      outputPrefix: outcome?.outputPrefix,
+      manifestKey: outcome?.manifestKey,
+      error:
+        outcome?.error ??
+        result?.error ??
+        (result ? undefined : { name: 'ResultMissing', message: 'no result was recorded for this domain' }),
+    });
+  }
+  for (const duplicate of options.rejects.duplicates) {
+    domains.push({
+      domain: duplicate.domain,
+      line: duplicate.line,
+      state: 'duplicate',
+      outputPrefix: undefined,
+      manifestKey: undefined,
+      error: undefined,
+    });
+  }
+  domains.sort((a, b) => a.line - b.line);
+  return {
+    runId: options.runId,
+    source: options.source,
+    startedAt: options.startedAt,
+    finishedAt: options.finishedAt,
+    counts: { ...counts, lines: options.lines, ignored: options.ignored },
+    domains,
+    invalid: options.rejects.invalid,
+  };
+}
+
+/** Writes summary.json next to the run's items; returns its key and the counts. */
+export async function writeListSummary(
+  deps: ListDeps,
+  input: WriteSummaryInput,
+): Promise<{ summaryKey: string; counts: ListSummary['counts'] }> {
+  const bucket = input.resultsBucket;
+  const items = await getJson<DomainListItem[]>(deps, bucket, input.itemsKey);
+  const rejects = await getJson<Rejects>(deps, bucket, input.rejectsKey);
+  let results = input.results;
+  if (!results) {
+    if (!input.mapResult) throw new InvalidInputError('mapResult', 'is missing (no results to summarise)');
+    results = await readResultWriterResults(deps, input.mapResult);
+  }
+  const summary = buildListSummary({
+    runId: input.runId,
+    source: input.source,
+    startedAt: input.startedAt,
+    finishedAt: (deps.clock?.() ?? new Date()).toISOString(),
+    lines: input.counts.lines,
+    ignored: input.counts.ignored,
+    items,
+    rejects,
+    results,
+  });
+  const summaryKey = `${input.resultsPrefix}summary.json`;
+  await putJson(deps, summaryKey, summary);
+  deps.logger.info('list summary written', { runId: input.runId, summaryKey, ...summary.counts });
+  return { summaryKey, counts: summary.counts };
+}

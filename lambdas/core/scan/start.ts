@@ -1,0 +1,30 @@
+/**
+ * StartScan: validate the domain, start the scan at the vendor, and set up the poll loop.
+ */
+
+import { scanOutputPrefix } from '#core/naming';
+import type { ScanDomainInput, ScanInProgress } from '#core/scan/contracts';
+import { parseRunId } from '#core/scan/parse';
+import { initialPollState } from '#core/scan/poll-schedule';
+import { normalizeDomain } from '#core/validation';
+import type { ScanDeps } from './deps.ts';
+
+export async function startScan(deps: ScanDeps, input: ScanDomainInput): Promise<ScanInProgress> {
+  // Both throw InvalidInputError naming the field; Step Functions catches it as ScanRejected.
+  const domain = normalizeDomain(input.domain, 'domain');
+  const runId = parseRunId(input.runId);
+
+  const { uuid } = await deps.scanClient.startScan(domain);
+  // The date in the prefix is the day the scan started, in UTC: one scan, one folder, however long it runs.
+  const startedAt = deps.clock();
+  const outputPrefix = scanOutputPrefix(domain, startedAt, uuid);
+  const poll = initialPollState(startedAt, deps.settings.poll);
+  deps.logger.info('Scan started', {
+    domain,
+    scanUuid: uuid,
+    runId,
+    outputPrefix,
+    nextWaitSeconds: poll.nextWaitSeconds,
+  });
+  return { domain, runId, scanUuid: uuid, outputPrefix, poll };
+}

@@ -1,0 +1,22 @@
+/** `DeleteScanAtVendor`: optional clean-up at the vendor after the manifest is written. */
+import { InvalidInputError } from '#core/errors';
+import { createLazyHandler, type ScanHandler } from '#core/runtime/deps';
+import { requireObject } from '#core/scan/parse';
+import { type DeleteScanOutput, deleteScanAtVendor, type ScanDeps, withLogKeys } from '#core/scan/steps';
+import { validateScanUuid } from '#core/validation';
+
+type DeleteInput = Record<string, unknown> & { readonly scanUuid: string; readonly domain?: string };
+
+/** Input: anything carrying `scanUuid` (the ScanOutcome or the in-progress state). */
+export function createDeleteScanHandler(deps: ScanDeps): ScanHandler<unknown, DeleteScanOutput<DeleteInput>> {
+  return async (event, context) => {
+    const fields = requireObject(event, 'input');
+    if (typeof fields.scanUuid !== 'string') throw new InvalidInputError('scanUuid', 'must be a string');
+    const scanUuid = validateScanUuid(fields.scanUuid, 'scanUuid');
+    const domain = typeof fields.domain === 'string' ? fields.domain : undefined;
+    const scoped = withLogKeys(deps, { domain, scanUuid, requestId: context?.awsRequestId });
+    return deleteScanAtVendor(scoped, { ...fields, scanUuid, ...(domain === undefined ? {} : { domain }) });
+  };
+}
+
+export const handler = createLazyHandler(createDeleteScanHandler);

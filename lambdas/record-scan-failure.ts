@@ -1,0 +1,29 @@
+/**
+ * `RecordFailure`: write `failure.json` and return `{ failure: { error, cause } }`, `cause` being a
+ * JSON ScanOutcome, for the Fail state. Accepts any payload: it runs after something already broke,
+ * and its own error would hide the real one.
+ */
+import { createLazyHandler, type ScanHandler } from '#core/runtime/deps';
+import {
+  type RecordScanFailureInput,
+  type RecordScanFailureOutput,
+  recordScanFailure,
+  type ScanDeps,
+  withLogKeys,
+} from '#core/scan/steps';
+
+export function createRecordScanFailureHandler(
+  deps: ScanDeps,
+): ScanHandler<unknown, RecordScanFailureOutput<RecordScanFailureInput>> {
+  return async (event, context) => {
+    const state = (event !== null && typeof event === 'object' ? event : {}) as RecordScanFailureInput;
+    const scoped = withLogKeys(deps, {
+      domain: typeof state.domain === 'string' ? state.domain.slice(0, 253) : undefined,
+      scanUuid: typeof state.scanUuid === 'string' ? state.scanUuid.slice(0, 64) : undefined,
+      requestId: context?.awsRequestId,
+    });
+    return recordScanFailure(scoped, state);
+  };
+}
+
+export const handler = createLazyHandler(createRecordScanFailureHandler);

@@ -1,0 +1,21 @@
+/** `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. */
+import { createLazyHandler, type ScanHandler } from '#core/runtime/deps';
+import type { ScanOutcome } from '#core/scan/contracts';
+import { parseScanInProgress, parseStoredObjects } from '#core/scan/parse';
+import { type ScanDeps, withLogKeys, writeScanManifest } from '#core/scan/steps';
+
+/** Input: the in-progress state with the Parallel's three StoredObject at `stored`. */
+export function createWriteScanManifestHandler(deps: ScanDeps): ScanHandler<unknown, ScanOutcome> {
+  return async (event, context) => {
+    const state = parseScanInProgress(event);
+    const stored = parseStoredObjects(state.stored);
+    const scoped = withLogKeys(deps, {
+      domain: state.domain,
+      scanUuid: state.scanUuid,
+      requestId: context?.awsRequestId,
+    });
+    return writeScanManifest(scoped, { ...state, stored });
+  };
+}
+
+export const handler = createLazyHandler(createWriteScanManifestHandler);

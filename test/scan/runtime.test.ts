@@ -1,0 +1,207 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError } from '#core/errors';
+import { createLazyHandler, scanDepsFromEnvironment } from '#core/runtime/deps';
+import { readJsonEnv, readNumberEnv, readUrlEnv, requireEnv } from '#core/runtime/env';
+import { createScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
+import type { ScanDeps } from '#core/scan/deps';
+import { createStaticSecretReader } from '#core/secrets';
+import type { VendorSimulator } from '#local/simulator/types';
+import { createStartScanHandler, handler as startScanLambda } from '../../lambdas/start-scan.ts';
+import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { RESULTS_BUCKET, startSimulator } from './fixture.ts';
+
+const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vendor-key';
+
+function configurationError(run: () => unknown): ConfigurationError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigurationError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigurationError');
+}
+
+describe('environment readers', () => {
+  it('names a missing required variable', () => {
+    const error = configurationError(() => requireEnv({ RESULTS_BUCKET: '  ' }, 'RESULTS_BUCKET'));
+    expect(error.setting).toBe('RESULTS_BUCKET');
+    expect(error.message).toBe('Configuration RESULTS_BUCKET: is required but not set');
+  });
+
+  it('names the variable, the range and the bad value of a number', () => {
+    const error = configurationError(() =>
+      readNumberEnv({ POLL_MAX_WAIT_SECONDS: 'abc' }, 'POLL_MAX_WAIT_SECONDS', 300, { min: 1, max: 3600 }),
+    );
+    expect(error.message).toBe(
+      'Configuration POLL_MAX_WAIT_SECONDS: must be a number between 1 and 3600, got "abc"',
+    );
+  });
+
+  it('uses the default for an unset number and refuses fractions where whole numbers are needed', () => {
+    expect(readNumberEnv({}, 'N', 15, { min: 1, max: 60 })).toBe(15);
+    expect(() => readNumberEnv({ N: '1.5' }, 'N', 15, { min: 1, max: 60, integer: true })).toThrow(
+      'Configuration N: must be a whole number between 1 and 60, got "1.5"',
+    );
+  });
+
+  it('names the variable of invalid JSON and of JSON its parser refuses', () => {
+    expect(() => readJsonEnv({ J: '{nope' }, 'J', (v) => v)).toThrow('Configuration J: must be valid JSON');
+    expect(() =>
+      readJsonEnv({ J: '[1]' }, 'J', () => {
+        throw new Error('must be an object');
+      }),
+    ).toThrow('Configuration J: is not usable: must be an object');
+    expect(readJsonEnv({}, 'J', (v) => v)).toBeUndefined();
+  });
+
+  it('refuses a URL that carries credentials, naming the variable', () => {
+    const error = configurationError(() =>
+      readUrlEnv({ SCAN_API_URL: 'https://user:pw@vendor.example' }, 'SCAN_API_URL'),
+    );
+    expect(error.setting).toBe('SCAN_API_URL');
+    expect(error.message).not.toContain('pw');
+  });
+});
+
+describe('scanSettingsFromEnv', () => {
+  it('uses the deployed defaults (15, 300, 1.5, 86400) when only the bucket is set', () => {
+    expect(scanSettingsFromEnv({ RESULTS_BUCKET: 'results-bucket' })).toEqual({
+      resultsBucket: 'results-bucket',
+      poll: { minWaitSeconds: 15, maxWaitSeconds: 300, growthFactor: 1.5, deadlineSeconds: 86_400 },
+      statusVocabulary: undefined,
+      upload: { partSizeBytes: 8 * 1024 * 1024, queueSize: 2 },
+    });
+  });
+
+  it('reads the poll settings and a partial status vocabulary', () => {
+    // Act
+    const settings = scanSettingsFromEnv({
+      RESULTS_BUCKET: 'results-bucket',
+      POLL_MIN_WAIT_SECONDS: '5',
+      POLL_MAX_WAIT_SECONDS: '60',
+      POLL_GROWTH_FACTOR: '2',
+      SCAN_DEADLINE_SECONDS: '7200',
+      STATUS_VOCABULARY: '{"succeeded":["all_done"]}',
+    });
+
+    // Assess
+    expect(settings.poll).toEqual({
+      minWaitSeconds: 5,
+      maxWaitSeconds: 60,
+      growthFactor: 2,
+      deadlineSeconds: 7200,
+    });
+    expect(settings.statusVocabulary?.succeeded).toEqual(['all_done']);
+    expect(settings.statusVocabulary?.failed.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    [{ RESULTS_BUCKET: 'Bad_Bucket' }, 'RESULTS_BUCKET'],
+    [{ POLL_MIN_WAIT_SECONDS: '0' }, 'POLL_MIN_WAIT_SECONDS'],
+    [{ POLL_MAX_WAIT_SECONDS: 'abc' }, 'POLL_MAX_WAIT_SECONDS'],
+    [{ POLL_MIN_WAIT_SECONDS: '600', POLL_MAX_WAIT_SECONDS: '60' }, 'POLL_MAX_WAIT_SECONDS'],
+    [{ POLL_GROWTH_FACTOR: '0.5' }, 'POLL_GROWTH_FACTOR'],
+    [{ POLL_MAX_WAIT_SECONDS: '15', SCAN_DEADLINE_SECONDS: '2592000' }, 'SCAN_DEADLINE_SECONDS'],
+    [{ STATUS_VOCABULARY: '{"finished":["x"]}' }, 'STATUS_VOCABULARY'],
+    [{ STATUS_VOCABULARY: 'not json' }, 'STATUS_VOCABULARY'],
+  ])('names the variable of a bad setting (%o -> %s)', (overrides, variable) => {
+    const error = configurationError(() =>
+      scanSettingsFromEnv({ RESULTS_BUCKET: 'results-bucket', ...overrides }),
+    );
+    expect(error.setting).toBe(variable);
+  });
+
+  it('refuses a part size below S3 minimum in code-built settings', () => {
+    expect(() => createScanSettings({ resultsBucket: 'b', upload: { partSizeBytes: 1024 } })).toThrow(
+      /upload.partSizeBytes: must be a whole number of bytes >= 5242880/,
+    );
+  });
+});
+
+describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
+  let s3: S3rverFixture;
+  let sim: VendorSimulator;
+
+  beforeAll(async () => {
+    s3 = await startS3rver({ buckets: [RESULTS_BUCKET] });
+    sim = await startSimulator();
+  });
+
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  afterAll(async () => {
+    await sim.close();
+    await s3.close();
+  });
+
+  const env = () => ({
+    RESULTS_BUCKET,
+    SCAN_API_URL: `${sim.url}/`,
+    VENDOR_API_KEY_SECRET_ARN: SECRET_ARN,
+    POWERTOOLS_SERVICE_NAME: 'scan-test',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  });
+
+  it.each([
+    ['RESULTS_BUCKET', 'RESULTS_BUCKET'],
+    ['SCAN_API_URL', 'SCAN_API_URL'],
+    ['VENDOR_API_KEY_SECRET_ARN', 'VENDOR_API_KEY_SECRET_ARN'],
+  ])('names %s when it is missing', (missing, variable) => {
+    const error = configurationError(() => scanDepsFromEnvironment({ ...env(), [missing]: undefined }));
+    expect(error.setting).toBe(variable);
+  });
+
+  it('builds deps whose scan client reads the key from the secret (SCAN_API_KEY_SECRET_ARN wins)', async () => {
+    // Prepare
+    const secrets = createStaticSecretReader({ 'scan-only-secret': JSON.stringify({ apiKey: sim.apiKey }) });
+    const deps = scanDepsFromEnvironment(
+      { ...env(), SCAN_API_KEY_SECRET_ARN: 'scan-only-secret' },
+      { secrets, s3: s3.client },
+    );
+
+    // Act
+    const started = await createStartScanHandler(deps)({ domain: 'from-env.example' });
+
+    // Assess
+    expect(started.domain).toBe('from-env.example');
+    expect(deps.settings.resultsBucket).toBe(RESULTS_BUCKET);
+  });
+
+  it('builds deps once per execution environment, and keeps reporting a configuration error until fixed', async () => {
+    // Prepare
+    let builds = 0;
+    let currentEnv: Record<string, string | undefined> = { ...env(), SCAN_API_URL: undefined };
+    const secrets = createStaticSecretReader({ [SECRET_ARN]: sim.apiKey });
+    const build = (): ScanDeps => {
+      builds += 1;
+      return scanDepsFromEnvironment(currentEnv, { secrets, s3: s3.client });
+    };
+    const lambda = createLazyHandler(createStartScanHandler, build);
+
+    // Act
+    const broken1 = lambda({ domain: 'a.example' });
+    const broken2 = lambda({ domain: 'a.example' });
+    await expect(broken1).rejects.toMatchObject({ name: 'ConfigurationError', setting: 'SCAN_API_URL' });
+    await expect(broken2).rejects.toMatchObject({ name: 'ConfigurationError', setting: 'SCAN_API_URL' });
+    currentEnv = env();
+    await lambda({ domain: 'b.example' });
+    await lambda({ domain: 'c.example' });
+
+    // Assess
+    expect(builds).toBe(3);
+  });
+
+  it('makes the exported Lambda handler fail with a ConfigurationError naming the variable', async () => {
+    // Prepare
+    vi.stubEnv('RESULTS_BUCKET', '');
+
+    // Act
+    const attempt = startScanLambda({ domain: 'example.com' });
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ name: 'ConfigurationError', setting: 'RESULTS_BUCKET' });
+  });
+});
