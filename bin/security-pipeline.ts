@@ -1,6 +1,25 @@
 #!/usr/bin/env node
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { loadPipelineConfig, type PipelineConfig, PipelineConfigError } from '../lib/config.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 
 const app = new App();
-new SecurityPipelineStack(app, 'SecurityPipeline');
+
+let config: PipelineConfig;
+try {
+  config = loadPipelineConfig({
+    pipeline: app.node.tryGetContext('pipeline'),
+    pipelineConfigFile: app.node.tryGetContext('pipelineConfigFile'),
+  });
+} catch (error) {
+  if (!(error instanceof PipelineConfigError)) throw error;
+  // The message lists every problem with the setting it is about; a stack trace would only hide it.
+  console.error(error.message);
+  process.exit(1);
+}
+
+new SecurityPipelineStack(app, 'SecurityPipeline', { config });
+
+// cdk-nag 3 is a policy-validation plugin: an unacknowledged finding fails the synth.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));

@@ -1,9 +1,116 @@
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config.ts';
+import { DomainListIntake } from './constructs/domain-list-intake.ts';
+import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
+import { PipelineStorage } from './constructs/pipeline-storage.ts';
+import { ScanSchedules } from './constructs/scan-schedules.ts';
+import { ScanWorkflow } from './constructs/scan-workflow.ts';
+import { VendorSecrets } from './constructs/vendor-secrets.ts';
+
+export interface SecurityPipelineStackProps extends StackProps {
+  /** Validated configuration (lib/config.ts `parsePipelineConfig` / `loadPipelineConfig`). */
+  readonly config: PipelineConfig;
+}
 
 /** Composes the pipeline's constructs; owns no resources of its own. */
 export class SecurityPipelineStack extends Stack {
-  constructor(scope: Construct, id: string, props?: StackProps) {
-    super(scope, id, props);
+  public readonly storage: PipelineStorage;
+  public readonly vendorSecrets: VendorSecrets;
+  public readonly scanWorkflow: ScanWorkflow;
+  public readonly domainListWorkflow: DomainListWorkflow;
+  public readonly intake: DomainListIntake;
+  public readonly schedules: ScanSchedules;
+
+  constructor(scope: Construct, id: string, props: SecurityPipelineStackProps) {
+    super(scope, id, {
+      description:
+        'Security vendor scanning pipeline: domain scans orchestrated by Step Functions, results in S3',
+      ...props,
+    });
+    const { config } = props;
+    // CloudWatch's retention values are the RetentionDays enum values (checked in lib/config.ts).
+    const logRetention = config.logRetentionDays as RetentionDays;
+
+    if (config.vendor.scanApiUrl === VENDOR_URL_PLACEHOLDER) {
+      Annotations.of(this).addWarningV2(
+        'security-pipeline:vendorUrlPlaceholder',
+        `pipeline.vendor.scanApiUrl is the placeholder ${VENDOR_URL_PLACEHOLDER}: set the vendor's URL (cdk.json context "pipeline" or -c pipelineConfigFile=...) before deploying`,
+      );
+    }
+
+    this.storage = new PipelineStorage(this, 'Storage', {
+      removalPolicy: config.removalPolicy,
+      accessLogExpirationDays: config.logRetentionDays,
+    });
+    this.vendorSecrets = new VendorSecrets(this, 'VendorSecrets', { mode: config.vendor.keys });
+
+    this.scanWorkflow = new ScanWorkflow(this, 'ScanDomain', {
+      resultsBucket: this.storage.resultsBucket,
+      vendorSecrets: this.vendorSecrets,
+      scanApiUrl: config.vendor.scanApiUrl,
+      poll: config.poll,
+      deleteAtVendorAfterManifest: config.scan.deleteAtVendorAfterManifest,
+      logRetention,
+      ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+    });
+
+    this.domainListWorkflow = new DomainListWorkflow(this, 'DomainListScan', {
+      inputBucket: this.storage.inputBucket,
+      resultsBucket: this.storage.resultsBucket,
+      scanStateMachine: this.scanWorkflow.stateMachine,
+      scanExecutionTimeout: this.scanWorkflow.executionTimeout,
+      maxConcurrency: config.scan.maxConcurrency,
+      suffixes: config.intake.suffixes,
+      logRetention,
+    });
+
+    this.intake = new DomainListIntake(this, 'Intake', {
+      inputBucket: this.storage.inputBucket,
+      listStateMachine: this.domainListWorkflow.stateMachine,
+      prefix: config.intake.prefix,
+      suffixes: config.intake.suffixes,
+      maxEventAge: Duration.hours(6),
+      logRetention,
+    });
+
+    this.schedules = new ScanSchedules(this, 'Schedules', {
+      listStateMachine: this.domainListWorkflow.stateMachine,
+      inputBucket: this.storage.inputBucket,
+      schedules: config.schedules,
+      domainLists: config.domainLists,
+    });
+
+    new CfnOutput(this, 'InputBucketName', {
+      description: `Upload domain lists here under ${config.intake.prefix}`,
+      value: this.storage.inputBucket.bucketName,
+    });
+    new CfnOutput(this, 'ResultsBucketName', {
+      description: 'Scan outputs (scans/) and list summaries (lists/)',
+      value: this.storage.resultsBucket.bucketName,
+    });
+    new CfnOutput(this, 'ScanStateMachineArn', {
+      description: 'ScanDomain: start with {"domain": "example.com"} to scan one domain',
+      value: this.scanWorkflow.stateMachine.stateMachineArn,
+    });
+    new CfnOutput(this, 'DomainListStateMachineArn', {
+      description:
+        'DomainListScan: start with {"source": {"type": "adhoc", "requestId": "...", "domains": [...]}}',
+      value: this.domainListWorkflow.stateMachine.stateMachineArn,
+    });
+    if (this.vendorSecrets.mode === 'single') {
+      new CfnOutput(this, 'VendorApiKeySecretArn', {
+        description: 'Put the vendor org API key here (aws secretsmanager put-secret-value)',
+        value: this.vendorSecrets.secretFor('scan').secretArn,
+      });
+    } else {
+      for (const api of ['scan', 'keys', 'breach'] as const) {
+        new CfnOutput(this, `${api[0]?.toUpperCase()}${api.slice(1)}ApiKeySecretArn`, {
+          description: `Put the vendor ${api} API key here (aws secretsmanager put-secret-value)`,
+          value: this.vendorSecrets.secretFor(api).secretArn,
+        });
+      }
+    }
   }
 }

@@ -1,0 +1,31 @@
+import { Duration } from 'aws-cdk-lib';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { acknowledge } from './nag.ts';
+
+export interface DeadLetterQueueProps {
+  /** What lands here, for the queue's purpose in the console and in cdk-nag's reason. */
+  readonly purpose: string;
+}
+
+/**
+ * An SQS queue that receives events an event source could not deliver: SSL-only, SQS-managed
+ * encryption (no key policy to maintain for EventBridge and Scheduler), kept for the 14-day maximum
+ * so an operator has time to inspect and redrive.
+ */
+export class DeadLetterQueue extends Queue {
+  constructor(scope: Construct, id: string, props: DeadLetterQueueProps) {
+    if (props.purpose.trim() === '')
+      throw new Error(`DeadLetterQueue ${id}: purpose must describe what lands here`);
+    super(scope, id, {
+      enforceSSL: true,
+      encryption: QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      this,
+      'AwsSolutions-SQS3',
+      `This queue is itself a dead-letter queue (${props.purpose}); a DLQ of a DLQ would only move the problem.`,
+    );
+  }
+}

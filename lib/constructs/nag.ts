@@ -1,0 +1,37 @@
+/**
+ * cdk-nag 3 acknowledgements. cdk-nag 3 is a CDK policy-validation plugin: a rule is acknowledged
+ * with `Validations.of(construct).acknowledge(...)` on the resource or one of its ancestors, and a
+ * multi-finding rule (IAM5) one finding at a time, by its exact text, e.g.
+ * `AwsSolutions-IAM5[Resource::<ResultsBucket1234.Arn>/scans/*]`. These helpers build those texts
+ * from the constructs, so an acknowledgement covers exactly one wildcard and never a new one.
+ */
+import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+
+/** Acknowledges one rule (or one finding of a rule) on `scope` and everything below it. */
+export function acknowledge(scope: IConstruct, id: string, reason: string): void {
+  if (reason.trim().length < 20) throw new Error(`cdk-nag acknowledgement ${id} needs a real reason`);
+  Validations.of(scope).acknowledge({ id, reason });
+}
+
+/** Acknowledges `AwsSolutions-IAM5[<finding>]` for each finding. */
+export function acknowledgeWildcards(scope: IConstruct, findings: readonly string[], reason: string): void {
+  for (const finding of new Set(findings)) acknowledge(scope, `AwsSolutions-IAM5[${finding}]`, reason);
+}
+
+/**
+ * How cdk-nag prints `Fn::GetAtt <resource>.Arn` followed by `suffix` in an IAM5 finding, e.g.
+ * `Resource::<ScanDomainStartScanFunction1A2B3C4D.Arn>:*`.
+ */
+export function arnFinding(resource: IConstruct, suffix: string): string {
+  return `Resource::<${logicalIdOf(resource)}.Arn>${suffix}`;
+}
+
+/** The logical ID of a construct's CloudFormation resource (its default child for L2s). */
+export function logicalIdOf(construct: IConstruct): string {
+  const element = construct instanceof CfnElement ? construct : construct.node.defaultChild;
+  if (!(element instanceof CfnElement)) {
+    throw new Error(`${construct.node.path} has no CloudFormation resource to name in a cdk-nag finding`);
+  }
+  return Stack.of(element).resolve(element.logicalId) as string;
+}

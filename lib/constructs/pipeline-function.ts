@@ -1,0 +1,168 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { acknowledge, acknowledgeWildcards } from './nag.ts';
+
+/** Repository root: handler entries, package-lock.json and tsconfig.json are resolved against it. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Where handler files live: `<repo>/lambdas/<name>.ts`. */
+export const HANDLERS_DIR = join(REPO_ROOT, 'lambdas');
+
+export interface PipelineFunctionProps {
+  /**
+   * Handler file name without directory or extension, e.g. `'start-scan'` for
+   * `lambdas/start-scan.ts`. The file must export `handler`.
+   */
+  readonly handlerFile: string;
+  /** Function timeout (1 s .. 15 min). Required: every caller must think about it. */
+  readonly timeout: Duration;
+  /**
+   * Memory in MB (128 .. 10240). CPU scales with memory.
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * Environment variables. Merged over the defaults (POWERTOOLS_*, NODE_OPTIONS); never dropped.
+   * @default - only the defaults
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Retention of the function's log group.
+   * @default RetentionDays.THREE_MONTHS
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Reserved concurrency, to protect the vendor or a downstream quota.
+   * @default - unreserved
+   */
+  readonly reservedConcurrentExecutions?: number;
+  /**
+   * Human-readable description shown in the console.
+   * @default - names the handler file
+   */
+  readonly description?: string;
+  /**
+   * Powertools service name (`POWERTOOLS_SERVICE_NAME`).
+   * @default 'security-pipeline'
+   */
+  readonly serviceName?: string;
+  /**
+   * Powertools log level (`POWERTOOLS_LOG_LEVEL`).
+   * @default 'INFO'
+   */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+/**
+ * The one place for Lambda defaults: Node.js 22 on arm64, explicit memory and timeout, its own log
+ * group with retention, active tracing, source maps, ESM bundle, and a role that can write to that
+ * log group only (no AWSLambdaBasicExecutionRole with its account-wide `logs:*` on `*`).
+ *
+ * Node.js 22 is pinned (not "latest") to match the runtime the local runner and tests use.
+ */
+export class PipelineFunction extends NodejsFunction {
+  /** The execution role (created here, so grants stay explicit). */
+  public readonly executionRole: Role;
+  /** The handler file name this function was built from, e.g. `start-scan`. */
+  public readonly handlerFile: string;
+
+  constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
+    const entry = PipelineFunction.validate(id, props);
+    // Role and log group are created next to the function (not inside it): NodejsFunction needs
+    // both at construction time, and `this` is not available before super().
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the ${props.handlerFile} handler`,
+    });
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+    });
+
+    super(scope, id, {
+      entry,
+      handler: 'handler',
+      description: props.description ?? `Security pipeline: lambdas/${props.handlerFile}.ts`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout,
+      role,
+      logGroup,
+      tracing: Tracing.ACTIVE,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'security-pipeline',
+        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        ...props.environment,
+        // Stack traces must point at the TypeScript sources, whatever else the caller passes.
+        NODE_OPTIONS: ['--enable-source-maps', props.environment?.NODE_OPTIONS].filter(Boolean).join(' '),
+      },
+      bundling: {
+        sourceMap: true,
+        minify: true,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        // Bundle the exact AWS SDK version the tests ran against; the runtime's copy drifts.
+        bundleAwsSDK: true,
+        // Some CommonJS dependencies call require() at runtime; an ESM bundle has none without this.
+        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+      },
+    });
+
+    this.executionRole = role;
+    this.handlerFile = props.handlerFile;
+    logGroup.grantWrite(role);
+
+    acknowledgeWildcards(
+      role,
+      ['Resource::*'],
+      'Tracing.ACTIVE adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+    );
+    acknowledge(
+      this,
+      'AwsSolutions-L1',
+      'Node.js 22 is pinned on purpose: it is the runtime the local runner and the test suite use (devDependency node@22).',
+    );
+  }
+
+  /** Checks the props before anything is created; returns the entry path. */
+  private static validate(id: string, props: PipelineFunctionProps): string {
+    if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(props.handlerFile)) {
+      throw new Error(
+        `PipelineFunction ${id}: handlerFile must be a kebab-case file name without extension, e.g. 'start-scan' (got '${props.handlerFile}')`,
+      );
+    }
+    const entry = join(HANDLERS_DIR, `${props.handlerFile}.ts`);
+    if (!existsSync(entry)) {
+      throw new Error(`PipelineFunction ${id}: handler file ${entry} does not exist`);
+    }
+    const seconds = props.timeout.toSeconds();
+    if (seconds < 1 || seconds > Duration.minutes(15).toSeconds()) {
+      throw new Error(
+        `PipelineFunction ${id}: timeout must be between 1 second and 15 minutes (got ${seconds} s)`,
+      );
+    }
+    const memory = props.memorySize ?? 512;
+    if (!Number.isInteger(memory) || memory < 128 || memory > 10_240) {
+      throw new Error(
+        `PipelineFunction ${id}: memorySize must be a whole number of MB from 128 to 10240 (got ${memory})`,
+      );
+    }
+    if (props.reservedConcurrentExecutions !== undefined && props.reservedConcurrentExecutions < 1) {
+      throw new Error(
+        `PipelineFunction ${id}: reservedConcurrentExecutions must be at least 1 (got ${props.reservedConcurrentExecutions})`,
+      );
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Retry policies shared by the state machines. Error names are the ones the handlers throw
+ * (lambdas/core/errors.ts) or Step Functions reports; renaming one breaks these rules.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { JitterType, type RetryProps } from 'aws-cdk-lib/aws-stepfunctions';
+
+/** Transient failures of the Lambda service itself; the function may not even have run. */
+export const LAMBDA_SERVICE_ERRORS = [
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+  'Lambda.ClientExecutionTimeoutException',
+] as const;
+
+/** Vendor errors that may pass by themselves (429 / 5xx / timeouts / network). */
+export const VENDOR_TRANSIENT_ERRORS = [
+  'VendorThrottledError',
+  'VendorUnavailableError',
+  'VendorTimeoutError',
+  'VendorNetworkError',
+] as const;
+
+/** Secrets Manager throttling or outage while reading the API key (permanent problems are ConfigurationError). */
+export const SECRET_TRANSIENT_ERRORS = ['SecretAccessError'] as const;
+
+/**
+ * Never retried: a retry cannot fix them, so they go straight to the Catch. Listed for the tests
+ * and for readers; no rule below may contain them.
+ */
+export const PERMANENT_ERRORS = [
+  'VendorHttpError',
+  'VendorAuthError',
+  'VendorResponseError',
+  'InvalidInputError',
+  'ConfigurationError',
+] as const;
+
+/** For tasks that are safe to run twice (reads, idempotent writes, DELETE). */
+export const IDEMPOTENT_TASK_RETRY: RetryProps = {
+  errors: [...LAMBDA_SERVICE_ERRORS, ...VENDOR_TRANSIENT_ERRORS, ...SECRET_TRANSIENT_ERRORS],
+  interval: Duration.seconds(5),
+  backoffRate: 2,
+  maxAttempts: 5,
+  maxDelay: Duration.minutes(2),
+  jitterStrategy: JitterType.FULL,
+};
+
+/**
+ * For StartScan, which is not idempotent: a blind retry after the POST may have reached the
+ * vendor would start a second scan. Only errors that prove the request was not processed are
+ * retried: Lambda throttled the invocation (the handler never ran), or the vendor answered 429.
+ */
+export const START_SCAN_RETRY: RetryProps = {
+  errors: ['Lambda.TooManyRequestsException', 'VendorThrottledError'],
+  interval: Duration.seconds(10),
+  backoffRate: 2,
+  maxAttempts: 4,
+  maxDelay: Duration.minutes(2),
+  jitterStrategy: JitterType.FULL,
+};
+
+/**
+ * Starting a child execution: its name is deterministic, so a repeated StartExecution finds the
+ * same execution (or ExecutionAlreadyExists) and never starts a second scan.
+ */
+export const START_CHILD_EXECUTION_RETRY: RetryProps = {
+  errors: [
+    'StepFunctions.ExecutionLimitExceededException',
+    'StepFunctions.SdkClientException',
+    'StepFunctions.AWSStepFunctionsException',
+  ],
+  interval: Duration.seconds(5),
+  backoffRate: 2,
+  maxAttempts: 6,
+  maxDelay: Duration.minutes(5),
+  jitterStrategy: JitterType.FULL,
+};

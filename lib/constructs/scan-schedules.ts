@@ -1,0 +1,140 @@
+import { Duration, Stack, TimeZone } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import {
+  ContextAttribute,
+  Schedule,
+  ScheduleExpression,
+  ScheduleTargetInput,
+  TimeWindow,
+} from 'aws-cdk-lib/aws-scheduler';
+import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { type DomainListDefinition, type ScheduleConfig, scheduleExpressionProblem } from '../config.ts';
+import { DeadLetterQueue } from './dead-letter-queue.ts';
+
+export interface ScanSchedulesProps {
+  /** The list state machine each schedule starts. */
+  readonly listStateMachine: IStateMachine;
+  /** Where `objectKey` domain lists live. */
+  readonly inputBucket: IBucket;
+  /** Validated schedules (lib/config.ts). */
+  readonly schedules: readonly ScheduleConfig[];
+  /**
+   * Named lists that schedules refer to by `domainList`.
+   * @default {}
+   */
+  readonly domainLists?: Readonly<Record<string, DomainListDefinition>>;
+}
+
+/**
+ * One EventBridge Scheduler schedule per configured schedule, each starting a run of the list
+ * state machine. The input carries `<aws.scheduler.scheduled-time>`: the list run's identity is
+ * the fire time, so every fire is its own run and a retried delivery of the same fire is not.
+ */
+export class ScanSchedules extends Construct {
+  /** By schedule name. */
+  public readonly schedules: ReadonlyMap<string, Schedule>;
+  /** Fires that could not start a run after all retries; undefined when no schedule is configured. */
+  public readonly deadLetterQueue?: DeadLetterQueue;
+  /** Assumed by Scheduler: states:StartExecution on the list machine only (plus the DLQ). */
+  public readonly role?: Role;
+
+  constructor(scope: Construct, id: string, props: ScanSchedulesProps) {
+    super(scope, id);
+    const domainLists = props.domainLists ?? {};
+    const schedules = new Map<string, Schedule>();
+    this.schedules = schedules;
+    if (props.schedules.length === 0) return;
+
+    this.validate(id, props.schedules, domainLists);
+    this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
+      purpose: 'schedule fires that could not start a list run',
+    });
+    this.role = new Role(this, 'Role', {
+      description: 'Assumed by EventBridge Scheduler to start domain-list runs',
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        // Confused-deputy guard: only schedules of this account may use the role.
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    });
+
+    for (const schedule of props.schedules) {
+      const target = new StepFunctionsStartExecution(props.listStateMachine, {
+        role: this.role,
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: schedule.maxRetryAttempts,
+        maxEventAge: Duration.seconds(schedule.maxEventAgeSeconds),
+        input: ScheduleTargetInput.fromObject({
+          source: {
+            type: 'schedule',
+            scheduleName: schedule.name,
+            scheduledTime: ContextAttribute.scheduledTime,
+            ...this.listSource(schedule, domainLists, props.inputBucket),
+          },
+        }),
+      });
+      schedules.set(
+        schedule.name,
+        new Schedule(this, schedule.name, {
+          description: `Security pipeline: scan domain list (${schedule.domainList ?? 'inline domains'}) on ${schedule.expression}`,
+          schedule: ScheduleExpression.expression(schedule.expression, TimeZone.of(schedule.timeZone)),
+          target,
+          enabled: schedule.enabled,
+          timeWindow:
+            schedule.flexibleWindowMinutes === 0
+              ? TimeWindow.off()
+              : TimeWindow.flexible(Duration.minutes(schedule.flexibleWindowMinutes)),
+        }),
+      );
+    }
+  }
+
+  private listSource(
+    schedule: ScheduleConfig,
+    domainLists: Readonly<Record<string, DomainListDefinition>>,
+    inputBucket: IBucket,
+  ): { bucket: string; key: string } | { domains: readonly string[] } {
+    const list =
+      schedule.domainList === undefined
+        ? { domains: schedule.domains ?? [] }
+        : domainLists[schedule.domainList];
+    if (list === undefined)
+      throw new Error(`schedule '${schedule.name}' refers to unknown domain list '${schedule.domainList}'`);
+    return 'objectKey' in list
+      ? { bucket: inputBucket.bucketName, key: list.objectKey }
+      : { domains: list.domains };
+  }
+
+  /** The config module validates too; this guards direct use of the construct. */
+  private validate(
+    id: string,
+    schedules: readonly ScheduleConfig[],
+    domainLists: Readonly<Record<string, DomainListDefinition>>,
+  ): void {
+    const names = new Set<string>();
+    for (const schedule of schedules) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(schedule.name)) {
+        throw new Error(
+          `ScanSchedules ${id}: schedule name '${schedule.name}' must be 1-64 of A-Z, a-z, 0-9, '_', '-'`,
+        );
+      }
+      if (names.has(schedule.name))
+        throw new Error(`ScanSchedules ${id}: schedule '${schedule.name}' is defined twice`);
+      names.add(schedule.name);
+      const problem = scheduleExpressionProblem(schedule.expression);
+      if (problem) throw new Error(`ScanSchedules ${id}: schedule '${schedule.name}' expression ${problem}`);
+      if ((schedule.domainList === undefined) === (schedule.domains === undefined)) {
+        throw new Error(
+          `ScanSchedules ${id}: schedule '${schedule.name}' must set exactly one of domainList and domains`,
+        );
+      }
+      if (schedule.domainList !== undefined && domainLists[schedule.domainList] === undefined) {
+        throw new Error(
+          `ScanSchedules ${id}: schedule '${schedule.name}' refers to unknown domain list '${schedule.domainList}'`,
+        );
+      }
+    }
+  }
+}

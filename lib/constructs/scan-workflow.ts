@@ -1,0 +1,326 @@
+import { Duration } from 'aws-cdk-lib';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import {
+  Choice,
+  Condition,
+  DefinitionBody,
+  Fail,
+  type IChainable,
+  type INextable,
+  JsonPath,
+  LogLevel,
+  Parallel,
+  Pass,
+  Result,
+  StateMachine,
+  StateMachineType,
+  Succeed,
+  TaskInput,
+  Timeout,
+  Wait,
+  WaitTime,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import {
+  type PollConfig,
+  pollEnvironment,
+  type StatusVocabularyConfig,
+  statusVocabularyEnvironment,
+} from '../config.ts';
+import {
+  bindResultsBucket,
+  bindResultsBucketName,
+  bindVendorSecretNames,
+  bindVendorSecrets,
+} from './bindings.ts';
+import { acknowledgeWildcards, arnFinding } from './nag.ts';
+import { PipelineFunction } from './pipeline-function.ts';
+import { IDEMPOTENT_TASK_RETRY, START_SCAN_RETRY } from './retry-policies.ts';
+import type { VendorSecrets } from './vendor-secrets.ts';
+
+export interface ScanWorkflowProps {
+  /** Scan outputs, manifests and failure records go under `scans/` here. */
+  readonly resultsBucket: IBucket;
+  /** The vendor key; the scanning API's secret is bound to the steps that call the vendor. */
+  readonly vendorSecrets: VendorSecrets;
+  /** Base URL of the vendor's scanning API (`SCAN_API_URL`). */
+  readonly scanApiUrl: string;
+  /** The adaptive poll loop (`POLL_*`, `SCAN_DEADLINE_SECONDS`); also sets the execution timeout. */
+  readonly poll: PollConfig;
+  /**
+   * Overrides the vendor status words (`STATUS_VOCABULARY`).
+   * @default - the handlers' built-in vocabulary
+   */
+  readonly statusVocabulary?: StatusVocabularyConfig;
+  /**
+   * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
+   * @default false
+   */
+  readonly deleteAtVendorAfterManifest?: boolean;
+  /**
+   * Retention of the functions' and the state machine's logs.
+   * @default RetentionDays.THREE_MONTHS
+   */
+  readonly logRetention?: RetentionDays;
+}
+
+/** Failure labels the `Mark*` states put at `$.failure.error` (docs/contracts.md). */
+export type ScanFailureName =
+  | 'ScanFailed'
+  | 'ScanTimedOut'
+  | 'ScanRejected'
+  | 'PollFailed'
+  | 'OutputFetchFailed'
+  | 'ManifestFailed';
+
+/**
+ * Lambda timeouts. A vendor call retries 429/5xx inside the invocation for up to 60 s (the vendor
+ * client's budget), so 80 s leaves room for its last request; S3-only steps need far less; a fetch
+ * streams a possibly large output and gets Lambda's maximum.
+ */
+const VENDOR_CALL_TIMEOUT = Duration.seconds(80);
+const S3_WRITE_TIMEOUT = Duration.seconds(50);
+const FETCH_TIMEOUT = Duration.minutes(15);
+/** Each task times out just after its function would, so a lost invocation never hangs the scan. */
+const TASK_TIMEOUT_MARGIN = Duration.seconds(10);
+/** Backstop only: the Choice's deadline check ends the loop first. */
+const EXECUTION_TIMEOUT_MARGIN = Duration.hours(2);
+
+/**
+ * The per-domain scan (`ScanDomain`, Standard): start the scan, poll with an adaptive wait until
+ * it finishes or the deadline passes, stream report/logs/debug into S3, write the manifest last.
+ * State names, handler files and environment variables follow docs/contracts.md exactly: the
+ * local runner binds handlers to states by name.
+ */
+export class ScanWorkflow extends Construct {
+  public readonly stateMachine: StateMachine;
+  /** The execution timeout: the poll deadline plus a margin (a backstop behind the Choice's check). */
+  public readonly executionTimeout: Duration;
+  public readonly logGroup: LogGroup;
+  public readonly startScanFunction: PipelineFunction;
+  public readonly pollScanStatusFunction: PipelineFunction;
+  public readonly fetchScanOutputFunction: PipelineFunction;
+  public readonly writeScanManifestFunction: PipelineFunction;
+  public readonly recordScanFailureFunction: PipelineFunction;
+  /** Only when `deleteAtVendorAfterManifest` is set. */
+  public readonly deleteScanFunction?: PipelineFunction;
+
+  constructor(scope: Construct, id: string, props: ScanWorkflowProps) {
+    super(scope, id);
+    const { poll } = props;
+    if (poll.maxWaitSeconds < poll.minWaitSeconds) {
+      throw new Error(
+        `ScanWorkflow ${id}: poll.maxWaitSeconds must be >= poll.minWaitSeconds (got ${poll.maxWaitSeconds} < ${poll.minWaitSeconds})`,
+      );
+    }
+    if (poll.deadlineSeconds < 60) {
+      throw new Error(
+        `ScanWorkflow ${id}: poll.deadlineSeconds must be at least 60 (got ${poll.deadlineSeconds})`,
+      );
+    }
+    const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
+    const scanSettings = {
+      SCAN_API_URL: props.scanApiUrl,
+      ...pollEnvironment(poll),
+      ...statusVocabularyEnvironment(props.statusVocabulary),
+    };
+
+    // --- Functions: each gets exactly the access its step needs -------------------------------
+    this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {
+      handlerFile: 'start-scan',
+      timeout: VENDOR_CALL_TIMEOUT,
+      environment: scanSettings,
+      logRetention,
+    });
+    bindVendorSecrets(this.startScanFunction, props.vendorSecrets, ['scan']);
+    // StartScan stores nothing (it only computes the output prefix); the bucket name is validated by
+    // the shared scan settings at cold start.
+    bindResultsBucketName(this.startScanFunction, props.resultsBucket);
+
+    this.pollScanStatusFunction = new PipelineFunction(this, 'PollScanStatusFunction', {
+      handlerFile: 'poll-scan-status',
+      timeout: VENDOR_CALL_TIMEOUT,
+      environment: scanSettings,
+      logRetention,
+    });
+    bindVendorSecrets(this.pollScanStatusFunction, props.vendorSecrets, ['scan']);
+    bindResultsBucket(this.pollScanStatusFunction, props.resultsBucket, 'write', 'scans/');
+
+    this.fetchScanOutputFunction = new PipelineFunction(this, 'FetchScanOutputFunction', {
+      handlerFile: 'fetch-scan-output',
+      timeout: FETCH_TIMEOUT,
+      // Streaming with a multipart queue: memory buys parallel part uploads and network throughput.
+      memorySize: 1024,
+      environment: scanSettings,
+      logRetention,
+    });
+    bindVendorSecrets(this.fetchScanOutputFunction, props.vendorSecrets, ['scan']);
+    bindResultsBucket(this.fetchScanOutputFunction, props.resultsBucket, 'readWrite', 'scans/');
+
+    this.writeScanManifestFunction = new PipelineFunction(this, 'WriteScanManifestFunction', {
+      handlerFile: 'write-scan-manifest',
+      timeout: S3_WRITE_TIMEOUT,
+      environment: scanSettings,
+      logRetention,
+    });
+    bindResultsBucket(this.writeScanManifestFunction, props.resultsBucket, 'readWrite', 'scans/');
+    bindVendorSecretNames(this.writeScanManifestFunction, props.vendorSecrets, ['scan']);
+
+    this.recordScanFailureFunction = new PipelineFunction(this, 'RecordScanFailureFunction', {
+      handlerFile: 'record-scan-failure',
+      timeout: S3_WRITE_TIMEOUT,
+      environment: scanSettings,
+      logRetention,
+    });
+    bindResultsBucket(this.recordScanFailureFunction, props.resultsBucket, 'write', 'scans/');
+    bindVendorSecretNames(this.recordScanFailureFunction, props.vendorSecrets, ['scan']);
+
+    if (props.deleteAtVendorAfterManifest) {
+      this.deleteScanFunction = new PipelineFunction(this, 'DeleteScanFunction', {
+        handlerFile: 'delete-scan',
+        timeout: VENDOR_CALL_TIMEOUT,
+        environment: scanSettings,
+        logRetention,
+      });
+      bindVendorSecrets(this.deleteScanFunction, props.vendorSecrets, ['scan']);
+      bindResultsBucketName(this.deleteScanFunction, props.resultsBucket);
+    }
+
+    // --- Failure path: label, record, fail ---------------------------------------------------
+    const failed = new Fail(this, 'Failed', {
+      errorPath: JsonPath.stringAt('$.failure.error'),
+      causePath: JsonPath.stringAt('$.failure.cause'),
+    });
+    const recordFailure = this.task('RecordFailure', this.recordScanFailureFunction, S3_WRITE_TIMEOUT);
+    recordFailure.addRetry(IDEMPOTENT_TASK_RETRY);
+    recordFailure.next(failed);
+    const mark = (name: ScanFailureName): Pass => {
+      const pass = new Pass(this, `Mark${name}`, {
+        result: Result.fromObject({ error: name }),
+        resultPath: '$.failure',
+      });
+      pass.next(recordFailure);
+      return pass;
+    };
+
+    // --- Happy path ----------------------------------------------------------------------------
+    const startScan = this.task('StartScan', this.startScanFunction, VENDOR_CALL_TIMEOUT);
+    startScan.addRetry(START_SCAN_RETRY);
+    startScan.addCatch(mark('ScanRejected'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const waitForScan = new Wait(this, 'WaitForScan', {
+      time: WaitTime.secondsPath('$.poll.nextWaitSeconds'),
+    });
+    const pollStatus = this.task('PollScanStatus', this.pollScanStatusFunction, VENDOR_CALL_TIMEOUT);
+    pollStatus.addRetry(IDEMPOTENT_TASK_RETRY);
+    pollStatus.addCatch(mark('PollFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const fetchOutputs = new Parallel(this, 'FetchOutputs', { resultPath: '$.stored' });
+    for (const [stateName, output] of [
+      ['FetchReport', 'report'],
+      ['FetchLogs', 'logs'],
+      ['FetchDebug', 'debug'],
+    ] as const) {
+      const fetch = this.task(stateName, this.fetchScanOutputFunction, FETCH_TIMEOUT, {
+        // The ScanInProgress fields plus which output to stream (one handler serves all three).
+        payload: TaskInput.fromObject({
+          domain: JsonPath.stringAt('$.domain'),
+          runId: JsonPath.stringAt('$.runId'),
+          scanUuid: JsonPath.stringAt('$.scanUuid'),
+          outputPrefix: JsonPath.stringAt('$.outputPrefix'),
+          poll: JsonPath.objectAt('$.poll'),
+          status: JsonPath.objectAt('$.status'),
+          output,
+        }),
+      });
+      fetch.addRetry(IDEMPOTENT_TASK_RETRY);
+      fetchOutputs.branch(fetch);
+    }
+    fetchOutputs.addCatch(mark('OutputFetchFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const writeManifest = this.task('WriteManifest', this.writeScanManifestFunction, S3_WRITE_TIMEOUT);
+    writeManifest.addRetry(IDEMPOTENT_TASK_RETRY);
+    writeManifest.addCatch(mark('ManifestFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const succeeded = new Succeed(this, 'ScanSucceeded');
+    let afterManifest: IChainable & INextable = writeManifest;
+    if (this.deleteScanFunction) {
+      // The scan's outputs are safe in S3 by now: a failed clean-up must not fail the scan, and
+      // the execution output stays the manifest's ScanOutcome.
+      const deleteScan = this.task('DeleteScanAtVendor', this.deleteScanFunction, VENDOR_CALL_TIMEOUT, {
+        resultPath: JsonPath.DISCARD,
+      });
+      deleteScan.addRetry(IDEMPOTENT_TASK_RETRY);
+      deleteScan.addCatch(succeeded, { errors: ['States.ALL'], resultPath: JsonPath.DISCARD });
+      writeManifest.next(deleteScan);
+      afterManifest = deleteScan;
+    }
+    afterManifest.next(succeeded);
+
+    const scanFinished = new Choice(this, 'ScanFinished?')
+      .when(Condition.stringEquals('$.status.state', 'succeeded'), fetchOutputs)
+      .when(Condition.stringEquals('$.status.state', 'failed'), mark('ScanFailed'))
+      .when(Condition.booleanEquals('$.poll.deadlineExceeded', true), mark('ScanTimedOut'))
+      .otherwise(waitForScan);
+
+    const definition = startScan.next(waitForScan);
+    waitForScan.next(pollStatus);
+    pollStatus.next(scanFinished);
+    fetchOutputs.next(writeManifest);
+
+    this.executionTimeout = Duration.seconds(poll.deadlineSeconds).plus(EXECUTION_TIMEOUT_MARGIN);
+    this.logGroup = new LogGroup(this, 'Logs', { retention: logRetention });
+    this.stateMachine = new StateMachine(this, 'StateMachine', {
+      comment: 'ScanDomain: scan one domain at the vendor and store its outputs (docs/contracts.md)',
+      definitionBody: DefinitionBody.fromChainable(definition),
+      stateMachineType: StateMachineType.STANDARD,
+      timeout: this.executionTimeout,
+      tracingEnabled: true,
+      // Execution data would put scan status bodies and vendor output metadata into CloudWatch.
+      logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
+    });
+
+    acknowledgeWildcards(
+      this.stateMachine,
+      this.functions().map((fn) => arnFinding(fn, ':*')),
+      "LambdaInvoke grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of this workflow's own functions.",
+    );
+    acknowledgeWildcards(
+      this.stateMachine,
+      ['Resource::*'],
+      'Log delivery (logs:*LogDelivery*, logs:DescribeLogGroups...) and X-Ray (xray:PutTraceSegments...) support no resource-level permissions.',
+    );
+  }
+
+  /** Every function of the workflow (the optional delete function included when present). */
+  public functions(): PipelineFunction[] {
+    return [
+      this.startScanFunction,
+      this.pollScanStatusFunction,
+      this.fetchScanOutputFunction,
+      this.writeScanManifestFunction,
+      this.recordScanFailureFunction,
+      ...(this.deleteScanFunction ? [this.deleteScanFunction] : []),
+    ];
+  }
+
+  /** A Lambda task whose Resource is the function ARN and whose input/output are plain payloads. */
+  private task(
+    stateName: string,
+    fn: PipelineFunction,
+    lambdaTimeout: Duration,
+    options: { payload?: TaskInput; resultPath?: string } = {},
+  ): LambdaInvoke {
+    return new LambdaInvoke(this, stateName, {
+      lambdaFunction: fn,
+      payloadResponseOnly: true,
+      // Our own retry rules (with jitter) replace CDK's default service-exception retry.
+      retryOnServiceExceptions: false,
+      taskTimeout: Timeout.duration(lambdaTimeout.plus(TASK_TIMEOUT_MARGIN)),
+      ...(options.payload ? { payload: options.payload } : {}),
+      ...(options.resultPath ? { resultPath: options.resultPath } : {}),
+    });
+  }
+}

@@ -1,0 +1,385 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_PIPELINE_CONFIG,
+  LOG_RETENTION_DAYS,
+  loadPipelineConfig,
+  PipelineConfigError,
+  parsePipelineConfig,
+  pollEnvironment,
+  scheduleExpressionProblem,
+  VENDOR_URL_PLACEHOLDER,
+} from '../../lib/config.ts';
+
+/** Parses `raw` and returns the error message (fails the test when parsing succeeds). */
+function problemsOf(raw: unknown): string {
+  try {
+    parsePipelineConfig(raw, 'test.json');
+  } catch (error) {
+    expect(error).toBeInstanceOf(PipelineConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the configuration to be rejected');
+}
+
+const list = { main: { objectKey: 'lists/main.txt' } };
+
+describe('parsePipelineConfig: defaults and merging', () => {
+  it('returns the documented defaults when nothing is configured', () => {
+    // Act
+    const config = parsePipelineConfig(undefined, 'none');
+
+    // Assess
+    expect(config).toEqual(DEFAULT_PIPELINE_CONFIG);
+    expect(config.vendor.scanApiUrl).toBe(VENDOR_URL_PLACEHOLDER);
+    expect(config.poll).toEqual({
+      minWaitSeconds: 15,
+      maxWaitSeconds: 300,
+      growthFactor: 1.5,
+      deadlineSeconds: 86_400,
+    });
+    expect(config.scan).toEqual({ deleteAtVendorAfterManifest: false, maxConcurrency: 10 });
+    expect(config.intake).toEqual({ prefix: 'incoming/', suffixes: ['.txt', '.csv'] });
+    expect(config.logRetentionDays).toBe(90);
+    expect(config.removalPolicy).toBe('retain');
+  });
+
+  it('merges partial settings onto the defaults and defaults the keys and breach URLs to the scan URL', () => {
+    // Act
+    const config = parsePipelineConfig(
+      { vendor: { scanApiUrl: 'https://scan.vendor.test' }, poll: { maxWaitSeconds: 600 } },
+      'test',
+    );
+
+    // Assess
+    expect(config.vendor).toEqual({
+      scanApiUrl: 'https://scan.vendor.test',
+      keysApiUrl: 'https://scan.vendor.test',
+      breachApiUrl: 'https://scan.vendor.test',
+      keys: 'single',
+    });
+    expect(config.poll).toEqual({ ...DEFAULT_PIPELINE_CONFIG.poll, maxWaitSeconds: 600 });
+  });
+
+  it('fills every omitted schedule setting with its default', () => {
+    // Act
+    const config = parsePipelineConfig(
+      {
+        domainLists: list,
+        schedules: [{ name: 'nightly', expression: 'cron(0 2 * * ? *)', domainList: 'main' }],
+      },
+      'test',
+    );
+
+    // Assess
+    expect(config.schedules).toEqual([
+      {
+        name: 'nightly',
+        expression: 'cron(0 2 * * ? *)',
+        domainList: 'main',
+        timeZone: 'UTC',
+        flexibleWindowMinutes: 15,
+        maxRetryAttempts: 3,
+        maxEventAgeSeconds: 3600,
+        enabled: true,
+      },
+    ]);
+  });
+
+  it('accepts the example configuration file', () => {
+    // Act
+    const config = loadPipelineConfig({ pipelineConfigFile: 'config/pipeline.example.json' });
+
+    // Assess
+    expect(config.schedules.map((s) => s.name)).toEqual(['nightly-critical', 'weekly-marketing']);
+    expect(config.vendor.scanApiUrl).not.toBe(VENDOR_URL_PLACEHOLDER);
+  });
+
+  it('offers exactly the retention values CDK RetentionDays accepts', () => {
+    const cdkValues = Object.values(RetentionDays).filter((v): v is number => typeof v === 'number');
+    expect([...LOG_RETENTION_DAYS].sort((a, b) => a - b)).toEqual([...cdkValues].sort((a, b) => a - b));
+  });
+
+  it('renders the poll settings as the handler environment variables', () => {
+    expect(pollEnvironment(DEFAULT_PIPELINE_CONFIG.poll)).toEqual({
+      POLL_MIN_WAIT_SECONDS: '15',
+      POLL_MAX_WAIT_SECONDS: '300',
+      POLL_GROWTH_FACTOR: '1.5',
+      SCAN_DEADLINE_SECONDS: '86400',
+    });
+  });
+});
+
+describe('parsePipelineConfig: vendor', () => {
+  it('rejects a plain-http URL to a remote host, naming the setting', () => {
+    expect(problemsOf({ vendor: { scanApiUrl: 'http://vendor.example.net' } })).toContain(
+      'pipeline.vendor.scanApiUrl must use https (http is allowed only for loopback hosts)',
+    );
+  });
+
+  it('allows http for the loopback simulator', () => {
+    const config = parsePipelineConfig({ vendor: { scanApiUrl: 'http://127.0.0.1:4010' } }, 'test');
+    expect(config.vendor.breachApiUrl).toBe('http://127.0.0.1:4010');
+  });
+
+  it('rejects credentials in a URL and a URL that does not parse', () => {
+    const message = problemsOf({
+      vendor: { keysApiUrl: 'https://user:pw@vendor.example.net', breachApiUrl: 'not a url' },
+    });
+    expect(message).toContain('pipeline.vendor.keysApiUrl must not contain credentials');
+    expect(message).toContain('pipeline.vendor.breachApiUrl must be an absolute URL');
+  });
+
+  it('rejects an org UUID that is not a UUID and an unknown key mode', () => {
+    const message = problemsOf({ vendor: { orgUuid: 'org-1', keys: 'three' } });
+    expect(message).toContain('pipeline.vendor.orgUuid must be a UUID');
+    expect(message).toContain("pipeline.vendor.keys must be one of 'single', 'per-api'");
+  });
+
+  it('reports a misspelt setting instead of silently using the default', () => {
+    expect(problemsOf({ vendor: { scanApiURL: 'https://x.test' } })).toContain(
+      'pipeline.vendor.scanApiURL is not a known setting',
+    );
+  });
+});
+
+describe('parsePipelineConfig: poll loop', () => {
+  it('rejects a maximum wait below the minimum, with both values', () => {
+    expect(problemsOf({ poll: { minWaitSeconds: 15, maxWaitSeconds: 10 } })).toContain(
+      'pipeline.poll.maxWaitSeconds must be >= minWaitSeconds (got 10 < 15)',
+    );
+  });
+
+  it('rejects values outside their bounds', () => {
+    const message = problemsOf({
+      poll: { minWaitSeconds: 0, maxWaitSeconds: 7200, growthFactor: 5, deadlineSeconds: 30 },
+    });
+    expect(message).toContain('pipeline.poll.minWaitSeconds must be between 1 and 3600 (got 0)');
+    expect(message).toContain('pipeline.poll.maxWaitSeconds must be between 1 and 3600 (got 7200)');
+    expect(message).toContain('pipeline.poll.growthFactor must be between 1 and 4 (got 5)');
+    expect(message).toContain('pipeline.poll.deadlineSeconds must be between 60 and 604800 (got 30)');
+  });
+
+  it('rejects a loop whose worst case would exhaust the execution history, naming the settings to change', () => {
+    // Prepare: one poll a minute for a week is ~10,000 polls.
+    const message = problemsOf({
+      poll: { minWaitSeconds: 60, maxWaitSeconds: 60, deadlineSeconds: 604_800 },
+    });
+
+    // Assess
+    expect(message).toMatch(/pipeline\.poll makes a worst-case poll loop of \d+ polls/);
+    expect(message).toContain('pipeline.poll.maxWaitSeconds (60)');
+    expect(message).toContain('pipeline.poll.deadlineSeconds (604800)');
+  });
+
+  it('accepts a week-long deadline when the waits grow to an hour', () => {
+    const config = parsePipelineConfig({ poll: { maxWaitSeconds: 3600, deadlineSeconds: 604_800 } }, 'test');
+    expect(config.poll.deadlineSeconds).toBe(604_800);
+  });
+});
+
+describe('parsePipelineConfig: scan, intake and lists', () => {
+  it('rejects a status word listed under two states', () => {
+    const message = problemsOf({
+      scan: {
+        statusVocabulary: {
+          pending: ['queued'],
+          running: ['running'],
+          succeeded: ['done'],
+          failed: ['DONE'],
+        },
+      },
+    });
+    expect(message).toContain(
+      'pipeline.scan.statusVocabulary.failed repeats "DONE", already listed under succeeded',
+    );
+  });
+
+  it('rejects a concurrency outside 1..1000', () => {
+    expect(problemsOf({ scan: { maxConcurrency: 0 } })).toContain(
+      'pipeline.scan.maxConcurrency must be between 1 and 1000 (got 0)',
+    );
+  });
+
+  it('rejects an intake prefix with a leading slash or without a trailing one', () => {
+    expect(problemsOf({ intake: { prefix: '/incoming/' } })).toContain(
+      "pipeline.intake.prefix must not start with '/'",
+    );
+    expect(problemsOf({ intake: { prefix: 'incoming' } })).toContain(
+      "pipeline.intake.prefix must end with '/'",
+    );
+    expect(problemsOf({ intake: { prefix: '' } })).toContain(
+      'pipeline.intake.prefix must be a non-empty string',
+    );
+  });
+
+  it('rejects a list object the list handler would refuse (wrong suffix)', () => {
+    expect(problemsOf({ domainLists: { main: { objectKey: 'lists/main.json' } } })).toContain(
+      'pipeline.domainLists.main.objectKey must end with one of .txt, .csv',
+    );
+  });
+
+  it('rejects a list name outside [A-Za-z0-9_-] and a list with both a key and domains', () => {
+    const message = problemsOf({
+      domainLists: { 'bad name': { domains: ['a.test'] }, both: { objectKey: 'a.txt', domains: ['a.test'] } },
+    });
+    expect(message).toContain('pipeline.domainLists.bad name has an invalid name');
+    expect(message).toContain('pipeline.domainLists.both must set exactly one of objectKey and domains');
+  });
+
+  it('rejects a log retention CloudWatch does not offer and an unknown removal policy', () => {
+    const message = problemsOf({ logRetentionDays: 10, removalPolicy: 'delete' });
+    expect(message).toContain("pipeline.logRetentionDays must be one of CloudWatch's retention values");
+    expect(message).toContain("pipeline.removalPolicy must be one of 'retain', 'destroy'");
+  });
+});
+
+describe('parsePipelineConfig: schedules', () => {
+  const schedule = (extra: Record<string, unknown>) => ({
+    domainLists: list,
+    schedules: [{ name: 'nightly', expression: 'cron(0 2 * * ? *)', domainList: 'main', ...extra }],
+  });
+
+  it('rejects a cron without exactly one "?" in day-of-month/day-of-week, naming the schedule', () => {
+    expect(problemsOf(schedule({ expression: 'cron(0 2 * * * *)' }))).toContain(
+      "schedule 'nightly' expression cron needs '?' in exactly one of day-of-month and day-of-week",
+    );
+  });
+
+  it('rejects a cron with five fields or an out-of-range minute', () => {
+    expect(problemsOf(schedule({ expression: 'cron(0 2 * * ?)' }))).toContain(
+      "schedule 'nightly' expression cron needs 6 fields",
+    );
+    expect(problemsOf(schedule({ expression: 'cron(60 2 * * ? *)' }))).toContain(
+      "schedule 'nightly' expression cron minutes field '60' has '60' outside 0-59",
+    );
+  });
+
+  it('rejects a rate whose unit does not agree with its value', () => {
+    expect(problemsOf(schedule({ expression: 'rate(1 hours)' }))).toContain(
+      "rate of 1 needs the singular unit 'hour'",
+    );
+    expect(problemsOf(schedule({ expression: 'rate(5 minute)' }))).toContain(
+      "rate of 5 needs the plural unit 'minutes'",
+    );
+  });
+
+  it('rejects a schedule that refers to an unknown domain list', () => {
+    expect(problemsOf(schedule({ domainList: 'x' }))).toContain(
+      "schedule 'nightly' refers to unknown domain list 'x'",
+    );
+  });
+
+  it('rejects a time zone that is not an IANA name', () => {
+    expect(problemsOf(schedule({ timeZone: 'Mars/Olympus' }))).toContain(
+      "schedule 'nightly' timeZone is not an IANA time zone",
+    );
+  });
+
+  it('rejects two schedules with the same name', () => {
+    const message = problemsOf({
+      schedules: [
+        { name: 'nightly', expression: 'rate(1 day)', domains: ['a.test'] },
+        { name: 'nightly', expression: 'rate(2 days)', domains: ['b.test'] },
+      ],
+    });
+    expect(message).toContain("schedule 'nightly' is defined more than once");
+  });
+
+  it('rejects a schedule with both or neither of domainList and domains', () => {
+    expect(problemsOf(schedule({ domains: ['a.test'] }))).toContain(
+      "schedule 'nightly' must set exactly one of domainList and domains",
+    );
+  });
+
+  it('rejects settings outside what EventBridge Scheduler accepts', () => {
+    const message = problemsOf(
+      schedule({ flexibleWindowMinutes: 1441, maxRetryAttempts: 186, maxEventAgeSeconds: 30 }),
+    );
+    expect(message).toContain("schedule 'nightly' flexibleWindowMinutes must be between 0 and 1440");
+    expect(message).toContain("schedule 'nightly' maxRetryAttempts must be between 0 and 185");
+    expect(message).toContain("schedule 'nightly' maxEventAgeSeconds must be between 60 and 86400");
+  });
+
+  it('rejects an inline list too large for the schedule target input', () => {
+    const domains = Array.from({ length: 600 }, (_, i) => `host-${i}.example.com`);
+    expect(problemsOf({ schedules: [{ name: 'big', expression: 'rate(1 day)', domains }] })).toContain(
+      "schedule 'big' domains make a",
+    );
+  });
+
+  it('reports every problem of a configuration at once', () => {
+    const message = problemsOf({
+      poll: { minWaitSeconds: 15, maxWaitSeconds: 10 },
+      schedules: [{ name: 'nightly', expression: 'cron(bad)', domainList: 'x', timeZone: 'Nowhere' }],
+    });
+    expect(message.split('\n').filter((line) => line.startsWith('  - '))).toHaveLength(4);
+    expect(message).toMatch(/^Invalid pipeline configuration \(test\.json\):/);
+  });
+});
+
+describe('scheduleExpressionProblem', () => {
+  it.each([
+    'cron(0 2 * * ? *)',
+    'cron(0/15 * * * ? *)',
+    'cron(0 8 ? * MON-FRI *)',
+    'cron(30 6 ? * 2#1 2027)',
+    'cron(0 12 L * ? *)',
+    'cron(0 12 15W * ? *)',
+    'cron(0 10 ? * 6L *)',
+    'cron(0 0 1 JAN,JUL ? *)',
+    'rate(1 minute)',
+    'rate(12 hours)',
+    'at(2027-01-31T23:30:00)',
+  ])('accepts %s', (expression) => {
+    expect(scheduleExpressionProblem(expression)).toBeUndefined();
+  });
+
+  it.each([
+    ['cron(0 2 ? * ? *)', "'?' in exactly one"],
+    ['cron(0 24 * * ? *)', 'hours field'],
+    ['cron(0 2 * 13 ? *)', 'month field'],
+    ['cron(0 2 ? * 8 *)', 'day-of-week field'],
+    ['cron(0 2 ? * 3#6 *)', "'#' with a week outside 1-5"],
+    ['rate(0 minutes)', 'positive'],
+    ['rate(1 week)', 'rate(<n>'],
+    ['at(2027-02-30T00:00:00)', 'not a real date'],
+    ['every day', "'cron(...)', 'rate(...)' or 'at(...)'"],
+  ])('rejects %s', (expression, problem) => {
+    expect(scheduleExpressionProblem(expression)).toContain(problem);
+  });
+});
+
+describe('loadPipelineConfig', () => {
+  it('parses the context value when cdk -c passes it as a JSON string', () => {
+    const config = loadPipelineConfig({ pipeline: '{"scan":{"maxConcurrency":3}}' });
+    expect(config.scan.maxConcurrency).toBe(3);
+  });
+
+  it('names the context key when the JSON string is invalid', () => {
+    expect(() => loadPipelineConfig({ pipeline: '{scan:' })).toThrow(/pipeline is not valid JSON/);
+  });
+
+  it('refuses both context keys at once', () => {
+    expect(() => loadPipelineConfig({ pipeline: {}, pipelineConfigFile: 'x.json' })).toThrow(
+      /pipeline and pipelineConfigFile are both set/,
+    );
+  });
+
+  it('names the file when it is missing or its settings are wrong', () => {
+    // Prepare
+    const dir = mkdtempSync(join(tmpdir(), 'pipeline-config-'));
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ poll: { growthFactor: 0.5 } }));
+
+    // Act + Assess
+    expect(() => loadPipelineConfig({ pipelineConfigFile: 'missing.json' }, dir)).toThrow(
+      /pipelineConfigFile cannot be read \(ENOENT\)/,
+    );
+    expect(() => loadPipelineConfig({ pipelineConfigFile: 'bad.json' }, dir)).toThrow(
+      /Invalid pipeline configuration \(bad\.json\):\n {2}- pipeline\.poll\.growthFactor must be between 1 and 4/,
+    );
+  });
+});

@@ -1,0 +1,90 @@
+import { Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import type { PipelineConfigInput } from '../../lib/config.ts';
+import { parsePipelineConfig } from '../../lib/config.ts';
+import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
+import { testApp } from './helpers.ts';
+
+/** Everything the stack can contain: optional delete step, per-API secrets, schedules, destroy mode. */
+const everything: PipelineConfigInput = {
+  vendor: { scanApiUrl: 'https://scan.vendor.test', keys: 'per-api' },
+  scan: { deleteAtVendorAfterManifest: true },
+  removalPolicy: 'destroy',
+  domainLists: { main: { objectKey: 'lists/main.txt' } },
+  schedules: [
+    { name: 'nightly', expression: 'cron(0 2 * * ? *)', domainList: 'main' },
+    { name: 'hourly', expression: 'rate(1 hour)', domains: ['example.com'] },
+  ],
+};
+
+function build(raw?: PipelineConfigInput) {
+  const app = testApp();
+  const stack = new SecurityPipelineStack(app, 'SecurityPipeline', {
+    config: parsePipelineConfig(raw, 'test'),
+  });
+  return { app, stack };
+}
+
+/** Acknowledged rule ids recorded on `construct` itself (not on its children). */
+function acknowledgementsOn(construct: IConstruct): Record<string, string> {
+  return Object.assign(
+    {},
+    ...construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .map((entry) => entry.data as Record<string, string>),
+  );
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  it.each([
+    ['the default configuration', undefined],
+    ['every optional feature', everything],
+  ])('reports no unacknowledged finding for %s', (_name, raw) => {
+    // Prepare
+    const { app } = build(raw);
+    app.synth();
+
+    // Act
+    const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
+
+    // Assess
+    const findings = report.violations.map(
+      (v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('passes the synth-time validation the CDK app registers', () => {
+    const { app } = build(everything);
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('acknowledges rules on individual resources only, never the stack, each with a reason', () => {
+    // Prepare
+    const { stack } = build(everything);
+    const acknowledged: [string, string, string][] = [];
+    for (const construct of stack.node.findAll()) {
+      for (const [id, reason] of Object.entries(acknowledgementsOn(construct))) {
+        acknowledged.push([construct.node.path, id, reason]);
+      }
+    }
+
+    // Assess
+    expect(acknowledgementsOn(stack)).toEqual({});
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const [path, id, reason] of acknowledged) {
+      expect(reason.length, `${path} ${id}`).toBeGreaterThan(40);
+      // Wildcard permissions are acknowledged one finding at a time, never the whole IAM5 rule.
+      if (id.includes('AwsSolutions-IAM5')) expect(id, path).toMatch(/AwsSolutions-IAM5\[.+\]$/);
+    }
+  });
+
+  it('does not acknowledge a wildcard on a whole bucket for the results bucket', () => {
+    const { stack } = build();
+    const ids = stack.node.findAll().flatMap((c) => Object.keys(acknowledgementsOn(c)));
+    expect(ids.filter((id) => /StorageResults\w+\.Arn>\/\*\]/.test(id))).toEqual([]);
+  });
+});
