@@ -1,0 +1,146 @@
+/**
+ * Poll cost: state transitions per scan of the synthesized ScanDomain state machine, for scans that
+ * last 1 min, 30 min and 6 h, with the adaptive waits against fixed 30 s polling (the same
+ * definition configured with min = max = 30 s), measured in the same run.
+ *
+ * Time is simulated: every Wait is overridden to 0 ms and a virtual clock advances by the seconds
+ * the wait asked for. The vendor is a virtual-time stand-in whose scan completes once the clock
+ * passes the scan's duration; everything else (definition, handlers, S3 writes) is real.
+ */
+import { Readable } from 'node:stream';
+import { StateMachine } from 'aws-local-stepfunctions';
+import type { ScanInProgress } from '#core/scan/contracts';
+import type { ScanApi } from '#core/scan/deps';
+import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#core/scan/poll-schedule';
+import type { ScanStatus, VendorDownload } from '#core/vendor/types';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config.ts';
+import { startS3rver } from '../local/embedded-s3.ts';
+import { bindScanHandlers, runScanExecution } from '../local/pipeline.ts';
+import { scanDomainStateMachine, synthesizeTemplate } from '../local/synth.ts';
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+class VirtualClock {
+  private nowMs = Date.parse('2026-11-21T00:00:00Z');
+  now = () => new Date(this.nowMs);
+  advance(seconds: number) {
+    this.nowMs += seconds * 1000;
+  }
+}
+
+/** A vendor whose scan is running until `durationSeconds` of virtual time have passed. */
+function virtualTimeVendor(
+  clock: VirtualClock,
+  durationSeconds: number,
+): ScanApi & { detectedAt?: Date; startedAt?: Date } {
+  const download = (body: string, contentType: string): VendorDownload => ({
+    body: Readable.from([Buffer.from(body)]),
+    contentType,
+    contentLength: Buffer.byteLength(body),
+    etag: undefined,
+    contentEncoding: undefined,
+    finalUrl: 'virtual://vendor',
+    redirects: 0,
+  });
+  const vendor: ScanApi & { detectedAt?: Date; startedAt?: Date } = {
+    async startScan() {
+      vendor.startedAt = clock.now();
+      return { uuid: '00000000-0000-4000-8000-000000000001', raw: {} };
+    },
+    async getStatus(): Promise<ScanStatus> {
+      const elapsed = (clock.now().getTime() - (vendor.startedAt?.getTime() ?? 0)) / 1000;
+      const done = elapsed >= durationSeconds;
+      if (done && !vendor.detectedAt) vendor.detectedAt = clock.now();
+      const raw = JSON.stringify({ status: done ? 'completed' : 'running' });
+      return {
+        state: done ? 'succeeded' : 'running',
+        vendorStatus: done ? 'completed' : 'running',
+        progress: undefined,
+        raw,
+        contentType: 'application/json',
+      };
+    },
+    getReport: async () => download('{"report":true}', 'application/json'),
+    getLogs: async () => download('log line\n', 'text/plain'),
+    getDebug: async () => download('{"debug":1}\n', 'application/x-ndjson'),
+    deleteScan: async () => ({}),
+  };
+  return vendor;
+}
+
+export interface PollCostRow {
+  readonly scanSeconds: number;
+  readonly adaptiveTransitions: number;
+  readonly fixedTransitions: number;
+  readonly ratio: number;
+  readonly adaptiveDetectionLagSeconds: number;
+  readonly allowedLagSeconds: number;
+  readonly adaptiveHistoryEvents: number;
+}
+
+export async function measurePollCost(
+  durations: readonly number[] = [60, 1800, 6 * 3600],
+): Promise<PollCostRow[]> {
+  const definition = scanDomainStateMachine(synthesizeTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
+  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  const s3 = await startS3rver({ buckets: ['bench-results'] });
+  try {
+    const run = async (scanSeconds: number, poll: PollSettings) => {
+      const clock = new VirtualClock();
+      const vendor = virtualTimeVendor(clock, scanSeconds);
+      const handlers = bindScanHandlers(
+        definition,
+        { s3: s3.client, resultsBucket: 'bench-results', scanClient: vendor, poll, logger: silent },
+        clock.now,
+      );
+      // The Wait state is overridden to 0 ms; the poll step is where the virtual time passes.
+      const poll0 = handlers.PollScanStatus;
+      if (!poll0) throw new Error('PollScanStatus is not bound');
+      handlers.PollScanStatus = async (input) => {
+        clock.advance((input as unknown as ScanInProgress).poll.nextWaitSeconds);
+        return poll0(input);
+      };
+      let transitions = 0;
+      const result = await runScanExecution(
+        machine,
+        definition,
+        handlers,
+        { domain: 'bench.example.com', executionName: `bench-${scanSeconds}`, runId: 'bench' },
+        {
+          waitOverrideMs: 0,
+          onProgress: () => {},
+        },
+      );
+      transitions = result.transitions;
+      if (result.result.outcome?.state !== 'succeeded') {
+        throw new Error(`bench scan of ${scanSeconds}s did not succeed: ${JSON.stringify(result.result)}`);
+      }
+      const lag =
+        ((vendor.detectedAt?.getTime() ?? 0) - (vendor.startedAt?.getTime() ?? 0)) / 1000 - scanSeconds;
+      return { transitions, historyEvents: result.historyEvents, lag };
+    };
+    const deadlineSeconds = DEFAULT_POLL_SETTINGS.deadlineSeconds;
+    const rows: PollCostRow[] = [];
+    for (const scanSeconds of durations) {
+      const fixed = await run(scanSeconds, {
+        minWaitSeconds: 30,
+        maxWaitSeconds: 30,
+        growthFactor: 1,
+        deadlineSeconds,
+      });
+      const adaptive = await run(scanSeconds, DEFAULT_POLL_SETTINGS);
+      rows.push({
+        scanSeconds,
+        adaptiveTransitions: adaptive.transitions,
+        fixedTransitions: fixed.transitions,
+        ratio: adaptive.transitions / fixed.transitions,
+        adaptiveDetectionLagSeconds: adaptive.lag,
+        allowedLagSeconds: Math.max(60, scanSeconds * 0.1),
+        adaptiveHistoryEvents: adaptive.historyEvents,
+      });
+    }
+    return rows;
+  } finally {
+    await s3.close();
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * `npm run bench`: figures, not pass/fail. Every goal is printed as a ratio against a baseline
+ * measured in the same run, because these machines are shared and noisy.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startVendorSimulator } from '../local/simulator/index.ts';
+import { measurePollCost } from './poll-cost.ts';
+
+function fmt(n: number, digits = 2): string {
+  return n.toFixed(digits);
+}
+
+async function pollCost(): Promise<void> {
+  process.stdout.write('\n== Poll cost: state transitions per scan (adaptive vs fixed 30 s polling) ==\n');
+  const rows = await measurePollCost();
+  process.stdout.write(
+    'scan length | adaptive | fixed 30s | ratio | detection lag (s) | allowed lag (s) | history events\n',
+  );
+  for (const row of rows) {
+    const label = row.scanSeconds >= 3600 ? `${row.scanSeconds / 3600} h` : `${row.scanSeconds / 60} min`;
+    process.stdout.write(
+      `${label.padEnd(11)} | ${String(row.adaptiveTransitions).padStart(8)} | ${String(row.fixedTransitions).padStart(9)} | ` +
+        `${fmt(row.ratio).padStart(5)} | ${fmt(row.adaptiveDetectionLagSeconds, 0).padStart(17)} | ` +
+        `${fmt(row.allowedLagSeconds, 0).padStart(15)} | ${row.adaptiveHistoryEvents}\n`,
+    );
+  }
+  const sixHours = rows.find((row) => row.scanSeconds === 6 * 3600);
+  if (sixHours) {
+    process.stdout.write(
+      `goal at 6 h: ratio <= 0.25 -> ${fmt(sixHours.ratio)}; lag <= ${fmt(sixHours.allowedLagSeconds, 0)} s -> ` +
+        `${fmt(sixHours.adaptiveDetectionLagSeconds, 0)} s\n`,
+    );
+  }
+}
+
+async function throughput(): Promise<void> {
+  process.stdout.write('\n== Local throughput: npm start -- scan against the simulator, instant scans ==\n');
+  const simulator = await startVendorSimulator({
+    pollsToFinish: 0,
+    reportBytes: 16 * 1024,
+    debugBytes: 4 * 1024,
+  });
+  const work = await mkdtemp(join(tmpdir(), 'bench-throughput-'));
+  try {
+    const results: { count: number; seconds: number; maxRssKiB: number }[] = [];
+    for (const count of [100, 1000]) {
+      const file = join(work, `domains-${count}.txt`);
+      await writeFile(
+        file,
+        Array.from({ length: count }, (_, i) => `host-${i}.bench.example.com`).join('\n'),
+      );
+      const child = spawnSync(
+        'npx',
+        ['tsx', resolve(import.meta.dirname, 'throughput-worker.ts'), file, join(work, `out-${count}`)],
+        {
+          env: {
+            ...process.env,
+            SCAN_API_URL: simulator.url,
+            VENDOR_API_KEY: simulator.apiKey,
+            ORG_UUID: simulator.orgUuid,
+          },
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
+      const line = child.stdout.trim().split('\n').pop() ?? '';
+      const figures = JSON.parse(line) as { exitCode: number; seconds: number; maxRssKiB: number };
+      if (figures.exitCode !== 0)
+        throw new Error(`throughput run of ${count} exited ${figures.exitCode}: ${child.stderr}`);
+      results.push({ count, seconds: figures.seconds, maxRssKiB: figures.maxRssKiB });
+    }
+    process.stdout.write('domains | seconds | domains/s | peak RSS (MiB)\n');
+    for (const r of results) {
+      process.stdout.write(
+        `${String(r.count).padStart(7)} | ${fmt(r.seconds).padStart(7)} | ${fmt(r.count / r.seconds, 1).padStart(9)} | ${fmt(r.maxRssKiB / 1024, 0).padStart(14)}\n`,
+      );
+    }
+    const [small, large] = results;
+    if (small && large) {
+      process.stdout.write(
+        `ratios 1000 vs 100: peak RSS x${fmt(large.maxRssKiB / small.maxRssKiB)} (flat memory ~ 1.0), ` +
+          `throughput x${fmt(large.count / large.seconds / (small.count / small.seconds))}\n`,
+      );
+    }
+  } finally {
+    await simulator.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+const which = process.argv[2];
+if (!which || which === 'poll') await pollCost();
+if (!which || which === 'throughput') await throughput();

@@ -1,0 +1,362 @@
+/**
+ * `npm start`: the real pipeline on this machine (see "Contracts" in the README).
+ *
+ *   npm start                                   demo: examples/domains.txt against the simulator
+ *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]
+ *
+ * Exit codes: 0 everything succeeded; 1 a domain failed or an input line was rejected;
+ * 2 usage or configuration error.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ConfigurationError, InvalidInputError } from '#core/errors';
+import { redactSecrets } from '#core/redact';
+import type { ScanLogger } from '#core/scan/deps';
+import { pollSettingsProblems } from '#core/scan/poll-schedule';
+import { createVendorClients } from '#core/vendor/index';
+import { type PipelineConfig, PipelineConfigError } from '../lib/config.ts';
+import { loadLocalPipelineConfig } from './config.ts';
+import { startS3rver } from './embedded-s3.ts';
+import { exportBucket } from './export.ts';
+import { runDomainList } from './pipeline.ts';
+import { createConsoleReporter, formatSummaryTable, summaryHasFailures } from './progress.ts';
+import { startVendorSimulator } from './simulator/index.ts';
+import { scanDomainStateMachine, synthesizeTemplate } from './synth.ts';
+
+/** Local stand-ins for the two buckets CloudFormation names in AWS. */
+export const LOCAL_INPUT_BUCKET = 'pipeline-input';
+export const LOCAL_RESULTS_BUCKET = 'pipeline-results';
+
+const PROJECT_ROOT = resolve(import.meta.dirname, '..');
+const DEMO_LIST = resolve(PROJECT_ROOT, 'examples/domains.txt');
+
+/** The demo's scans finish in a few polls: short waits, and a deadline that fits them. */
+const DEMO_POLL = { minWaitSeconds: 1, maxWaitSeconds: 2, deadlineSeconds: 600 } as const;
+
+const FLAG_FOR_SETTING: Record<string, string> = {
+  POLL_MIN_WAIT_SECONDS: '--min-wait',
+  POLL_MAX_WAIT_SECONDS: '--max-wait',
+  SCAN_DEADLINE_SECONDS: '--deadline',
+};
+
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface ScanCommandOptions {
+  readonly domains: readonly string[];
+  readonly domainsFile?: string;
+  readonly out: string;
+  readonly minWait?: number;
+  readonly maxWait?: number;
+  readonly deadline?: number;
+  readonly concurrency?: number;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** The demo shortens the poll waits and the simulator's scans. */
+  readonly demo: boolean;
+}
+
+interface VendorTarget {
+  readonly scanApiUrl: string;
+  readonly keysApiUrl: string;
+  readonly breachApiUrl: string;
+  readonly apiKey: string;
+  readonly orgUuid: string | undefined;
+  readonly label: string;
+  close(): Promise<void>;
+}
+
+function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name]?.trim() || fallback;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http(s)');
+  } catch {
+    throw new ConfigurationError(name, `must be an http(s) URL, got ${JSON.stringify(value.slice(0, 100))}`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+/** The real vendor when SCAN_API_URL is set, else the built-in simulator on a free loopback port. */
+async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<VendorTarget> {
+  if (env.SCAN_API_URL?.trim()) {
+    const scanApiUrl = readUrl(env, 'SCAN_API_URL', '');
+    const apiKey = env.VENDOR_API_KEY?.trim();
+    if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', 'is required when SCAN_API_URL is set');
+    return {
+      scanApiUrl,
+      keysApiUrl: readUrl(env, 'KEYS_API_URL', scanApiUrl),
+      breachApiUrl: readUrl(env, 'BREACH_API_URL', scanApiUrl),
+      apiKey,
+      orgUuid: env.ORG_UUID?.trim() || undefined,
+      label: new URL(scanApiUrl).host,
+      close: async () => {},
+    };
+  }
+  const simulator = await startVendorSimulator({ pollsToFinish: demo ? 2 : 3 });
+  return {
+    scanApiUrl: simulator.url,
+    keysApiUrl: simulator.url,
+    breachApiUrl: simulator.url,
+    get apiKey() {
+      return simulator.apiKey;
+    },
+    orgUuid: simulator.orgUuid,
+    label: `built-in simulator at ${simulator.url}`,
+    close: () => simulator.close(),
+  };
+}
+
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
+
+/** Compact JSON lines on stderr, at or above `level`; known secrets are scrubbed as a last defence. */
+function createLocalLogger(level: keyof typeof LEVELS, secrets: () => string[]): ScanLogger {
+  const emit = (lineLevel: keyof typeof LEVELS) => (message: string, extra?: Record<string, unknown>) => {
+    if (LEVELS[lineLevel] < LEVELS[level]) return;
+    const line = JSON.stringify({ level: lineLevel.toUpperCase(), message, ...extra });
+    process.stderr.write(`${redactSecrets(line, secrets())}\n`);
+  };
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}
+
+/** Runs a scan list locally; returns the exit code. */
+export async function runScanCommand(options: ScanCommandOptions, config: PipelineConfig): Promise<number> {
+  if (options.domains.length === 0 && !options.domainsFile) {
+    throw new UsageError('give at least one domain or --domains-file FILE');
+  }
+  const file = options.domainsFile
+    ? { name: basename(options.domainsFile), bytes: await readDomainsFile(options.domainsFile) }
+    : undefined;
+  const poll = {
+    ...config.poll,
+    ...(options.demo ? DEMO_POLL : {}),
+    ...(options.minWait === undefined ? {} : { minWaitSeconds: options.minWait }),
+    ...(options.maxWait === undefined ? {} : { maxWaitSeconds: options.maxWait }),
+    ...(options.deadline === undefined ? {} : { deadlineSeconds: options.deadline }),
+  };
+  // The same checks a deployment makes, reported in terms of this command's flags.
+  const problems = pollSettingsProblems(poll).map(({ setting, problem }) =>
+    `${FLAG_FOR_SETTING[setting] ?? setting} ${problem}`
+      .replace(
+        /POLL_MIN_WAIT_SECONDS|POLL_MAX_WAIT_SECONDS|SCAN_DEADLINE_SECONDS/g,
+        (name) => FLAG_FOR_SETTING[name] ?? name,
+      )
+      .replace('the deadline', '--deadline'),
+  );
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+
+  const vendor = await resolveVendor(process.env, options.demo);
+  const s3 = await startS3rver({ buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET] });
+  try {
+    const logger = createLocalLogger(options.logLevel, () => [vendor.apiKey]);
+    const credentials = async () => vendor.apiKey;
+    const clients = createVendorClients({
+      scanApiUrl: vendor.scanApiUrl,
+      keysApiUrl: vendor.keysApiUrl,
+      breachApiUrl: vendor.breachApiUrl,
+      scanCredentials: credentials,
+      keysCredentials: credentials,
+      breachCredentials: credentials,
+      ...(vendor.orgUuid ? { orgUuid: vendor.orgUuid } : {}),
+      ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+      logger,
+    });
+    const scanDefinition = scanDomainStateMachine(synthesizeTemplate(config)).definition;
+    const out = resolve(options.out);
+    process.stdout.write(
+      `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
+        `deadline ${poll.deadlineSeconds}s; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
+    );
+    const run = await runDomainList(
+      {
+        s3: s3.client,
+        inputBucket: LOCAL_INPUT_BUCKET,
+        resultsBucket: LOCAL_RESULTS_BUCKET,
+        scanDefinition,
+        scanClient: clients.scan,
+        poll,
+        ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+        concurrency: options.concurrency ?? config.scan.maxConcurrency,
+        intakePrefix: config.intake.prefix,
+        logger,
+        onProgress: createConsoleReporter(process.stdout),
+      },
+      { domains: options.domains, ...(file ? { file } : {}) },
+    );
+    const exported = [
+      await exportBucket(s3.client, LOCAL_INPUT_BUCKET, out),
+      await exportBucket(s3.client, LOCAL_RESULTS_BUCKET, out),
+    ];
+    process.stdout.write(
+      `\n${formatSummaryTable(run.summary, join(relative(process.cwd(), out) || '.', LOCAL_RESULTS_BUCKET))}`,
+    );
+    process.stdout.write(
+      `Summary: ${join(relative(process.cwd(), out) || '.', LOCAL_RESULTS_BUCKET, run.summaryKey)}\n`,
+    );
+    for (const kept of exported.flatMap((report) => report.kept)) {
+      process.stdout.write(
+        `Kept your existing ${kept}: it differs from this run's copy, which was not written.\n`,
+      );
+    }
+    return summaryHasFailures(run.summary) ? 1 : 0;
+  } finally {
+    await s3.close();
+    await vendor.close();
+  }
+}
+
+async function readDomainsFile(path: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new UsageError(`--domains-file ${path}: cannot be read (${code})`);
+  }
+}
+
+function seconds(flag: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3600) {
+      throw new InvalidArgumentError(`${flag} must be a whole number of seconds between 1 and 3600`);
+    }
+    return parsed;
+  };
+}
+
+function wholeSeconds(flag: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 60 || parsed > 604_800) {
+      throw new InvalidArgumentError(`${flag} must be a whole number of seconds between 60 and 604800`);
+    }
+    return parsed;
+  };
+}
+
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
+    throw new InvalidArgumentError('must be a whole number between 1 and 1000');
+  }
+  return parsed;
+}
+
+interface RawScanFlags {
+  domainsFile?: string;
+  out: string;
+  minWait?: number;
+  maxWait?: number;
+  deadline?: number;
+  concurrency?: number;
+  logLevel: ScanCommandOptions['logLevel'];
+}
+
+export function buildProgram(config: PipelineConfig, setExitCode: (code: number) => void): Command {
+  const program = new Command('npm start --')
+    .description(
+      'Run the vendor security pipeline locally: the synthesized state machine, the real handlers, embedded S3.',
+    )
+    .exitOverride()
+    .showHelpAfterError();
+  const withScanFlags = (command: Command) =>
+    command
+      .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
+      .option('--min-wait <seconds>', 'first wait of the poll loop', seconds('--min-wait'))
+      .option('--max-wait <seconds>', 'largest wait of the poll loop', seconds('--max-wait'))
+      .option(
+        '--deadline <seconds>',
+        'give up on a scan (ScanTimedOut) after this long',
+        wholeSeconds('--deadline'),
+      )
+      .option('--concurrency <n>', 'domains scanned at once', positiveInteger)
+      .addOption(
+        new Option('--log-level <level>', 'handler log level on stderr')
+          .choices(['debug', 'info', 'warn', 'error'])
+          .default('warn'),
+      );
+  withScanFlags(
+    program
+      .command('scan')
+      .description('scan the given domains and/or a domain-list file')
+      .argument('[domains...]', 'domains or URLs to scan')
+      .option('--domains-file <file>', 'a .txt or .csv domain list'),
+  ).action(async (domains: string[], flags: RawScanFlags) => {
+    setExitCode(
+      await runScanCommand(
+        {
+          domains,
+          ...(flags.domainsFile ? { domainsFile: flags.domainsFile } : {}),
+          out: flags.out,
+          ...(flags.minWait === undefined ? {} : { minWait: flags.minWait }),
+          ...(flags.maxWait === undefined ? {} : { maxWait: flags.maxWait }),
+          ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
+          ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+          logLevel: flags.logLevel,
+          demo: false,
+        },
+        config,
+      ),
+    );
+  });
+  withScanFlags(
+    program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
+  ).action(async (flags: RawScanFlags) => {
+    process.stdout.write(`Demo: scanning ${DEMO_LIST}\n`);
+    setExitCode(
+      await runScanCommand(
+        {
+          domains: [],
+          domainsFile: DEMO_LIST,
+          out: flags.out,
+          ...(flags.minWait === undefined ? {} : { minWait: flags.minWait }),
+          ...(flags.maxWait === undefined ? {} : { maxWait: flags.maxWait }),
+          ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
+          ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+          logLevel: flags.logLevel,
+          demo: true,
+        },
+        config,
+      ),
+    );
+  });
+  return program;
+}
+
+/** Parses argv and runs; never throws: every failure becomes a message and an exit code. */
+export async function main(argv: readonly string[], configOverride?: PipelineConfig): Promise<number> {
+  let exitCode = 0;
+  try {
+    const config = configOverride ?? (await loadLocalPipelineConfig(PROJECT_ROOT));
+    const program = buildProgram(config, (code) => {
+      exitCode = code;
+    });
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successes; everything else commander rejects is a usage error.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (
+      error instanceof UsageError ||
+      error instanceof ConfigurationError ||
+      error instanceof PipelineConfigError
+    ) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof InvalidInputError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`error: ${(error as Error).name}: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,313 @@
+/**
+ * The local pipeline: the same list run AWS performs, on this machine.
+ *
+ * - The domain list is uploaded to the (embedded) input bucket, as a user would.
+ * - `PrepareDomainList` and `WriteListSummary` are the real handlers.
+ * - The fan-out is done here, with the configured concurrency bound, because the local engine has
+ *   no Distributed Map; every item runs the synthesized `ScanDomain` definition in
+ *   aws-local-stepfunctions, with each Task state bound to its real handler in-process.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { RunOptions } from 'aws-local-stepfunctions';
+import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { createScanSettings } from '#core/runtime/settings';
+import type {
+  DomainListItem,
+  DomainListSource,
+  DomainScanResult,
+  ListSummary,
+  PreparedDomainList,
+  ScanInProgress,
+  ScanOutcome,
+} from '#core/scan/contracts';
+import type { ScanApi, ScanLogger } from '#core/scan/deps';
+import { domainResultFromFailure, type ListDeps } from '#core/scan/list';
+import type { PollSettings } from '#core/scan/poll-schedule';
+import type { StatusVocabulary } from '#core/vendor/types';
+import { createDeleteScanHandler } from '../lambdas/delete-scan.ts';
+import { createFetchScanOutputHandler } from '../lambdas/fetch-scan-output.ts';
+import { createPollScanStatusHandler } from '../lambdas/poll-scan-status.ts';
+import { createPrepareDomainListHandler } from '../lambdas/prepare-domain-list.ts';
+import { createRecordScanFailureHandler } from '../lambdas/record-scan-failure.ts';
+import { createStartScanHandler } from '../lambdas/start-scan.ts';
+import { createWriteListSummaryHandler } from '../lambdas/write-list-summary.ts';
+import { createWriteScanManifestHandler } from '../lambdas/write-scan-manifest.ts';
+import { type AslDefinition, taskStates, walkStates } from './definitions.ts';
+import type { ProgressListener } from './progress.ts';
+
+export interface LocalPipelineOptions {
+  readonly s3: S3Client;
+  readonly inputBucket: string;
+  readonly resultsBucket: string;
+  /** The synthesized ScanDomain definition. */
+  readonly scanDefinition: AslDefinition;
+  readonly scanClient: ScanApi;
+  readonly poll: PollSettings;
+  readonly statusVocabulary?: StatusVocabulary;
+  /** Parallel per-domain executions, as the Distributed Map's MaxConcurrency. */
+  readonly concurrency: number;
+  /** Key prefix lists are uploaded under (the intake prefix). */
+  readonly intakePrefix: string;
+  /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
+  readonly retryIntervalMs?: number;
+  /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
+  readonly waitOverrideMs?: number;
+  readonly logger: ScanLogger;
+  readonly onProgress?: ProgressListener;
+}
+
+export interface DomainListRequest {
+  /** Domains given on the command line. */
+  readonly domains: readonly string[];
+  /** A domain-list file: its name (for the object key) and bytes, uploaded unchanged. */
+  readonly file?: { readonly name: string; readonly bytes: Uint8Array };
+}
+
+export interface LocalRunResult {
+  readonly prepared: PreparedDomainList;
+  readonly summaryKey: string;
+  readonly summary: ListSummary;
+  /** History events per domain, as Step Functions would count them (bench and tests read it). */
+  readonly historyEvents: ReadonlyMap<string, number>;
+}
+
+/** What aws-local-stepfunctions calls in place of a Task's Lambda. */
+type TaskHandler = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>[string];
+type JSONValue = Parameters<TaskHandler>[0];
+
+function asJson<T>(handler: (event: T) => Promise<unknown>): TaskHandler {
+  return async (input) => (await handler(input as T)) as JSONValue;
+}
+
+/** Binds every Task state of the definition to its real handler, and checks none is left unbound. */
+export function bindScanHandlers(
+  definition: AslDefinition,
+  options: Pick<
+    LocalPipelineOptions,
+    's3' | 'resultsBucket' | 'scanClient' | 'poll' | 'statusVocabulary' | 'logger'
+  >,
+  clock: () => Date = () => new Date(),
+): Record<string, TaskHandler> {
+  const deps = {
+    s3: options.s3,
+    scanClient: options.scanClient,
+    logger: options.logger,
+    clock,
+    settings: createScanSettings({
+      resultsBucket: options.resultsBucket,
+      poll: options.poll,
+      ...(options.statusVocabulary ? { statusVocabulary: options.statusVocabulary } : {}),
+    }),
+  };
+  const fetch = asJson(createFetchScanOutputHandler(deps));
+  const available: Record<string, TaskHandler> = {
+    StartScan: asJson(createStartScanHandler(deps)),
+    PollScanStatus: asJson(createPollScanStatusHandler(deps)),
+    FetchReport: fetch,
+    FetchLogs: fetch,
+    FetchDebug: fetch,
+    WriteManifest: asJson(createWriteScanManifestHandler(deps)),
+    RecordFailure: asJson(createRecordScanFailureHandler(deps)),
+    DeleteScanAtVendor: asJson(createDeleteScanHandler(deps)),
+  };
+  const bound: Record<string, TaskHandler> = {};
+  for (const name of taskStates(definition).keys()) {
+    const handler = available[name];
+    if (!handler) {
+      throw new Error(
+        `The synthesized ScanDomain definition has a Task state '${name}' the local runner cannot bind`,
+      );
+    }
+    bound[name] = handler;
+  }
+  return bound;
+}
+
+/** Retry intervals of every state that has a Retry, for scaled-down local runs. */
+function retryOverrides(definition: AslDefinition, intervalMs: number | undefined): Record<string, number> {
+  if (intervalMs === undefined) return {};
+  const overrides: Record<string, number> = {};
+  walkStates(definition, (name, state) => {
+    if (Array.isArray(state.Retry)) overrides[name] = intervalMs;
+  });
+  return overrides;
+}
+
+export interface ScanExecutionResult {
+  readonly result: DomainScanResult;
+  /** States entered: what Standard workflows bill. */
+  readonly transitions: number;
+  /**
+   * The history events Step Functions would record: the engine's events, plus the three a Lambda
+   * task adds in AWS per attempt (scheduled, started, succeeded/failed).
+   */
+  readonly historyEvents: number;
+}
+
+/** Runs one domain through the synthesized ScanDomain definition. */
+export async function runScanExecution(
+  machine: StateMachine,
+  definition: AslDefinition,
+  handlers: Record<string, TaskHandler>,
+  item: Pick<DomainListItem, 'domain' | 'executionName' | 'runId'>,
+  options: Pick<LocalPipelineOptions, 'retryIntervalMs' | 'waitOverrideMs' | 'onProgress'>,
+): Promise<ScanExecutionResult> {
+  const { domain, executionName, runId } = item;
+  const report = options.onProgress;
+  const tracked: Record<string, TaskHandler> = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    tracked[name] = async (input) => {
+      const output = await handler(input);
+      if (name === 'PollScanStatus') {
+        const status = (output as unknown as ScanInProgress).status;
+        const detail = [
+          status?.vendorStatus ?? status?.state,
+          status?.progress === undefined ? '' : `${status.progress}%`,
+        ]
+          .filter(Boolean)
+          .join(' ');
+        report?.({ type: 'domain-state', domain, state: name, detail });
+      } else {
+        report?.({ type: 'domain-state', domain, state: name });
+      }
+      return output;
+    };
+  }
+  const execution = machine.run({ domain, runId } as JSONValue, {
+    overrides: {
+      taskResourceLocalHandlers: tracked,
+      retryIntervalOverrides: retryOverrides(definition, options.retryIntervalMs),
+      ...(options.waitOverrideMs === undefined
+        ? {}
+        : { waitTimeOverrides: { WaitForScan: options.waitOverrideMs } }),
+    },
+    context: { Execution: { Name: executionName, Id: `local:${executionName}` } } as never,
+  });
+  // Count as Step Functions would; consuming the log also keeps it from buffering.
+  let events = 0;
+  let transitions = 0;
+  const counting = (async () => {
+    for await (const event of execution.eventLogs) {
+      events += 1;
+      if (event.type === 'StateEntered') {
+        transitions += 1;
+        if (event.state.type === 'Task') events += 3;
+      } else if (event.type === 'StateRetried') {
+        events += 3;
+      }
+    }
+  })();
+  let result: DomainScanResult;
+  try {
+    const outcome = (await execution.result) as unknown as ScanOutcome;
+    result = { domain, executionName, outcome, error: undefined };
+  } catch (error) {
+    const failure = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
+    result = domainResultFromFailure(domain, executionName, failure?.name, failure?.message);
+  }
+  await counting;
+  const state = result.outcome?.state ?? 'failed';
+  report?.({
+    type: 'domain-done',
+    domain,
+    result: state,
+    ...(result.outcome?.error || result.error
+      ? { detail: (result.outcome?.error ?? result.error)?.name ?? '' }
+      : {}),
+  });
+  return { result, transitions, historyEvents: events };
+}
+
+/** Runs `worker` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  limit: number,
+  worker: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await worker(items[index] as T, index);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+function listObjectKey(prefix: string, request: DomainListRequest, runStamp: string): string {
+  const base =
+    request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}.txt`;
+  return `${prefix}${base.replace(/^.*[\\/]/, '')}`;
+}
+
+function listBody(request: DomainListRequest): Uint8Array {
+  if (request.domains.length === 0 && request.file) return request.file.bytes;
+  const lines = [...request.domains];
+  if (request.file)
+    lines.push(`# from ${request.file.name}`, Buffer.from(request.file.bytes).toString('utf8'));
+  return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+}
+
+/** Uploads the list, prepares it, fans out over the synthesized ScanDomain and writes the summary. */
+export async function runDomainList(
+  options: LocalPipelineOptions,
+  request: DomainListRequest,
+): Promise<LocalRunResult> {
+  const runStamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const key = listObjectKey(options.intakePrefix, request, runStamp);
+  const uploaded = await options.s3.send(
+    new PutObjectCommand({
+      Bucket: options.inputBucket,
+      Key: key,
+      Body: listBody(request),
+      ContentType: 'text/plain',
+    }),
+  );
+  // s3rver keeps no versions; each local upload stands for a new S3 version, so each run is its own.
+  const source: DomainListSource = {
+    type: 's3',
+    bucket: options.inputBucket,
+    key,
+    versionId: uploaded.VersionId ?? `local-${runStamp}-${randomUUID().slice(0, 8)}`,
+    ...(uploaded.ETag ? { etag: uploaded.ETag } : {}),
+  };
+  const listDeps: ListDeps = {
+    s3: options.s3,
+    logger: options.logger,
+    settings: { resultsBucket: options.resultsBucket, inputBucket: options.inputBucket },
+  };
+  const prepared = await createPrepareDomainListHandler(listDeps)({ source });
+  options.onProgress?.({
+    type: 'list-prepared',
+    total: prepared.counts.valid,
+    invalid: prepared.counts.invalid,
+    duplicate: prepared.counts.duplicate,
+  });
+
+  // The Distributed Map's ItemReader reads items.json from S3; so do we.
+  const itemsObject = await options.s3.send(
+    new GetObjectCommand({ Bucket: prepared.resultsBucket, Key: prepared.itemsKey }),
+  );
+  const items = JSON.parse((await itemsObject.Body?.transformToString('utf8')) ?? '[]') as DomainListItem[];
+
+  const machine = new StateMachine(options.scanDefinition as never, {
+    validationOptions: { checkArn: false },
+  });
+  const handlers = bindScanHandlers(options.scanDefinition, options);
+  const historyEvents = new Map<string, number>();
+  const results = await mapWithConcurrency(items, options.concurrency, async (item) => {
+    const run = await runScanExecution(machine, options.scanDefinition, handlers, item, options);
+    historyEvents.set(item.domain, run.historyEvents);
+    return run.result;
+  });
+
+  const written = await createWriteListSummaryHandler(listDeps)({ ...prepared, results });
+  const summaryObject = await options.s3.send(
+    new GetObjectCommand({ Bucket: prepared.resultsBucket, Key: written.summaryKey }),
+  );
+  const summary = JSON.parse((await summaryObject.Body?.transformToString('utf8')) ?? '{}') as ListSummary;
+  return { prepared, summaryKey: written.summaryKey, summary, historyEvents };
+}
