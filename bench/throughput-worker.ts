@@ -1,6 +1,6 @@
 /**
  * One local-throughput measurement in its own process, so its peak RSS is its own: runs
- * `npm start -- scan --domains-file <file> --min-wait 0 --max-wait 0` in-process (the CLI's main)
+ * `npm start -- scan --domains-file <file> --min-wait 1 --max-wait 1` in-process (the CLI's main)
  * against the vendor named by SCAN_API_URL, then prints one JSON line with the figures.
  */
 import { main } from '../local/cli.ts';
@@ -20,10 +20,13 @@ const exitCode = await main([
   domainsFile,
   '--out',
   outDir,
+  // Step Functions waits whole seconds; 1 s is the shortest poll wait the settings allow.
   '--min-wait',
-  '0',
+  '1',
   '--max-wait',
-  '0',
+  '1',
+  '--deadline',
+  '300',
   ...(concurrency ? ['--concurrency', concurrency] : []),
 ]);
 const seconds = (performance.now() - started) / 1000;

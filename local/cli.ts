@@ -19,7 +19,7 @@ import { createVendorClients } from '#core/vendor/index';
 import { type PipelineConfig, PipelineConfigError } from '../lib/config.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { startS3rver } from './embedded-s3.ts';
-import { exportBucket } from './export.ts';
+import { exportObjects, trackWrittenObjects } from './export.ts';
 import { runDomainList } from './pipeline.ts';
 import { createConsoleReporter, formatSummaryTable, summaryHasFailures } from './progress.ts';
 import { startVendorSimulator } from './simulator/index.ts';
@@ -150,6 +150,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   const vendor = await resolveVendor(process.env, options.demo);
   const s3 = await startS3rver({ buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET] });
   try {
+    const written = trackWrittenObjects(s3.client);
     const logger = createLocalLogger(options.logLevel, () => [vendor.apiKey]);
     const credentials = async () => vendor.apiKey;
     const clients = createVendorClients({
@@ -185,17 +186,14 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       },
       { domains: options.domains, ...(file ? { file } : {}) },
     );
-    const exported = [
-      await exportBucket(s3.client, LOCAL_INPUT_BUCKET, out),
-      await exportBucket(s3.client, LOCAL_RESULTS_BUCKET, out),
-    ];
+    const exported = await exportObjects(s3.client, written.values(), out);
     process.stdout.write(
       `\n${formatSummaryTable(run.summary, join(relative(process.cwd(), out) || '.', LOCAL_RESULTS_BUCKET))}`,
     );
     process.stdout.write(
       `Summary: ${join(relative(process.cwd(), out) || '.', LOCAL_RESULTS_BUCKET, run.summaryKey)}\n`,
     );
-    for (const kept of exported.flatMap((report) => report.kept)) {
+    for (const kept of exported.kept) {
       process.stdout.write(
         `Kept your existing ${kept}: it differs from this run's copy, which was not written.\n`,
       );

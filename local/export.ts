@@ -8,7 +8,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 
 export interface ExportReport {
   readonly written: number;
@@ -38,44 +38,84 @@ async function sha256OfFile(path: string): Promise<string | undefined> {
   return hash.digest('hex');
 }
 
-/** Copies every object of `bucket` under `prefix` (all when omitted) to `<outDir>/<bucket>/<key>`. */
-export async function exportBucket(
+const WRITE_COMMANDS = new Set(['PutObjectCommand', 'CompleteMultipartUploadCommand', 'CopyObjectCommand']);
+
+export interface WrittenObject {
+  readonly bucket: string;
+  readonly key: string;
+}
+
+/**
+ * Records every object this client successfully writes (single puts, completed multipart uploads
+ * and copies, including those lib-storage sends itself). The runner exports exactly these, so it
+ * needs no bucket listing (s3rver's ListObjectsV2 fails beyond 1,000 keys).
+ */
+export function trackWrittenObjects(client: S3Client): ReadonlyMap<string, WrittenObject> {
+  const written = new Map<string, WrittenObject>();
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      const { Bucket, Key } = args.input as { Bucket?: unknown; Key?: unknown };
+      if (
+        WRITE_COMMANDS.has(String(context.commandName)) &&
+        typeof Bucket === 'string' &&
+        typeof Key === 'string'
+      ) {
+        written.set(`${Bucket}/${Key}`, { bucket: Bucket, key: Key });
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'trackWrittenObjects' },
+  );
+  return written;
+}
+
+async function exportObject(
   s3: S3Client,
-  bucket: string,
+  object: WrittenObject,
   outDir: string,
-  prefix?: string,
+): Promise<'written' | 'unchanged' | 'kept'> {
+  const target = localPathFor(outDir, object.bucket, object.key);
+  const response = await s3.send(new GetObjectCommand({ Bucket: object.bucket, Key: object.key }));
+  if (!(response.Body instanceof Readable))
+    throw new Error(`No body for s3://${object.bucket}/${object.key}`);
+  await mkdir(dirname(target), { recursive: true });
+  // Stream to a temporary file while hashing, then decide: a differing local file is never replaced.
+  const temporary = `${target}.partial-${process.pid}`;
+  const hash = createHash('sha256');
+  response.Body.on('data', (chunk: Buffer) => hash.update(chunk));
+  await pipeline(response.Body, createWriteStream(temporary));
+  const incoming = hash.digest('hex');
+  const existing = await sha256OfFile(target);
+  if (existing === undefined) {
+    await rename(temporary, target);
+    return 'written';
+  }
+  await rm(temporary);
+  return existing === incoming ? 'unchanged' : 'kept';
+}
+
+/** Copies the given objects to `<outDir>/<bucket>/<key>`, a few at a time. */
+export async function exportObjects(
+  s3: S3Client,
+  objects: Iterable<WrittenObject>,
+  outDir: string,
+  concurrency = 8,
 ): Promise<ExportReport> {
+  const queue = [...objects].sort((a, b) => `${a.bucket}/${a.key}`.localeCompare(`${b.bucket}/${b.key}`));
   let written = 0;
   let unchanged = 0;
   const kept: string[] = [];
-  let continuationToken: string | undefined;
-  do {
-    const page = await s3.send(
-      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: continuationToken }),
-    );
-    for (const entry of page.Contents ?? []) {
-      if (!entry.Key) continue;
-      const target = localPathFor(outDir, bucket, entry.Key);
-      const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: entry.Key }));
-      if (!(object.Body instanceof Readable)) throw new Error(`No body for s3://${bucket}/${entry.Key}`);
-      await mkdir(dirname(target), { recursive: true });
-      // Stream to a temporary file while hashing, then decide: a differing local file is never replaced.
-      const temporary = `${target}.partial-${process.pid}`;
-      const hash = createHash('sha256');
-      object.Body.on('data', (chunk: Buffer) => hash.update(chunk));
-      await pipeline(object.Body, createWriteStream(temporary));
-      const incoming = hash.digest('hex');
-      const existing = await sha256OfFile(target);
-      if (existing === undefined) {
-        await rename(temporary, target);
-        written += 1;
-      } else {
-        await rm(temporary);
-        if (existing === incoming) unchanged += 1;
-        else kept.push(target);
-      }
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    while (next < queue.length) {
+      const object = queue[next++] as WrittenObject;
+      const outcome = await exportObject(s3, object, outDir);
+      if (outcome === 'written') written += 1;
+      else if (outcome === 'unchanged') unchanged += 1;
+      else kept.push(localPathFor(outDir, object.bucket, object.key));
     }
-    continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (continuationToken);
+  });
+  await Promise.all(lanes);
   return { written, unchanged, kept };
 }
