@@ -3,7 +3,7 @@
  * JSON ScanOutcome, for the Fail state. Accepts any payload: it runs after something already broke,
  * and its own error would hide the real one.
  */
-import { createLazyHandler, type ScanHandler } from '#core/runtime/deps';
+import { createLazyHandler, type ScanHandler, scanDepsFromEnvironment } from '#core/runtime/deps';
 import {
   type RecordScanFailureInput,
   type RecordScanFailureOutput,
@@ -26,4 +26,7 @@ export function createRecordScanFailureHandler(
   };
 }
 
-export const handler = createLazyHandler(createRecordScanFailureHandler);
+// Writes S3 only: no vendor URL and no secret in this function's environment.
+export const handler = createLazyHandler(createRecordScanFailureHandler, () =>
+  scanDepsFromEnvironment(process.env, { vendor: false }),
+);

@@ -69,20 +69,6 @@ export function bindVendorSecrets(
   for (const api of setSecretVariables(fn, secrets, apis)) secrets.secretFor(api).grantRead(fn);
 }
 
-/**
- * Sets the same variables as {@link bindVendorSecrets} but grants nothing: for a handler that never
- * calls the vendor (WriteManifest, RecordFailure) while the shared scan deps factory
- * (`#core/runtime/deps`) still requires a secret ARN at cold start. An ARN is not a secret; without
- * `secretsmanager:GetSecretValue` the function cannot read the key.
- */
-export function bindVendorSecretNames(
-  fn: PipelineFunction,
-  secrets: VendorSecrets,
-  apis: readonly VendorApiName[],
-): void {
-  setSecretVariables(fn, secrets, apis);
-}
-
 function setSecretVariables(
   fn: PipelineFunction,
   secrets: VendorSecrets,

@@ -29,12 +29,7 @@ import {
   type StatusVocabularyConfig,
   statusVocabularyEnvironment,
 } from '../config.ts';
-import {
-  bindResultsBucket,
-  bindResultsBucketName,
-  bindVendorSecretNames,
-  bindVendorSecrets,
-} from './bindings.ts';
+import { bindResultsBucket, bindResultsBucketName, bindVendorSecrets } from './bindings.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { IDEMPOTENT_TASK_RETRY, START_SCAN_RETRY } from './retry-policies.ts';
@@ -121,11 +116,13 @@ export class ScanWorkflow extends Construct {
       );
     }
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
-    const scanSettings = {
-      SCAN_API_URL: props.scanApiUrl,
+    // Steps that only write S3 get the poll settings (the shared settings validate them) but no
+    // vendor URL; vendor-calling steps get the URL alongside their secret binding.
+    const s3OnlySettings = {
       ...pollEnvironment(poll),
       ...statusVocabularyEnvironment(props.statusVocabulary),
     };
+    const scanSettings = { SCAN_API_URL: props.scanApiUrl, ...s3OnlySettings };
 
     // --- Functions: each gets exactly the access its step needs -------------------------------
     this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {
@@ -162,20 +159,18 @@ export class ScanWorkflow extends Construct {
     this.writeScanManifestFunction = new PipelineFunction(this, 'WriteScanManifestFunction', {
       handlerFile: 'write-scan-manifest',
       timeout: S3_WRITE_TIMEOUT,
-      environment: scanSettings,
+      environment: s3OnlySettings,
       logRetention,
     });
     bindResultsBucket(this.writeScanManifestFunction, props.resultsBucket, 'readWrite', 'scans/');
-    bindVendorSecretNames(this.writeScanManifestFunction, props.vendorSecrets, ['scan']);
 
     this.recordScanFailureFunction = new PipelineFunction(this, 'RecordScanFailureFunction', {
       handlerFile: 'record-scan-failure',
       timeout: S3_WRITE_TIMEOUT,
-      environment: scanSettings,
+      environment: s3OnlySettings,
       logRetention,
     });
     bindResultsBucket(this.recordScanFailureFunction, props.resultsBucket, 'write', 'scans/');
-    bindVendorSecretNames(this.recordScanFailureFunction, props.vendorSecrets, ['scan']);
 
     if (props.deleteAtVendorAfterManifest) {
       this.deleteScanFunction = new PipelineFunction(this, 'DeleteScanFunction', {

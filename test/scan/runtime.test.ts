@@ -154,6 +154,21 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
     expect(error.setting).toBe(variable);
   });
 
+  it('builds S3-only deps without a vendor URL or secret, and refuses any vendor call', async () => {
+    // Prepare
+    const deps = scanDepsFromEnvironment(
+      { RESULTS_BUCKET, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      { vendor: false },
+    );
+
+    // Act
+    const call = deps.scanClient.getStatus('6f1c1f7e-64f7-4c55-9f1e-3f7a4f1b2c3d');
+
+    // Assess
+    await expect(call).rejects.toThrow(/no vendor access by design/);
+    expect(deps.settings.resultsBucket).toBe(RESULTS_BUCKET);
+  });
+
   it('builds deps whose scan client reads the key from the secret (SCAN_API_KEY_SECRET_ARN wins)', async () => {
     // Prepare
     const secrets = createStaticSecretReader({ 'scan-only-secret': JSON.stringify({ apiKey: sim.apiKey }) });

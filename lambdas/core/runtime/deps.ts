@@ -39,7 +39,25 @@ export interface ScanDepsFromEnvironmentOptions {
   /** Replaces the Secrets Manager reader (tests). */
   readonly secrets?: SecretReader;
   readonly s3?: S3Client;
+  /**
+   * False for steps that only write S3 (manifest, failure record): they get no vendor URL and no
+   * secret, so none is required of their environment, and any vendor call fails loudly.
+   * @default true
+   */
+  readonly vendor?: boolean;
 }
+
+/** Stands in for the vendor client in functions that are deliberately given no vendor access. */
+const NO_VENDOR_ACCESS: ScanApi = new Proxy({} as ScanApi, {
+  get(_target, operation) {
+    return async () => {
+      throw new ConfigurationError(
+        'SCAN_API_URL',
+        `this function has no vendor access by design (it called scan.${String(operation)})`,
+      );
+    };
+  },
+});
 
 /**
  * Deps for the scan handlers from environment variables:
@@ -51,19 +69,22 @@ export function scanDepsFromEnvironment(
   options: ScanDepsFromEnvironmentOptions = {},
 ): ScanDeps {
   const settings = scanSettingsFromEnv(env);
-  const scanApiUrl = readUrlEnv(env, 'SCAN_API_URL');
-  const secretId = scanApiKeySecretId(env);
   const { logger } = createServiceLogger(
     optionalEnv(env, 'POWERTOOLS_SERVICE_NAME') ?? 'scan-workflow',
     optionalEnv(env, 'POWERTOOLS_LOG_LEVEL'),
   );
-  const secrets = options.secrets ?? createSecretsManagerReader();
-  const scanClient = new ScanClient({
-    baseUrl: scanApiUrl,
-    credentials: credentialProviderFromSecret(secrets, secretId),
-    logger,
-    ...(settings.statusVocabulary ? { statusVocabulary: settings.statusVocabulary } : {}),
-  });
+  let scanClient = NO_VENDOR_ACCESS;
+  if (options.vendor !== false) {
+    const scanApiUrl = readUrlEnv(env, 'SCAN_API_URL');
+    const secretId = scanApiKeySecretId(env);
+    const secrets = options.secrets ?? createSecretsManagerReader();
+    scanClient = new ScanClient({
+      baseUrl: scanApiUrl,
+      credentials: credentialProviderFromSecret(secrets, secretId),
+      logger,
+      ...(settings.statusVocabulary ? { statusVocabulary: settings.statusVocabulary } : {}),
+    });
+  }
   return createScanDeps({ s3: options.s3 ?? new S3Client({}), scanClient, settings, logger });
 }
 

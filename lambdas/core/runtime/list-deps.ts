@@ -4,23 +4,38 @@
  * with an error that names the variable.
  */
 
-import { Logger } from '@aws-lambda-powertools/logger';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
+import { createServiceLogger } from '#core/runtime/logger';
 import type { IntakeDeps } from '#core/scan/intake';
 import type { ListDeps } from '#core/scan/list';
 
-const DOMAIN_LIST_SUFFIXES = ['.txt', '.csv'];
+const DEFAULT_SUFFIXES = ['.txt', '.csv'];
+
+/** INTAKE_SUFFIXES: comma-separated, lower-case, each starting with '.'; the rule and the handler must agree. */
+function intakeSuffixes(env: Env): string[] {
+  const raw = optionalEnv(env, 'INTAKE_SUFFIXES');
+  if (raw === undefined) return DEFAULT_SUFFIXES;
+  const suffixes = raw.split(',').map((suffix) => suffix.trim().toLowerCase());
+  if (suffixes.some((suffix) => !/^\.[a-z0-9]+$/.test(suffix))) {
+    throw new ConfigurationError(
+      'INTAKE_SUFFIXES',
+      `must be comma-separated suffixes like .txt,.csv, got "${raw}"`,
+    );
+  }
+  return suffixes;
+}
 
 export function listDepsFromEnvironment(env: Env = process.env): ListDeps {
   return {
     s3: new S3Client({}),
-    logger: new Logger(),
+    logger: createServiceLogger(optionalEnv(env, 'POWERTOOLS_SERVICE_NAME') ?? 'domain-lists').logger,
     settings: {
       resultsBucket: readBucketEnv(env, 'RESULTS_BUCKET'),
       inputBucket: optionalEnv(env, 'INPUT_BUCKET'),
-      suffixes: DOMAIN_LIST_SUFFIXES,
+      suffixes: intakeSuffixes(env),
     },
   };
 }
@@ -28,11 +43,11 @@ export function listDepsFromEnvironment(env: Env = process.env): ListDeps {
 export function intakeDepsFromEnvironment(env: Env = process.env): IntakeDeps {
   return {
     sfn: new SFNClient({}),
-    logger: new Logger(),
+    logger: createServiceLogger(optionalEnv(env, 'POWERTOOLS_SERVICE_NAME') ?? 'domain-lists').logger,
     settings: {
       stateMachineArn: requireEnv(env, 'DOMAIN_LIST_STATE_MACHINE_ARN'),
       prefix: optionalEnv(env, 'INTAKE_PREFIX') ?? 'incoming/',
-      suffixes: DOMAIN_LIST_SUFFIXES,
+      suffixes: intakeSuffixes(env),
       inputBucket: optionalEnv(env, 'INPUT_BUCKET'),
     },
   };

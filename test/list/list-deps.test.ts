@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '#core/errors';
+import { intakeDepsFromEnvironment, listDepsFromEnvironment } from '#core/runtime/list-deps';
+
+describe('list handler environment', () => {
+  it('reads the intake suffixes the EventBridge rule was built with', () => {
+    const deps = listDepsFromEnvironment({ RESULTS_BUCKET: 'results', INTAKE_SUFFIXES: '.txt,.LST' });
+    expect(deps.settings.suffixes).toEqual(['.txt', '.lst']);
+  });
+
+  it('names INTAKE_SUFFIXES when it is malformed', () => {
+    expect(() => listDepsFromEnvironment({ RESULTS_BUCKET: 'results', INTAKE_SUFFIXES: 'txt;csv' })).toThrow(
+      ConfigurationError,
+    );
+    expect(() => listDepsFromEnvironment({ RESULTS_BUCKET: 'results', INTAKE_SUFFIXES: 'txt;csv' })).toThrow(
+      /INTAKE_SUFFIXES/,
+    );
+  });
+
+  it('names the missing variable at cold start', () => {
+    expect(() => listDepsFromEnvironment({})).toThrow(/RESULTS_BUCKET/);
+    expect(() => intakeDepsFromEnvironment({})).toThrow(/DOMAIN_LIST_STATE_MACHINE_ARN/);
+  });
+
+  it('defaults the intake prefix and suffixes', () => {
+    const deps = intakeDepsFromEnvironment({
+      DOMAIN_LIST_STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:1:stateMachine:x',
+    });
+    expect(deps.settings.prefix).toBe('incoming/');
+    expect(deps.settings.suffixes).toEqual(['.txt', '.csv']);
+  });
+});
