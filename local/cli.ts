@@ -129,6 +129,16 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   const file = options.domainsFile
     ? { name: basename(options.domainsFile), bytes: await readDomainsFile(options.domainsFile) }
     : undefined;
+  // The intake only treats these suffixes as domain lists; say so before anything starts.
+  if (
+    options.domainsFile &&
+    file &&
+    !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))
+  ) {
+    throw new UsageError(
+      `--domains-file ${options.domainsFile}: must end with one of ${config.intake.suffixes.join(', ')}`,
+    );
+  }
   const poll = {
     ...config.poll,
     ...(options.demo ? DEMO_POLL : {}),
@@ -181,6 +191,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
         concurrency: options.concurrency ?? config.scan.maxConcurrency,
         intakePrefix: config.intake.prefix,
+        intakeSuffixes: config.intake.suffixes,
         logger,
         onProgress: createConsoleReporter(process.stdout),
       },

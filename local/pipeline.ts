@@ -49,6 +49,8 @@ export interface LocalPipelineOptions {
   readonly concurrency: number;
   /** Key prefix lists are uploaded under (the intake prefix). */
   readonly intakePrefix: string;
+  /** Object-key suffixes accepted as domain lists (`intake.suffixes`). */
+  readonly intakeSuffixes: readonly string[];
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
@@ -243,12 +245,20 @@ function listObjectKey(prefix: string, request: DomainListRequest, runStamp: str
   return `${prefix}${base.replace(/^.*[\\/]/, '')}`;
 }
 
+/**
+ * The file goes first and unchanged, so the summary's line numbers are the user's own; domains
+ * given on the command line follow it.
+ */
 function listBody(request: DomainListRequest): Uint8Array {
   if (request.domains.length === 0 && request.file) return request.file.bytes;
-  const lines = [...request.domains];
-  if (request.file)
-    lines.push(`# from ${request.file.name}`, Buffer.from(request.file.bytes).toString('utf8'));
-  return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+  const parts: Uint8Array[] = [];
+  if (request.file) {
+    parts.push(request.file.bytes);
+    const last = request.file.bytes[request.file.bytes.length - 1];
+    if (last !== undefined && last !== 0x0a) parts.push(Buffer.from('\n'));
+  }
+  parts.push(Buffer.from(`${request.domains.join('\n')}\n`, 'utf8'));
+  return Buffer.concat(parts);
 }
 
 /** Uploads the list, prepares it, fans out over the synthesized ScanDomain and writes the summary. */
@@ -277,7 +287,11 @@ export async function runDomainList(
   const listDeps: ListDeps = {
     s3: options.s3,
     logger: options.logger,
-    settings: { resultsBucket: options.resultsBucket, inputBucket: options.inputBucket },
+    settings: {
+      resultsBucket: options.resultsBucket,
+      inputBucket: options.inputBucket,
+      suffixes: options.intakeSuffixes,
+    },
   };
   const prepared = await createPrepareDomainListHandler(listDeps)({ source });
   options.onProgress?.({

@@ -1,0 +1,354 @@
+/**
+ * `npm start` in-process: `main(argv)` from local/cli.ts with stdout and stderr captured. The runs
+ * that scan use real (short) waits, because the CLI does not override Wait states; keep them few.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ListSummary } from '#core/scan/contracts';
+import type { ScanManifest } from '#core/scan/manifest';
+import { main } from '../../local/cli.ts';
+import { startVendorSimulator } from '../../local/simulator/index.ts';
+
+const DEMO_LIST = resolve(import.meta.dirname, '../../examples/domains.txt');
+const VENDOR_ENV = ['SCAN_API_URL', 'KEYS_API_URL', 'BREACH_API_URL', 'VENDOR_API_KEY', 'ORG_UUID'] as const;
+const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2', '--deadline', '120'];
+
+interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs the CLI with only the given vendor variables set (everything in VENDOR_ENV else removed) and
+ * its output captured; the process environment and streams are restored afterwards.
+ */
+async function runCli(
+  argv: readonly string[],
+  env: Partial<Record<(typeof VENDOR_ENV)[number], string>> = {},
+): Promise<CliRun> {
+  const savedEnv = Object.fromEntries(VENDOR_ENV.map((name) => [name, process.env[name]]));
+  for (const name of VENDOR_ENV) {
+    const value = env[name];
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  const out: string[] = [];
+  const err: string[] = [];
+  const capture =
+    (sink: string[]) =>
+    (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+      sink.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      callback?.();
+      return true;
+    };
+  const stdoutWrite = process.stdout.write;
+  const stderrWrite = process.stderr.write;
+  process.stdout.write = capture(out) as typeof process.stdout.write;
+  process.stderr.write = capture(err) as typeof process.stderr.write;
+  try {
+    const code = await main(argv);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    process.stdout.write = stdoutWrite;
+    process.stderr.write = stderrWrite;
+    for (const name of VENDOR_ENV) {
+      const value = savedEnv[name];
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+/** Every file under `dir`, as `/`-separated paths relative to it. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+let outDir: string;
+
+beforeEach(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'cli-test-'));
+});
+
+afterEach(async () => {
+  await rm(outDir, { recursive: true, force: true });
+});
+
+describe('npm start -- scan against the built-in simulator', () => {
+  it('exits 0 and mirrors every object byte-identical under --out, with a summary table', async () => {
+    // Act
+    const run = await runCli(['scan', 'a.example.com', '--out', outDir, ...QUICK_WAITS]);
+
+    // Assess: exit code and output
+    expect(run.stderr).not.toMatch(/^error:/m);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Vendor: built-in simulator at http://127.0.0.1:');
+    expect(run.stdout).toMatch(/line\s+domain\s+result/);
+    expect(run.stdout).toMatch(/\ba\.example\.com\s+succeeded\b/);
+    expect(run.stdout).toContain('1 line(s): 1 succeeded, 0 failed');
+
+    // Assess: the mirror holds exactly the list, its run files and the scan's outputs
+    const input = await filesUnder(join(outDir, 'pipeline-input'));
+    expect(input).toEqual([expect.stringMatching(/^incoming\/command-line-[^/]+\.txt$/)]);
+    expect(await readFile(join(outDir, 'pipeline-input', input[0] ?? ''), 'utf8')).toBe('a.example.com\n');
+    const results = await filesUnder(join(outDir, 'pipeline-results'));
+    const summaryPath = results.find((path) => path.endsWith('/summary.json')) ?? '';
+    const summary = JSON.parse(
+      await readFile(join(outDir, 'pipeline-results', summaryPath), 'utf8'),
+    ) as ListSummary;
+    expect(summary.counts).toMatchObject({ lines: 1, succeeded: 1 });
+    const manifestKey = summary.domains[0]?.manifestKey ?? '';
+    expect(manifestKey).toMatch(
+      /^scans\/a\.example\.com\/\d{4}\/\d{2}\/\d{2}\/[0-9a-f-]{36}\/manifest\.json$/,
+    );
+    const manifest = JSON.parse(
+      await readFile(join(outDir, 'pipeline-results', manifestKey), 'utf8'),
+    ) as ScanManifest;
+    const listPrefix = summaryPath.replace(/summary\.json$/, '');
+    expect(results).toEqual(
+      [
+        ...manifest.objects.map((object) => object.key),
+        manifestKey,
+        `${listPrefix}items.json`,
+        `${listPrefix}rejects.json`,
+        summaryPath,
+      ].sort(),
+    );
+    expect(run.stdout).toContain(
+      `Summary: ${relative(process.cwd(), outDir)}/pipeline-results/${summaryPath}`,
+    );
+
+    // Assess: byte-identical to what the pipeline stored (the manifest's digests)
+    for (const object of manifest.objects) {
+      const bytes = await readFile(join(outDir, 'pipeline-results', object.key));
+      expect(bytes.length, object.key).toBe(object.size);
+      expect(sha256Hex(bytes), object.key).toBe(object.sha256);
+    }
+  });
+
+  it('exits 1 when the domains file has an invalid line, and the summary names the line', async () => {
+    // Prepare
+    const list = join(outDir, 'team list+ü.txt');
+    await writeFile(list, '# the team list\nnot a domain!\n', 'utf8');
+
+    // Act
+    const run = await runCli(['scan', '--domains-file', list, '--out', join(outDir, 'out'), ...QUICK_WAITS]);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^2\s+not a domain!\s+invalid\s+contains a space$/m);
+    expect(run.stdout).toContain('2 line(s): 0 succeeded, 0 failed, 0 timed out, 0 rejected, 1 invalid');
+    const results = await filesUnder(join(outDir, 'out', 'pipeline-results'));
+    const summaryPath = results.find((path) => path.endsWith('/summary.json')) ?? '';
+    expect(summaryPath).toMatch(/^lists\/incoming\/team list\+ü\/[0-9a-f]{20}\/summary\.json$/);
+    expect(await filesUnder(join(outDir, 'out', 'pipeline-input'))).toEqual(['incoming/team list+ü.txt']);
+    const summary = JSON.parse(
+      await readFile(join(outDir, 'out', 'pipeline-results', summaryPath), 'utf8'),
+    ) as ListSummary;
+    expect(summary.invalid).toEqual([{ line: 2, reason: 'contains a space', text: 'not a domain!' }]);
+  });
+
+  it('keeps the file line numbers when domains on the command line are added to a file', async () => {
+    // Prepare: a file without a trailing newline, plus one domain on the command line
+    const list = join(outDir, 'team.txt');
+    await writeFile(list, '# the team list\nnot a domain!', 'utf8');
+
+    // Act
+    const run = await runCli([
+      'scan',
+      'zz.example.com',
+      '--domains-file',
+      list,
+      '--out',
+      join(outDir, 'mixed'),
+      ...QUICK_WAITS,
+    ]);
+
+    // Assess: line 2 is still the file's line 2; the command-line domain follows the file
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^2\s+not a domain!\s+invalid\s+contains a space$/m);
+    expect(run.stdout).toMatch(/^3\s+zz\.example\.com\s+succeeded/m);
+    expect(run.stdout).toContain(
+      '3 line(s): 1 succeeded, 0 failed, 0 timed out, 0 rejected, 1 invalid, 0 duplicate, 1 blank or comment',
+    );
+  });
+});
+
+describe('npm start with no command', () => {
+  it('runs the demo over examples/domains.txt against the simulator and exits 0', async () => {
+    // Act
+    const run = await runCli(['--out', outDir]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Demo: scanning ${DEMO_LIST}`);
+    expect(run.stdout).toContain('Vendor: built-in simulator at http://127.0.0.1:');
+    expect(await readFile(join(outDir, 'pipeline-input', 'incoming', 'domains.txt'))).toEqual(
+      await readFile(DEMO_LIST),
+    );
+    const results = await filesUnder(join(outDir, 'pipeline-results'));
+    const summaryPath = results.find((path) =>
+      /^lists\/incoming\/domains\/[0-9a-f]{20}\/summary\.json$/.test(path),
+    );
+    const summary = JSON.parse(
+      await readFile(join(outDir, 'pipeline-results', summaryPath ?? ''), 'utf8'),
+    ) as ListSummary;
+    expect(summary.counts).toMatchObject({ failed: 0, timed_out: 0, rejected: 0, invalid: 0 });
+    expect(summary.counts.succeeded).toBeGreaterThan(0);
+    for (const entry of summary.domains.filter((d) => d.state === 'succeeded')) {
+      expect(results, entry.domain).toContain(entry.manifestKey);
+    }
+  });
+});
+
+describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_API_KEY', () => {
+  it('exits 0 and never prints the key, even at debug log level', async () => {
+    // Prepare
+    const vendor = await startVendorSimulator({ pollsToFinish: 0, apiKey: 'sk_sim_cli_test_key_0123456789' });
+    try {
+      // Act
+      const run = await runCli(
+        ['scan', 'b.example.com', '--out', outDir, '--log-level', 'debug', ...QUICK_WAITS],
+        {
+          SCAN_API_URL: vendor.url,
+          VENDOR_API_KEY: vendor.apiKey,
+        },
+      );
+
+      // Assess
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Vendor: ${new URL(vendor.url).host}`);
+      expect(vendor.requestCount('POST /scan')).toBe(1);
+      expect(run.stderr).toContain('"level":"DEBUG"');
+      expect(run.stdout).not.toContain(vendor.apiKey);
+      expect(run.stderr).not.toContain(vendor.apiKey);
+      for (const path of await filesUnder(outDir)) {
+        expect(await readFile(join(outDir, path), 'utf8'), path).not.toContain(vendor.apiKey);
+      }
+    } finally {
+      await vendor.close();
+    }
+  });
+
+  it('exits 1 when the vendor fails a scan, and the summary names the domain and the error', async () => {
+    // Prepare
+    const vendor = await startVendorSimulator({ pollsToFinish: 0, failingDomains: ['bad.example.com'] });
+    try {
+      // Act
+      const run = await runCli(
+        ['scan', 'good.example.com', 'bad.example.com', '--out', outDir, ...QUICK_WAITS],
+        {
+          SCAN_API_URL: vendor.url,
+          VENDOR_API_KEY: vendor.apiKey,
+        },
+      );
+
+      // Assess
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/\bgood\.example\.com\s+succeeded\b/);
+      expect(run.stdout).toMatch(/\bbad\.example\.com\s+failed\s+ScanFailed: /);
+      expect(run.stdout).toContain('2 line(s): 1 succeeded, 1 failed');
+    } finally {
+      await vendor.close();
+    }
+  });
+});
+
+describe('npm start usage and configuration errors', () => {
+  it.each([
+    ['no domains', ['scan'], 'give at least one domain or --domains-file'],
+    ['an unknown flag', ['scan', 'a.example.com', '--frobnicate'], "unknown option '--frobnicate'"],
+    [
+      '--max-wait below --min-wait',
+      ['scan', 'a.example.com', '--min-wait', '30', '--max-wait', '10'],
+      '--max-wait',
+    ],
+    [
+      'a --min-wait that is not a whole number',
+      ['scan', 'a.example.com', '--min-wait', 'soon'],
+      '--min-wait',
+    ],
+  ])('exits 2 for %s', async (_case, argv, message) => {
+    // Act
+    const run = await runCli([...argv, '--out', outDir]);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(await filesUnder(outDir)).toEqual([]);
+  });
+
+  it('exits 2 naming a --domains-file that does not exist', async () => {
+    // Prepare
+    const missing = join(outDir, 'no-such-list.txt');
+
+    // Act
+    const run = await runCli(['scan', '--domains-file', missing, '--out', outDir]);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(missing);
+    expect(run.stderr).toContain('ENOENT');
+  });
+
+  it('exits 2 naming a --domains-file whose extension is not a domain-list extension', async () => {
+    // Prepare
+    const list = join(outDir, 'team.list');
+    await writeFile(list, 'a.example.com\n', 'utf8');
+
+    // Act
+    const run = await runCli(['scan', '--domains-file', list, '--out', join(outDir, 'out')]);
+
+    // Assess
+    expect(run.stderr).toContain(list);
+    expect(run.stderr).toContain('.txt, .csv');
+    expect(run.code).toBe(2);
+  });
+
+  it('exits 2 naming VENDOR_API_KEY when SCAN_API_URL is set without it', async () => {
+    // Act
+    const run = await runCli(['scan', 'a.example.com', '--out', outDir], {
+      SCAN_API_URL: 'http://127.0.0.1:9',
+    });
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('VENDOR_API_KEY');
+  });
+
+  it('exits 2 naming SCAN_API_URL when it is not a URL', async () => {
+    // Act
+    const run = await runCli(['scan', 'a.example.com', '--out', outDir], {
+      SCAN_API_URL: 'vendor.example.com/api',
+      VENDOR_API_KEY: 'sk_sim_not_used_here_0123',
+    });
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('SCAN_API_URL');
+    expect(run.stderr).not.toContain('sk_sim_not_used_here_0123');
+  });
+
+  it('exits 0 for --help and describes the scan command', async () => {
+    // Act
+    const run = await runCli(['--help']);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('scan');
+    expect(run.stdout).toContain('Usage:');
+  });
+});

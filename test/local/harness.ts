@@ -1,0 +1,177 @@
+/**
+ * Shared wiring for the local-execution tier: the synthesized ScanDomain definition run by
+ * aws-local-stepfunctions with every Task bound to its real handler, against the vendor simulator and
+ * s3rver on loopback. Nothing here replaces product code; it only observes it.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { StateMachine } from 'aws-local-stepfunctions';
+import type { ScanOutcome } from '#core/scan/contracts';
+import type { ScanApi, ScanLogger } from '#core/scan/deps';
+import type { PollSettings } from '#core/scan/poll-schedule';
+import { createVendorClients, type VendorClients } from '#core/vendor/index';
+import type { AslDefinition } from '../../local/definitions.ts';
+import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
+import type { VendorSimulator } from '../../local/simulator/types.ts';
+
+export type Handlers = ReturnType<typeof bindScanHandlers>;
+export type Handler = Handlers[string];
+
+type Execution = ReturnType<StateMachine['run']>;
+/** One entry of the engine's event log (the package does not export the type itself). */
+export type EngineEvent = Execution['eventLogs'] extends AsyncGenerator<infer E> ? E : never;
+
+/**
+ * A machine whose executions copy every event of their log into `sink` as the consumer (the local
+ * runner's `runScanExecution`) reads it, so a test sees the raw log of the product's own run.
+ */
+export function recordingMachine(machine: StateMachine, sink: EngineEvent[]): StateMachine {
+  async function* tee(source: AsyncGenerator<EngineEvent>): AsyncGenerator<EngineEvent> {
+    for await (const event of source) {
+      sink.push(event);
+      yield event;
+    }
+  }
+  const recording: Pick<StateMachine, 'run'> = {
+    run: (input, options) => {
+      const execution = machine.run(input, options);
+      return { ...execution, eventLogs: tee(execution.eventLogs) };
+    },
+  };
+  return recording as StateMachine;
+}
+
+/** Names of the states entered, in order (nested Parallel branch states included). */
+export function enteredStates(events: readonly EngineEvent[]): string[] {
+  return events.flatMap((event) => (event.type === 'StateEntered' ? [event.state.name] : []));
+}
+
+/** Names of the states the engine retried, one entry per retry. */
+export function retriedStates(events: readonly EngineEvent[]): string[] {
+  return events.flatMap((event) => (event.type === 'StateRetried' ? [event.state.name] : []));
+}
+
+export interface LocalRun extends ScanExecutionResult {
+  /** The engine's raw event log of the execution. */
+  readonly events: EngineEvent[];
+  /** Top-level states entered, in order. */
+  readonly path: string[];
+}
+
+export interface ScanExecutionSetup {
+  readonly definition: AslDefinition;
+  readonly machine: StateMachine;
+  readonly s3: S3Client;
+  readonly resultsBucket: string;
+  readonly scanClient: ScanApi;
+  readonly poll: PollSettings;
+  readonly logger: ScanLogger;
+  readonly clock: () => Date;
+  /** Replaces bound handlers, e.g. to make one throw a Lambda service error first. */
+  readonly wrap?: (bound: Handlers) => Handlers;
+}
+
+/**
+ * Runs one domain through the synthesized definition the way the local runner does
+ * (`bindScanHandlers` + `runScanExecution`), with waits and retry intervals at 0 ms.
+ */
+export async function executeScan(setup: ScanExecutionSetup, domain: string): Promise<LocalRun> {
+  const { definition } = setup;
+  const bound = bindScanHandlers(
+    definition,
+    {
+      s3: setup.s3,
+      resultsBucket: setup.resultsBucket,
+      scanClient: setup.scanClient,
+      poll: setup.poll,
+      logger: setup.logger,
+    },
+    setup.clock,
+  );
+  const handlers = setup.wrap ? setup.wrap(bound) : bound;
+  const events: EngineEvent[] = [];
+  const run = await runScanExecution(
+    recordingMachine(setup.machine, events),
+    definition,
+    handlers,
+    { domain, executionName: `local-test-${randomUUID()}`, runId: 'local-test-run' },
+    { retryIntervalMs: 0, waitOverrideMs: 0 },
+  );
+  const topLevel = new Set(Object.keys(definition.States));
+  return { ...run, events, path: enteredStates(events).filter((name) => topLevel.has(name)) };
+}
+
+export interface ExecutionEnd {
+  readonly status: 'succeeded' | 'failed';
+  /** ExecutionSucceeded's output. */
+  readonly output?: ScanOutcome;
+  /** ExecutionFailed's Error and Cause. */
+  readonly error?: string;
+  readonly cause?: string;
+}
+
+/** How the execution ended, read from the last event of its log. */
+export function executionEnd(events: readonly EngineEvent[]): ExecutionEnd {
+  for (const event of [...events].reverse()) {
+    if (event.type === 'ExecutionSucceeded') {
+      return { status: 'succeeded', output: event.output as unknown as ScanOutcome };
+    }
+    if (event.type === 'ExecutionFailed') {
+      return { status: 'failed', error: event.Error, cause: String(event.Cause) };
+    }
+  }
+  throw new Error('the event log has neither ExecutionSucceeded nor ExecutionFailed');
+}
+
+/**
+ * Vendor clients for the simulator whose own retries are quick (no backoff sleeps) and few, so a fault
+ * that outlasts them reaches the state machine's Retry.
+ */
+export function vendorClientsFor(
+  sim: VendorSimulator,
+  options: { maxAttempts?: number; requestTimeoutMs?: number } = {},
+): VendorClients {
+  const credentials = async () => sim.apiKey;
+  return createVendorClients({
+    scanApiUrl: sim.url,
+    keysApiUrl: sim.url,
+    breachApiUrl: sim.url,
+    scanCredentials: credentials,
+    keysCredentials: credentials,
+    breachCredentials: credentials,
+    orgUuid: sim.orgUuid,
+    sleep: async () => {},
+    retry: { maxAttempts: options.maxAttempts ?? 2 },
+    requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
+    idleTimeoutMs: 5_000,
+  });
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export async function readObject(s3: S3Client, bucket: string, key: string): Promise<Buffer> {
+  const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  return Buffer.from((await object.Body?.transformToByteArray()) ?? []);
+}
+
+export async function readJson<T>(s3: S3Client, bucket: string, key: string): Promise<T> {
+  return JSON.parse((await readObject(s3, bucket, key)).toString('utf8')) as T;
+}
+
+export async function objectExists(s3: S3Client, bucket: string, key: string): Promise<boolean> {
+  try {
+    await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return true;
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'NotFound' || error.name === 'NoSuchKey')) return false;
+    throw error;
+  }
+}
+
+/** Every key under `prefix`, sorted (one page is plenty for these tests). */
+export async function listKeys(s3: S3Client, bucket: string, prefix: string): Promise<string[]> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  return (listed.Contents ?? []).map((object) => object.Key ?? '').sort();
+}
