@@ -263,6 +263,20 @@ interface RawScanFlags {
   logLevel: ScanCommandOptions['logLevel'];
 }
 
+/** The options `scan` and the demo share, without the flags the user left unset. */
+function sharedScanOptions(
+  flags: RawScanFlags,
+): Omit<ScanCommandOptions, 'domains' | 'domainsFile' | 'demo'> {
+  return {
+    out: flags.out,
+    ...(flags.minWait === undefined ? {} : { minWait: flags.minWait }),
+    ...(flags.maxWait === undefined ? {} : { maxWait: flags.maxWait }),
+    ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
+    ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+    logLevel: flags.logLevel,
+  };
+}
+
 export function buildProgram(config: PipelineConfig, setExitCode: (code: number) => void): Command {
   const program = new Command('npm start --')
     .description(
@@ -298,12 +312,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
         {
           domains,
           ...(flags.domainsFile ? { domainsFile: flags.domainsFile } : {}),
-          out: flags.out,
-          ...(flags.minWait === undefined ? {} : { minWait: flags.minWait }),
-          ...(flags.maxWait === undefined ? {} : { maxWait: flags.maxWait }),
-          ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
-          ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
-          logLevel: flags.logLevel,
+          ...sharedScanOptions(flags),
           demo: false,
         },
         config,
@@ -319,12 +328,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
         {
           domains: [],
           domainsFile: DEMO_LIST,
-          out: flags.out,
-          ...(flags.minWait === undefined ? {} : { minWait: flags.minWait }),
-          ...(flags.maxWait === undefined ? {} : { maxWait: flags.maxWait }),
-          ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
-          ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
-          logLevel: flags.logLevel,
+          ...sharedScanOptions(flags),
           demo: true,
         },
         config,

@@ -23,6 +23,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import type { FailureName } from '#core/scan/failure';
 import {
   type PollConfig,
   pollEnvironment,
@@ -60,15 +61,6 @@ export interface ScanWorkflowProps {
    */
   readonly logRetention?: RetentionDays;
 }
-
-/** Failure labels the `Mark*` states put at `$.failure.error` (docs/contracts.md). */
-export type ScanFailureName =
-  | 'ScanFailed'
-  | 'ScanTimedOut'
-  | 'ScanRejected'
-  | 'PollFailed'
-  | 'OutputFetchFailed'
-  | 'ManifestFailed';
 
 /**
  * Lambda timeouts. A vendor call retries 429/5xx inside the invocation for up to 60 s (the vendor
@@ -191,7 +183,8 @@ export class ScanWorkflow extends Construct {
     const recordFailure = this.task('RecordFailure', this.recordScanFailureFunction, S3_WRITE_TIMEOUT);
     recordFailure.addRetry(IDEMPOTENT_TASK_RETRY);
     recordFailure.next(failed);
-    const mark = (name: ScanFailureName): Pass => {
+    // The labels RecordFailure understands: one type, owned by the step that interprets them.
+    const mark = (name: FailureName): Pass => {
       const pass = new Pass(this, `Mark${name}`, {
         result: Result.fromObject({ error: name }),
         resultPath: '$.failure',
