@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 // The handlers' own poll arithmetic (plain TypeScript, no AWS imports): synth must refuse exactly
 // the poll settings a handler would refuse at cold start.
 import {
@@ -634,7 +635,7 @@ function parseIntake(check: Checker, value: unknown): IntakeConfig {
   let suffixes: readonly string[] = defaults.suffixes;
   const given = check.stringArray(raw.suffixes, `${at}.suffixes`, { nonEmpty: true });
   if (given !== undefined) {
-    const bad = given.findIndex((s) => !/^\.[a-z0-9._-]{1,31}$/.test(s));
+    const bad = given.findIndex((s) => !DOMAIN_LIST_SUFFIX_PATTERN.test(s));
     if (bad >= 0) {
       check.add(
         `${at}.suffixes[${bad}]`,

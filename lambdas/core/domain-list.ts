@@ -9,6 +9,12 @@ import type { DuplicateLine, InvalidLine } from '#core/scan/contracts';
 import { normalizeDomain } from '#core/validation';
 
 export const DEFAULT_MAX_DOMAINS = 100_000;
+
+/**
+ * An object-key suffix that marks a domain list (`intake.suffixes`, `INTAKE_SUFFIXES`). One rule
+ * for the synth-time config check and the handlers, so a deployable suffix is never refused later.
+ */
+export const DOMAIN_LIST_SUFFIX_PATTERN = /^\.[a-z0-9._-]{1,31}$/;
 /** Longest raw line kept by `linesFromStream`; the rest of an over-long line is dropped (it is invalid anyway). */
 export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024;
 const MAX_INVALID_TEXT = 200;

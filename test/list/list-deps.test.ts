@@ -8,6 +8,11 @@ describe('list handler environment', () => {
     expect(deps.settings.suffixes).toEqual(['.txt', '.lst']);
   });
 
+  it('accepts every suffix the configuration accepts, multi-part ones included', () => {
+    const deps = listDepsFromEnvironment({ RESULTS_BUCKET: 'results', INTAKE_SUFFIXES: '.domains.txt,.csv' });
+    expect(deps.settings.suffixes).toEqual(['.domains.txt', '.csv']);
+  });
+
   it('names INTAKE_SUFFIXES when it is malformed', () => {
     expect(() => listDepsFromEnvironment({ RESULTS_BUCKET: 'results', INTAKE_SUFFIXES: 'txt;csv' })).toThrow(
       ConfigurationError,

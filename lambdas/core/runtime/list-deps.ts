@@ -6,6 +6,7 @@
 
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
 import { createServiceLogger } from '#core/runtime/logger';
@@ -19,7 +20,7 @@ function intakeSuffixes(env: Env): string[] {
   const raw = optionalEnv(env, 'INTAKE_SUFFIXES');
   if (raw === undefined) return DEFAULT_SUFFIXES;
   const suffixes = raw.split(',').map((suffix) => suffix.trim().toLowerCase());
-  if (suffixes.some((suffix) => !/^\.[a-z0-9]+$/.test(suffix))) {
+  if (suffixes.some((suffix) => !DOMAIN_LIST_SUFFIX_PATTERN.test(suffix))) {
     throw new ConfigurationError(
       'INTAKE_SUFFIXES',
       `must be comma-separated suffixes like .txt,.csv, got "${raw}"`,
