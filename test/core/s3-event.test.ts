@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#core/errors';
 import { decodeS3EventKey, objectFromS3Event } from '#core/s3-event';
+import { thrownBy } from '../helpers/errors.ts';
 
 function eventBridgeEvent(
   object: Record<string, unknown>,
@@ -49,16 +50,6 @@ function notificationRecord(object: Record<string, unknown>, eventName = 'Object
       object,
     },
   };
-}
-
-function rejectionOf(act: () => unknown): InvalidInputError {
-  try {
-    act();
-  } catch (error) {
-    if (error instanceof InvalidInputError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidInputError, but nothing was thrown');
 }
 
 /** [decoded key, as S3 encodes it in the event]: form-style, '+' for space, '%2B' for a real plus. */
@@ -297,7 +288,7 @@ describe('objectFromS3Event with a malformed event', () => {
     ],
   ])('rejects %s, naming the field', (_case, event, field, reason) => {
     // Act
-    const error = rejectionOf(() => objectFromS3Event(event));
+    const error = thrownBy(InvalidInputError, () => objectFromS3Event(event));
 
     // Assess
     expect(error.input).toBe(field);

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#core/errors';
 import { normalizeDomain, validateEmail, validateReportName, validateScanUuid } from '#core/validation';
-
-/** Runs `act` and returns the InvalidInputError it throws; fails on anything else. */
-function rejectionOf(act: () => unknown): InvalidInputError {
-  try {
-    act();
-  } catch (error) {
-    if (error instanceof InvalidInputError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidInputError, but nothing was thrown');
-}
+import { thrownBy } from '../helpers/errors.ts';
 
 const label63 = 'a'.repeat(63);
 /** 4 x 63 + 3 dots = 255 characters. */
@@ -114,7 +104,7 @@ describe('normalizeDomain', () => {
 
   it.each(bad)('rejects %s', (_case, input, reason) => {
     // Act
-    const error = rejectionOf(() => normalizeDomain(input, 'domains.txt line 7'));
+    const error = thrownBy(InvalidInputError, () => normalizeDomain(input, 'domains.txt line 7'));
 
     // Assess
     expect(error.name).toBe('InvalidInputError');
@@ -130,7 +120,7 @@ describe('normalizeDomain', () => {
 
   it('never echoes a URL password in the error', () => {
     // Act
-    const error = rejectionOf(() => normalizeDomain('https://admin:hunter2@example.com/'));
+    const error = thrownBy(InvalidInputError, () => normalizeDomain('https://admin:hunter2@example.com/'));
 
     // Assess
     expect(error.message).not.toContain('hunter2');
@@ -138,7 +128,7 @@ describe('normalizeDomain', () => {
   });
 
   it("names the input 'domain' by default", () => {
-    expect(rejectionOf(() => normalizeDomain('localhost')).input).toBe('domain');
+    expect(thrownBy(InvalidInputError, () => normalizeDomain('localhost')).input).toBe('domain');
   });
 
   it('is idempotent on its own output', () => {
@@ -149,7 +139,9 @@ describe('normalizeDomain', () => {
   });
 
   it('rejects a non-string with a reason instead of crashing', () => {
-    expect(rejectionOf(() => normalizeDomain(42 as unknown as string)).reason).toBe('must be a string');
+    expect(thrownBy(InvalidInputError, () => normalizeDomain(42 as unknown as string)).reason).toBe(
+      'must be a string',
+    );
   });
 });
 
@@ -235,7 +227,7 @@ describe('validateEmail', () => {
 
   it.each(bad)('rejects %s without revealing the address', (_case, input, reason) => {
     // Act
-    const error = rejectionOf(() => validateEmail(input, 'emails[2]'));
+    const error = thrownBy(InvalidInputError, () => validateEmail(input, 'emails[2]'));
 
     // Assess
     expect(error).toBeInstanceOf(InvalidInputError);
@@ -257,7 +249,7 @@ describe('validateEmail', () => {
   });
 
   it("names the input 'email' by default", () => {
-    expect(rejectionOf(() => validateEmail('nobody')).input).toBe('email');
+    expect(thrownBy(InvalidInputError, () => validateEmail('nobody')).input).toBe('email');
   });
 });
 
@@ -303,7 +295,7 @@ describe('validateReportName', () => {
 
   it.each(bad)('rejects a name that is %s', (_case, input, reason) => {
     // Act
-    const error = rejectionOf(() => validateReportName(input, 'reportName'));
+    const error = thrownBy(InvalidInputError, () => validateReportName(input, 'reportName'));
 
     // Assess
     expect(error.input).toBe('reportName');
@@ -311,7 +303,7 @@ describe('validateReportName', () => {
   });
 
   it("names the input 'report_name' by default", () => {
-    expect(rejectionOf(() => validateReportName('')).input).toBe('report_name');
+    expect(thrownBy(InvalidInputError, () => validateReportName('')).input).toBe('report_name');
   });
 });
 
@@ -349,7 +341,7 @@ describe('validateScanUuid', () => {
 
   it.each(bad)('rejects %s', (_case, input, reason) => {
     // Act
-    const error = rejectionOf(() => validateScanUuid(input, 'scanUuid'));
+    const error = thrownBy(InvalidInputError, () => validateScanUuid(input, 'scanUuid'));
 
     // Assess
     expect(error.input).toBe('scanUuid');
@@ -357,7 +349,7 @@ describe('validateScanUuid', () => {
   });
 
   it('rejects a non-string', () => {
-    expect(rejectionOf(() => validateScanUuid(undefined as unknown as string)).reason).toBe(
+    expect(thrownBy(InvalidInputError, () => validateScanUuid(undefined as unknown as string)).reason).toBe(
       'must be a string',
     );
   });

@@ -8,29 +8,20 @@ import { createStaticSecretReader } from '#core/secrets';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createStartScanHandler, handler as startScanLambda } from '../../lambdas/start-scan.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { thrownBy } from '../helpers/errors.ts';
 import { RESULTS_BUCKET, startSimulator } from './fixture.ts';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vendor-key';
 
-function configurationError(run: () => unknown): ConfigurationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigurationError) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigurationError');
-}
-
 describe('environment readers', () => {
   it('names a missing required variable', () => {
-    const error = configurationError(() => requireEnv({ RESULTS_BUCKET: '  ' }, 'RESULTS_BUCKET'));
+    const error = thrownBy(ConfigurationError, () => requireEnv({ RESULTS_BUCKET: '  ' }, 'RESULTS_BUCKET'));
     expect(error.setting).toBe('RESULTS_BUCKET');
     expect(error.message).toBe('Configuration RESULTS_BUCKET: is required but not set');
   });
 
   it('names the variable, the range and the bad value of a number', () => {
-    const error = configurationError(() =>
+    const error = thrownBy(ConfigurationError, () =>
       readNumberEnv({ POLL_MAX_WAIT_SECONDS: 'abc' }, 'POLL_MAX_WAIT_SECONDS', 300, { min: 1, max: 3600 }),
     );
     expect(error.message).toBe(
@@ -56,7 +47,7 @@ describe('environment readers', () => {
   });
 
   it('refuses a URL that carries credentials, naming the variable', () => {
-    const error = configurationError(() =>
+    const error = thrownBy(ConfigurationError, () =>
       readUrlEnv({ SCAN_API_URL: 'https://user:pw@vendor.example' }, 'SCAN_API_URL'),
     );
     expect(error.setting).toBe('SCAN_API_URL');
@@ -106,7 +97,7 @@ describe('scanSettingsFromEnv', () => {
     [{ STATUS_VOCABULARY: '{"finished":["x"]}' }, 'STATUS_VOCABULARY'],
     [{ STATUS_VOCABULARY: 'not json' }, 'STATUS_VOCABULARY'],
   ])('names the variable of a bad setting (%o -> %s)', (overrides, variable) => {
-    const error = configurationError(() =>
+    const error = thrownBy(ConfigurationError, () =>
       scanSettingsFromEnv({ RESULTS_BUCKET: 'results-bucket', ...overrides }),
     );
     expect(error.setting).toBe(variable);
@@ -150,7 +141,9 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
     ['SCAN_API_URL', 'SCAN_API_URL'],
     ['VENDOR_API_KEY_SECRET_ARN', 'VENDOR_API_KEY_SECRET_ARN'],
   ])('names %s when it is missing', (missing, variable) => {
-    const error = configurationError(() => scanDepsFromEnvironment({ ...env(), [missing]: undefined }));
+    const error = thrownBy(ConfigurationError, () =>
+      scanDepsFromEnvironment({ ...env(), [missing]: undefined }),
+    );
     expect(error.setting).toBe(variable);
   });
 

@@ -22,6 +22,7 @@ import type {
   PreparedDomainList,
   ScanOutcome,
 } from '#core/scan/contracts';
+import { isRecord, parseJsonBody } from '#core/vendor/json';
 import type { VendorLogger } from '#core/vendor/types';
 
 export interface ListSettings {
@@ -280,19 +281,15 @@ export function domainResultFromFailure(
   return { domain, executionName, outcome: undefined, error: { name, message: message.slice(0, 1024) } };
 }
 
+/** Step Functions hands outputs and causes over as JSON strings; anything else passes through. */
 function tryJson(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJsonBody(value);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 const OUTCOME_STATES = new Set(['succeeded', 'failed', 'timed_out', 'rejected']);
