@@ -13,7 +13,7 @@ import type { ScanInProgress } from '#core/scan/contracts';
 import type { ScanApi } from '#core/scan/deps';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#core/scan/poll-schedule';
 import type { ScanStatus, VendorDownload } from '#core/vendor/types';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
 import { bindScanHandlers, runScanExecution } from '../local/pipeline.ts';
 import { scanDomainStateMachine, synthesizeTemplate } from '../local/synth.ts';

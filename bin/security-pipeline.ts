@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { loadPipelineConfig, type PipelineConfig, PipelineConfigError } from '../lib/config.ts';
+import { loadPipelineConfig, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 
 const app = new App();

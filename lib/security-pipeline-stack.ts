@@ -1,7 +1,7 @@
 import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config.ts';
+import { type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
 import { DomainListIntake } from './constructs/domain-list-intake.ts';
 import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
 import { PipelineStorage } from './constructs/pipeline-storage.ts';

@@ -16,7 +16,7 @@ import { redactSecrets } from '#core/redact';
 import type { ScanLogger } from '#core/scan/deps';
 import { pollSettingsProblems } from '#core/scan/poll-schedule';
 import { createVendorClients } from '#core/vendor/index';
-import { type PipelineConfig, PipelineConfigError } from '../lib/config.ts';
+import { type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { startS3rver } from './embedded-s3.ts';
 import { exportObjects, trackWrittenObjects } from './export.ts';

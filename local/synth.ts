@@ -3,7 +3,7 @@
  * TypeScript handlers directly) and returns the state machine definitions `cdk synth` produces.
  */
 import { App } from 'aws-cdk-lib';
-import type { PipelineConfig } from '../lib/config.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 import { type CfnTemplate, type SynthesizedStateMachine, stateMachineWithState } from './definitions.ts';
 

@@ -15,6 +15,8 @@ export const DEFAULT_MAX_DOMAINS = 100_000;
  * for the synth-time config check and the handlers, so a deployable suffix is never refused later.
  */
 export const DOMAIN_LIST_SUFFIX_PATTERN = /^\.[a-z0-9._-]{1,31}$/;
+/** The suffixes that mark a domain list when none are configured. */
+export const DEFAULT_DOMAIN_LIST_SUFFIXES: readonly string[] = Object.freeze(['.txt', '.csv']);
 /** Longest raw line kept by `linesFromStream`; the rest of an over-long line is dropped (it is invalid anyway). */
 export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024;
 const MAX_INVALID_TEXT = 200;

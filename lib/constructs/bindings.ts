@@ -5,7 +5,7 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import type { VendorApiName } from '../config.ts';
+import type { VendorApiName } from '../config/index.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';

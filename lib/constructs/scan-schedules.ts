@@ -11,7 +11,11 @@ import {
 import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { type DomainListDefinition, type ScheduleConfig, scheduleExpressionProblem } from '../config.ts';
+import {
+  type DomainListDefinition,
+  type ScheduleConfig,
+  scheduleExpressionProblem,
+} from '../config/index.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 
 export interface ScanSchedulesProps {

@@ -29,7 +29,7 @@ import {
   pollEnvironment,
   type StatusVocabularyConfig,
   statusVocabularyEnvironment,
-} from '../config.ts';
+} from '../config/index.ts';
 import { bindResultsBucket, bindResultsBucketName, bindVendorSecrets } from './bindings.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';

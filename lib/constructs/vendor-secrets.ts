@@ -1,6 +1,6 @@
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { VendorApiName, VendorKeyMode } from '../config.ts';
+import type { VendorApiName, VendorKeyMode } from '../config/index.ts';
 import { acknowledge } from './nag.ts';
 
 export interface VendorSecretsProps {

@@ -12,7 +12,7 @@ import {
   pollEnvironment,
   scheduleExpressionProblem,
   VENDOR_URL_PLACEHOLDER,
-} from '../../lib/config.ts';
+} from '../../lib/config/index.ts';
 
 /** Parses `raw` and returns the error message (fails the test when parsing succeeds). */
 function problemsOf(raw: unknown): string {
@@ -149,18 +149,18 @@ describe('parsePipelineConfig: vendor', () => {
 describe('parsePipelineConfig: poll loop', () => {
   it('rejects a maximum wait below the minimum, with both values', () => {
     expect(problemsOf({ poll: { minWaitSeconds: 15, maxWaitSeconds: 10 } })).toContain(
-      'pipeline.poll.maxWaitSeconds must be >= minWaitSeconds (got 10 < 15)',
+      'pipeline.poll.maxWaitSeconds must be >= pipeline.poll.minWaitSeconds (got 10 < 15)',
     );
   });
 
   it('rejects values outside their bounds', () => {
     const message = problemsOf({
-      poll: { minWaitSeconds: 0, maxWaitSeconds: 7200, growthFactor: 5, deadlineSeconds: 30 },
+      poll: { minWaitSeconds: 0, maxWaitSeconds: 7200, growthFactor: 5, deadlineSeconds: 0 },
     });
     expect(message).toContain('pipeline.poll.minWaitSeconds must be between 1 and 3600 (got 0)');
     expect(message).toContain('pipeline.poll.maxWaitSeconds must be between 1 and 3600 (got 7200)');
     expect(message).toContain('pipeline.poll.growthFactor must be between 1 and 4 (got 5)');
-    expect(message).toContain('pipeline.poll.deadlineSeconds must be between 60 and 604800 (got 30)');
+    expect(message).toContain('pipeline.poll.deadlineSeconds must be between 1 and 604800 (got 0)');
   });
 
   it('rejects a loop whose worst case would exhaust the execution history, naming the settings to change', () => {

@@ -2,8 +2,8 @@ import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import type { PipelineConfigInput } from '../../lib/config.ts';
-import { parsePipelineConfig } from '../../lib/config.ts';
+import type { PipelineConfigInput } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { testApp } from './helpers.ts';
 

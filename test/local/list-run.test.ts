@@ -9,7 +9,7 @@ import type { ScanApi } from '#core/scan/deps';
 import type { ListDeps } from '#core/scan/list';
 import type { VendorClients } from '#core/vendor/index';
 import { createPrepareDomainListHandler } from '../../lambdas/prepare-domain-list.ts';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { type LocalRunResult, runDomainList } from '../../local/pipeline.ts';

@@ -7,7 +7,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ScanOutcome } from '#core/scan/contracts';
 import type { VendorClients } from '#core/vendor/index';
-import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config.ts';
+import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';

@@ -18,7 +18,7 @@ import {
   worstCaseLoopIterations,
 } from '#core/scan/poll-schedule';
 import type { VendorClients } from '#core/vendor/index';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition, AslState } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';

@@ -3,8 +3,15 @@
  * tests). One validation path for both, so a local run refuses what a deployment would refuse.
  */
 import { ConfigurationError } from '#core/errors';
-import { type Env, optionalEnv, readBucketEnv, readNumberEnv } from '#core/runtime/env';
-import { DEFAULT_POLL_SETTINGS, type PollSettings, pollSettingsProblems } from '#core/scan/poll-schedule';
+import { type Env, optionalEnv, readBucketEnv } from '#core/runtime/env';
+import {
+  DEFAULT_POLL_SETTINGS,
+  POLL_BOUNDS,
+  POLL_VARIABLES,
+  type PollSettings,
+  pollSettingsProblems,
+} from '#core/scan/poll-schedule';
+import { numberFromText } from '#core/schema';
 import { parseStatusVocabulary } from '#core/vendor/index';
 import type { StatusVocabulary } from '#core/vendor/types';
 
@@ -74,32 +81,30 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
 /** Settings from the Lambda environment (see docs/contracts.md for the variables). */
 export function scanSettingsFromEnv(env: Env): ScanSettings {
   const resultsBucket = readBucketEnv(env, 'RESULTS_BUCKET');
-  const poll: PollSettings = {
-    minWaitSeconds: readNumberEnv(env, 'POLL_MIN_WAIT_SECONDS', DEFAULT_POLL_SETTINGS.minWaitSeconds, {
-      min: 1,
-      max: 3600,
-      integer: true,
-    }),
-    maxWaitSeconds: readNumberEnv(env, 'POLL_MAX_WAIT_SECONDS', DEFAULT_POLL_SETTINGS.maxWaitSeconds, {
-      min: 1,
-      max: 3600,
-      integer: true,
-    }),
-    growthFactor: readNumberEnv(env, 'POLL_GROWTH_FACTOR', DEFAULT_POLL_SETTINGS.growthFactor, {
-      min: 1,
-      max: 10,
-    }),
-    deadlineSeconds: readNumberEnv(env, 'SCAN_DEADLINE_SECONDS', DEFAULT_POLL_SETTINGS.deadlineSeconds, {
-      min: 1,
-      // A standard execution lives at most one year.
-      max: 365 * 86_400,
-      integer: true,
-    }),
-  };
+  const poll = pollSettingsFromEnv(env);
   const vocabularyJson = optionalEnv(env, 'STATUS_VOCABULARY');
   const statusVocabulary =
     vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, 'STATUS_VOCABULARY');
   return createScanSettings({ resultsBucket, poll, ...(statusVocabulary ? { statusVocabulary } : {}) });
+}
+
+/**
+ * The poll settings from their variables, each held to the bounds in `POLL_BOUNDS` (the ones synth
+ * applies to the configuration); unset variables take the defaults. The cross-field rules (maximum
+ * not below minimum, history budget) follow in `createScanSettings`.
+ */
+function pollSettingsFromEnv(env: Env): Partial<PollSettings> {
+  const poll: Partial<Record<keyof PollSettings, number>> = {};
+  for (const field of Object.keys(POLL_VARIABLES) as (keyof PollSettings)[]) {
+    const variable = POLL_VARIABLES[field];
+    const raw = optionalEnv(env, variable);
+    if (raw === undefined) continue;
+    const parsed = numberFromText(POLL_BOUNDS[field]).safeParse(raw);
+    if (!parsed.success)
+      throw new ConfigurationError(variable, parsed.error.issues[0]?.message ?? 'is invalid');
+    poll[field] = parsed.data;
+  }
+  return poll;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

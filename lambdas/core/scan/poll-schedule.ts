@@ -6,7 +6,9 @@
  * `deadlineSeconds` at the latest, which also bounds the execution history (Step Functions refuses
  * to go past 25,000 events in a standard execution).
  */
+import { z } from 'zod';
 import type { PollState } from '#core/scan/contracts';
+import { boundedNumber, type NumberBounds, problemsOf, type SettingProblem } from '#core/schema';
 
 export interface PollSettings {
   /** First wait, in seconds (POLL_MIN_WAIT_SECONDS). @default 15 */
@@ -131,45 +133,118 @@ export function estimateHistoryEvents(
   return HISTORY_EVENTS_OUTSIDE_LOOP + worstCaseLoopIterations(settings) * perIteration;
 }
 
+/** The poll settings' environment variables (docs/contracts.md), by setting. */
+export const POLL_VARIABLES = {
+  minWaitSeconds: 'POLL_MIN_WAIT_SECONDS',
+  maxWaitSeconds: 'POLL_MAX_WAIT_SECONDS',
+  growthFactor: 'POLL_GROWTH_FACTOR',
+  deadlineSeconds: 'SCAN_DEADLINE_SECONDS',
+} as const satisfies Record<keyof PollSettings, string>;
+
 /**
- * Problems with a set of poll settings, as `{ setting, problem }` pairs (empty when valid). The
- * setting names are the environment variables, so configuration errors point at what to change.
+ * The only bounds of the poll settings: the configuration (synth), the handlers' environment (cold
+ * start) and the local runner's flags all validate through {@link pollSettingsSchema}.
+ *
+ * - Waits are whole seconds because Wait states take integers; an hour is the longest useful wait.
+ * - A growth factor above 4 reaches the maximum wait within two polls, which defeats the point.
+ * - The deadline stops at 7 days: a vendor scan that runs longer is stuck, and the history budget
+ *   below would need waits close to an hour anyway. Short deadlines serve local runs and tests.
  */
-export function pollSettingsProblems(settings: PollSettings): { setting: string; problem: string }[] {
-  const problems: { setting: string; problem: string }[] = [];
-  const { minWaitSeconds, maxWaitSeconds, growthFactor, deadlineSeconds } = settings;
-  if (!Number.isInteger(minWaitSeconds) || minWaitSeconds < 1) {
-    problems.push({
-      setting: 'POLL_MIN_WAIT_SECONDS',
-      problem: `must be a whole number >= 1, got ${minWaitSeconds}`,
+export const POLL_BOUNDS = {
+  minWaitSeconds: { min: 1, max: 3600, integer: true },
+  maxWaitSeconds: { min: 1, max: 3600, integer: true },
+  growthFactor: { min: 1, max: 4 },
+  deadlineSeconds: { min: 1, max: 604_800, integer: true },
+} as const satisfies Record<keyof PollSettings, NumberBounds>;
+
+/**
+ * History events one execution may spend on its poll loop: half of Step Functions' limit, leaving
+ * the rest for retries and whatever the estimate does not see.
+ */
+export const POLL_HISTORY_EVENT_BUDGET = STEP_FUNCTIONS_HISTORY_EVENT_LIMIT / 2;
+
+/**
+ * Names a poll setting for its reader: a field, or `undefined` for the settings as a whole (the
+ * history budget, which the deadline, the maximum wait and the growth factor share).
+ */
+export type PollSettingNamer = (field: keyof PollSettings | undefined) => string;
+
+/**
+ * The poll settings as one schema: each bound of {@link POLL_BOUNDS}, the defaults, the maximum
+ * wait not below the minimum, and the worst-case loop within {@link POLL_HISTORY_EVENT_BUDGET}.
+ * Unknown keys are refused. `nameOf` names the settings inside cross-field messages.
+ */
+export function pollSettingsSchema(nameOf: PollSettingNamer) {
+  return z
+    .strictObject({
+      minWaitSeconds: boundedNumber(POLL_BOUNDS.minWaitSeconds).default(DEFAULT_POLL_SETTINGS.minWaitSeconds),
+      maxWaitSeconds: boundedNumber(POLL_BOUNDS.maxWaitSeconds).default(DEFAULT_POLL_SETTINGS.maxWaitSeconds),
+      growthFactor: boundedNumber(POLL_BOUNDS.growthFactor).default(DEFAULT_POLL_SETTINGS.growthFactor),
+      deadlineSeconds: boundedNumber(POLL_BOUNDS.deadlineSeconds).default(
+        DEFAULT_POLL_SETTINGS.deadlineSeconds,
+      ),
+    })
+    .superRefine((poll, context) => {
+      if (poll.maxWaitSeconds < poll.minWaitSeconds) {
+        context.addIssue({
+          code: 'custom',
+          path: ['maxWaitSeconds'],
+          message: `must be >= ${nameOf('minWaitSeconds')} (got ${poll.maxWaitSeconds} < ${poll.minWaitSeconds})`,
+        });
+        return;
+      }
+      const events = estimateHistoryEvents(poll);
+      if (events > POLL_HISTORY_EVENT_BUDGET) {
+        context.addIssue({
+          code: 'custom',
+          path: [],
+          message:
+            `makes a worst-case poll loop of ${worstCaseLoopIterations(poll)} polls (~${events} execution history events), ` +
+            `over the budget of ${POLL_HISTORY_EVENT_BUDGET} (half of Step Functions' ${STEP_FUNCTIONS_HISTORY_EVENT_LIMIT}-event limit): ` +
+            `raise ${nameOf('maxWaitSeconds')} (${poll.maxWaitSeconds}) or ${nameOf('growthFactor')} (${poll.growthFactor}), ` +
+            `or lower ${nameOf('deadlineSeconds')} (${poll.deadlineSeconds}) to at most ${largestDeadlineWithinBudget(poll)}`,
+        });
+      }
     });
+}
+
+/**
+ * The largest deadline (whole seconds, within {@link POLL_BOUNDS}) whose worst-case loop stays within
+ * the history budget for these waits. Used to tell a user what would work, and by the local runner
+ * to pick a deadline when only the waits were given.
+ */
+export function largestDeadlineWithinBudget(
+  waits: Pick<PollSettings, 'minWaitSeconds' | 'maxWaitSeconds' | 'growthFactor'>,
+): number {
+  const fits = (deadlineSeconds: number): boolean =>
+    estimateHistoryEvents({ ...waits, deadlineSeconds }) <= POLL_HISTORY_EVENT_BUDGET;
+  let low: number = POLL_BOUNDS.deadlineSeconds.min;
+  let high: number = POLL_BOUNDS.deadlineSeconds.max;
+  if (fits(high)) return high;
+  if (!fits(low)) return low;
+  // The event estimate grows with the deadline, so a binary search finds the edge.
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle;
   }
-  if (!Number.isInteger(maxWaitSeconds) || maxWaitSeconds < minWaitSeconds) {
-    problems.push({
-      setting: 'POLL_MAX_WAIT_SECONDS',
-      problem: `must be a whole number >= POLL_MIN_WAIT_SECONDS (${minWaitSeconds}), got ${maxWaitSeconds}`,
-    });
-  }
-  if (!Number.isFinite(growthFactor) || growthFactor < 1) {
-    problems.push({ setting: 'POLL_GROWTH_FACTOR', problem: `must be a number >= 1, got ${growthFactor}` });
-  }
-  if (!Number.isInteger(deadlineSeconds) || deadlineSeconds < 1) {
-    problems.push({
-      setting: 'SCAN_DEADLINE_SECONDS',
-      problem: `must be a whole number >= 1, got ${deadlineSeconds}`,
-    });
-  }
-  if (problems.length === 0) {
-    const events = estimateHistoryEvents(settings);
-    // Leave half of the limit for retries and anything the estimate does not see.
-    if (events > STEP_FUNCTIONS_HISTORY_EVENT_LIMIT / 2) {
-      problems.push({
-        setting: 'SCAN_DEADLINE_SECONDS',
-        problem: `with waits of ${minWaitSeconds}..${maxWaitSeconds} s a scan may need about ${events} history events, too close to Step Functions' limit of ${STEP_FUNCTIONS_HISTORY_EVENT_LIMIT}: raise POLL_MAX_WAIT_SECONDS or lower the deadline`,
-      });
-    }
-  }
-  return problems;
+  return low;
+}
+
+/**
+ * Problems with a set of poll settings, as `{ setting, problem }` pairs (empty when valid), named by
+ * their environment variables: what a cold start reports, and what code-built settings refuse.
+ */
+export function pollSettingsProblems(settings: PollSettings): SettingProblem[] {
+  const result = pollSettingsSchema(nameByVariable).safeParse(settings);
+  return result.success
+    ? []
+    : problemsOf(result.error, ([field]) => nameByVariable(field as keyof PollSettings));
+}
+
+/** Poll settings named by their environment variables; the history budget is the deadline's. */
+export function nameByVariable(field: keyof PollSettings | undefined): string {
+  return field === undefined ? POLL_VARIABLES.deadlineSeconds : POLL_VARIABLES[field];
 }
 
 function wallClockAgeSeconds(startedAt: string, now: Date): number {

@@ -1,0 +1,162 @@
+/**
+ * Building blocks for the project's zod schemas: bounded numbers with messages that show the bad
+ * value, and the translation of zod issues into `{ setting, problem }` pairs whose setting is named
+ * the way its reader knows it (`pipeline.poll.minWaitSeconds` at synth, `POLL_MIN_WAIT_SECONDS` at a
+ * cold start, `--min-wait` on the command line).
+ *
+ * Plain TypeScript with zod only: the CDK app, the handlers and the local runner all import it.
+ */
+import { z } from 'zod';
+
+/** A path segment as zod reports it. */
+export type IssuePath = readonly PropertyKey[];
+
+/** One problem, named for its reader. */
+export interface SettingProblem {
+  readonly setting: string;
+  readonly problem: string;
+}
+
+/** Inclusive bounds of a numeric setting. */
+export interface NumberBounds {
+  readonly min: number;
+  readonly max: number;
+  /** Reject fractions. @default false */
+  readonly integer?: boolean;
+}
+
+/** A value, shortened and quoted for a message. Never used for secrets or personal data. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+/**
+ * A finite number within `bounds`. The messages are the ones users already know:
+ * `must be a number (got "x")`, `must be a whole number (got 1.5)`,
+ * `must be between 1 and 3600 (got 0)`.
+ */
+export function boundedNumber(bounds: NumberBounds) {
+  return z
+    .number({ error: (issue) => `must be a number (got ${describeValue(issue.input)})` })
+    .refine((value) => Number.isFinite(value), {
+      error: (issue) => `must be a finite number (got ${describeValue(issue.input)})`,
+      abort: true,
+    })
+    .refine((value) => bounds.integer !== true || Number.isInteger(value), {
+      error: (issue) => `must be a whole number (got ${describeValue(issue.input)})`,
+      abort: true,
+    })
+    .refine((value) => value >= bounds.min && value <= bounds.max, {
+      error: (issue) => `must be between ${bounds.min} and ${bounds.max} (got ${describeValue(issue.input)})`,
+      abort: true,
+    });
+}
+
+/**
+ * A number read from text (an environment variable, a CLI flag), then held to `bounds`. Blank text
+ * is left to the caller (unset means "use the default").
+ */
+export function numberFromText(bounds: NumberBounds) {
+  return z
+    .string()
+    .transform((text, context) => {
+      const value = Number(text.trim());
+      if (text.trim() === '' || !Number.isFinite(value)) {
+        context.addIssue({ code: 'custom', message: `must be a number (got ${describeValue(text)})` });
+        return z.NEVER;
+      }
+      return value;
+    })
+    .pipe(boundedNumber(bounds));
+}
+
+/** A non-empty string (after trimming), `must be a non-empty string (got …)` otherwise. */
+export function nonEmptyString() {
+  return z
+    .string({ error: (issue) => `must be a non-empty string (got ${describeValue(issue.input)})` })
+    .refine((value) => value.trim().length > 0, {
+      error: (issue) => `must be a non-empty string (got ${describeValue(issue.input)})`,
+      abort: true,
+    });
+}
+
+/** One of `allowed`, with the list in the message. */
+export function oneOf<const T extends readonly [string, ...string[]]>(allowed: T) {
+  return z.enum(allowed, {
+    error: (issue) =>
+      `must be one of ${allowed.map((a) => `'${a}'`).join(', ')} (got ${describeValue(issue.input)})`,
+  });
+}
+
+/** `true` or `false`, nothing else (no "yes", no 1). */
+export function strictBoolean() {
+  return z.boolean({ error: (issue) => `must be true or false (got ${describeValue(issue.input)})` });
+}
+
+/**
+ * Zod issues as `{ setting, problem }` pairs. `nameOf` names the setting at a path (the root path
+ * included); unknown keys become one problem per key, listing the keys that are known there, so a
+ * typo (`scanApiURL`) is reported instead of silently falling back to a default.
+ */
+export function problemsOf(
+  error: z.ZodError,
+  nameOf: (path: IssuePath) => string,
+  knownKeysAt?: (path: IssuePath) => readonly string[] | undefined,
+): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      const known = knownKeysAt?.(issue.path);
+      for (const key of issue.keys) {
+        problems.push({
+          setting: nameOf([...issue.path, key]),
+          problem: `is not a known setting${known ? ` (known: ${known.join(', ')})` : ''}`,
+        });
+      }
+      continue;
+    }
+    problems.push({ setting: nameOf(issue.path), problem: issue.message });
+  }
+  return problems;
+}
+
+/** The keys an object schema knows at `path` (through optionals, defaults, arrays and records). */
+export function knownKeysOf(schema: z.ZodType, path: IssuePath): readonly string[] | undefined {
+  let current: z.ZodType | undefined = unwrap(schema);
+  for (const segment of path) {
+    if (current === undefined) return undefined;
+    if (current instanceof z.ZodObject) {
+      current = unwrap((current.shape as Record<string, z.ZodType>)[String(segment)]);
+    } else if (current instanceof z.ZodArray) {
+      current = unwrap(current.element as z.ZodType);
+    } else if (current instanceof z.ZodRecord) {
+      current = unwrap(current.valueType as z.ZodType);
+    } else {
+      return undefined;
+    }
+  }
+  return current instanceof z.ZodObject ? Object.keys(current.shape) : undefined;
+}
+
+function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+  let current = schema;
+  for (let depth = 0; depth < 10 && current !== undefined; depth++) {
+    if (
+      current instanceof z.ZodOptional ||
+      current instanceof z.ZodDefault ||
+      current instanceof z.ZodNullable
+    ) {
+      current = current.unwrap() as z.ZodType;
+    } else if (current instanceof z.ZodPipe) {
+      current = current.in as z.ZodType;
+    } else {
+      break;
+    }
+  }
+  return current;
+}

@@ -1,0 +1,16 @@
+/**
+ * The configuration used when nothing is set: what the schemas produce for an empty input, so a
+ * default is written once, in the schema, and read here.
+ */
+import { intakeSchema, type PipelineConfig, pollSchema, scanSchema, vendorSchema } from './schema.ts';
+
+export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
+  vendor: vendorSchema.parse({}),
+  poll: pollSchema.parse({}),
+  scan: scanSchema.parse({}),
+  intake: intakeSchema.parse({}),
+  domainLists: {},
+  schedules: [],
+  logRetentionDays: 90,
+  removalPolicy: 'retain',
+});

@@ -1,0 +1,340 @@
+/**
+ * The pipeline configuration as zod schemas, one per section. The types the rest of the app uses
+ * are inferred from them (`PipelineConfig` …), so a rule and its type cannot drift apart.
+ *
+ * Rules shared with the handlers are imported, never restated: the poll bounds and the history
+ * budget (`#core/scan/poll-schedule`), the domain-list suffix rule (`#core/domain-list`). Rules that
+ * span sections (a schedule naming a domain list, a list key ending in an intake suffix) live in
+ * `parse.ts`, which sees every section at once.
+ *
+ * Plain TypeScript and zod: no aws-cdk-lib import, so the local runner loads it without the CDK.
+ */
+import { z } from 'zod';
+import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
+import { type PollSettingNamer, pollSettingsSchema } from '#core/scan/poll-schedule';
+import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } from '#core/schema';
+import { scheduleExpressionProblem } from './schedule-expression.ts';
+
+/** `pipeline.<section>…`: how every setting is named in messages. */
+export const ROOT = 'pipeline';
+
+/** Names of lists and schedules: they appear in S3 paths and Scheduler resource names. */
+export const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/**
+ * Placeholder vendor URL. It lets `cdk synth` run with no configuration at all; the stack adds a
+ * synth warning while it is in use, because nothing deployed with it can reach the vendor.
+ */
+export const VENDOR_URL_PLACEHOLDER = 'https://vendor.example.com';
+
+/** CloudWatch Logs retention values (CDK's `RetentionDays`; 9999 = never expire). */
+export const LOG_RETENTION_DAYS: readonly number[] = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+  9999,
+];
+
+/** EventBridge Scheduler's limit on a target's Input. */
+export const MAX_SCHEDULE_INPUT_CHARS = 8192;
+
+/** An object whose unknown keys are reported (a typo must not fall back to a default silently). */
+function section<T extends z.ZodRawShape>(shape: T) {
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'invalid_type' ? `must be an object (got ${describeValue(issue.input)})` : undefined,
+  });
+}
+
+/** An array of non-empty strings; `nonEmpty` refuses `[]`; `missing` is the message when it is absent. */
+export function stringList(options: { nonEmpty: boolean; missing?: string }) {
+  const list = z.array(nonEmptyString(), {
+    error: (issue) =>
+      issue.input === undefined && options.missing !== undefined
+        ? options.missing
+        : `must be an array of strings (got ${describeValue(issue.input)})`,
+  });
+  return options.nonEmpty
+    ? list.refine((items) => items.length > 0, { error: 'must not be empty', abort: true })
+    : list;
+}
+
+/** https only; plain http would send the org key in clear, except to the local simulator. */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** What is wrong with a vendor base URL, or undefined. Shared with the local runner's variables. */
+export function vendorUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `must be an absolute URL (got ${describeValue(text)})`;
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    return `must use https (http is allowed only for loopback hosts) (got ${describeValue(text)})`;
+  }
+  if (url.username || url.password)
+    return 'must not contain credentials: the API key lives in Secrets Manager';
+  if (url.search || url.hash)
+    return `must be a base URL without query or fragment (got ${describeValue(text)})`;
+  return undefined;
+}
+
+const vendorUrl = () =>
+  nonEmptyString().superRefine((text, context) => {
+    const problem = vendorUrlProblem(text);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+
+export const vendorSchema = section({
+  /** Base URL of the scanning API. @default VENDOR_URL_PLACEHOLDER (synth warns) */
+  scanApiUrl: vendorUrl().optional(),
+  /** Base URL of the key-management API. @default - scanApiUrl */
+  keysApiUrl: vendorUrl().optional(),
+  /** Base URL of the breach-report API. @default - scanApiUrl */
+  breachApiUrl: vendorUrl().optional(),
+  /** The organisation's UUID, used in the key-management API's paths. */
+  orgUuid: nonEmptyString()
+    .refine((value) => UUID_PATTERN.test(value), {
+      error: (issue) => `must be a UUID (got ${describeValue(issue.input)})`,
+    })
+    .optional(),
+  /** `single`: one secret holds the org key for all three APIs; `per-api`: one secret each. */
+  keys: oneOf(['single', 'per-api']).default('single'),
+}).transform(({ scanApiUrl = VENDOR_URL_PLACEHOLDER, keysApiUrl, breachApiUrl, orgUuid, keys }) => ({
+  scanApiUrl,
+  keysApiUrl: keysApiUrl ?? scanApiUrl,
+  breachApiUrl: breachApiUrl ?? scanApiUrl,
+  keys,
+  ...(orgUuid === undefined ? {} : { orgUuid }),
+}));
+
+const STATUS_STATES = ['pending', 'running', 'succeeded', 'failed'] as const;
+
+/** Vendor status words mapped to pipeline states; matching is case-insensitive. */
+export const statusVocabularySchema = section({
+  pending: stringList({ nonEmpty: true, missing: 'is required when statusVocabulary is set' }),
+  running: stringList({ nonEmpty: true, missing: 'is required when statusVocabulary is set' }),
+  succeeded: stringList({ nonEmpty: true, missing: 'is required when statusVocabulary is set' }),
+  failed: stringList({ nonEmpty: true, missing: 'is required when statusVocabulary is set' }),
+}).superRefine((vocabulary, context) => {
+  // One word in two states would make the classifier ambiguous.
+  const seen = new Map<string, string>();
+  for (const state of STATUS_STATES) {
+    for (const word of vocabulary[state]) {
+      const other = seen.get(word.toLowerCase());
+      if (other !== undefined && other !== state) {
+        context.addIssue({
+          code: 'custom',
+          path: [state],
+          message: `repeats ${describeValue(word)}, already listed under ${other}`,
+        });
+      }
+      seen.set(word.toLowerCase(), state);
+    }
+  }
+});
+
+export const scanSchema = section({
+  /** Delete the scan at the vendor once its manifest is written. @default false */
+  deleteAtVendorAfterManifest: strictBoolean().default(false),
+  /** Overrides the handlers' built-in status words (`STATUS_VOCABULARY`). */
+  statusVocabulary: statusVocabularySchema.optional(),
+  /** Domains of one list scanned at once (Distributed Map MaxConcurrency). @default 10 */
+  maxConcurrency: boundedNumber({ min: 1, max: 1000, integer: true }).default(10),
+});
+
+export const intakeSchema = section({
+  /** Key prefix in the input bucket under which an upload starts a list run. @default 'incoming/' */
+  prefix: z
+    .string({ error: (issue) => `must be a non-empty string (got ${describeValue(issue.input)})` })
+    .superRefine((prefix, context) => {
+      const problem = intakePrefixProblem(prefix);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
+    .default('incoming/'),
+  /** Key suffixes that count as domain lists (matched case-insensitively). @default DEFAULT_DOMAIN_LIST_SUFFIXES */
+  suffixes: stringList({ nonEmpty: true })
+    .superRefine((suffixes, context) => {
+      const bad = suffixes.findIndex((suffix) => !DOMAIN_LIST_SUFFIX_PATTERN.test(suffix));
+      if (bad >= 0) {
+        context.addIssue({
+          code: 'custom',
+          path: [bad],
+          message: `must start with '.' and be lower-case letters, digits, '.', '_' or '-' (got ${describeValue(suffixes[bad])})`,
+        });
+      }
+    })
+    .default([...DEFAULT_DOMAIN_LIST_SUFFIXES]),
+});
+
+function intakePrefixProblem(prefix: string): string | undefined {
+  const got = `(got ${describeValue(prefix)})`;
+  if (prefix.length === 0) return `must be a non-empty string ${got}`;
+  if (prefix.startsWith('/')) return `must not start with '/' (S3 keys have no leading slash) ${got}`;
+  if (!prefix.endsWith('/')) return `must end with '/' ${got}`;
+  // '*' and '\' are special in EventBridge wildcard patterns; '//' is almost certainly a typo.
+  if (/[*?\\]/.test(prefix) || prefix.includes('//')) return `must not contain '*', '?', '\\' or '//' ${got}`;
+  return undefined;
+}
+
+/**
+ * Inline domains (a named list or a schedule's). A light check only: the list handler validates
+ * and normalises each domain and reports rejects.
+ */
+export const inlineDomainsSchema = stringList({ nonEmpty: true }).superRefine((domains, context) => {
+  const bad = domains.findIndex((domain) => domain.length > 253 || /\s/.test(domain));
+  if (bad >= 0) {
+    context.addIssue({
+      code: 'custom',
+      path: [bad],
+      message: `is not a domain name (got ${describeValue(domains[bad])})`,
+    });
+  }
+});
+
+/** A named domain list: an object in the input bucket, or inline domains (exactly one). */
+export const domainListSchema = section({
+  /** Key of the list object in the input bucket; must end with one of intake.suffixes. */
+  objectKey: nonEmptyString()
+    .refine((key) => !key.startsWith('/'), {
+      error: (issue) => `must not start with '/' (got ${describeValue(issue.input)})`,
+    })
+    .optional(),
+  /** The domains themselves. */
+  domains: inlineDomainsSchema.optional(),
+}).superRefine((entry, context) => {
+  if ((entry.objectKey === undefined) === (entry.domains === undefined)) {
+    context.addIssue({ code: 'custom', message: 'must set exactly one of objectKey and domains' });
+  }
+});
+
+let timeZones: Set<string> | undefined;
+
+function isKnownTimeZone(zone: string): boolean {
+  timeZones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC']);
+  return timeZones.has(zone);
+}
+
+/** Defaults of every schedule setting that may be left out. */
+export const DEFAULT_SCHEDULE_SETTINGS = {
+  timeZone: 'UTC',
+  flexibleWindowMinutes: 15,
+  maxRetryAttempts: 3,
+  maxEventAgeSeconds: 3600,
+  enabled: true,
+} as const;
+
+export const scheduleSchema = section({
+  /** Unique name, `[A-Za-z0-9_-]{1,64}`; appears in the list run's input and its S3 results path. */
+  name: z.string().regex(NAME_PATTERN),
+  /** `cron(m h dom mon dow year)`, `rate(n unit)` or `at(yyyy-mm-ddThh:mm:ss)`. */
+  expression: z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is required'
+          : `must be a non-empty string (got ${describeValue(issue.input)})`,
+    })
+    .superRefine((expression, context) => {
+      const problem = scheduleExpressionProblem(expression);
+      if (problem)
+        context.addIssue({ code: 'custom', message: `${problem} (got ${describeValue(expression)})` });
+    }),
+  /** IANA time zone the expression is evaluated in. @default 'UTC' */
+  timeZone: nonEmptyString()
+    .refine(isKnownTimeZone, {
+      error: (issue) => `is not an IANA time zone such as Europe/Berlin (got ${describeValue(issue.input)})`,
+    })
+    .default(DEFAULT_SCHEDULE_SETTINGS.timeZone),
+  /** Name of an entry of `domainLists`. Exactly one of domainList and domains is set. */
+  domainList: nonEmptyString().optional(),
+  /** Inline domains. Exactly one of domainList and domains is set. */
+  domains: inlineDomainsSchema.optional(),
+  /** Scheduler's flexible time window in minutes (0 = off). @default 15 */
+  flexibleWindowMinutes: boundedNumber({ min: 0, max: 1440, integer: true }).default(
+    DEFAULT_SCHEDULE_SETTINGS.flexibleWindowMinutes,
+  ),
+  /** Retries of a failed start before the fire goes to the dead-letter queue. @default 3 */
+  maxRetryAttempts: boundedNumber({ min: 0, max: 185, integer: true }).default(
+    DEFAULT_SCHEDULE_SETTINGS.maxRetryAttempts,
+  ),
+  /** Give up on an undelivered fire after this many seconds. @default 3600 */
+  maxEventAgeSeconds: boundedNumber({ min: 60, max: 86_400, integer: true }).default(
+    DEFAULT_SCHEDULE_SETTINGS.maxEventAgeSeconds,
+  ),
+  /** A disabled schedule is deployed but does not fire. @default true */
+  enabled: strictBoolean().default(DEFAULT_SCHEDULE_SETTINGS.enabled),
+}).superRefine((schedule, context) => {
+  if ((schedule.domainList === undefined) === (schedule.domains === undefined)) {
+    context.addIssue({ code: 'custom', message: 'must set exactly one of domainList and domains' });
+  }
+});
+
+/** The poll section, named `pipeline.poll.<setting>` in messages. */
+export const pollNamer: PollSettingNamer = (field) => `${ROOT}.poll${field === undefined ? '' : `.${field}`}`;
+export const pollSchema = pollSettingsSchema(pollNamer);
+
+export const logRetentionDaysSchema = boundedNumber({ min: 1, max: 9999, integer: true }).refine(
+  (days) => LOG_RETENTION_DAYS.includes(days),
+  {
+    error: (issue) =>
+      `must be one of CloudWatch's retention values ${LOG_RETENTION_DAYS.join(', ')} (got ${describeValue(issue.input)})`,
+  },
+);
+
+export const removalPolicySchema = oneOf(['retain', 'destroy']);
+
+/** The top level: which sections exist (their contents are checked section by section). */
+export const rootSchema = section(
+  Object.fromEntries(
+    ['vendor', 'poll', 'scan', 'intake', 'domainLists', 'schedules', 'logRetentionDays', 'removalPolicy'].map(
+      (key) => [key, z.unknown().optional()],
+    ),
+  ),
+);
+
+export type VendorConfig = z.output<typeof vendorSchema>;
+/** How the organisation's vendor API key(s) are stored. */
+export type VendorKeyMode = VendorConfig['keys'];
+/** The three vendor APIs. */
+export type VendorApiName = 'scan' | 'keys' | 'breach';
+export type StatusVocabularyConfig = z.output<typeof statusVocabularySchema>;
+export type PollConfig = z.output<typeof pollSchema>;
+export type ScanConfig = z.output<typeof scanSchema>;
+export type IntakeConfig = z.output<typeof intakeSchema>;
+/** A named domain list that schedules refer to: an object in the input bucket, or inline domains. */
+export type DomainListDefinition = { readonly objectKey: string } | { readonly domains: readonly string[] };
+export type ScheduleConfig = Omit<z.output<typeof scheduleSchema>, 'domains'> & {
+  readonly domains?: readonly string[];
+};
+export type DataRemovalPolicy = z.output<typeof removalPolicySchema>;
+
+export interface PipelineConfig {
+  readonly vendor: VendorConfig;
+  readonly poll: PollConfig;
+  readonly scan: ScanConfig;
+  readonly intake: IntakeConfig;
+  /** Named domain lists that schedules refer to. @default {} */
+  readonly domainLists: Readonly<Record<string, DomainListDefinition>>;
+  /** EventBridge Scheduler schedules that start list runs. @default [] */
+  readonly schedules: readonly ScheduleConfig[];
+  /** Retention of every log group, in days; one of {@link LOG_RETENTION_DAYS}. @default 90 */
+  readonly logRetentionDays: number;
+  /** What happens to the data buckets when the stack is deleted (`destroy`: test stacks only). @default 'retain' */
+  readonly removalPolicy: DataRemovalPolicy;
+}
+
+/** What a user writes in cdk.json or a config file: every section and setting optional. */
+export type PipelineConfigInput = {
+  readonly vendor?: z.input<typeof vendorSchema>;
+  readonly poll?: z.input<typeof pollSchema>;
+  readonly scan?: z.input<typeof scanSchema>;
+  readonly intake?: z.input<typeof intakeSchema>;
+  readonly domainLists?: Readonly<Record<string, DomainListDefinition>>;
+  readonly schedules?: readonly z.input<typeof scheduleSchema>[];
+  readonly logRetentionDays?: number;
+  readonly removalPolicy?: DataRemovalPolicy;
+};
