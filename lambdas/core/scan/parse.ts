@@ -1,11 +1,13 @@
 /**
- * Checks the state payloads that reach the scan handlers. The state machine builds them from our own
- * outputs, but an execution can also be started by hand with any JSON, and the values end up in S3
- * keys and vendor URLs: each field is checked, and errors name it.
+ * The state payloads that reach the scan handlers, as zod schemas. The state machine builds them
+ * from our own outputs, but an execution can also be started by hand with any JSON, and the values
+ * end up in S3 keys and vendor URLs: each field is checked, and the error names it
+ * (`InvalidInputError('poll.attempt', 'must be a whole number >= 0')`).
  *
- * Parsers keep fields they do not know (`...event`), so the state machine may carry extra data
- * through a task whose result replaces the state.
+ * Parsers keep fields they do not know (loose objects at the top level), so the state machine may
+ * carry extra data through a task whose result replaces the state.
  */
+import { z } from 'zod';
 import { InvalidInputError } from '#core/errors';
 import type {
   PollState,
@@ -15,11 +17,18 @@ import type {
   StatusSnapshot,
   StoredObject,
 } from '#core/scan/contracts';
+import type { IssuePath } from '#core/schema';
 import { normalizeDomain, validateScanUuid } from '#core/validation';
 import type { ScanState } from '#core/vendor/types';
 
-export const SCAN_OUTPUT_NAMES: readonly ScanOutputName[] = ['report', 'logs', 'debug'];
-const SCAN_STATES: readonly ScanState[] = ['pending', 'running', 'succeeded', 'failed', 'unknown'];
+export const SCAN_OUTPUT_NAMES = ['report', 'logs', 'debug'] as const satisfies readonly ScanOutputName[];
+const SCAN_STATES = [
+  'pending',
+  'running',
+  'succeeded',
+  'failed',
+  'unknown',
+] as const satisfies readonly ScanState[];
 /** Generous: list run ids are 20 hex characters, ad-hoc ones are words. */
 const MAX_RUN_ID_LENGTH = 128;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
@@ -27,53 +36,156 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
 type Fields = Record<string, unknown>;
 
+const object = <T extends z.ZodRawShape>(shape: T) => z.object(shape, { error: 'must be a JSON object' });
+const string = (missing = 'must be a string') =>
+  z.string({ error: (issue) => (issue.input === undefined ? missing : 'must be a string') });
+const wholeNumber = (min: number) =>
+  z
+    .number({ error: `must be a whole number >= ${min}` })
+    .refine((value) => Number.isSafeInteger(value) && value >= min, {
+      error: `must be a whole number >= ${min}`,
+    });
+/** Absent and null both mean "not given" (Step Functions writes null for a JSONPath that matched nothing). */
+const optional = <T extends z.ZodType>(schema: T, type: string) =>
+  z
+    .union([schema, z.null()], { error: `must be a ${type} when present` })
+    .optional()
+    .transform((value) => (value === null ? undefined : value) as z.output<T> | undefined);
+
+/** A validator of #core/validation as a zod transform: its own reason becomes the issue. */
+function validated<T>(check: (value: string) => T) {
+  return (value: string, context: z.RefinementCtx): T => {
+    try {
+      return check(value);
+    } catch (error) {
+      context.addIssue({
+        code: 'custom',
+        message: error instanceof InvalidInputError ? error.reason : 'is not valid',
+      });
+      return z.NEVER;
+    }
+  };
+}
+
+export const runIdSchema = z
+  .string({ error: 'must be a string' })
+  .nullish()
+  .transform((value, context) => {
+    if (value === undefined || value === null) return 'adhoc';
+    const runId = value.trim();
+    const problem =
+      runId === ''
+        ? 'is empty'
+        : runId.length > MAX_RUN_ID_LENGTH
+          ? `is longer than ${MAX_RUN_ID_LENGTH} characters`
+          : CONTROL_CHARS.test(runId)
+            ? 'contains a control character'
+            : undefined;
+    if (problem) {
+      context.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }
+    return runId;
+  });
+
+export const scanOutputNameSchema = z.enum(SCAN_OUTPUT_NAMES, {
+  error: `must be one of ${SCAN_OUTPUT_NAMES.join(', ')}`,
+});
+
+export const pollStateSchema = object({
+  attempt: wholeNumber(0),
+  nextWaitSeconds: wholeNumber(1),
+  waitedSeconds: wholeNumber(0),
+  startedAt: z
+    .string({ error: 'must be an ISO 8601 date-time' })
+    .refine((value) => !Number.isNaN(Date.parse(value)), { error: 'must be an ISO 8601 date-time' }),
+  deadlineExceeded: z.boolean({ error: 'must be true or false' }),
+}) satisfies z.ZodType<PollState>;
+
+export const statusSnapshotSchema = object({
+  state: z.enum(SCAN_STATES, { error: `must be one of ${SCAN_STATES.join(', ')}` }),
+  vendorStatus: optional(z.string(), 'string'),
+  progress: optional(z.number(), 'number'),
+  raw: z.string({ error: 'must be a string' }),
+  rawTruncated: z.unknown().transform((value) => value === true),
+}) satisfies z.ZodType<StatusSnapshot, unknown>;
+
+export const storedObjectSchema = object({
+  name: scanOutputNameSchema,
+  bucket: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }),
+  key: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }),
+  size: wholeNumber(0),
+  sha256: z
+    .string({ error: 'must be 64 lower-case hexadecimal digits' })
+    .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lower-case hexadecimal digits' }),
+  contentType: optional(z.string(), 'string'),
+  versionId: optional(z.string(), 'string'),
+}) satisfies z.ZodType<StoredObject, unknown>;
+
+/** StartScan's input. The domain is only checked for type here; startScan normalises it. */
+export const scanDomainInputSchema = z.looseObject(
+  { domain: string('is missing'), runId: runIdSchema },
+  { error: 'must be a JSON object' },
+);
+
+/** The state of the poll loop: StartScan's output, PollScanStatus's input and output. */
+export const scanInProgressSchema = z
+  .looseObject(
+    {
+      domain: string().transform(validated((domain) => normalizeDomain(domain, 'domain'))),
+      runId: runIdSchema,
+      scanUuid: string().transform(validated((uuid) => validateScanUuid(uuid, 'scanUuid'))),
+      outputPrefix: string(),
+      poll: pollStateSchema,
+      status: statusSnapshotSchema.nullish().transform((status) => status ?? undefined),
+    },
+    { error: 'must be a JSON object' },
+  )
+  .superRefine((state, context) => {
+    const problem = outputPrefixProblem(state.outputPrefix, state.domain, state.scanUuid);
+    if (problem) context.addIssue({ code: 'custom', path: ['outputPrefix'], message: problem });
+  })
+  .transform(({ status, ...rest }) => ({ ...rest, ...(status === undefined ? {} : { status }) }));
+
+/**
+ * Parses `value` with `schema`; the first problem becomes an InvalidInputError naming its field
+ * (`poll.attempt`, `stored[0].sha256`, or `root` for the value as a whole).
+ */
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root = 'input'): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new InvalidInputError(fieldName(root, issue?.path ?? []), issue?.message ?? 'is not valid');
+}
+
+function fieldName(root: string, path: IssuePath): string {
+  if (path.length === 0) return root;
+  const relative = root === 'input' ? path : [root, ...path];
+  return relative.reduce<string>(
+    (name, segment) =>
+      typeof segment === 'number'
+        ? `${name}[${segment}]`
+        : name === ''
+          ? String(segment)
+          : `${name}.${String(segment)}`,
+    '',
+  );
+}
+
 export function requireObject(value: unknown, field: string): Fields {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new InvalidInputError(field, 'must be a JSON object');
-  }
-  return value as Fields;
+  return parseWith(z.looseObject({}, { error: 'must be a JSON object' }), value, field);
 }
 
 export function parseRunId(value: unknown, field = 'runId'): string {
-  if (value === undefined || value === null) return 'adhoc';
-  if (typeof value !== 'string') throw new InvalidInputError(field, 'must be a string');
-  const runId = value.trim();
-  if (runId === '') throw new InvalidInputError(field, 'is empty');
-  if (runId.length > MAX_RUN_ID_LENGTH) {
-    throw new InvalidInputError(field, `is longer than ${MAX_RUN_ID_LENGTH} characters`);
-  }
-  if (CONTROL_CHARS.test(runId)) throw new InvalidInputError(field, 'contains a control character');
-  return runId;
+  return parseWith(runIdSchema, value, field);
 }
 
-/** StartScan's input. The domain is only checked for type here; startScan normalises it. */
-export function parseScanDomainInput(event: unknown): ScanDomainInput & Fields {
-  const fields = requireObject(event, 'input');
-  if (typeof fields.domain !== 'string') {
-    throw new InvalidInputError('domain', fields.domain === undefined ? 'is missing' : 'must be a string');
-  }
-  return { ...fields, domain: fields.domain, runId: parseRunId(fields.runId) };
+export function parseScanDomainInput(event: unknown): ScanDomainInput & Fields & { runId: string } {
+  return parseWith(scanDomainInputSchema, event);
 }
 
-/** The state of the poll loop: StartScan's output, PollScanStatus's input and output. */
 export function parseScanInProgress(event: unknown): ScanInProgress & Fields {
-  const fields = requireObject(event, 'input');
-  if (typeof fields.domain !== 'string') throw new InvalidInputError('domain', 'must be a string');
-  const domain = normalizeDomain(fields.domain, 'domain');
-  if (typeof fields.scanUuid !== 'string') throw new InvalidInputError('scanUuid', 'must be a string');
-  const scanUuid = validateScanUuid(fields.scanUuid, 'scanUuid');
-  const outputPrefix = parseOutputPrefix(fields.outputPrefix, domain, scanUuid);
-  const poll = parsePollState(fields.poll);
-  const status = fields.status === undefined ? undefined : parseStatusSnapshot(fields.status);
-  return {
-    ...fields,
-    domain,
-    runId: parseRunId(fields.runId),
-    scanUuid,
-    outputPrefix,
-    poll,
-    ...(status === undefined ? {} : { status }),
-  };
+  return parseWith(scanInProgressSchema, event);
 }
 
 /**
@@ -81,101 +193,35 @@ export function parseScanInProgress(event: unknown): ScanInProgress & Fields {
  * cannot make a step write outside its own scan's folder.
  */
 export function parseOutputPrefix(value: unknown, domain: string, scanUuid: string): string {
-  if (typeof value !== 'string') throw new InvalidInputError('outputPrefix', 'must be a string');
+  const prefix = parseWith(string(), value, 'outputPrefix');
+  const problem = outputPrefixProblem(prefix, domain, scanUuid);
+  if (problem) throw new InvalidInputError('outputPrefix', problem);
+  return prefix;
+}
+
+function outputPrefixProblem(value: string, domain: string, scanUuid: string): string | undefined {
   const match = /^scans\/([^/]+)\/(\d{4})\/(\d{2})\/(\d{2})\/([^/]+)\/$/.exec(value);
-  if (!match || match[1] !== domain || match[5] !== scanUuid) {
-    throw new InvalidInputError(
-      'outputPrefix',
-      `must be scans/${domain}/<yyyy>/<mm>/<dd>/${scanUuid}/ for this domain and scan`,
-    );
-  }
-  return value;
+  if (match && match[1] === domain && match[5] === scanUuid) return undefined;
+  return `must be scans/${domain}/<yyyy>/<mm>/<dd>/${scanUuid}/ for this domain and scan`;
 }
 
 export function parsePollState(value: unknown, field = 'poll'): PollState {
-  const fields = requireObject(value, field);
-  const attempt = wholeNumber(fields.attempt, `${field}.attempt`, 0);
-  const nextWaitSeconds = wholeNumber(fields.nextWaitSeconds, `${field}.nextWaitSeconds`, 1);
-  const waitedSeconds = wholeNumber(fields.waitedSeconds, `${field}.waitedSeconds`, 0);
-  if (typeof fields.startedAt !== 'string' || Number.isNaN(Date.parse(fields.startedAt))) {
-    throw new InvalidInputError(`${field}.startedAt`, 'must be an ISO 8601 date-time');
-  }
-  if (typeof fields.deadlineExceeded !== 'boolean') {
-    throw new InvalidInputError(`${field}.deadlineExceeded`, 'must be true or false');
-  }
-  return {
-    attempt,
-    nextWaitSeconds,
-    waitedSeconds,
-    startedAt: fields.startedAt,
-    deadlineExceeded: fields.deadlineExceeded,
-  };
+  return parseWith(pollStateSchema, value, field);
 }
 
 export function parseStatusSnapshot(value: unknown, field = 'status'): StatusSnapshot {
-  const fields = requireObject(value, field);
-  if (!SCAN_STATES.includes(fields.state as ScanState)) {
-    throw new InvalidInputError(`${field}.state`, `must be one of ${SCAN_STATES.join(', ')}`);
-  }
-  const vendorStatus = optional(fields.vendorStatus, `${field}.vendorStatus`, 'string');
-  const progress = optional(fields.progress, `${field}.progress`, 'number');
-  if (typeof fields.raw !== 'string') throw new InvalidInputError(`${field}.raw`, 'must be a string');
-  return {
-    state: fields.state as ScanState,
-    vendorStatus,
-    progress,
-    raw: fields.raw,
-    rawTruncated: fields.rawTruncated === true,
-  };
+  return parseWith(statusSnapshotSchema, value, field);
 }
 
 export function parseOutputName(value: unknown, field = 'output'): ScanOutputName {
-  if (!SCAN_OUTPUT_NAMES.includes(value as ScanOutputName)) {
-    throw new InvalidInputError(field, `must be one of ${SCAN_OUTPUT_NAMES.join(', ')}`);
-  }
-  return value as ScanOutputName;
+  return parseWith(scanOutputNameSchema, value, field);
 }
 
 /** The Parallel's array of StoredObject; completeness is the manifest step's business. */
 export function parseStoredObjects(value: unknown, field = 'stored'): StoredObject[] {
-  if (!Array.isArray(value)) throw new InvalidInputError(field, 'must be an array of stored objects');
-  return value.map((item, index) => {
-    const at = `${field}[${index}]`;
-    const fields = requireObject(item, at);
-    if (typeof fields.bucket !== 'string' || fields.bucket === '') {
-      throw new InvalidInputError(`${at}.bucket`, 'must be a non-empty string');
-    }
-    if (typeof fields.key !== 'string' || fields.key === '') {
-      throw new InvalidInputError(`${at}.key`, 'must be a non-empty string');
-    }
-    if (typeof fields.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(fields.sha256)) {
-      throw new InvalidInputError(`${at}.sha256`, 'must be 64 lower-case hexadecimal digits');
-    }
-    return {
-      name: parseOutputName(fields.name, `${at}.name`),
-      bucket: fields.bucket,
-      key: fields.key,
-      size: wholeNumber(fields.size, `${at}.size`, 0),
-      sha256: fields.sha256,
-      contentType: optional(fields.contentType, `${at}.contentType`, 'string'),
-      versionId: optional(fields.versionId, `${at}.versionId`, 'string'),
-    };
-  });
-}
-
-function wholeNumber(value: unknown, field: string, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new InvalidInputError(field, `must be a whole number >= ${min}`);
-  }
-  return value;
-}
-
-function optional<K extends 'string' | 'number'>(
-  value: unknown,
-  field: string,
-  type: K,
-): (K extends 'string' ? string : number) | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== type) throw new InvalidInputError(field, `must be a ${type} when present`);
-  return value as K extends 'string' ? string : number;
+  return parseWith(
+    z.array(storedObjectSchema, { error: 'must be an array of stored objects' }),
+    value,
+    field,
+  );
 }
