@@ -1,27 +1,22 @@
 import { Duration } from 'aws-cdk-lib';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import {
   Choice,
   Condition,
-  DefinitionBody,
   Fail,
   type IChainable,
   type INextable,
   JsonPath,
-  LogLevel,
   Parallel,
   Pass,
   Result,
-  StateMachine,
-  StateMachineType,
+  type StateMachine,
   Succeed,
   TaskInput,
-  Timeout,
   Wait,
   WaitTime,
 } from 'aws-cdk-lib/aws-stepfunctions';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import type { FailureName } from '#core/scan/failure';
 import {
@@ -31,8 +26,8 @@ import {
   statusVocabularyEnvironment,
 } from '../config/index.ts';
 import { bindResultsBucket, bindResultsBucketName, bindVendorSecrets } from './bindings.ts';
-import { acknowledgeWildcards, arnFinding } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
+import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY, START_SCAN_RETRY } from './retry-policies.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
@@ -70,8 +65,6 @@ export interface ScanWorkflowProps {
 const VENDOR_CALL_TIMEOUT = Duration.seconds(80);
 const S3_WRITE_TIMEOUT = Duration.seconds(50);
 const FETCH_TIMEOUT = Duration.minutes(15);
-/** Each task times out just after its function would, so a lost invocation never hangs the scan. */
-const TASK_TIMEOUT_MARGIN = Duration.seconds(10);
 /** Backstop only: the Choice's deadline check ends the loop first. */
 const EXECUTION_TIMEOUT_MARGIN = Duration.hours(2);
 
@@ -97,16 +90,6 @@ export class ScanWorkflow extends Construct {
   constructor(scope: Construct, id: string, props: ScanWorkflowProps) {
     super(scope, id);
     const { poll } = props;
-    if (poll.maxWaitSeconds < poll.minWaitSeconds) {
-      throw new Error(
-        `ScanWorkflow ${id}: poll.maxWaitSeconds must be >= poll.minWaitSeconds (got ${poll.maxWaitSeconds} < ${poll.minWaitSeconds})`,
-      );
-    }
-    if (poll.deadlineSeconds < 60) {
-      throw new Error(
-        `ScanWorkflow ${id}: poll.deadlineSeconds must be at least 60 (got ${poll.deadlineSeconds})`,
-      );
-    }
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
     // Steps that only write S3 get the poll settings (the shared settings validate them) but no
     // vendor URL; vendor-calling steps get the URL alongside their secret binding.
@@ -180,7 +163,7 @@ export class ScanWorkflow extends Construct {
       errorPath: JsonPath.stringAt('$.failure.error'),
       causePath: JsonPath.stringAt('$.failure.cause'),
     });
-    const recordFailure = this.task('RecordFailure', this.recordScanFailureFunction, S3_WRITE_TIMEOUT);
+    const recordFailure = lambdaTask(this, 'RecordFailure', this.recordScanFailureFunction);
     recordFailure.addRetry(IDEMPOTENT_TASK_RETRY);
     recordFailure.next(failed);
     // The labels RecordFailure understands: one type, owned by the step that interprets them.
@@ -194,14 +177,14 @@ export class ScanWorkflow extends Construct {
     };
 
     // --- Happy path ----------------------------------------------------------------------------
-    const startScan = this.task('StartScan', this.startScanFunction, VENDOR_CALL_TIMEOUT);
+    const startScan = lambdaTask(this, 'StartScan', this.startScanFunction);
     startScan.addRetry(START_SCAN_RETRY);
     startScan.addCatch(mark('ScanRejected'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const waitForScan = new Wait(this, 'WaitForScan', {
       time: WaitTime.secondsPath('$.poll.nextWaitSeconds'),
     });
-    const pollStatus = this.task('PollScanStatus', this.pollScanStatusFunction, VENDOR_CALL_TIMEOUT);
+    const pollStatus = lambdaTask(this, 'PollScanStatus', this.pollScanStatusFunction);
     pollStatus.addRetry(IDEMPOTENT_TASK_RETRY);
     pollStatus.addCatch(mark('PollFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
@@ -211,7 +194,7 @@ export class ScanWorkflow extends Construct {
       ['FetchLogs', 'logs'],
       ['FetchDebug', 'debug'],
     ] as const) {
-      const fetch = this.task(stateName, this.fetchScanOutputFunction, FETCH_TIMEOUT, {
+      const fetch = lambdaTask(this, stateName, this.fetchScanOutputFunction, {
         // The ScanInProgress fields plus which output to stream (one handler serves all three).
         payload: TaskInput.fromObject({
           domain: JsonPath.stringAt('$.domain'),
@@ -228,7 +211,7 @@ export class ScanWorkflow extends Construct {
     }
     fetchOutputs.addCatch(mark('OutputFetchFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
-    const writeManifest = this.task('WriteManifest', this.writeScanManifestFunction, S3_WRITE_TIMEOUT);
+    const writeManifest = lambdaTask(this, 'WriteManifest', this.writeScanManifestFunction);
     writeManifest.addRetry(IDEMPOTENT_TASK_RETRY);
     writeManifest.addCatch(mark('ManifestFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
@@ -237,7 +220,7 @@ export class ScanWorkflow extends Construct {
     if (this.deleteScanFunction) {
       // The scan's outputs are safe in S3 by now: a failed clean-up must not fail the scan, and
       // the execution output stays the manifest's ScanOutcome.
-      const deleteScan = this.task('DeleteScanAtVendor', this.deleteScanFunction, VENDOR_CALL_TIMEOUT, {
+      const deleteScan = lambdaTask(this, 'DeleteScanAtVendor', this.deleteScanFunction, {
         resultPath: JsonPath.DISCARD,
       });
       deleteScan.addRetry(IDEMPOTENT_TASK_RETRY);
@@ -259,27 +242,15 @@ export class ScanWorkflow extends Construct {
     fetchOutputs.next(writeManifest);
 
     this.executionTimeout = Duration.seconds(poll.deadlineSeconds).plus(EXECUTION_TIMEOUT_MARGIN);
-    this.logGroup = new LogGroup(this, 'Logs', { retention: logRetention });
-    this.stateMachine = new StateMachine(this, 'StateMachine', {
+    const machine = new PipelineStateMachine(this, 'StateMachine', {
       comment: 'ScanDomain: scan one domain at the vendor and store its outputs (docs/contracts.md)',
-      definitionBody: DefinitionBody.fromChainable(definition),
-      stateMachineType: StateMachineType.STANDARD,
+      definition,
       timeout: this.executionTimeout,
-      tracingEnabled: true,
-      // Execution data would put scan status bodies and vendor output metadata into CloudWatch.
-      logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
+      functions: this.functions(),
+      logRetention,
     });
-
-    acknowledgeWildcards(
-      this.stateMachine,
-      this.functions().map((fn) => arnFinding(fn, ':*')),
-      "LambdaInvoke grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of this workflow's own functions.",
-    );
-    acknowledgeWildcards(
-      this.stateMachine,
-      ['Resource::*'],
-      'Log delivery (logs:*LogDelivery*, logs:DescribeLogGroups...) and X-Ray (xray:PutTraceSegments...) support no resource-level permissions.',
-    );
+    this.stateMachine = machine.stateMachine;
+    this.logGroup = machine.logGroup;
   }
 
   /** Every function of the workflow (the optional delete function included when present). */
@@ -292,23 +263,5 @@ export class ScanWorkflow extends Construct {
       this.recordScanFailureFunction,
       ...(this.deleteScanFunction ? [this.deleteScanFunction] : []),
     ];
-  }
-
-  /** A Lambda task whose Resource is the function ARN and whose input/output are plain payloads. */
-  private task(
-    stateName: string,
-    fn: PipelineFunction,
-    lambdaTimeout: Duration,
-    options: { payload?: TaskInput; resultPath?: string } = {},
-  ): LambdaInvoke {
-    return new LambdaInvoke(this, stateName, {
-      lambdaFunction: fn,
-      payloadResponseOnly: true,
-      // Our own retry rules (with jitter) replace CDK's default service-exception retry.
-      retryOnServiceExceptions: false,
-      taskTimeout: Timeout.duration(lambdaTimeout.plus(TASK_TIMEOUT_MARGIN)),
-      ...(options.payload ? { payload: options.payload } : {}),
-      ...(options.resultPath ? { resultPath: options.resultPath } : {}),
-    });
   }
 }

@@ -1,0 +1,106 @@
+import { Duration } from 'aws-cdk-lib';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import {
+  DefinitionBody,
+  type IChainable,
+  LogLevel,
+  StateMachine,
+  StateMachineType,
+  type TaskInput,
+  Timeout,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { acknowledgeWildcards, arnFinding } from './nag.ts';
+import type { PipelineFunction } from './pipeline-function.ts';
+
+export interface PipelineStateMachineProps {
+  /** The first state of the definition, chained. */
+  readonly definition: IChainable;
+  /** What the workflow does, shown in the console; name its contract in docs/contracts.md. */
+  readonly comment: string;
+  /** A backstop for executions that never end; the workflow's own checks should end them first. */
+  readonly timeout: Duration;
+  /** The workflow's Lambda functions: their invoke grants are acknowledged one by one for cdk-nag. */
+  readonly functions: readonly PipelineFunction[];
+  /**
+   * Retention of the execution log group.
+   * @default RetentionDays.THREE_MONTHS
+   */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * A Standard state machine with the pipeline's defaults, so every workflow gets them without
+ * restating them (as `PipelineFunction` does for functions):
+ *
+ * - logging of every event to its own log group, **without execution data**: state input and
+ *   output carry scan status bodies, report names and hashed identities that have no place in logs;
+ * - X-Ray tracing;
+ * - an execution timeout (required: a Standard execution otherwise lives for a year);
+ * - the cdk-nag acknowledgements every such machine needs, each naming exactly what it covers.
+ */
+export class PipelineStateMachine extends Construct {
+  public readonly stateMachine: StateMachine;
+  public readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: PipelineStateMachineProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+    });
+    this.stateMachine = new StateMachine(this, 'Resource', {
+      comment: props.comment,
+      definitionBody: DefinitionBody.fromChainable(props.definition),
+      stateMachineType: StateMachineType.STANDARD,
+      timeout: props.timeout,
+      tracingEnabled: true,
+      logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
+    });
+    if (props.functions.length > 0) {
+      acknowledgeWildcards(
+        this.stateMachine,
+        props.functions.map((fn) => arnFinding(fn, ':*')),
+        "LambdaInvoke grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of this workflow's own functions.",
+      );
+    }
+    acknowledgeWildcards(
+      this.stateMachine,
+      ['Resource::*'],
+      'Log delivery (logs:*LogDelivery*, logs:DescribeLogGroups...) and X-Ray (xray:PutTraceSegments...) support no resource-level permissions.',
+    );
+  }
+}
+
+export interface LambdaTaskOptions {
+  /** The task input; the whole state when omitted. */
+  readonly payload?: TaskInput;
+  /** Where the result goes; it replaces the state when omitted. */
+  readonly resultPath?: string;
+}
+
+/** Seconds a task waits beyond its function's own timeout, so a lost invocation never hangs a workflow. */
+const TASK_TIMEOUT_MARGIN_SECONDS = 10;
+
+/**
+ * A Lambda task whose input and output are plain payloads (no Lambda envelope), which times out
+ * just after its function would, and which retries nothing by itself: each workflow adds its own
+ * Retry rules (with jitter) from `retry-policies.ts`, instead of CDK's default service retry.
+ */
+export function lambdaTask(
+  scope: Construct,
+  stateName: string,
+  fn: PipelineFunction,
+  options: LambdaTaskOptions = {},
+): LambdaInvoke {
+  return new LambdaInvoke(scope, stateName, {
+    lambdaFunction: fn,
+    payloadResponseOnly: true,
+    retryOnServiceExceptions: false,
+    taskTimeout: Timeout.duration(
+      (fn.timeout ?? Duration.minutes(15)).plus(Duration.seconds(TASK_TIMEOUT_MARGIN_SECONDS)),
+    ),
+    ...(options.payload ? { payload: options.payload } : {}),
+    ...(options.resultPath ? { resultPath: options.resultPath } : {}),
+  });
+}
