@@ -14,9 +14,16 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { redactSecrets } from '#core/redact';
 import type { ScanLogger } from '#core/scan/deps';
-import { pollSettingsProblems } from '#core/scan/poll-schedule';
+import {
+  largestDeadlineWithinBudget,
+  POLL_BOUNDS,
+  type PollSettingNamer,
+  type PollSettings,
+  pollSettingsSchema,
+} from '#core/scan/poll-schedule';
+import { numberFromText, problemsOf } from '#core/schema';
 import { createVendorClients } from '#core/vendor/index';
-import { type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
+import { type PipelineConfig, PipelineConfigError, vendorUrlProblem } from '../lib/config/index.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { startS3rver } from './embedded-s3.ts';
 import { exportObjects, trackWrittenObjects } from './export.ts';
@@ -35,10 +42,18 @@ const DEMO_LIST = resolve(PROJECT_ROOT, 'examples/domains.txt');
 /** The demo's scans finish in a few polls: short waits, and a deadline that fits them. */
 const DEMO_POLL = { minWaitSeconds: 1, maxWaitSeconds: 2, deadlineSeconds: 600 } as const;
 
-const FLAG_FOR_SETTING: Record<string, string> = {
-  POLL_MIN_WAIT_SECONDS: '--min-wait',
-  POLL_MAX_WAIT_SECONDS: '--max-wait',
-  SCAN_DEADLINE_SECONDS: '--deadline',
+/** The poll settings as this command names them: its flags, or the configuration for the rest. */
+const pollFlagNamer: PollSettingNamer = (field) => {
+  switch (field) {
+    case 'minWaitSeconds':
+      return '--min-wait';
+    case 'maxWaitSeconds':
+      return '--max-wait';
+    case 'growthFactor':
+      return 'pipeline.poll.growthFactor';
+    default:
+      return '--deadline';
+  }
 };
 
 class UsageError extends Error {
@@ -68,14 +83,14 @@ interface VendorTarget {
   close(): Promise<void>;
 }
 
+/**
+ * A vendor base URL from the environment, held to the rule synth applies to the configuration:
+ * https, or plain http only to a loopback host (the key would otherwise travel in clear).
+ */
 function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   const value = env[name]?.trim() || fallback;
-  try {
-    const url = new URL(value);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http(s)');
-  } catch {
-    throw new ConfigurationError(name, `must be an http(s) URL, got ${JSON.stringify(value.slice(0, 100))}`);
-  }
+  const problem = vendorUrlProblem(value);
+  if (problem) throw new ConfigurationError(name, problem);
   return value.replace(/\/+$/, '');
 }
 
@@ -91,7 +106,7 @@ async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<Ven
       breachApiUrl: readUrl(env, 'BREACH_API_URL', scanApiUrl),
       apiKey,
       orgUuid: env.ORG_UUID?.trim() || undefined,
-      label: new URL(scanApiUrl).host,
+      label: scanApiUrl,
       close: async () => {},
     };
   }
@@ -139,23 +154,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       `--domains-file ${options.domainsFile}: must end with one of ${config.intake.suffixes.join(', ')}`,
     );
   }
-  const poll = {
-    ...config.poll,
-    ...(options.demo ? DEMO_POLL : {}),
-    ...(options.minWait === undefined ? {} : { minWaitSeconds: options.minWait }),
-    ...(options.maxWait === undefined ? {} : { maxWaitSeconds: options.maxWait }),
-    ...(options.deadline === undefined ? {} : { deadlineSeconds: options.deadline }),
-  };
-  // The same checks a deployment makes, reported in terms of this command's flags.
-  const problems = pollSettingsProblems(poll).map(({ setting, problem }) =>
-    `${FLAG_FOR_SETTING[setting] ?? setting} ${problem}`
-      .replace(
-        /POLL_MIN_WAIT_SECONDS|POLL_MAX_WAIT_SECONDS|SCAN_DEADLINE_SECONDS/g,
-        (name) => FLAG_FOR_SETTING[name] ?? name,
-      )
-      .replace('the deadline', '--deadline'),
-  );
-  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  const { poll, deadlineNote } = localPollSettings(config, options);
 
   const vendor = await resolveVendor(process.env, options.demo);
   const s3 = await startS3rver({ buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET] });
@@ -178,7 +177,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     const out = resolve(options.out);
     process.stdout.write(
       `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
-        `deadline ${poll.deadlineSeconds}s; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
+        `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
     );
     const run = await runDomainList(
       {
@@ -216,6 +215,42 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   }
 }
 
+/**
+ * The poll settings of a local run: the configuration's (the deployed defaults), the demo's short
+ * waits, then the flags. When the waits are given without `--deadline`, the deadline is the largest
+ * that keeps the loop within the history budget (at most the configured one), and the run says so.
+ * Anything else the schema refuses is a usage error naming every flag involved.
+ */
+export function localPollSettings(
+  config: PipelineConfig,
+  options: Pick<ScanCommandOptions, 'demo' | 'minWait' | 'maxWait' | 'deadline'>,
+): { poll: PollSettings; deadlineNote: string } {
+  const waits = {
+    ...config.poll,
+    ...(options.demo ? DEMO_POLL : {}),
+    ...(options.minWait === undefined ? {} : { minWaitSeconds: options.minWait }),
+    ...(options.maxWait === undefined ? {} : { maxWaitSeconds: options.maxWait }),
+  };
+  let deadlineNote = '';
+  let deadlineSeconds = options.deadline ?? waits.deadlineSeconds;
+  const waitsGiven = options.minWait !== undefined || options.maxWait !== undefined;
+  if (options.deadline === undefined && waitsGiven && waits.maxWaitSeconds >= waits.minWaitSeconds) {
+    const largest = largestDeadlineWithinBudget(waits);
+    if (largest < deadlineSeconds) {
+      deadlineNote = ` (chosen: the largest that fits the history budget for these waits; the default is ${deadlineSeconds}s)`;
+      deadlineSeconds = largest;
+    }
+  }
+  const result = pollSettingsSchema(pollFlagNamer).safeParse({ ...waits, deadlineSeconds });
+  if (!result.success) {
+    const problems = problemsOf(result.error, ([field]) =>
+      pollFlagNamer(field as keyof PollSettings | undefined),
+    );
+    throw new UsageError(problems.map(({ setting, problem }) => `${setting} ${problem}`).join('; '));
+  }
+  return { poll: result.data, deadlineNote };
+}
+
 async function readDomainsFile(path: string): Promise<Uint8Array> {
   try {
     return await readFile(path);
@@ -225,23 +260,14 @@ async function readDomainsFile(path: string): Promise<Uint8Array> {
   }
 }
 
-function seconds(flag: string) {
+/** A poll flag held to the bounds the configuration and the handlers use (POLL_BOUNDS). */
+function pollFlag(flag: string, field: keyof PollSettings) {
+  const schema = numberFromText(POLL_BOUNDS[field]);
   return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3600) {
-      throw new InvalidArgumentError(`${flag} must be a whole number of seconds between 1 and 3600`);
-    }
-    return parsed;
-  };
-}
-
-function wholeSeconds(flag: string) {
-  return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < 60 || parsed > 604_800) {
-      throw new InvalidArgumentError(`${flag} must be a whole number of seconds between 60 and 604800`);
-    }
-    return parsed;
+    const parsed = schema.safeParse(value);
+    if (!parsed.success)
+      throw new InvalidArgumentError(`${flag} ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
+    return parsed.data;
   };
 }
 
@@ -287,12 +313,16 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
   const withScanFlags = (command: Command) =>
     command
       .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
-      .option('--min-wait <seconds>', 'first wait of the poll loop', seconds('--min-wait'))
-      .option('--max-wait <seconds>', 'largest wait of the poll loop', seconds('--max-wait'))
+      .option('--min-wait <seconds>', 'first wait of the poll loop', pollFlag('--min-wait', 'minWaitSeconds'))
+      .option(
+        '--max-wait <seconds>',
+        'largest wait of the poll loop',
+        pollFlag('--max-wait', 'maxWaitSeconds'),
+      )
       .option(
         '--deadline <seconds>',
         'give up on a scan (ScanTimedOut) after this long',
-        wholeSeconds('--deadline'),
+        pollFlag('--deadline', 'deadlineSeconds'),
       )
       .option('--concurrency <n>', 'domains scanned at once', positiveInteger)
       .addOption(

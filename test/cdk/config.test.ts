@@ -170,7 +170,9 @@ describe('parsePipelineConfig: poll loop', () => {
     });
 
     // Assess
-    expect(message).toMatch(/pipeline\.poll makes a worst-case poll loop of \d+ polls/);
+    expect(message).toMatch(
+      /pipeline\.poll with pipeline\.poll\.minWaitSeconds \d+, .* makes a worst-case poll loop of \d+ polls/,
+    );
     expect(message).toContain('pipeline.poll.maxWaitSeconds (60)');
     expect(message).toContain('pipeline.poll.deadlineSeconds (604800)');
   });

@@ -230,7 +230,7 @@ describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_AP
 
       // Assess
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain(`Vendor: ${new URL(vendor.url).host}`);
+      expect(run.stdout).toContain(`Vendor: ${vendor.url}`);
       expect(vendor.requestCount('POST /scan')).toBe(1);
       expect(run.stderr).toContain('"level":"DEBUG"');
       expect(run.stdout).not.toContain(vendor.apiKey);
@@ -264,6 +264,48 @@ describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_AP
     } finally {
       await vendor.close();
     }
+  });
+});
+
+describe('npm start poll settings', () => {
+  it('chooses the largest deadline that fits the history budget when only the waits are given, and says so', async () => {
+    // Act
+    const run = await runCli(['scan', 'example.com', '--min-wait', '1', '--max-wait', '2', '--out', outDir]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    const chosen =
+      /deadline (\d+)s \(chosen: the largest that fits the history budget for these waits; the default is 86400s\)/.exec(
+        run.stdout,
+      );
+    expect(chosen).not.toBeNull();
+    expect(Number(chosen?.[1])).toBeGreaterThan(0);
+    expect(Number(chosen?.[1])).toBeLessThan(86_400);
+    expect(run.stdout).toMatch(/\bexample\.com\s+succeeded\b/);
+  });
+
+  it('names every value and the largest deadline that works for an impossible combination', async () => {
+    // Act
+    const run = await runCli([
+      'scan',
+      'a.example.com',
+      '--min-wait',
+      '1',
+      '--max-wait',
+      '2',
+      '--deadline',
+      '604800',
+      '--out',
+      outDir,
+    ]);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      '--min-wait 1, --max-wait 2, pipeline.poll.growthFactor 1.5 and --deadline 604800',
+    );
+    expect(run.stderr).toMatch(/lower --deadline \(604800\) to at most \d+/);
+    expect(await filesUnder(outDir)).toEqual([]);
   });
 });
 
@@ -327,6 +369,21 @@ describe('npm start usage and configuration errors', () => {
     // Assess
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('VENDOR_API_KEY');
+  });
+
+  it('exits 2 for a plain-http vendor URL that is not loopback, showing the URL with its scheme', async () => {
+    // Act
+    const run = await runCli(['scan', 'a.example.com', '--out', outDir], {
+      SCAN_API_URL: 'http://vendor.example.com',
+      VENDOR_API_KEY: 'sk_live_would_travel_in_clear_0123',
+    });
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('SCAN_API_URL: must use https');
+    expect(run.stderr).toContain('"http://vendor.example.com"');
+    expect(run.stderr).not.toContain('sk_live_would_travel_in_clear_0123');
+    expect(await filesUnder(outDir)).toEqual([]);
   });
 
   it('exits 2 naming SCAN_API_URL when it is not a URL', async () => {

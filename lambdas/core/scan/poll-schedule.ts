@@ -199,6 +199,8 @@ export function pollSettingsSchema(nameOf: PollSettingNamer) {
           code: 'custom',
           path: [],
           message:
+            `with ${nameOf('minWaitSeconds')} ${poll.minWaitSeconds}, ${nameOf('maxWaitSeconds')} ${poll.maxWaitSeconds}, ` +
+            `${nameOf('growthFactor')} ${poll.growthFactor} and ${nameOf('deadlineSeconds')} ${poll.deadlineSeconds} ` +
             `makes a worst-case poll loop of ${worstCaseLoopIterations(poll)} polls (~${events} execution history events), ` +
             `over the budget of ${POLL_HISTORY_EVENT_BUDGET} (half of Step Functions' ${STEP_FUNCTIONS_HISTORY_EVENT_LIMIT}-event limit): ` +
             `raise ${nameOf('maxWaitSeconds')} (${poll.maxWaitSeconds}) or ${nameOf('growthFactor')} (${poll.growthFactor}), ` +
