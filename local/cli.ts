@@ -7,11 +7,18 @@
  * Exit codes: 0 everything succeeded; 1 a domain failed or an input line was rejected;
  * 2 usage or configuration error.
  */
-import { readFile } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { access, mkdir, readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ConfigurationError, InvalidInputError } from '#core/errors';
+import {
+  ConfigurationError,
+  InvalidInputError,
+  VendorAuthError,
+  VendorNetworkError,
+  VendorTimeoutError,
+} from '#core/errors';
 import { redactSecrets } from '#core/redact';
 import type { ScanLogger } from '#core/scan/deps';
 import {
@@ -22,8 +29,13 @@ import {
   pollSettingsSchema,
 } from '#core/scan/poll-schedule';
 import { numberFromText, problemsOf } from '#core/schema';
-import { createVendorClients } from '#core/vendor/index';
-import { type PipelineConfig, PipelineConfigError, vendorUrlProblem } from '../lib/config/index.ts';
+import { createVendorClients, ScanClient } from '#core/vendor/index';
+import {
+  loadPipelineConfigFile,
+  type PipelineConfig,
+  PipelineConfigError,
+  vendorUrlProblem,
+} from '../lib/config/index.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { startS3rver } from './embedded-s3.ts';
 import { exportObjects, trackWrittenObjects } from './export.ts';
@@ -155,8 +167,21 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     );
   }
   const { poll, deadlineNote } = localPollSettings(config, options);
+  if (options.domains.length === 0 && file && !hasDomainLines(file.bytes)) {
+    throw new InvalidInputError(
+      `--domains-file ${options.domainsFile}`,
+      'is empty: it has no domain lines (only blank lines or # comments)',
+    );
+  }
+  const out = await usableOutputDirectory(options.out);
 
   const vendor = await resolveVendor(process.env, options.demo);
+  try {
+    await preflight(vendor);
+  } catch (error) {
+    await vendor.close();
+    throw error;
+  }
   const s3 = await startS3rver({ buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET] });
   try {
     const written = trackWrittenObjects(s3.client);
@@ -174,7 +199,6 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       logger,
     });
     const scanDefinition = scanDomainStateMachine(synthesizeTemplate(config)).definition;
-    const out = resolve(options.out);
     process.stdout.write(
       `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
         `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
@@ -251,6 +275,149 @@ export function localPollSettings(
   return { poll: result.data, deadlineNote };
 }
 
+/** True when the list has at least one line that is not blank, a `#` comment or only a BOM. */
+function hasDomainLines(bytes: Uint8Array): boolean {
+  const text = Buffer.from(bytes)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
+  return text.split(/\r?\n/).some((line) => {
+    const trimmed = line.trim();
+    return trimmed !== '' && !trimmed.startsWith('#');
+  });
+}
+
+/**
+ * `--out` must be a directory this process can write, checked before anything runs: a run that
+ * scans a thousand domains and then cannot save them has wasted the vendor's and the user's time.
+ */
+export async function usableOutputDirectory(dir: string): Promise<string> {
+  const path = resolve(dir);
+  const existing = await stat(path).catch(() => undefined);
+  if (existing && !existing.isDirectory())
+    throw new UsageError(`--out ${dir}: exists and is not a directory`);
+  try {
+    if (!existing) await makeDirectories(path);
+    await access(path, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unusable';
+    throw new UsageError(`--out ${dir}: cannot be created or written (${code})`);
+  }
+  return path;
+}
+
+/**
+ * `mkdir -p`, one level at a time. Node's `mkdir({ recursive: true })` spins forever on some
+ * pseudo file systems (`/proc/nope` never returns), so the missing levels are created one by one
+ * below the nearest ancestor that exists.
+ */
+async function makeDirectories(path: string): Promise<void> {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    const found = await stat(current).catch(() => undefined);
+    if (found) {
+      if (!found.isDirectory())
+        throw Object.assign(new Error(`${current} is not a directory`), { code: 'ENOTDIR' });
+      break;
+    }
+    missing.unshift(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const level of missing) await mkdir(level);
+}
+
+/**
+ * One authenticated call before any work, so a wrong key or an unreachable vendor is one clear
+ * error instead of every domain of a long list failing the same way. `GET /stats` is cheap, read
+ * only, and needs the key. A vendor that answers anything else (a 5xx, a 404 for a missing route)
+ * is reachable and accepts the key, so the run goes on and the scans report what they meet.
+ */
+async function preflight(vendor: VendorTarget): Promise<void> {
+  const client = new ScanClient({
+    baseUrl: vendor.scanApiUrl,
+    credentials: async () => vendor.apiKey,
+    retry: { maxAttempts: 1 },
+    requestTimeoutMs: 15_000,
+  });
+  try {
+    await client.getStats();
+  } catch (error) {
+    if (error instanceof VendorAuthError) {
+      throw new ConfigurationError(
+        'VENDOR_API_KEY',
+        `is refused by the vendor at ${vendor.scanApiUrl} (HTTP ${error.status})`,
+      );
+    }
+    if (
+      (error instanceof VendorNetworkError && error.requestNotSent) ||
+      error instanceof VendorTimeoutError
+    ) {
+      const reason = error instanceof VendorNetworkError ? (error.code ?? 'connection failed') : 'timed out';
+      throw new ConfigurationError('SCAN_API_URL', `cannot be reached: ${vendor.scanApiUrl} (${reason})`);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** A Levenshtein distance small enough for command names. */
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] ?? 0;
+      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+/**
+ * A first word that is not a command would otherwise reach the default (demo) command as "too
+ * many arguments". Suggest the command that was meant, or `scan` for something that looks like a
+ * domain.
+ */
+function unknownCommandProblem(argv: readonly string[], commands: readonly string[]): string | undefined {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-') || commands.includes(first)) return undefined;
+  const closest = commands
+    .map((command) => ({ command, distance: editDistance(first.toLowerCase(), command) }))
+    .sort((a, b) => a.distance - b.distance)[0];
+  if (closest && closest.distance <= 2)
+    return `unknown command '${first}'. Did you mean '${closest.command}'?`;
+  if (first.includes('.')) return `unknown command '${first}'. To scan it: npm start -- scan ${first}`;
+  return `unknown command '${first}'. Commands: ${commands.join(', ')}`;
+}
+
+/** `--config FILE` (or `--config=FILE`) from argv, read before the commands are built. */
+function configFlag(argv: readonly string[]): string | undefined {
+  for (const [index, arg] of argv.entries()) {
+    if (arg === '--config') {
+      const value = argv[index + 1];
+      if (value === undefined || value.startsWith('-')) throw new UsageError('--config needs a FILE');
+      return value;
+    }
+    if (arg.startsWith('--config=')) return arg.slice('--config='.length);
+  }
+  return undefined;
+}
+
+/** The runner needs Node 22 (aws-local-stepfunctions uses Promise.withResolvers). */
+export function nodeVersionProblem(version: string = process.versions.node): string | undefined {
+  const major = Number(version.split('.')[0]);
+  if (major >= 22) return undefined;
+  return (
+    `npm start needs Node.js 22 or later, and this is Node.js ${version}. ` +
+    'Run it through npm (npm start, npm test, npx tsx ...): npm ci installs Node 22 (the node@22 package) ' +
+    'and npm puts it first on the PATH of its scripts.'
+  );
+}
+
 async function readDomainsFile(path: string): Promise<Uint8Array> {
   try {
     return await readFile(path);
@@ -274,7 +441,9 @@ function pollFlag(flag: string, field: keyof PollSettings) {
 function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
-    throw new InvalidArgumentError('must be a whole number between 1 and 1000');
+    throw new InvalidArgumentError(
+      `--concurrency must be a whole number between 1 and 1000 (got ${JSON.stringify(value)})`,
+    );
   }
   return parsed;
 }
@@ -309,9 +478,11 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
       'Run the vendor security pipeline locally: the synthesized state machine, the real handlers, embedded S3.',
     )
     .exitOverride()
-    .showHelpAfterError();
+    // One line of error, not the whole usage: the hint says where the usage is.
+    .showHelpAfterError('(npm start -- --help lists every command and flag)');
   const withScanFlags = (command: Command) =>
     command
+      .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
       .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
       .option('--min-wait <seconds>', 'first wait of the poll loop', pollFlag('--min-wait', 'minWaitSeconds'))
       .option(
@@ -372,10 +543,22 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
 export async function main(argv: readonly string[], configOverride?: PipelineConfig): Promise<number> {
   let exitCode = 0;
   try {
-    const config = configOverride ?? (await loadLocalPipelineConfig(PROJECT_ROOT));
+    const nodeProblem = nodeVersionProblem();
+    if (nodeProblem) throw new UsageError(nodeProblem);
+    const configFile = configFlag(argv);
+    const config =
+      configOverride ??
+      (configFile === undefined
+        ? await loadLocalPipelineConfig(PROJECT_ROOT)
+        : loadPipelineConfigFile(configFile, process.cwd(), '--config'));
     const program = buildProgram(config, (code) => {
       exitCode = code;
     });
+    const unknown = unknownCommandProblem(
+      argv,
+      program.commands.map((command) => command.name()),
+    );
+    if (unknown) throw new UsageError(unknown);
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {

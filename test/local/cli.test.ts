@@ -9,7 +9,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#core/scan/contracts';
 import type { ScanManifest } from '#core/scan/manifest';
-import { main } from '../../local/cli.ts';
+import { main, nodeVersionProblem } from '../../local/cli.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 
 const DEMO_LIST = resolve(import.meta.dirname, '../../examples/domains.txt');
@@ -306,6 +306,110 @@ describe('npm start poll settings', () => {
     );
     expect(run.stderr).toMatch(/lower --deadline \(604800\) to at most \d+/);
     expect(await filesUnder(outDir)).toEqual([]);
+  });
+});
+
+describe('npm start fails fast, before any work', () => {
+  it('suggests the command that was meant for a typo', async () => {
+    const run = await runCli(['scna', 'example.com', '--out', outDir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown command 'scna'. Did you mean 'scan'?");
+  });
+
+  it('suggests scan for a bare domain', async () => {
+    const run = await runCli(['example.com', '--out', outDir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('npm start -- scan example.com');
+  });
+
+  it('names the flag of a bad --concurrency in one line, without the whole usage', async () => {
+    const run = await runCli(['scan', 'example.com', '--concurrency', '0', '--out', outDir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--concurrency must be a whole number between 1 and 1000 (got "0")');
+    expect(run.stderr).not.toContain('Usage:');
+    expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
+  });
+
+  it('exits 1 for an empty list, saying it is empty, before starting anything', async () => {
+    const list = join(outDir, 'empty.txt');
+    await writeFile(list, '# nothing yet\n\n', 'utf8');
+    const run = await runCli(['scan', '--domains-file', list, '--out', join(outDir, 'out')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('is empty');
+    expect(run.stdout).not.toContain('Vendor:');
+  });
+
+  it('exits 2 when --out is an existing file, before any scan', async () => {
+    const file = join(outDir, 'not-a-dir');
+    await writeFile(file, 'x', 'utf8');
+    const run = await runCli(['scan', 'example.com', '--out', file]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`--out ${file}: exists and is not a directory`);
+    expect(run.stdout).not.toContain('Vendor:');
+  });
+
+  it('exits 2 when --out cannot be created', async () => {
+    const run = await runCli(['scan', 'example.com', '--out', '/proc/nope']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--out /proc/nope: cannot be created or written');
+  });
+
+  it('exits 2 naming VENDOR_API_KEY when the vendor refuses the key, after one call', async () => {
+    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
+    try {
+      const run = await runCli(['scan', 'a.example.com', 'b.example.com', ...QUICK_WAITS, '--out', outDir], {
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: 'sk_wrong_key_for_this_vendor_000',
+      });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('VENDOR_API_KEY: is refused by the vendor');
+      expect(run.stderr).not.toContain('sk_wrong_key_for_this_vendor_000');
+      expect(vendor.requestCount('POST /scan')).toBe(0);
+      expect(vendor.requestCount('GET /stats')).toBeGreaterThan(0);
+    } finally {
+      await vendor.close();
+    }
+  });
+
+  it('exits 2 naming SCAN_API_URL when nothing listens there', async () => {
+    const run = await runCli(['scan', 'a.example.com', '--out', outDir], {
+      SCAN_API_URL: 'http://127.0.0.1:1',
+      VENDOR_API_KEY: 'sk_not_sent_anywhere_0000',
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('SCAN_API_URL: cannot be reached: http://127.0.0.1:1 (ECONNREFUSED)');
+  });
+
+  it('says which Node.js to use when run on Node 20', () => {
+    expect(nodeVersionProblem('20.20.2')).toContain('needs Node.js 22 or later, and this is Node.js 20.20.2');
+    expect(nodeVersionProblem('22.23.3')).toBeUndefined();
+  });
+
+  it('loads --config FILE with the schema cdk synth uses, naming a bad setting', async () => {
+    const file = join(outDir, 'pipeline.json');
+    await writeFile(file, JSON.stringify({ scan: { maxConcurrency: 0 } }), 'utf8');
+    const run = await runCli(['scan', 'example.com', '--config', file, '--out', join(outDir, 'out')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('pipeline.scan.maxConcurrency must be between 1 and 1000 (got 0)');
+  });
+
+  it('runs with the intake suffixes of --config FILE', async () => {
+    const file = join(outDir, 'pipeline.json');
+    await writeFile(file, JSON.stringify({ intake: { suffixes: ['.lst'] } }), 'utf8');
+    const list = join(outDir, 'team.lst');
+    await writeFile(list, 'example.com\n', 'utf8');
+    const run = await runCli([
+      'scan',
+      '--domains-file',
+      list,
+      '--config',
+      file,
+      ...QUICK_WAITS,
+      '--out',
+      join(outDir, 'out'),
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/\bexample\.com\s+succeeded\b/);
   });
 });
 
