@@ -8,6 +8,29 @@
  * vendor request id; request URLs are passed through `redactUrl` by the HTTP layer first.
  */
 
+/**
+ * The error names Step Functions Retry and Catch rules match on, written once: the classes below
+ * set them, and the retry policies in lib/ import them (a minifier may rename classes, so the
+ * names are strings, not `Class.name`).
+ */
+export const ERROR_NAME = {
+  VendorError: 'VendorError',
+  VendorHttpError: 'VendorHttpError',
+  VendorUnavailableError: 'VendorUnavailableError',
+  VendorAuthError: 'VendorAuthError',
+  VendorThrottledError: 'VendorThrottledError',
+  VendorTimeoutError: 'VendorTimeoutError',
+  VendorNetworkError: 'VendorNetworkError',
+  VendorUnframedBodyError: 'VendorUnframedBodyError',
+  VendorResponseError: 'VendorResponseError',
+  VendorInsecureRedirectError: 'VendorInsecureRedirectError',
+  InvalidInputError: 'InvalidInputError',
+  ConfigurationError: 'ConfigurationError',
+  SecretAccessError: 'SecretAccessError',
+} as const;
+
+export type ErrorName = (typeof ERROR_NAME)[keyof typeof ERROR_NAME];
+
 export type VendorApi = 'scan' | 'keys' | 'breach';
 
 /** Base class so callers can `instanceof VendorError` for anything that came from the vendor. */
@@ -19,7 +42,7 @@ export class VendorError extends Error {
 
   constructor(message: string, options: { operation: string; retryable: boolean; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'VendorError';
+    this.name = ERROR_NAME.VendorError;
     this.operation = options.operation;
     this.retryable = options.retryable;
   }
@@ -45,11 +68,27 @@ export class VendorHttpError extends VendorError {
       operation: options.operation,
       retryable: options.retryable ?? options.status >= 500,
     });
-    this.name = options.status >= 500 ? 'VendorUnavailableError' : 'VendorHttpError';
+    this.name = ERROR_NAME.VendorHttpError;
     this.status = options.status;
     this.requestId = options.requestId;
     this.bodySnippet = options.bodySnippet;
   }
+}
+
+/**
+ * A 5xx: the vendor failed, not the request. Its own class (and name) because Step Functions
+ * retries it while a 4xx `VendorHttpError` is permanent. `vendorHttpError` picks the class.
+ */
+export class VendorUnavailableError extends VendorHttpError {
+  constructor(options: ConstructorParameters<typeof VendorHttpError>[0]) {
+    super(options);
+    this.name = ERROR_NAME.VendorUnavailableError;
+  }
+}
+
+/** The error for a non-2xx answer: `VendorUnavailableError` for a 5xx, `VendorHttpError` otherwise. */
+export function vendorHttpError(options: ConstructorParameters<typeof VendorHttpError>[0]): VendorHttpError {
+  return options.status >= 500 ? new VendorUnavailableError(options) : new VendorHttpError(options);
 }
 
 /** 401/403 that survived one credential refresh. Permanent: a human must fix the key. */
@@ -61,7 +100,7 @@ export class VendorAuthError extends VendorError {
       `${options.operation} was refused with HTTP ${options.status} after one credential refresh: the API key is invalid, expired or rotated`,
       { operation: options.operation, retryable: false },
     );
-    this.name = 'VendorAuthError';
+    this.name = ERROR_NAME.VendorAuthError;
     this.status = options.status;
     this.requestId = options.requestId;
   }
@@ -83,7 +122,7 @@ export class VendorThrottledError extends VendorError {
       operation: options.operation,
       retryable: true,
     });
-    this.name = 'VendorThrottledError';
+    this.name = ERROR_NAME.VendorThrottledError;
     this.retryAfterMs = options.retryAfterMs;
     this.requestId = options.requestId;
   }
@@ -100,7 +139,7 @@ export class VendorTimeoutError extends VendorError {
         : `${options.operation} timed out after ${options.timeoutMs} ms`,
       { operation: options.operation, retryable: true, cause: options.cause },
     );
-    this.name = 'VendorTimeoutError';
+    this.name = ERROR_NAME.VendorTimeoutError;
     this.timeoutMs = options.timeoutMs;
     this.phase = options.phase;
   }
@@ -122,9 +161,23 @@ export class VendorNetworkError extends VendorError {
       retryable: true,
       cause: options.cause,
     });
-    this.name = 'VendorNetworkError';
+    this.name = ERROR_NAME.VendorNetworkError;
     this.code = options.code;
     this.requestNotSent = options.requestNotSent;
+  }
+}
+
+/**
+ * A 2xx download with neither Content-Length nor chunked framing: its body ends when the
+ * connection closes, so a clean close half-way looks exactly like the end. Such bytes are never
+ * stored as complete; the idempotent fetch is retried instead (and, in AWS, Step Functions retries
+ * this name), in the hope of a framed answer.
+ */
+export class VendorUnframedBodyError extends VendorNetworkError {
+  constructor(operation: string) {
+    super({ operation, code: 'UNFRAMED_BODY', requestNotSent: false });
+    this.message = `${operation} was answered with neither Content-Length nor chunked framing: its end cannot be proven, so the body was refused`;
+    this.name = ERROR_NAME.VendorUnframedBodyError;
   }
 }
 
@@ -132,7 +185,18 @@ export class VendorNetworkError extends VendorError {
 export class VendorResponseError extends VendorError {
   constructor(operation: string, problem: string) {
     super(`${operation} returned an unusable response: ${problem}`, { operation, retryable: false });
-    this.name = 'VendorResponseError';
+    this.name = ERROR_NAME.VendorResponseError;
+  }
+}
+
+/**
+ * A download redirect that would leave https for plain http: the report would travel in clear.
+ * Permanent: the same chain would redirect the same way.
+ */
+export class VendorInsecureRedirectError extends VendorResponseError {
+  constructor(operation: string) {
+    super(operation, 'a redirect from https to plain http was refused');
+    this.name = ERROR_NAME.VendorInsecureRedirectError;
   }
 }
 
@@ -146,7 +210,7 @@ export class InvalidInputError extends Error {
   readonly reason: string;
   constructor(input: string, reason: string) {
     super(`Invalid ${input}: ${reason}`);
-    this.name = 'InvalidInputError';
+    this.name = ERROR_NAME.InvalidInputError;
     this.input = input;
     this.reason = reason;
   }
@@ -157,7 +221,7 @@ export class ConfigurationError extends Error {
   readonly setting: string;
   constructor(setting: string, problem: string) {
     super(`Configuration ${setting}: ${problem}`);
-    this.name = 'ConfigurationError';
+    this.name = ERROR_NAME.ConfigurationError;
     this.setting = setting;
   }
 }

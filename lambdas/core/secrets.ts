@@ -7,7 +7,7 @@
 
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigurationError } from '#core/errors';
+import { ConfigurationError, ERROR_NAME } from '#core/errors';
 import type { CredentialProvider } from '#core/vendor/types';
 
 export interface SecretReader {
@@ -30,7 +30,7 @@ export class SecretAccessError extends Error {
       `Reading secret ${secretId} failed: ${reason}`,
       options.cause === undefined ? undefined : { cause: options.cause },
     );
-    this.name = 'SecretAccessError';
+    this.name = ERROR_NAME.SecretAccessError;
     this.secretId = secretId;
     this.retryable = options.retryable;
   }

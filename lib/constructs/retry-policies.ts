@@ -4,6 +4,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import { JitterType, type RetryProps } from 'aws-cdk-lib/aws-stepfunctions';
+import { ERROR_NAME } from '#core/errors';
 
 /** Transient failures of the Lambda service itself; the function may not even have run. */
 export const LAMBDA_SERVICE_ERRORS = [
@@ -16,25 +17,28 @@ export const LAMBDA_SERVICE_ERRORS = [
 
 /** Vendor errors that may pass by themselves (429 / 5xx / timeouts / network). */
 export const VENDOR_TRANSIENT_ERRORS = [
-  'VendorThrottledError',
-  'VendorUnavailableError',
-  'VendorTimeoutError',
-  'VendorNetworkError',
+  ERROR_NAME.VendorThrottledError,
+  ERROR_NAME.VendorUnavailableError,
+  ERROR_NAME.VendorTimeoutError,
+  ERROR_NAME.VendorNetworkError,
+  // A subclass of VendorNetworkError, but Step Functions matches names exactly, not classes.
+  ERROR_NAME.VendorUnframedBodyError,
 ] as const;
 
 /** Secrets Manager throttling or outage while reading the API key (permanent problems are ConfigurationError). */
-export const SECRET_TRANSIENT_ERRORS = ['SecretAccessError'] as const;
+export const SECRET_TRANSIENT_ERRORS = [ERROR_NAME.SecretAccessError] as const;
 
 /**
  * Never retried: a retry cannot fix them, so they go straight to the Catch. Listed for the tests
  * and for readers; no rule below may contain them.
  */
 export const PERMANENT_ERRORS = [
-  'VendorHttpError',
-  'VendorAuthError',
-  'VendorResponseError',
-  'InvalidInputError',
-  'ConfigurationError',
+  ERROR_NAME.VendorHttpError,
+  ERROR_NAME.VendorAuthError,
+  ERROR_NAME.VendorResponseError,
+  ERROR_NAME.VendorInsecureRedirectError,
+  ERROR_NAME.InvalidInputError,
+  ERROR_NAME.ConfigurationError,
 ] as const;
 
 /** For tasks that are safe to run twice (reads, idempotent writes, DELETE). */
@@ -53,7 +57,7 @@ export const IDEMPOTENT_TASK_RETRY: RetryProps = {
  * retried: Lambda throttled the invocation (the handler never ran), or the vendor answered 429.
  */
 export const START_SCAN_RETRY: RetryProps = {
-  errors: ['Lambda.TooManyRequestsException', 'VendorThrottledError'],
+  errors: ['Lambda.TooManyRequestsException', ERROR_NAME.VendorThrottledError],
   interval: Duration.seconds(10),
   backoffRate: 2,
   maxAttempts: 4,

@@ -118,6 +118,16 @@ function validateFault(fault: Fault): void {
         throw new TypeError(`${fault.type} fault afterBytes must be a non-negative integer`);
       }
       return;
+    case 'unframed':
+      if (fault.afterBytes !== undefined && !nonNegativeInteger(fault.afterBytes)) {
+        throw new TypeError('unframed fault afterBytes must be a non-negative integer');
+      }
+      if (fault.end !== undefined && fault.end !== 'close' && fault.end !== 'reset') {
+        throw new TypeError(
+          `unframed fault end must be 'close' or 'reset'; got ${JSON.stringify(fault.end)}`,
+        );
+      }
+      return;
     case 'hang':
     case 'malformed-json':
     case 'refuse':

@@ -3,7 +3,7 @@
  * return a `SimResponse` instead of writing to the socket, so that response-shaping faults can
  * cut, corrupt or drop the real answer after the request was processed.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ShapingFault } from './faults.ts';
 
@@ -148,6 +148,46 @@ function malform(response: SimResponse): Buffer {
   return GARBAGE;
 }
 
+/**
+ * A close-delimited HTTP/1.1 answer, written to the socket directly: Node's ServerResponse always
+ * frames a body (Content-Length or chunked), which is exactly what this fault must not do.
+ */
+async function sendUnframed(
+  res: ServerResponse,
+  socket: Socket,
+  response: SimResponse,
+  fault: Extract<ShapingFault, { type: 'unframed' }>,
+): Promise<void> {
+  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? 'Status'}`];
+  for (const [name, value] of Object.entries(response.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-length' || lower === 'transfer-encoding' || lower === 'connection') continue;
+    lines.push(`${name}: ${value}`);
+  }
+  lines.push('connection: close', '', '');
+  // The ServerResponse must never write to this socket now.
+  res.detachSocket(socket);
+  socket.write(lines.join('\r\n'));
+  const limit = fault.afterBytes ?? Number.POSITIVE_INFINITY;
+  let sent = 0;
+  const body = response.body ?? Buffer.alloc(0);
+  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
+    if (socket.destroyed) return;
+    const piece = chunk.subarray(0, Math.max(0, Math.min(chunk.length, limit - sent)));
+    sent += piece.length;
+    if (piece.length > 0 && !socket.write(piece)) {
+      await new Promise<void>((resolve) => {
+        socket.once('drain', resolve);
+        socket.once('close', resolve);
+      });
+    }
+    if (sent >= limit) break;
+  }
+  await flushed(socket);
+  if (fault.end === 'reset') socket.resetAndDestroy();
+  else socket.end();
+}
+
 /** Sends a response, applying a response-shaping fault to it when one matched the request. */
 export async function sendResponse(
   res: ServerResponse,
@@ -164,6 +204,10 @@ export async function sendResponse(
     const body = malform(response);
     res.writeHead(200, { 'content-type': JSON_TYPE, 'content-length': body.length });
     res.end(body);
+    return;
+  }
+  if (shaping?.type === 'unframed') {
+    await sendUnframed(res, socket, response, shaping);
     return;
   }
   const body = response.body;

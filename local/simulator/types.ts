@@ -28,7 +28,14 @@ export type Fault =
   /** Close the connection before reading the request: nothing was processed. */
   | { readonly type: 'refuse' }
   /** Process the request fully (e.g. rotate the key), then destroy the socket instead of answering. */
-  | { readonly type: 'lose-response' };
+  | { readonly type: 'lose-response' }
+  /**
+   * Answer without Content-Length and without chunked framing (`connection: close`): the body
+   * ends when the connection does. `afterBytes` cuts it short (default: send it all); `end` is how
+   * the connection then ends: `close` (a clean FIN, indistinguishable from the real end) or
+   * `reset`. The three shapes: complete, cut short with a clean close, cut short with a reset.
+   */
+  | { readonly type: 'unframed'; readonly afterBytes?: number; readonly end?: 'close' | 'reset' };
 
 export interface FaultRule {
   /** Limit to one API; omitted matches every API, the storage origin included. */

@@ -26,11 +26,13 @@ import {
   type VendorApi,
   VendorAuthError,
   VendorError,
-  VendorHttpError,
+  VendorInsecureRedirectError,
   VendorNetworkError,
   VendorResponseError,
   VendorThrottledError,
   VendorTimeoutError,
+  VendorUnframedBodyError,
+  vendorHttpError,
 } from '#core/errors';
 import { redactSecrets, redactUrl } from '#core/redact';
 import type {
@@ -59,6 +61,8 @@ const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
 /** Codes that prove the request never reached the vendor: no connection was ever made. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'request-id'] as const;
+/** The outcome code of a 2xx download whose end cannot be proven (see `hasFraming`). */
+const UNFRAMED_BODY = 'UNFRAMED_BODY';
 
 /** How the vendor wants the key: scan and keys APIs use a bearer token, breach uses X-API-Key. */
 export type AuthScheme = 'bearer' | 'x-api-key';
@@ -153,7 +157,9 @@ export class VendorHttp {
     this.authScheme = authScheme;
     this.settings = resolveSettings(api, settings);
     const timeout = this.settings.requestTimeoutMs;
-    const common = { connect: { timeout }, headersTimeout: timeout, bodyTimeout: timeout };
+    const ca = settings.trustedCertificates;
+    const connect = ca === undefined ? { timeout } : { timeout, ca: [...ca] };
+    const common = { connect, headersTimeout: timeout, bodyTimeout: timeout };
     this.pooled = new Agent({ ...common, keepAliveTimeout: 4_000 });
     this.fresh = new Agent({ ...common, pipelining: 0 });
   }
@@ -281,13 +287,14 @@ export class VendorHttp {
             requestId: outcome.requestId,
           });
         }
-        return new VendorHttpError({
+        return vendorHttpError({
           operation,
           status: outcome.status,
           requestId: outcome.requestId,
           bodySnippet: outcome.bodySnippet,
         });
       case 'network':
+        if (outcome.code === UNFRAMED_BODY) return new VendorUnframedBodyError(operation);
         return new VendorNetworkError({
           operation,
           code: outcome.code,
@@ -411,11 +418,16 @@ export class VendorHttp {
     );
     let url = this.buildUrl(req);
     let redirects = 0;
+    // The credential rule of a redirect chain: the key goes only to the configured origin, and
+    // only while the chain has never left it. Once a hop went elsewhere (a pre-signed storage
+    // URL), no later hop carries the key, even one that comes back to the vendor's origin:
+    // otherwise whoever controls the storage origin could steer a credentialed GET to any path
+    // of the vendor's API.
+    let leftBaseOrigin = false;
     try {
       for (;;) {
-        // Credentials only ever go to the configured origin. Checked per hop: a pre-signed
-        // storage URL must never see the key, even if a later hop comes back to the vendor.
-        const trusted = url.origin === this.baseOrigin;
+        leftBaseOrigin ||= url.origin !== this.baseOrigin;
+        const trusted = !leftBaseOrigin;
         const res = await request(url, {
           dispatcher: this.dispatcherFor(req),
           method: 'GET',
@@ -447,11 +459,25 @@ export class VendorHttp {
           if (!next || (next.protocol !== 'https:' && next.protocol !== 'http:')) {
             return permanent(new VendorResponseError(req.operation, 'redirect to an unusable Location'));
           }
+          // An https download stays https: the body would otherwise cross the network in clear.
+          if (url.protocol === 'https:' && next.protocol === 'http:') {
+            return permanent(new VendorInsecureRedirectError(req.operation));
+          }
           url = next;
           continue;
         }
         clearTimeout(timer);
         if (status >= 200 && status < 300) {
+          if (!hasFraming(res.headers)) {
+            // Refused before a byte is read: nothing of it may ever be stored as complete.
+            res.body.destroy();
+            return {
+              kind: 'network',
+              code: UNFRAMED_BODY,
+              requestNotSent: false,
+              cause: new Error('response without Content-Length or chunked transfer coding'),
+            };
+          }
           return { kind: 'ok', status, value: this.toDownload(req, res, url, redirects) };
         }
         // A 401/403 from a foreign origin is about its pre-signed URL, not our key.
@@ -517,7 +543,7 @@ export class VendorHttp {
     return {
       kind: 'permanent',
       status,
-      error: new VendorHttpError({
+      error: vendorHttpError({
         operation: req.operation,
         status,
         requestId,
@@ -667,6 +693,21 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
+}
+
+/**
+ * True when the answer proves where its body ends: a Content-Length, or chunked transfer coding
+ * (whose last chunk marks the end; undici fails the body when it never comes). Without either, an
+ * HTTP/1.x body simply runs until the connection closes, and a clean close half-way is
+ * indistinguishable from the real end.
+ */
+export function hasFraming(headers: Dispatcher.ResponseData['headers']): boolean {
+  if (parseLength(header(headers, 'content-length')) !== undefined) return true;
+  const coding = header(headers, 'transfer-encoding') ?? '';
+  return coding
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .includes('chunked');
 }
 
 function parseLength(value: string | undefined): number | undefined {

@@ -45,6 +45,12 @@ export interface VendorHttpSettings {
   readonly random?: () => number;
   /** Max redirects a download follows. @default 5 */
   readonly maxRedirects?: number;
+  /**
+   * Certificate authorities (PEM) to trust instead of the system's: for tests against a loopback
+   * TLS server only. Verification itself is never turned off.
+   * @default - the system's trust store
+   */
+  readonly trustedCertificates?: readonly string[];
 }
 
 /** A streamed body (report, logs, debug, ZIP). Never buffered whole. */
