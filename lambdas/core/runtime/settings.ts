@@ -5,7 +5,8 @@
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, readNumberEnv } from '#core/runtime/env';
 import { DEFAULT_POLL_SETTINGS, type PollSettings, pollSettingsProblems } from '#core/scan/poll-schedule';
-import { parseStatusVocabulary } from '#core/vendor/index';
+// Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
+import { parseStatusVocabulary } from '#core/vendor/status';
 import type { StatusVocabulary } from '#core/vendor/types';
 
 export interface UploadSettings {
