@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startVendorSimulator } from '../local/simulator/index.ts';
+import { handlerBundles, httpClients, sourceMaps } from './bundles.ts';
 import { measurePollCost } from './poll-cost.ts';
 
 function runChild(
@@ -119,6 +120,18 @@ async function throughput(): Promise<void> {
   }
 }
 
+async function bundles(): Promise<void> {
+  process.stdout.write(
+    '\n== Bundles: each handler as the CDK app bundles it; fresh-process import vs empty handler ==\n',
+  );
+  await handlerBundles();
+  process.stdout.write('\n== HTTP clients: a tiny module per client, same bundling ==\n');
+  await httpClients();
+  process.stdout.write('\n== Source maps: options on start-scan ==\n');
+  await sourceMaps();
+}
+
 const which = process.argv[2];
 if (!which || which === 'poll') await pollCost();
 if (!which || which === 'throughput') await throughput();
+if (!which || which === 'bundles') await bundles();
