@@ -52,19 +52,20 @@ export function scanDepsFromEnvironment(
 ): ScanDeps {
   const s3 = options.s3 ? { s3: options.s3 } : {};
   if (options.vendor === false) return storageScanDepsFromEnvironment(env, s3);
-  // Read before any client is built, so a missing variable is reported first.
-  const scanApiUrl = readUrlEnv(env, 'SCAN_API_URL');
-  const secretId = scanApiKeySecretId(env);
-  const secrets = options.secrets ?? createSecretsManagerReader();
   return storageScanDepsFromEnvironment(env, {
     ...s3,
-    scanClient: (settings, logger) =>
-      new ScanClient({
-        baseUrl: scanApiUrl,
+    // Called after the settings are read, so a missing RESULTS_BUCKET is still reported first.
+    scanClient: (settings, logger) => {
+      const baseUrl = readUrlEnv(env, 'SCAN_API_URL');
+      const secretId = scanApiKeySecretId(env);
+      const secrets = options.secrets ?? createSecretsManagerReader();
+      return new ScanClient({
+        baseUrl,
         credentials: credentialProviderFromSecret(secrets, secretId),
         logger,
         ...(settings.statusVocabulary ? { statusVocabulary: settings.statusVocabulary } : {}),
-      }),
+      });
+    },
   });
 }
 
