@@ -14,9 +14,10 @@ import type { ScanApi } from '#core/scan/deps';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#core/scan/poll-schedule';
 import type { ScanStatus, VendorDownload } from '#core/vendor/types';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { scanDomainStateMachine } from '../local/definitions.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
 import { bindScanHandlers, runScanExecution } from '../local/pipeline.ts';
-import { scanDomainStateMachine, synthesizeTemplate } from '../local/synth.ts';
+import { cachedTemplate } from '../local/synth-cache.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -81,7 +82,7 @@ export interface PollCostRow {
 export async function measurePollCost(
   durations: readonly number[] = [60, 1800, 6 * 3600],
 ): Promise<PollCostRow[]> {
-  const definition = scanDomainStateMachine(synthesizeTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
+  const definition = scanDomainStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
   const s3 = await startS3rver({ buckets: ['bench-results'] });
   try {

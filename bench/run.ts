@@ -7,6 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startVendorSimulator } from '../local/simulator/index.ts';
+import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
+import { handlerBundles, httpClients, sourceMaps } from './bundles.ts';
 import { measurePollCost } from './poll-cost.ts';
 
 function runChild(
@@ -119,6 +121,53 @@ async function throughput(): Promise<void> {
   }
 }
 
+async function bundles(): Promise<void> {
+  process.stdout.write(
+    '\n== Bundles: each handler as the CDK app bundles it; fresh-process import vs empty handler ==\n',
+  );
+  await handlerBundles();
+  process.stdout.write('\n== HTTP clients: a tiny module per client, same bundling ==\n');
+  await httpClients();
+  process.stdout.write('\n== Source maps: options on start-scan ==\n');
+  await sourceMaps();
+}
+
+/** `npm start` (the demo) with an empty synth cache, then with the cache it filled. */
+async function localRun(): Promise<void> {
+  process.stdout.write('\n== Local run: npm start demo, wall time and peak RSS of a fresh process ==\n');
+  await rm(DEFAULT_SYNTH_CACHE_DIR, { recursive: true, force: true });
+  const rows: { label: string; seconds: number; maxRssKiB: number }[] = [];
+  for (const label of ['synthesizes (cold cache)', 'cached definitions']) {
+    const started = performance.now();
+    const child = await runChild(
+      'npx',
+      ['tsx', resolve(import.meta.dirname, 'local-run-worker.ts')],
+      process.env,
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const figures = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as {
+      exitCode: number;
+      maxRssKiB: number;
+    };
+    if (figures.exitCode !== 0) throw new Error(`npm start exited ${figures.exitCode}: ${child.stderr}`);
+    rows.push({ label, seconds, maxRssKiB: figures.maxRssKiB });
+  }
+  process.stdout.write('run                      | wall s | peak RSS (MiB)\n');
+  for (const row of rows) {
+    process.stdout.write(
+      `${row.label.padEnd(24)} | ${fmt(row.seconds).padStart(6)} | ${fmt(row.maxRssKiB / 1024, 0).padStart(14)}\n`,
+    );
+  }
+  const [cold, warm] = rows;
+  if (cold && warm) {
+    process.stdout.write(
+      `cached vs synthesizing: wall x${fmt(warm.seconds / cold.seconds)}, peak RSS x${fmt(warm.maxRssKiB / cold.maxRssKiB)}\n`,
+    );
+  }
+}
+
 const which = process.argv[2];
 if (!which || which === 'poll') await pollCost();
 if (!which || which === 'throughput') await throughput();
+if (!which || which === 'bundles') await bundles();
+if (!which || which === 'local') await localRun();

@@ -3,7 +3,7 @@
  * JSON ScanOutcome, for the Fail state. Accepts any payload: it runs after something already broke,
  * and its own error would hide the real one.
  */
-import { createLazyHandler, type ScanHandler, scanDepsFromEnvironment } from '#core/runtime/deps';
+import { createLazyHandler, type ScanHandler, storageScanDepsFromEnvironment } from '#core/runtime/handler';
 import {
   type RecordScanFailureInput,
   type RecordScanFailureOutput,
@@ -28,5 +28,5 @@ export function createRecordScanFailureHandler(
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
 export const handler = createLazyHandler(createRecordScanFailureHandler, () =>
-  scanDepsFromEnvironment(process.env, { vendor: false }),
+  storageScanDepsFromEnvironment(process.env),
 );

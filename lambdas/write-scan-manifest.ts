@@ -1,5 +1,5 @@
 /** `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. */
-import { createLazyHandler, type ScanHandler, scanDepsFromEnvironment } from '#core/runtime/deps';
+import { createLazyHandler, type ScanHandler, storageScanDepsFromEnvironment } from '#core/runtime/handler';
 import type { ScanOutcome } from '#core/scan/contracts';
 import { parseScanInProgress, parseStoredObjects } from '#core/scan/parse';
 import { type ScanDeps, withLogKeys, writeScanManifest } from '#core/scan/steps';
@@ -20,5 +20,5 @@ export function createWriteScanManifestHandler(deps: ScanDeps): ScanHandler<unkn
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
 export const handler = createLazyHandler(createWriteScanManifestHandler, () =>
-  scanDepsFromEnvironment(process.env, { vendor: false }),
+  storageScanDepsFromEnvironment(process.env),
 );

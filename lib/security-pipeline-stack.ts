@@ -10,7 +10,7 @@ import { ScanWorkflow } from './constructs/scan-workflow.ts';
 import { VendorSecrets } from './constructs/vendor-secrets.ts';
 
 export interface SecurityPipelineStackProps extends StackProps {
-  /** Validated configuration (lib/config.ts `parsePipelineConfig` / `loadPipelineConfig`). */
+  /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
   readonly config: PipelineConfig;
 }
 
@@ -30,7 +30,7 @@ export class SecurityPipelineStack extends Stack {
       ...props,
     });
     const { config } = props;
-    // CloudWatch's retention values are the RetentionDays enum values (checked in lib/config.ts).
+    // CloudWatch's retention values are the RetentionDays enum values (checked in lib/config/schema.ts).
     const logRetention = config.logRetentionDays as RetentionDays;
 
     if (config.vendor.scanApiUrl === VENDOR_URL_PLACEHOLDER) {

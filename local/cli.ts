@@ -37,12 +37,13 @@ import {
   vendorUrlProblem,
 } from '../lib/config/index.ts';
 import { loadLocalPipelineConfig } from './config.ts';
+import { scanDomainStateMachine } from './definitions.ts';
 import { startS3rver } from './embedded-s3.ts';
 import { exportObjects, trackWrittenObjects } from './export.ts';
 import { runDomainList } from './pipeline.ts';
 import { createConsoleReporter, formatSummaryTable, summaryHasFailures } from './progress.ts';
 import { startVendorSimulator } from './simulator/index.ts';
-import { scanDomainStateMachine, synthesizeTemplate } from './synth.ts';
+import { cachedTemplate } from './synth-cache.ts';
 
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
 export const LOCAL_INPUT_BUCKET = 'pipeline-input';
@@ -198,7 +199,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
       logger,
     });
-    const scanDefinition = scanDomainStateMachine(synthesizeTemplate(config)).definition;
+    const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
     process.stdout.write(
       `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
         `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,

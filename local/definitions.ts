@@ -85,6 +85,16 @@ export function stateMachineWithState(template: CfnTemplate, stateName: string):
   return matches[0] as SynthesizedStateMachine;
 }
 
+/** The per-domain scan state machine (the one whose first state is `StartScan`). */
+export function scanDomainStateMachine(template: CfnTemplate): SynthesizedStateMachine {
+  return stateMachineWithState(template, 'StartScan');
+}
+
+/** The domain-list state machine (the one with `PrepareDomainList`). */
+export function domainListStateMachine(template: CfnTemplate): SynthesizedStateMachine {
+  return stateMachineWithState(template, 'PrepareDomainList');
+}
+
 /** Visits every state, including those nested in Parallel branches and Map processors. */
 export function walkStates(definition: AslDefinition, visit: (name: string, state: AslState) => void): void {
   for (const [name, state] of Object.entries(definition.States)) {

@@ -1,11 +1,12 @@
 /**
  * Synthesizes the real CDK stack in-process (asset bundling skipped: the runner executes the
  * TypeScript handlers directly) and returns the state machine definitions `cdk synth` produces.
+ * The runner, tests and bench go through local/synth-cache.ts, which calls this only on a miss.
  */
 import { App } from 'aws-cdk-lib';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
-import { type CfnTemplate, type SynthesizedStateMachine, stateMachineWithState } from './definitions.ts';
+import type { CfnTemplate } from './definitions.ts';
 
 export function synthesizeTemplate(config: PipelineConfig): CfnTemplate {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -13,12 +14,4 @@ export function synthesizeTemplate(config: PipelineConfig): CfnTemplate {
   return app.synth().getStackArtifact(stack.artifactId).template as CfnTemplate;
 }
 
-/** The per-domain scan state machine (the one whose first state is `StartScan`). */
-export function scanDomainStateMachine(template: CfnTemplate): SynthesizedStateMachine {
-  return stateMachineWithState(template, 'StartScan');
-}
-
-/** The domain-list state machine (the one with `PrepareDomainList`). */
-export function domainListStateMachine(template: CfnTemplate): SynthesizedStateMachine {
-  return stateMachineWithState(template, 'PrepareDomainList');
-}
+export { domainListStateMachine, scanDomainStateMachine } from './definitions.ts';

@@ -23,7 +23,7 @@ export interface ScanSchedulesProps {
   readonly listStateMachine: IStateMachine;
   /** Where `objectKey` domain lists live. */
   readonly inputBucket: IBucket;
-  /** Validated schedules (lib/config.ts). */
+  /** Validated schedules (lib/config/). */
   readonly schedules: readonly ScheduleConfig[];
   /**
    * Named lists that schedules refer to by `domainList`.

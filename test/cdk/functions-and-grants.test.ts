@@ -1,4 +1,7 @@
+import { join } from 'node:path';
+import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { HANDLERS_DIR, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/constructs/pipeline-function.ts';
 import {
   actionsAllowed,
   functionFor,
@@ -185,5 +188,50 @@ describe('least privilege', () => {
         handler,
       ).toEqual([]);
     }
+  });
+});
+
+describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => {
+  async function bundledPackages(handlerFile: string): Promise<string[]> {
+    const result = await build({
+      entryPoints: [join(HANDLERS_DIR, `${handlerFile}.ts`)],
+      bundle: true,
+      write: false,
+      outdir: 'out',
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      mainFields: [...(PIPELINE_BUNDLING.mainFields ?? [])],
+      absWorkingDir: REPO_ROOT,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const packages = Object.keys(result.metafile.inputs)
+      .map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1])
+      .filter((name): name is string => name !== undefined);
+    return [...new Set(packages)];
+  }
+
+  it.each([
+    'write-scan-manifest',
+    'record-scan-failure',
+    'prepare-domain-list',
+    'write-list-summary',
+    'start-domain-list',
+  ])(
+    'bundles no HTTP client into %s, which only talks to AWS',
+    async (handlerFile) => {
+      // Act
+      const packages = await bundledPackages(handlerFile);
+      // Assess
+      expect(packages).toContain('@aws-sdk/client-s3');
+      expect(packages).not.toContain('undici');
+    },
+    60_000,
+  );
+
+  it('ships source maps without sourcesContent, so traces name the TypeScript line without a copy of every source', () => {
+    expect(PIPELINE_BUNDLING.sourceMap).toBe(true);
+    expect(PIPELINE_BUNDLING.sourcesContent).toBe(false);
   });
 });

@@ -11,12 +11,13 @@ import type { VendorClients } from '#core/vendor/index';
 import { createPrepareDomainListHandler } from '../../lambdas/prepare-domain-list.ts';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
+import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { type LocalRunResult, runDomainList } from '../../local/pipeline.ts';
 import type { ProgressEvent } from '../../local/progress.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { scanDomainStateMachine, synthesizeTemplate } from '../../local/synth.ts';
+import { cachedTemplate } from '../../local/synth-cache.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 import { objectExists, readJson, readObject, vendorClientsFor } from './harness.ts';
 
@@ -84,7 +85,7 @@ function listDeps(): ListDeps {
 }
 
 beforeAll(async () => {
-  definition = scanDomainStateMachine(synthesizeTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
+  definition = scanDomainStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
   s3 = await startS3rver({ buckets: [INPUT, RESULTS] });
   sim = await startVendorSimulator({ pollsToFinish: 2, failingDomains: ['broken.example.com'] });
   clients = vendorClientsFor(sim);

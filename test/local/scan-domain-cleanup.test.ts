@@ -9,10 +9,11 @@ import type { ScanOutcome } from '#core/scan/contracts';
 import type { VendorClients } from '#core/vendor/index';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
+import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { scanDomainStateMachine, synthesizeTemplate } from '../../local/synth.ts';
+import { cachedTemplate } from '../../local/synth-cache.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 import {
   executeScan,
@@ -36,7 +37,7 @@ let sim: VendorSimulator;
 let clients: VendorClients;
 
 beforeAll(async () => {
-  definition = scanDomainStateMachine(synthesizeTemplate(CONFIG)).definition;
+  definition = scanDomainStateMachine(await cachedTemplate(CONFIG)).definition;
   machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
   s3 = await startS3rver({ buckets: [RESULTS] });
 });

@@ -20,10 +20,11 @@ import {
 import type { VendorClients } from '#core/vendor/index';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition, AslState } from '../../local/definitions.ts';
+import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { scanDomainStateMachine, synthesizeTemplate } from '../../local/synth.ts';
+import { cachedTemplate } from '../../local/synth-cache.ts';
 import { createMemoryLogger, type MemoryLogger } from '../helpers/memory-logger.ts';
 import {
   enteredStates,
@@ -60,7 +61,7 @@ let clients: VendorClients;
 let logger: MemoryLogger;
 
 beforeAll(async () => {
-  definition = scanDomainStateMachine(synthesizeTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
+  definition = scanDomainStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
   machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
   s3 = await startS3rver({ buckets: [RESULTS] });
 });

@@ -5,35 +5,29 @@
  *   Nothing on that path needs AWS credentials or a region.
  * - `scanDepsFromEnvironment` builds the real AWS clients from the Lambda environment, once per cold
  *   start (through `createLazyHandler`), and fails with a ConfigurationError naming the variable.
+ *
+ * This module brings in the vendor's scan client (and its HTTP stack); steps that only write S3
+ * import `#core/runtime/handler` instead.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readUrlEnv } from '#core/runtime/env';
-import { createServiceLogger } from '#core/runtime/logger';
-import { type ScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
-import type { ScanApi, ScanDeps, ScanLogger } from '#core/scan/deps';
+import {
+  createLazyHandler as createLazyHandlerWith,
+  type ScanHandler,
+  storageScanDepsFromEnvironment,
+} from '#core/runtime/handler';
+import type { ScanDeps } from '#core/scan/deps';
 import { createSecretsManagerReader, credentialProviderFromSecret, type SecretReader } from '#core/secrets';
-import { ScanClient } from '#core/vendor/index';
+import { ScanClient } from '#core/vendor/scan-client';
 
-export interface CreateScanDepsOptions {
-  readonly s3: S3Client;
-  readonly scanClient: ScanApi;
-  readonly settings: ScanSettings;
-  /** @default a Powertools Logger with service name `scan-workflow` */
-  readonly logger?: ScanLogger;
-  /** @default () => new Date() */
-  readonly clock?: () => Date;
-}
-
-export function createScanDeps(options: CreateScanDepsOptions): ScanDeps {
-  return {
-    s3: options.s3,
-    scanClient: options.scanClient,
-    settings: options.settings,
-    logger: options.logger ?? createServiceLogger('scan-workflow').logger,
-    clock: options.clock ?? (() => new Date()),
-  };
-}
+export {
+  type CreateScanDepsOptions,
+  createScanDeps,
+  type InvocationContext,
+  type ScanHandler,
+  storageScanDepsFromEnvironment,
+} from '#core/runtime/handler';
 
 export interface ScanDepsFromEnvironmentOptions {
   /** Replaces the Secrets Manager reader (tests). */
@@ -47,18 +41,6 @@ export interface ScanDepsFromEnvironmentOptions {
   readonly vendor?: boolean;
 }
 
-/** Stands in for the vendor client in functions that are deliberately given no vendor access. */
-const NO_VENDOR_ACCESS: ScanApi = new Proxy({} as ScanApi, {
-  get(_target, operation) {
-    return async () => {
-      throw new ConfigurationError(
-        'SCAN_API_URL',
-        `this function has no vendor access by design (it called scan.${String(operation)})`,
-      );
-    };
-  },
-});
-
 /**
  * Deps for the scan handlers from environment variables:
  * RESULTS_BUCKET, SCAN_API_URL, SCAN_API_KEY_SECRET_ARN or VENDOR_API_KEY_SECRET_ARN, the POLL_* and
@@ -68,24 +50,23 @@ export function scanDepsFromEnvironment(
   env: Env = process.env,
   options: ScanDepsFromEnvironmentOptions = {},
 ): ScanDeps {
-  const settings = scanSettingsFromEnv(env);
-  const { logger } = createServiceLogger(
-    optionalEnv(env, 'POWERTOOLS_SERVICE_NAME') ?? 'scan-workflow',
-    optionalEnv(env, 'POWERTOOLS_LOG_LEVEL'),
-  );
-  let scanClient = NO_VENDOR_ACCESS;
-  if (options.vendor !== false) {
-    const scanApiUrl = readUrlEnv(env, 'SCAN_API_URL');
-    const secretId = scanApiKeySecretId(env);
-    const secrets = options.secrets ?? createSecretsManagerReader();
-    scanClient = new ScanClient({
-      baseUrl: scanApiUrl,
-      credentials: credentialProviderFromSecret(secrets, secretId),
-      logger,
-      ...(settings.statusVocabulary ? { statusVocabulary: settings.statusVocabulary } : {}),
-    });
-  }
-  return createScanDeps({ s3: options.s3 ?? new S3Client({}), scanClient, settings, logger });
+  const s3 = options.s3 ? { s3: options.s3 } : {};
+  if (options.vendor === false) return storageScanDepsFromEnvironment(env, s3);
+  return storageScanDepsFromEnvironment(env, {
+    ...s3,
+    // Called after the settings are read, so a missing RESULTS_BUCKET is still reported first.
+    scanClient: (settings, logger) => {
+      const baseUrl = readUrlEnv(env, 'SCAN_API_URL');
+      const secretId = scanApiKeySecretId(env);
+      const secrets = options.secrets ?? createSecretsManagerReader();
+      return new ScanClient({
+        baseUrl,
+        credentials: credentialProviderFromSecret(secrets, secretId),
+        logger,
+        ...(settings.statusVocabulary ? { statusVocabulary: settings.statusVocabulary } : {}),
+      });
+    },
+  });
 }
 
 /** The name docs/contracts.md gives the environment factory. */
@@ -104,25 +85,13 @@ export function scanApiKeySecretId(env: Env): string {
   return secretId;
 }
 
-/** The part of the Lambda context the handlers use; the local runner may pass nothing. */
-export interface InvocationContext {
-  readonly awsRequestId?: string;
-}
-
-export type ScanHandler<TEvent, TResult> = (event: TEvent, context?: InvocationContext) => Promise<TResult>;
-
 /**
  * A Lambda entry point that builds its deps on first use and keeps them for the life of the
- * execution environment. A configuration error is not cached: every invocation reports it (naming
- * the variable) until the configuration is fixed.
+ * execution environment; by default from `scanDepsFromEnvironment`.
  */
 export function createLazyHandler<TEvent, TResult>(
   factory: (deps: ScanDeps) => ScanHandler<TEvent, TResult>,
   buildDeps: () => ScanDeps = () => scanDepsFromEnvironment(),
 ): ScanHandler<TEvent, TResult> {
-  let handler: ScanHandler<TEvent, TResult> | undefined;
-  return async (event, context) => {
-    handler ??= factory(buildDeps());
-    return handler(event, context);
-  };
+  return createLazyHandlerWith(factory, buildDeps);
 }

@@ -12,7 +12,8 @@ import {
   pollSettingsProblems,
 } from '#core/scan/poll-schedule';
 import { numberFromText } from '#core/schema';
-import { parseStatusVocabulary } from '#core/vendor/index';
+// Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
+import { parseStatusVocabulary } from '#core/vendor/status';
 import type { StatusVocabulary } from '#core/vendor/types';
 
 export interface UploadSettings {

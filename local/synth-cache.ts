@@ -1,0 +1,122 @@
+/**
+ * Synthesize once per configuration and source: the local runner, the tests and the bench read the
+ * state machines of a cached template instead of synthesizing the whole CDK app on every start
+ * (about 4 s and 350 MiB each time).
+ *
+ * The key is a hash of the configuration and of every file that can change what `cdk synth`
+ * produces (lib/, bin/, lambdas/, the synth code itself, cdk.json, package.json,
+ * package-lock.json, tsconfig.json). Any change to any of them is a new key, so a changed source
+ * never runs a stale definition; old entries are simply never read again. Only the state machine
+ * resources are kept: they are all the runner reads from the template.
+ *
+ * aws-cdk-lib is imported only on a miss, so a cached start never loads it.
+ */
+import { createHash } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PipelineConfig } from '../lib/config/index.ts';
+import type { CfnTemplate } from './definitions.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** Bumped when the cached shape changes. */
+const CACHE_FORMAT = 1;
+
+/** Files and folders whose content decides the synthesized template. */
+export const SYNTHESIS_SOURCES: readonly string[] = [
+  'lib',
+  'bin',
+  'lambdas',
+  'local/synth.ts',
+  'local/synth-cache.ts',
+  'local/definitions.ts',
+  'cdk.json',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+].map((path) => join(REPO_ROOT, path));
+
+export const DEFAULT_SYNTH_CACHE_DIR = join(REPO_ROOT, 'node_modules', '.cache', 'security-pipeline');
+
+export interface CachedTemplateOptions {
+  /** @default DEFAULT_SYNTH_CACHE_DIR */
+  readonly cacheDir?: string;
+  /** @default SYNTHESIS_SOURCES */
+  readonly sources?: readonly string[];
+  /** @default the in-process synthesis of local/synth.ts */
+  readonly synthesize?: (config: PipelineConfig) => CfnTemplate | Promise<CfnTemplate>;
+}
+
+async function filesUnder(path: string): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(path, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return [path];
+    // A missing source (e.g. no bin/ in a test root) is part of the key as "absent".
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const nested = await Promise.all(
+    entries
+      .filter((entry) => entry.name !== 'node_modules' && !entry.name.startsWith('.'))
+      .map((entry) => filesUnder(join(path, entry.name))),
+  );
+  return nested.flat();
+}
+
+/** The cache key: configuration, cache format, Node major, and every source file's path and content. */
+export async function synthesisKey(
+  config: PipelineConfig,
+  sources: readonly string[] = SYNTHESIS_SOURCES,
+): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(`format ${CACHE_FORMAT}\nnode ${process.versions.node.split('.')[0]}\n`);
+  hash.update(JSON.stringify(config));
+  for (const source of sources) {
+    const files = (await filesUnder(source)).sort();
+    hash.update(`\0source ${source} ${files.length}\n`);
+    for (const file of files) {
+      hash.update(`\0file ${relative(source, file)}\n`);
+      hash.update(await readFile(file));
+    }
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
+/** Only the state machines: what `stateMachinesIn` and the runner read. */
+function stateMachinesOnly(template: CfnTemplate): CfnTemplate {
+  const resources = Object.entries(template.Resources ?? {}).filter(
+    ([, resource]) => resource.Type === 'AWS::StepFunctions::StateMachine',
+  );
+  return { Resources: Object.fromEntries(resources) };
+}
+
+async function synthesizeInProcess(config: PipelineConfig): Promise<CfnTemplate> {
+  const { synthesizeTemplate } = await import('./synth.ts');
+  return synthesizeTemplate(config);
+}
+
+/** The synthesized template's state machines for this configuration, synthesized at most once per key. */
+export async function cachedTemplate(
+  config: PipelineConfig,
+  options: CachedTemplateOptions = {},
+): Promise<CfnTemplate> {
+  const cacheDir = options.cacheDir ?? DEFAULT_SYNTH_CACHE_DIR;
+  const file = join(cacheDir, `synth-${await synthesisKey(config, options.sources)}.json`);
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as CfnTemplate;
+  } catch (error) {
+    // A missing or torn entry is a miss; anything else (permissions) is worth seeing.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error;
+  }
+  const template = stateMachinesOnly(await (options.synthesize ?? synthesizeInProcess)(config));
+  await mkdir(cacheDir, { recursive: true });
+  // Write then rename: parallel test files may fill the same entry, and a reader must never see half.
+  const partial = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(partial, JSON.stringify(template));
+  await rename(partial, file);
+  return template;
+}
