@@ -50,10 +50,47 @@ describe('DomainListIntake', () => {
         'detail-type': ['Object Created'],
         detail: {
           bucket: { name: [{ Ref: inputBucketId }] },
-          object: { key: [{ wildcard: 'uploads/lists/*.txt' }, { wildcard: 'uploads/lists/*.TXT' }] },
+          object: {
+            key: Match.arrayWith([{ wildcard: 'uploads/lists/*.txt' }, { wildcard: 'uploads/lists/*.TXT' }]),
+          },
         },
       },
     });
+  });
+
+  it('matches a list suffix in any letter case, e.g. uploads/lists/x.Txt, and nothing else', () => {
+    const rule = Object.values(synthesized.json.Resources).find((r) => r.Type === 'AWS::Events::Rule');
+    if (!rule) throw new Error('no AWS::Events::Rule in the template');
+    const keys = (
+      rule.Properties as unknown as { EventPattern: { detail: { object: { key: { wildcard: string }[] } } } }
+    ).EventPattern.detail.object.key;
+    // EventBridge wildcard semantics: '*' matches any run of characters, everything else literally.
+    const matches = (key: string) =>
+      keys.some(({ wildcard }) =>
+        new RegExp(
+          `^${wildcard
+            .split('*')
+            .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+            .join('.*')}$`,
+        ).test(key),
+      );
+
+    for (const key of [
+      'uploads/lists/x.txt',
+      'uploads/lists/x.TXT',
+      'uploads/lists/x.Txt',
+      'uploads/lists/a/b.tXt',
+    ]) {
+      expect(matches(key), key).toBe(true);
+    }
+    for (const key of [
+      'uploads/lists/x.csv',
+      'Uploads/lists/x.txt',
+      'other/x.txt',
+      'uploads/lists/x.txt.bak',
+    ]) {
+      expect(matches(key), key).toBe(false);
+    }
   });
 
   it('targets the start-domain-list function with retries and a dead-letter queue', () => {
