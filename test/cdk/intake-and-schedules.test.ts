@@ -150,11 +150,12 @@ describe('ScanSchedules', () => {
     });
   });
 
-  it('starts the list machine with the scheduled time as the run identity and the list object', () => {
+  it('invokes the intake function (which names the run) with the scheduled time and the list object', () => {
+    const fn = functionFor(synthesized, 'start-domain-list');
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 2 * * ? *)',
       Target: Match.objectLike({
-        Arn: { Ref: listMachineId },
+        Arn: { 'Fn::GetAtt': [fn.logicalId, 'Arn'] },
         DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueIdFor('SchedulesDeadLetterQueue'), 'Arn'] } },
         Input: {
           'Fn::Join': [
@@ -186,7 +187,7 @@ describe('ScanSchedules', () => {
     });
   });
 
-  it('assumes a role that may only start the list machine and write to the schedule DLQ', () => {
+  it('assumes a role that may only invoke the intake function and write to the schedule DLQ', () => {
     const roleId = logicalIdOfType(synthesized, 'AWS::IAM::Role', 'SchedulesRole');
     synthesized.template.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
@@ -199,8 +200,9 @@ describe('ScanSchedules', () => {
       },
     });
     const grants = grantsOf(synthesized, roleId);
-    expect(grants.flatMap((g) => g.actions).sort()).toEqual(['sqs:SendMessage', 'states:StartExecution']);
-    expect(resourcesAllowed(grants, 'states:StartExecution')).toEqual([`<Ref:${listMachineId}>`]);
+    expect(grants.flatMap((g) => g.actions).sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
+    const fn = functionFor(synthesized, 'start-domain-list');
+    expect(resourcesAllowed(grants, 'lambda:InvokeFunction')).toContain(`<GetAtt:${fn.logicalId}.Arn>`);
   });
 
   it('creates no schedule, role or queue when none is configured', () => {
