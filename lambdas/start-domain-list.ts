@@ -1,12 +1,12 @@
-/** EventBridge target: an uploaded domain list starts one run of the list state machine. */
+/** EventBridge and Scheduler target: an uploaded list or a schedule fire starts one list run. */
 
 import { intakeDepsFromEnvironment } from '#core/runtime/list-deps';
-import { type IntakeDecision, type IntakeDeps, startDomainListsFromEvent } from '#core/scan/intake';
+import { type IntakeDecision, type IntakeDeps, startDomainListRuns } from '#core/scan/intake';
 
 export function createStartDomainListHandler(
   deps: IntakeDeps,
 ): (event: unknown) => Promise<IntakeDecision[]> {
-  return async (event) => startDomainListsFromEvent(deps, event);
+  return async (event) => startDomainListRuns(deps, event);
 }
 
 let cached: ((event: unknown) => Promise<IntakeDecision[]>) | undefined;

@@ -76,7 +76,7 @@ export class SecurityPipelineStack extends Stack {
     });
 
     this.schedules = new ScanSchedules(this, 'Schedules', {
-      listStateMachine: this.domainListWorkflow.stateMachine,
+      startFunction: this.intake.startFunction,
       inputBucket: this.storage.inputBucket,
       schedules: config.schedules,
       domainLists: config.domainLists,

@@ -1,56 +1,70 @@
 /**
- * Grant-and-bind helpers: each one grants a function exactly the access a handler needs AND sets
- * the environment variable that handler reads (docs/contracts.md), so the two never drift apart.
+ * Grant-and-bind helpers: a function gets exactly the access its handler declares in
+ * lambdas/registry.ts AND the environment variables that handler reads (docs/contracts.md), so
+ * grants, variables and declarations never drift apart.
  */
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import type { VendorApiName } from '../config/index.ts';
+import {
+  type BucketName,
+  type BucketUse,
+  declarationOf,
+  type StateMachineAction,
+  type VendorApi,
+} from '../../lambdas/registry.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
-/** What a function may do with the objects under its prefix. */
-export type BucketAccess = 'read' | 'write' | 'readWrite';
-
-/** Result-bucket prefixes from the S3 layout in docs/contracts.md. */
-export type ResultsPrefix = 'scans/' | 'lists/';
-
-/**
- * Grants `access` to `<prefix>*` of the results bucket and sets `RESULTS_BUCKET`.
- *
- * - read: `s3:GetObject` on the prefix, plus `s3:ListBucket` on the bucket. Without ListBucket S3
- *   answers 403 instead of 404 for a missing key, and the handlers treat "not there yet" as normal.
- * - write: `s3:PutObject`, `s3:AbortMultipartUpload` (outputs are streamed as multipart uploads)
- *   and object tagging. Never `s3:DeleteObject`: the pipeline does not delete what it stored.
- * - readWrite: both; a CopyObject onto the same key (adding the sha256 metadata after a multipart
- *   upload) needs GetObject/GetObjectVersion on the source and PutObject on the target.
- */
-export function bindResultsBucket(
-  fn: PipelineFunction,
-  bucket: IBucket,
-  access: BucketAccess,
-  prefix: ResultsPrefix,
-): void {
-  grantObjects(fn, bucket, access, prefix, `the ${prefix} prefix of the results bucket`);
-  fn.addEnvironment('RESULTS_BUCKET', bucket.bucketName);
+/** The resources a handler's declaration (lambdas/registry.ts) may refer to. */
+export interface DeclaredResources {
+  readonly resultsBucket?: IBucket;
+  readonly inputBucket?: IBucket;
+  readonly vendorSecrets?: VendorSecrets;
+  readonly listStateMachine?: IStateMachine;
 }
 
 /**
- * Sets `RESULTS_BUCKET` without any grant, for a handler that never touches S3 but whose shared
- * settings (`#core/runtime/settings`) validate the variable at cold start (StartScan).
+ * Grants `fn` exactly what its handler declares in lambdas/registry.ts and sets the variables the
+ * handler reads for it (`RESULTS_BUCKET`, `INPUT_BUCKET`, the secret ARNs,
+ * `DOMAIN_LIST_STATE_MACHINE_ARN`). A declared resource the caller did not pass is a synth error.
  */
-export function bindResultsBucketName(fn: PipelineFunction, bucket: IBucket): void {
-  fn.addEnvironment('RESULTS_BUCKET', bucket.bucketName);
+export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources): void {
+  const declaration = declarationOf(fn.handlerFile);
+  const bucketOf = (name: BucketName): IBucket => {
+    const bucket = name === 'results' ? resources.resultsBucket : resources.inputBucket;
+    if (!bucket) throw missing(fn, `the ${name} bucket`);
+    return bucket;
+  };
+  for (const name of declaration.bucketNamesOnly) {
+    fn.addEnvironment(BUCKET_VARIABLES[name], bucketOf(name).bucketName);
+  }
+  for (const use of declaration.s3) {
+    const bucket = bucketOf(use.bucket);
+    grantObjects(fn, bucket, use);
+    fn.addEnvironment(BUCKET_VARIABLES[use.bucket], bucket.bucketName);
+  }
+  if (declaration.vendorApis.length > 0) {
+    if (!resources.vendorSecrets) throw missing(fn, 'the vendor secrets');
+    bindVendorSecrets(fn, resources.vendorSecrets, declaration.vendorApis);
+  }
+  if (declaration.listStateMachine.length > 0) {
+    const machine = resources.listStateMachine;
+    if (!machine) throw missing(fn, 'the domain-list state machine');
+    bindListStateMachine(fn, machine, declaration.listStateMachine);
+  }
 }
 
-/**
- * Grants read access to the input bucket (domain lists) and sets `INPUT_BUCKET`. The whole bucket:
- * a schedule's list object may live outside the intake prefix.
- */
-export function bindInputBucket(fn: PipelineFunction, bucket: IBucket): void {
-  grantObjects(fn, bucket, 'read', '', 'the input bucket, which holds only domain lists');
-  fn.addEnvironment('INPUT_BUCKET', bucket.bucketName);
+const BUCKET_VARIABLES: Record<BucketName, string> = {
+  results: 'RESULTS_BUCKET',
+  input: 'INPUT_BUCKET',
+};
+
+function missing(fn: PipelineFunction, what: string): Error {
+  return new Error(
+    `${fn.node.path}: lambdas/registry.ts declares that ${fn.handlerFile} uses ${what}, but none was passed to bindDeclared`,
+  );
 }
 
 /**
@@ -61,19 +75,17 @@ export function bindInputBucket(fn: PipelineFunction, bucket: IBucket): void {
  *   `VENDOR_API_KEY_SECRET_ARN` when exactly one API is bound, so a handler that only knows the
  *   default variable still reads the right key.
  */
-export function bindVendorSecrets(
-  fn: PipelineFunction,
-  secrets: VendorSecrets,
-  apis: readonly VendorApiName[],
-): void {
-  for (const api of setSecretVariables(fn, secrets, apis)) secrets.secretFor(api).grantRead(fn);
+function bindVendorSecrets(fn: PipelineFunction, secrets: VendorSecrets, apis: readonly VendorApi[]): void {
+  // Not grantRead: it adds secretsmanager:DescribeSecret, which no handler calls.
+  const arns = setSecretVariables(fn, secrets, apis).map((api) => secrets.secretFor(api).secretArn);
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: arns }));
 }
 
 function setSecretVariables(
   fn: PipelineFunction,
   secrets: VendorSecrets,
-  apis: readonly VendorApiName[],
-): VendorApiName[] {
+  apis: readonly VendorApi[],
+): VendorApi[] {
   if (apis.length === 0)
     throw new Error(`${fn.node.path}: a vendor secret binding must name at least one API`);
   const unique = [...new Set(apis)];
@@ -85,48 +97,46 @@ function setSecretVariables(
     fn.addEnvironment(`${api.toUpperCase()}_API_KEY_SECRET_ARN`, secrets.secretFor(api).secretArn);
   }
   if (unique.length === 1) {
-    fn.addEnvironment('VENDOR_API_KEY_SECRET_ARN', secrets.secretFor(unique[0] as VendorApiName).secretArn);
+    fn.addEnvironment('VENDOR_API_KEY_SECRET_ARN', secrets.secretFor(unique[0] as VendorApi).secretArn);
   }
   return unique;
 }
 
-/** Grants `states:StartExecution` on the domain-list machine and sets `DOMAIN_LIST_STATE_MACHINE_ARN`. */
-export function bindStateMachineStarter(fn: PipelineFunction, stateMachine: IStateMachine): void {
-  stateMachine.grantStartExecution(fn);
+/** Grants the declared actions on the domain-list machine and sets `DOMAIN_LIST_STATE_MACHINE_ARN`. */
+function bindListStateMachine(
+  fn: PipelineFunction,
+  stateMachine: IStateMachine,
+  actions: readonly StateMachineAction[],
+): void {
+  if (actions.includes('StartExecution')) stateMachine.grantStartExecution(fn);
+  if (actions.includes('DescribeExecution')) stateMachine.grantExecution(fn, 'states:DescribeExecution');
   fn.addEnvironment('DOMAIN_LIST_STATE_MACHINE_ARN', stateMachine.stateMachineArn);
 }
 
-function grantObjects(
-  fn: PipelineFunction,
-  bucket: IBucket,
-  access: BucketAccess,
-  prefix: string,
-  scopeDescription: string,
-): void {
-  const objects = bucket.arnForObjects(`${prefix}*`);
-  if (access === 'read' || access === 'readWrite') {
-    fn.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [objects] }),
-    );
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
-  }
-  if (access === 'write' || access === 'readWrite') {
+function grantObjects(fn: PipelineFunction, bucket: IBucket, use: BucketUse): void {
+  const objectActions = use.actions.filter((a) => a !== 'ListBucket');
+  if (objectActions.length > 0) {
     fn.addToRolePolicy(
       new PolicyStatement({
-        // Tagging: outputs over 5 GiB carry their sha256 as a tag (a copy cannot rewrite their metadata).
-        actions: [
-          's3:PutObject',
-          's3:AbortMultipartUpload',
-          's3:PutObjectTagging',
-          's3:PutObjectVersionTagging',
-        ],
-        resources: [objects],
+        actions: objectActions.map((a) => `s3:${a}`),
+        resources: [bucket.arnForObjects(`${use.prefix}*`)],
+      }),
+    );
+    const scope =
+      use.prefix === '' ? `the ${use.bucket} bucket` : `the ${use.prefix} prefix of the ${use.bucket} bucket`;
+    acknowledgeWildcards(
+      fn.executionRole,
+      [arnFinding(bucket, `/${use.prefix}*`)],
+      `Object access is scoped to ${scope}; object keys are only known at run time (domain, date, scan id).`,
+    );
+  }
+  if (use.actions.includes('ListBucket')) {
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        ...(use.prefix === '' ? {} : { conditions: { StringLike: { 's3:prefix': [`${use.prefix}*`] } } }),
       }),
     );
   }
-  acknowledgeWildcards(
-    fn.executionRole,
-    [arnFinding(bucket, `/${prefix}*`)],
-    `Object access is scoped to ${scopeDescription}; object keys are only known at run time (domain, date, scan id).`,
-  );
 }

@@ -6,7 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { bindStateMachineStarter } from './bindings.ts';
+import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 
@@ -82,12 +82,10 @@ export class DomainListIntake extends Construct {
       environment: {
         INTAKE_PREFIX: prefix,
         INTAKE_SUFFIXES: suffixes.join(','),
-        // Lets the handler ignore events for other buckets; a name, not a grant: it never reads lists.
-        INPUT_BUCKET: props.inputBucket.bucketName,
       },
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
-    bindStateMachineStarter(this.startFunction, props.listStateMachine);
+    bindDeclared(this.startFunction, props);
     // EventBridge invokes asynchronously: its DLQ sees only failed deliveries. A handler that
     // throws (e.g. StartExecution throttled) is retried by Lambda and then sent here as well.
     this.startFunction.configureAsyncInvoke({
@@ -96,11 +94,17 @@ export class DomainListIntake extends Construct {
       onFailure: new SqsDestination(this.deadLetterQueue),
     });
 
-    // EventBridge wildcards are case-sensitive; the handler compares suffixes case-insensitively,
-    // so match the two common spellings (list.txt, LIST.TXT) here.
+    // EventBridge wildcards are case-sensitive and a key cannot be matched by both a prefix and an
+    // `equals-ignore-case` suffix, so every upper/lower spelling of each suffix gets its own
+    // wildcard: `incoming/x.Txt` must start a run just as the handler would accept it.
     const keyPatterns = suffixes.flatMap((suffix) =>
-      [...new Set([suffix, suffix.toUpperCase()])].flatMap((s) => Match.wildcard(`${prefix}*${s}`)),
+      caseVariants(suffix).flatMap((s) => Match.wildcard(`${prefix}*${s}`)),
     );
+    if (keyPatterns.length > MAX_KEY_PATTERNS) {
+      throw new Error(
+        `DomainListIntake ${id}: suffixes ${JSON.stringify(suffixes)} need ${keyPatterns.length} case-insensitive key patterns; at most ${MAX_KEY_PATTERNS} fit in one rule (use fewer or shorter suffixes)`,
+      );
+    }
     this.rule = new Rule(this, 'ListUploaded', {
       description: `Starts a domain-list run for uploads to ${prefix} ending in ${suffixes.join(', ')}`,
       eventPattern: {
@@ -120,4 +124,17 @@ export class DomainListIntake extends Construct {
       }),
     );
   }
+}
+
+/** Case spellings one rule may list; keeps the event pattern far below EventBridge's size limits. */
+const MAX_KEY_PATTERNS = 64;
+
+/** Every upper/lower-case spelling of `text`, e.g. `.tx` -> `.tx`, `.tX`, `.Tx`, `.TX`. */
+export function caseVariants(text: string): string[] {
+  let variants = [''];
+  for (const char of text) {
+    const spellings = [...new Set([char.toLowerCase(), char.toUpperCase()])];
+    variants = variants.flatMap((head) => spellings.map((c) => head + c));
+  }
+  return variants;
 }

@@ -23,7 +23,7 @@ import {
 import { LambdaInvoke, StepFunctionsStartExecution } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { bindInputBucket, bindResultsBucket } from './bindings.ts';
+import { bindDeclared } from './bindings.ts';
 import { acknowledgeWildcards, arnFinding, logicalIdOf } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { IDEMPOTENT_TASK_RETRY, START_CHILD_EXECUTION_RETRY } from './retry-policies.ts';
@@ -126,8 +126,7 @@ export class DomainListWorkflow extends Construct {
       environment: { INTAKE_SUFFIXES: suffixes.join(',') },
       logRetention,
     });
-    bindInputBucket(this.prepareDomainListFunction, props.inputBucket);
-    bindResultsBucket(this.prepareDomainListFunction, props.resultsBucket, 'write', 'lists/');
+    bindDeclared(this.prepareDomainListFunction, props);
 
     this.writeListSummaryFunction = new PipelineFunction(this, 'WriteListSummaryFunction', {
       handlerFile: 'write-list-summary',
@@ -135,7 +134,7 @@ export class DomainListWorkflow extends Construct {
       memorySize: 1024,
       logRetention,
     });
-    bindResultsBucket(this.writeListSummaryFunction, props.resultsBucket, 'readWrite', 'lists/');
+    bindDeclared(this.writeListSummaryFunction, props);
 
     const listFailed = new Fail(this, 'ListFailed', {
       errorPath: JsonPath.stringAt('$.caught.Error'),

@@ -1,9 +1,10 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
   BlockPublicAccess,
   Bucket,
   BucketEncryption,
   type BucketProps,
+  type CfnBucket,
   type LifecycleRule,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
@@ -11,9 +12,6 @@ import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import type { DataRemovalPolicy } from '../config/index.ts';
 import { acknowledge } from './nag.ts';
-
-/** Construct id of CDK's singleton custom-resource handler for bucket notifications. */
-const BUCKET_NOTIFICATIONS_HANDLER_ID = 'BucketNotificationsHandler050a0587b7544547bf325f094a3db834';
 
 export interface PipelineStorageProps {
   /**
@@ -110,22 +108,17 @@ export class PipelineStorage extends Construct {
 
     this.inputBucket = new Bucket(this, 'Input', {
       ...common,
-      eventBridgeEnabled: true,
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'input/',
       lifecycleRules: lifecycle,
     });
-
-    // eventBridgeEnabled is applied by CDK's stack-wide bucket-notifications custom resource, whose
-    // Lambda always carries AWSLambdaBasicExecutionRole (CDK offers no way to replace it).
-    const notificationsHandler = Stack.of(this).node.tryFindChild(BUCKET_NOTIFICATIONS_HANDLER_ID);
-    if (notificationsHandler) {
-      acknowledge(
-        notificationsHandler,
-        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        "CDK's bucket-notifications handler (turns on EventBridge delivery for the input bucket at deploy time) always uses this managed policy; it only writes its own logs.",
-      );
-    }
+    // EventBridge delivery set on the bucket itself, not through `eventBridgeEnabled`: that property
+    // makes CDK add a Python custom resource (function, role, managed policy, log group without
+    // retention) to apply a setting CloudFormation supports natively.
+    (this.inputBucket.node.defaultChild as CfnBucket).addPropertyOverride(
+      'NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled',
+      true,
+    );
 
     this.resultsBucket = new Bucket(this, 'Results', {
       ...common,

@@ -1,5 +1,6 @@
 import { Duration, Stack, TimeZone } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import {
   ContextAttribute,
@@ -8,8 +9,7 @@ import {
   ScheduleTargetInput,
   TimeWindow,
 } from 'aws-cdk-lib/aws-scheduler';
-import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-scheduler-targets';
-import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
 import {
   type DomainListDefinition,
@@ -17,10 +17,15 @@ import {
   scheduleExpressionProblem,
 } from '../config/index.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
+import { acknowledgeWildcards, arnFinding } from './nag.ts';
 
 export interface ScanSchedulesProps {
   /** The list state machine each schedule starts. */
-  readonly listStateMachine: IStateMachine;
+  /**
+   * The intake function (`start-domain-list`), which starts the list run under a name derived from
+   * schedule name and scheduled time; StartExecution as a Scheduler target cannot name executions.
+   */
+  readonly startFunction: IFunction;
   /** Where `objectKey` domain lists live. */
   readonly inputBucket: IBucket;
   /** Validated schedules (lib/config/). */
@@ -57,7 +62,7 @@ export class ScanSchedules extends Construct {
       purpose: 'schedule fires that could not start a list run',
     });
     this.role = new Role(this, 'Role', {
-      description: 'Assumed by EventBridge Scheduler to start domain-list runs',
+      description: 'Assumed by EventBridge Scheduler to invoke the domain-list intake function',
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
         // Confused-deputy guard: only schedules of this account may use the role.
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
@@ -65,7 +70,7 @@ export class ScanSchedules extends Construct {
     });
 
     for (const schedule of props.schedules) {
-      const target = new StepFunctionsStartExecution(props.listStateMachine, {
+      const target = new LambdaInvoke(props.startFunction, {
         role: this.role,
         deadLetterQueue: this.deadLetterQueue,
         retryAttempts: schedule.maxRetryAttempts,
@@ -93,6 +98,11 @@ export class ScanSchedules extends Construct {
         }),
       );
     }
+    acknowledgeWildcards(
+      this.role,
+      [arnFinding(props.startFunction, ':*')],
+      "The Scheduler's LambdaInvoke target grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of the intake function only.",
+    );
   }
 
   private listSource(

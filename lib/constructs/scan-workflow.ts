@@ -25,7 +25,7 @@ import {
   type StatusVocabularyConfig,
   statusVocabularyEnvironment,
 } from '../config/index.ts';
-import { bindResultsBucket, bindResultsBucketName, bindVendorSecrets } from './bindings.ts';
+import { bindDeclared } from './bindings.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY, START_SCAN_RETRY } from './retry-policies.ts';
@@ -99,17 +99,15 @@ export class ScanWorkflow extends Construct {
     };
     const scanSettings = { SCAN_API_URL: props.scanApiUrl, ...s3OnlySettings };
 
-    // --- Functions: each gets exactly the access its step needs -------------------------------
+    // --- Functions: each gets what its handler declares in lambdas/registry.ts -------------------------------
     this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {
       handlerFile: 'start-scan',
       timeout: VENDOR_CALL_TIMEOUT,
       environment: scanSettings,
       logRetention,
     });
-    bindVendorSecrets(this.startScanFunction, props.vendorSecrets, ['scan']);
-    // StartScan stores nothing (it only computes the output prefix); the bucket name is validated by
-    // the shared scan settings at cold start.
-    bindResultsBucketName(this.startScanFunction, props.resultsBucket);
+    const declared = { resultsBucket: props.resultsBucket, vendorSecrets: props.vendorSecrets };
+    bindDeclared(this.startScanFunction, declared);
 
     this.pollScanStatusFunction = new PipelineFunction(this, 'PollScanStatusFunction', {
       handlerFile: 'poll-scan-status',
@@ -117,8 +115,7 @@ export class ScanWorkflow extends Construct {
       environment: scanSettings,
       logRetention,
     });
-    bindVendorSecrets(this.pollScanStatusFunction, props.vendorSecrets, ['scan']);
-    bindResultsBucket(this.pollScanStatusFunction, props.resultsBucket, 'write', 'scans/');
+    bindDeclared(this.pollScanStatusFunction, declared);
 
     this.fetchScanOutputFunction = new PipelineFunction(this, 'FetchScanOutputFunction', {
       handlerFile: 'fetch-scan-output',
@@ -128,8 +125,7 @@ export class ScanWorkflow extends Construct {
       environment: scanSettings,
       logRetention,
     });
-    bindVendorSecrets(this.fetchScanOutputFunction, props.vendorSecrets, ['scan']);
-    bindResultsBucket(this.fetchScanOutputFunction, props.resultsBucket, 'readWrite', 'scans/');
+    bindDeclared(this.fetchScanOutputFunction, declared);
 
     this.writeScanManifestFunction = new PipelineFunction(this, 'WriteScanManifestFunction', {
       handlerFile: 'write-scan-manifest',
@@ -137,7 +133,7 @@ export class ScanWorkflow extends Construct {
       environment: s3OnlySettings,
       logRetention,
     });
-    bindResultsBucket(this.writeScanManifestFunction, props.resultsBucket, 'readWrite', 'scans/');
+    bindDeclared(this.writeScanManifestFunction, declared);
 
     this.recordScanFailureFunction = new PipelineFunction(this, 'RecordScanFailureFunction', {
       handlerFile: 'record-scan-failure',
@@ -145,7 +141,7 @@ export class ScanWorkflow extends Construct {
       environment: s3OnlySettings,
       logRetention,
     });
-    bindResultsBucket(this.recordScanFailureFunction, props.resultsBucket, 'write', 'scans/');
+    bindDeclared(this.recordScanFailureFunction, declared);
 
     if (props.deleteAtVendorAfterManifest) {
       this.deleteScanFunction = new PipelineFunction(this, 'DeleteScanFunction', {
@@ -154,8 +150,7 @@ export class ScanWorkflow extends Construct {
         environment: scanSettings,
         logRetention,
       });
-      bindVendorSecrets(this.deleteScanFunction, props.vendorSecrets, ['scan']);
-      bindResultsBucketName(this.deleteScanFunction, props.resultsBucket);
+      bindDeclared(this.deleteScanFunction, declared);
     }
 
     // --- Failure path: label, record, fail ---------------------------------------------------

@@ -142,18 +142,22 @@ describe('handler environment (docs/contracts.md)', () => {
 });
 
 describe('least privilege', () => {
-  it('lets the poll function read the scan secret and write only under scans/', () => {
+  it('lets the poll function read the scan secret and touch no S3 object at all', () => {
     const fn = functionFor(synthesized, 'poll-scan-status');
     const grants = grantsOf(synthesized, fn.roleLogicalId);
     expect(resourcesAllowed(grants, 'secretsmanager:GetSecretValue')).toHaveLength(1);
-    expect(writableObjects('poll-scan-status')).toEqual([`${resultsArn}/scans/*`]);
-    expect(resourcesAllowed(grants, 's3:GetObject')).toEqual([]);
+    expect(actionsAllowed(grants).filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(fn.environment).toHaveProperty('RESULTS_BUCKET');
   });
 
-  it('gives record-failure and write-manifest S3 under scans/ but no secret access', () => {
+  it('gives record-failure and write-manifest PutObject under scans/ only, no read and no secret', () => {
     for (const handler of ['record-scan-failure', 'write-scan-manifest']) {
       const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
       expect(actionsAllowed(grants).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+      expect(
+        actionsAllowed(grants).filter((a) => a.startsWith('s3:')),
+        handler,
+      ).toEqual(['s3:PutObject']);
       expect(writableObjects(handler)).toEqual([`${resultsArn}/scans/*`]);
     }
   });
@@ -166,9 +170,16 @@ describe('least privilege', () => {
 
   it('lets the fetch function stream and re-copy outputs under scans/ only', () => {
     const grants = grantsOf(synthesized, functionFor(synthesized, 'fetch-scan-output').roleLogicalId);
-    for (const action of ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:GetObjectVersion']) {
+    for (const action of [
+      's3:PutObject',
+      's3:AbortMultipartUpload',
+      's3:GetObjectVersion',
+      's3:PutObjectVersionTagging',
+    ]) {
       expect(new Set(resourcesAllowed(grants, action)), action).toEqual(new Set([`${resultsArn}/scans/*`]));
     }
+    // The copy names the version just written; the latest-version read is never needed.
+    expect(resourcesAllowed(grants, 's3:GetObject')).toEqual([]);
   });
 
   it('lets the list functions touch lists/ only, and prepare read the input bucket', () => {

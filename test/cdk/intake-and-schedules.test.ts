@@ -50,10 +50,47 @@ describe('DomainListIntake', () => {
         'detail-type': ['Object Created'],
         detail: {
           bucket: { name: [{ Ref: inputBucketId }] },
-          object: { key: [{ wildcard: 'uploads/lists/*.txt' }, { wildcard: 'uploads/lists/*.TXT' }] },
+          object: {
+            key: Match.arrayWith([{ wildcard: 'uploads/lists/*.txt' }, { wildcard: 'uploads/lists/*.TXT' }]),
+          },
         },
       },
     });
+  });
+
+  it('matches a list suffix in any letter case, e.g. uploads/lists/x.Txt, and nothing else', () => {
+    const rule = Object.values(synthesized.json.Resources).find((r) => r.Type === 'AWS::Events::Rule');
+    if (!rule) throw new Error('no AWS::Events::Rule in the template');
+    const keys = (
+      rule.Properties as unknown as { EventPattern: { detail: { object: { key: { wildcard: string }[] } } } }
+    ).EventPattern.detail.object.key;
+    // EventBridge wildcard semantics: '*' matches any run of characters, everything else literally.
+    const matches = (key: string) =>
+      keys.some(({ wildcard }) =>
+        new RegExp(
+          `^${wildcard
+            .split('*')
+            .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+            .join('.*')}$`,
+        ).test(key),
+      );
+
+    for (const key of [
+      'uploads/lists/x.txt',
+      'uploads/lists/x.TXT',
+      'uploads/lists/x.Txt',
+      'uploads/lists/a/b.tXt',
+    ]) {
+      expect(matches(key), key).toBe(true);
+    }
+    for (const key of [
+      'uploads/lists/x.csv',
+      'Uploads/lists/x.txt',
+      'other/x.txt',
+      'uploads/lists/x.txt.bak',
+    ]) {
+      expect(matches(key), key).toBe(false);
+    }
   });
 
   it('targets the start-domain-list function with retries and a dead-letter queue', () => {
@@ -113,11 +150,12 @@ describe('ScanSchedules', () => {
     });
   });
 
-  it('starts the list machine with the scheduled time as the run identity and the list object', () => {
+  it('invokes the intake function (which names the run) with the scheduled time and the list object', () => {
+    const fn = functionFor(synthesized, 'start-domain-list');
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 2 * * ? *)',
       Target: Match.objectLike({
-        Arn: { Ref: listMachineId },
+        Arn: { 'Fn::GetAtt': [fn.logicalId, 'Arn'] },
         DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueIdFor('SchedulesDeadLetterQueue'), 'Arn'] } },
         Input: {
           'Fn::Join': [
@@ -149,7 +187,7 @@ describe('ScanSchedules', () => {
     });
   });
 
-  it('assumes a role that may only start the list machine and write to the schedule DLQ', () => {
+  it('assumes a role that may only invoke the intake function and write to the schedule DLQ', () => {
     const roleId = logicalIdOfType(synthesized, 'AWS::IAM::Role', 'SchedulesRole');
     synthesized.template.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
@@ -162,8 +200,9 @@ describe('ScanSchedules', () => {
       },
     });
     const grants = grantsOf(synthesized, roleId);
-    expect(grants.flatMap((g) => g.actions).sort()).toEqual(['sqs:SendMessage', 'states:StartExecution']);
-    expect(resourcesAllowed(grants, 'states:StartExecution')).toEqual([`<Ref:${listMachineId}>`]);
+    expect(grants.flatMap((g) => g.actions).sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
+    const fn = functionFor(synthesized, 'start-domain-list');
+    expect(resourcesAllowed(grants, 'lambda:InvokeFunction')).toContain(`<GetAtt:${fn.logicalId}.Arn>`);
   });
 
   it('creates no schedule, role or queue when none is configured', () => {

@@ -97,10 +97,19 @@ describe('PipelineStorage', () => {
     ).toBe(true);
   });
 
+  it('turns on EventBridge delivery without a custom resource or any non-Node.js runtime', () => {
+    synthesized.template.resourceCountIs('Custom::S3BucketNotifications', 0);
+    const runtimes = Object.values(synthesized.json.Resources)
+      .map((r) => (r.Properties as { Runtime?: unknown } | undefined)?.Runtime)
+      .filter((r) => r !== undefined);
+    expect(runtimes.length).toBeGreaterThan(0);
+    expect(runtimes.filter((r) => typeof r !== 'string' || !r.startsWith('nodejs'))).toEqual([]);
+  });
+
   it('sends EventBridge notifications for the input bucket and access logs of input and results', () => {
     const logsId = logicalIdOfType(synthesized, 'AWS::S3::Bucket', 'StorageAccessLogs');
-    synthesized.template.hasResourceProperties('Custom::S3BucketNotifications', {
-      NotificationConfiguration: { EventBridgeConfiguration: {} },
+    synthesized.template.hasResourceProperties('AWS::S3::Bucket', {
+      NotificationConfiguration: { EventBridgeConfiguration: { EventBridgeEnabled: true } },
     });
     for (const [prefix, logPrefix] of [
       ['StorageInput', 'input/'],

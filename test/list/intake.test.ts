@@ -1,7 +1,8 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type IntakeDeps, startDomainListsFromEvent } from '#core/scan/intake';
+import { InvalidInputError } from '#core/errors';
+import { type IntakeDeps, startDomainListsFromEvent, startScheduledListRun } from '#core/scan/intake';
 import type { VendorLogger } from '#core/vendor/types';
 import { createStartDomainListHandler } from '../../lambdas/start-domain-list.ts';
 
@@ -169,5 +170,60 @@ describe('domain-list intake', () => {
     await expect(startDomainListsFromEvent(deps(), eventBridgeEvent('incoming/weekly.txt'))).rejects.toThrow(
       'Rate exceeded',
     );
+  });
+});
+
+describe('scheduled list starts', () => {
+  beforeEach(() => {
+    sfnMock.reset();
+    logs.length = 0;
+  });
+
+  function fire(scheduledTime: string) {
+    return {
+      source: {
+        type: 'schedule',
+        scheduleName: 'nightly',
+        scheduledTime,
+        bucket: 'input',
+        key: 'lists/critical.txt',
+      },
+    };
+  }
+
+  it('starts one list run per schedule fire, however often the Scheduler retries that fire', async () => {
+    // Prepare
+    const executions = installStatefulStepFunctions();
+    const handler = createStartDomainListHandler(deps());
+
+    // Act
+    const first = await handler(fire('2026-11-20T02:00:00Z'));
+    const retried = await handler(fire('2026-11-20T02:00:00Z'));
+    const nextNight = await handler(fire('2026-11-21T02:00:00Z'));
+
+    // Assess
+    expect([first[0]?.action, retried[0]?.action, nextNight[0]?.action]).toEqual([
+      'started',
+      'started', // same name + same input: AWS returns the execution it already started
+      'started',
+    ]);
+    expect(executions.size).toBe(2);
+    const names = [...executions.keys()];
+    expect(names.every((name) => /^list-[0-9a-f]{20}$/.test(name))).toBe(true);
+    expect(JSON.parse(executions.get(names[0] ?? '') ?? '{}')).toEqual(fire('2026-11-20T02:00:00Z'));
+  });
+
+  it('refuses a schedule fire without a scheduled time with InvalidInputError naming the field', async () => {
+    // Prepare
+    installStatefulStepFunctions();
+    const { scheduledTime: _, ...withoutTime } = fire('2026-11-20T02:00:00Z').source;
+
+    // Act
+    const started = startScheduledListRun(deps(), { source: withoutTime });
+
+    // Assess
+    await expect(started).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(started).rejects.toThrow('source.scheduledTime');
+    expect(sfnMock).toHaveReceivedCommandTimes(StartExecutionCommand, 0);
   });
 });

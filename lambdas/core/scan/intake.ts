@@ -1,14 +1,17 @@
 /**
- * Domain-list intake: an S3 "Object Created" event becomes one run of the list state machine.
+ * Domain-list intake: an S3 "Object Created" event or a schedule fire becomes one run of the list
+ * state machine.
  *
  * The execution name is derived from the object's identity (bucket, key, version), so S3's
  * at-least-once delivery and EventBridge retries cannot start a second run for the same upload:
  * Step Functions answers ExecutionAlreadyExists and we record a duplicate instead.
  */
 import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { InvalidInputError } from '#core/errors';
 import { listExecutionName } from '#core/naming';
 import { objectFromS3Event } from '#core/s3-event';
 import type { DomainListInput } from '#core/scan/contracts';
+import { parseDomainListInput } from '#core/scan/list';
 import type { VendorLogger } from '#core/vendor/types';
 
 export interface IntakeSettings {
@@ -56,24 +59,51 @@ export async function startDomainListsFromEvent(deps: IntakeDeps, event: unknown
         ...(object.etag ? { etag: object.etag } : {}),
       },
     };
-    const executionName = listExecutionName(input.source);
-    try {
-      const started = await deps.sfn.send(
-        new StartExecutionCommand({
-          stateMachineArn: deps.settings.stateMachineArn,
-          name: executionName,
-          input: JSON.stringify(input),
-        }),
-      );
-      deps.logger.info('domain list run started', { key, executionName });
-      decisions.push({ key, action: 'started', executionName, executionArn: started.executionArn ?? '' });
-    } catch (error) {
-      if (!(error instanceof ExecutionAlreadyExists)) throw error;
-      deps.logger.info('domain list run already exists; duplicate event ignored', { key, executionName });
-      decisions.push({ key, action: 'duplicate', executionName });
-    }
+    decisions.push(await startRun(deps, input, key));
   }
   return decisions;
+}
+
+/**
+ * Starts the list run of one schedule fire. EventBridge Scheduler invokes this function rather than
+ * StartExecution, which it cannot give an execution name (and `<aws.scheduler.scheduled-time>`
+ * contains ':', which names forbid): the name hashes schedule name and scheduled time, so a
+ * Scheduler retry after a lost response meets the run it already started instead of a second one.
+ */
+export async function startScheduledListRun(deps: IntakeDeps, event: unknown): Promise<IntakeDecision> {
+  const input = parseDomainListInput(event);
+  if (input.source.type !== 'schedule') {
+    throw new InvalidInputError('source.type', 'must be schedule for a scheduled start');
+  }
+  return startRun(deps, input, `schedule ${input.source.scheduleName}`);
+}
+
+/** A Scheduler fire (`{ source: { type: 'schedule', ... } }`) or else an S3 event. */
+export async function startDomainListRuns(deps: IntakeDeps, event: unknown): Promise<IntakeDecision[]> {
+  const source =
+    typeof event === 'object' && event !== null ? (event as { source?: unknown }).source : undefined;
+  const scheduled =
+    typeof source === 'object' && source !== null && (source as { type?: unknown }).type === 'schedule';
+  return scheduled ? [await startScheduledListRun(deps, event)] : startDomainListsFromEvent(deps, event);
+}
+
+async function startRun(deps: IntakeDeps, input: DomainListInput, key: string): Promise<IntakeDecision> {
+  const executionName = listExecutionName(input.source);
+  try {
+    const started = await deps.sfn.send(
+      new StartExecutionCommand({
+        stateMachineArn: deps.settings.stateMachineArn,
+        name: executionName,
+        input: JSON.stringify(input),
+      }),
+    );
+    deps.logger.info('domain list run started', { key, executionName });
+    return { key, action: 'started', executionName, executionArn: started.executionArn ?? '' };
+  } catch (error) {
+    if (!(error instanceof ExecutionAlreadyExists)) throw error;
+    deps.logger.info('domain list run already exists; duplicate ignored', { key, executionName });
+    return { key, action: 'duplicate', executionName };
+  }
 }
 
 function ignoreReason(settings: IntakeSettings, bucket: string, key: string): string | undefined {

@@ -1,0 +1,152 @@
+/**
+ * What each handler declares it touches: plain data, no CDK. The constructs grant exactly this and
+ * bind the matching environment variables (lib/constructs/bindings.ts); the least-privilege test
+ * compares it with what the handlers were seen doing and with the synthesized policies.
+ *
+ * Keyed by handler file (`lambdas/<file>.ts`), with the state names that invoke it, so that it can
+ * grow into the one map from state names to handlers read by constructs, local runner and tests.
+ */
+
+/** S3 actions, named as IAM names them (`s3:<action>`). */
+export type S3Action =
+  | 'GetObject'
+  | 'GetObjectVersion'
+  | 'PutObject'
+  | 'AbortMultipartUpload'
+  | 'PutObjectVersionTagging'
+  | 'ListBucket'
+  | 'DeleteObject';
+
+export type BucketName = 'results' | 'input';
+
+export interface BucketUse {
+  readonly bucket: BucketName;
+  /** Key prefix the actions apply to; '' is the whole bucket. */
+  readonly prefix: '' | 'scans/' | 'lists/';
+  readonly actions: readonly S3Action[];
+}
+
+export type VendorApi = 'scan' | 'keys' | 'breach';
+
+export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
+
+export interface HandlerDeclaration {
+  /** Task states of the synthesized workflows that invoke this handler. */
+  readonly states: readonly string[];
+  /** Object access, per bucket and prefix. */
+  readonly s3: readonly BucketUse[];
+  /**
+   * Buckets whose name the handler's settings read without any access (validated at cold start or
+   * used to ignore foreign events): env var only, no grant.
+   */
+  readonly bucketNamesOnly: readonly BucketName[];
+  /** Vendor APIs called; each means reading that API's key secret. */
+  readonly vendorApis: readonly VendorApi[];
+  /** Actions on the domain-list state machine (its executions for DescribeExecution). */
+  readonly listStateMachine: readonly StateMachineAction[];
+}
+
+/**
+ * Writes on the results bucket go through `storeStream` (lambdas/core/s3/stream-upload.ts):
+ * PutObject or a multipart upload (PutObject, AbortMultipartUpload on failure), then a CopyObject of
+ * the version just written onto itself to add the sha256 metadata (GetObjectVersion on the source:
+ * the buckets are versioned, so the upload always returns the version id the copy names), or for
+ * objects over 5 GiB a sha256 tag on that version (PutObjectVersionTagging).
+ */
+const STREAMED_WRITE: readonly S3Action[] = [
+  'PutObject',
+  'AbortMultipartUpload',
+  'GetObjectVersion',
+  'PutObjectVersionTagging',
+];
+
+export const HANDLERS = {
+  'start-scan': {
+    states: ['StartScan'],
+    s3: [],
+    // It only computes the output prefix; the shared scan settings validate RESULTS_BUCKET.
+    bucketNamesOnly: ['results'],
+    vendorApis: ['scan'],
+    listStateMachine: [],
+  },
+  'poll-scan-status': {
+    states: ['PollScanStatus'],
+    s3: [],
+    bucketNamesOnly: ['results'],
+    vendorApis: ['scan'],
+    listStateMachine: [],
+  },
+  'fetch-scan-output': {
+    states: ['FetchReport', 'FetchLogs', 'FetchDebug'],
+    s3: [{ bucket: 'results', prefix: 'scans/', actions: STREAMED_WRITE }],
+    bucketNamesOnly: [],
+    vendorApis: ['scan'],
+    listStateMachine: [],
+  },
+  'write-scan-manifest': {
+    states: ['WriteManifest'],
+    s3: [{ bucket: 'results', prefix: 'scans/', actions: ['PutObject'] }],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+  },
+  'record-scan-failure': {
+    states: ['RecordFailure'],
+    s3: [{ bucket: 'results', prefix: 'scans/', actions: ['PutObject'] }],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+  },
+  'delete-scan': {
+    states: ['DeleteScanAtVendor'],
+    s3: [],
+    bucketNamesOnly: ['results'],
+    vendorApis: ['scan'],
+    listStateMachine: [],
+  },
+  'prepare-domain-list': {
+    states: ['PrepareDomainList'],
+    s3: [
+      // By version when the upload event names one, the latest otherwise (schedules, manual runs).
+      { bucket: 'input', prefix: '', actions: ['GetObject', 'GetObjectVersion'] },
+      { bucket: 'results', prefix: 'lists/', actions: ['PutObject'] },
+    ],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+  },
+  'write-list-summary': {
+    states: ['WriteListSummary'],
+    s3: [{ bucket: 'results', prefix: 'lists/', actions: ['GetObject', 'PutObject'] }],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+  },
+  'start-domain-list': {
+    states: [],
+    s3: [],
+    // Lets it ignore events of other buckets; it never reads the list itself.
+    bucketNamesOnly: ['input'],
+    vendorApis: [],
+    listStateMachine: ['StartExecution'],
+  },
+} as const satisfies Record<string, HandlerDeclaration>;
+
+export type HandlerFile = keyof typeof HANDLERS;
+
+/** The declaration of `handlerFile`, or a clear error for a file the registry does not list. */
+export function declarationOf(handlerFile: string): HandlerDeclaration {
+  if (!Object.hasOwn(HANDLERS, handlerFile)) {
+    throw new Error(
+      `lambdas/registry.ts declares no handler '${handlerFile}'; add what it touches before deploying it`,
+    );
+  }
+  return HANDLERS[handlerFile as HandlerFile];
+}
+
+/** The handler file a Task state invokes, or undefined. */
+export function handlerForState(state: string): HandlerFile | undefined {
+  return (Object.keys(HANDLERS) as HandlerFile[]).find((file) =>
+    (HANDLERS[file].states as readonly string[]).includes(state),
+  );
+}

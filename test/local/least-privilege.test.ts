@@ -1,0 +1,218 @@
+/**
+ * Least privilege, proven from both sides: every scan handler runs through the synthesized
+ * ScanDomain definition (success, vendor failure, Lambda retries, delete at the vendor) against the
+ * simulator and s3rver while an S3 middleware and a vendor-client wrapper record what each Task
+ * state actually sent. Those calls, as IAM actions, must equal what the synthesized template grants
+ * that state's function: nothing granted that no path uses, nothing used that is not granted.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScanApi } from '#core/scan/deps';
+import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
+import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { startVendorSimulator } from '../../local/simulator/index.ts';
+import type { VendorSimulator } from '../../local/simulator/types.ts';
+import { scanDomainStateMachine, synthesizeTemplate } from '../../local/synth.ts';
+import { actionsAllowed, functionFor, grantsOf, type Synthesized, synth } from '../cdk/helpers.ts';
+import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { executeScan, type Handlers, vendorClientsFor } from './harness.ts';
+
+const RESULTS = 'scan-results';
+const QUICK_POLL = { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 };
+const clock = () => new Date('2026-11-20T10:00:00.000Z');
+const SCAN_HANDLERS: readonly HandlerFile[] = [
+  'start-scan',
+  'poll-scan-status',
+  'fetch-scan-output',
+  'write-scan-manifest',
+  'record-scan-failure',
+  'delete-scan',
+];
+
+/**
+ * Granted actions only a path no local run can reach uses, each with the path. Listed here, not
+ * silently skipped: the test still requires them to be declared and granted.
+ */
+const UNREACHABLE_HERE: Partial<Record<HandlerFile, Record<string, string>>> = {
+  'fetch-scan-output': {
+    's3:PutObjectVersionTagging': 'outputs over 5 GiB carry their sha256 as a tag (stream-upload.ts)',
+    's3:AbortMultipartUpload': 'lib-storage aborts a multipart upload whose part upload failed',
+  },
+};
+
+/**
+ * The IAM actions S3 evaluates for a command. The deployed buckets are versioned (asserted below),
+ * so the version id the upload returns is always set there and the copy reads that version
+ * (GetObjectVersion); s3rver has no versioning, so that is derived, not observed.
+ */
+function s3Actions(command: string, input: Record<string, unknown>): string[] {
+  switch (command) {
+    case 'PutObjectCommand':
+    case 'CreateMultipartUploadCommand':
+    case 'UploadPartCommand':
+    case 'CompleteMultipartUploadCommand':
+      return ['s3:PutObject'];
+    case 'AbortMultipartUploadCommand':
+      return ['s3:AbortMultipartUpload'];
+    case 'CopyObjectCommand':
+      return ['s3:GetObjectVersion', 's3:PutObject'];
+    case 'PutObjectTaggingCommand':
+      return ['s3:PutObjectVersionTagging'];
+    case 'GetObjectCommand':
+    case 'HeadObjectCommand':
+      return [input.VersionId ? 's3:GetObjectVersion' : 's3:GetObject'];
+    case 'ListObjectsV2Command':
+      return ['s3:ListBucket'];
+    case 'DeleteObjectCommand':
+      return [input.VersionId ? 's3:DeleteObjectVersion' : 's3:DeleteObject'];
+    default:
+      throw new Error(`least-privilege test: no IAM mapping for ${command}; add one`);
+  }
+}
+
+const currentState = new AsyncLocalStorage<string>();
+const used = new Map<HandlerFile, Set<string>>();
+
+function recordUse(action: string): void {
+  const state = currentState.getStore();
+  if (state === undefined) return;
+  const handler = handlerForState(state);
+  if (!handler) throw new Error(`lambdas/registry.ts maps no handler to state ${state}`);
+  const actions = used.get(handler) ?? new Set<string>();
+  actions.add(action);
+  used.set(handler, actions);
+}
+
+function recordingS3(client: S3Client): S3Client {
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      for (const action of s3Actions(String(context.commandName), args.input as Record<string, unknown>)) {
+        recordUse(action);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordIamActions' },
+  );
+  return client;
+}
+
+/** Every vendor call first reads that API's key secret. */
+function recordingScanApi(api: ScanApi): ScanApi {
+  const record = <T>(call: () => Promise<T>): Promise<T> => {
+    recordUse('secretsmanager:GetSecretValue');
+    return call();
+  };
+  return {
+    startScan: (domain) => record(() => api.startScan(domain)),
+    getStatus: (uuid) => record(() => api.getStatus(uuid)),
+    getReport: (uuid) => record(() => api.getReport(uuid)),
+    getLogs: (uuid) => record(() => api.getLogs(uuid)),
+    getDebug: (uuid) => record(() => api.getDebug(uuid)),
+    deleteScan: (uuid) => record(() => api.deleteScan(uuid)),
+  };
+}
+
+/** Runs each bound handler inside its state's context; the first call of each is throttled by Lambda. */
+function attributed(bound: Handlers): Handlers {
+  const wrapped: Handlers = {};
+  for (const [state, handler] of Object.entries(bound)) {
+    let calls = 0;
+    wrapped[state] = (input) =>
+      currentState.run(state, async () => {
+        calls += 1;
+        if (calls === 1) {
+          // The one Lambda error every Task retries, StartScan included (it proves nothing ran).
+          const error = new Error('Lambda.TooManyRequestsException (injected by the test)');
+          error.name = 'Lambda.TooManyRequestsException';
+          throw error;
+        }
+        return handler(input);
+      });
+  }
+  return wrapped;
+}
+
+function grantedActions(synthesized: Synthesized, handler: HandlerFile): Set<string> {
+  const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
+  return new Set(actionsAllowed(grants).filter((a) => /^(s3|secretsmanager|states):/.test(a)));
+}
+
+let s3: S3rverFixture;
+let sim: VendorSimulator;
+let synthesized: Synthesized;
+
+beforeAll(async () => {
+  const withDelete = parsePipelineConfig(
+    { scan: { deleteAtVendorAfterManifest: true } },
+    'least-privilege test',
+  );
+  synthesized = synth({ scan: { deleteAtVendorAfterManifest: true } });
+  const definition = scanDomainStateMachine(synthesizeTemplate(withDelete)).definition;
+  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  s3 = await startS3rver({ buckets: [RESULTS] });
+  sim = await startVendorSimulator({
+    pollsToFinish: 2,
+    failingDomains: ['broken.example.com'],
+    // Over one 8 MiB part: the report takes the multipart path and its sha256 copy; logs stay single-part.
+    reportBytes: 9 * 1024 * 1024,
+  });
+  const clients = vendorClientsFor(sim);
+  const setup = {
+    definition,
+    machine,
+    s3: recordingS3(s3.createClient()),
+    resultsBucket: RESULTS,
+    scanClient: recordingScanApi(clients.scan),
+    poll: QUICK_POLL,
+    logger: createMemoryLogger(),
+    clock,
+    wrap: attributed,
+  };
+  try {
+    for (const domain of ['example.com', 'broken.example.com']) await executeScan(setup, domain);
+  } finally {
+    await clients.close();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await sim?.close();
+  await s3?.close();
+});
+
+describe('least privilege of the scan handlers', () => {
+  it('runs against versioned buckets, which the copy and tag mappings rely on', () => {
+    const buckets = Object.values(synthesized.json.Resources).filter((r) => r.Type === 'AWS::S3::Bucket');
+    for (const bucket of buckets) {
+      expect(bucket.Properties).toMatchObject({ VersioningConfiguration: { Status: 'Enabled' } });
+    }
+  });
+
+  it.each(SCAN_HANDLERS)('grants %s exactly the actions its runs used', (handler) => {
+    const exempt = UNREACHABLE_HERE[handler] ?? {};
+    const granted = grantedActions(synthesized, handler);
+    const observed = used.get(handler) ?? new Set<string>();
+
+    const unusedGrants = [...granted].filter((a) => !observed.has(a) && !(a in exempt)).sort();
+    const ungrantedUses = [...observed].filter((a) => !granted.has(a)).sort();
+
+    expect(observed.size + Object.keys(exempt).length, `${handler} ran no path`).toBeGreaterThan(0);
+    expect({ unusedGrants, ungrantedUses }).toEqual({ unusedGrants: [], ungrantedUses: [] });
+    for (const action of Object.keys(exempt)) expect(granted, action).toContain(action);
+  });
+
+  it.each(SCAN_HANDLERS)('declares for %s what the runs used, in lambdas/registry.ts', (handler) => {
+    const declaration = declarationOf(handler);
+    const declared = new Set([
+      ...declaration.s3.flatMap((use) => use.actions.map((a) => `s3:${a}`)),
+      ...(declaration.vendorApis.length > 0 ? ['secretsmanager:GetSecretValue'] : []),
+      ...declaration.listStateMachine.map((a) => `states:${a}`),
+    ]);
+    expect(new Set([...(used.get(handler) ?? []), ...Object.keys(UNREACHABLE_HERE[handler] ?? {})])).toEqual(
+      declared,
+    );
+  });
+});
