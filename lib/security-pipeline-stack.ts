@@ -63,6 +63,7 @@ export class SecurityPipelineStack extends Stack {
       scanExecutionTimeout: this.scanWorkflow.executionTimeout,
       maxConcurrency: config.scan.maxConcurrency,
       suffixes: config.intake.suffixes,
+      maxListBytes: config.intake.maxListBytes,
       logRetention,
     });
 

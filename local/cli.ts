@@ -216,6 +216,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         concurrency: options.concurrency ?? config.scan.maxConcurrency,
         intakePrefix: config.intake.prefix,
         intakeSuffixes: config.intake.suffixes,
+        maxListBytes: config.intake.maxListBytes,
         logger,
         onProgress: createConsoleReporter(process.stdout),
       },

@@ -51,6 +51,8 @@ export interface LocalPipelineOptions {
   readonly intakePrefix: string;
   /** Object-key suffixes accepted as domain lists (`intake.suffixes`). */
   readonly intakeSuffixes: readonly string[];
+  /** Largest list object read (`intake.maxListBytes`). @default LIST_SIZE_LIMIT.default */
+  readonly maxListBytes?: number;
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
@@ -291,6 +293,7 @@ export async function runDomainList(
       resultsBucket: options.resultsBucket,
       inputBucket: options.inputBucket,
       suffixes: options.intakeSuffixes,
+      ...(options.maxListBytes === undefined ? {} : { maxListBytes: options.maxListBytes }),
     },
   };
   const prepared = await createPrepareDomainListHandler(listDeps)({ source });

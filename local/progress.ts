@@ -84,7 +84,7 @@ const FAILURE_STATES: readonly DomainFinalState[] = ['failed', 'timed_out', 'rej
 
 /** True when any domain or input line did not make it: exit code 1. */
 export function summaryHasFailures(summary: ListSummary): boolean {
-  return FAILURE_STATES.some((state) => summary.counts[state] > 0);
+  return summary.rejected !== undefined || FAILURE_STATES.some((state) => summary.counts[state] > 0);
 }
 
 /** A plain-text table of every line's fate, for the end of a run. */
@@ -111,6 +111,13 @@ export function formatSummaryTable(summary: ListSummary, resultsDir: string | un
       .trimEnd(),
   );
   const c = summary.counts;
+  if (summary.rejected) lines.push('', `The list was refused: ${summary.rejected.reason}`);
+  if (summary.sampled) {
+    lines.push(
+      '',
+      `Only the first ${summary.invalid.length} invalid lines are listed (see rejects.json); the counts cover every line.`,
+    );
+  }
   lines.push(
     '',
     `${c.lines} line(s): ${c.succeeded} succeeded, ${c.failed} failed, ${c.timed_out} timed out, ` +

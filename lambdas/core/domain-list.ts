@@ -31,14 +31,27 @@ export interface DomainListOptions {
   readonly fileName?: string;
   /** New domains past this count are reported invalid. @default 100000 */
   readonly maxDomains?: number;
+  /**
+   * Invalid and duplicate lines are counted in full but kept only up to this many each (the first
+   * ones, with line numbers and reasons): a 50 MB file of junk must not become gigabytes of heap.
+   * @default DEFAULT_MAX_SAMPLES
+   */
+  readonly maxSamples?: number;
 }
+
+/** How many invalid (and duplicate) lines a parse keeps as examples. */
+export const DEFAULT_MAX_SAMPLES = 1_000;
 
 export interface ParsedDomainList {
   /** Unique normalised domains in input order, each with the 1-based line it first appeared on. */
   readonly domains: { readonly domain: string; readonly line: number }[];
+  /** The first `maxSamples` invalid lines; `invalidCount` counts them all. */
   readonly invalid: InvalidLine[];
+  readonly invalidCount: number;
+  /** The first `maxSamples` duplicate lines; `duplicateCount` counts them all. */
   readonly duplicates: DuplicateLine[];
-  /** Lines read. Always `domains.length + invalid.length + duplicates.length + ignored`. */
+  readonly duplicateCount: number;
+  /** Lines read. Always `domains.length + invalidCount + duplicateCount + ignored`. */
   readonly lines: number;
   /** Blank lines, comment lines and a CSV header row. */
   readonly ignored: number;
@@ -151,6 +164,9 @@ export async function* linesFromStream(
 /** Incremental parser; `push` each line in order, then read `result()`. */
 class DomainListParser {
   private readonly maxDomains: number;
+  private readonly maxSamples: number;
+  private invalidCount = 0;
+  private duplicateCount = 0;
   private readonly domains: { domain: string; line: number }[] = [];
   private readonly invalid: InvalidLine[] = [];
   private readonly duplicates: DuplicateLine[] = [];
@@ -165,6 +181,11 @@ class DomainListParser {
       throw new InvalidInputError('maxDomains', 'must be a positive integer');
     }
     this.maxDomains = max;
+    const samples = options.maxSamples ?? DEFAULT_MAX_SAMPLES;
+    if (!Number.isSafeInteger(samples) || samples < 0) {
+      throw new InvalidInputError('maxSamples', 'must be a whole number >= 0');
+    }
+    this.maxSamples = samples;
   }
 
   push(rawLine: string): void {
@@ -207,7 +228,9 @@ class DomainListParser {
 
     const firstLine = this.firstSeen.get(domain);
     if (firstLine !== undefined) {
-      this.duplicates.push({ line: this.lineNo, domain, firstLine });
+      this.duplicateCount += 1;
+      if (this.duplicates.length < this.maxSamples)
+        this.duplicates.push({ line: this.lineNo, domain, firstLine });
       return;
     }
     if (this.domains.length >= this.maxDomains) {
@@ -222,7 +245,9 @@ class DomainListParser {
     return {
       domains: this.domains,
       invalid: this.invalid,
+      invalidCount: this.invalidCount,
       duplicates: this.duplicates,
+      duplicateCount: this.duplicateCount,
       lines: this.lineNo,
       ignored: this.ignored,
     };
@@ -230,7 +255,10 @@ class DomainListParser {
 
   private reject(raw: string, reason: string): void {
     this.sawContent = true;
-    this.invalid.push({ line: this.lineNo, reason, text: truncate(raw, MAX_INVALID_TEXT) });
+    this.invalidCount += 1;
+    if (this.invalid.length < this.maxSamples) {
+      this.invalid.push({ line: this.lineNo, reason, text: truncate(raw, MAX_INVALID_TEXT) });
+    }
   }
 }
 

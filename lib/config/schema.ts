@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
+import { LIST_SIZE_LIMIT } from '#core/scan/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/scan/poll-schedule';
 import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } from '#core/schema';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
@@ -168,6 +169,8 @@ export const intakeSchema = section({
       }
     })
     .default([...DEFAULT_DOMAIN_LIST_SUFFIXES]),
+  /** A list object larger than this is refused before it is read, with a summary saying why. @default 20 MiB */
+  maxListBytes: boundedNumber(LIST_SIZE_LIMIT.bounds).default(LIST_SIZE_LIMIT.default),
 });
 
 function intakePrefixProblem(prefix: string): string | undefined {

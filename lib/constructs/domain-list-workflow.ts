@@ -23,6 +23,8 @@ import {
 import { LambdaInvoke, StepFunctionsStartExecution } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
+import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
+import { LIST_SIZE_LIMIT } from '#core/scan/list';
 import { bindDeclared } from './bindings.ts';
 import { acknowledgeWildcards, arnFinding, logicalIdOf } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
@@ -46,9 +48,15 @@ export interface DomainListWorkflowProps {
   readonly maxConcurrency?: number;
   /**
    * Lower-case key suffixes accepted as domain lists (`INTAKE_SUFFIXES`).
-   * @default ['.txt', '.csv']
+   * @default DEFAULT_DOMAIN_LIST_SUFFIXES
    */
   readonly suffixes?: readonly string[];
+  /**
+   * Largest list object PrepareDomainList reads (`DOMAIN_LIST_MAX_BYTES`); larger ones are refused
+   * with a summary.
+   * @default LIST_SIZE_LIMIT.default (20 MiB)
+   */
+  readonly maxListBytes?: number;
   /**
    * Retention of the functions' and the state machine's logs.
    * @default RetentionDays.THREE_MONTHS
@@ -105,14 +113,9 @@ export class DomainListWorkflow extends Construct {
 
   constructor(scope: Construct, id: string, props: DomainListWorkflowProps) {
     super(scope, id);
+    // The configuration schema (lib/config/) has validated these; the defaults serve direct use.
     const maxConcurrency = props.maxConcurrency ?? 10;
-    if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1 || maxConcurrency > 10_000) {
-      throw new Error(
-        `DomainListWorkflow ${id}: maxConcurrency must be a whole number from 1 to 10000 (got ${maxConcurrency})`,
-      );
-    }
-    const suffixes = props.suffixes ?? ['.txt', '.csv'];
-    if (suffixes.length === 0) throw new Error(`DomainListWorkflow ${id}: suffixes must not be empty`);
+    const suffixes = props.suffixes ?? DEFAULT_DOMAIN_LIST_SUFFIXES;
     // ResultWriterV2 renders only when this flag is on; set it here so the construct does not
     // depend on the app's cdk.json (the flag is read from the construct tree, nearest first).
     this.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
@@ -123,7 +126,10 @@ export class DomainListWorkflow extends Construct {
       timeout: LIST_STEP_TIMEOUT,
       // A 100,000-line list is parsed and deduplicated in memory.
       memorySize: 1024,
-      environment: { INTAKE_SUFFIXES: suffixes.join(',') },
+      environment: {
+        INTAKE_SUFFIXES: suffixes.join(','),
+        [LIST_SIZE_LIMIT.variable]: String(props.maxListBytes ?? LIST_SIZE_LIMIT.default),
+      },
       logRetention,
     });
     bindDeclared(this.prepareDomainListFunction, props);

@@ -42,7 +42,11 @@ describe('parsePipelineConfig: defaults and merging', () => {
       deadlineSeconds: 86_400,
     });
     expect(config.scan).toEqual({ deleteAtVendorAfterManifest: false, maxConcurrency: 10 });
-    expect(config.intake).toEqual({ prefix: 'incoming/', suffixes: ['.txt', '.csv'] });
+    expect(config.intake).toEqual({
+      prefix: 'incoming/',
+      suffixes: ['.txt', '.csv'],
+      maxListBytes: 20 * 1024 * 1024,
+    });
     expect(config.logRetentionDays).toBe(90);
     expect(config.removalPolicy).toBe('retain');
   });

@@ -137,13 +137,19 @@ describe('prepareDomainList', () => {
     expect(await readJson(RESULTS, second.itemsKey)).toEqual(await readJson(RESULTS, first.itemsKey));
   });
 
-  it('refuses a list in a bucket other than the input bucket and a key with the wrong suffix', async () => {
-    await expect(
-      prepareDomainList(deps, { source: { type: 's3', bucket: RESULTS, key: 'incoming/a.txt' } }),
-    ).rejects.toThrow(/source\.bucket/);
-    await expect(
-      prepareDomainList(deps, { source: { type: 's3', bucket: INPUT, key: 'incoming/a.json' } }),
-    ).rejects.toThrow(/source\.key/);
+  it('refuses a list in a bucket other than the input bucket and a key with the wrong suffix, saying why', async () => {
+    // Act
+    const otherBucket = await prepareDomainList(deps, {
+      source: { type: 's3', bucket: RESULTS, key: 'incoming/a.txt' },
+    });
+    const wrongSuffix = await prepareDomainList(deps, {
+      source: { type: 's3', bucket: INPUT, key: 'incoming/a.json' },
+    });
+
+    // Assess: refused as a whole, nothing to scan, the reason kept for the summary
+    expect(otherBucket.rejected?.reason).toMatch(/source\.bucket/);
+    expect(wrongSuffix.rejected?.reason).toMatch(/source\.key/);
+    expect(otherBucket.counts).toMatchObject({ lines: 0, valid: 0 });
   });
 
   it('takes a schedule inline list without reading S3', async () => {

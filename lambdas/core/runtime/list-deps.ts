@@ -11,7 +11,8 @@ import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
 import { createServiceLogger } from '#core/runtime/logger';
 import type { IntakeDeps } from '#core/scan/intake';
-import type { ListDeps } from '#core/scan/list';
+import { LIST_SIZE_LIMIT, type ListDeps } from '#core/scan/list';
+import { numberFromText } from '#core/schema';
 
 const DEFAULT_SUFFIXES = ['.txt', '.csv'];
 
@@ -29,6 +30,17 @@ function intakeSuffixes(env: Env): string[] {
   return suffixes;
 }
 
+/** DOMAIN_LIST_MAX_BYTES, held to the bounds the configuration uses. */
+function maxListBytes(env: Env): number {
+  const raw = optionalEnv(env, LIST_SIZE_LIMIT.variable);
+  if (raw === undefined) return LIST_SIZE_LIMIT.default;
+  const parsed = numberFromText(LIST_SIZE_LIMIT.bounds).safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigurationError(LIST_SIZE_LIMIT.variable, parsed.error.issues[0]?.message ?? 'is invalid');
+  }
+  return parsed.data;
+}
+
 export function listDepsFromEnvironment(env: Env = process.env): ListDeps {
   return {
     s3: new S3Client({}),
@@ -37,6 +49,7 @@ export function listDepsFromEnvironment(env: Env = process.env): ListDeps {
       resultsBucket: readBucketEnv(env, 'RESULTS_BUCKET'),
       inputBucket: optionalEnv(env, 'INPUT_BUCKET'),
       suffixes: intakeSuffixes(env),
+      maxListBytes: maxListBytes(env),
     },
   };
 }

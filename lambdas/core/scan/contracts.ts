@@ -152,6 +152,16 @@ export interface PreparedDomainList {
     /** Blank lines and # comments. */
     readonly ignored: number;
   };
+  /**
+   * Set when the list as a whole was refused (too large, not a list object, unreadable): nothing
+   * is scanned, and the summary says why.
+   */
+  readonly rejected?: ListRejection;
+}
+
+/** Why a whole list was refused. */
+export interface ListRejection {
+  readonly reason: string;
 }
 
 /** One Map iteration's result: what the child execution produced or why it did not. */
@@ -184,5 +194,10 @@ export interface ListSummary {
     readonly manifestKey: string | undefined;
     readonly error: { readonly name: string; readonly message: string } | undefined;
   }[];
+  /** The first invalid lines (at most the sample limit); `counts.invalid` counts them all. */
   readonly invalid: readonly InvalidLine[];
+  /** True when `invalid` or the duplicate rows hold only the first of more lines than listed. */
+  readonly sampled: boolean;
+  /** Set when the list as a whole was refused: nothing was scanned. */
+  readonly rejected?: ListRejection;
 }

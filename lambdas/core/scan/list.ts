@@ -7,7 +7,7 @@
  */
 import { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { linesFromStream, parseDomainList } from '#core/domain-list';
+import { linesFromStream, type ParsedDomainList, parseDomainList } from '#core/domain-list';
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName, listResultsPrefix, runIdFor } from '#core/naming';
 import type {
@@ -18,6 +18,7 @@ import type {
   DomainScanResult,
   DuplicateLine,
   InvalidLine,
+  ListRejection,
   ListSummary,
   PreparedDomainList,
   ScanOutcome,
@@ -33,7 +34,23 @@ export interface ListSettings {
   readonly suffixes?: readonly string[];
   /** @default 100_000 */
   readonly maxDomains?: number;
+  /** A list object larger than this is refused before a byte is read. @default DEFAULT_MAX_LIST_BYTES */
+  readonly maxListBytes?: number;
 }
+
+/** Lists are text: 20 MiB is about a million domains, far above `maxDomains`. */
+export const DEFAULT_MAX_LIST_BYTES = 20 * 1024 * 1024;
+
+/**
+ * The list size limit, written once: the configuration (`intake.maxListBytes`), the variable the
+ * prepare step reads, and its bounds. Up to 100 MiB: parsing streams, but every line costs CPU
+ * time inside the step's timeout.
+ */
+export const LIST_SIZE_LIMIT = {
+  variable: 'DOMAIN_LIST_MAX_BYTES',
+  bounds: { min: 1024, max: 100 * 1024 * 1024, integer: true },
+  default: DEFAULT_MAX_LIST_BYTES,
+} as const;
 
 export interface ListDeps {
   readonly s3: S3Client;
@@ -42,9 +59,18 @@ export interface ListDeps {
   readonly clock?: () => Date;
 }
 
+/** rejects.json: the first invalid and duplicate lines (samples; the counts are in the summary). */
 interface Rejects {
   readonly invalid: readonly InvalidLine[];
   readonly duplicates: readonly DuplicateLine[];
+}
+
+/** A list refused as a whole; prepare records it instead of failing, so a summary is still written. */
+export class ListRejectedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'ListRejectedError';
+  }
 }
 
 const DEFAULT_SUFFIXES = ['.txt', '.csv'];
@@ -118,15 +144,37 @@ function optionalField<K extends string, V>(name: K, value: V | undefined): { [P
   return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
 }
 
-/** Reads and parses the list, writes items.json and rejects.json, and returns where they are. */
+/**
+ * Reads and parses the list, writes items.json and rejects.json, and returns where they are. A list
+ * refused as a whole (too large, not a list object, unreadable) is not an error here: it is
+ * prepared as empty with `rejected` set, so the run still ends with a summary.json that says why.
+ */
 export async function prepareDomainList(deps: ListDeps, input: DomainListInput): Promise<PreparedDomainList> {
   const { source } = input;
   const runId = runIdFor(source);
   const resultsPrefix = listResultsPrefix(source, runId);
-  const parsed = await parseDomainList(await openListLines(deps, source), {
-    fileName: listFileName(source),
-    maxDomains: deps.settings.maxDomains ?? 100_000,
-  });
+  let parsed: ParsedDomainList;
+  let rejected: ListRejection | undefined;
+  try {
+    parsed = await parseDomainList(await openListLines(deps, source), {
+      fileName: listFileName(source),
+      maxDomains: deps.settings.maxDomains ?? 100_000,
+    });
+  } catch (error) {
+    const reason = listRejectionReason(error);
+    if (reason === undefined) throw error;
+    rejected = { reason };
+    parsed = {
+      domains: [],
+      invalid: [],
+      invalidCount: 0,
+      duplicates: [],
+      duplicateCount: 0,
+      lines: 0,
+      ignored: 0,
+    };
+    deps.logger.warn('domain list refused', { runId, resultsPrefix, reason });
+  }
 
   const items: DomainListItem[] = parsed.domains.map(({ domain, line }) => ({
     domain,
@@ -143,8 +191,8 @@ export async function prepareDomainList(deps: ListDeps, input: DomainListInput):
   const counts = {
     lines: parsed.lines,
     valid: parsed.domains.length,
-    invalid: parsed.invalid.length,
-    duplicate: parsed.duplicates.length,
+    invalid: parsed.invalidCount,
+    duplicate: parsed.duplicateCount,
     ignored: parsed.ignored,
   };
   deps.logger.info('domain list prepared', { runId, resultsPrefix, ...counts });
@@ -157,7 +205,20 @@ export async function prepareDomainList(deps: ListDeps, input: DomainListInput):
     itemsKey,
     rejectsKey,
     counts,
+    ...(rejected ? { rejected } : {}),
   };
+}
+
+/** Why a list is refused as a whole, or undefined for an error that is not about the list. */
+function listRejectionReason(error: unknown): string | undefined {
+  if (error instanceof ListRejectedError) return error.reason;
+  if (error instanceof InvalidInputError) return error.message;
+  const name = (error as { name?: unknown } | undefined)?.name;
+  // Without s3:ListBucket a missing key answers AccessDenied, not NoSuchKey.
+  if (name === 'NoSuchKey' || name === 'NotFound' || name === 'AccessDenied') {
+    return `the list object cannot be read (${name})`;
+  }
+  return undefined;
 }
 
 function listFileName(source: DomainListSource): string {
@@ -190,15 +251,23 @@ async function openListLines(
   if (!(object.Body instanceof Readable)) {
     throw new InvalidInputError('source.key', 'object body is not a stream');
   }
+  // Checked before a byte is read: the size is in the response headers.
+  const limit = deps.settings.maxListBytes ?? DEFAULT_MAX_LIST_BYTES;
+  if (object.ContentLength !== undefined && object.ContentLength > limit) {
+    object.Body.destroy();
+    throw new ListRejectedError(
+      `${key} is ${object.ContentLength} bytes, over the limit of ${limit} bytes for a domain list (intake.maxListBytes): split it into smaller lists`,
+    );
+  }
   return linesFromStream(object.Body);
 }
 
-async function putJson(deps: ListDeps, key: string, value: unknown): Promise<void> {
+async function putJson(deps: ListDeps, key: string, value: unknown, indent?: number): Promise<void> {
   await deps.s3.send(
     new PutObjectCommand({
       Bucket: deps.settings.resultsBucket,
       Key: key,
-      Body: JSON.stringify(value),
+      Body: JSON.stringify(value, null, indent),
       ContentType: 'application/json',
     }),
   );
@@ -345,9 +414,13 @@ export function buildListSummary(options: {
   readonly finishedAt: string;
   readonly lines: number;
   readonly ignored: number;
+  /** Every invalid and duplicate line, counted in full (the rejects hold samples). */
+  readonly invalidCount?: number;
+  readonly duplicateCount?: number;
   readonly items: readonly DomainListItem[];
   readonly rejects: Rejects;
   readonly results: readonly DomainScanResult[];
+  readonly rejected?: ListRejection;
 }): ListSummary {
   const byName = new Map<string, DomainScanResult>();
   for (const result of options.results) {
@@ -358,8 +431,8 @@ export function buildListSummary(options: {
     failed: 0,
     timed_out: 0,
     rejected: 0,
-    invalid: options.rejects.invalid.length,
-    duplicate: options.rejects.duplicates.length,
+    invalid: options.invalidCount ?? options.rejects.invalid.length,
+    duplicate: options.duplicateCount ?? options.rejects.duplicates.length,
   };
   const domains: ListSummary['domains'][number][] = [];
   for (const item of options.items) {
@@ -398,6 +471,9 @@ export function buildListSummary(options: {
     counts: { ...counts, lines: options.lines, ignored: options.ignored },
     domains,
     invalid: options.rejects.invalid,
+    sampled:
+      counts.invalid > options.rejects.invalid.length || counts.duplicate > options.rejects.duplicates.length,
+    ...(options.rejected ? { rejected: options.rejected } : {}),
   };
 }
 
@@ -421,12 +497,16 @@ export async function writeListSummary(
     finishedAt: (deps.clock?.() ?? new Date()).toISOString(),
     lines: input.counts.lines,
     ignored: input.counts.ignored,
+    invalidCount: input.counts.invalid,
+    duplicateCount: input.counts.duplicate,
     items,
     rejects,
     results,
+    ...(input.rejected ? { rejected: input.rejected } : {}),
   });
   const summaryKey = `${input.resultsPrefix}summary.json`;
-  await putJson(deps, summaryKey, summary);
+  // Indented: people open this file, and its size is bounded by the sample limits and maxDomains.
+  await putJson(deps, summaryKey, summary, 2);
   deps.logger.info('list summary written', { runId: input.runId, summaryKey, ...summary.counts });
   return { summaryKey, counts: summary.counts };
 }
