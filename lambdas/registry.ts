@@ -44,6 +44,12 @@ export interface HandlerDeclaration {
   readonly vendorApis: readonly VendorApi[];
   /** Actions on the domain-list state machine (its executions for DescribeExecution). */
   readonly listStateMachine: readonly StateMachineAction[];
+  /**
+   * Actions on the per-domain ScanDomain machine's executions: the list summary looks up a child
+   * that already ran when a redriven run meets ExecutionAlreadyExists.
+   * @default []
+   */
+  readonly scanStateMachine?: readonly StateMachineAction[];
 }
 
 /**
@@ -121,6 +127,7 @@ export const HANDLERS = {
     bucketNamesOnly: [],
     vendorApis: [],
     listStateMachine: [],
+    scanStateMachine: ['DescribeExecution'],
   },
   'start-domain-list': {
     states: [],

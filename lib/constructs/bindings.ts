@@ -6,6 +6,7 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { SCAN_STATE_MACHINE_VARIABLE } from '#core/scan/list';
 import {
   type BucketName,
   type BucketUse,
@@ -13,7 +14,7 @@ import {
   type StateMachineAction,
   type VendorApi,
 } from '../../lambdas/registry.ts';
-import { acknowledgeWildcards, arnFinding } from './nag.ts';
+import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
@@ -23,6 +24,7 @@ export interface DeclaredResources {
   readonly inputBucket?: IBucket;
   readonly vendorSecrets?: VendorSecrets;
   readonly listStateMachine?: IStateMachine;
+  readonly scanStateMachine?: IStateMachine;
 }
 
 /**
@@ -53,6 +55,21 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
     const machine = resources.listStateMachine;
     if (!machine) throw missing(fn, 'the domain-list state machine');
     bindListStateMachine(fn, machine, declaration.listStateMachine);
+  }
+  const scanActions = declaration.scanStateMachine ?? [];
+  if (scanActions.length > 0) {
+    const machine = resources.scanStateMachine;
+    if (!machine) throw missing(fn, 'the ScanDomain state machine');
+    // Only DescribeExecution is ever declared here: the list machine, not a function, starts scans.
+    if (scanActions.includes('DescribeExecution')) {
+      machine.grantExecution(fn, 'states:DescribeExecution');
+      acknowledgeWildcards(
+        fn.executionRole,
+        [executionsFinding(machine, ':*')],
+        'DescribeExecution on the executions of the ScanDomain machine only: child names are chosen per list run, so they cannot be listed in advance.',
+      );
+    }
+    fn.addEnvironment(SCAN_STATE_MACHINE_VARIABLE, machine.stateMachineArn);
   }
 }
 

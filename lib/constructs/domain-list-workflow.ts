@@ -26,7 +26,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
 import { LIST_SIZE_LIMIT } from '#core/scan/list';
 import { bindDeclared } from './bindings.ts';
-import { acknowledgeWildcards, arnFinding, logicalIdOf } from './nag.ts';
+import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { IDEMPOTENT_TASK_RETRY, START_CHILD_EXECUTION_RETRY } from './retry-policies.ts';
 
@@ -90,14 +90,6 @@ class ListsPrefixResultWriter extends ResultWriterV2 {
       }),
     ];
   }
-}
-
-/** How cdk-nag prints an execution-ARN wildcard of `stateMachine` (CDK splits the name out of the ARN). */
-function executionsFinding(stateMachine: IStateMachine, suffix: string): string {
-  const name = JSON.stringify({
-    'Fn::Select': [6, { 'Fn::Split': [':', { Ref: logicalIdOf(stateMachine) }] }],
-  });
-  return `Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}${suffix}`;
 }
 
 /**

@@ -6,6 +6,7 @@
  * from the constructs, so an acknowledgement covers exactly one wildcard and never a new one.
  */
 import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { IConstruct } from 'constructs';
 
 /** Acknowledges one rule (or one finding of a rule) on `scope` and everything below it. */
@@ -34,4 +35,12 @@ export function logicalIdOf(construct: IConstruct): string {
     throw new Error(`${construct.node.path} has no CloudFormation resource to name in a cdk-nag finding`);
   }
   return Stack.of(element).resolve(element.logicalId) as string;
+}
+
+/** How cdk-nag prints an execution-ARN wildcard of `stateMachine` (CDK splits the name out of the ARN). */
+export function executionsFinding(stateMachine: IStateMachine, suffix: string): string {
+  const name = JSON.stringify({
+    'Fn::Select': [6, { 'Fn::Split': [':', { Ref: logicalIdOf(stateMachine) }] }],
+  });
+  return `Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}${suffix}`;
 }

@@ -160,6 +160,20 @@ describe('DomainListScan state machine: permissions', () => {
     expect(resourcesAllowed(grants, 'states:StartExecution')).toContain(`<Ref:${listMachine.logicalId}>`);
   });
 
+  it('lets WriteListSummary describe ScanDomain executions only, with the machine bound as SCAN_STATE_MACHINE_ARN', () => {
+    // A redriven run meets children that already ran; the summary looks up their real outcome.
+    const summaryFunction = functionFor(synthesized, 'write-list-summary');
+    const grants = grantsOf(synthesized, summaryFunction.roleLogicalId);
+    const described = resourcesAllowed(grants, 'states:DescribeExecution');
+    expect(described.length).toBeGreaterThan(0);
+    for (const resource of described) {
+      expect(resource).toContain(scanMachineId);
+      expect(resource).not.toContain(listMachine.logicalId);
+    }
+    expect(resourcesAllowed(grants, 'states:StartExecution')).toEqual([]);
+    expect(summaryFunction.environment.SCAN_STATE_MACHINE_ARN).toEqual({ Ref: scanMachineId });
+  });
+
   it('reads items and writes Map results only under lists/ of the results bucket', () => {
     const grants = grantsOf(synthesized, roleOfListMachine());
     const listsPrefix = `<GetAtt:${resultsBucketId}.Arn>/lists/*`;

@@ -5,13 +5,18 @@
  */
 
 import { S3Client } from '@aws-sdk/client-s3';
-import { SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
 import { createServiceLogger } from '#core/runtime/logger';
 import type { IntakeDeps } from '#core/scan/intake';
-import { LIST_SIZE_LIMIT, type ListDeps } from '#core/scan/list';
+import {
+  type ExecutionLookup,
+  LIST_SIZE_LIMIT,
+  type ListDeps,
+  SCAN_STATE_MACHINE_VARIABLE,
+} from '#core/scan/list';
 import { numberFromText } from '#core/schema';
 
 const DEFAULT_SUFFIXES = ['.txt', '.csv'];
@@ -41,9 +46,34 @@ function maxListBytes(env: Env): number {
   return parsed.data;
 }
 
+/**
+ * DescribeExecution on the ScanDomain machine's executions: a child's ARN is the machine's with
+ * `:stateMachine:` turned into `:execution:` and its name appended.
+ */
+export function sfnExecutionLookup(sfn: SFNClient, scanStateMachineArn: string): ExecutionLookup {
+  const executionPrefix = `${scanStateMachineArn.replace(':stateMachine:', ':execution:')}:`;
+  return {
+    async describe(executionName) {
+      const execution = await sfn.send(
+        new DescribeExecutionCommand({ executionArn: executionPrefix + executionName }),
+      );
+      const status = execution.status ?? 'UNKNOWN';
+      if (status === 'SUCCEEDED') return { status, output: execution.output };
+      if (status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED') {
+        return { status, error: execution.error, cause: execution.cause };
+      }
+      return { status };
+    },
+  };
+}
+
 export function listDepsFromEnvironment(env: Env = process.env): ListDeps {
+  const scanStateMachineArn = optionalEnv(env, SCAN_STATE_MACHINE_VARIABLE);
   return {
     s3: new S3Client({}),
+    ...(scanStateMachineArn === undefined
+      ? {}
+      : { executions: sfnExecutionLookup(new SFNClient({}), scanStateMachineArn) }),
     logger: createServiceLogger(optionalEnv(env, 'POWERTOOLS_SERVICE_NAME') ?? 'domain-lists').logger,
     settings: {
       resultsBucket: readBucketEnv(env, 'RESULTS_BUCKET'),

@@ -52,8 +52,26 @@ export const LIST_SIZE_LIMIT = {
   default: DEFAULT_MAX_LIST_BYTES,
 } as const;
 
+/** Where WriteListSummary finds the ScanDomain machine whose children it may need to look up. */
+export const SCAN_STATE_MACHINE_VARIABLE = 'SCAN_STATE_MACHINE_ARN';
+
+/** The part of Step Functions the summary uses: looking up a child execution that already ran. */
+export interface ExecutionLookup {
+  describe(executionName: string): Promise<
+    | { readonly status: 'SUCCEEDED'; readonly output: string | undefined }
+    | {
+        readonly status: 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+        readonly error: string | undefined;
+        readonly cause: string | undefined;
+      }
+    | { readonly status: 'RUNNING' | 'PENDING_REDRIVE' | string }
+  >;
+}
+
 export interface ListDeps {
   readonly s3: S3Client;
+  /** Looks up earlier child executions (a redriven run); without it they stay errors. */
+  readonly executions?: ExecutionLookup;
   readonly logger: VendorLogger;
   readonly settings: ListSettings;
   readonly clock?: () => Date;
@@ -477,6 +495,30 @@ export function buildListSummary(options: {
   };
 }
 
+const ALREADY_EXISTS = 'StepFunctions.ExecutionAlreadyExistsException';
+
+/**
+ * A redriven list run re-runs an item whose child (same deterministic name) already ran and
+ * closed: StartExecution answers ExecutionAlreadyExists. That is not a domain error: the earlier
+ * execution's real outcome is looked up and recorded instead.
+ */
+async function resolveEarlierExecution(deps: ListDeps, result: DomainScanResult): Promise<DomainScanResult> {
+  if (result.error?.name !== ALREADY_EXISTS || !deps.executions || result.executionName === '') return result;
+  const earlier = await deps.executions.describe(result.executionName);
+  const { domain, executionName } = result;
+  if (earlier.status === 'SUCCEEDED' && 'output' in earlier) {
+    const outcome = asOutcome(tryJson(earlier.output));
+    if (outcome) return { domain, executionName, outcome, error: undefined };
+  }
+  if ('cause' in earlier) return domainResultFromFailure(domain, executionName, earlier.error, earlier.cause);
+  return {
+    domain,
+    executionName,
+    outcome: undefined,
+    error: { name: 'ScanStillRunning', message: `the earlier execution of this domain is ${earlier.status}` },
+  };
+}
+
 /** Writes summary.json next to the run's items; returns its key and the counts. */
 export async function writeListSummary(
   deps: ListDeps,
@@ -490,6 +532,7 @@ export async function writeListSummary(
     if (!input.mapResult) throw new InvalidInputError('mapResult', 'is missing (no results to summarise)');
     results = await readResultWriterResults(deps, input.mapResult);
   }
+  results = await Promise.all(results.map((result) => resolveEarlierExecution(deps, result)));
   const summary = buildListSummary({
     runId: input.runId,
     source: input.source,
