@@ -9,6 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
+import { InvalidInputError } from '#core/errors';
+import { normalizeDomain } from '#core/validation';
 // The handlers' own poll arithmetic (plain TypeScript, no AWS imports): synth must refuse exactly
 // the poll settings a handler would refuse at cold start.
 import {
@@ -698,13 +700,19 @@ function parseDomainLists(
 function inlineDomains(check: Checker, value: unknown, setting: string): string[] | undefined {
   const domains = check.stringArray(value, setting, { nonEmpty: true });
   if (domains === undefined) return undefined;
-  // A light check only: the list handler validates and normalises each domain and reports rejects.
-  const bad = domains.findIndex((d) => d.length > 253 || /\s/.test(d));
-  if (bad >= 0) {
-    check.add(`${setting}[${bad}]`, `is not a domain name (got ${describe(domains[bad])})`);
-    return undefined;
-  }
-  return domains;
+  // The validator the handlers and the CLI use, so a domain that would be refused at run time (a
+  // special-use name, a bad A-label) fails the synth instead of every scheduled run.
+  let valid = true;
+  domains.forEach((domain, index) => {
+    try {
+      normalizeDomain(domain, `${setting}[${index}]`);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      check.add(`${setting}[${index}]`, error.reason);
+      valid = false;
+    }
+  });
+  return valid ? domains : undefined;
 }
 
 function parseSchedules(
