@@ -63,7 +63,7 @@ const SPECIAL_USE_SUFFIXES = ['localhost', 'local', 'internal', 'invalid', 'test
 const NEVER_ALLOWED = /^(?:localhost|.+\.localhost|metadata\.google\.internal)$/;
 
 export interface DomainOptions {
-  /** Special-use suffixes (e.g. `['test']` for a lab) accepted anyway; see `checkAllowedSpecialUse`. */
+  /** Special-use suffixes (e.g. `['test']` for a lab) accepted anyway; check them with `checkAllowedSpecialUse`. */
   readonly allowSpecialUse?: readonly string[];
 }
 
@@ -106,7 +106,7 @@ function specialUse(host: string, allowed: readonly string[]): string | undefine
   if (NEVER_ALLOWED.test(host)) return `is a special-use name ('${host}') that is never scanned`;
   const tld = host.slice(host.lastIndexOf('.') + 1);
   if (!(SPECIAL_USE_SUFFIXES as readonly string[]).includes(tld) || allowed.includes(tld)) return undefined;
-  return `is under the special-use top-level domain '.${tld}' (allow it with scan.allowSpecialUseDomains)`;
+  return `is under the special-use top-level domain '.${tld}'`;
 }
 
 /**
