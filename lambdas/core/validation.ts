@@ -51,16 +51,62 @@ class Rejection {
 }
 
 /**
+ * Special-use names (RFC 6761, RFC 6762 `.local`, ICANN's `.internal`): they never name a public host,
+ * so a scan of one is a mistake or an attempt to reach something private. `.example` as a TLD is
+ * refused; example.com/.org/.net are ordinary second-level names and stay valid.
+ */
+const SPECIAL_USE_SUFFIXES = ['localhost', 'local', 'internal', 'invalid', 'test', 'example'] as const;
+/**
+ * Refused even when configuration allows their suffix: localhost is the machine the scan runs on and
+ * metadata.google.internal hands out cloud credentials; no lab needs the vendor to scan either.
+ */
+const NEVER_ALLOWED = /^(?:localhost|.+\.localhost|metadata\.google\.internal)$/;
+
+export interface DomainOptions {
+  /** Special-use suffixes (e.g. `['test']` for a lab) accepted anyway; check them with `checkAllowedSpecialUse`. */
+  readonly allowSpecialUse?: readonly string[];
+}
+
+/**
+ * Checks configuration's list of allowed special-use suffixes.
+ *
+ * @returns the suffixes in lower case, without a leading dot
+ * @throws InvalidInputError for anything that is not one of the known special-use suffixes
+ */
+export function checkAllowedSpecialUse(input: readonly unknown[], inputName: string): string[] {
+  return input.map((value, index) => {
+    const suffix = typeof value === 'string' ? value.trim().toLowerCase().replace(/^\./, '') : '';
+    if (!(SPECIAL_USE_SUFFIXES as readonly string[]).includes(suffix) || suffix === 'localhost') {
+      throw new InvalidInputError(
+        `${inputName}[${index}]`,
+        `must be one of ${SPECIAL_USE_SUFFIXES.filter((s) => s !== 'localhost').join(', ')}`,
+      );
+    }
+    return suffix;
+  });
+}
+
+/**
  * Trims `input`, accepts a bare domain or an http(s) URL (its host is used), lower-cases it, strips one
  * trailing dot, converts IDN to punycode and checks RFC 1123 host syntax.
  *
  * @returns the ASCII (punycode) domain, e.g. `xn--bcher-kva.de` for `https://Bücher.de/x`
  * @throws InvalidInputError naming `inputName` with a specific reason
  */
-export function normalizeDomain(input: string, inputName = 'domain'): string {
+export function normalizeDomain(input: string, inputName = 'domain', options: DomainOptions = {}): string {
   const result = checkDomain(input, { quote: true });
   if (result instanceof Rejection) throw new InvalidInputError(inputName, result.reason);
+  const special = specialUse(result, options.allowSpecialUse ?? []);
+  if (special) throw new InvalidInputError(inputName, special);
   return result;
+}
+
+/** Returns a reason when `host` (already normalised) is a special-use name that is not allowed. */
+function specialUse(host: string, allowed: readonly string[]): string | undefined {
+  if (NEVER_ALLOWED.test(host)) return `is a special-use name ('${host}') that is never scanned`;
+  const tld = host.slice(host.lastIndexOf('.') + 1);
+  if (!(SPECIAL_USE_SUFFIXES as readonly string[]).includes(tld) || allowed.includes(tld)) return undefined;
+  return `is under the special-use top-level domain '.${tld}'`;
 }
 
 /**
@@ -308,6 +354,16 @@ function checkLabel(label: string, index: number, ctx: HostContext): Rejection |
   // Errors name the label as the user wrote it (-bücher), not as punycode (xn---bcher-4ya).
   const visible = label.startsWith('xn--') ? domainToUnicode(label) : label;
   if (visible === '') return new Rejection(`${describeLabel(label, index, ctx)} is not valid punycode`);
+  if (label.startsWith('xn--')) {
+    // An A-label is only an encoding of a Unicode label: one that decodes to ASCII (xn--example-) or
+    // does not re-encode to itself names something other than what it spells.
+    if (!NON_ASCII.test(visible)) {
+      return new Rejection(`${describeLabel(label, index, ctx)} is punycode for a plain ASCII label`);
+    }
+    if (domainToASCII(visible) !== label) {
+      return new Rejection(`${describeLabel(label, index, ctx)} does not round-trip through punycode`);
+    }
+  }
   if (visible.startsWith('-')) {
     return new Rejection(`${describeLabel(visible, index, ctx)} starts with a hyphen`);
   }

@@ -11,9 +11,11 @@
  */
 import { z } from 'zod';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
+import { InvalidInputError } from '#core/errors';
 import { LIST_SIZE_LIMIT } from '#core/scan/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/scan/poll-schedule';
 import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } from '#core/schema';
+import { normalizeDomain } from '#core/validation';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
 
 /** `pipeline.<section>…`: how every setting is named in messages. */
@@ -184,18 +186,19 @@ function intakePrefixProblem(prefix: string): string | undefined {
 }
 
 /**
- * Inline domains (a named list or a schedule's). A light check only: the list handler validates
- * and normalises each domain and reports rejects.
+ * Inline domains (a named list or a schedule's), each checked with the validator the handlers and
+ * the CLI use: a domain a scheduled run would refuse (a special-use name, a bad A-label) fails the
+ * synth instead of every run.
  */
 export const inlineDomainsSchema = stringList({ nonEmpty: true }).superRefine((domains, context) => {
-  const bad = domains.findIndex((domain) => domain.length > 253 || /\s/.test(domain));
-  if (bad >= 0) {
-    context.addIssue({
-      code: 'custom',
-      path: [bad],
-      message: `is not a domain name (got ${describeValue(domains[bad])})`,
-    });
-  }
+  domains.forEach((domain, index) => {
+    try {
+      normalizeDomain(domain);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      context.addIssue({ code: 'custom', path: [index], message: error.reason });
+    }
+  });
 });
 
 /** A named domain list: an object in the input bucket, or inline domains (exactly one). */

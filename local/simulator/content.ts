@@ -11,6 +11,8 @@ export interface ContentSource {
   readonly uuid: string;
   readonly domain: string;
   readonly createdAt: Date;
+  /** When the scan reached its final status. */
+  readonly finishedAt: Date;
   readonly outcome: 'completed' | 'failed';
   readonly error?: string | undefined;
 }
@@ -124,6 +126,8 @@ function sentence(random: () => number, words: number): string {
  */
 const POOL_SIZE = 128;
 const DOMAIN_SLOT = '\u0000';
+// JSON.stringify escapes the slot, so fragments built with it hold the six characters `\u0000` instead.
+const JSON_DOMAIN_SLOT = JSON.stringify(DOMAIN_SLOT).slice(1, -1);
 
 function buildPool<T>(seed: string, make: (random: () => number) => T): readonly T[] {
   const random = seededRandom(seed);
@@ -190,11 +194,18 @@ function withDomain(fragment: string, domain: string): string {
   return fragment.split(DOMAIN_SLOT).join(domain);
 }
 
+function withJsonDomain(fragment: string, domain: string): string {
+  return fragment.split(JSON_DOMAIN_SLOT).join(JSON.stringify(domain).slice(1, -1));
+}
+
 function* report(source: ContentSource, targetBytes: number): Generator<Buffer> {
   const random = seededRandom(`${source.uuid}/report`);
-  const findings = FINDINGS.map((f) => ({ severity: f.severity, text: withDomain(f.text, source.domain) }));
+  const findings = FINDINGS.map((f) => ({
+    severity: f.severity,
+    text: withJsonDomain(f.text, source.domain),
+  }));
   const chunker = new Chunker();
-  const finishedAt = new Date(source.createdAt.getTime() + 60_000 + Math.floor(random() * 600_000));
+  const finishedAt = source.finishedAt;
   const head = `{"uuid":${JSON.stringify(source.uuid)},"domain":${JSON.stringify(source.domain)},"status":"completed","started_at":"${source.createdAt.toISOString()}","finished_at":"${finishedAt.toISOString()}","scanner":{"name":"vendor-simulator","version":"1.0.0"},"findings":[`;
   let written = head.length;
   let out = chunker.push(head);
@@ -249,7 +260,7 @@ function* logs(source: ContentSource, targetBytes: number): Generator<Buffer> {
 function* debug(source: ContentSource, targetBytes: number): Generator<Buffer> {
   const random = seededRandom(`${source.uuid}/debug`);
   const scanField = `,"scan":${JSON.stringify(source.uuid)}`;
-  const events = DEBUG_EVENTS.map((e) => scanField + withDomain(e, source.domain));
+  const events = DEBUG_EVENTS.map((e) => scanField + withJsonDomain(e, source.domain));
   const chunker = new Chunker();
   const iso = isoClock();
   let at = source.createdAt.getTime();

@@ -13,6 +13,24 @@ function isLoopback(address: string | undefined): boolean {
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
+/**
+ * DNS rebinding points a hostile name at 127.0.0.1, so a loopback peer alone does not prove a local
+ * client: the Host header must name loopback too, with the port this server listens on.
+ */
+function isLoopbackHost(host: string | undefined, port: number | undefined): boolean {
+  if (!host || port === undefined) return false;
+  const lower = host.toLowerCase();
+  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(lower);
+}
+
+/**
+ * A cross-site page may POST text/plain or a form without a CORS preflight; demanding JSON forces the
+ * preflight, which this server never answers, so only local tools can change simulator state.
+ */
+function isJsonContentType(value: string | undefined): boolean {
+  return (value ?? '').split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
 async function jsonBody(req: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse((await readBody(req)).toString('utf8'));
@@ -70,6 +88,20 @@ export function controlPlane(sim: SimContext, actions: ControlActions) {
     try {
       if (!isLoopback(req.socket.remoteAddress)) {
         throw new HttpError(403, 'forbidden', 'simulator controls are available from loopback only');
+      }
+      if (!isLoopbackHost(req.headers.host, req.socket.localPort)) {
+        throw new HttpError(
+          403,
+          'forbidden',
+          'simulator controls need a loopback Host header (127.0.0.1, localhost or [::1] with the server port)',
+        );
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD' && !isJsonContentType(req.headers['content-type'])) {
+        throw new HttpError(
+          415,
+          'unsupported_media_type',
+          'simulator controls need Content-Type: application/json',
+        );
       }
       response = await handle(sim, actions, req, path);
     } catch (error) {

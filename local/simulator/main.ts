@@ -76,7 +76,7 @@ process.stdout.write(
     'Run the pipeline against it (in another terminal):',
     `  SCAN_API_URL=${url} KEYS_API_URL=${url} BREACH_API_URL=${url} VENDOR_API_KEY=${apiKey} ORG_UUID=${orgUuid} npm start`,
     '',
-    'Controls (loopback only): POST /__simulator/faults, DELETE /__simulator/faults,',
+    'Controls (loopback only, Content-Type: application/json): POST /__simulator/faults, DELETE /__simulator/faults,',
     '  POST /__simulator/scripts, POST /__simulator/replace-key',
     'After a key rotation the new key is in the rotate response. Ctrl-C stops the simulator.',
     '',

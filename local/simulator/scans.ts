@@ -19,6 +19,8 @@ export interface ScanRecord {
   readonly createdAt: Date;
   readonly behaviour: ResolvedBehaviour;
   updatedAt: Date;
+  /** Set once, by the poll that moves the scan to completed or failed; reports carry it as finished_at. */
+  finishedAt: Date | undefined;
   status: ScanStatusWord;
   progress: number;
   polls: number;
@@ -92,6 +94,7 @@ export class ScanStore {
       domain,
       createdAt: now,
       updatedAt: now,
+      finishedAt: undefined,
       behaviour: this.behaviourFor(domain),
       status: 'queued',
       progress: 0,
@@ -136,6 +139,7 @@ export class ScanStore {
     }
     this.byStatus[scan.status] += 1;
     if (`${scan.status}/${scan.progress}` !== before) scan.updatedAt = this.now();
+    if (scan.status === 'completed' || scan.status === 'failed') scan.finishedAt = scan.updatedAt;
   }
 
   delete(uuid: string): boolean {
@@ -170,6 +174,7 @@ export function contentSource(scan: ScanRecord): ContentSource {
     uuid: scan.uuid,
     domain: scan.domain,
     createdAt: scan.createdAt,
+    finishedAt: scan.finishedAt ?? scan.updatedAt,
     outcome: scan.status === 'failed' ? 'failed' : 'completed',
     error: scan.error,
   };

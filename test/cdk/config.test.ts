@@ -228,6 +228,25 @@ describe('parsePipelineConfig: scan, intake and lists', () => {
     );
   });
 
+  it('refuses inline domains the CLI and handlers would refuse, naming list, index and reason', () => {
+    // Act
+    const message = problemsOf({
+      domainLists: {
+        lab: { domains: ['example.com', 'metadata.google.internal', 'xn--example-.com', 'printer.local'] },
+      },
+    });
+
+    // Assess
+    expect(message).toContain(
+      "pipeline.domainLists.lab.domains[1] is a special-use name ('metadata.google.internal') that is never scanned",
+    );
+    expect(message).toContain(
+      "pipeline.domainLists.lab.domains[2] label 'xn--example-' is punycode for a plain ASCII label",
+    );
+    expect(message).toContain("domains[3] is under the special-use top-level domain '.local'");
+    expect(message).not.toContain('example.com');
+  });
+
   it('rejects a list name outside [A-Za-z0-9_-] and a list with both a key and domains', () => {
     const message = problemsOf({
       domainLists: { 'bad name': { domains: ['a.test'] }, both: { objectKey: 'a.txt', domains: ['a.test'] } },

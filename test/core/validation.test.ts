@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#core/errors';
-import { normalizeDomain, validateEmail, validateReportName, validateScanUuid } from '#core/validation';
+import {
+  checkAllowedSpecialUse,
+  normalizeDomain,
+  validateEmail,
+  validateReportName,
+  validateScanUuid,
+} from '#core/validation';
 import { thrownBy } from '../helpers/errors.ts';
 
 const label63 = 'a'.repeat(63);
@@ -19,7 +25,7 @@ describe('normalizeDomain', () => {
     ['sub.domain.example.co.uk', 'sub.domain.example.co.uk'],
     ['123.example.com', '123.example.com'],
     ['1password.com', '1password.com'],
-    ['a-b--c.example', 'a-b--c.example'],
+    ['a-b--c.example.com', 'a-b--c.example.com'],
     [`${label63}.com`, `${label63}.com`],
     [domain253, domain253],
     ['https://Example.COM:8443/path?q', 'example.com'],
@@ -99,6 +105,21 @@ describe('normalizeDomain', () => {
     ['TLD starting with a digit', 'example.1com', 'does not start with a letter'],
     ['punctuation', 'exa!mple.com', 'contains "!", which is not allowed'],
     ['invalid punycode', 'xn--zz.com', 'is not valid punycode'],
+    [
+      'A-label of a plain ASCII label',
+      'xn--example-.com',
+      "label 'xn--example-' is punycode for a plain ASCII label",
+    ],
+    ['A-label hiding a trailing hyphen', 'xn--bcher-kva-.de', 'is punycode for a plain ASCII label'],
+    ['localhost', 'localhost', 'single-label'],
+    ['a localhost subdomain', 'app.localhost', "special-use name ('app.localhost') that is never scanned"],
+    ['cloud metadata', 'metadata.google.internal', 'never scanned'],
+    ['a .local name', 'printer.local', "special-use top-level domain '.local'"],
+    ['an .internal name', 'db.corp.internal', "'.internal'"],
+    ['an .invalid name', 'x.invalid', "'.invalid'"],
+    ['a .test name', 'lab.test', "'.test'"],
+    ['an .example name', 'shop.example', "'.example'"],
+    ['a special-use URL host', 'https://printer.local:8080/', "'.local'"],
     ['zero-width joiner', 'exa\u200dmple.com', 'is not a valid internationalized label'],
   ];
 
@@ -352,5 +373,58 @@ describe('validateScanUuid', () => {
     expect(thrownBy(InvalidInputError, () => validateScanUuid(undefined as unknown as string)).reason).toBe(
       'must be a string',
     );
+  });
+});
+
+describe('normalizeDomain with allowed special-use suffixes', () => {
+  it('accepts a special-use suffix that configuration allows', () => {
+    expect(normalizeDomain('Lab.Test', 'domain', { allowSpecialUse: ['test'] })).toBe('lab.test');
+  });
+
+  it.each(['app.localhost', 'metadata.google.internal'])(
+    'refuses %s even when its suffix is allowed',
+    (input) => {
+      // Act
+      const error = thrownBy(InvalidInputError, () =>
+        normalizeDomain(input, 'domain', { allowSpecialUse: ['internal', 'test'] }),
+      );
+
+      // Assess
+      expect(error.reason).toContain('never scanned');
+    },
+  );
+
+  it('keeps refusing suffixes that are not allowed', () => {
+    expect(() => normalizeDomain('printer.local', 'domain', { allowSpecialUse: ['test'] })).toThrow(
+      "special-use top-level domain '.local'",
+    );
+  });
+
+  it('keeps example.com, example.org and example.net valid', () => {
+    expect(['example.com', 'example.org', 'example.net'].map((d) => normalizeDomain(d))).toEqual([
+      'example.com',
+      'example.org',
+      'example.net',
+    ]);
+  });
+});
+
+describe('checkAllowedSpecialUse', () => {
+  it('normalises known suffixes', () => {
+    expect(checkAllowedSpecialUse(['TEST', '.local'], 'scan.allowSpecialUseDomains')).toEqual([
+      'test',
+      'local',
+    ]);
+  });
+
+  it.each([['localhost'], ['com'], [42]])('refuses %s, naming the entry', (value) => {
+    // Act
+    const error = thrownBy(InvalidInputError, () =>
+      checkAllowedSpecialUse([value], 'scan.allowSpecialUseDomains'),
+    );
+
+    // Assess
+    expect(error.input).toBe('scan.allowSpecialUseDomains[0]');
+    expect(error.reason).toContain('must be one of local, internal, invalid, test, example');
   });
 });

@@ -83,7 +83,7 @@ describe('a redriven list run', () => {
       source: {
         type: 'adhoc',
         requestId: 'redrive-1',
-        domains: ['done.example', 'broken.example', 'fresh.example'],
+        domains: ['done.example.com', 'broken.example.com', 'fresh.example.com'],
       },
     });
     const items = JSON.parse(
@@ -94,26 +94,26 @@ describe('a redriven list run', () => {
     const nameOf = (domain: string) => items.find((item) => item.domain === domain)?.executionName ?? '';
     const arnOf = (domain: string) =>
       `${SCAN_MACHINE.replace(':stateMachine:', ':execution:')}:${nameOf(domain)}`;
-    executions.set(arnOf('done.example'), {
+    executions.set(arnOf('done.example.com'), {
       status: 'SUCCEEDED',
-      output: JSON.stringify(outcome('done.example', 'succeeded')),
+      output: JSON.stringify(outcome('done.example.com', 'succeeded')),
     });
-    executions.set(arnOf('broken.example'), {
+    executions.set(arnOf('broken.example.com'), {
       status: 'FAILED',
       error: 'ScanFailed',
-      cause: JSON.stringify(outcome('broken.example', 'failed')),
+      cause: JSON.stringify(outcome('broken.example.com', 'failed')),
     });
 
     // Act: the redrive's Map results, as the summary step receives them
     const { summaryKey } = await writeListSummary(deps, {
       ...prepared,
       results: [
-        alreadyExists('done.example', nameOf('done.example')),
-        alreadyExists('broken.example', nameOf('broken.example')),
+        alreadyExists('done.example.com', nameOf('done.example.com')),
+        alreadyExists('broken.example.com', nameOf('broken.example.com')),
         {
-          domain: 'fresh.example',
-          executionName: nameOf('fresh.example'),
-          outcome: outcome('fresh.example', 'succeeded'),
+          domain: 'fresh.example.com',
+          executionName: nameOf('fresh.example.com'),
+          outcome: outcome('fresh.example.com', 'succeeded'),
           error: undefined,
         },
       ],
@@ -126,13 +126,13 @@ describe('a redriven list run', () => {
       ).Body?.transformToString()) ?? '{}',
     ) as ListSummary;
     const byDomain = Object.fromEntries(summary.domains.map((row) => [row.domain, row]));
-    expect(byDomain['done.example']).toMatchObject({
+    expect(byDomain['done.example.com']).toMatchObject({
       state: 'succeeded',
-      manifestKey: outcome('done.example', 'succeeded').manifestKey,
+      manifestKey: outcome('done.example.com', 'succeeded').manifestKey,
     });
-    expect(byDomain['done.example']?.error).toBeUndefined();
-    expect(byDomain['broken.example']).toMatchObject({ state: 'failed', error: { name: 'ScanFailed' } });
-    expect(byDomain['fresh.example']?.state).toBe('succeeded');
+    expect(byDomain['done.example.com']?.error).toBeUndefined();
+    expect(byDomain['broken.example.com']).toMatchObject({ state: 'failed', error: { name: 'ScanFailed' } });
+    expect(byDomain['fresh.example.com']?.state).toBe('succeeded');
     expect(JSON.stringify(summary)).not.toContain('ExecutionAlreadyExists');
     expect(summary.counts).toMatchObject({ succeeded: 2, failed: 1 });
     expect(
@@ -140,7 +140,7 @@ describe('a redriven list run', () => {
         .commandCalls(DescribeExecutionCommand)
         .map((call) => call.args[0].input.executionArn)
         .sort(),
-    ).toEqual([arnOf('broken.example'), arnOf('done.example')].sort());
+    ).toEqual([arnOf('broken.example.com'), arnOf('done.example.com')].sort());
   });
 
   it('keeps ExecutionAlreadyExists as the error when nothing can look the child up', async () => {
@@ -151,13 +151,13 @@ describe('a redriven list run', () => {
       settings: { resultsBucket: RESULTS, inputBucket: undefined },
     };
     const prepared = await prepareDomainList(deps, {
-      source: { type: 'adhoc', requestId: 'redrive-2', domains: ['done.example'] },
+      source: { type: 'adhoc', requestId: 'redrive-2', domains: ['done.example.com'] },
     });
 
     // Act
     const { counts } = await writeListSummary(deps, {
       ...prepared,
-      results: [alreadyExists('done.example', 'x')],
+      results: [alreadyExists('done.example.com', 'x')],
     });
 
     // Assess

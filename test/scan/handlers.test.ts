@@ -72,7 +72,7 @@ describe('the scan handlers', () => {
     const h = handlers();
 
     // Act
-    const finished = await startedAndFinished('handlers.example');
+    const finished = await startedAndFinished('handlers.example.com');
     const stored = await Promise.all(
       (['report', 'logs', 'debug'] as const).map(async (output) =>
         viaJson(await h.fetch({ ...finished, output })),
@@ -83,7 +83,7 @@ describe('the scan handlers', () => {
 
     // Assess
     expect(outcome).toEqual({
-      domain: 'handlers.example',
+      domain: 'handlers.example.com',
       state: 'succeeded',
       scanUuid: finished.scanUuid,
       outputPrefix: finished.outputPrefix,
@@ -98,7 +98,7 @@ describe('the scan handlers', () => {
   it('tags log lines with the domain, scan uuid and request id, and never logs the event', async () => {
     // Prepare
     bed = createTestDeps(s3.client, sim);
-    const finished = await startedAndFinished('tagged.example');
+    const finished = await startedAndFinished('tagged.example.com');
     bed.logger.lines.length = 0;
 
     // Act
@@ -108,7 +108,7 @@ describe('the scan handlers', () => {
     expect(bed.logger.lines.length).toBeGreaterThan(0);
     for (const line of bed.logger.lines) {
       expect(line.fields).toMatchObject({
-        domain: 'tagged.example',
+        domain: 'tagged.example.com',
         scanUuid: finished.scanUuid,
         requestId: 'req-42',
       });
@@ -133,7 +133,7 @@ describe('the scan handlers', () => {
 
     // Act
     const started = await createStartScanHandler(deps)(
-      { domain: 'powertools.example' },
+      { domain: 'powertools.example.com' },
       { awsRequestId: 'req-7' },
     );
     logger.info('after the invocation');
@@ -166,7 +166,7 @@ describe('the scan handlers', () => {
     ['a scan uuid that is not a UUID', { scanUuid: '../../x' }, 'scanUuid'],
     [
       'an output prefix of another domain',
-      { outputPrefix: 'scans/other.example/2026/11/20/x/' },
+      { outputPrefix: 'scans/other.example.com/2026/11/20/x/' },
       'outputPrefix',
     ],
     ['a poll state without attempt', { poll: { nextWaitSeconds: 15 } }, 'poll.attempt'],
@@ -176,7 +176,7 @@ describe('the scan handlers', () => {
     async (_label, change, field) => {
       // Prepare
       bed = createTestDeps(s3.client, sim);
-      const state = viaJson(await handlers().start({ domain: 'validation.example' }));
+      const state = viaJson(await handlers().start({ domain: 'validation.example.com' }));
 
       // Act
       const attempt = handlers().poll({ ...state, ...change });
@@ -188,7 +188,7 @@ describe('the scan handlers', () => {
 
   it('FetchScanOutput refuses an unknown output name', async () => {
     bed = createTestDeps(s3.client, sim);
-    const finished = await startedAndFinished('fetch-validation.example');
+    const finished = await startedAndFinished('fetch-validation.example.com');
     await expect(handlers().fetch({ ...finished, output: 'secrets' })).rejects.toMatchObject({
       name: 'InvalidInputError',
       input: 'output',
@@ -209,7 +209,7 @@ describe('the scan handlers', () => {
     ],
   ])('WriteManifest refuses %s with an InvalidInputError naming the field', async (_label, stored, field) => {
     bed = createTestDeps(s3.client, sim);
-    const finished = await startedAndFinished('manifest-validation.example');
+    const finished = await startedAndFinished('manifest-validation.example.com');
     await expect(
       handlers().manifest({ ...finished, stored: stored as StoredObject[] }),
     ).rejects.toMatchObject({
@@ -227,7 +227,7 @@ describe('the scan handlers', () => {
 
   it('DeleteScanAtVendor refuses an input without a scan uuid', async () => {
     bed = createTestDeps(s3.client, sim);
-    await expect(handlers().remove({ domain: 'x.example' })).rejects.toMatchObject({
+    await expect(handlers().remove({ domain: 'x.example.com' })).rejects.toMatchObject({
       name: 'InvalidInputError',
       input: 'scanUuid',
     });

@@ -60,7 +60,7 @@ describe('large outputs', () => {
   it('streams a 96 MiB report into S3 byte-identical, with memory growth below its size', async () => {
     // Prepare
     const bed = createTestDeps(s3.client, sim, { upload: { partSizeBytes: 5 * MiB, queueSize: 2 } });
-    const started = await startScan(bed.deps, { domain: 'big.example' });
+    const started = await startScan(bed.deps, { domain: 'big.example.com' });
     const finished = await pollUntilDone(bed, started);
     // Warm up: the first large download and multipart upload of a process load code and fill
     // buffer pools (about 60 MiB of RSS once, whatever the size); only a second run says anything.
@@ -88,7 +88,7 @@ describe('large outputs', () => {
     const client = s3.createClient();
     const commands = recordS3Commands(client);
     const bed = createTestDeps(client, sim, { upload: { partSizeBytes: 5 * MiB, queueSize: 2 } });
-    const started = await startScan(bed.deps, { domain: 'big-reset.example' });
+    const started = await startScan(bed.deps, { domain: 'big-reset.example.com' });
     const finished = await pollUntilDone(bed, started);
     sim.addFault({ api: 'scan', path: '/report/', fault: { type: 'reset-mid-body', afterBytes: 17 * MiB } });
 

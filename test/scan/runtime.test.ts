@@ -48,7 +48,7 @@ describe('environment readers', () => {
 
   it('refuses a URL that carries credentials, naming the variable', () => {
     const error = thrownBy(ConfigurationError, () =>
-      readUrlEnv({ SCAN_API_URL: 'https://user:pw@vendor.example' }, 'SCAN_API_URL'),
+      readUrlEnv({ SCAN_API_URL: 'https://user:pw@vendor.example.com' }, 'SCAN_API_URL'),
     );
     expect(error.setting).toBe('SCAN_API_URL');
     expect(error.message).not.toContain('pw');
@@ -171,10 +171,10 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
     );
 
     // Act
-    const started = await createStartScanHandler(deps)({ domain: 'from-env.example' });
+    const started = await createStartScanHandler(deps)({ domain: 'from-env.example.com' });
 
     // Assess
-    expect(started.domain).toBe('from-env.example');
+    expect(started.domain).toBe('from-env.example.com');
     expect(deps.settings.resultsBucket).toBe(RESULTS_BUCKET);
   });
 
@@ -190,13 +190,13 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
     const lambda = createLazyHandler(createStartScanHandler, build);
 
     // Act
-    const broken1 = lambda({ domain: 'a.example' });
-    const broken2 = lambda({ domain: 'a.example' });
+    const broken1 = lambda({ domain: 'a.example.com' });
+    const broken2 = lambda({ domain: 'a.example.com' });
     await expect(broken1).rejects.toMatchObject({ name: 'ConfigurationError', setting: 'SCAN_API_URL' });
     await expect(broken2).rejects.toMatchObject({ name: 'ConfigurationError', setting: 'SCAN_API_URL' });
     currentEnv = env();
-    await lambda({ domain: 'b.example' });
-    await lambda({ domain: 'c.example' });
+    await lambda({ domain: 'b.example.com' });
+    await lambda({ domain: 'c.example.com' });
 
     // Assess
     expect(builds).toBe(3);

@@ -239,11 +239,11 @@ describe('credentialProviderFromSecret', () => {
       credentials: credentialProviderFromSecret(reader(3600), SECRET_ARN),
       retry: { maxAttempts: 1 },
     });
-    await client.startScan('before.example');
+    await client.startScan('before.example.com');
     fake.rotate(SECRET_ARN, JSON.stringify({ apiKey: sim.replaceKey() }));
 
     // Act
-    const started = await client.startScan('after.example');
+    const started = await client.startScan('after.example.com');
 
     // Assess
     expect(started.uuid).toMatch(/^[0-9a-f-]{36}$/);

@@ -70,7 +70,7 @@ describe.each([
       // Prepare
       const sim = simulator();
       const bed = createTestDeps(s3.client, sim, { upload: { partSizeBytes: 5 * MiB } });
-      const started = await startScan(bed.deps, { domain: `unframed-${size}.example` });
+      const started = await startScan(bed.deps, { domain: `unframed-${size}.example.com` });
       const finished = await pollUntilDone(bed, started);
       sim.addFault({ api: 'scan', method: 'GET', path: '/report/', fault: fault(size) });
 
@@ -93,7 +93,7 @@ describe('fault matrix: unframed answers, continued', () => {
     // Prepare: the client asks for gzip, so the logs come compressed; cut them where a gzip member
     // could end, which a decoder alone would accept as a complete stream.
     const bed = createTestDeps(s3.client, small);
-    const started = await startScan(bed.deps, { domain: 'gzip-cut.example' });
+    const started = await startScan(bed.deps, { domain: 'gzip-cut.example.com' });
     const finished = await pollUntilDone(bed, started);
     small.addFault({
       api: 'scan',
@@ -123,7 +123,7 @@ describe('fault matrix: unframed answers, continued', () => {
       settings: createScanSettings({ resultsBucket: RESULTS_BUCKET }),
     });
     const bed = createTestDeps(s3.client, small);
-    const started = await startScan(bed.deps, { domain: 'unframed-then-framed.example' });
+    const started = await startScan(bed.deps, { domain: 'unframed-then-framed.example.com' });
     const finished = await pollUntilDone(bed, started);
     small.addFault({
       api: 'scan',

@@ -42,7 +42,7 @@ let bed: ScanTestBed;
 
 beforeAll(async () => {
   s3 = await startS3rver({ buckets: [RESULTS_BUCKET] });
-  sim = await startSimulator({ pollsToFinish: 2, failingDomains: ['broken.example'] });
+  sim = await startSimulator({ pollsToFinish: 2, failingDomains: ['broken.example.com'] });
 });
 
 afterEach(async () => {
@@ -167,8 +167,8 @@ describe('a scan that succeeds', () => {
   it('logs each status transition with domain, scan uuid, vendor status, attempt and next wait', async () => {
     // Prepare
     bed = createTestDeps(s3.client, sim);
-    sim.scriptScan('transitions.example', { outcome: 'succeed', pollsToFinish: 4 });
-    const started = await startScan(bed.deps, { domain: 'transitions.example' });
+    sim.scriptScan('transitions.example.com', { outcome: 'succeed', pollsToFinish: 4 });
+    const started = await startScan(bed.deps, { domain: 'transitions.example.com' });
 
     // Act
     await pollUntilDone(bed, started);
@@ -177,7 +177,7 @@ describe('a scan that succeeds', () => {
     const transitions = bed.logger.lines.filter((l) => l.message === 'Scan status changed');
     expect(transitions.map((l) => l.fields.vendorStatus)).toEqual(['queued', 'running', 'completed']);
     expect(transitions[0]?.fields).toMatchObject({
-      domain: 'transitions.example',
+      domain: 'transitions.example.com',
       scanUuid: started.scanUuid,
       state: 'pending',
       attempt: 1,
@@ -189,7 +189,7 @@ describe('a scan that succeeds', () => {
   it('deletes the scan at the vendor, and treats an already deleted scan as deleted', async () => {
     // Prepare
     bed = createTestDeps(s3.client, sim);
-    const started = await startScan(bed.deps, { domain: 'cleanup.example' });
+    const started = await startScan(bed.deps, { domain: 'cleanup.example.com' });
 
     // Act
     const first = await deleteScanAtVendor(bed.deps, started);
@@ -205,7 +205,7 @@ describe('a scan that does not succeed', () => {
   it('records a failed scan as failure.json next to where its outputs would be, without a manifest', async () => {
     // Prepare
     bed = createTestDeps(s3.client, sim);
-    const started = await startScan(bed.deps, { domain: 'broken.example', runId: 'run-2' });
+    const started = await startScan(bed.deps, { domain: 'broken.example.com', runId: 'run-2' });
 
     // Act
     const finished = await pollUntilDone(bed, started);
@@ -215,7 +215,7 @@ describe('a scan that does not succeed', () => {
     expect(finished.status?.state).toBe('failed');
     expect(recorded.failure.error).toBe('ScanFailed');
     expect(JSON.parse(recorded.failure.cause)).toEqual({
-      domain: 'broken.example',
+      domain: 'broken.example.com',
       state: 'failed',
       scanUuid: started.scanUuid,
       outputPrefix: started.outputPrefix,
@@ -229,11 +229,11 @@ describe('a scan that does not succeed', () => {
 
   it('leaves the poll loop at the deadline for a scan that never finishes, and records it as timed out', async () => {
     // Prepare
-    sim.scriptScan('forever.example', { outcome: 'never-finish' });
+    sim.scriptScan('forever.example.com', { outcome: 'never-finish' });
     bed = createTestDeps(s3.client, sim, {
       poll: { minWaitSeconds: 1, maxWaitSeconds: 4, growthFactor: 2, deadlineSeconds: 20 },
     });
-    const started = await startScan(bed.deps, { domain: 'forever.example' });
+    const started = await startScan(bed.deps, { domain: 'forever.example.com' });
 
     // Act
     const finished = await pollUntilDone(bed, started);
@@ -260,7 +260,7 @@ describe('a scan that does not succeed', () => {
       retry: { maxAttempts: 1 },
       statusVocabulary: { pending: ['queued'], running: [], succeeded: ['completed'], failed: ['failed'] },
     });
-    sim.scriptScan('odd-words.example', { outcome: 'succeed', pollsToFinish: 50 });
+    sim.scriptScan('odd-words.example.com', { outcome: 'succeed', pollsToFinish: 50 });
     const logger = createMemoryLogger();
     const clock = manualClock();
     const deps = createScanDeps({
@@ -273,7 +273,7 @@ describe('a scan that does not succeed', () => {
         poll: { minWaitSeconds: 5, maxWaitSeconds: 5, growthFactor: 1, deadlineSeconds: 15 },
       }),
     });
-    let state = await startScan(deps, { domain: 'odd-words.example' });
+    let state = await startScan(deps, { domain: 'odd-words.example.com' });
 
     // Act
     const states: string[] = [];
@@ -293,7 +293,7 @@ describe('a scan that does not succeed', () => {
   it('leaves no object and no manifest when the report download is reset part-way, and rethrows VendorNetworkError', async () => {
     // Prepare
     bed = createTestDeps(s3.client, sim);
-    const started = await startScan(bed.deps, { domain: 'reset.example' });
+    const started = await startScan(bed.deps, { domain: 'reset.example.com' });
     const finished = await pollUntilDone(bed, started);
     sim.addFault({
       api: 'scan',
@@ -314,7 +314,7 @@ describe('a scan that does not succeed', () => {
   it('leaves no object when the vendor closes the connection before the announced length', async () => {
     // Prepare
     bed = createTestDeps(s3.client, sim);
-    const started = await startScan(bed.deps, { domain: 'truncated.example' });
+    const started = await startScan(bed.deps, { domain: 'truncated.example.com' });
     const finished = await pollUntilDone(bed, started);
     sim.addFault({ api: 'scan', path: '/debug/', fault: { type: 'truncate', afterBytes: 5_000 } });
 
@@ -329,7 +329,7 @@ describe('a scan that does not succeed', () => {
   it('refuses to write a manifest unless all three outputs are stored', async () => {
     // Prepare
     bed = createTestDeps(s3.client, sim);
-    const started = await startScan(bed.deps, { domain: 'partial.example' });
+    const started = await startScan(bed.deps, { domain: 'partial.example.com' });
     const finished = await pollUntilDone(bed, started);
     const report = await fetchScanOutput(bed.deps, { ...finished, output: 'report' });
 
@@ -368,7 +368,7 @@ describe('start', () => {
     });
 
     // Act
-    const attempt = startScan(bed.deps, { domain: 'busy.example' });
+    const attempt = startScan(bed.deps, { domain: 'busy.example.com' });
 
     // Assess
     await expect(attempt).rejects.toBeInstanceOf(VendorThrottledError);

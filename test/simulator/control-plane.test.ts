@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
 import { bearer, pollStatus, startScan } from './helpers.ts';
@@ -19,11 +20,92 @@ beforeEach(() => {
 function control(method: string, path: string, body?: unknown) {
   return fetch(`${sim.url}/__simulator/${path}`, {
     method,
-    ...(body === undefined
-      ? {}
-      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 }
+
+/** node:http, because fetch does not let a test choose the Host header. */
+function rawControl(
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; body: string }> {
+  const url = new URL(`${sim.url}/__simulator/${path}`);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the control plane against cross-site requests', () => {
+  const fault = JSON.stringify({ path: '/stats', times: 1, fault: { type: 'status', status: 500 } });
+
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+  ])('refuses a state change sent as %s with 415 and applies nothing', async (_, type) => {
+    // Act
+    const res = await rawControl('faults', { 'content-type': type }, fault);
+    const stats = await fetch(`${sim.url}/stats`, { headers: bearer(sim.apiKey) });
+
+    // Assess
+    expect(res.status).toBe(415);
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'unsupported_media_type' });
+    expect(stats.status).toBe(200);
+  });
+
+  it('refuses a body-less key replacement without a JSON content type with 415', async () => {
+    // Prepare
+    const old = sim.apiKey;
+
+    // Act
+    const res = await rawControl('replace-key', {}, '');
+
+    // Assess
+    expect(res.status).toBe(415);
+    expect(sim.apiKey).toBe(old);
+  });
+
+  it.each([
+    ['a foreign name (DNS rebinding)', 'attacker.example.com'],
+    ['loopback with another port', '127.0.0.1:1'],
+    ['no port', 'localhost'],
+  ])('refuses a Host header with %s with 403', async (_, host) => {
+    // Act
+    const res = await rawControl('faults', { host, 'content-type': 'application/json' }, fault);
+    const stats = await fetch(`${sim.url}/stats`, { headers: bearer(sim.apiKey) });
+
+    // Assess
+    expect(res.status).toBe(403);
+    expect(stats.status).toBe(200);
+  });
+
+  it.each(['127.0.0.1', 'localhost', 'LocalHost'])(
+    'accepts JSON with the Host header %s and the server port',
+    async (name) => {
+      // Prepare
+      const port = new URL(sim.url).port;
+
+      // Act
+      const res = await rawControl(
+        'faults',
+        { host: `${name}:${port}`, 'content-type': 'application/json; charset=utf-8' },
+        fault,
+      );
+      sim.clearFaults();
+
+      // Assess
+      expect(res.status).toBe(201);
+    },
+  );
+});
 
 describe('the HTTP control plane', () => {
   it('adds a fault rule from JSON, with a regex path', async () => {

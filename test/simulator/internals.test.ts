@@ -9,6 +9,7 @@ const source = {
   uuid: '0f8fad5b-d9cb-469f-a165-70867728950e',
   domain: 'example.com',
   createdAt: new Date('2026-11-02T10:00:00.000Z'),
+  finishedAt: new Date('2026-11-02T10:07:00.000Z'),
   outcome: 'completed' as const,
 };
 

@@ -479,3 +479,55 @@ describe('request counting', () => {
     }
   });
 });
+
+describe('scan outputs against a controlled clock', () => {
+  let clocked: VendorSimulator;
+  let clock = new Date('2026-11-02T10:00:00.000Z');
+
+  beforeAll(async () => {
+    clocked = await startVendorSimulator({ now: () => clock, reportBytes: 8 * 1024, debugBytes: 8 * 1024 });
+  });
+
+  afterAll(async () => {
+    await clocked.close();
+  });
+
+  it('stamps finished_at with the poll that finished the scan, not the time of the download', async () => {
+    // Prepare
+    const uuid = await startScan(clocked, 'clock.example.com');
+    clock = new Date('2026-11-02T10:05:00.000Z');
+    for (let i = 0; i < 3; i += 1) await pollStatus(clocked, uuid);
+    clock = new Date('2026-11-02T11:00:00.000Z');
+
+    // Act
+    const res = await fetch(`${clocked.url}/report/${uuid}`, { headers: bearer(clocked.apiKey) });
+
+    // Assess
+    const report = (await res.json()) as { started_at: string; finished_at: string };
+    expect(report.started_at).toBe('2026-11-02T10:00:00.000Z');
+    expect(report.finished_at).toBe('2026-11-02T10:05:00.000Z');
+  });
+
+  it('writes the scanned domain, not a placeholder, into every host of the report and debug output', async () => {
+    // Prepare
+    const uuid = await finishedScan(clocked, 'hosts.example.com');
+
+    // Act
+    const report = await rawRequest(`${clocked.url}/report/${uuid}`, { headers: bearer(clocked.apiKey) });
+    const debug = await rawRequest(`${clocked.url}/debug/${uuid}`, { headers: bearer(clocked.apiKey) });
+
+    // Assess
+    const findings = (JSON.parse(report.body.toString()) as { findings: { host: string }[] }).findings;
+    expect(findings.length).toBeGreaterThan(0);
+    for (const finding of findings) expect(finding.host).toMatch(/^[a-z0-9-]+\.hosts\.example\.com$/);
+    const events = debug.body
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { target: string });
+    for (const event of events)
+      expect(event.target).toMatch(/^https:\/\/[a-z0-9-]+\.hosts\.example\.com:\d+\/$/);
+    expect(report.body.toString()).not.toContain('\\u0000');
+    expect(debug.body.toString()).not.toContain('\\u0000');
+  });
+});

@@ -56,10 +56,10 @@ describe('ScanClient success paths', () => {
 
   it('normalises an IDN domain to punycode before sending it', async () => {
     // Act
-    const started = await client.startScan('bücher.example');
+    const started = await client.startScan('bücher.example.com');
 
     // Assess
-    expect(started.raw).toMatchObject({ domain: 'xn--bcher-kva.example' });
+    expect(started.raw).toMatchObject({ domain: 'xn--bcher-kva.example.com' });
   });
 
   it('rejects an invalid domain before anything is sent', async () => {
