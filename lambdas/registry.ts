@@ -84,14 +84,23 @@ export const HANDLERS = {
   },
   'fetch-scan-output': {
     states: ['FetchReport', 'FetchLogs', 'FetchDebug'],
-    s3: [{ bucket: 'results', prefix: 'scans/', actions: STREAMED_WRITE }],
+    // ListBucket + GetObject (HeadObject): find a verified object of an earlier attempt and keep
+    // it; DeleteObject: remove unverified leftovers and the staged upload once promoted.
+    s3: [
+      {
+        bucket: 'results',
+        prefix: 'scans/',
+        actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+      },
+    ],
     bucketNamesOnly: [],
     vendorApis: ['scan'],
     listStateMachine: [],
   },
   'write-scan-manifest': {
     states: ['WriteManifest'],
-    s3: [{ bucket: 'results', prefix: 'scans/', actions: ['PutObject'] }],
+    // ListBucket: the manifest accounts for every object under the scan's prefix.
+    s3: [{ bucket: 'results', prefix: 'scans/', actions: ['PutObject', 'ListBucket'] }],
     bucketNamesOnly: [],
     vendorApis: [],
     listStateMachine: [],

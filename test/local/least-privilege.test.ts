@@ -40,6 +40,8 @@ const UNREACHABLE_HERE: Partial<Record<HandlerFile, Record<string, string>>> = {
   'fetch-scan-output': {
     's3:PutObjectVersionTagging': 'outputs over 5 GiB carry their sha256 as a tag (stream-upload.ts)',
     's3:AbortMultipartUpload': 'lib-storage aborts a multipart upload whose part upload failed',
+    's3:GetObject':
+      'HeadObject of an earlier verified output runs only when a fetch is retried after its write (test/scan/retried-fetch.test.ts)',
   },
 };
 

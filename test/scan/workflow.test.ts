@@ -146,6 +146,7 @@ describe('a scan that succeeds', () => {
         contentType: s.contentType,
         versionId: null,
       })),
+      otherObjects: [],
       finalStatus: {
         state: 'succeeded',
         vendorStatus: 'completed',

@@ -28,6 +28,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import {
   CopyObjectCommand,
+  DeleteObjectCommand,
   PutObjectCommand,
   PutObjectTaggingCommand,
   type S3Client,
@@ -57,6 +58,14 @@ export interface StreamToS3Options {
   readonly expectedBytes?: number;
   /** Turns an error of the body (not of S3) into the caller's typed error. */
   readonly mapSourceError?: (error: unknown) => Error;
+  /**
+   * Where a multipart upload is written before it is proven complete. Set it and `key` only ever
+   * holds a verified object: the parts go here, the server-side copy that adds the sha256 puts
+   * the verified bytes at `key`, and this object is deleted. (Above CopyObject's 5 GiB limit the
+   * upload goes to `key` itself and the digest becomes a tag: a documented exception.)
+   * @default - multipart uploads write `key` directly
+   */
+  readonly stagingKey?: string;
 }
 
 export interface StreamToS3Result {
@@ -209,11 +218,12 @@ async function uploadMultipart(
   counter: HashingCounter,
   config: { partSize: number; queueSize: number },
 ): Promise<StreamToS3Result> {
+  const uploadKey = options.stagingKey ?? options.key;
   const upload = new Upload({
     client: options.s3,
     params: {
       Bucket: options.bucket,
-      Key: options.key,
+      Key: uploadKey,
       Body: body,
       ContentType: options.contentType,
       ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
@@ -228,6 +238,11 @@ async function uploadMultipart(
   const sha256 = counter.sha256;
 
   if (size > MAX_COPY_OBJECT_BYTES) {
+    if (uploadKey !== options.key) {
+      throw new Error(
+        `${options.key}: ${size} bytes is over CopyObject's limit, so a staged upload cannot be promoted; upload it without stagingKey`,
+      );
+    }
     await options.s3.send(
       new PutObjectTaggingCommand({
         Bucket: options.bucket,
@@ -251,7 +266,7 @@ async function uploadMultipart(
     new CopyObjectCommand({
       Bucket: options.bucket,
       Key: options.key,
-      CopySource: copySource(options.bucket, options.key, uploaded.VersionId),
+      CopySource: copySource(options.bucket, uploadKey, uploaded.VersionId),
       ...(uploaded.ETag ? { CopySourceIfMatch: uploaded.ETag } : {}),
       MetadataDirective: 'REPLACE',
       // REPLACE replaces the system metadata too: restate what the upload set.
@@ -260,6 +275,10 @@ async function uploadMultipart(
       Metadata: { ...options.metadata, sha256 },
     }),
   );
+  if (uploadKey !== options.key) {
+    // The verified copy is in place; the staged bytes have served their purpose.
+    await options.s3.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: uploadKey }));
+  }
   return {
     bucket: options.bucket,
     key: options.key,

@@ -2,6 +2,8 @@
  * FetchReport / FetchLogs / FetchDebug: stream one scan output from the vendor into S3, byte for
  * byte, with the vendor's Content-Type and the SHA-256 of what was stored.
  */
+import { randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { VendorError, VendorNetworkError } from '#core/errors';
 import { BodyLengthMismatchError, streamToS3 } from '#core/s3/stream-upload';
 import type { ScanInProgress, ScanOutputName, StoredObject } from '#core/scan/contracts';
@@ -15,6 +17,23 @@ export type FetchScanOutputInput = ScanInProgress & { readonly output: ScanOutpu
 export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInput): Promise<StoredObject> {
   const { output, scanUuid, outputPrefix } = state;
   const operation = OPERATIONS[output];
+  // A retried task (Lambda.ServiceException after the write, a redrive) must never replace a
+  // verified object: whatever the vendor sends the second time, the first verified bytes stay.
+  const earlier = await findStoredOutput(deps, outputPrefix, output);
+  if (earlier.verified) {
+    deps.logger.info('Scan output already stored and verified; not fetched again', {
+      domain: state.domain,
+      scanUuid,
+      output,
+      key: earlier.verified.key,
+    });
+    return earlier.verified;
+  }
+  // Leftovers of an attempt that died between its upload and its verification: never verified,
+  // never to be listed by the manifest.
+  for (const key of earlier.leftovers) {
+    await deps.s3.send(new DeleteObjectCommand({ Bucket: deps.settings.resultsBucket, Key: key }));
+  }
   const download = await openOutput(deps, output, scanUuid);
   const contentType = download.contentType?.trim() || DEFAULT_CONTENT_TYPE;
   const key = `${outputPrefix}${output}.${extensionFor(download.contentType)}`;
@@ -31,6 +50,8 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
     // Set only for an encoding the client could not decode: the bytes are stored as sent, labelled.
     ...(download.contentEncoding ? { contentEncoding: download.contentEncoding } : {}),
     metadata,
+    // Large outputs are uploaded under .staging/ and copied to `key` only once verified.
+    stagingKey: `${outputPrefix}${STAGING_FOLDER}${output}-${randomUUID()}`,
     partSizeBytes: deps.settings.upload.partSizeBytes,
     queueSize: deps.settings.upload.queueSize,
     ...(download.contentLength === undefined ? {} : { expectedBytes: download.contentLength }),
@@ -67,6 +88,50 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
     contentType,
     versionId: stored.versionId,
   };
+}
+
+/** Under the scan prefix: uploads not yet proven complete. Never listed by a manifest. */
+export const STAGING_FOLDER = '.staging/';
+
+/**
+ * What an earlier attempt left for this output: a verified object (any extension: a retry may
+ * get another Content-Type), and objects that were never verified (an unverified final object or
+ * a staged upload), which a new attempt removes.
+ */
+async function findStoredOutput(
+  deps: ScanDeps,
+  outputPrefix: string,
+  output: ScanOutputName,
+): Promise<{ verified: StoredObject | undefined; leftovers: string[] }> {
+  const bucket = deps.settings.resultsBucket;
+  const listed = await deps.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: outputPrefix }));
+  const leftovers: string[] = [];
+  let verified: StoredObject | undefined;
+  for (const { Key: key } of listed.Contents ?? []) {
+    if (key === undefined) continue;
+    const name = key.slice(outputPrefix.length);
+    if (name.startsWith(`${STAGING_FOLDER}${output}-`)) {
+      leftovers.push(key);
+      continue;
+    }
+    if (!name.startsWith(`${output}.`) || name.includes('/')) continue;
+    const head = await deps.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    const sha256 = head.Metadata?.sha256;
+    if (verified === undefined && sha256 !== undefined && /^[0-9a-f]{64}$/.test(sha256)) {
+      verified = {
+        name: output,
+        bucket,
+        key,
+        size: head.ContentLength ?? 0,
+        sha256,
+        contentType: head.ContentType,
+        versionId: head.VersionId,
+      };
+    } else {
+      leftovers.push(key);
+    }
+  }
+  return { verified, leftovers };
 }
 
 const OPERATIONS: Readonly<Record<ScanOutputName, string>> = {

@@ -4,7 +4,7 @@
  * with the digest computed while it streamed.
  */
 import { createHash } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#core/errors';
 import type { ScanInProgress, ScanOutcome, ScanOutputName, StoredObject } from '#core/scan/contracts';
 import { SCAN_OUTPUT_NAMES } from '#core/scan/parse';
@@ -25,6 +25,8 @@ export interface ScanManifest {
     readonly contentType: string | null;
     readonly versionId: string | null;
   }[];
+  /** Any other object under the scan's prefix, so the manifest accounts for all of it. */
+  readonly otherObjects: readonly { readonly key: string; readonly size: number }[];
   readonly finalStatus: {
     readonly state: string;
     readonly vendorStatus: string | null;
@@ -53,6 +55,7 @@ export async function writeScanManifest(deps: ScanDeps, state: WriteScanManifest
       `is "${status.state}": a manifest is written for succeeded scans only`,
     );
   }
+  const otherObjects = await otherObjectsUnder(deps, state.outputPrefix, objects);
   const finishedAt = deps.clock();
   const startedMs = Date.parse(state.poll.startedAt);
   const manifest: ScanManifest = {
@@ -69,6 +72,7 @@ export async function writeScanManifest(deps: ScanDeps, state: WriteScanManifest
       contentType: o.contentType ?? null,
       versionId: o.versionId ?? null,
     })),
+    otherObjects,
     finalStatus: {
       state: status.state,
       vendorStatus: status.vendorStatus ?? null,
@@ -116,6 +120,25 @@ export async function writeScanManifest(deps: ScanDeps, state: WriteScanManifest
     manifestKey,
     error: undefined,
   };
+}
+
+/**
+ * Everything else under the scan's prefix (a failure.json of an attempt before a redrive, say), so
+ * the manifest accounts for exactly what the prefix holds. The fetch step removes its own
+ * unverified leftovers, so normally this is empty.
+ */
+async function otherObjectsUnder(
+  deps: ScanDeps,
+  prefix: string,
+  outputs: readonly StoredObject[],
+): Promise<{ key: string; size: number }[]> {
+  const listed = await deps.s3.send(
+    new ListObjectsV2Command({ Bucket: deps.settings.resultsBucket, Prefix: prefix }),
+  );
+  const known = new Set([...outputs.map((o) => o.key), `${prefix}${MANIFEST_FILE}`]);
+  return (listed.Contents ?? [])
+    .filter((object) => object.Key !== undefined && !known.has(object.Key))
+    .map((object) => ({ key: object.Key as string, size: object.Size ?? 0 }));
 }
 
 /** report, logs, debug: each exactly once, stored in this bucket under this scan's prefix. */
