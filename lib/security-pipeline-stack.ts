@@ -53,6 +53,7 @@ export class SecurityPipelineStack extends Stack {
       poll: config.poll,
       deleteAtVendorAfterManifest: config.scan.deleteAtVendorAfterManifest,
       logRetention,
+      allowSpecialUseDomains: config.scan.allowSpecialUseDomains,
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
     });
 
@@ -64,6 +65,7 @@ export class SecurityPipelineStack extends Stack {
       maxConcurrency: config.scan.maxConcurrency,
       suffixes: config.intake.suffixes,
       maxListBytes: config.intake.maxListBytes,
+      allowSpecialUseDomains: config.scan.allowSpecialUseDomains,
       logRetention,
     });
 

@@ -217,6 +217,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         intakePrefix: config.intake.prefix,
         intakeSuffixes: config.intake.suffixes,
         maxListBytes: config.intake.maxListBytes,
+        allowSpecialUse: config.scan.allowSpecialUseDomains,
         logger,
         onProgress: createConsoleReporter(process.stdout),
       },

@@ -53,6 +53,8 @@ export interface LocalPipelineOptions {
   readonly intakeSuffixes: readonly string[];
   /** Largest list object read (`intake.maxListBytes`). @default LIST_SIZE_LIMIT.default */
   readonly maxListBytes?: number;
+  /** Special-use suffixes scanned anyway (`scan.allowSpecialUseDomains`). @default [] */
+  readonly allowSpecialUse?: readonly string[];
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
@@ -89,7 +91,7 @@ export function bindScanHandlers(
   definition: AslDefinition,
   options: Pick<
     LocalPipelineOptions,
-    's3' | 'resultsBucket' | 'scanClient' | 'poll' | 'statusVocabulary' | 'logger'
+    's3' | 'resultsBucket' | 'scanClient' | 'poll' | 'statusVocabulary' | 'logger' | 'allowSpecialUse'
   >,
   clock: () => Date = () => new Date(),
 ): Record<string, TaskHandler> {
@@ -102,6 +104,7 @@ export function bindScanHandlers(
       resultsBucket: options.resultsBucket,
       poll: options.poll,
       ...(options.statusVocabulary ? { statusVocabulary: options.statusVocabulary } : {}),
+      allowSpecialUse: options.allowSpecialUse ?? [],
     }),
   };
   const fetch = asJson(createFetchScanOutputHandler(deps));
@@ -294,6 +297,7 @@ export async function runDomainList(
       inputBucket: options.inputBucket,
       suffixes: options.intakeSuffixes,
       ...(options.maxListBytes === undefined ? {} : { maxListBytes: options.maxListBytes }),
+      allowSpecialUse: options.allowSpecialUse ?? [],
     },
   };
   const prepared = await createPrepareDomainListHandler(listDeps)({ source });

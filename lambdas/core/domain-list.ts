@@ -37,6 +37,8 @@ export interface DomainListOptions {
    * @default DEFAULT_MAX_SAMPLES
    */
   readonly maxSamples?: number;
+  /** Special-use suffixes accepted anyway (`scan.allowSpecialUseDomains`). @default [] */
+  readonly allowSpecialUse?: readonly string[];
 }
 
 /** How many invalid (and duplicate) lines a parse keeps as examples. */
@@ -165,6 +167,7 @@ export async function* linesFromStream(
 class DomainListParser {
   private readonly maxDomains: number;
   private readonly maxSamples: number;
+  private readonly allowSpecialUse: readonly string[];
   private invalidCount = 0;
   private duplicateCount = 0;
   private readonly domains: { domain: string; line: number }[] = [];
@@ -186,6 +189,7 @@ class DomainListParser {
       throw new InvalidInputError('maxSamples', 'must be a whole number >= 0');
     }
     this.maxSamples = samples;
+    this.allowSpecialUse = options.allowSpecialUse ?? [];
   }
 
   push(rawLine: string): void {
@@ -219,7 +223,7 @@ class DomainListParser {
 
     let domain: string;
     try {
-      domain = normalizeDomain(column);
+      domain = normalizeDomain(column, 'domain', { allowSpecialUse: this.allowSpecialUse });
     } catch (error) {
       if (!(error instanceof InvalidInputError)) throw error;
       this.reject(raw, error.reason);

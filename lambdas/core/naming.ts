@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { InvalidInputError } from '#core/errors';
 import type { DomainListSource } from '#core/scan/contracts';
-import { normalizeDomain, validateScanUuid } from '#core/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
 
 /** Step Functions: 1-80 characters; we keep to the subset that is also safe in URLs, logs and S3 keys. */
 export const MAX_EXECUTION_NAME_LENGTH = 80;
@@ -84,7 +84,7 @@ export function listResultsPrefix(source: DomainListSource, runId: string): stri
 /** `scans/<domain>/<yyyy>/<mm>/<dd>/<scan_uuid>/`, with the date in UTC. */
 export function scanOutputPrefix(domain: string, startedAt: Date, scanUuid: string): string {
   // Idempotent for a normalised domain, and it keeps '/' or '..' out of the key if a caller slips.
-  const host = normalizeDomain(domain);
+  const host = normalizeDomain(domain, 'domain', ALREADY_ACCEPTED);
   const uuid = validateScanUuid(scanUuid);
   if (!(startedAt instanceof Date) || Number.isNaN(startedAt.getTime())) {
     throw new InvalidInputError('startedAt', 'is not a valid date');

@@ -62,6 +62,19 @@ const SPECIAL_USE_SUFFIXES = ['localhost', 'local', 'internal', 'invalid', 'test
  */
 const NEVER_ALLOWED = /^(?:localhost|.+\.localhost|metadata\.google\.internal)$/;
 
+/** The special-use suffixes configuration may allow (`scan.allowSpecialUseDomains`). */
+export const ALLOWABLE_SPECIAL_USE: readonly string[] = SPECIAL_USE_SUFFIXES.filter((s) => s !== 'localhost');
+
+/** The variable that carries `scan.allowSpecialUseDomains` to the handlers (comma-separated). */
+export const ALLOW_SPECIAL_USE_VARIABLE = 'ALLOW_SPECIAL_USE_DOMAINS';
+
+/**
+ * For re-checking a domain that an intake point (StartScan, the list parser, the configuration)
+ * already accepted under the configured allowance: the syntax is checked again, and the names
+ * that are never scanned, but an allowed special-use suffix is not refused a second time.
+ */
+export const ALREADY_ACCEPTED: DomainOptions = Object.freeze({ allowSpecialUse: ALLOWABLE_SPECIAL_USE });
+
 export interface DomainOptions {
   /** Special-use suffixes (e.g. `['test']` for a lab) accepted anyway; check them with `checkAllowedSpecialUse`. */
   readonly allowSpecialUse?: readonly string[];

@@ -3,6 +3,7 @@
  * use it). Variable names come from the handlers' own readers, never restated here.
  */
 import { POLL_VARIABLES } from '#core/scan/poll-schedule';
+import { ALLOW_SPECIAL_USE_VARIABLE } from '#core/validation';
 import type { PollConfig, StatusVocabularyConfig } from './schema.ts';
 
 /** The poll-loop variables the start and poll handlers read (docs/contracts.md). */
@@ -20,4 +21,11 @@ export function statusVocabularyEnvironment(
   vocabulary: StatusVocabularyConfig | undefined,
 ): Record<string, string> {
   return vocabulary === undefined ? {} : { STATUS_VOCABULARY: JSON.stringify(vocabulary) };
+}
+
+/** `ALLOW_SPECIAL_USE_DOMAINS` when special-use suffixes are allowed; nothing otherwise. */
+export function allowSpecialUseEnvironment(suffixes: readonly string[] | undefined): Record<string, string> {
+  return suffixes === undefined || suffixes.length === 0
+    ? {}
+    : { [ALLOW_SPECIAL_USE_VARIABLE]: suffixes.join(',') };
 }

@@ -10,7 +10,7 @@ import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';
 import { type ConfigIssue, PipelineConfigError } from './errors.ts';
 import {
   type DomainListDefinition,
-  domainListSchema,
+  domainListSchemaFor,
   intakeSchema,
   logRetentionDaysSchema,
   MAX_SCHEDULE_INPUT_CHARS,
@@ -22,7 +22,7 @@ import {
   rootSchema,
   type ScheduleConfig,
   scanSchema,
-  scheduleSchema,
+  scheduleSchemaFor,
   vendorSchema,
 } from './schema.ts';
 
@@ -48,8 +48,9 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
   const poll = check(pollSchema, sections.poll ?? {}, `${ROOT}.poll`, DEFAULT_PIPELINE_CONFIG.poll);
   const scan = check(scanSchema, sections.scan ?? {}, `${ROOT}.scan`, DEFAULT_PIPELINE_CONFIG.scan);
   const intake = check(intakeSchema, sections.intake ?? {}, `${ROOT}.intake`, DEFAULT_PIPELINE_CONFIG.intake);
-  const domainLists = parseDomainLists(sections.domainLists, intake.suffixes, issues);
-  const schedules = parseSchedules(sections.schedules, domainLists, issues);
+  const allow = scan.allowSpecialUseDomains;
+  const domainLists = parseDomainLists(sections.domainLists, intake.suffixes, allow, issues);
+  const schedules = parseSchedules(sections.schedules, domainLists, allow, issues);
   const logRetentionDays =
     sections.logRetentionDays === undefined
       ? DEFAULT_PIPELINE_CONFIG.logRetentionDays
@@ -89,6 +90,7 @@ function dotted(at: string): (path: IssuePath) => string {
 function parseDomainLists(
   value: unknown,
   suffixes: readonly string[],
+  allowSpecialUse: readonly string[],
   issues: ConfigIssue[],
 ): Record<string, DomainListDefinition> {
   const at = `${ROOT}.domainLists`;
@@ -105,7 +107,7 @@ function parseDomainLists(
       continue;
     }
     const before = issues.length;
-    const parsed = parseSection(domainListSchema, entry, setting, {}, issues);
+    const parsed = parseSection(domainListSchemaFor(allowSpecialUse), entry, setting, {}, issues);
     if (issues.length > before) continue;
     if (parsed.objectKey !== undefined) {
       const objectKey = parsed.objectKey;
@@ -128,6 +130,7 @@ function parseDomainLists(
 function parseSchedules(
   value: unknown,
   domainLists: Record<string, DomainListDefinition>,
+  allowSpecialUse: readonly string[],
   issues: ConfigIssue[],
 ): ScheduleConfig[] {
   const at = `${ROOT}.schedules`;
@@ -157,11 +160,10 @@ function parseSchedules(
     }
     names.add(name);
     const before = issues.length;
-    const result = scheduleSchema.safeParse(entry);
+    const schema = scheduleSchemaFor(allowSpecialUse);
+    const result = schema.safeParse(entry);
     if (!result.success) {
-      issues.push(
-        ...problemsOf(result.error, scheduleNamer(setting), (path) => knownKeysOf(scheduleSchema, path)),
-      );
+      issues.push(...problemsOf(result.error, scheduleNamer(setting), (path) => knownKeysOf(schema, path)));
     }
     // A reference to an unknown list is reported even when other settings of the schedule are bad.
     const domainList = (entry as { domainList?: unknown }).domainList;

@@ -15,7 +15,7 @@ import { InvalidInputError } from '#core/errors';
 import { LIST_SIZE_LIMIT } from '#core/scan/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/scan/poll-schedule';
 import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } from '#core/schema';
-import { normalizeDomain } from '#core/validation';
+import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
 
 /** `pipeline.<section>…`: how every setting is named in messages. */
@@ -145,6 +145,23 @@ export const scanSchema = section({
   deleteAtVendorAfterManifest: strictBoolean().default(false),
   /** Overrides the handlers' built-in status words (`STATUS_VOCABULARY`). */
   statusVocabulary: statusVocabularySchema.optional(),
+  /**
+   * Special-use suffixes scanned anyway, e.g. `["test"]` for a lab: `local`, `internal`, `invalid`,
+   * `test`, `example`. `localhost` and `metadata.google.internal` are never scanned. @default []
+   */
+  allowSpecialUseDomains: z
+    .array(z.string(), {
+      error: (issue) => `must be an array of strings (got ${describeValue(issue.input)})`,
+    })
+    .transform((suffixes, context) => {
+      try {
+        return checkAllowedSpecialUse(suffixes, 'allowSpecialUseDomains');
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as InvalidInputError).reason });
+        return z.NEVER;
+      }
+    })
+    .default([]),
   /** Domains of one list scanned at once (Distributed Map MaxConcurrency). @default 10 */
   maxConcurrency: boundedNumber({ min: 1, max: 1000, integer: true }).default(10),
 });
@@ -187,35 +204,41 @@ function intakePrefixProblem(prefix: string): string | undefined {
 
 /**
  * Inline domains (a named list or a schedule's), each checked with the validator the handlers and
- * the CLI use: a domain a scheduled run would refuse (a special-use name, a bad A-label) fails the
- * synth instead of every run.
+ * the CLI use, under the configured special-use allowance: a domain a scheduled run would refuse
+ * fails the synth instead of every run.
  */
-export const inlineDomainsSchema = stringList({ nonEmpty: true }).superRefine((domains, context) => {
-  domains.forEach((domain, index) => {
-    try {
-      normalizeDomain(domain);
-    } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw error;
-      context.addIssue({ code: 'custom', path: [index], message: error.reason });
-    }
+export function inlineDomainsSchema(allowSpecialUse: readonly string[]) {
+  return stringList({ nonEmpty: true }).superRefine((domains, context) => {
+    domains.forEach((domain, index) => {
+      try {
+        normalizeDomain(domain, 'domain', { allowSpecialUse });
+      } catch (error) {
+        if (!(error instanceof InvalidInputError)) throw error;
+        const hint = error.reason.includes('special-use top-level domain')
+          ? ` (allow it with ${ROOT}.scan.allowSpecialUseDomains)`
+          : '';
+        context.addIssue({ code: 'custom', path: [index], message: `${error.reason}${hint}` });
+      }
+    });
   });
-});
+}
 
 /** A named domain list: an object in the input bucket, or inline domains (exactly one). */
-export const domainListSchema = section({
-  /** Key of the list object in the input bucket; must end with one of intake.suffixes. */
-  objectKey: nonEmptyString()
-    .refine((key) => !key.startsWith('/'), {
-      error: (issue) => `must not start with '/' (got ${describeValue(issue.input)})`,
-    })
-    .optional(),
-  /** The domains themselves. */
-  domains: inlineDomainsSchema.optional(),
-}).superRefine((entry, context) => {
-  if ((entry.objectKey === undefined) === (entry.domains === undefined)) {
-    context.addIssue({ code: 'custom', message: 'must set exactly one of objectKey and domains' });
-  }
-});
+export const domainListSchemaFor = (allowSpecialUse: readonly string[]) =>
+  section({
+    /** Key of the list object in the input bucket; must end with one of intake.suffixes. */
+    objectKey: nonEmptyString()
+      .refine((key) => !key.startsWith('/'), {
+        error: (issue) => `must not start with '/' (got ${describeValue(issue.input)})`,
+      })
+      .optional(),
+    /** The domains themselves. */
+    domains: inlineDomainsSchema(allowSpecialUse).optional(),
+  }).superRefine((entry, context) => {
+    if ((entry.objectKey === undefined) === (entry.domains === undefined)) {
+      context.addIssue({ code: 'custom', message: 'must set exactly one of objectKey and domains' });
+    }
+  });
 
 let timeZones: Set<string> | undefined;
 
@@ -233,51 +256,53 @@ export const DEFAULT_SCHEDULE_SETTINGS = {
   enabled: true,
 } as const;
 
-export const scheduleSchema = section({
-  /** Unique name, `[A-Za-z0-9_-]{1,64}`; appears in the list run's input and its S3 results path. */
-  name: z.string().regex(NAME_PATTERN),
-  /** `cron(m h dom mon dow year)`, `rate(n unit)` or `at(yyyy-mm-ddThh:mm:ss)`. */
-  expression: z
-    .string({
-      error: (issue) =>
-        issue.input === undefined
-          ? 'is required'
-          : `must be a non-empty string (got ${describeValue(issue.input)})`,
-    })
-    .superRefine((expression, context) => {
-      const problem = scheduleExpressionProblem(expression);
-      if (problem)
-        context.addIssue({ code: 'custom', message: `${problem} (got ${describeValue(expression)})` });
-    }),
-  /** IANA time zone the expression is evaluated in. @default 'UTC' */
-  timeZone: nonEmptyString()
-    .refine(isKnownTimeZone, {
-      error: (issue) => `is not an IANA time zone such as Europe/Berlin (got ${describeValue(issue.input)})`,
-    })
-    .default(DEFAULT_SCHEDULE_SETTINGS.timeZone),
-  /** Name of an entry of `domainLists`. Exactly one of domainList and domains is set. */
-  domainList: nonEmptyString().optional(),
-  /** Inline domains. Exactly one of domainList and domains is set. */
-  domains: inlineDomainsSchema.optional(),
-  /** Scheduler's flexible time window in minutes (0 = off). @default 15 */
-  flexibleWindowMinutes: boundedNumber({ min: 0, max: 1440, integer: true }).default(
-    DEFAULT_SCHEDULE_SETTINGS.flexibleWindowMinutes,
-  ),
-  /** Retries of a failed start before the fire goes to the dead-letter queue. @default 3 */
-  maxRetryAttempts: boundedNumber({ min: 0, max: 185, integer: true }).default(
-    DEFAULT_SCHEDULE_SETTINGS.maxRetryAttempts,
-  ),
-  /** Give up on an undelivered fire after this many seconds. @default 3600 */
-  maxEventAgeSeconds: boundedNumber({ min: 60, max: 86_400, integer: true }).default(
-    DEFAULT_SCHEDULE_SETTINGS.maxEventAgeSeconds,
-  ),
-  /** A disabled schedule is deployed but does not fire. @default true */
-  enabled: strictBoolean().default(DEFAULT_SCHEDULE_SETTINGS.enabled),
-}).superRefine((schedule, context) => {
-  if ((schedule.domainList === undefined) === (schedule.domains === undefined)) {
-    context.addIssue({ code: 'custom', message: 'must set exactly one of domainList and domains' });
-  }
-});
+export const scheduleSchemaFor = (allowSpecialUse: readonly string[]) =>
+  section({
+    /** Unique name, `[A-Za-z0-9_-]{1,64}`; appears in the list run's input and its S3 results path. */
+    name: z.string().regex(NAME_PATTERN),
+    /** `cron(m h dom mon dow year)`, `rate(n unit)` or `at(yyyy-mm-ddThh:mm:ss)`. */
+    expression: z
+      .string({
+        error: (issue) =>
+          issue.input === undefined
+            ? 'is required'
+            : `must be a non-empty string (got ${describeValue(issue.input)})`,
+      })
+      .superRefine((expression, context) => {
+        const problem = scheduleExpressionProblem(expression);
+        if (problem)
+          context.addIssue({ code: 'custom', message: `${problem} (got ${describeValue(expression)})` });
+      }),
+    /** IANA time zone the expression is evaluated in. @default 'UTC' */
+    timeZone: nonEmptyString()
+      .refine(isKnownTimeZone, {
+        error: (issue) =>
+          `is not an IANA time zone such as Europe/Berlin (got ${describeValue(issue.input)})`,
+      })
+      .default(DEFAULT_SCHEDULE_SETTINGS.timeZone),
+    /** Name of an entry of `domainLists`. Exactly one of domainList and domains is set. */
+    domainList: nonEmptyString().optional(),
+    /** Inline domains. Exactly one of domainList and domains is set. */
+    domains: inlineDomainsSchema(allowSpecialUse).optional(),
+    /** Scheduler's flexible time window in minutes (0 = off). @default 15 */
+    flexibleWindowMinutes: boundedNumber({ min: 0, max: 1440, integer: true }).default(
+      DEFAULT_SCHEDULE_SETTINGS.flexibleWindowMinutes,
+    ),
+    /** Retries of a failed start before the fire goes to the dead-letter queue. @default 3 */
+    maxRetryAttempts: boundedNumber({ min: 0, max: 185, integer: true }).default(
+      DEFAULT_SCHEDULE_SETTINGS.maxRetryAttempts,
+    ),
+    /** Give up on an undelivered fire after this many seconds. @default 3600 */
+    maxEventAgeSeconds: boundedNumber({ min: 60, max: 86_400, integer: true }).default(
+      DEFAULT_SCHEDULE_SETTINGS.maxEventAgeSeconds,
+    ),
+    /** A disabled schedule is deployed but does not fire. @default true */
+    enabled: strictBoolean().default(DEFAULT_SCHEDULE_SETTINGS.enabled),
+  }).superRefine((schedule, context) => {
+    if ((schedule.domainList === undefined) === (schedule.domains === undefined)) {
+      context.addIssue({ code: 'custom', message: 'must set exactly one of domainList and domains' });
+    }
+  });
 
 /** The poll section, named `pipeline.poll.<setting>` in messages. */
 export const pollNamer: PollSettingNamer = (field) => `${ROOT}.poll${field === undefined ? '' : `.${field}`}`;
@@ -301,6 +326,10 @@ export const rootSchema = section(
     ),
   ),
 );
+
+/** The shapes without any allowance, for the inferred types. */
+export const domainListSchema = domainListSchemaFor([]);
+export const scheduleSchema = scheduleSchemaFor([]);
 
 export type VendorConfig = z.output<typeof vendorSchema>;
 /** How the organisation's vendor API key(s) are stored. */

@@ -25,6 +25,7 @@ import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/
 import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
 import { LIST_SIZE_LIMIT } from '#core/scan/list';
+import { allowSpecialUseEnvironment } from '../config/index.ts';
 import { bindDeclared } from './bindings.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
@@ -57,6 +58,11 @@ export interface DomainListWorkflowProps {
    * @default LIST_SIZE_LIMIT.default (20 MiB)
    */
   readonly maxListBytes?: number;
+  /**
+   * Special-use suffixes the list parser accepts anyway (`ALLOW_SPECIAL_USE_DOMAINS`).
+   * @default []
+   */
+  readonly allowSpecialUseDomains?: readonly string[];
   /**
    * Retention of the functions' and the state machine's logs.
    * @default RetentionDays.THREE_MONTHS
@@ -121,6 +127,7 @@ export class DomainListWorkflow extends Construct {
       environment: {
         INTAKE_SUFFIXES: suffixes.join(','),
         [LIST_SIZE_LIMIT.variable]: String(props.maxListBytes ?? LIST_SIZE_LIMIT.default),
+        ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
       },
       logRetention,
     });

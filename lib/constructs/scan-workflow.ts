@@ -20,6 +20,7 @@ import {
 import { Construct } from 'constructs';
 import type { FailureName } from '#core/scan/failure';
 import {
+  allowSpecialUseEnvironment,
   type PollConfig,
   pollEnvironment,
   type StatusVocabularyConfig,
@@ -45,6 +46,11 @@ export interface ScanWorkflowProps {
    * @default - the handlers' built-in vocabulary
    */
   readonly statusVocabulary?: StatusVocabularyConfig;
+  /**
+   * Special-use suffixes StartScan accepts anyway (`ALLOW_SPECIAL_USE_DOMAINS`).
+   * @default []
+   */
+  readonly allowSpecialUseDomains?: readonly string[];
   /**
    * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
    * @default false
@@ -96,6 +102,7 @@ export class ScanWorkflow extends Construct {
     const s3OnlySettings = {
       ...pollEnvironment(poll),
       ...statusVocabularyEnvironment(props.statusVocabulary),
+      ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
     };
     const scanSettings = { SCAN_API_URL: props.scanApiUrl, ...s3OnlySettings };
 

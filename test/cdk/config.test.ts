@@ -41,7 +41,11 @@ describe('parsePipelineConfig: defaults and merging', () => {
       growthFactor: 1.5,
       deadlineSeconds: 86_400,
     });
-    expect(config.scan).toEqual({ deleteAtVendorAfterManifest: false, maxConcurrency: 10 });
+    expect(config.scan).toEqual({
+      deleteAtVendorAfterManifest: false,
+      maxConcurrency: 10,
+      allowSpecialUseDomains: [],
+    });
     expect(config.intake).toEqual({
       prefix: 'incoming/',
       suffixes: ['.txt', '.csv'],

@@ -62,6 +62,7 @@ describe('scanSettingsFromEnv', () => {
       poll: { minWaitSeconds: 15, maxWaitSeconds: 300, growthFactor: 1.5, deadlineSeconds: 86_400 },
       statusVocabulary: undefined,
       upload: { partSizeBytes: 8 * 1024 * 1024, queueSize: 2 },
+      allowSpecialUse: [],
     });
   });
 

@@ -10,6 +10,7 @@ import { DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
 import { createServiceLogger } from '#core/runtime/logger';
+import { allowSpecialUseFromEnv } from '#core/runtime/settings';
 import type { IntakeDeps } from '#core/scan/intake';
 import {
   type ExecutionLookup,
@@ -80,6 +81,7 @@ export function listDepsFromEnvironment(env: Env = process.env): ListDeps {
       inputBucket: optionalEnv(env, 'INPUT_BUCKET'),
       suffixes: intakeSuffixes(env),
       maxListBytes: maxListBytes(env),
+      allowSpecialUse: allowSpecialUseFromEnv(env),
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   pollSettingsProblems,
 } from '#core/scan/poll-schedule';
 import { numberFromText } from '#core/schema';
+import { ALLOW_SPECIAL_USE_VARIABLE, checkAllowedSpecialUse } from '#core/validation';
 // Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
 import { parseStatusVocabulary } from '#core/vendor/status';
 import type { StatusVocabulary } from '#core/vendor/types';
@@ -30,6 +31,8 @@ export interface ScanSettings {
   /** STATUS_VOCABULARY; undefined means the vendor client's default words. */
   readonly statusVocabulary: StatusVocabulary | undefined;
   readonly upload: UploadSettings;
+  /** Special-use suffixes StartScan accepts anyway (ALLOW_SPECIAL_USE_DOMAINS, `scan.allowSpecialUseDomains`). */
+  readonly allowSpecialUse: readonly string[];
 }
 
 export const DEFAULT_UPLOAD_SETTINGS: UploadSettings = Object.freeze({
@@ -45,6 +48,7 @@ export interface ScanSettingsInput {
   readonly poll?: Partial<PollSettings>;
   readonly statusVocabulary?: StatusVocabulary;
   readonly upload?: Partial<UploadSettings>;
+  readonly allowSpecialUse?: readonly string[];
 }
 
 /**
@@ -76,6 +80,7 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
     poll: Object.freeze(poll),
     statusVocabulary: input.statusVocabulary,
     upload: Object.freeze(upload),
+    allowSpecialUse: Object.freeze(checkAllowedSpecialUse(input.allowSpecialUse ?? [], 'allowSpecialUse')),
   });
 }
 
@@ -86,7 +91,12 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
   const vocabularyJson = optionalEnv(env, 'STATUS_VOCABULARY');
   const statusVocabulary =
     vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, 'STATUS_VOCABULARY');
-  return createScanSettings({ resultsBucket, poll, ...(statusVocabulary ? { statusVocabulary } : {}) });
+  return createScanSettings({
+    resultsBucket,
+    poll,
+    ...(statusVocabulary ? { statusVocabulary } : {}),
+    allowSpecialUse: allowSpecialUseFromEnv(env),
+  });
 }
 
 /**
@@ -106,6 +116,17 @@ function pollSettingsFromEnv(env: Env): Partial<PollSettings> {
     poll[field] = parsed.data;
   }
   return poll;
+}
+
+/** ALLOW_SPECIAL_USE_DOMAINS: comma-separated suffixes such as `test,internal`. */
+export function allowSpecialUseFromEnv(env: Env): string[] {
+  const raw = optionalEnv(env, ALLOW_SPECIAL_USE_VARIABLE);
+  if (raw === undefined) return [];
+  try {
+    return checkAllowedSpecialUse(raw.split(','), ALLOW_SPECIAL_USE_VARIABLE);
+  } catch (error) {
+    throw new ConfigurationError(ALLOW_SPECIAL_USE_VARIABLE, (error as Error).message);
+  }
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -13,7 +13,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { redactUrl } from '#core/redact';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#core/scan/contracts';
 import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#core/scan/parse';
-import { normalizeDomain, validateScanUuid } from '#core/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
 import type { ScanDeps } from './deps.ts';
 
 export const FAILURE_FILE = 'failure.json';
@@ -77,7 +77,7 @@ export async function recordScanFailure<T extends RecordScanFailureInput>(
   const fields = (state !== null && typeof state === 'object' ? state : {}) as Record<string, unknown>;
   const failureName = failureNameOf(fields.failure);
   const domainInput = typeof fields.domain === 'string' ? cleanText(fields.domain, 300) : '';
-  const domain = safe(() => normalizeDomain(domainInput, 'domain'));
+  const domain = safe(() => normalizeDomain(domainInput, 'domain', ALREADY_ACCEPTED));
   const scanUuid =
     typeof fields.scanUuid === 'string' ? safe(() => validateScanUuid(fields.scanUuid as string)) : undefined;
   const outputPrefix =

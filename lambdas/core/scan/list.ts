@@ -36,6 +36,8 @@ export interface ListSettings {
   readonly maxDomains?: number;
   /** A list object larger than this is refused before a byte is read. @default DEFAULT_MAX_LIST_BYTES */
   readonly maxListBytes?: number;
+  /** Special-use suffixes accepted anyway (`scan.allowSpecialUseDomains`). @default [] */
+  readonly allowSpecialUse?: readonly string[];
 }
 
 /** Lists are text: 20 MiB is about a million domains, far above `maxDomains`. */
@@ -177,6 +179,7 @@ export async function prepareDomainList(deps: ListDeps, input: DomainListInput):
     parsed = await parseDomainList(await openListLines(deps, source), {
       fileName: listFileName(source),
       maxDomains: deps.settings.maxDomains ?? 100_000,
+      allowSpecialUse: deps.settings.allowSpecialUse ?? [],
     });
   } catch (error) {
     const reason = listRejectionReason(error);

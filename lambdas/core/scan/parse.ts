@@ -18,7 +18,7 @@ import type {
   StoredObject,
 } from '#core/scan/contracts';
 import type { IssuePath } from '#core/schema';
-import { normalizeDomain, validateScanUuid } from '#core/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
 import type { ScanState } from '#core/vendor/types';
 
 export const SCAN_OUTPUT_NAMES = ['report', 'logs', 'debug'] as const satisfies readonly ScanOutputName[];
@@ -132,7 +132,7 @@ export const scanDomainInputSchema = z.looseObject(
 export const scanInProgressSchema = z
   .looseObject(
     {
-      domain: string().transform(validated((domain) => normalizeDomain(domain, 'domain'))),
+      domain: string().transform(validated((domain) => normalizeDomain(domain, 'domain', ALREADY_ACCEPTED))),
       runId: runIdSchema,
       scanUuid: string().transform(validated((uuid) => validateScanUuid(uuid, 'scanUuid'))),
       outputPrefix: string(),

@@ -11,7 +11,7 @@ import type { ScanDeps } from './deps.ts';
 
 export async function startScan(deps: ScanDeps, input: ScanDomainInput): Promise<ScanInProgress> {
   // Both throw InvalidInputError naming the field; Step Functions catches it as ScanRejected.
-  const domain = normalizeDomain(input.domain, 'domain');
+  const domain = normalizeDomain(input.domain, 'domain', { allowSpecialUse: deps.settings.allowSpecialUse });
   const runId = parseRunId(input.runId);
 
   const { uuid } = await deps.scanClient.startScan(domain);

@@ -3,7 +3,7 @@
  * logs and debug output, list, delete and count scans. `Authorization: Bearer <key>` on every call.
  */
 import { InvalidInputError, VendorResponseError } from '#core/errors';
-import { normalizeDomain, validateScanUuid } from '#core/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
 import { VendorHttp } from './http.ts';
 import { findArray, firstString, isRecord, rawOf, requireObject } from './json.ts';
 import { classifyScanStatus, DEFAULT_STATUS_VOCABULARY } from './status.ts';
@@ -43,7 +43,7 @@ export class ScanClient {
    */
   async startScan(domain: string, options: StartScanOptions = {}): Promise<StartScanResult> {
     const operation = 'scan.startScan';
-    const normalised = normalizeDomain(domain, 'domain');
+    const normalised = normalizeDomain(domain, 'domain', ALREADY_ACCEPTED);
     const via = options.via ?? 'POST';
     if (via !== 'POST' && via !== 'GET') throw new InvalidInputError('via', 'must be POST or GET');
     const res = await this.http.requestText(
