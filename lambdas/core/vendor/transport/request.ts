@@ -1,0 +1,30 @@
+/** The requests the vendor clients hand to the transport, and the whole-text answers they get back. */
+import type { RetryMode } from './retry-policy.ts';
+
+/** How the vendor wants the key: scan and keys APIs use a bearer token, breach uses X-API-Key. */
+export type AuthScheme = 'bearer' | 'x-api-key';
+
+export interface VendorRequest {
+  /** `<api>.<method>`, e.g. `scan.startScan`; named in every error and log line. */
+  readonly operation: string;
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  /** Relative to the base URL, starting with `/`; every dynamic segment already percent-encoded. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string>>;
+  readonly body?: { readonly contentType: string; readonly data: string };
+  readonly retry: RetryMode;
+  /**
+   * Re-read the credential with `forceRefresh` after a 401/403 and try once more. @default true.
+   * Off for rotate: see `KeysClient.rotateKey`.
+   */
+  readonly refreshOnAuthFailure?: boolean;
+  readonly accept?: string;
+}
+
+/** A 2xx answer read whole (JSON, status and small text answers). */
+export interface VendorTextResponse {
+  readonly status: number;
+  readonly text: string;
+  readonly contentType: string | undefined;
+  readonly requestId: string | undefined;
+}
