@@ -6,6 +6,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
@@ -22,7 +23,7 @@ export interface DomainListIntakeProps {
   readonly prefix?: string;
   /**
    * Lower-case key suffixes that count as domain lists.
-   * @default ['.txt', '.csv']
+   * @default DEFAULT_DOMAIN_LIST_SUFFIXES
    */
   readonly suffixes?: readonly string[];
   /**
@@ -62,7 +63,7 @@ export class DomainListIntake extends Construct {
         `DomainListIntake ${id}: prefix must be non-empty, end with '/', and contain no leading '/', '*' or '\\' (got '${prefix}')`,
       );
     }
-    const suffixes = props.suffixes ?? ['.txt', '.csv'];
+    const suffixes = props.suffixes ?? DEFAULT_DOMAIN_LIST_SUFFIXES;
     if (suffixes.length === 0 || suffixes.some((s) => !/^\.[a-z0-9._-]+$/.test(s))) {
       throw new Error(
         `DomainListIntake ${id}: suffixes must be a non-empty list of lower-case extensions like '.txt' (got ${JSON.stringify(suffixes)})`,

@@ -6,7 +6,7 @@
 
 import { S3Client } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
-import { DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
+import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
 import { createServiceLogger } from '#core/runtime/logger';
@@ -20,12 +20,10 @@ import {
 } from '#core/scan/list';
 import { numberFromText } from '#core/schema';
 
-const DEFAULT_SUFFIXES = ['.txt', '.csv'];
-
 /** INTAKE_SUFFIXES: comma-separated, lower-case, each starting with '.'; the rule and the handler must agree. */
 function intakeSuffixes(env: Env): string[] {
   const raw = optionalEnv(env, 'INTAKE_SUFFIXES');
-  if (raw === undefined) return DEFAULT_SUFFIXES;
+  if (raw === undefined) return [...DEFAULT_DOMAIN_LIST_SUFFIXES];
   const suffixes = raw.split(',').map((suffix) => suffix.trim().toLowerCase());
   if (suffixes.some((suffix) => !DOMAIN_LIST_SUFFIX_PATTERN.test(suffix))) {
     throw new ConfigurationError(
