@@ -7,36 +7,35 @@
  * Exit codes: 0 everything succeeded; 1 a domain failed or an input line was rejected;
  * 2 usage or configuration error.
  */
-import { constants } from 'node:fs';
-import { access, mkdir, readFile, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import {
-  ConfigurationError,
-  InvalidInputError,
-  VendorAuthError,
-  VendorNetworkError,
-  VendorTimeoutError,
-} from '#core/errors';
+import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { redactSecrets } from '#core/redact';
 import type { ScanLogger } from '#core/scan/deps';
-import {
-  largestDeadlineWithinBudget,
-  POLL_BOUNDS,
-  type PollSettingNamer,
-  type PollSettings,
-  pollSettingsSchema,
-} from '#core/scan/poll-schedule';
-import { numberFromText, problemsOf } from '#core/schema';
-import { createVendorClients, ScanClient } from '#core/vendor/index';
+import { createVendorClients } from '#core/vendor/index';
 import {
   loadPipelineConfigFile,
   type PipelineConfig,
   PipelineConfigError,
   vendorUrlProblem,
 } from '../lib/config/index.ts';
+import {
+  configFlag,
+  hasDomainLines,
+  nodeVersionProblem,
+  preflight,
+  UsageError,
+  unknownCommandProblem,
+  usableOutputDirectory,
+} from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
+import { localPollSettings, pollFlag } from './poll-flags.ts';
+
+export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
+export { localPollSettings } from './poll-flags.ts';
+
 import { scanDomainStateMachine } from './definitions.ts';
 import { startS3rver } from './embedded-s3.ts';
 import { exportObjects, trackWrittenObjects } from './export.ts';
@@ -51,27 +50,6 @@ export const LOCAL_RESULTS_BUCKET = 'pipeline-results';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 const DEMO_LIST = resolve(PROJECT_ROOT, 'examples/domains.txt');
-
-/** The demo's scans finish in a few polls: short waits, and a deadline that fits them. */
-const DEMO_POLL = { minWaitSeconds: 1, maxWaitSeconds: 2, deadlineSeconds: 600 } as const;
-
-/** The poll settings as this command names them: its flags, or the configuration for the rest. */
-const pollFlagNamer: PollSettingNamer = (field) => {
-  switch (field) {
-    case 'minWaitSeconds':
-      return '--min-wait';
-    case 'maxWaitSeconds':
-      return '--max-wait';
-    case 'growthFactor':
-      return 'pipeline.poll.growthFactor';
-    default:
-      return '--deadline';
-  }
-};
-
-class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 export interface ScanCommandOptions {
   readonly domains: readonly string[];
@@ -242,205 +220,6 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   }
 }
 
-/**
- * The poll settings of a local run: the configuration's (the deployed defaults), the demo's short
- * waits, then the flags. When the waits are given without `--deadline`, the deadline is the largest
- * that keeps the loop within the history budget (at most the configured one), and the run says so.
- * Anything else the schema refuses is a usage error naming every flag involved.
- */
-export function localPollSettings(
-  config: PipelineConfig,
-  options: Pick<ScanCommandOptions, 'demo' | 'minWait' | 'maxWait' | 'deadline'>,
-): { poll: PollSettings; deadlineNote: string } {
-  const waits = {
-    ...config.poll,
-    ...(options.demo ? DEMO_POLL : {}),
-    ...(options.minWait === undefined ? {} : { minWaitSeconds: options.minWait }),
-    ...(options.maxWait === undefined ? {} : { maxWaitSeconds: options.maxWait }),
-  };
-  let deadlineNote = '';
-  let deadlineSeconds = options.deadline ?? waits.deadlineSeconds;
-  const waitsGiven = options.minWait !== undefined || options.maxWait !== undefined;
-  if (options.deadline === undefined && waitsGiven && waits.maxWaitSeconds >= waits.minWaitSeconds) {
-    const largest = largestDeadlineWithinBudget(waits);
-    if (largest < deadlineSeconds) {
-      deadlineNote = ` (chosen: the largest that fits the history budget for these waits; the default is ${deadlineSeconds}s)`;
-      deadlineSeconds = largest;
-    }
-  }
-  const result = pollSettingsSchema(pollFlagNamer).safeParse({ ...waits, deadlineSeconds });
-  if (!result.success) {
-    const problems = problemsOf(result.error, ([field]) =>
-      pollFlagNamer(field as keyof PollSettings | undefined),
-    );
-    throw new UsageError(problems.map(({ setting, problem }) => `${setting} ${problem}`).join('; '));
-  }
-  return { poll: result.data, deadlineNote };
-}
-
-/** True when the list has at least one line that is not blank, a `#` comment or only a BOM. */
-function hasDomainLines(bytes: Uint8Array): boolean {
-  const text = Buffer.from(bytes)
-    .toString('utf8')
-    .replace(/^\uFEFF/, '');
-  return text.split(/\r?\n/).some((line) => {
-    const trimmed = line.trim();
-    return trimmed !== '' && !trimmed.startsWith('#');
-  });
-}
-
-/**
- * `--out` must be a directory this process can write, checked before anything runs: a run that
- * scans a thousand domains and then cannot save them has wasted the vendor's and the user's time.
- */
-export async function usableOutputDirectory(dir: string): Promise<string> {
-  const path = resolve(dir);
-  const existing = await stat(path).catch(() => undefined);
-  if (existing && !existing.isDirectory())
-    throw new UsageError(`--out ${dir}: exists and is not a directory`);
-  try {
-    if (!existing) await makeDirectories(path);
-    await access(path, constants.W_OK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unusable';
-    throw new UsageError(`--out ${dir}: cannot be created or written (${code})`);
-  }
-  return path;
-}
-
-/**
- * `mkdir -p`, one level at a time. Node's `mkdir({ recursive: true })` spins forever on some
- * pseudo file systems (`/proc/nope` never returns), so the missing levels are created one by one
- * below the nearest ancestor that exists.
- */
-async function makeDirectories(path: string): Promise<void> {
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    const found = await stat(current).catch(() => undefined);
-    if (found) {
-      if (!found.isDirectory())
-        throw Object.assign(new Error(`${current} is not a directory`), { code: 'ENOTDIR' });
-      break;
-    }
-    missing.unshift(current);
-    const parent = dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  for (const level of missing) await mkdir(level);
-}
-
-/**
- * One authenticated call before any work, so a wrong key or an unreachable vendor is one clear
- * error instead of every domain of a long list failing the same way. `GET /stats` is cheap, read
- * only, and needs the key. A vendor that answers anything else (a 5xx, a 404 for a missing route)
- * is reachable and accepts the key, so the run goes on and the scans report what they meet.
- */
-async function preflight(vendor: VendorTarget): Promise<void> {
-  const client = new ScanClient({
-    baseUrl: vendor.scanApiUrl,
-    credentials: async () => vendor.apiKey,
-    retry: { maxAttempts: 1 },
-    requestTimeoutMs: 15_000,
-  });
-  try {
-    await client.getStats();
-  } catch (error) {
-    if (error instanceof VendorAuthError) {
-      throw new ConfigurationError(
-        'VENDOR_API_KEY',
-        `is refused by the vendor at ${vendor.scanApiUrl} (HTTP ${error.status})`,
-      );
-    }
-    if (
-      (error instanceof VendorNetworkError && error.requestNotSent) ||
-      error instanceof VendorTimeoutError
-    ) {
-      const reason = error instanceof VendorNetworkError ? (error.code ?? 'connection failed') : 'timed out';
-      throw new ConfigurationError('SCAN_API_URL', `cannot be reached: ${vendor.scanApiUrl} (${reason})`);
-    }
-  } finally {
-    await client.close();
-  }
-}
-
-/** A Levenshtein distance small enough for command names. */
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j] ?? 0;
-      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length] ?? 0;
-}
-
-/**
- * A first word that is not a command would otherwise reach the default (demo) command as "too
- * many arguments". Suggest the command that was meant, or `scan` for something that looks like a
- * domain.
- */
-function unknownCommandProblem(argv: readonly string[], commands: readonly string[]): string | undefined {
-  const first = argv[0];
-  if (first === undefined || first.startsWith('-') || commands.includes(first)) return undefined;
-  const closest = commands
-    .map((command) => ({ command, distance: editDistance(first.toLowerCase(), command) }))
-    .sort((a, b) => a.distance - b.distance)[0];
-  if (closest && closest.distance <= 2)
-    return `unknown command '${first}'. Did you mean '${closest.command}'?`;
-  if (first.includes('.')) return `unknown command '${first}'. To scan it: npm start -- scan ${first}`;
-  return `unknown command '${first}'. Commands: ${commands.join(', ')}`;
-}
-
-/** `--config FILE` (or `--config=FILE`) from argv, read before the commands are built. */
-function configFlag(argv: readonly string[]): string | undefined {
-  for (const [index, arg] of argv.entries()) {
-    if (arg === '--config') {
-      const value = argv[index + 1];
-      if (value === undefined || value.startsWith('-')) throw new UsageError('--config needs a FILE');
-      return value;
-    }
-    if (arg.startsWith('--config=')) return arg.slice('--config='.length);
-  }
-  return undefined;
-}
-
-/** The runner needs Node 22 (aws-local-stepfunctions uses Promise.withResolvers). */
-export function nodeVersionProblem(version: string = process.versions.node): string | undefined {
-  const major = Number(version.split('.')[0]);
-  if (major >= 22) return undefined;
-  return (
-    `npm start needs Node.js 22 or later, and this is Node.js ${version}. ` +
-    'Run it through npm (npm start, npm test, npx tsx ...): npm ci installs Node 22 (the node@22 package) ' +
-    'and npm puts it first on the PATH of its scripts.'
-  );
-}
-
-async function readDomainsFile(path: string): Promise<Uint8Array> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`--domains-file ${path}: cannot be read (${code})`);
-  }
-}
-
-/** A poll flag held to the bounds the configuration and the handlers use (POLL_BOUNDS). */
-function pollFlag(flag: string, field: keyof PollSettings) {
-  const schema = numberFromText(POLL_BOUNDS[field]);
-  return (value: string): number => {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success)
-      throw new InvalidArgumentError(`${flag} ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
-    return parsed.data;
-  };
-}
-
 function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
@@ -459,6 +238,15 @@ interface RawScanFlags {
   deadline?: number;
   concurrency?: number;
   logLevel: ScanCommandOptions['logLevel'];
+}
+
+async function readDomainsFile(path: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new UsageError(`--domains-file ${path}: cannot be read (${code})`);
+  }
 }
 
 /** The options `scan` and the demo share, without the flags the user left unset. */

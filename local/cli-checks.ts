@@ -1,0 +1,164 @@
+/**
+ * The checks `npm start` makes before any work starts, so that a usage or configuration problem
+ * is one clear exit 2 instead of a failure per domain: the output directory, the vendor (one
+ * authenticated call), the command word, `--config`, the Node.js version and an empty list.
+ */
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ConfigurationError, VendorAuthError, VendorNetworkError, VendorTimeoutError } from '#core/errors';
+import { ScanClient } from '#core/vendor/scan-client';
+
+/** A mistake in how the command was called: exit 2, before any work. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** True when the list has at least one line that is not blank, a `#` comment or only a BOM. */
+export function hasDomainLines(bytes: Uint8Array): boolean {
+  const text = Buffer.from(bytes)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
+  return text.split(/\r?\n/).some((line) => {
+    const trimmed = line.trim();
+    return trimmed !== '' && !trimmed.startsWith('#');
+  });
+}
+
+/**
+ * `--out` must be a directory this process can write, checked before anything runs: a run that
+ * scans a thousand domains and then cannot save them has wasted the vendor's and the user's time.
+ */
+export async function usableOutputDirectory(dir: string): Promise<string> {
+  const path = resolve(dir);
+  const existing = await stat(path).catch(() => undefined);
+  if (existing && !existing.isDirectory())
+    throw new UsageError(`--out ${dir}: exists and is not a directory`);
+  try {
+    if (!existing) await makeDirectories(path);
+    await access(path, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unusable';
+    throw new UsageError(`--out ${dir}: cannot be created or written (${code})`);
+  }
+  return path;
+}
+
+/**
+ * `mkdir -p`, one level at a time. Node's `mkdir({ recursive: true })` spins forever on some
+ * pseudo file systems (`/proc/nope` never returns), so the missing levels are created one by one
+ * below the nearest ancestor that exists.
+ */
+async function makeDirectories(path: string): Promise<void> {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    const found = await stat(current).catch(() => undefined);
+    if (found) {
+      if (!found.isDirectory())
+        throw Object.assign(new Error(`${current} is not a directory`), { code: 'ENOTDIR' });
+      break;
+    }
+    missing.unshift(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const level of missing) await mkdir(level);
+}
+
+/**
+ * One authenticated call before any work, so a wrong key or an unreachable vendor is one clear
+ * error instead of every domain of a long list failing the same way. `GET /stats` is cheap, read
+ * only, and needs the key. A vendor that answers anything else (a 5xx, a 404 for a missing route)
+ * is reachable and accepts the key, so the run goes on and the scans report what they meet.
+ */
+export async function preflight(vendor: {
+  readonly scanApiUrl: string;
+  readonly apiKey: string;
+}): Promise<void> {
+  const client = new ScanClient({
+    baseUrl: vendor.scanApiUrl,
+    credentials: async () => vendor.apiKey,
+    retry: { maxAttempts: 1 },
+    requestTimeoutMs: 15_000,
+  });
+  try {
+    await client.getStats();
+  } catch (error) {
+    if (error instanceof VendorAuthError) {
+      throw new ConfigurationError(
+        'VENDOR_API_KEY',
+        `is refused by the vendor at ${vendor.scanApiUrl} (HTTP ${error.status})`,
+      );
+    }
+    if (
+      (error instanceof VendorNetworkError && error.requestNotSent) ||
+      error instanceof VendorTimeoutError
+    ) {
+      const reason = error instanceof VendorNetworkError ? (error.code ?? 'connection failed') : 'timed out';
+      throw new ConfigurationError('SCAN_API_URL', `cannot be reached: ${vendor.scanApiUrl} (${reason})`);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** A Levenshtein distance small enough for command names. */
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] ?? 0;
+      row[j] = Math.min((row[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+/**
+ * A first word that is not a command would otherwise reach the default (demo) command as "too
+ * many arguments". Suggest the command that was meant, or `scan` for something that looks like a
+ * domain.
+ */
+export function unknownCommandProblem(
+  argv: readonly string[],
+  commands: readonly string[],
+): string | undefined {
+  const first = argv[0];
+  if (first === undefined || first.startsWith('-') || commands.includes(first)) return undefined;
+  const closest = commands
+    .map((command) => ({ command, distance: editDistance(first.toLowerCase(), command) }))
+    .sort((a, b) => a.distance - b.distance)[0];
+  if (closest && closest.distance <= 2)
+    return `unknown command '${first}'. Did you mean '${closest.command}'?`;
+  if (first.includes('.')) return `unknown command '${first}'. To scan it: npm start -- scan ${first}`;
+  return `unknown command '${first}'. Commands: ${commands.join(', ')}`;
+}
+
+/** `--config FILE` (or `--config=FILE`) from argv, read before the commands are built. */
+export function configFlag(argv: readonly string[]): string | undefined {
+  for (const [index, arg] of argv.entries()) {
+    if (arg === '--config') {
+      const value = argv[index + 1];
+      if (value === undefined || value.startsWith('-')) throw new UsageError('--config needs a FILE');
+      return value;
+    }
+    if (arg.startsWith('--config=')) return arg.slice('--config='.length);
+  }
+  return undefined;
+}
+
+/** The runner needs Node 22 (aws-local-stepfunctions uses Promise.withResolvers). */
+export function nodeVersionProblem(version: string = process.versions.node): string | undefined {
+  const major = Number(version.split('.')[0]);
+  if (major >= 22) return undefined;
+  return (
+    `npm start needs Node.js 22 or later, and this is Node.js ${version}. ` +
+    'Run it through npm (npm start, npm test, npx tsx ...): npm ci installs Node 22 (the node@22 package) ' +
+    'and npm puts it first on the PATH of its scripts.'
+  );
+}
