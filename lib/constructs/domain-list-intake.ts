@@ -57,18 +57,10 @@ export class DomainListIntake extends Construct {
 
   constructor(scope: Construct, id: string, props: DomainListIntakeProps) {
     super(scope, id);
+    // The configuration schema (lib/config/) has validated prefix and suffixes; these defaults
+    // serve direct use of the construct.
     const prefix = props.prefix ?? 'incoming/';
-    if (prefix === '' || prefix.startsWith('/') || !prefix.endsWith('/') || /[*\\]/.test(prefix)) {
-      throw new Error(
-        `DomainListIntake ${id}: prefix must be non-empty, end with '/', and contain no leading '/', '*' or '\\' (got '${prefix}')`,
-      );
-    }
     const suffixes = props.suffixes ?? DEFAULT_DOMAIN_LIST_SUFFIXES;
-    if (suffixes.length === 0 || suffixes.some((s) => !/^\.[a-z0-9._-]+$/.test(s))) {
-      throw new Error(
-        `DomainListIntake ${id}: suffixes must be a non-empty list of lower-case extensions like '.txt' (got ${JSON.stringify(suffixes)})`,
-      );
-    }
     const retryAttempts = props.retryAttempts ?? 10;
     const maxEventAge = props.maxEventAge ?? Duration.hours(6);
 

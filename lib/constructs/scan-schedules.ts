@@ -11,11 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import {
-  type DomainListDefinition,
-  type ScheduleConfig,
-  scheduleExpressionProblem,
-} from '../config/index.ts';
+import type { DomainListDefinition, ScheduleConfig } from '../config/index.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 
@@ -57,7 +53,6 @@ export class ScanSchedules extends Construct {
     this.schedules = schedules;
     if (props.schedules.length === 0) return;
 
-    this.validate(id, props.schedules, domainLists);
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
       purpose: 'schedule fires that could not start a list run',
     });
@@ -119,36 +114,5 @@ export class ScanSchedules extends Construct {
     return 'objectKey' in list
       ? { bucket: inputBucket.bucketName, key: list.objectKey }
       : { domains: list.domains };
-  }
-
-  /** The config module validates too; this guards direct use of the construct. */
-  private validate(
-    id: string,
-    schedules: readonly ScheduleConfig[],
-    domainLists: Readonly<Record<string, DomainListDefinition>>,
-  ): void {
-    const names = new Set<string>();
-    for (const schedule of schedules) {
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(schedule.name)) {
-        throw new Error(
-          `ScanSchedules ${id}: schedule name '${schedule.name}' must be 1-64 of A-Z, a-z, 0-9, '_', '-'`,
-        );
-      }
-      if (names.has(schedule.name))
-        throw new Error(`ScanSchedules ${id}: schedule '${schedule.name}' is defined twice`);
-      names.add(schedule.name);
-      const problem = scheduleExpressionProblem(schedule.expression);
-      if (problem) throw new Error(`ScanSchedules ${id}: schedule '${schedule.name}' expression ${problem}`);
-      if ((schedule.domainList === undefined) === (schedule.domains === undefined)) {
-        throw new Error(
-          `ScanSchedules ${id}: schedule '${schedule.name}' must set exactly one of domainList and domains`,
-        );
-      }
-      if (schedule.domainList !== undefined && domainLists[schedule.domainList] === undefined) {
-        throw new Error(
-          `ScanSchedules ${id}: schedule '${schedule.name}' refers to unknown domain list '${schedule.domainList}'`,
-        );
-      }
-    }
   }
 }
