@@ -61,6 +61,8 @@ async function handle(sim: SimContext, actions: ControlActions, req: IncomingMes
       }
       return jsonResponse(201, { added: true });
     }
+    case 'GET /__simulator/faults':
+      return jsonResponse(200, { faults: sim.faults.list() });
     case 'DELETE /__simulator/faults':
       sim.faults.clear();
       return jsonResponse(200, { cleared: true });

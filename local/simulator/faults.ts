@@ -44,6 +44,25 @@ export class FaultBook {
     this.rules = [];
   }
 
+  /**
+   * The rules still active, in the order they are matched, each with its remaining uses, as JSON
+   * the control plane accepts back (a RegExp path becomes `{ "regex", "flags" }`).
+   */
+  list(): Record<string, unknown>[] {
+    return this.rules.map(({ rule, remaining }) => ({
+      ...(rule.api === undefined ? {} : { api: rule.api }),
+      ...(rule.method === undefined ? {} : { method: rule.method }),
+      ...(rule.path === undefined
+        ? {}
+        : {
+            path:
+              typeof rule.path === 'string' ? rule.path : { regex: rule.path.source, flags: rule.path.flags },
+          }),
+      remaining: Number.isFinite(remaining) ? remaining : 'unlimited',
+      fault: rule.fault,
+    }));
+  }
+
   /** Finds the first matching rule, spends one use of it and returns its fault. */
   take(target: FaultTarget): Fault | undefined {
     const index = this.rules.findIndex((r) => matches(r.rule, target));

@@ -203,3 +203,39 @@ describe('the HTTP control plane', () => {
     expect(sim.requestCount('GET /__simulator/nothing')).toBe(0);
   });
 });
+
+describe('GET /__simulator/faults', () => {
+  it('lists the active rules in match order with their remaining uses, and forgets spent ones', async () => {
+    // Prepare
+    await control('POST', 'faults', {
+      api: 'scan',
+      path: '/stats',
+      times: 2,
+      fault: { type: 'status', status: 503 },
+    });
+    await control('POST', 'faults', {
+      path: { regex: '^.report.', flags: 'i' },
+      fault: { type: 'unframed', afterBytes: 10 },
+    });
+
+    // Act
+    const before = await (await control('GET', 'faults')).json();
+    await fetch(`${sim.url}/stats`, { headers: bearer(sim.apiKey) });
+    const after = await (await control('GET', 'faults')).json();
+
+    // Assess
+    expect(before).toEqual({
+      faults: [
+        { api: 'scan', path: '/stats', remaining: 2, fault: { type: 'status', status: 503 } },
+        {
+          path: { regex: '^.report.', flags: 'i' },
+          remaining: 1,
+          fault: { type: 'unframed', afterBytes: 10 },
+        },
+      ],
+    });
+    expect(after.faults[0].remaining).toBe(1);
+    await control('DELETE', 'faults');
+    expect(await (await control('GET', 'faults')).json()).toEqual({ faults: [] });
+  });
+});
