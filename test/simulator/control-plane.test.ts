@@ -221,7 +221,7 @@ describe('GET /__simulator/faults', () => {
     // Act
     const before = await (await control('GET', 'faults')).json();
     await fetch(`${sim.url}/stats`, { headers: bearer(sim.apiKey) });
-    const after = await (await control('GET', 'faults')).json();
+    const after = (await (await control('GET', 'faults')).json()) as { faults: { remaining: number }[] };
 
     // Assess
     expect(before).toEqual({
@@ -234,7 +234,7 @@ describe('GET /__simulator/faults', () => {
         },
       ],
     });
-    expect(after.faults[0].remaining).toBe(1);
+    expect(after.faults[0]?.remaining).toBe(1);
     await control('DELETE', 'faults');
     expect(await (await control('GET', 'faults')).json()).toEqual({ faults: [] });
   });
