@@ -1,14 +1,17 @@
 /** `DeleteScanAtVendor`: optional clean-up at the vendor after the manifest is written. */
+
 import { InvalidInputError } from '#core/errors';
-import { createLazyHandler, type ScanHandler } from '#core/runtime/deps';
+import { scanDepsFromEnvironment } from '#core/runtime/deps';
+import { createLazyHandler, type Handler } from '#core/runtime/observability';
+import { type DeleteScanOutput, deleteScanAtVendor } from '#core/scan/delete';
+import { type ScanDeps, withLogKeys } from '#core/scan/deps';
 import { requireObject } from '#core/scan/parse';
-import { type DeleteScanOutput, deleteScanAtVendor, type ScanDeps, withLogKeys } from '#core/scan/steps';
 import { validateScanUuid } from '#core/validation';
 
 type DeleteInput = Record<string, unknown> & { readonly scanUuid: string; readonly domain?: string };
 
 /** Input: anything carrying `scanUuid` (the ScanOutcome or the in-progress state). */
-export function createDeleteScanHandler(deps: ScanDeps): ScanHandler<unknown, DeleteScanOutput<DeleteInput>> {
+export function createDeleteScanHandler(deps: ScanDeps): Handler<unknown, DeleteScanOutput<DeleteInput>> {
   return async (event, context) => {
     const fields = requireObject(event, 'input');
     if (typeof fields.scanUuid !== 'string') throw new InvalidInputError('scanUuid', 'must be a string');
@@ -19,4 +22,7 @@ export function createDeleteScanHandler(deps: ScanDeps): ScanHandler<unknown, De
   };
 }
 
-export const handler = createLazyHandler(createDeleteScanHandler);
+export const handler = createLazyHandler({
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
+  handler: createDeleteScanHandler,
+});

@@ -1,11 +1,13 @@
 /** `FetchReport`, `FetchLogs`, `FetchDebug`: stream one output (`report`/`logs`/`debug`) into S3 with sha256. */
-import { createLazyHandler, type ScanHandler } from '#core/runtime/deps';
+import { scanDepsFromEnvironment } from '#core/runtime/deps';
+import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import type { StoredObject } from '#core/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#core/scan/deps';
+import { fetchScanOutput } from '#core/scan/fetch';
 import { parseOutputName, parseScanInProgress } from '#core/scan/parse';
-import { fetchScanOutput, type ScanDeps, withLogKeys } from '#core/scan/steps';
 
 /** Input: the in-progress state plus `output`, which the Parallel's branch sets. */
-export function createFetchScanOutputHandler(deps: ScanDeps): ScanHandler<unknown, StoredObject> {
+export function createFetchScanOutputHandler(deps: ScanDeps): Handler<unknown, StoredObject> {
   return async (event, context) => {
     const state = parseScanInProgress(event);
     const output = parseOutputName(state.output);
@@ -19,4 +21,7 @@ export function createFetchScanOutputHandler(deps: ScanDeps): ScanHandler<unknow
   };
 }
 
-export const handler = createLazyHandler(createFetchScanOutputHandler);
+export const handler = createLazyHandler({
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
+  handler: createFetchScanOutputHandler,
+});

@@ -1,10 +1,12 @@
 /** `PollScanStatus`: `GET /status`, classify, keep the raw status body, compute the next wait and the deadline. */
-import { createLazyHandler, type ScanHandler } from '#core/runtime/deps';
+import { scanDepsFromEnvironment } from '#core/runtime/deps';
+import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import type { ScanInProgress } from '#core/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#core/scan/deps';
 import { parseScanInProgress } from '#core/scan/parse';
-import { pollScanStatus, type ScanDeps, withLogKeys } from '#core/scan/steps';
+import { pollScanStatus } from '#core/scan/poll';
 
-export function createPollScanStatusHandler(deps: ScanDeps): ScanHandler<unknown, ScanInProgress> {
+export function createPollScanStatusHandler(deps: ScanDeps): Handler<unknown, ScanInProgress> {
   return async (event, context) => {
     const state = parseScanInProgress(event);
     const scoped = withLogKeys(deps, {
@@ -16,4 +18,7 @@ export function createPollScanStatusHandler(deps: ScanDeps): ScanHandler<unknown
   };
 }
 
-export const handler = createLazyHandler(createPollScanStatusHandler);
+export const handler = createLazyHandler({
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
+  handler: createPollScanStatusHandler,
+});

@@ -3,18 +3,18 @@
  * JSON ScanOutcome, for the Fail state. Accepts any payload: it runs after something already broke,
  * and its own error would hide the real one.
  */
-import { createLazyHandler, type ScanHandler, storageScanDepsFromEnvironment } from '#core/runtime/handler';
+import { createLazyHandler, type Handler } from '#core/runtime/observability';
+import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
+import { type ScanDeps, withLogKeys } from '#core/scan/deps';
 import {
   type RecordScanFailureInput,
   type RecordScanFailureOutput,
   recordScanFailure,
-  type ScanDeps,
-  withLogKeys,
-} from '#core/scan/steps';
+} from '#core/scan/failure';
 
 export function createRecordScanFailureHandler(
   deps: ScanDeps,
-): ScanHandler<unknown, RecordScanFailureOutput<RecordScanFailureInput>> {
+): Handler<unknown, RecordScanFailureOutput<RecordScanFailureInput>> {
   return async (event, context) => {
     const state = (event !== null && typeof event === 'object' ? event : {}) as RecordScanFailureInput;
     const scoped = withLogKeys(deps, {
@@ -27,6 +27,7 @@ export function createRecordScanFailureHandler(
 }
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
-export const handler = createLazyHandler(createRecordScanFailureHandler, () =>
-  storageScanDepsFromEnvironment(process.env),
-);
+export const handler = createLazyHandler({
+  deps: (tools) => storageScanDepsFromEnvironment(process.env, tools),
+  handler: createRecordScanFailureHandler,
+});

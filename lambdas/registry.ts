@@ -30,7 +30,11 @@ export type VendorApi = 'scan' | 'keys' | 'breach';
 
 export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
 
+/** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
+export type WorkflowName = 'scan' | 'list';
+
 export interface HandlerDeclaration {
+  readonly workflow: WorkflowName;
   /** Task states of the synthesized workflows that invoke this handler. */
   readonly states: readonly string[];
   /** Object access, per bucket and prefix. */
@@ -68,6 +72,7 @@ const STREAMED_WRITE: readonly S3Action[] = [
 
 export const HANDLERS = {
   'start-scan': {
+    workflow: 'scan',
     states: ['StartScan'],
     s3: [],
     // It only computes the output prefix; the shared scan settings validate RESULTS_BUCKET.
@@ -76,6 +81,7 @@ export const HANDLERS = {
     listStateMachine: [],
   },
   'poll-scan-status': {
+    workflow: 'scan',
     states: ['PollScanStatus'],
     s3: [],
     bucketNamesOnly: ['results'],
@@ -83,6 +89,7 @@ export const HANDLERS = {
     listStateMachine: [],
   },
   'fetch-scan-output': {
+    workflow: 'scan',
     states: ['FetchReport', 'FetchLogs', 'FetchDebug'],
     // ListBucket + GetObject (HeadObject): find a verified object of an earlier attempt and keep
     // it; DeleteObject: remove unverified leftovers and the staged upload once promoted.
@@ -98,6 +105,7 @@ export const HANDLERS = {
     listStateMachine: [],
   },
   'write-scan-manifest': {
+    workflow: 'scan',
     states: ['WriteManifest'],
     // ListBucket: the manifest accounts for every object under the scan's prefix.
     s3: [{ bucket: 'results', prefix: 'scans/', actions: ['PutObject', 'ListBucket'] }],
@@ -106,6 +114,7 @@ export const HANDLERS = {
     listStateMachine: [],
   },
   'record-scan-failure': {
+    workflow: 'scan',
     states: ['RecordFailure'],
     s3: [{ bucket: 'results', prefix: 'scans/', actions: ['PutObject'] }],
     bucketNamesOnly: [],
@@ -113,6 +122,7 @@ export const HANDLERS = {
     listStateMachine: [],
   },
   'delete-scan': {
+    workflow: 'scan',
     states: ['DeleteScanAtVendor'],
     s3: [],
     bucketNamesOnly: ['results'],
@@ -120,6 +130,7 @@ export const HANDLERS = {
     listStateMachine: [],
   },
   'prepare-domain-list': {
+    workflow: 'list',
     states: ['PrepareDomainList'],
     s3: [
       // By version when the upload event names one, the latest otherwise (schedules, manual runs).
@@ -131,6 +142,7 @@ export const HANDLERS = {
     listStateMachine: [],
   },
   'write-list-summary': {
+    workflow: 'list',
     states: ['WriteListSummary'],
     s3: [{ bucket: 'results', prefix: 'lists/', actions: ['GetObject', 'PutObject'] }],
     bucketNamesOnly: [],
@@ -139,6 +151,7 @@ export const HANDLERS = {
     scanStateMachine: ['DescribeExecution'],
   },
   'start-domain-list': {
+    workflow: 'list',
     states: [],
     s3: [],
     // Lets it ignore events of other buckets; it never reads the list itself.
@@ -150,6 +163,11 @@ export const HANDLERS = {
 
 export type HandlerFile = keyof typeof HANDLERS;
 
+/** The handler files of one workflow. */
+export type HandlerFileOf<W extends WorkflowName> = {
+  [F in HandlerFile]: (typeof HANDLERS)[F]['workflow'] extends W ? F : never;
+}[HandlerFile];
+
 /** The declaration of `handlerFile`, or a clear error for a file the registry does not list. */
 export function declarationOf(handlerFile: string): HandlerDeclaration {
   if (!Object.hasOwn(HANDLERS, handlerFile)) {
@@ -158,6 +176,19 @@ export function declarationOf(handlerFile: string): HandlerDeclaration {
     );
   }
   return HANDLERS[handlerFile as HandlerFile];
+}
+
+/**
+ * Refuses a Task state bound to a function whose handler does not declare it: the construct, the
+ * local runner and the least-privilege test then all agree on which handler runs which state.
+ */
+export function checkStateBinding(state: string, handlerFile: string): void {
+  const declared = declarationOf(handlerFile).states;
+  if (!declared.includes(state)) {
+    throw new Error(
+      `Task state '${state}' invokes ${handlerFile}, but lambdas/registry.ts declares it for ${declared.length > 0 ? declared.join(', ') : 'no Task state'}`,
+    );
+  }
 }
 
 /** The handler file a Task state invokes, or undefined. */

@@ -1,10 +1,12 @@
 /** `StartScan`: validate the domain, `POST /scan`, compute the output prefix and the first wait. */
-import { createLazyHandler, type ScanHandler } from '#core/runtime/deps';
+import { scanDepsFromEnvironment } from '#core/runtime/deps';
+import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import type { ScanInProgress } from '#core/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#core/scan/deps';
 import { parseScanDomainInput } from '#core/scan/parse';
-import { type ScanDeps, startScan, withLogKeys } from '#core/scan/steps';
+import { startScan } from '#core/scan/start';
 
-export function createStartScanHandler(deps: ScanDeps): ScanHandler<unknown, ScanInProgress> {
+export function createStartScanHandler(deps: ScanDeps): Handler<unknown, ScanInProgress> {
   return async (event, context) => {
     const input = parseScanDomainInput(event);
     // The raw input may be invalid: log it only once normalised (startScan does), never the event.
@@ -13,4 +15,7 @@ export function createStartScanHandler(deps: ScanDeps): ScanHandler<unknown, Sca
   };
 }
 
-export const handler = createLazyHandler(createStartScanHandler);
+export const handler = createLazyHandler({
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
+  handler: createStartScanHandler,
+});

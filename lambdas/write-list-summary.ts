@@ -1,6 +1,8 @@
 /** `WriteListSummary`: join the Map results with the list and write summary.json. */
+
 import { InvalidInputError } from '#core/errors';
 import { listDepsFromEnvironment } from '#core/runtime/list-deps';
+import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { type ListDeps, type WriteSummaryInput, writeListSummary } from '#core/scan/list';
 
 type SummaryResult = Awaited<ReturnType<typeof writeListSummary>>;
@@ -17,13 +19,11 @@ function parseSummaryInput(event: unknown): WriteSummaryInput {
   return input as WriteSummaryInput;
 }
 
-export function createWriteListSummaryHandler(deps: ListDeps): (event: unknown) => Promise<SummaryResult> {
+export function createWriteListSummaryHandler(deps: ListDeps): Handler<unknown, SummaryResult> {
   return async (event) => writeListSummary(deps, parseSummaryInput(event));
 }
 
-let cached: ((event: unknown) => Promise<SummaryResult>) | undefined;
-
-export const handler = async (event: unknown): Promise<SummaryResult> => {
-  cached ??= createWriteListSummaryHandler(listDepsFromEnvironment());
-  return cached(event);
-};
+export const handler = createLazyHandler({
+  deps: (tools) => listDepsFromEnvironment(process.env, tools),
+  handler: createWriteListSummaryHandler,
+});

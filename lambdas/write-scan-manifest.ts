@@ -1,11 +1,13 @@
 /** `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. */
-import { createLazyHandler, type ScanHandler, storageScanDepsFromEnvironment } from '#core/runtime/handler';
+import { createLazyHandler, type Handler } from '#core/runtime/observability';
+import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import type { ScanOutcome } from '#core/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#core/scan/deps';
+import { writeScanManifest } from '#core/scan/manifest';
 import { parseScanInProgress, parseStoredObjects } from '#core/scan/parse';
-import { type ScanDeps, withLogKeys, writeScanManifest } from '#core/scan/steps';
 
 /** Input: the in-progress state with the Parallel's three StoredObject at `stored`. */
-export function createWriteScanManifestHandler(deps: ScanDeps): ScanHandler<unknown, ScanOutcome> {
+export function createWriteScanManifestHandler(deps: ScanDeps): Handler<unknown, ScanOutcome> {
   return async (event, context) => {
     const state = parseScanInProgress(event);
     const stored = parseStoredObjects(state.stored);
@@ -19,6 +21,7 @@ export function createWriteScanManifestHandler(deps: ScanDeps): ScanHandler<unkn
 }
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
-export const handler = createLazyHandler(createWriteScanManifestHandler, () =>
-  storageScanDepsFromEnvironment(process.env),
-);
+export const handler = createLazyHandler({
+  deps: (tools) => storageScanDepsFromEnvironment(process.env, tools),
+  handler: createWriteScanManifestHandler,
+});

@@ -7,6 +7,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigurationError, VendorAuthError, VendorNetworkError, VendorTimeoutError } from '#core/errors';
+import { ENV } from '#core/runtime/variables';
 import { ScanClient } from '#core/vendor/scan-client';
 
 /** A mistake in how the command was called: exit 2, before any work. */
@@ -97,7 +98,7 @@ export async function preflight(vendor: {
       error instanceof VendorTimeoutError
     ) {
       const reason = error instanceof VendorNetworkError ? (error.code ?? 'connection failed') : 'timed out';
-      throw new ConfigurationError('SCAN_API_URL', `cannot be reached: ${vendor.scanApiUrl} (${reason})`);
+      throw new ConfigurationError(ENV.scanApiUrl, `cannot be reached: ${vendor.scanApiUrl} (${reason})`);
     }
   } finally {
     await client.close();

@@ -36,6 +36,7 @@ import { localPollSettings, pollFlag } from './poll-flags.ts';
 export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
 export { localPollSettings } from './poll-flags.ts';
 
+import { ENV } from '#core/runtime/variables';
 import { scanDomainStateMachine } from './definitions.ts';
 import { startS3rver } from './embedded-s3.ts';
 import { exportObjects, trackWrittenObjects } from './export.ts';
@@ -88,13 +89,13 @@ function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string
 /** The real vendor when SCAN_API_URL is set, else the built-in simulator on a free loopback port. */
 async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<VendorTarget> {
   if (env.SCAN_API_URL?.trim()) {
-    const scanApiUrl = readUrl(env, 'SCAN_API_URL', '');
+    const scanApiUrl = readUrl(env, ENV.scanApiUrl, '');
     const apiKey = env.VENDOR_API_KEY?.trim();
     if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', 'is required when SCAN_API_URL is set');
     return {
       scanApiUrl,
-      keysApiUrl: readUrl(env, 'KEYS_API_URL', scanApiUrl),
-      breachApiUrl: readUrl(env, 'BREACH_API_URL', scanApiUrl),
+      keysApiUrl: readUrl(env, ENV.keysApiUrl, scanApiUrl),
+      breachApiUrl: readUrl(env, ENV.breachApiUrl, scanApiUrl),
       apiKey,
       orgUuid: env.ORG_UUID?.trim() || undefined,
       label: scanApiUrl,

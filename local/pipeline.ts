@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { RunOptions } from 'aws-local-stepfunctions';
 import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
+import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
 import type {
   DomainListItem,
@@ -21,7 +23,7 @@ import type {
   ScanInProgress,
   ScanOutcome,
 } from '#core/scan/contracts';
-import type { ScanApi, ScanLogger } from '#core/scan/deps';
+import type { ScanApi, ScanDeps, ScanLogger } from '#core/scan/deps';
 import { domainResultFromFailure, type ListDeps } from '#core/scan/list';
 import type { PollSettings } from '#core/scan/poll-schedule';
 import type { StatusVocabulary } from '#core/vendor/types';
@@ -30,6 +32,7 @@ import { createFetchScanOutputHandler } from '../lambdas/fetch-scan-output.ts';
 import { createPollScanStatusHandler } from '../lambdas/poll-scan-status.ts';
 import { createPrepareDomainListHandler } from '../lambdas/prepare-domain-list.ts';
 import { createRecordScanFailureHandler } from '../lambdas/record-scan-failure.ts';
+import { type HandlerFileOf, handlerForState } from '../lambdas/registry.ts';
 import { createStartScanHandler } from '../lambdas/start-scan.ts';
 import { createWriteListSummaryHandler } from '../lambdas/write-list-summary.ts';
 import { createWriteScanManifestHandler } from '../lambdas/write-scan-manifest.ts';
@@ -60,6 +63,8 @@ export interface LocalPipelineOptions {
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
   readonly waitOverrideMs?: number;
   readonly logger: ScanLogger;
+  /** Where the handlers' metrics go (the CLI keeps them for its summary). @default NO_METRICS */
+  readonly metrics?: PipelineMetrics;
   readonly onProgress?: ProgressListener;
 }
 
@@ -86,19 +91,37 @@ function asJson<T>(handler: (event: T) => Promise<unknown>): TaskHandler {
   return async (input) => (await handler(input as T)) as JSONValue;
 }
 
+/** The code of each scan handler file; which states it serves comes from lambdas/registry.ts. */
+const SCAN_HANDLER_FACTORIES = {
+  'start-scan': createStartScanHandler,
+  'poll-scan-status': createPollScanStatusHandler,
+  'fetch-scan-output': createFetchScanOutputHandler,
+  'write-scan-manifest': createWriteScanManifestHandler,
+  'record-scan-failure': createRecordScanFailureHandler,
+  'delete-scan': createDeleteScanHandler,
+} satisfies Record<HandlerFileOf<'scan'>, (deps: ScanDeps) => (event: never) => Promise<unknown>>;
+
 /** Binds every Task state of the definition to its real handler, and checks none is left unbound. */
 export function bindScanHandlers(
   definition: AslDefinition,
   options: Pick<
     LocalPipelineOptions,
-    's3' | 'resultsBucket' | 'scanClient' | 'poll' | 'statusVocabulary' | 'logger' | 'allowSpecialUse'
+    | 's3'
+    | 'resultsBucket'
+    | 'scanClient'
+    | 'poll'
+    | 'statusVocabulary'
+    | 'logger'
+    | 'allowSpecialUse'
+    | 'metrics'
   >,
   clock: () => Date = () => new Date(),
 ): Record<string, TaskHandler> {
-  const deps = {
+  const deps = createScanDeps({
     s3: options.s3,
     scanClient: options.scanClient,
     logger: options.logger,
+    metrics: options.metrics ?? NO_METRICS,
     clock,
     settings: createScanSettings({
       resultsBucket: options.resultsBucket,
@@ -106,27 +129,18 @@ export function bindScanHandlers(
       ...(options.statusVocabulary ? { statusVocabulary: options.statusVocabulary } : {}),
       allowSpecialUse: options.allowSpecialUse ?? [],
     }),
-  };
-  const fetch = asJson(createFetchScanOutputHandler(deps));
-  const available: Record<string, TaskHandler> = {
-    StartScan: asJson(createStartScanHandler(deps)),
-    PollScanStatus: asJson(createPollScanStatusHandler(deps)),
-    FetchReport: fetch,
-    FetchLogs: fetch,
-    FetchDebug: fetch,
-    WriteManifest: asJson(createWriteScanManifestHandler(deps)),
-    RecordFailure: asJson(createRecordScanFailureHandler(deps)),
-    DeleteScanAtVendor: asJson(createDeleteScanHandler(deps)),
-  };
+  });
   const bound: Record<string, TaskHandler> = {};
   for (const name of taskStates(definition).keys()) {
-    const handler = available[name];
-    if (!handler) {
+    // Which handler runs a state is lambdas/registry.ts's answer, as it is for the constructs.
+    const file = handlerForState(name);
+    const factory = file === undefined ? undefined : SCAN_HANDLER_FACTORIES[file as HandlerFileOf<'scan'>];
+    if (!factory) {
       throw new Error(
         `The synthesized ScanDomain definition has a Task state '${name}' the local runner cannot bind`,
       );
     }
-    bound[name] = handler;
+    bound[name] = asJson(factory(deps));
   }
   return bound;
 }

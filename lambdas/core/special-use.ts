@@ -3,6 +3,7 @@
  * validation.ts, which applies them after the syntax checks.
  */
 import { InvalidInputError } from '#core/errors';
+import { ENV } from '#core/runtime/variables';
 
 /**
  * Special-use names (RFC 6761, RFC 6762 `.local`, ICANN's `.internal`): they never name a public host,
@@ -20,7 +21,7 @@ const NEVER_ALLOWED = /^(?:localhost|.+\.localhost|metadata\.google\.internal)$/
 export const ALLOWABLE_SPECIAL_USE: readonly string[] = SPECIAL_USE_SUFFIXES.filter((s) => s !== 'localhost');
 
 /** The variable that carries `scan.allowSpecialUseDomains` to the handlers (comma-separated). */
-export const ALLOW_SPECIAL_USE_VARIABLE = 'ALLOW_SPECIAL_USE_DOMAINS';
+export const ALLOW_SPECIAL_USE_VARIABLE = ENV.allowSpecialUseDomains;
 
 /**
  * For re-checking a domain that an intake point (StartScan, the list parser, the configuration)

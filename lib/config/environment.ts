@@ -2,6 +2,8 @@
  * Handler environment derived from the configuration (the CDK bindings and the local runner both
  * use it). Variable names come from the handlers' own readers, never restated here.
  */
+
+import { ENV } from '#core/runtime/variables';
 import { POLL_VARIABLES } from '#core/scan/poll-schedule';
 import { ALLOW_SPECIAL_USE_VARIABLE } from '#core/validation';
 import type { PollConfig, StatusVocabularyConfig } from './schema.ts';
@@ -20,7 +22,7 @@ export function pollEnvironment(poll: PollConfig): Record<string, string> {
 export function statusVocabularyEnvironment(
   vocabulary: StatusVocabularyConfig | undefined,
 ): Record<string, string> {
-  return vocabulary === undefined ? {} : { STATUS_VOCABULARY: JSON.stringify(vocabulary) };
+  return vocabulary === undefined ? {} : { [ENV.statusVocabulary]: JSON.stringify(vocabulary) };
 }
 
 /** `ALLOW_SPECIAL_USE_DOMAINS` when special-use suffixes are allowed; nothing otherwise. */

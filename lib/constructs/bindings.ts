@@ -6,6 +6,7 @@
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { ENV } from '#core/runtime/variables';
 import { SCAN_STATE_MACHINE_VARIABLE } from '#core/scan/list';
 import {
   type BucketName,
@@ -74,8 +75,8 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
 }
 
 const BUCKET_VARIABLES: Record<BucketName, string> = {
-  results: 'RESULTS_BUCKET',
-  input: 'INPUT_BUCKET',
+  results: ENV.resultsBucket,
+  input: ENV.inputBucket,
 };
 
 function missing(fn: PipelineFunction, what: string): Error {
@@ -107,14 +108,14 @@ function setSecretVariables(
     throw new Error(`${fn.node.path}: a vendor secret binding must name at least one API`);
   const unique = [...new Set(apis)];
   if (secrets.mode === 'single') {
-    fn.addEnvironment('VENDOR_API_KEY_SECRET_ARN', secrets.secretFor('scan').secretArn);
+    fn.addEnvironment(ENV.vendorKeySecretArn, secrets.secretFor('scan').secretArn);
     return unique;
   }
   for (const api of unique) {
-    fn.addEnvironment(`${api.toUpperCase()}_API_KEY_SECRET_ARN`, secrets.secretFor(api).secretArn);
+    fn.addEnvironment(ENV.apiKeySecretArn[api], secrets.secretFor(api).secretArn);
   }
   if (unique.length === 1) {
-    fn.addEnvironment('VENDOR_API_KEY_SECRET_ARN', secrets.secretFor(unique[0] as VendorApi).secretArn);
+    fn.addEnvironment(ENV.vendorKeySecretArn, secrets.secretFor(unique[0] as VendorApi).secretArn);
   }
   return unique;
 }
@@ -127,7 +128,7 @@ function bindListStateMachine(
 ): void {
   if (actions.includes('StartExecution')) stateMachine.grantStartExecution(fn);
   if (actions.includes('DescribeExecution')) stateMachine.grantExecution(fn, 'states:DescribeExecution');
-  fn.addEnvironment('DOMAIN_LIST_STATE_MACHINE_ARN', stateMachine.stateMachineArn);
+  fn.addEnvironment(ENV.domainListStateMachineArn, stateMachine.stateMachineArn);
 }
 
 function grantObjects(fn: PipelineFunction, bucket: IBucket, use: BucketUse): void {

@@ -7,6 +7,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
+import { ENV } from '#core/runtime/variables';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
@@ -73,8 +74,8 @@ export class DomainListIntake extends Construct {
       timeout: Duration.seconds(30),
       memorySize: 256,
       environment: {
-        INTAKE_PREFIX: prefix,
-        INTAKE_SUFFIXES: suffixes.join(','),
+        [ENV.intakePrefix]: prefix,
+        [ENV.intakeSuffixes]: suffixes.join(','),
       },
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });

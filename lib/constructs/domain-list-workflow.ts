@@ -1,34 +1,33 @@
 import { Duration } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import {
-  DefinitionBody,
   DistributedMap,
   Fail,
   IntegrationPattern,
   type IStateMachine,
   JsonPath,
-  LogLevel,
   Pass,
   ResultWriterV2,
   type ResultWriterV2Props,
   S3JsonItemReader,
-  StateMachine,
-  StateMachineType,
+  type StateMachine,
   Succeed,
   TaskInput,
   Timeout,
 } from 'aws-cdk-lib/aws-stepfunctions';
-import { LambdaInvoke, StepFunctionsStartExecution } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
+import { ENV } from '#core/runtime/variables';
 import { LIST_SIZE_LIMIT } from '#core/scan/list';
 import { allowSpecialUseEnvironment } from '../config/index.ts';
 import { bindDeclared } from './bindings.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
+import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY, START_CHILD_EXECUTION_RETRY } from './retry-policies.ts';
 
 export interface DomainListWorkflowProps {
@@ -71,7 +70,6 @@ export interface DomainListWorkflowProps {
 }
 
 const LIST_STEP_TIMEOUT = Duration.minutes(5);
-const TASK_TIMEOUT_MARGIN = Duration.seconds(10);
 /** Slack for the child's start and the .sync completion polling after the child's own timeout. */
 const CHILD_WAIT_MARGIN = Duration.minutes(15);
 
@@ -125,7 +123,7 @@ export class DomainListWorkflow extends Construct {
       // A 100,000-line list is parsed and deduplicated in memory.
       memorySize: 1024,
       environment: {
-        INTAKE_SUFFIXES: suffixes.join(','),
+        [ENV.intakeSuffixes]: suffixes.join(','),
         [LIST_SIZE_LIMIT.variable]: String(props.maxListBytes ?? LIST_SIZE_LIMIT.default),
         ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
       },
@@ -148,12 +146,7 @@ export class DomainListWorkflow extends Construct {
 
     // Output replaces the state: PreparedDomainList (plus source and startedAt) is what the Map and
     // WriteListSummary read.
-    const prepare = new LambdaInvoke(this, 'PrepareDomainList', {
-      lambdaFunction: this.prepareDomainListFunction,
-      payloadResponseOnly: true,
-      retryOnServiceExceptions: false,
-      taskTimeout: Timeout.duration(LIST_STEP_TIMEOUT.plus(TASK_TIMEOUT_MARGIN)),
-    });
+    const prepare = lambdaTask(this, 'PrepareDomainList', this.prepareDomainListFunction);
     prepare.addRetry(IDEMPOTENT_TASK_RETRY);
     prepare.addCatch(listFailed, { errors: ['States.ALL'], resultPath: '$.caught' });
 
@@ -212,12 +205,7 @@ export class DomainListWorkflow extends Construct {
     scanEachDomain.itemProcessor(scanOneDomain);
     scanEachDomain.addCatch(listFailed, { errors: ['States.ALL'], resultPath: '$.caught' });
 
-    const writeSummary = new LambdaInvoke(this, 'WriteListSummary', {
-      lambdaFunction: this.writeListSummaryFunction,
-      payloadResponseOnly: true,
-      retryOnServiceExceptions: false,
-      taskTimeout: Timeout.duration(LIST_STEP_TIMEOUT.plus(TASK_TIMEOUT_MARGIN)),
-    });
+    const writeSummary = lambdaTask(this, 'WriteListSummary', this.writeListSummaryFunction);
     writeSummary.addRetry(IDEMPOTENT_TASK_RETRY);
     writeSummary.addCatch(listFailed, { errors: ['States.ALL'], resultPath: '$.caught' });
 
@@ -226,14 +214,17 @@ export class DomainListWorkflow extends Construct {
       .next(writeSummary)
       .next(new Succeed(this, 'ListSucceeded'));
 
-    this.logGroup = new LogGroup(this, 'Logs', { retention: logRetention });
-    this.stateMachine = new StateMachine(this, 'StateMachine', {
+    const machine = new PipelineStateMachine(this, 'StateMachine', {
       comment: 'DomainListScan: scan every domain of one list and write summary.json (docs/contracts.md)',
-      definitionBody: DefinitionBody.fromChainable(definition),
-      stateMachineType: StateMachineType.STANDARD,
-      tracingEnabled: true,
-      logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
+      definition,
+      // A list of any length at any concurrency: each child ScanDomain has its own timeout, and the
+      // Map waits for them, so no fixed bound fits every list.
+      timeout: 'unbounded',
+      functions: [this.prepareDomainListFunction, this.writeListSummaryFunction],
+      logRetention,
     });
+    this.stateMachine = machine.stateMachine;
+    this.logGroup = machine.logGroup;
     // The ItemReader takes its bucket from the state (bucketNamePath), so CDK grants nothing for it:
     // items.json is always under lists/ in the results bucket.
     this.stateMachine.addToRolePolicy(
@@ -243,16 +234,6 @@ export class DomainListWorkflow extends Construct {
       }),
     );
 
-    acknowledgeWildcards(
-      this.stateMachine,
-      [this.prepareDomainListFunction, this.writeListSummaryFunction].map((fn) => arnFinding(fn, ':*')),
-      "LambdaInvoke grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of this workflow's own functions.",
-    );
-    acknowledgeWildcards(
-      this.stateMachine,
-      ['Resource::*'],
-      'Log delivery (logs:*LogDelivery*, logs:DescribeLogGroups...) and X-Ray (xray:PutTraceSegments...) support no resource-level permissions.',
-    );
     acknowledgeWildcards(
       this.stateMachine,
       [arnFinding(props.resultsBucket, '/lists/*')],

@@ -7,6 +7,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { ENV } from '#core/runtime/variables';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
 
 /** Repository root: handler entries, package-lock.json and tsconfig.json are resolved against it. */
@@ -131,8 +132,8 @@ export class PipelineFunction extends NodejsFunction {
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       environment: {
-        POWERTOOLS_SERVICE_NAME: props.serviceName ?? 'security-pipeline',
-        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        [ENV.serviceName]: props.serviceName ?? 'security-pipeline',
+        [ENV.logLevel]: props.logLevel ?? 'INFO',
         ...props.environment,
         // Stack traces must point at the TypeScript sources, whatever else the caller passes.
         NODE_OPTIONS: ['--enable-source-maps', props.environment?.NODE_OPTIONS].filter(Boolean).join(' '),

@@ -11,6 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { checkStateBinding } from '../../lambdas/registry.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 
@@ -19,8 +20,12 @@ export interface PipelineStateMachineProps {
   readonly definition: IChainable;
   /** What the workflow does, shown in the console; name its contract in docs/contracts.md. */
   readonly comment: string;
-  /** A backstop for executions that never end; the workflow's own checks should end them first. */
-  readonly timeout: Duration;
+  /**
+   * A backstop for executions that never end; the workflow's own checks should end them first.
+   * Only a workflow whose length grows with its input without bound (a list run of any size) may
+   * leave it out, and must say why.
+   */
+  readonly timeout: Duration | 'unbounded';
   /** The workflow's Lambda functions: their invoke grants are acknowledged one by one for cdk-nag. */
   readonly functions: readonly PipelineFunction[];
   /**
@@ -37,7 +42,8 @@ export interface PipelineStateMachineProps {
  * - logging of every event to its own log group, **without execution data**: state input and
  *   output carry scan status bodies, report names and hashed identities that have no place in logs;
  * - X-Ray tracing;
- * - an execution timeout (required: a Standard execution otherwise lives for a year);
+ * - an execution timeout (a Standard execution otherwise lives for a year), unless the workflow
+ *   declares itself unbounded;
  * - the cdk-nag acknowledgements every such machine needs, each naming exactly what it covers.
  */
 export class PipelineStateMachine extends Construct {
@@ -53,7 +59,7 @@ export class PipelineStateMachine extends Construct {
       comment: props.comment,
       definitionBody: DefinitionBody.fromChainable(props.definition),
       stateMachineType: StateMachineType.STANDARD,
-      timeout: props.timeout,
+      ...(props.timeout === 'unbounded' ? {} : { timeout: props.timeout }),
       tracingEnabled: true,
       logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
     });
@@ -85,7 +91,8 @@ const TASK_TIMEOUT_MARGIN_SECONDS = 10;
 /**
  * A Lambda task whose input and output are plain payloads (no Lambda envelope), which times out
  * just after its function would, and which retries nothing by itself: each workflow adds its own
- * Retry rules (with jitter) from `retry-policies.ts`, instead of CDK's default service retry.
+ * Retry rules (with jitter) from `retry-policies.ts`, instead of CDK's default service retry. The
+ * state must be one that lambdas/registry.ts declares for the function's handler.
  */
 export function lambdaTask(
   scope: Construct,
@@ -93,6 +100,7 @@ export function lambdaTask(
   fn: PipelineFunction,
   options: LambdaTaskOptions = {},
 ): LambdaInvoke {
+  checkStateBinding(stateName, fn.handlerFile);
   return new LambdaInvoke(scope, stateName, {
     lambdaFunction: fn,
     payloadResponseOnly: true,

@@ -18,6 +18,7 @@ import {
   WaitTime,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { ENV } from '#core/runtime/variables';
 import type { FailureName } from '#core/scan/failure';
 import {
   allowSpecialUseEnvironment,
@@ -104,7 +105,7 @@ export class ScanWorkflow extends Construct {
       ...statusVocabularyEnvironment(props.statusVocabulary),
       ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
     };
-    const scanSettings = { SCAN_API_URL: props.scanApiUrl, ...s3OnlySettings };
+    const scanSettings = { [ENV.scanApiUrl]: props.scanApiUrl, ...s3OnlySettings };
 
     // --- Functions: each gets what its handler declares in lambdas/registry.ts -------------------------------
     this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {

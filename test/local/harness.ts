@@ -6,10 +6,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { StateMachine } from 'aws-local-stepfunctions';
+import type { PipelineMetrics } from '#core/metrics';
 import type { ScanOutcome } from '#core/scan/contracts';
 import type { ScanApi, ScanLogger } from '#core/scan/deps';
 import type { PollSettings } from '#core/scan/poll-schedule';
-import { createVendorClients, type VendorClients } from '#core/vendor/index';
+import { createVendorClients, type VendorAttemptObserver, type VendorClients } from '#core/vendor/index';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
@@ -69,6 +70,8 @@ export interface ScanExecutionSetup {
   readonly clock: () => Date;
   /** Replaces bound handlers, e.g. to make one throw a Lambda service error first. */
   readonly wrap?: (bound: Handlers) => Handlers;
+  /** Where the handlers record metrics. @default NO_METRICS */
+  readonly metrics?: PipelineMetrics;
 }
 
 /**
@@ -85,6 +88,7 @@ export async function executeScan(setup: ScanExecutionSetup, domain: string): Pr
       scanClient: setup.scanClient,
       poll: setup.poll,
       logger: setup.logger,
+      ...(setup.metrics ? { metrics: setup.metrics } : {}),
     },
     setup.clock,
   );
@@ -129,7 +133,7 @@ export function executionEnd(events: readonly EngineEvent[]): ExecutionEnd {
  */
 export function vendorClientsFor(
   sim: VendorSimulator,
-  options: { maxAttempts?: number; requestTimeoutMs?: number } = {},
+  options: { maxAttempts?: number; requestTimeoutMs?: number; observer?: VendorAttemptObserver } = {},
 ): VendorClients {
   const credentials = async () => sim.apiKey;
   return createVendorClients({
@@ -144,6 +148,7 @@ export function vendorClientsFor(
     retry: { maxAttempts: options.maxAttempts ?? 2 },
     requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
     idleTimeoutMs: 5_000,
+    ...(options.observer ? { observer: options.observer } : {}),
   });
 }
 

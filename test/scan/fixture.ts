@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { createScanDeps } from '#core/runtime/deps';
+import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings, type ScanSettingsInput } from '#core/runtime/settings';
 import type { ScanInProgress } from '#core/scan/contracts';
 import type { ScanDeps } from '#core/scan/deps';

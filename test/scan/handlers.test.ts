@@ -3,8 +3,8 @@
  * JSON the way Step Functions feeds them: every result goes through JSON before the next state.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createScanDeps } from '#core/runtime/deps';
 import { createServiceLogger } from '#core/runtime/logger';
+import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
 import type { ScanInProgress, StoredObject } from '#core/scan/contracts';
 import type { VendorSimulator } from '#local/simulator/types';

@@ -1,6 +1,6 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createScanDeps } from '#core/runtime/deps';
+import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
 import type { ScanInProgress } from '#core/scan/contracts';
 import type { ScanApi, ScanDeps } from '#core/scan/deps';

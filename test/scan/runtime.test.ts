@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '#core/errors';
-import { createLazyHandler, scanDepsFromEnvironment } from '#core/runtime/deps';
+import { scanDepsFromEnvironment } from '#core/runtime/deps';
 import { readJsonEnv, readNumberEnv, readUrlEnv, requireEnv } from '#core/runtime/env';
+import { createLazyHandler, createObservability } from '#core/runtime/observability';
+import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import { createScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
 import type { ScanDeps } from '#core/scan/deps';
 import { createStaticSecretReader } from '#core/secrets';
@@ -129,6 +131,7 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
     await s3.close();
   });
 
+  const tools = () => createObservability({ POWERTOOLS_LOG_LEVEL: 'SILENT' });
   const env = () => ({
     RESULTS_BUCKET,
     SCAN_API_URL: `${sim.url}/`,
@@ -143,17 +146,14 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
     ['VENDOR_API_KEY_SECRET_ARN', 'VENDOR_API_KEY_SECRET_ARN'],
   ])('names %s when it is missing', (missing, variable) => {
     const error = thrownBy(ConfigurationError, () =>
-      scanDepsFromEnvironment({ ...env(), [missing]: undefined }),
+      scanDepsFromEnvironment({ ...env(), [missing]: undefined }, tools()),
     );
     expect(error.setting).toBe(variable);
   });
 
   it('builds S3-only deps without a vendor URL or secret, and refuses any vendor call', async () => {
     // Prepare
-    const deps = scanDepsFromEnvironment(
-      { RESULTS_BUCKET, POWERTOOLS_LOG_LEVEL: 'SILENT' },
-      { vendor: false },
-    );
+    const deps = storageScanDepsFromEnvironment({ RESULTS_BUCKET, POWERTOOLS_LOG_LEVEL: 'SILENT' }, tools());
 
     // Act
     const call = deps.scanClient.getStatus('6f1c1f7e-64f7-4c55-9f1e-3f7a4f1b2c3d');
@@ -166,10 +166,10 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
   it('builds deps whose scan client reads the key from the secret (SCAN_API_KEY_SECRET_ARN wins)', async () => {
     // Prepare
     const secrets = createStaticSecretReader({ 'scan-only-secret': JSON.stringify({ apiKey: sim.apiKey }) });
-    const deps = scanDepsFromEnvironment(
-      { ...env(), SCAN_API_KEY_SECRET_ARN: 'scan-only-secret' },
-      { secrets, s3: s3.client },
-    );
+    const deps = scanDepsFromEnvironment({ ...env(), SCAN_API_KEY_SECRET_ARN: 'scan-only-secret' }, tools(), {
+      secrets,
+      s3: s3.client,
+    });
 
     // Act
     const started = await createStartScanHandler(deps)({ domain: 'from-env.example.com' });
@@ -186,9 +186,9 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
     const secrets = createStaticSecretReader({ [SECRET_ARN]: sim.apiKey });
     const build = (): ScanDeps => {
       builds += 1;
-      return scanDepsFromEnvironment(currentEnv, { secrets, s3: s3.client });
+      return scanDepsFromEnvironment(currentEnv, tools(), { secrets, s3: s3.client });
     };
-    const lambda = createLazyHandler(createStartScanHandler, build);
+    const lambda = createLazyHandler({ deps: build, handler: createStartScanHandler, observability: tools });
 
     // Act
     const broken1 = lambda({ domain: 'a.example.com' });

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VendorNetworkError } from '#core/errors';
-import { createScanDeps } from '#core/runtime/deps';
+import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
 import { fetchScanOutput, startScan } from '#core/scan/steps';
 import { ScanClient } from '#core/vendor/index';

@@ -5,7 +5,7 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#core/errors';
-import { createScanDeps } from '#core/runtime/deps';
+import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
 import type { ScanInProgress, StoredObject } from '#core/scan/contracts';
 import {

@@ -9,8 +9,10 @@ import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
-import { createServiceLogger } from '#core/runtime/logger';
+import { scanLoggerFromPowertools } from '#core/runtime/logger';
+import { createObservability, type Observability } from '#core/runtime/observability';
 import { allowSpecialUseFromEnv } from '#core/runtime/settings';
+import { ENV } from '#core/runtime/variables';
 import type { IntakeDeps } from '#core/scan/intake';
 import {
   type ExecutionLookup,
@@ -22,12 +24,12 @@ import { numberFromText } from '#core/schema';
 
 /** INTAKE_SUFFIXES: comma-separated, lower-case, each starting with '.'; the rule and the handler must agree. */
 function intakeSuffixes(env: Env): string[] {
-  const raw = optionalEnv(env, 'INTAKE_SUFFIXES');
+  const raw = optionalEnv(env, ENV.intakeSuffixes);
   if (raw === undefined) return [...DEFAULT_DOMAIN_LIST_SUFFIXES];
   const suffixes = raw.split(',').map((suffix) => suffix.trim().toLowerCase());
   if (suffixes.some((suffix) => !DOMAIN_LIST_SUFFIX_PATTERN.test(suffix))) {
     throw new ConfigurationError(
-      'INTAKE_SUFFIXES',
+      ENV.intakeSuffixes,
       `must be comma-separated suffixes like .txt,.csv, got "${raw}"`,
     );
   }
@@ -66,17 +68,23 @@ export function sfnExecutionLookup(sfn: SFNClient, scanStateMachineArn: string):
   };
 }
 
-export function listDepsFromEnvironment(env: Env = process.env): ListDeps {
+/**
+ * Deps of the list handlers (prepare, summary). `tools` are the function's Powertools utilities;
+ * tests pass none and get a plain logger and untraced clients.
+ */
+export function listDepsFromEnvironment(env: Env = process.env, tools?: Observability): ListDeps {
   const scanStateMachineArn = optionalEnv(env, SCAN_STATE_MACHINE_VARIABLE);
+  const traced = <T extends S3Client | SFNClient>(client: T): T =>
+    tools ? tools.tracer.captureAWSv3Client(client) : client;
   return {
-    s3: new S3Client({}),
+    s3: traced(new S3Client({})),
     ...(scanStateMachineArn === undefined
       ? {}
-      : { executions: sfnExecutionLookup(new SFNClient({}), scanStateMachineArn) }),
-    logger: createServiceLogger(optionalEnv(env, 'POWERTOOLS_SERVICE_NAME') ?? 'domain-lists').logger,
+      : { executions: sfnExecutionLookup(traced(new SFNClient({})), scanStateMachineArn) }),
+    logger: loggerFor(env, tools),
     settings: {
-      resultsBucket: readBucketEnv(env, 'RESULTS_BUCKET'),
-      inputBucket: optionalEnv(env, 'INPUT_BUCKET'),
+      resultsBucket: readBucketEnv(env, ENV.resultsBucket),
+      inputBucket: optionalEnv(env, ENV.inputBucket),
       suffixes: intakeSuffixes(env),
       maxListBytes: maxListBytes(env),
       allowSpecialUse: allowSpecialUseFromEnv(env),
@@ -84,15 +92,21 @@ export function listDepsFromEnvironment(env: Env = process.env): ListDeps {
   };
 }
 
-export function intakeDepsFromEnvironment(env: Env = process.env): IntakeDeps {
+/** Deps of the intake handler, which starts list runs for uploads and schedule fires. */
+export function intakeDepsFromEnvironment(env: Env = process.env, tools?: Observability): IntakeDeps {
+  const sfn = new SFNClient({});
   return {
-    sfn: new SFNClient({}),
-    logger: createServiceLogger(optionalEnv(env, 'POWERTOOLS_SERVICE_NAME') ?? 'domain-lists').logger,
+    sfn: tools ? tools.tracer.captureAWSv3Client(sfn) : sfn,
+    logger: loggerFor(env, tools),
     settings: {
-      stateMachineArn: requireEnv(env, 'DOMAIN_LIST_STATE_MACHINE_ARN'),
-      prefix: optionalEnv(env, 'INTAKE_PREFIX') ?? 'incoming/',
+      stateMachineArn: requireEnv(env, ENV.domainListStateMachineArn),
+      prefix: optionalEnv(env, ENV.intakePrefix) ?? 'incoming/',
       suffixes: intakeSuffixes(env),
-      inputBucket: optionalEnv(env, 'INPUT_BUCKET'),
+      inputBucket: optionalEnv(env, ENV.inputBucket),
     },
   };
+}
+
+function loggerFor(env: Env, tools: Observability | undefined) {
+  return scanLoggerFromPowertools(tools?.logger ?? createObservability(env, 'domain-lists').logger);
 }

@@ -11,67 +11,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogLevel } from '@aws-lambda-powertools/logger/types';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { Context } from 'aws-lambda';
+import { METRIC, METRICS_NAMESPACE, type PipelineMetrics } from '#core/metrics';
+import { type Env, optionalEnv } from '#core/runtime/env';
 
-/** The CloudWatch namespace of every pipeline metric. */
-export const METRICS_NAMESPACE = 'SecurityPipeline';
+export * from '#core/metrics';
 
-/** The pipeline's metric names, so a dashboard or alarm can never name one that is not emitted. */
-export const METRIC = {
-  scansStarted: 'ScansStarted',
-  scansSucceeded: 'ScansSucceeded',
-  scansFailed: 'ScansFailed',
-  scansTimedOut: 'ScansTimedOut',
-  scanDuration: 'ScanDurationSeconds',
-  bytesStored: 'BytesStored',
-  vendorRetries: 'VendorRetries',
-  vendorErrors: 'VendorErrors',
-} as const;
-
-export type MetricName = (typeof METRIC)[keyof typeof METRIC];
-
-export type MetricUnitName = 'Count' | 'Seconds' | 'Bytes' | 'Milliseconds';
-
-/**
- * The only dimensions a pipeline metric may carry: words from fixed vocabularies. A type, not a
- * convention: `operation` is a vendor operation name (`scan.getReport`), `outcome` a result class.
- */
-export interface MetricDimensions {
-  /** Which workflow emitted it: `scan`, `list`, `breach`, `rotation`. */
-  readonly workflow?: 'scan' | 'list' | 'breach' | 'rotation';
-  /** A vendor client operation, e.g. `scan.getStatus`. */
-  readonly operation?: `${'scan' | 'keys' | 'breach'}.${string}`;
-  /** A result class, e.g. `retried`, `throttled`, `unavailable`, `succeeded`. */
-  readonly outcome?: string;
-  /** A scan output: `report`, `logs`, `debug`. */
-  readonly output?: 'report' | 'logs' | 'debug';
-}
-
-/** What core code records metrics through. */
-export interface PipelineMetrics {
-  record(name: MetricName, value: number, unit: MetricUnitName, dimensions?: MetricDimensions): void;
-}
-
-/** Records nothing: for callers that do not measure (unit tests of unrelated behaviour). */
-export const NO_METRICS: PipelineMetrics = Object.freeze({ record: () => undefined });
-
-/** One recorded metric, as the in-memory recorder keeps it. */
-export interface RecordedMetric {
-  readonly name: MetricName;
-  readonly value: number;
-  readonly unit: MetricUnitName;
-  readonly dimensions: MetricDimensions;
-}
-
-/** Keeps every metric in memory: the local runner's summary and the tests read it. */
-export function createMetricsRecorder(): PipelineMetrics & { readonly recorded: RecordedMetric[] } {
-  const recorded: RecordedMetric[] = [];
-  return {
-    recorded,
-    record(name, value, unit, dimensions = {}) {
-      recorded.push({ name, value, unit, dimensions: { ...dimensions } });
-    },
-  };
-}
+import { ENV } from '#core/runtime/variables';
+import type { VendorAttemptObserver } from '#core/vendor/types';
 
 /** Powertools Metrics behind {@link PipelineMetrics}. Dimensioned metrics are flushed on their own. */
 export function powertoolsMetrics(metrics: Metrics): PipelineMetrics {
@@ -101,43 +48,93 @@ export interface Observability {
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 
 /**
- * Logger, Metrics and Tracer for one function, once per cold start. `serviceName` is the default;
- * `POWERTOOLS_SERVICE_NAME` in the environment (set by the CDK function defaults) wins.
+ * Logger, Metrics and Tracer for one function, once per cold start, configured from the variables
+ * the function defaults set (`POWERTOOLS_SERVICE_NAME`, `POWERTOOLS_LOG_LEVEL`). Outside Lambda the
+ * Tracer is a no-op (Powertools checks the execution environment itself).
  */
-export function createObservability(serviceName: string, logLevel?: string): Observability {
-  const level = LOG_LEVELS.find((l) => l === logLevel?.trim().toUpperCase());
+export function createObservability(
+  env: Env = process.env,
+  defaultService = 'security-pipeline',
+): Observability {
+  const serviceName = optionalEnv(env, ENV.serviceName) ?? defaultService;
+  const logLevel = optionalEnv(env, ENV.logLevel)?.toUpperCase();
+  const level = LOG_LEVELS.find((l) => l === logLevel);
   const logger = new Logger({ serviceName, ...(level ? { logLevel: level as LogLevel } : {}) });
   const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName });
-  const tracer = new Tracer({ serviceName });
+  // Responses carry domains and scan ids; traces keep timings and errors only.
+  const tracer = new Tracer({ serviceName, captureHTTPsRequests: true });
   return { logger, metrics, tracer };
+}
+
+/** Retries and final failures of vendor calls as metrics: dimensions are the operation and a class word. */
+export function vendorMetricsObserver(metrics: PipelineMetrics): VendorAttemptObserver {
+  return {
+    retrying: (event) =>
+      metrics.record(METRIC.vendorRetries, 1, 'Count', {
+        operation: event.operation,
+        outcome: event.failure,
+      }),
+    failed: (event) =>
+      metrics.record(METRIC.vendorErrors, 1, 'Count', { operation: event.operation, outcome: event.failure }),
+  };
 }
 
 /** The part of the Lambda context the handlers use; the local runner may pass nothing. */
 export interface InvocationContext {
   readonly awsRequestId?: string;
+  readonly functionName?: string;
 }
 
 export type Handler<TEvent, TResult> = (event: TEvent, context?: InvocationContext) => Promise<TResult>;
 
+export interface LazyHandlerOptions<TDeps, TEvent, TResult> {
+  /** Builds the dependencies from the environment, with the function's Powertools utilities. */
+  readonly deps: (tools: Observability) => TDeps;
+  /** The handler over those dependencies (what the tests and the local runner call directly). */
+  readonly handler: (deps: TDeps) => Handler<TEvent, TResult>;
+  /** @default createObservability() */
+  readonly observability?: () => Observability;
+}
+
 /**
- * A Lambda entry point that builds its dependencies on first use and keeps them for the life of the
- * execution environment, for any workflow's deps. A configuration error is not cached: every
- * invocation reports it (naming the variable) until the configuration is fixed. Metrics buffered
- * during an invocation are flushed when it ends, whether it succeeded or threw.
+ * The Lambda entry point of every handler. Once per execution environment it creates Logger,
+ * Metrics and Tracer and builds the dependencies; a configuration error is not cached, so every
+ * invocation reports it (naming the variable) until the configuration is fixed. Each invocation:
+ * - runs in its own X-Ray subsegment with the cold-start and service annotations and the error, if
+ *   any, as metadata (never the response: it carries domains);
+ * - adds the Lambda context (request id, function) to every log line;
+ * - flushes the metrics it recorded, whether it succeeded or threw.
  */
 export function createLazyHandler<TDeps, TEvent, TResult>(
-  buildDeps: () => TDeps,
-  factory: (deps: TDeps) => Handler<TEvent, TResult>,
-  observability?: () => Pick<Observability, 'metrics' | 'logger'> | undefined,
+  options: LazyHandlerOptions<TDeps, TEvent, TResult>,
 ): Handler<TEvent, TResult> {
+  let tools: Observability | undefined;
   let handler: Handler<TEvent, TResult> | undefined;
   return async (event, context) => {
-    handler ??= factory(buildDeps());
-    const tools = observability?.();
+    tools ??= (options.observability ?? createObservability)();
+    const { logger, metrics, tracer } = tools;
+    if (context?.functionName !== undefined) logger.addContext(context as Context);
+    const tracing = tracer.isTracingEnabled();
+    const segment = tracing ? tracer.getSegment() : undefined;
+    const subsegment = segment?.addNewSubsegment(`## ${context?.functionName ?? 'handler'}`);
+    if (subsegment) tracer.setSegment(subsegment);
     try {
+      if (tracing) {
+        tracer.annotateColdStart();
+        tracer.addServiceNameAnnotation();
+      }
+      if (handler === undefined) {
+        metrics.captureColdStartMetric();
+        handler = options.handler(options.deps(tools));
+      }
       return await handler(event, context);
+    } catch (error) {
+      if (tracing) tracer.addErrorAsMetadata(error as Error);
+      throw error;
     } finally {
-      tools?.metrics.publishStoredMetrics();
+      subsegment?.close();
+      if (segment) tracer.setSegment(segment);
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     }
   };
 }

@@ -4,6 +4,7 @@
  */
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv } from '#core/runtime/env';
+import { ENV } from '#core/runtime/variables';
 import {
   DEFAULT_POLL_SETTINGS,
   POLL_BOUNDS,
@@ -57,7 +58,7 @@ export interface ScanSettingsInput {
  */
 export function createScanSettings(input: ScanSettingsInput): ScanSettings {
   if (typeof input.resultsBucket !== 'string' || input.resultsBucket.trim() === '') {
-    throw new ConfigurationError('RESULTS_BUCKET', 'is required but not set');
+    throw new ConfigurationError(ENV.resultsBucket, 'is required but not set');
   }
   const poll: PollSettings = { ...DEFAULT_POLL_SETTINGS, ...definedOnly(input.poll ?? {}) };
   const [problem] = pollSettingsProblems(poll);
@@ -86,11 +87,11 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
 
 /** Settings from the Lambda environment (see docs/contracts.md for the variables). */
 export function scanSettingsFromEnv(env: Env): ScanSettings {
-  const resultsBucket = readBucketEnv(env, 'RESULTS_BUCKET');
+  const resultsBucket = readBucketEnv(env, ENV.resultsBucket);
   const poll = pollSettingsFromEnv(env);
-  const vocabularyJson = optionalEnv(env, 'STATUS_VOCABULARY');
+  const vocabularyJson = optionalEnv(env, ENV.statusVocabulary);
   const statusVocabulary =
-    vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, 'STATUS_VOCABULARY');
+    vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, ENV.statusVocabulary);
   return createScanSettings({
     resultsBucket,
     poll,

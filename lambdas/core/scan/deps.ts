@@ -3,6 +3,7 @@
  * environment (`#core/runtime/deps`); the local runner and the tests build it with loopback clients.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { PipelineMetrics } from '#core/metrics';
 import type { ScanSettings } from '#core/runtime/settings';
 import type { ScanStatus, StartScanResult, VendorDownload, VendorLogger } from '#core/vendor/types';
 
@@ -34,6 +35,8 @@ export interface ScanDeps {
   readonly scanClient: ScanApi;
   readonly logger: ScanLogger;
   readonly settings: ScanSettings;
+  /** Scans started, finished and stored bytes (docs/contracts.md "Metrics"). */
+  readonly metrics: PipelineMetrics;
   /** Injected so tests can drive deadlines and dates. */
   readonly clock: () => Date;
 }

@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { METRIC } from '#core/metrics';
 import { redactUrl } from '#core/redact';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#core/scan/contracts';
 import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#core/scan/parse';
@@ -140,6 +141,7 @@ export async function recordScanFailure<T extends RecordScanFailureInput>(
       errorName: writeError instanceof Error ? writeError.name : typeof writeError,
     });
   }
+  recordFailureMetrics(deps, failureName, poll, recordedAt);
   deps.logger.warn('Scan failed', {
     domain: outcome.domain,
     scanUuid,
@@ -150,6 +152,31 @@ export async function recordScanFailure<T extends RecordScanFailureInput>(
     failureKey,
   });
   return { ...state, failure: { error: failureName, cause: JSON.stringify(outcome) }, failureKey };
+}
+
+/**
+ * A timed-out scan counts as timed out, anything else as failed (its failure name is the outcome
+ * dimension: a word from a fixed set). The duration is known once the scan had started.
+ */
+function recordFailureMetrics(
+  deps: ScanDeps,
+  failureName: string,
+  poll: PollState | undefined,
+  now: Date,
+): void {
+  const timedOut = failureName === 'ScanTimedOut';
+  deps.metrics.record(timedOut ? METRIC.scansTimedOut : METRIC.scansFailed, 1, 'Count', {
+    workflow: 'scan',
+    // A hand-started execution may name anything: only the known names become a dimension.
+    outcome: Object.hasOwn(OUTCOME_STATE, failureName) ? failureName : 'Other',
+  });
+  const started = poll === undefined ? Number.NaN : Date.parse(poll.startedAt);
+  if (Number.isFinite(started)) {
+    deps.metrics.record(METRIC.scanDuration, Math.max(0, (now.getTime() - started) / 1000), 'Seconds', {
+      workflow: 'scan',
+      outcome: timedOut ? 'timed_out' : 'failed',
+    });
+  }
 }
 
 /**

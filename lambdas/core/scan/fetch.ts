@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { VendorError, VendorNetworkError } from '#core/errors';
+import { METRIC } from '#core/metrics';
 import { BodyLengthMismatchError, streamToS3 } from '#core/s3/stream-upload';
 import type { ScanInProgress, ScanOutputName, StoredObject } from '#core/scan/contracts';
 import type { VendorDownload } from '#core/vendor/types';
@@ -68,6 +69,7 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
             cause: error,
           }),
   });
+  deps.metrics.record(METRIC.bytesStored, stored.size, 'Bytes', { workflow: 'scan', output });
   deps.logger.info('Scan output stored', {
     domain: state.domain,
     scanUuid,

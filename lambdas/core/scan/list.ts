@@ -16,6 +16,7 @@ import {
 } from '#core/domain-list';
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName, listResultsPrefix, runIdFor } from '#core/naming';
+import { ENV } from '#core/runtime/variables';
 import type {
   DomainListInput,
   DomainListItem,
@@ -51,13 +52,13 @@ export const DEFAULT_MAX_LIST_BYTES = 20 * 1024 * 1024;
  * time inside the step's timeout.
  */
 export const LIST_SIZE_LIMIT = {
-  variable: 'DOMAIN_LIST_MAX_BYTES',
+  variable: ENV.domainListMaxBytes,
   bounds: { min: 1024, max: 100 * 1024 * 1024, integer: true },
   default: DEFAULT_MAX_LIST_BYTES,
 } as const;
 
 /** Where WriteListSummary finds the ScanDomain machine whose children it may need to look up. */
-export const SCAN_STATE_MACHINE_VARIABLE = 'SCAN_STATE_MACHINE_ARN';
+export const SCAN_STATE_MACHINE_VARIABLE = ENV.scanStateMachineArn;
 
 /** The part of Step Functions the summary uses: looking up a child execution that already ran. */
 export interface ExecutionLookup {

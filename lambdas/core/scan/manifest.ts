@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#core/errors';
+import { METRIC } from '#core/metrics';
 import type { ScanInProgress, ScanOutcome, ScanOutputName, StoredObject } from '#core/scan/contracts';
 import { SCAN_OUTPUT_NAMES } from '#core/scan/parse';
 import type { ScanDeps } from './deps.ts';
@@ -105,6 +106,11 @@ export async function writeScanManifest(deps: ScanDeps, state: WriteScanManifest
       ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
     }),
   );
+  deps.metrics.record(METRIC.scansSucceeded, 1, 'Count', { workflow: 'scan' });
+  deps.metrics.record(METRIC.scanDuration, manifest.timings.elapsedSeconds, 'Seconds', {
+    workflow: 'scan',
+    outcome: 'succeeded',
+  });
   deps.logger.info('Scan manifest written', {
     domain: state.domain,
     scanUuid: state.scanUuid,

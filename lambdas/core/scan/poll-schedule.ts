@@ -7,6 +7,7 @@
  * to go past 25,000 events in a standard execution).
  */
 import { z } from 'zod';
+import { ENV } from '#core/runtime/variables';
 import type { PollState } from '#core/scan/contracts';
 import { boundedNumber, type NumberBounds, problemsOf, type SettingProblem } from '#core/schema';
 
@@ -134,12 +135,7 @@ export function estimateHistoryEvents(
 }
 
 /** The poll settings' environment variables (docs/contracts.md), by setting. */
-export const POLL_VARIABLES = {
-  minWaitSeconds: 'POLL_MIN_WAIT_SECONDS',
-  maxWaitSeconds: 'POLL_MAX_WAIT_SECONDS',
-  growthFactor: 'POLL_GROWTH_FACTOR',
-  deadlineSeconds: 'SCAN_DEADLINE_SECONDS',
-} as const satisfies Record<keyof PollSettings, string>;
+export const POLL_VARIABLES = ENV.poll satisfies Record<keyof PollSettings, string>;
 
 /**
  * The only bounds of the poll settings: the configuration (synth), the handlers' environment (cold

@@ -2,6 +2,7 @@
  * StartScan: validate the domain, start the scan at the vendor, and set up the poll loop.
  */
 
+import { METRIC } from '#core/metrics';
 import { scanOutputPrefix } from '#core/naming';
 import type { ScanDomainInput, ScanInProgress } from '#core/scan/contracts';
 import { parseRunId } from '#core/scan/parse';
@@ -19,6 +20,7 @@ export async function startScan(deps: ScanDeps, input: ScanDomainInput): Promise
   const startedAt = deps.clock();
   const outputPrefix = scanOutputPrefix(domain, startedAt, uuid);
   const poll = initialPollState(startedAt, deps.settings.poll);
+  deps.metrics.record(METRIC.scansStarted, 1, 'Count', { workflow: 'scan' });
   deps.logger.info('Scan started', {
     domain,
     scanUuid: uuid,

@@ -32,12 +32,12 @@ import {
   sanitizeCause,
 } from './transport/outcome.ts';
 import type { AuthScheme, VendorRequest, VendorTextResponse } from './transport/request.ts';
-import { parseRetryAfter, retryDelay } from './transport/retry-policy.ts';
+import { failureClass, parseRetryAfter, retryDelay } from './transport/retry-policy.ts';
 import { type ResolvedSettings, resolveSettings } from './transport/settings.ts';
 
 export type { AuthScheme, VendorRequest, VendorTextResponse } from './transport/request.ts';
 
-import type { VendorDownload, VendorHttpSettings } from './types.ts';
+import type { VendorAttemptEvent, VendorDownload, VendorHttpSettings } from './types.ts';
 
 export { hasFraming, header } from './transport/body.ts';
 export { DEFAULT_RETRY_POLICY, parseRetryAfter, type RetryMode } from './transport/retry-policy.ts';
@@ -139,6 +139,7 @@ export class VendorHttp {
           return outcome.value;
         case 'permanent':
           log('fail');
+          this.tellFailed(req, attempt, ms, outcome);
           throw outcome.error;
         case 'auth':
           if ((req.refreshOnAuthFailure ?? true) && !refreshed) {
@@ -148,6 +149,7 @@ export class VendorHttp {
             continue;
           }
           log('fail');
+          this.tellFailed(req, attempt, ms, outcome);
           throw authError(req.operation, outcome.status, outcome.requestId, refreshed);
         default: {
           failures += 1;
@@ -161,15 +163,54 @@ export class VendorHttp {
           });
           if (delay === undefined) {
             log('fail');
+            this.tellFailed(req, attempt, ms, outcome);
             throw finalError(req.operation, outcome, this.settings.requestTimeoutMs);
           }
           log('retry', { retryInMs: delay });
+          this.settings.observer?.retrying?.({
+            ...this.attemptEvent(req, attempt, ms, outcome),
+            retryInMs: delay,
+          });
           const sleptFrom = Date.now();
           await sleep(delay);
           clock.skipped += Math.max(0, delay - (Date.now() - sleptFrom));
         }
       }
     }
+  }
+
+  private tellFailed(
+    req: VendorRequest,
+    attempt: number,
+    ms: number,
+    outcome: Exclude<AttemptOutcome<unknown>, { kind: 'ok' }>,
+  ): void {
+    // A refusal for a reason of our own (bad input, unsafe redirect) is not a vendor failure.
+    if (outcome.kind === 'permanent' && outcome.status === undefined) return;
+    this.settings.observer?.failed?.(this.attemptEvent(req, attempt, ms, outcome));
+  }
+
+  private attemptEvent(
+    req: VendorRequest,
+    attempt: number,
+    ms: number,
+    outcome: Exclude<AttemptOutcome<unknown>, { kind: 'ok' }>,
+  ): VendorAttemptEvent {
+    const status = 'status' in outcome ? outcome.status : undefined;
+    const errorCode =
+      outcome.kind === 'network' ? outcome.code : outcome.kind === 'timeout' ? 'TIMEOUT' : undefined;
+    const retryAfterMs = outcome.kind === 'status' ? outcome.retryAfterMs : undefined;
+    return {
+      operation: req.operation,
+      attempt,
+      maxAttempts: this.settings.retry.maxAttempts,
+      failure: failureClass(outcome),
+      attemptMs: ms,
+      timeoutMs: this.settings.requestTimeoutMs,
+      ...(status === undefined ? {} : { status }),
+      ...(errorCode === undefined ? {} : { errorCode }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
   }
 
   private async credential(operation: string, forceRefresh: boolean): Promise<string> {

@@ -10,6 +10,7 @@ import {
   VendorResponseError,
   VendorTimeoutError,
 } from '#core/errors';
+import { ENV } from '#core/runtime/variables';
 import { validateScanUuid } from '#core/validation';
 import { VendorHttp } from './http.ts';
 import { isRecord, parseJsonBody, rawOf } from './json.ts';
@@ -77,7 +78,7 @@ export class KeysClient {
       org = validateScanUuid(settings.orgUuid, 'orgUuid');
     } catch {
       throw new ConfigurationError(
-        'ORG_UUID',
+        ENV.orgUuid,
         'must be the organisation UUID (8-4-4-4-12 hexadecimal digits)',
       );
     }

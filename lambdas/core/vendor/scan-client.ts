@@ -13,6 +13,7 @@ import type {
   StatusVocabulary,
   VendorDownload,
   VendorHttpSettings,
+  VendorOperation,
 } from './types.ts';
 
 export interface ScanClientSettings extends VendorHttpSettings {
@@ -136,7 +137,7 @@ export class ScanClient {
   }
 
   private async output(
-    operation: string,
+    operation: VendorOperation,
     kind: 'report' | 'logs' | 'debug',
     scanUuid: string,
   ): Promise<VendorDownload> {

@@ -4,6 +4,7 @@
  * that as still running, bounded by its deadline) and the raw body is always kept.
  */
 import { ConfigurationError } from '#core/errors';
+import { ENV } from '#core/runtime/variables';
 import type { ScanState, ScanStatus, StatusVocabulary } from './types.ts';
 
 export const DEFAULT_STATUS_VOCABULARY: StatusVocabulary = {
@@ -39,7 +40,10 @@ const MAX_WORD_LENGTH = 64;
  *
  * @throws ConfigurationError naming `setting` and what is wrong
  */
-export function parseStatusVocabulary(json: string, setting = 'STATUS_VOCABULARY'): StatusVocabulary {
+export function parseStatusVocabulary(
+  json: string,
+  setting: string = ENV.statusVocabulary,
+): StatusVocabulary {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);

@@ -51,6 +51,45 @@ export interface VendorHttpSettings {
    * @default - the system's trust store
    */
   readonly trustedCertificates?: readonly string[];
+  /** Told about every retry and every final failure: metrics in AWS, live progress locally. */
+  readonly observer?: VendorAttemptObserver;
+}
+
+/** A vendor client operation, `<api>.<method>`, e.g. `scan.getStatus`: a metric dimension. */
+export type VendorOperation = `${'scan' | 'keys' | 'breach'}.${string}`;
+
+/**
+ * Why an attempt failed in a way the transport retries, as a word from a closed set: safe as a
+ * metric dimension (never a URL, a domain or a key).
+ */
+export type VendorFailureClass = 'throttled' | 'unavailable' | 'network' | 'timeout' | 'auth' | 'refused';
+
+/** One retry decision or final failure of a vendor call. */
+export interface VendorAttemptEvent {
+  /** The client operation, e.g. `scan.getStatus`. */
+  readonly operation: VendorOperation;
+  /** The attempt that just failed, from 1. */
+  readonly attempt: number;
+  /** Attempts allowed by the retry policy. */
+  readonly maxAttempts: number;
+  readonly failure: VendorFailureClass;
+  /** HTTP status when the vendor answered. */
+  readonly status?: number;
+  /** Network error code (ECONNRESET …) or TIMEOUT. */
+  readonly errorCode?: string;
+  /** How long the failed attempt took. */
+  readonly attemptMs: number;
+  /** The wait before the next attempt; undefined on a final failure. */
+  readonly retryInMs?: number;
+  /** The vendor's Retry-After, when it sent one, before any cap. */
+  readonly retryAfterMs?: number;
+  /** The request timeout in force, for messages like "timed out after 30 s". */
+  readonly timeoutMs: number;
+}
+
+export interface VendorAttemptObserver {
+  retrying?(event: VendorAttemptEvent & { readonly retryInMs: number }): void;
+  failed?(event: VendorAttemptEvent): void;
 }
 
 /** A streamed body (report, logs, debug, ZIP). Never buffered whole. */

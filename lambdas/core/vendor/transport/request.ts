@@ -1,4 +1,6 @@
 /** The requests the vendor clients hand to the transport, and the whole-text answers they get back. */
+
+import type { VendorOperation } from '../types.ts';
 import type { RetryMode } from './retry-policy.ts';
 
 /** How the vendor wants the key: scan and keys APIs use a bearer token, breach uses X-API-Key. */
@@ -6,7 +8,7 @@ export type AuthScheme = 'bearer' | 'x-api-key';
 
 export interface VendorRequest {
   /** `<api>.<method>`, e.g. `scan.startScan`; named in every error and log line. */
-  readonly operation: string;
+  readonly operation: VendorOperation;
   readonly method: 'GET' | 'POST' | 'DELETE';
   /** Relative to the base URL, starting with `/`; every dynamic segment already percent-encoded. */
   readonly path: string;

@@ -3,7 +3,7 @@
  * for a request's retry mode, and how long to wait first (full jitter, never sooner than the
  * vendor's Retry-After). No sockets: tested on values alone.
  */
-import type { RetryPolicy } from '../types.ts';
+import type { RetryPolicy, VendorFailureClass } from '../types.ts';
 import type { AttemptOutcome } from './outcome.ts';
 
 /**
@@ -75,4 +75,22 @@ export function retryDelay(options: {
   }
   if (options.elapsedMs + delay > policy.maxElapsedMs) return undefined;
   return delay;
+}
+
+/** The failure class of an outcome, a word fit for a metric dimension and a progress line. */
+export function failureClass(
+  outcome: RetryableOutcome | Extract<AttemptOutcome<unknown>, { kind: 'auth' | 'permanent' }>,
+): VendorFailureClass {
+  switch (outcome.kind) {
+    case 'auth':
+      return 'auth';
+    case 'status':
+      return outcome.status === 429 ? 'throttled' : 'unavailable';
+    case 'timeout':
+      return 'timeout';
+    case 'network':
+      return 'network';
+    default:
+      return 'refused';
+  }
 }

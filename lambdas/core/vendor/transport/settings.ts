@@ -1,6 +1,12 @@
 /** The vendor transport's settings: defaults, validation, and the resolved form the class uses. */
 import { ConfigurationError, type VendorApi } from '#core/errors';
-import type { CredentialProvider, RetryPolicy, VendorHttpSettings, VendorLogger } from '../types.ts';
+import type {
+  CredentialProvider,
+  RetryPolicy,
+  VendorAttemptObserver,
+  VendorHttpSettings,
+  VendorLogger,
+} from '../types.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 
 export interface ResolvedSettings {
@@ -11,6 +17,7 @@ export interface ResolvedSettings {
   readonly idleTimeoutMs: number;
   readonly retry: RetryPolicy;
   readonly logger: VendorLogger | undefined;
+  readonly observer: VendorAttemptObserver | undefined;
   readonly sleep: (ms: number) => Promise<void>;
   readonly random: () => number;
   readonly maxRedirects: number;
@@ -58,6 +65,7 @@ export function resolveSettings(api: VendorApi, s: VendorHttpSettings): Resolved
     idleTimeoutMs: positive('idleTimeoutMs', s.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS),
     retry,
     logger: s.logger,
+    observer: s.observer,
     sleep: s.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     random: s.random ?? Math.random,
     maxRedirects: positive('maxRedirects', s.maxRedirects ?? DEFAULT_MAX_REDIRECTS, 0),

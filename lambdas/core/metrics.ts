@@ -1,0 +1,70 @@
+/**
+ * The pipeline's metrics as core code sees them: names, closed dimensions, and the small
+ * {@link PipelineMetrics} interface it records through. Powertools Metrics stands behind it in a
+ * Lambda (`#core/runtime/observability`); the local runner and the tests pass an in-memory recorder.
+ *
+ * Dimensions are a closed set of low-cardinality words: never a domain, an email, a scan id or a
+ * key, which would leak them into CloudWatch and make every value its own (billed) metric.
+ */
+import type { VendorOperation } from '#core/vendor/types';
+
+/** The CloudWatch namespace of every pipeline metric. */
+export const METRICS_NAMESPACE = 'SecurityPipeline';
+
+/** The pipeline's metric names, so a dashboard or alarm can never name one that is not emitted. */
+export const METRIC = {
+  scansStarted: 'ScansStarted',
+  scansSucceeded: 'ScansSucceeded',
+  scansFailed: 'ScansFailed',
+  scansTimedOut: 'ScansTimedOut',
+  scanDuration: 'ScanDurationSeconds',
+  bytesStored: 'BytesStored',
+  vendorRetries: 'VendorRetries',
+  vendorErrors: 'VendorErrors',
+} as const;
+
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+export type MetricUnitName = 'Count' | 'Seconds' | 'Bytes' | 'Milliseconds';
+
+/**
+ * The only dimensions a pipeline metric may carry: words from fixed vocabularies. A type, not a
+ * convention: `operation` is a vendor operation name (`scan.getReport`), `outcome` a result class.
+ */
+export interface MetricDimensions {
+  /** Which workflow emitted it: `scan`, `list`, `breach`, `rotation`. */
+  readonly workflow?: 'scan' | 'list' | 'breach' | 'rotation';
+  /** A vendor client operation, e.g. `scan.getStatus`. */
+  readonly operation?: VendorOperation;
+  /** A result class, e.g. `retried`, `throttled`, `unavailable`, `succeeded`. */
+  readonly outcome?: string;
+  /** A scan output: `report`, `logs`, `debug`. */
+  readonly output?: 'report' | 'logs' | 'debug';
+}
+
+/** What core code records metrics through. */
+export interface PipelineMetrics {
+  record(name: MetricName, value: number, unit: MetricUnitName, dimensions?: MetricDimensions): void;
+}
+
+/** Records nothing: for callers that do not measure (unit tests of unrelated behaviour). */
+export const NO_METRICS: PipelineMetrics = Object.freeze({ record: () => undefined });
+
+/** One recorded metric, as the in-memory recorder keeps it. */
+export interface RecordedMetric {
+  readonly name: MetricName;
+  readonly value: number;
+  readonly unit: MetricUnitName;
+  readonly dimensions: MetricDimensions;
+}
+
+/** Keeps every metric in memory: the local runner's summary and the tests read it. */
+export function createMetricsRecorder(): PipelineMetrics & { readonly recorded: RecordedMetric[] } {
+  const recorded: RecordedMetric[] = [];
+  return {
+    recorded,
+    record(name, value, unit, dimensions = {}) {
+      recorded.push({ name, value, unit, dimensions: { ...dimensions } });
+    },
+  };
+}

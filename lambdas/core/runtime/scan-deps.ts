@@ -1,0 +1,80 @@
+/**
+ * The vendor-free half of the scan steps' wiring: `createScanDeps` (ready-made clients: the local
+ * runner and the tests) and the environment factory of the steps that only write S3 (manifest,
+ * failure record).
+ *
+ * Nothing here may import the vendor clients: a handler bundles what this module imports, and the
+ * S3-only functions must not carry an HTTP client they never call (see bench/bundles.ts).
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { ConfigurationError } from '#core/errors';
+import type { Env } from '#core/runtime/env';
+import { scanLoggerFromPowertools } from '#core/runtime/logger';
+import {
+  NO_METRICS,
+  type Observability,
+  type PipelineMetrics,
+  powertoolsMetrics,
+} from '#core/runtime/observability';
+import { type ScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
+import { ENV } from '#core/runtime/variables';
+import type { ScanApi, ScanDeps, ScanLogger } from '#core/scan/deps';
+
+export interface CreateScanDepsOptions {
+  readonly s3: S3Client;
+  readonly scanClient: ScanApi;
+  readonly settings: ScanSettings;
+  readonly logger: ScanLogger;
+  /** @default NO_METRICS (records nothing) */
+  readonly metrics?: PipelineMetrics;
+  /** @default () => new Date() */
+  readonly clock?: () => Date;
+}
+
+export function createScanDeps(options: CreateScanDepsOptions): ScanDeps {
+  return {
+    s3: options.s3,
+    scanClient: options.scanClient,
+    settings: options.settings,
+    logger: options.logger,
+    metrics: options.metrics ?? NO_METRICS,
+    clock: options.clock ?? (() => new Date()),
+  };
+}
+
+/** Stands in for the vendor client in functions that are deliberately given no vendor access. */
+export const NO_VENDOR_ACCESS: ScanApi = new Proxy({} as ScanApi, {
+  get(_target, operation) {
+    return async () => {
+      throw new ConfigurationError(
+        ENV.scanApiUrl,
+        `this function has no vendor access by design (it called scan.${String(operation)})`,
+      );
+    };
+  },
+});
+
+export interface StorageDepsOptions {
+  /** Replaces the (traced) S3 client: tests pass one bound to the embedded S3 server. */
+  readonly s3?: S3Client;
+  /** The vendor client; functions without vendor access get one that fails loudly. */
+  readonly scanClient?: (settings: ScanSettings, logger: ScanLogger, metrics: PipelineMetrics) => ScanApi;
+}
+
+/**
+ * Deps for the steps that write S3 only: RESULTS_BUCKET, the POLL_* and SCAN_DEADLINE_SECONDS
+ * settings, STATUS_VOCABULARY and ALLOW_SPECIAL_USE_DOMAINS. No vendor URL and no secret is read.
+ * Logs, metrics and traces go through the function's Powertools utilities.
+ */
+export function storageScanDepsFromEnvironment(
+  env: Env,
+  tools: Observability,
+  options: StorageDepsOptions = {},
+): ScanDeps {
+  const settings = scanSettingsFromEnv(env);
+  const logger = scanLoggerFromPowertools(tools.logger);
+  const metrics = powertoolsMetrics(tools.metrics);
+  const scanClient = options.scanClient?.(settings, logger, metrics) ?? NO_VENDOR_ACCESS;
+  const s3 = options.s3 ?? tools.tracer.captureAWSv3Client(new S3Client({}));
+  return createScanDeps({ s3, scanClient, settings, logger, metrics });
+}

@@ -1,0 +1,50 @@
+/**
+ * Every environment variable a handler reads, named once. The CDK bindings set them through these
+ * names and the handlers read them through the same names, so the two cannot drift apart (a renamed
+ * variable is a compile error on both sides). docs/contracts.md lists which handler reads which.
+ *
+ * Plain data with no imports: the CDK app, the handlers and the local runner all load it.
+ */
+export const ENV = {
+  /** Scan outputs, manifests, failure records and list summaries. */
+  resultsBucket: 'RESULTS_BUCKET',
+  /** Where domain lists are uploaded. */
+  inputBucket: 'INPUT_BUCKET',
+  /** Base URLs of the vendor's three APIs. */
+  scanApiUrl: 'SCAN_API_URL',
+  keysApiUrl: 'KEYS_API_URL',
+  breachApiUrl: 'BREACH_API_URL',
+  /** The organisation's UUID in key-management paths. */
+  orgUuid: 'ORG_UUID',
+  /** The org key's secret (single mode, or the one API a function calls in per-api mode). */
+  vendorKeySecretArn: 'VENDOR_API_KEY_SECRET_ARN',
+  /** Per-API key secrets (per-api mode). */
+  apiKeySecretArn: {
+    scan: 'SCAN_API_KEY_SECRET_ARN',
+    keys: 'KEYS_API_KEY_SECRET_ARN',
+    breach: 'BREACH_API_KEY_SECRET_ARN',
+  },
+  /** JSON: vendor status words per pipeline state. */
+  statusVocabulary: 'STATUS_VOCABULARY',
+  /** The poll loop, one variable per setting of `PollSettings`. */
+  poll: {
+    minWaitSeconds: 'POLL_MIN_WAIT_SECONDS',
+    maxWaitSeconds: 'POLL_MAX_WAIT_SECONDS',
+    growthFactor: 'POLL_GROWTH_FACTOR',
+    deadlineSeconds: 'SCAN_DEADLINE_SECONDS',
+  },
+  /** Comma-separated special-use suffixes scanned anyway. */
+  allowSpecialUseDomains: 'ALLOW_SPECIAL_USE_DOMAINS',
+  /** Key prefix and suffixes that make an upload a domain list. */
+  intakePrefix: 'INTAKE_PREFIX',
+  intakeSuffixes: 'INTAKE_SUFFIXES',
+  /** A list object larger than this is refused before it is read. */
+  domainListMaxBytes: 'DOMAIN_LIST_MAX_BYTES',
+  /** The domain-list machine (intake starts it). */
+  domainListStateMachineArn: 'DOMAIN_LIST_STATE_MACHINE_ARN',
+  /** The per-domain ScanDomain machine (the list summary looks up its executions). */
+  scanStateMachineArn: 'SCAN_STATE_MACHINE_ARN',
+  /** Powertools: service name and log level, set by the function defaults. */
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  logLevel: 'POWERTOOLS_LOG_LEVEL',
+} as const;
