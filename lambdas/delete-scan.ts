@@ -3,10 +3,10 @@
 import { InvalidInputError } from '#core/errors';
 import { scanDepsFromEnvironment } from '#core/runtime/deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
-import { type DeleteScanOutput, deleteScanAtVendor } from '#core/scan/delete';
-import { type ScanDeps, withLogKeys } from '#core/scan/deps';
-import { requireObject } from '#core/scan/parse';
 import { validateScanUuid } from '#core/validation';
+import { type DeleteScanOutput, deleteScanAtVendor } from '#core/workflows/scan/delete';
+import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
+import { requireObject } from '#core/workflows/scan/parse';
 
 type DeleteInput = Record<string, unknown> & { readonly scanUuid: string; readonly domain?: string };
 

@@ -1,10 +1,10 @@
 /** `FetchReport`, `FetchLogs`, `FetchDebug`: stream one output (`report`/`logs`/`debug`) into S3 with sha256. */
 import { scanDepsFromEnvironment } from '#core/runtime/deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
-import type { StoredObject } from '#core/scan/contracts';
-import { type ScanDeps, withLogKeys } from '#core/scan/deps';
-import { fetchScanOutput } from '#core/scan/fetch';
-import { parseOutputName, parseScanInProgress } from '#core/scan/parse';
+import type { StoredObject } from '#core/workflows/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
+import { fetchScanOutput } from '#core/workflows/scan/fetch';
+import { parseOutputName, parseScanInProgress } from '#core/workflows/scan/parse';
 
 /** Input: the in-progress state plus `output`, which the Parallel's branch sets. */
 export function createFetchScanOutputHandler(deps: ScanDeps): Handler<unknown, StoredObject> {

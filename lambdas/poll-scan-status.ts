@@ -1,10 +1,10 @@
 /** `PollScanStatus`: `GET /status`, classify, keep the raw status body, compute the next wait and the deadline. */
 import { scanDepsFromEnvironment } from '#core/runtime/deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
-import type { ScanInProgress } from '#core/scan/contracts';
-import { type ScanDeps, withLogKeys } from '#core/scan/deps';
-import { parseScanInProgress } from '#core/scan/parse';
-import { pollScanStatus } from '#core/scan/poll';
+import type { ScanInProgress } from '#core/workflows/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
+import { parseScanInProgress } from '#core/workflows/scan/parse';
+import { pollScanStatus } from '#core/workflows/scan/poll';
 
 export function createPollScanStatusHandler(deps: ScanDeps): Handler<unknown, ScanInProgress> {
   return async (event, context) => {

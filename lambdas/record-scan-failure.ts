@@ -5,12 +5,12 @@
  */
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
-import { type ScanDeps, withLogKeys } from '#core/scan/deps';
+import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
 import {
   type RecordScanFailureInput,
   type RecordScanFailureOutput,
   recordScanFailure,
-} from '#core/scan/failure';
+} from '#core/workflows/scan/failure';
 
 export function createRecordScanFailureHandler(
   deps: ScanDeps,

@@ -2,7 +2,7 @@
 
 import { intakeDepsFromEnvironment } from '#core/runtime/list-deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
-import { type IntakeDecision, type IntakeDeps, startDomainListRuns } from '#core/scan/intake';
+import { type IntakeDecision, type IntakeDeps, startDomainListRuns } from '#core/workflows/list/intake';
 
 export function createStartDomainListHandler(deps: IntakeDeps): Handler<unknown, IntakeDecision[]> {
   return async (event) => startDomainListRuns(deps, event);

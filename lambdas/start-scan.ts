@@ -1,10 +1,10 @@
 /** `StartScan`: validate the domain, `POST /scan`, compute the output prefix and the first wait. */
 import { scanDepsFromEnvironment } from '#core/runtime/deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
-import type { ScanInProgress } from '#core/scan/contracts';
-import { type ScanDeps, withLogKeys } from '#core/scan/deps';
-import { parseScanDomainInput } from '#core/scan/parse';
-import { startScan } from '#core/scan/start';
+import type { ScanInProgress } from '#core/workflows/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
+import { parseScanDomainInput } from '#core/workflows/scan/parse';
+import { startScan } from '#core/workflows/scan/start';
 
 export function createStartScanHandler(deps: ScanDeps): Handler<unknown, ScanInProgress> {
   return async (event, context) => {

@@ -3,7 +3,7 @@
 import { InvalidInputError } from '#core/errors';
 import { listDepsFromEnvironment } from '#core/runtime/list-deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
-import { type ListDeps, type WriteSummaryInput, writeListSummary } from '#core/scan/list';
+import { type ListDeps, type WriteSummaryInput, writeListSummary } from '#core/workflows/list/list';
 
 type SummaryResult = Awaited<ReturnType<typeof writeListSummary>>;
 

@@ -1,10 +1,10 @@
 /** `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. */
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
-import type { ScanOutcome } from '#core/scan/contracts';
-import { type ScanDeps, withLogKeys } from '#core/scan/deps';
-import { writeScanManifest } from '#core/scan/manifest';
-import { parseScanInProgress, parseStoredObjects } from '#core/scan/parse';
+import type { ScanOutcome } from '#core/workflows/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
+import { writeScanManifest } from '#core/workflows/scan/manifest';
+import { parseScanInProgress, parseStoredObjects } from '#core/workflows/scan/parse';
 
 /** Input: the in-progress state with the Parallel's three StoredObject at `stored`. */
 export function createWriteScanManifestHandler(deps: ScanDeps): Handler<unknown, ScanOutcome> {

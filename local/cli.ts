@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { redactSecrets } from '#core/redact';
-import type { ScanLogger } from '#core/scan/deps';
 import { createVendorClients } from '#core/vendor/index';
+import type { ScanLogger } from '#core/workflows/scan/deps';
 import {
   loadPipelineConfigFile,
   type PipelineConfig,

@@ -14,6 +14,8 @@ import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
 import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
 import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
+import type { StatusVocabulary } from '#core/vendor/types';
+import { domainResultFromFailure, type ListDeps } from '#core/workflows/list/list';
 import type {
   DomainListItem,
   DomainListSource,
@@ -22,11 +24,9 @@ import type {
   PreparedDomainList,
   ScanInProgress,
   ScanOutcome,
-} from '#core/scan/contracts';
-import type { ScanApi, ScanDeps, ScanLogger } from '#core/scan/deps';
-import { domainResultFromFailure, type ListDeps } from '#core/scan/list';
-import type { PollSettings } from '#core/scan/poll-schedule';
-import type { StatusVocabulary } from '#core/vendor/types';
+} from '#core/workflows/scan/contracts';
+import type { ScanApi, ScanDeps, ScanLogger } from '#core/workflows/scan/deps';
+import type { PollSettings } from '#core/workflows/scan/poll-schedule';
 import { createDeleteScanHandler } from '../lambdas/delete-scan.ts';
 import { createFetchScanOutputHandler } from '../lambdas/fetch-scan-output.ts';
 import { createPollScanStatusHandler } from '../lambdas/poll-scan-status.ts';

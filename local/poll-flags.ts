@@ -3,14 +3,14 @@
  * rules a deployment uses (`pollSettingsSchema`, `POLL_BOUNDS`) and named by this command's flags.
  */
 import { InvalidArgumentError } from 'commander';
+import { numberFromText, problemsOf } from '#core/schema';
 import {
   largestDeadlineWithinBudget,
   POLL_BOUNDS,
   type PollSettingNamer,
   type PollSettings,
   pollSettingsSchema,
-} from '#core/scan/poll-schedule';
-import { numberFromText, problemsOf } from '#core/schema';
+} from '#core/workflows/scan/poll-schedule';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { UsageError } from './cli-checks.ts';
 

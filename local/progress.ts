@@ -2,7 +2,7 @@
  * Progress output for `npm start`: one line per domain state change when the output is a log or
  * a pipe, a single self-updating status line on a terminal, and a summary table at the end.
  */
-import type { DomainFinalState, ListSummary } from '#core/scan/contracts';
+import type { DomainFinalState, ListSummary } from '#core/workflows/scan/contracts';
 
 export type ProgressEvent =
   | {

@@ -5,8 +5,8 @@
  * summary can account for all of them, and a bad line never stops the good ones.
  */
 import { InvalidInputError } from '#core/errors';
-import type { DuplicateLine, InvalidLine } from '#core/scan/contracts';
 import { normalizeDomain } from '#core/validation';
+import type { DuplicateLine, InvalidLine } from '#core/workflows/scan/contracts';
 
 export const DEFAULT_MAX_DOMAINS = 100_000;
 

@@ -4,8 +4,8 @@
  */
 
 import { ENV } from '#core/runtime/variables';
-import { POLL_VARIABLES } from '#core/scan/poll-schedule';
 import { ALLOW_SPECIAL_USE_VARIABLE } from '#core/validation';
+import { POLL_VARIABLES } from '#core/workflows/scan/poll-schedule';
 import type { PollConfig, StatusVocabularyConfig } from './schema.ts';
 
 /** The poll-loop variables the start and poll handlers read (docs/contracts.md). */

@@ -3,7 +3,7 @@
  * are inferred from them (`PipelineConfig` …), so a rule and its type cannot drift apart.
  *
  * Rules shared with the handlers are imported, never restated: the poll bounds and the history
- * budget (`#core/scan/poll-schedule`), the domain-list suffix rule (`#core/domain-list`). Rules that
+ * budget (`#core/workflows/scan/poll-schedule`), the domain-list suffix rule (`#core/domain-list`). Rules that
  * span sections (a schedule naming a domain list, a list key ending in an intake suffix) live in
  * `parse.ts`, which sees every section at once.
  *
@@ -12,10 +12,10 @@
 import { z } from 'zod';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { InvalidInputError } from '#core/errors';
-import { LIST_SIZE_LIMIT } from '#core/scan/list';
-import { type PollSettingNamer, pollSettingsSchema } from '#core/scan/poll-schedule';
 import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } from '#core/schema';
 import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
+import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
+import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/poll-schedule';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
 
 /** `pipeline.<section>…`: how every setting is named in messages. */

@@ -7,7 +7,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { ENV } from '#core/runtime/variables';
-import { SCAN_STATE_MACHINE_VARIABLE } from '#core/scan/list';
+import { SCAN_STATE_MACHINE_VARIABLE } from '#core/workflows/list/list';
 import {
   type BucketName,
   type BucketUse,

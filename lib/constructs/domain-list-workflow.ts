@@ -22,7 +22,7 @@ import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/
 import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
 import { ENV } from '#core/runtime/variables';
-import { LIST_SIZE_LIMIT } from '#core/scan/list';
+import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { allowSpecialUseEnvironment } from '../config/index.ts';
 import { bindDeclared } from './bindings.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';

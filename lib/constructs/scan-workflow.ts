@@ -19,7 +19,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
-import type { FailureName } from '#core/scan/failure';
+import type { FailureName } from '#core/workflows/scan/failure';
 import {
   allowSpecialUseEnvironment,
   type PollConfig,

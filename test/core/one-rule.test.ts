@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#core/errors';
 import { scanSettingsFromEnv } from '#core/runtime/settings';
-import { POLL_BOUNDS, POLL_VARIABLES, type PollSettings } from '#core/scan/poll-schedule';
+import { POLL_BOUNDS, POLL_VARIABLES, type PollSettings } from '#core/workflows/scan/poll-schedule';
 import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
 import { thrownBy } from '../helpers/errors.ts';
 

@@ -2,8 +2,12 @@ import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-s
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#core/errors';
-import { type IntakeDeps, startDomainListsFromEvent, startScheduledListRun } from '#core/scan/intake';
 import type { VendorLogger } from '#core/vendor/types';
+import {
+  type IntakeDeps,
+  startDomainListsFromEvent,
+  startScheduledListRun,
+} from '#core/workflows/list/intake';
 import { createStartDomainListHandler } from '../../lambdas/start-domain-list.ts';
 
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:DomainListScan';

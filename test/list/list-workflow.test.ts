@@ -2,7 +2,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName } from '#core/naming';
-import type { DomainListItem, ListSummary, PreparedDomainList, ScanOutcome } from '#core/scan/contracts';
+import type { VendorLogger } from '#core/vendor/types';
 import {
   buildListSummary,
   domainResultFromFailure,
@@ -11,8 +11,13 @@ import {
   parseDomainListInput,
   prepareDomainList,
   writeListSummary,
-} from '#core/scan/list';
-import type { VendorLogger } from '#core/vendor/types';
+} from '#core/workflows/list/list';
+import type {
+  DomainListItem,
+  ListSummary,
+  PreparedDomainList,
+  ScanOutcome,
+} from '#core/workflows/scan/contracts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 
 const INPUT = 'input-bucket';

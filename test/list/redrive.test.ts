@@ -10,9 +10,9 @@ import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient } from '@aws
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sfnExecutionLookup } from '#core/runtime/list-deps';
-import type { ListSummary, ScanOutcome } from '#core/scan/contracts';
-import { type ListDeps, prepareDomainList, writeListSummary } from '#core/scan/list';
 import type { VendorLogger } from '#core/vendor/types';
+import { type ListDeps, prepareDomainList, writeListSummary } from '#core/workflows/list/list';
+import type { ListSummary, ScanOutcome } from '#core/workflows/scan/contracts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 
 const RESULTS = 'redrive-results';

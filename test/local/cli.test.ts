@@ -7,8 +7,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ListSummary } from '#core/scan/contracts';
-import type { ScanManifest } from '#core/scan/manifest';
+import type { ListSummary } from '#core/workflows/scan/contracts';
+import type { ScanManifest } from '#core/workflows/scan/manifest';
 import { main, nodeVersionProblem } from '../../local/cli.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 

@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanApi } from '#core/scan/deps';
+import type { ScanApi } from '#core/workflows/scan/deps';
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

@@ -4,10 +4,10 @@
  * definition, against the vendor simulator and s3rver on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainListItem, ListSummary } from '#core/scan/contracts';
-import type { ScanApi } from '#core/scan/deps';
-import type { ListDeps } from '#core/scan/list';
 import type { VendorClients } from '#core/vendor/index';
+import type { ListDeps } from '#core/workflows/list/list';
+import type { DomainListItem, ListSummary } from '#core/workflows/scan/contracts';
+import type { ScanApi } from '#core/workflows/scan/deps';
 import { createPrepareDomainListHandler } from '../../lambdas/prepare-domain-list.ts';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';

@@ -12,8 +12,8 @@ import {
   powertoolsMetrics,
   vendorMetricsObserver,
 } from '#core/runtime/observability';
-import type { PollSettings } from '#core/scan/poll-schedule';
 import type { VendorClients } from '#core/vendor/index';
+import type { PollSettings } from '#core/workflows/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

@@ -5,8 +5,8 @@
  */
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ScanOutcome } from '#core/scan/contracts';
 import type { VendorClients } from '#core/vendor/index';
+import type { ScanOutcome } from '#core/workflows/scan/contracts';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';

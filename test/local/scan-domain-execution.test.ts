@@ -7,8 +7,9 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ScanOutcome } from '#core/scan/contracts';
-import type { ScanManifest } from '#core/scan/manifest';
+import type { VendorClients } from '#core/vendor/index';
+import type { ScanOutcome } from '#core/workflows/scan/contracts';
+import type { ScanManifest } from '#core/workflows/scan/manifest';
 import {
   DEFAULT_POLL_SETTINGS,
   estimateHistoryEvents,
@@ -16,8 +17,7 @@ import {
   type PollSettings,
   STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
   worstCaseLoopIterations,
-} from '#core/scan/poll-schedule';
-import type { VendorClients } from '#core/vendor/index';
+} from '#core/workflows/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition, AslState } from '../../local/definitions.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';

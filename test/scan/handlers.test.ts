@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createServiceLogger } from '#core/runtime/logger';
 import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
-import type { ScanInProgress, StoredObject } from '#core/scan/contracts';
+import type { ScanInProgress, StoredObject } from '#core/workflows/scan/contracts';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createDeleteScanHandler } from '../../lambdas/delete-scan.ts';
 import { createFetchScanOutputHandler } from '../../lambdas/fetch-scan-output.ts';

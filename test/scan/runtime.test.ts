@@ -5,8 +5,8 @@ import { readJsonEnv, readNumberEnv, readUrlEnv, requireEnv } from '#core/runtim
 import { createLazyHandler, createObservability } from '#core/runtime/observability';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import { createScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
-import type { ScanDeps } from '#core/scan/deps';
 import { createStaticSecretReader } from '#core/secrets';
+import type { ScanDeps } from '#core/workflows/scan/deps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createStartScanHandler, handler as startScanLambda } from '../../lambdas/start-scan.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

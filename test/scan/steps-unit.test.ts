@@ -7,8 +7,9 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
-import type { ScanInProgress } from '#core/scan/contracts';
-import type { ScanApi, ScanDeps } from '#core/scan/deps';
+import type { ScanStatus, VendorDownload } from '#core/vendor/types';
+import type { ScanInProgress } from '#core/workflows/scan/contracts';
+import type { ScanApi, ScanDeps } from '#core/workflows/scan/deps';
 import {
   extensionFor,
   fetchScanOutput,
@@ -16,8 +17,7 @@ import {
   pollScanStatus,
   truncateUtf8,
   withLogKeys,
-} from '#core/scan/steps';
-import type { ScanStatus, VendorDownload } from '#core/vendor/types';
+} from '#core/workflows/scan/steps';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 import { manualClock, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';

@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#core/errors';
 import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
-import type { ScanInProgress, StoredObject } from '#core/scan/contracts';
+import { ScanClient } from '#core/vendor/index';
+import type { ScanInProgress, StoredObject } from '#core/workflows/scan/contracts';
 import {
   deleteScanAtVendor,
   fetchScanOutput,
@@ -15,8 +16,7 @@ import {
   recordScanFailure,
   startScan,
   writeScanManifest,
-} from '#core/scan/steps';
-import { ScanClient } from '#core/vendor/index';
+} from '#core/workflows/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';

@@ -13,9 +13,9 @@ import { type Env, optionalEnv, readUrlEnv } from '#core/runtime/env';
 import { type Observability, vendorMetricsObserver } from '#core/runtime/observability';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import { ENV } from '#core/runtime/variables';
-import type { ScanDeps } from '#core/scan/deps';
 import { createSecretsManagerReader, credentialProviderFromSecret, type SecretReader } from '#core/secrets';
 import { ScanClient } from '#core/vendor/scan-client';
+import type { ScanDeps } from '#core/workflows/scan/deps';
 
 export interface ScanDepsFromEnvironmentOptions {
   /** Replaces the Secrets Manager reader (tests). */

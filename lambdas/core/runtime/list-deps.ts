@@ -13,14 +13,14 @@ import { scanLoggerFromPowertools } from '#core/runtime/logger';
 import { createObservability, type Observability } from '#core/runtime/observability';
 import { allowSpecialUseFromEnv } from '#core/runtime/settings';
 import { ENV } from '#core/runtime/variables';
-import type { IntakeDeps } from '#core/scan/intake';
+import { numberFromText } from '#core/schema';
+import type { IntakeDeps } from '#core/workflows/list/intake';
 import {
   type ExecutionLookup,
   LIST_SIZE_LIMIT,
   type ListDeps,
   SCAN_STATE_MACHINE_VARIABLE,
-} from '#core/scan/list';
-import { numberFromText } from '#core/schema';
+} from '#core/workflows/list/list';
 
 /** INTAKE_SUFFIXES: comma-separated, lower-case, each starting with '.'; the rule and the handler must agree. */
 function intakeSuffixes(env: Env): string[] {

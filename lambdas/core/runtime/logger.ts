@@ -7,7 +7,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, LogLevel } from '@aws-lambda-powertools/logger/types';
-import type { ScanLogger } from '#core/scan/deps';
+import type { ScanLogger } from '#core/workflows/scan/deps';
 
 export function scanLoggerFromPowertools(logger: Logger): ScanLogger {
   const forward =

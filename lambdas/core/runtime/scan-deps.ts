@@ -18,7 +18,7 @@ import {
 } from '#core/runtime/observability';
 import { type ScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
 import { ENV } from '#core/runtime/variables';
-import type { ScanApi, ScanDeps, ScanLogger } from '#core/scan/deps';
+import type { ScanApi, ScanDeps, ScanLogger } from '#core/workflows/scan/deps';
 
 export interface CreateScanDepsOptions {
   readonly s3: S3Client;

@@ -5,18 +5,18 @@
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv } from '#core/runtime/env';
 import { ENV } from '#core/runtime/variables';
+import { numberFromText } from '#core/schema';
+import { ALLOW_SPECIAL_USE_VARIABLE, checkAllowedSpecialUse } from '#core/validation';
+// Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
+import { parseStatusVocabulary } from '#core/vendor/status';
+import type { StatusVocabulary } from '#core/vendor/types';
 import {
   DEFAULT_POLL_SETTINGS,
   POLL_BOUNDS,
   POLL_VARIABLES,
   type PollSettings,
   pollSettingsProblems,
-} from '#core/scan/poll-schedule';
-import { numberFromText } from '#core/schema';
-import { ALLOW_SPECIAL_USE_VARIABLE, checkAllowedSpecialUse } from '#core/validation';
-// Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
-import { parseStatusVocabulary } from '#core/vendor/status';
-import type { StatusVocabulary } from '#core/vendor/types';
+} from '#core/workflows/scan/poll-schedule';
 
 export interface UploadSettings {
   /** Multipart part size; memory use is about (queueSize + 2) parts. @default 8 MiB */

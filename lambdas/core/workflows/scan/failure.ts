@@ -12,9 +12,9 @@ import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { METRIC } from '#core/metrics';
 import { redactUrl } from '#core/redact';
-import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#core/scan/contracts';
-import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#core/scan/parse';
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
+import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#core/workflows/scan/contracts';
+import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#core/workflows/scan/parse';
 import type { ScanDeps } from './deps.ts';
 
 export const FAILURE_FILE = 'failure.json';

@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 import { ENV } from '#core/runtime/variables';
-import type { PollState } from '#core/scan/contracts';
 import { boundedNumber, type NumberBounds, problemsOf, type SettingProblem } from '#core/schema';
+import type { PollState } from '#core/workflows/scan/contracts';
 
 export interface PollSettings {
   /** First wait, in seconds (POLL_MIN_WAIT_SECONDS). @default 15 */

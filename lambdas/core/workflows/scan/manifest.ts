@@ -7,8 +7,13 @@ import { createHash } from 'node:crypto';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#core/errors';
 import { METRIC } from '#core/metrics';
-import type { ScanInProgress, ScanOutcome, ScanOutputName, StoredObject } from '#core/scan/contracts';
-import { SCAN_OUTPUT_NAMES } from '#core/scan/parse';
+import type {
+  ScanInProgress,
+  ScanOutcome,
+  ScanOutputName,
+  StoredObject,
+} from '#core/workflows/scan/contracts';
+import { SCAN_OUTPUT_NAMES } from '#core/workflows/scan/parse';
 import type { ScanDeps } from './deps.ts';
 
 export const MANIFEST_FILE = 'manifest.json';

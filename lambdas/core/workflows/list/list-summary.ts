@@ -4,6 +4,7 @@
  * summary.json, which accounts for every input line.
  */
 import { InvalidInputError } from '#core/errors';
+import { isRecord, parseJsonBody } from '#core/vendor/json';
 import type {
   DomainFinalState,
   DomainListItem,
@@ -13,8 +14,7 @@ import type {
   ListSummary,
   PreparedDomainList,
   ScanOutcome,
-} from '#core/scan/contracts';
-import { isRecord, parseJsonBody } from '#core/vendor/json';
+} from '#core/workflows/scan/contracts';
 import type { ListDeps, Rejects } from './list.ts';
 import { getJson, putJson } from './list-storage.ts';
 

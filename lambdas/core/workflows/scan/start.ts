@@ -4,10 +4,10 @@
 
 import { METRIC } from '#core/metrics';
 import { scanOutputPrefix } from '#core/naming';
-import type { ScanDomainInput, ScanInProgress } from '#core/scan/contracts';
-import { parseRunId } from '#core/scan/parse';
-import { initialPollState } from '#core/scan/poll-schedule';
 import { normalizeDomain } from '#core/validation';
+import type { ScanDomainInput, ScanInProgress } from '#core/workflows/scan/contracts';
+import { parseRunId } from '#core/workflows/scan/parse';
+import { initialPollState } from '#core/workflows/scan/poll-schedule';
 import type { ScanDeps } from './deps.ts';
 
 export async function startScan(deps: ScanDeps, input: ScanDomainInput): Promise<ScanInProgress> {

@@ -7,8 +7,8 @@ import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@a
 import { VendorError, VendorNetworkError } from '#core/errors';
 import { METRIC } from '#core/metrics';
 import { BodyLengthMismatchError, streamToS3 } from '#core/s3/stream-upload';
-import type { ScanInProgress, ScanOutputName, StoredObject } from '#core/scan/contracts';
 import type { VendorDownload } from '#core/vendor/types';
+import type { ScanInProgress, ScanOutputName, StoredObject } from '#core/workflows/scan/contracts';
 import type { ScanDeps } from './deps.ts';
 
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';

@@ -17,6 +17,7 @@ import {
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName, listResultsPrefix, runIdFor } from '#core/naming';
 import { ENV } from '#core/runtime/variables';
+import type { VendorLogger } from '#core/vendor/types';
 import type {
   DomainListInput,
   DomainListItem,
@@ -25,8 +26,7 @@ import type {
   InvalidLine,
   ListRejection,
   PreparedDomainList,
-} from '#core/scan/contracts';
-import type { VendorLogger } from '#core/vendor/types';
+} from '#core/workflows/scan/contracts';
 import { putJson } from './list-storage.ts';
 
 export interface ListSettings {

@@ -10,9 +10,9 @@ import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@
 import { InvalidInputError } from '#core/errors';
 import { listExecutionName } from '#core/naming';
 import { objectFromS3Event } from '#core/s3-event';
-import type { DomainListInput } from '#core/scan/contracts';
-import { parseDomainListInput } from '#core/scan/list';
 import type { VendorLogger } from '#core/vendor/types';
+import { parseDomainListInput } from '#core/workflows/list/list';
+import type { DomainListInput } from '#core/workflows/scan/contracts';
 
 export interface IntakeSettings {
   readonly stateMachineArn: string;

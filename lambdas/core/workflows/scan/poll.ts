@@ -3,9 +3,10 @@
  * schedule the next wait. The Choice state after it decides what happens next: succeeded -> fetch,
  * failed -> fail, deadline exceeded -> time out, anything else (pending, running, unknown) -> wait.
  */
-import type { ScanInProgress, StatusSnapshot } from '#core/scan/contracts';
-import { advancePoll } from '#core/scan/poll-schedule';
+
 import type { ScanStatus } from '#core/vendor/types';
+import type { ScanInProgress, StatusSnapshot } from '#core/workflows/scan/contracts';
+import { advancePoll } from '#core/workflows/scan/poll-schedule';
 import type { ScanDeps } from './deps.ts';
 
 /** Status bodies kept in the state (and the manifest) are cut here: state payloads are limited to 256 KiB. */

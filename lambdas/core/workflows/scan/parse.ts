@@ -9,6 +9,9 @@
  */
 import { z } from 'zod';
 import { InvalidInputError } from '#core/errors';
+import type { IssuePath } from '#core/schema';
+import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
+import type { ScanState } from '#core/vendor/types';
 import type {
   PollState,
   ScanDomainInput,
@@ -16,10 +19,7 @@ import type {
   ScanOutputName,
   StatusSnapshot,
   StoredObject,
-} from '#core/scan/contracts';
-import type { IssuePath } from '#core/schema';
-import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
-import type { ScanState } from '#core/vendor/types';
+} from '#core/workflows/scan/contracts';
 
 export const SCAN_OUTPUT_NAMES = ['report', 'logs', 'debug'] as const satisfies readonly ScanOutputName[];
 const SCAN_STATES = [
