@@ -4,7 +4,7 @@
  * setting: `pipeline.poll.maxWaitSeconds …`, or `schedule 'nightly' expression …` for a schedule,
  * because the schedule's name is what an operator searches their configuration for.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { describeValue, type IssuePath, knownKeysOf, problemsOf, type SettingProblem } from '#core/schema';
 import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';
 import { type ConfigIssue, PipelineConfigError } from './errors.ts';
@@ -41,7 +41,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     if (typeof input !== 'object' || Array.isArray(input)) throw new PipelineConfigError(source, issues);
   }
   const sections = input as Record<string, unknown>;
-  const check = <S extends z.ZodType>(schema: S, value: unknown, at: string, fallback: z.output<S>) =>
+  const check = <S extends z.ZodMiniType>(schema: S, value: unknown, at: string, fallback: z.output<S>) =>
     parseSection(schema, value, at, fallback, issues);
 
   const vendor = check(vendorSchema, sections.vendor ?? {}, `${ROOT}.vendor`, DEFAULT_PIPELINE_CONFIG.vendor);
@@ -65,7 +65,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
 }
 
 /** Parses one section; its problems are named `<at>.<path>`. */
-function parseSection<S extends z.ZodType>(
+function parseSection<S extends z.ZodMiniType>(
   schema: S,
   value: unknown,
   at: string,

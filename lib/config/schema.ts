@@ -9,7 +9,7 @@
  *
  * Plain TypeScript and zod: no aws-cdk-lib import, so the local runner loads it without the CDK.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { InvalidInputError } from '#core/errors';
 import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } from '#core/schema';
@@ -42,7 +42,7 @@ export const LOG_RETENTION_DAYS: readonly number[] = [
 export const MAX_SCHEDULE_INPUT_CHARS = 8192;
 
 /** An object whose unknown keys are reported (a typo must not fall back to a default silently). */
-function section<T extends z.ZodRawShape>(shape: T) {
+function section<T extends z.core.$ZodLooseShape>(shape: T) {
   return z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'invalid_type' ? `must be an object (got ${describeValue(issue.input)})` : undefined,
@@ -58,7 +58,7 @@ export function stringList(options: { nonEmpty: boolean; missing?: string }) {
         : `must be an array of strings (got ${describeValue(issue.input)})`,
   });
   return options.nonEmpty
-    ? list.refine((items) => items.length > 0, { error: 'must not be empty', abort: true })
+    ? list.check(z.refine((items) => items.length > 0, { error: 'must not be empty', abort: true }))
     : list;
 }
 
@@ -86,33 +86,40 @@ export function vendorUrlProblem(text: string): string | undefined {
 }
 
 const vendorUrl = () =>
-  nonEmptyString().superRefine((text, context) => {
-    const problem = vendorUrlProblem(text);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  });
+  nonEmptyString().check(
+    z.superRefine((text, context) => {
+      const problem = vendorUrlProblem(text);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
+  );
 
-export const vendorSchema = section({
-  /** Base URL of the scanning API. @default VENDOR_URL_PLACEHOLDER (synth warns) */
-  scanApiUrl: vendorUrl().optional(),
-  /** Base URL of the key-management API. @default - scanApiUrl */
-  keysApiUrl: vendorUrl().optional(),
-  /** Base URL of the breach-report API. @default - scanApiUrl */
-  breachApiUrl: vendorUrl().optional(),
-  /** The organisation's UUID, used in the key-management API's paths. */
-  orgUuid: nonEmptyString()
-    .refine((value) => UUID_PATTERN.test(value), {
-      error: (issue) => `must be a UUID (got ${describeValue(issue.input)})`,
-    })
-    .optional(),
-  /** `single`: one secret holds the org key for all three APIs; `per-api`: one secret each. */
-  keys: oneOf(['single', 'per-api']).default('single'),
-}).transform(({ scanApiUrl = VENDOR_URL_PLACEHOLDER, keysApiUrl, breachApiUrl, orgUuid, keys }) => ({
-  scanApiUrl,
-  keysApiUrl: keysApiUrl ?? scanApiUrl,
-  breachApiUrl: breachApiUrl ?? scanApiUrl,
-  keys,
-  ...(orgUuid === undefined ? {} : { orgUuid }),
-}));
+export const vendorSchema = z.pipe(
+  section({
+    /** Base URL of the scanning API. @default VENDOR_URL_PLACEHOLDER (synth warns) */
+    scanApiUrl: z.optional(vendorUrl()),
+    /** Base URL of the key-management API. @default - scanApiUrl */
+    keysApiUrl: z.optional(vendorUrl()),
+    /** Base URL of the breach-report API. @default - scanApiUrl */
+    breachApiUrl: z.optional(vendorUrl()),
+    /** The organisation's UUID, used in the key-management API's paths. */
+    orgUuid: z.optional(
+      nonEmptyString().check(
+        z.refine((value) => UUID_PATTERN.test(value), {
+          error: (issue) => `must be a UUID (got ${describeValue(issue.input)})`,
+        }),
+      ),
+    ),
+    /** `single`: one secret holds the org key for all three APIs; `per-api`: one secret each. */
+    keys: z._default(oneOf(['single', 'per-api']), 'single'),
+  }),
+  z.transform(({ scanApiUrl = VENDOR_URL_PLACEHOLDER, keysApiUrl, breachApiUrl, orgUuid, keys }) => ({
+    scanApiUrl,
+    keysApiUrl: keysApiUrl ?? scanApiUrl,
+    breachApiUrl: breachApiUrl ?? scanApiUrl,
+    keys,
+    ...(orgUuid === undefined ? {} : { orgUuid }),
+  })),
+);
 
 const STATUS_STATES = ['pending', 'running', 'succeeded', 'failed'] as const;
 
@@ -122,74 +129,88 @@ export const statusVocabularySchema = section({
   running: stringList({ nonEmpty: true, missing: 'is required when statusVocabulary is set' }),
   succeeded: stringList({ nonEmpty: true, missing: 'is required when statusVocabulary is set' }),
   failed: stringList({ nonEmpty: true, missing: 'is required when statusVocabulary is set' }),
-}).superRefine((vocabulary, context) => {
-  // One word in two states would make the classifier ambiguous.
-  const seen = new Map<string, string>();
-  for (const state of STATUS_STATES) {
-    for (const word of vocabulary[state]) {
-      const other = seen.get(word.toLowerCase());
-      if (other !== undefined && other !== state) {
-        context.addIssue({
-          code: 'custom',
-          path: [state],
-          message: `repeats ${describeValue(word)}, already listed under ${other}`,
-        });
+}).check(
+  z.superRefine((vocabulary, context) => {
+    // One word in two states would make the classifier ambiguous.
+    const seen = new Map<string, string>();
+    for (const state of STATUS_STATES) {
+      for (const word of vocabulary[state]) {
+        const other = seen.get(word.toLowerCase());
+        if (other !== undefined && other !== state) {
+          context.addIssue({
+            code: 'custom',
+            path: [state],
+            message: `repeats ${describeValue(word)}, already listed under ${other}`,
+          });
+        }
+        seen.set(word.toLowerCase(), state);
       }
-      seen.set(word.toLowerCase(), state);
     }
-  }
-});
+  }),
+);
 
 export const scanSchema = section({
   /** Delete the scan at the vendor once its manifest is written. @default false */
-  deleteAtVendorAfterManifest: strictBoolean().default(false),
+  deleteAtVendorAfterManifest: z._default(strictBoolean(), false),
   /** Overrides the handlers' built-in status words (`STATUS_VOCABULARY`). */
-  statusVocabulary: statusVocabularySchema.optional(),
+  statusVocabulary: z.optional(statusVocabularySchema),
   /**
    * Special-use suffixes scanned anyway, e.g. `["test"]` for a lab: `local`, `internal`, `invalid`,
    * `test`, `example`. `localhost` and `metadata.google.internal` are never scanned. @default []
    */
-  allowSpecialUseDomains: z
-    .array(z.string(), {
-      error: (issue) => `must be an array of strings (got ${describeValue(issue.input)})`,
-    })
-    .transform((suffixes, context) => {
-      try {
-        return checkAllowedSpecialUse(suffixes, 'allowSpecialUseDomains');
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as InvalidInputError).reason });
-        return z.NEVER;
-      }
-    })
-    .default([]),
+  allowSpecialUseDomains: z._default(
+    z.pipe(
+      z.array(z.string(), {
+        error: (issue) => `must be an array of strings (got ${describeValue(issue.input)})`,
+      }),
+      z.transform((suffixes: string[], context) => {
+        try {
+          return checkAllowedSpecialUse(suffixes, 'allowSpecialUseDomains');
+        } catch (error) {
+          context.issues.push({
+            code: 'custom',
+            message: (error as InvalidInputError).reason,
+            input: suffixes,
+          });
+          return z.NEVER;
+        }
+      }),
+    ),
+    [],
+  ),
   /** Domains of one list scanned at once (Distributed Map MaxConcurrency). @default 10 */
-  maxConcurrency: boundedNumber({ min: 1, max: 1000, integer: true }).default(10),
+  maxConcurrency: z._default(boundedNumber({ min: 1, max: 1000, integer: true }), 10),
 });
 
 export const intakeSchema = section({
   /** Key prefix in the input bucket under which an upload starts a list run. @default 'incoming/' */
-  prefix: z
-    .string({ error: (issue) => `must be a non-empty string (got ${describeValue(issue.input)})` })
-    .superRefine((prefix, context) => {
-      const problem = intakePrefixProblem(prefix);
-      if (problem) context.addIssue({ code: 'custom', message: problem });
-    })
-    .default('incoming/'),
+  prefix: z._default(
+    z.string({ error: (issue) => `must be a non-empty string (got ${describeValue(issue.input)})` }).check(
+      z.superRefine((prefix, context) => {
+        const problem = intakePrefixProblem(prefix);
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      }),
+    ),
+    'incoming/',
+  ),
   /** Key suffixes that count as domain lists (matched case-insensitively). @default DEFAULT_DOMAIN_LIST_SUFFIXES */
-  suffixes: stringList({ nonEmpty: true })
-    .superRefine((suffixes, context) => {
-      const bad = suffixes.findIndex((suffix) => !DOMAIN_LIST_SUFFIX_PATTERN.test(suffix));
-      if (bad >= 0) {
-        context.addIssue({
-          code: 'custom',
-          path: [bad],
-          message: `must start with '.' and be lower-case letters, digits, '.', '_' or '-' (got ${describeValue(suffixes[bad])})`,
-        });
-      }
-    })
-    .default([...DEFAULT_DOMAIN_LIST_SUFFIXES]),
+  suffixes: z._default(
+    stringList({ nonEmpty: true }).check(
+      z.superRefine((suffixes, context) => {
+        const bad = suffixes.findIndex((suffix) => !DOMAIN_LIST_SUFFIX_PATTERN.test(suffix));
+        if (bad >= 0) {
+          context.addIssue({
+            code: 'custom',
+            path: [bad],
+            message: `must start with '.' and be lower-case letters, digits, '.', '_' or '-' (got ${describeValue(suffixes[bad])})`,
+          });
+        }
+      }),
+    ),
+    () => [...DEFAULT_DOMAIN_LIST_SUFFIXES],
+  ),
   /** A list object larger than this is refused before it is read, with a summary saying why. @default 20 MiB */
-  maxListBytes: boundedNumber(LIST_SIZE_LIMIT.bounds).default(LIST_SIZE_LIMIT.default),
+  maxListBytes: z._default(boundedNumber(LIST_SIZE_LIMIT.bounds), LIST_SIZE_LIMIT.default),
 });
 
 function intakePrefixProblem(prefix: string): string | undefined {
@@ -208,37 +229,43 @@ function intakePrefixProblem(prefix: string): string | undefined {
  * fails the synth instead of every run.
  */
 export function inlineDomainsSchema(allowSpecialUse: readonly string[]) {
-  return stringList({ nonEmpty: true }).superRefine((domains, context) => {
-    domains.forEach((domain, index) => {
-      try {
-        normalizeDomain(domain, 'domain', { allowSpecialUse });
-      } catch (error) {
-        if (!(error instanceof InvalidInputError)) throw error;
-        const hint = error.reason.includes('special-use top-level domain')
-          ? ` (allow it with ${ROOT}.scan.allowSpecialUseDomains)`
-          : '';
-        context.addIssue({ code: 'custom', path: [index], message: `${error.reason}${hint}` });
-      }
-    });
-  });
+  return stringList({ nonEmpty: true }).check(
+    z.superRefine((domains, context) => {
+      domains.forEach((domain, index) => {
+        try {
+          normalizeDomain(domain, 'domain', { allowSpecialUse });
+        } catch (error) {
+          if (!(error instanceof InvalidInputError)) throw error;
+          const hint = error.reason.includes('special-use top-level domain')
+            ? ` (allow it with ${ROOT}.scan.allowSpecialUseDomains)`
+            : '';
+          context.addIssue({ code: 'custom', path: [index], message: `${error.reason}${hint}` });
+        }
+      });
+    }),
+  );
 }
 
 /** A named domain list: an object in the input bucket, or inline domains (exactly one). */
 export const domainListSchemaFor = (allowSpecialUse: readonly string[]) =>
   section({
     /** Key of the list object in the input bucket; must end with one of intake.suffixes. */
-    objectKey: nonEmptyString()
-      .refine((key) => !key.startsWith('/'), {
-        error: (issue) => `must not start with '/' (got ${describeValue(issue.input)})`,
-      })
-      .optional(),
+    objectKey: z.optional(
+      nonEmptyString().check(
+        z.refine((key) => !key.startsWith('/'), {
+          error: (issue) => `must not start with '/' (got ${describeValue(issue.input)})`,
+        }),
+      ),
+    ),
     /** The domains themselves. */
-    domains: inlineDomainsSchema(allowSpecialUse).optional(),
-  }).superRefine((entry, context) => {
-    if ((entry.objectKey === undefined) === (entry.domains === undefined)) {
-      context.addIssue({ code: 'custom', message: 'must set exactly one of objectKey and domains' });
-    }
-  });
+    domains: z.optional(inlineDomainsSchema(allowSpecialUse)),
+  }).check(
+    z.superRefine((entry, context) => {
+      if ((entry.objectKey === undefined) === (entry.domains === undefined)) {
+        context.addIssue({ code: 'custom', message: 'must set exactly one of objectKey and domains' });
+      }
+    }),
+  );
 
 let timeZones: Set<string> | undefined;
 
@@ -259,7 +286,7 @@ export const DEFAULT_SCHEDULE_SETTINGS = {
 export const scheduleSchemaFor = (allowSpecialUse: readonly string[]) =>
   section({
     /** Unique name, `[A-Za-z0-9_-]{1,64}`; appears in the list run's input and its S3 results path. */
-    name: z.string().regex(NAME_PATTERN),
+    name: z.string().check(z.regex(NAME_PATTERN)),
     /** `cron(m h dom mon dow year)`, `rate(n unit)` or `at(yyyy-mm-ddThh:mm:ss)`. */
     expression: z
       .string({
@@ -268,52 +295,61 @@ export const scheduleSchemaFor = (allowSpecialUse: readonly string[]) =>
             ? 'is required'
             : `must be a non-empty string (got ${describeValue(issue.input)})`,
       })
-      .superRefine((expression, context) => {
-        const problem = scheduleExpressionProblem(expression);
-        if (problem)
-          context.addIssue({ code: 'custom', message: `${problem} (got ${describeValue(expression)})` });
-      }),
+      .check(
+        z.superRefine((expression, context) => {
+          const problem = scheduleExpressionProblem(expression);
+          if (problem)
+            context.addIssue({ code: 'custom', message: `${problem} (got ${describeValue(expression)})` });
+        }),
+      ),
     /** IANA time zone the expression is evaluated in. @default 'UTC' */
-    timeZone: nonEmptyString()
-      .refine(isKnownTimeZone, {
-        error: (issue) =>
-          `is not an IANA time zone such as Europe/Berlin (got ${describeValue(issue.input)})`,
-      })
-      .default(DEFAULT_SCHEDULE_SETTINGS.timeZone),
+    timeZone: z._default(
+      nonEmptyString().check(
+        z.refine(isKnownTimeZone, {
+          error: (issue) =>
+            `is not an IANA time zone such as Europe/Berlin (got ${describeValue(issue.input)})`,
+        }),
+      ),
+      DEFAULT_SCHEDULE_SETTINGS.timeZone,
+    ),
     /** Name of an entry of `domainLists`. Exactly one of domainList and domains is set. */
-    domainList: nonEmptyString().optional(),
+    domainList: z.optional(nonEmptyString()),
     /** Inline domains. Exactly one of domainList and domains is set. */
-    domains: inlineDomainsSchema(allowSpecialUse).optional(),
+    domains: z.optional(inlineDomainsSchema(allowSpecialUse)),
     /** Scheduler's flexible time window in minutes (0 = off). @default 15 */
-    flexibleWindowMinutes: boundedNumber({ min: 0, max: 1440, integer: true }).default(
+    flexibleWindowMinutes: z._default(
+      boundedNumber({ min: 0, max: 1440, integer: true }),
       DEFAULT_SCHEDULE_SETTINGS.flexibleWindowMinutes,
     ),
     /** Retries of a failed start before the fire goes to the dead-letter queue. @default 3 */
-    maxRetryAttempts: boundedNumber({ min: 0, max: 185, integer: true }).default(
+    maxRetryAttempts: z._default(
+      boundedNumber({ min: 0, max: 185, integer: true }),
       DEFAULT_SCHEDULE_SETTINGS.maxRetryAttempts,
     ),
     /** Give up on an undelivered fire after this many seconds. @default 3600 */
-    maxEventAgeSeconds: boundedNumber({ min: 60, max: 86_400, integer: true }).default(
+    maxEventAgeSeconds: z._default(
+      boundedNumber({ min: 60, max: 86_400, integer: true }),
       DEFAULT_SCHEDULE_SETTINGS.maxEventAgeSeconds,
     ),
     /** A disabled schedule is deployed but does not fire. @default true */
-    enabled: strictBoolean().default(DEFAULT_SCHEDULE_SETTINGS.enabled),
-  }).superRefine((schedule, context) => {
-    if ((schedule.domainList === undefined) === (schedule.domains === undefined)) {
-      context.addIssue({ code: 'custom', message: 'must set exactly one of domainList and domains' });
-    }
-  });
+    enabled: z._default(strictBoolean(), DEFAULT_SCHEDULE_SETTINGS.enabled),
+  }).check(
+    z.superRefine((schedule, context) => {
+      if ((schedule.domainList === undefined) === (schedule.domains === undefined)) {
+        context.addIssue({ code: 'custom', message: 'must set exactly one of domainList and domains' });
+      }
+    }),
+  );
 
 /** The poll section, named `pipeline.poll.<setting>` in messages. */
 export const pollNamer: PollSettingNamer = (field) => `${ROOT}.poll${field === undefined ? '' : `.${field}`}`;
 export const pollSchema = pollSettingsSchema(pollNamer);
 
-export const logRetentionDaysSchema = boundedNumber({ min: 1, max: 9999, integer: true }).refine(
-  (days) => LOG_RETENTION_DAYS.includes(days),
-  {
+export const logRetentionDaysSchema = boundedNumber({ min: 1, max: 9999, integer: true }).check(
+  z.refine((days) => LOG_RETENTION_DAYS.includes(days), {
     error: (issue) =>
       `must be one of CloudWatch's retention values ${LOG_RETENTION_DAYS.join(', ')} (got ${describeValue(issue.input)})`,
-  },
+  }),
 );
 
 export const removalPolicySchema = oneOf(['retain', 'destroy']);
@@ -322,7 +358,7 @@ export const removalPolicySchema = oneOf(['retain', 'destroy']);
 export const rootSchema = section(
   Object.fromEntries(
     ['vendor', 'poll', 'scan', 'intake', 'domainLists', 'schedules', 'logRetentionDays', 'removalPolicy'].map(
-      (key) => [key, z.unknown().optional()],
+      (key) => [key, z.optional(z.unknown())],
     ),
   ),
 );

@@ -7,7 +7,7 @@
  * Parsers keep fields they do not know (loose objects at the top level), so the state machine may
  * carry extra data through a task whose result replaces the state.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '#core/errors';
 import type { IssuePath } from '#core/schema';
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
@@ -36,41 +36,46 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
 type Fields = Record<string, unknown>;
 
-const object = <T extends z.ZodRawShape>(shape: T) => z.object(shape, { error: 'must be a JSON object' });
+const object = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.object(shape, { error: 'must be a JSON object' });
 const string = (missing = 'must be a string') =>
   z.string({ error: (issue) => (issue.input === undefined ? missing : 'must be a string') });
 const wholeNumber = (min: number) =>
-  z
-    .number({ error: `must be a whole number >= ${min}` })
-    .refine((value) => Number.isSafeInteger(value) && value >= min, {
+  z.number({ error: `must be a whole number >= ${min}` }).check(
+    z.refine((value) => Number.isSafeInteger(value) && value >= min, {
       error: `must be a whole number >= ${min}`,
-    });
+    }),
+  );
 /** Absent and null both mean "not given" (Step Functions writes null for a JSONPath that matched nothing). */
-const optional = <T extends z.ZodType>(schema: T, type: string) =>
+const optional = <T extends z.core.$ZodType>(schema: T, type: string) =>
+  z.pipe(
+    z.optional(z.union([schema, z.null()], { error: `must be a ${type} when present` })),
+    z.transform((value) => (value === null ? undefined : value) as z.output<T> | undefined),
+  );
+const nonEmpty = () =>
   z
-    .union([schema, z.null()], { error: `must be a ${type} when present` })
-    .optional()
-    .transform((value) => (value === null ? undefined : value) as z.output<T> | undefined);
+    .string({ error: 'must be a non-empty string' })
+    .check(z.minLength(1, { error: 'must be a non-empty string' }));
 
 /** A validator of #core/validation as a zod transform: its own reason becomes the issue. */
 function validated<T>(check: (value: string) => T) {
-  return (value: string, context: z.RefinementCtx): T => {
+  return z.transform((value: string, context): T => {
     try {
       return check(value);
     } catch (error) {
-      context.addIssue({
+      context.issues.push({
         code: 'custom',
         message: error instanceof InvalidInputError ? error.reason : 'is not valid',
+        input: value,
       });
       return z.NEVER;
     }
-  };
+  });
 }
 
-export const runIdSchema = z
-  .string({ error: 'must be a string' })
-  .nullish()
-  .transform((value, context) => {
+export const runIdSchema = z.pipe(
+  z.nullish(z.string({ error: 'must be a string' })),
+  z.transform((value, context) => {
     if (value === undefined || value === null) return 'adhoc';
     const runId = value.trim();
     const problem =
@@ -82,11 +87,12 @@ export const runIdSchema = z
             ? 'contains a control character'
             : undefined;
     if (problem) {
-      context.addIssue({ code: 'custom', message: problem });
+      context.issues.push({ code: 'custom', message: problem, input: value });
       return z.NEVER;
     }
     return runId;
-  });
+  }),
+);
 
 export const scanOutputNameSchema = z.enum(SCAN_OUTPUT_NAMES, {
   error: `must be one of ${SCAN_OUTPUT_NAMES.join(', ')}`,
@@ -98,29 +104,32 @@ export const pollStateSchema = object({
   waitedSeconds: wholeNumber(0),
   startedAt: z
     .string({ error: 'must be an ISO 8601 date-time' })
-    .refine((value) => !Number.isNaN(Date.parse(value)), { error: 'must be an ISO 8601 date-time' }),
+    .check(z.refine((value) => !Number.isNaN(Date.parse(value)), { error: 'must be an ISO 8601 date-time' })),
   deadlineExceeded: z.boolean({ error: 'must be true or false' }),
-}) satisfies z.ZodType<PollState>;
+}) satisfies z.ZodMiniType<PollState>;
 
 export const statusSnapshotSchema = object({
   state: z.enum(SCAN_STATES, { error: `must be one of ${SCAN_STATES.join(', ')}` }),
   vendorStatus: optional(z.string(), 'string'),
   progress: optional(z.number(), 'number'),
   raw: z.string({ error: 'must be a string' }),
-  rawTruncated: z.unknown().transform((value) => value === true),
-}) satisfies z.ZodType<StatusSnapshot, unknown>;
+  rawTruncated: z.pipe(
+    z.unknown(),
+    z.transform((value) => value === true),
+  ),
+}) satisfies z.ZodMiniType<StatusSnapshot, unknown>;
 
 export const storedObjectSchema = object({
   name: scanOutputNameSchema,
-  bucket: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }),
-  key: z.string({ error: 'must be a non-empty string' }).min(1, { error: 'must be a non-empty string' }),
+  bucket: nonEmpty(),
+  key: nonEmpty(),
   size: wholeNumber(0),
   sha256: z
     .string({ error: 'must be 64 lower-case hexadecimal digits' })
-    .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lower-case hexadecimal digits' }),
+    .check(z.regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lower-case hexadecimal digits' })),
   contentType: optional(z.string(), 'string'),
   versionId: optional(z.string(), 'string'),
-}) satisfies z.ZodType<StoredObject, unknown>;
+}) satisfies z.ZodMiniType<StoredObject, unknown>;
 
 /** StartScan's input. The domain is only checked for type here; startScan normalises it. */
 export const scanDomainInputSchema = z.looseObject(
@@ -129,29 +138,42 @@ export const scanDomainInputSchema = z.looseObject(
 );
 
 /** The state of the poll loop: StartScan's output, PollScanStatus's input and output. */
-export const scanInProgressSchema = z
-  .looseObject(
-    {
-      domain: string().transform(validated((domain) => normalizeDomain(domain, 'domain', ALREADY_ACCEPTED))),
-      runId: runIdSchema,
-      scanUuid: string().transform(validated((uuid) => validateScanUuid(uuid, 'scanUuid'))),
-      outputPrefix: string(),
-      poll: pollStateSchema,
-      status: statusSnapshotSchema.nullish().transform((status) => status ?? undefined),
-    },
-    { error: 'must be a JSON object' },
-  )
-  .superRefine((state, context) => {
-    const problem = outputPrefixProblem(state.outputPrefix, state.domain, state.scanUuid);
-    if (problem) context.addIssue({ code: 'custom', path: ['outputPrefix'], message: problem });
-  })
-  .transform(({ status, ...rest }) => ({ ...rest, ...(status === undefined ? {} : { status }) }));
+export const scanInProgressSchema = z.pipe(
+  z
+    .looseObject(
+      {
+        domain: z.pipe(
+          string(),
+          validated((domain) => normalizeDomain(domain, 'domain', ALREADY_ACCEPTED)),
+        ),
+        runId: runIdSchema,
+        scanUuid: z.pipe(
+          string(),
+          validated((uuid) => validateScanUuid(uuid, 'scanUuid')),
+        ),
+        outputPrefix: string(),
+        poll: pollStateSchema,
+        status: z.pipe(
+          z.nullish(statusSnapshotSchema),
+          z.transform((status) => status ?? undefined),
+        ),
+      },
+      { error: 'must be a JSON object' },
+    )
+    .check(
+      z.superRefine((state, context) => {
+        const problem = outputPrefixProblem(state.outputPrefix, state.domain, state.scanUuid);
+        if (problem) context.addIssue({ code: 'custom', path: ['outputPrefix'], message: problem });
+      }),
+    ),
+  z.transform(({ status, ...rest }) => ({ ...rest, ...(status === undefined ? {} : { status }) })),
+);
 
 /**
  * Parses `value` with `schema`; the first problem becomes an InvalidInputError naming its field
  * (`poll.attempt`, `stored[0].sha256`, or `root` for the value as a whole).
  */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root = 'input'): z.output<S> {
+export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, root = 'input'): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -6,7 +6,7 @@
  * `deadlineSeconds` at the latest, which also bounds the execution history (Step Functions refuses
  * to go past 25,000 events in a standard execution).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ENV } from '#core/runtime/variables';
 import { boundedNumber, type NumberBounds, problemsOf, type SettingProblem } from '#core/schema';
 import type { PollState } from '#core/workflows/scan/contracts';
@@ -173,37 +173,46 @@ export type PollSettingNamer = (field: keyof PollSettings | undefined) => string
 export function pollSettingsSchema(nameOf: PollSettingNamer) {
   return z
     .strictObject({
-      minWaitSeconds: boundedNumber(POLL_BOUNDS.minWaitSeconds).default(DEFAULT_POLL_SETTINGS.minWaitSeconds),
-      maxWaitSeconds: boundedNumber(POLL_BOUNDS.maxWaitSeconds).default(DEFAULT_POLL_SETTINGS.maxWaitSeconds),
-      growthFactor: boundedNumber(POLL_BOUNDS.growthFactor).default(DEFAULT_POLL_SETTINGS.growthFactor),
-      deadlineSeconds: boundedNumber(POLL_BOUNDS.deadlineSeconds).default(
+      minWaitSeconds: z._default(
+        boundedNumber(POLL_BOUNDS.minWaitSeconds),
+        DEFAULT_POLL_SETTINGS.minWaitSeconds,
+      ),
+      maxWaitSeconds: z._default(
+        boundedNumber(POLL_BOUNDS.maxWaitSeconds),
+        DEFAULT_POLL_SETTINGS.maxWaitSeconds,
+      ),
+      growthFactor: z._default(boundedNumber(POLL_BOUNDS.growthFactor), DEFAULT_POLL_SETTINGS.growthFactor),
+      deadlineSeconds: z._default(
+        boundedNumber(POLL_BOUNDS.deadlineSeconds),
         DEFAULT_POLL_SETTINGS.deadlineSeconds,
       ),
     })
-    .superRefine((poll, context) => {
-      if (poll.maxWaitSeconds < poll.minWaitSeconds) {
-        context.addIssue({
-          code: 'custom',
-          path: ['maxWaitSeconds'],
-          message: `must be >= ${nameOf('minWaitSeconds')} (got ${poll.maxWaitSeconds} < ${poll.minWaitSeconds})`,
-        });
-        return;
-      }
-      const events = estimateHistoryEvents(poll);
-      if (events > POLL_HISTORY_EVENT_BUDGET) {
-        context.addIssue({
-          code: 'custom',
-          path: [],
-          message:
-            `with ${nameOf('minWaitSeconds')} ${poll.minWaitSeconds}, ${nameOf('maxWaitSeconds')} ${poll.maxWaitSeconds}, ` +
-            `${nameOf('growthFactor')} ${poll.growthFactor} and ${nameOf('deadlineSeconds')} ${poll.deadlineSeconds} ` +
-            `makes a worst-case poll loop of ${worstCaseLoopIterations(poll)} polls (~${events} execution history events), ` +
-            `over the budget of ${POLL_HISTORY_EVENT_BUDGET} (half of Step Functions' ${STEP_FUNCTIONS_HISTORY_EVENT_LIMIT}-event limit): ` +
-            `raise ${nameOf('maxWaitSeconds')} (${poll.maxWaitSeconds}) or ${nameOf('growthFactor')} (${poll.growthFactor}), ` +
-            `or lower ${nameOf('deadlineSeconds')} (${poll.deadlineSeconds}) to at most ${largestDeadlineWithinBudget(poll)}`,
-        });
-      }
-    });
+    .check(
+      z.superRefine((poll, context) => {
+        if (poll.maxWaitSeconds < poll.minWaitSeconds) {
+          context.addIssue({
+            code: 'custom',
+            path: ['maxWaitSeconds'],
+            message: `must be >= ${nameOf('minWaitSeconds')} (got ${poll.maxWaitSeconds} < ${poll.minWaitSeconds})`,
+          });
+          return;
+        }
+        const events = estimateHistoryEvents(poll);
+        if (events > POLL_HISTORY_EVENT_BUDGET) {
+          context.addIssue({
+            code: 'custom',
+            path: [],
+            message:
+              `with ${nameOf('minWaitSeconds')} ${poll.minWaitSeconds}, ${nameOf('maxWaitSeconds')} ${poll.maxWaitSeconds}, ` +
+              `${nameOf('growthFactor')} ${poll.growthFactor} and ${nameOf('deadlineSeconds')} ${poll.deadlineSeconds} ` +
+              `makes a worst-case poll loop of ${worstCaseLoopIterations(poll)} polls (~${events} execution history events), ` +
+              `over the budget of ${POLL_HISTORY_EVENT_BUDGET} (half of Step Functions' ${STEP_FUNCTIONS_HISTORY_EVENT_LIMIT}-event limit): ` +
+              `raise ${nameOf('maxWaitSeconds')} (${poll.maxWaitSeconds}) or ${nameOf('growthFactor')} (${poll.growthFactor}), ` +
+              `or lower ${nameOf('deadlineSeconds')} (${poll.deadlineSeconds}) to at most ${largestDeadlineWithinBudget(poll)}`,
+          });
+        }
+      }),
+    );
 }
 
 /**
