@@ -1,6 +1,8 @@
 /** `FetchReport`, `FetchLogs`, `FetchDebug`: stream one output (`report`/`logs`/`debug`) into S3 with sha256. */
+
 import { scanDepsFromEnvironment } from '#core/runtime/deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
+import { tracedS3Client } from '#core/runtime/s3-client';
 import type { StoredObject } from '#core/workflows/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
 import { fetchScanOutput } from '#core/workflows/scan/fetch';
@@ -22,6 +24,6 @@ export function createFetchScanOutputHandler(deps: ScanDeps): Handler<unknown, S
 }
 
 export const handler = createLazyHandler({
-  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createFetchScanOutputHandler,
 });

@@ -3,7 +3,9 @@
  * JSON ScanOutcome, for the Fail state. Accepts any payload: it runs after something already broke,
  * and its own error would hide the real one.
  */
+
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
+import { tracedS3Client } from '#core/runtime/s3-client';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
 import {
@@ -28,6 +30,6 @@ export function createRecordScanFailureHandler(
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
 export const handler = createLazyHandler({
-  deps: (tools) => storageScanDepsFromEnvironment(process.env, tools),
+  deps: (tools) => storageScanDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createRecordScanFailureHandler,
 });

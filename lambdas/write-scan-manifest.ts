@@ -1,5 +1,7 @@
 /** `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. */
+
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
+import { tracedS3Client } from '#core/runtime/s3-client';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import type { ScanOutcome } from '#core/workflows/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#core/workflows/scan/deps';
@@ -22,6 +24,6 @@ export function createWriteScanManifestHandler(deps: ScanDeps): Handler<unknown,
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
 export const handler = createLazyHandler({
-  deps: (tools) => storageScanDepsFromEnvironment(process.env, tools),
+  deps: (tools) => storageScanDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createWriteScanManifestHandler,
 });

@@ -17,7 +17,9 @@
  * Decoding only "when it looks encoded" is not an option: "a+b.txt" is ambiguous, and a wrong guess reads
  * another object. If this ever proves wrong for EventBridge, only keys holding '+' or '%' are affected.
  */
+import * as z from 'zod/mini';
 import { InvalidInputError } from '#core/errors';
+import { parseWith } from '#core/schema';
 
 export interface S3ObjectRef {
   readonly bucket: string;
@@ -30,7 +32,87 @@ export interface S3ObjectRef {
   readonly sequencer?: string;
 }
 
-type Json = Record<string, unknown>;
+// The schemas check only the fields the pipeline reads, and keep the rest (S3 adds fields over
+// time). Powertools Parser has schemas for both shapes, but they are built on zod's classic API,
+// which would add 443 KiB to the intake and list bundles; these are zod/mini.
+
+const object = <T extends z.core.$ZodLooseShape>(shape: T) =>
+  z.looseObject(shape, {
+    error: (issue) => (issue.input === undefined ? 'is missing' : 'is not an object'),
+  });
+const nonEmptyString = () =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? 'is missing' : 'must be a string') })
+    .check(z.minLength(1, { error: 'is empty' }));
+/** Absent, null or empty all mean "not given": the notification docs show versionId null when versioning is off. */
+const optionalString = () =>
+  z.pipe(
+    z.optional(z.nullable(z.string({ error: 'must be a string' }))),
+    z.transform((value) => (value === null || value === '' ? undefined : value)),
+  );
+const optionalSize = () =>
+  z.optional(
+    z.nullable(
+      z.number({ error: 'must be a non-negative integer' }).check(
+        z.refine((value) => Number.isSafeInteger(value) && value >= 0, {
+          error: 'must be a non-negative integer',
+        }),
+      ),
+    ),
+  );
+const encodedKey = () =>
+  z.pipe(
+    nonEmptyString(),
+    z.transform((encoded: string, context) => {
+      try {
+        return decodeURIComponent(encoded.replace(/\+/g, ' '));
+      } catch {
+        context.issues.push({ code: 'custom', message: 'is not valid URL encoding', input: encoded });
+        return z.NEVER;
+      }
+    }),
+  );
+
+/** EventBridge: `{ source: 'aws.s3', 'detail-type', detail: { bucket, object } }`. */
+const eventBridgeSchema = z.looseObject({
+  source: z.literal('aws.s3', {
+    error: (issue) => `is ${JSON.stringify(issue.input) ?? 'missing'}; expected "aws.s3"`,
+  }),
+  'detail-type': z.string({ error: 'must be a string' }),
+});
+const eventBridgeCreatedSchema = z.looseObject({
+  detail: object({
+    bucket: object({ name: nonEmptyString() }),
+    object: object({
+      key: encodedKey(),
+      'version-id': optionalString(),
+      etag: optionalString(),
+      size: optionalSize(),
+      sequencer: optionalString(),
+    }),
+  }),
+});
+
+/** Notifications (Lambda, SQS, SNS): `{ Records: [{ eventName, s3: { bucket, object } }] }`. */
+const notificationSchema = z.looseObject({
+  Records: z.array(
+    object({
+      eventName: z.optional(z.string({ error: 'must be a string' })),
+      s3: z.optional(z.unknown()),
+    }),
+    { error: 'must be an array' },
+  ),
+});
+const notificationS3Schema = object({
+  bucket: object({ name: nonEmptyString() }),
+  object: object({
+    key: encodedKey(),
+    versionId: optionalString(),
+    eTag: optionalString(),
+    size: optionalSize(),
+    sequencer: optionalString(),
+  }),
+});
 
 /**
  * Returns the created objects an event names. Events for anything other than object creation (deletes,
@@ -39,10 +121,12 @@ type Json = Record<string, unknown>;
  * @throws InvalidInputError naming the malformed field, e.g. `Records[0].s3.object.key`
  */
 export function objectFromS3Event(event: unknown): S3ObjectRef[] {
-  if (!isObject(event)) throw new InvalidInputError('event', 'is not an object');
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
+    throw new InvalidInputError('event', 'is not an object');
+  }
   if ('Records' in event) return fromNotification(event);
   if ('detail' in event || 'detail-type' in event) return fromEventBridge(event);
-  if (event.Event === 's3:TestEvent') return [];
+  if ((event as { Event?: unknown }).Event === 's3:TestEvent') return [];
   throw new InvalidInputError(
     'event',
     'is neither an S3 event notification (Records) nor an EventBridge S3 event (detail)',
@@ -58,60 +142,41 @@ export function decodeS3EventKey(encoded: string, field = 'key'): string {
   }
 }
 
-function fromEventBridge(event: Json): S3ObjectRef[] {
-  if (event.source !== 'aws.s3') {
-    throw new InvalidInputError(
-      'source',
-      `is ${JSON.stringify(event.source) ?? 'missing'}; expected "aws.s3"`,
-    );
-  }
-  const detailType = event['detail-type'];
-  if (typeof detailType !== 'string') throw new InvalidInputError('detail-type', 'must be a string');
-  if (detailType !== 'Object Created') return [];
-
-  const detail = objectAt(event.detail, 'detail');
-  const bucket = objectAt(detail.bucket, 'detail.bucket');
-  const object = objectAt(detail.object, 'detail.object');
+function fromEventBridge(event: object): S3ObjectRef[] {
+  const envelope = parseWith(eventBridgeSchema, event);
+  if (envelope['detail-type'] !== 'Object Created') return [];
+  const { bucket, object: created } = parseWith(eventBridgeCreatedSchema, event).detail;
   return [
     build({
-      bucket: nonEmptyString(bucket.name, 'detail.bucket.name'),
-      key: decodeS3EventKey(nonEmptyString(object.key, 'detail.object.key'), 'detail.object.key'),
-      versionId: optionalString(object['version-id'], 'detail.object.version-id'),
-      etag: optionalString(object.etag, 'detail.object.etag'),
-      size: optionalSize(object.size, 'detail.object.size'),
-      sequencer: optionalString(object.sequencer, 'detail.object.sequencer'),
+      bucket: bucket.name,
+      key: created.key,
+      versionId: created['version-id'],
+      etag: created.etag,
+      size: created.size ?? undefined,
+      sequencer: created.sequencer,
     }),
   ];
 }
 
-function fromNotification(event: Json): S3ObjectRef[] {
-  const records = event.Records;
-  if (!Array.isArray(records)) throw new InvalidInputError('Records', 'must be an array');
-  const out: S3ObjectRef[] = [];
-  records.forEach((value: unknown, index) => {
-    const at = `Records[${index}]`;
-    const record = objectAt(value, at);
-    const eventName = record.eventName;
-    if (eventName !== undefined && typeof eventName !== 'string') {
-      throw new InvalidInputError(`${at}.eventName`, 'must be a string');
-    }
+function fromNotification(event: object): S3ObjectRef[] {
+  const { Records } = parseWith(notificationSchema, event);
+  return Records.flatMap((record, index) => {
     // eventName is "ObjectCreated:Put" etc.; records without one are taken as creations.
-    if (eventName !== undefined && !eventName.startsWith('ObjectCreated:')) return;
-    const s3 = objectAt(record.s3, `${at}.s3`);
-    const bucket = objectAt(s3.bucket, `${at}.s3.bucket`);
-    const object = objectAt(s3.object, `${at}.s3.object`);
-    out.push(
+    if (record.eventName !== undefined && !record.eventName.startsWith('ObjectCreated:')) return [];
+    // Checked only for creations: other records (deletes, restores) may carry any s3 shape.
+    if (record.s3 === undefined) throw new InvalidInputError(`Records[${index}].s3`, 'is missing');
+    const s3 = parseWith(notificationS3Schema, record.s3, `Records[${index}].s3`);
+    return [
       build({
-        bucket: nonEmptyString(bucket.name, `${at}.s3.bucket.name`),
-        key: decodeS3EventKey(nonEmptyString(object.key, `${at}.s3.object.key`), `${at}.s3.object.key`),
-        versionId: optionalString(object.versionId, `${at}.s3.object.versionId`),
-        etag: optionalString(object.eTag, `${at}.s3.object.eTag`),
-        size: optionalSize(object.size, `${at}.s3.object.size`),
-        sequencer: optionalString(object.sequencer, `${at}.s3.object.sequencer`),
+        bucket: s3.bucket.name,
+        key: s3.object.key,
+        versionId: s3.object.versionId,
+        etag: s3.object.eTag,
+        size: s3.object.size ?? undefined,
+        sequencer: s3.object.sequencer,
       }),
-    );
+    ];
   });
-  return out;
 }
 
 /** Leaves absent optional fields out entirely, so results compare and serialise cleanly. */
@@ -132,37 +197,4 @@ function build(fields: {
   if (fields.size !== undefined) ref.size = fields.size;
   if (fields.sequencer !== undefined) ref.sequencer = fields.sequencer;
   return ref;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function objectAt(value: unknown, field: string): Json {
-  if (!isObject(value)) {
-    throw new InvalidInputError(field, value === undefined ? 'is missing' : 'is not an object');
-  }
-  return value;
-}
-
-function nonEmptyString(value: unknown, field: string): string {
-  if (value === undefined) throw new InvalidInputError(field, 'is missing');
-  if (typeof value !== 'string') throw new InvalidInputError(field, 'must be a string');
-  if (value === '') throw new InvalidInputError(field, 'is empty');
-  return value;
-}
-
-/** Absent, null or empty all mean "not given": the notification docs show versionId null when versioning is off. */
-function optionalString(value: unknown, field: string): string | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') throw new InvalidInputError(field, 'must be a string');
-  return value;
-}
-
-function optionalSize(value: unknown, field: string): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new InvalidInputError(field, 'must be a non-negative integer');
-  }
-  return value;
 }

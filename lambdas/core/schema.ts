@@ -14,6 +14,7 @@
 
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
+import { InvalidInputError } from '#core/errors';
 
 z.config(en());
 
@@ -181,4 +182,29 @@ function unwrap(schema: z.core.$ZodType | undefined): z.core.$ZodType | undefine
     }
   }
   return current;
+}
+
+/**
+ * Parses `value` with `schema`; the first problem becomes an InvalidInputError naming its field
+ * (`poll.attempt`, `stored[0].sha256`, or `root` for the value as a whole).
+ */
+export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, root = 'input'): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new InvalidInputError(fieldName(root, issue?.path ?? []), issue?.message ?? 'is not valid');
+}
+
+function fieldName(root: string, path: IssuePath): string {
+  if (path.length === 0) return root;
+  const relative = root === 'input' ? path : [root, ...path];
+  return relative.reduce<string>(
+    (name, segment) =>
+      typeof segment === 'number'
+        ? `${name}[${segment}]`
+        : name === ''
+          ? String(segment)
+          : `${name}.${String(segment)}`,
+    '',
+  );
 }

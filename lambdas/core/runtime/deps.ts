@@ -20,7 +20,7 @@ import type { ScanDeps } from '#core/workflows/scan/deps';
 export interface ScanDepsFromEnvironmentOptions {
   /** Replaces the Secrets Manager reader (tests). */
   readonly secrets?: SecretReader;
-  /** Replaces the S3 client (tests). */
+  /** For functions with object access (fetch): `tracedS3Client(tools)`. @default NO_S3_ACCESS */
   readonly s3?: S3Client;
 }
 

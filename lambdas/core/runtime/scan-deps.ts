@@ -6,7 +6,7 @@
  * Nothing here may import the vendor clients: a handler bundles what this module imports, and the
  * S3-only functions must not carry an HTTP client they never call (see bench/bundles.ts).
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ConfigurationError } from '#core/errors';
 import type { Env } from '#core/runtime/env';
 import { scanLoggerFromPowertools } from '#core/runtime/logger';
@@ -54,8 +54,27 @@ export const NO_VENDOR_ACCESS: ScanApi = new Proxy({} as ScanApi, {
   },
 });
 
+/**
+ * Stands in for the S3 client in functions that lambdas/registry.ts gives no object access (start,
+ * poll, delete): they then bundle no S3 client, and a call fails loudly instead of on IAM.
+ */
+export const NO_S3_ACCESS: S3Client = new Proxy({} as S3Client, {
+  get(_target, property) {
+    if (property === 'then') return undefined;
+    return () => {
+      throw new ConfigurationError(
+        ENV.resultsBucket,
+        `this function has no object access by design (it used s3.${String(property)})`,
+      );
+    };
+  },
+});
+
 export interface StorageDepsOptions {
-  /** Replaces the (traced) S3 client: tests pass one bound to the embedded S3 server. */
+  /**
+   * The S3 client, for functions that read or write objects (`tracedS3Client`, or one bound to the
+   * embedded S3 server in tests). @default NO_S3_ACCESS
+   */
   readonly s3?: S3Client;
   /** The vendor client; functions without vendor access get one that fails loudly. */
   readonly scanClient?: (settings: ScanSettings, logger: ScanLogger, metrics: PipelineMetrics) => ScanApi;
@@ -75,6 +94,6 @@ export function storageScanDepsFromEnvironment(
   const logger = scanLoggerFromPowertools(tools.logger);
   const metrics = powertoolsMetrics(tools.metrics);
   const scanClient = options.scanClient?.(settings, logger, metrics) ?? NO_VENDOR_ACCESS;
-  const s3 = options.s3 ?? tools.tracer.captureAWSv3Client(new S3Client({}));
+  const s3 = options.s3 ?? NO_S3_ACCESS;
   return createScanDeps({ s3, scanClient, settings, logger, metrics });
 }

@@ -9,7 +9,10 @@
  */
 import * as z from 'zod/mini';
 import { InvalidInputError } from '#core/errors';
-import type { IssuePath } from '#core/schema';
+import { parseWith } from '#core/schema';
+
+export { parseWith } from '#core/schema';
+
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
 import type { ScanState } from '#core/vendor/types';
 import type {
@@ -168,31 +171,6 @@ export const scanInProgressSchema = z.pipe(
     ),
   z.transform(({ status, ...rest }) => ({ ...rest, ...(status === undefined ? {} : { status }) })),
 );
-
-/**
- * Parses `value` with `schema`; the first problem becomes an InvalidInputError naming its field
- * (`poll.attempt`, `stored[0].sha256`, or `root` for the value as a whole).
- */
-export function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, root = 'input'): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw new InvalidInputError(fieldName(root, issue?.path ?? []), issue?.message ?? 'is not valid');
-}
-
-function fieldName(root: string, path: IssuePath): string {
-  if (path.length === 0) return root;
-  const relative = root === 'input' ? path : [root, ...path];
-  return relative.reduce<string>(
-    (name, segment) =>
-      typeof segment === 'number'
-        ? `${name}[${segment}]`
-        : name === ''
-          ? String(segment)
-          : `${name}.${String(segment)}`,
-    '',
-  );
-}
 
 export function requireObject(value: unknown, field: string): Fields {
   return parseWith(z.looseObject({}, { error: 'must be a JSON object' }), value, field);
