@@ -2,8 +2,8 @@
 
 import { listDepsFromEnvironment } from '#core/runtime/list-deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
+import type { PreparedDomainList } from '#core/workflows/list/contracts';
 import { type ListDeps, parseDomainListInput, prepareDomainList } from '#core/workflows/list/list';
-import type { PreparedDomainList } from '#core/workflows/scan/contracts';
 
 export function createPrepareDomainListHandler(deps: ListDeps): Handler<unknown, PreparedDomainList> {
   return async (event) => prepareDomainList(deps, parseDomainListInput(event));

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { InvalidInputError } from '#core/errors';
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
-import type { DomainListSource } from '#core/workflows/scan/contracts';
+import type { DomainListSource } from '#core/workflows/list/contracts';
 
 /** Step Functions: 1-80 characters; we keep to the subset that is also safe in URLs, logs and S3 keys. */
 export const MAX_EXECUTION_NAME_LENGTH = 80;

@@ -7,7 +7,7 @@ import {
   runIdFor,
   scanOutputPrefix,
 } from '#core/naming';
-import type { DomainListSource } from '#core/workflows/scan/contracts';
+import type { DomainListSource } from '#core/workflows/list/contracts';
 
 /** Step Functions execution names: 1-80 characters; we also keep to a URL- and log-safe charset. */
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;

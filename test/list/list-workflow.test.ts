@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName } from '#core/naming';
 import type { VendorLogger } from '#core/vendor/types';
+import type { PreparedDomainList } from '#core/workflows/list/contracts';
 import {
   buildListSummary,
   domainResultFromFailure,
@@ -12,12 +13,8 @@ import {
   prepareDomainList,
   writeListSummary,
 } from '#core/workflows/list/list';
-import type {
-  DomainListItem,
-  ListSummary,
-  PreparedDomainList,
-  ScanOutcome,
-} from '#core/workflows/scan/contracts';
+import type { DomainListItem, ListSummary, ScanOutcome } from '#core/workflows/scan/contracts';
+import { createWriteListSummaryHandler } from '../../lambdas/write-list-summary.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 
 const INPUT = 'input-bucket';
@@ -92,6 +89,41 @@ describe('parseDomainListInput', () => {
         },
       }).source.type,
     ).toBe('schedule');
+  });
+});
+
+describe('the WriteListSummary input', () => {
+  const prepared = {
+    runId: 'r1',
+    source: { type: 'adhoc', requestId: 'q', domains: ['a.io'] },
+    startedAt: '2026-11-23T00:00:00Z',
+    resultsPrefix: 'lists/adhoc/r1/',
+    resultsBucket: 'results',
+    itemsKey: 'lists/adhoc/r1/items.json',
+    rejectsKey: 'lists/adhoc/r1/rejects.json',
+    counts: { lines: 1, valid: 1, invalid: 0, duplicate: 0, ignored: 0 },
+  };
+
+  it.each([
+    [{ ...prepared, counts: undefined }, 'counts', 'is missing'],
+    [
+      { ...prepared, counts: { ...prepared.counts, lines: -1 } },
+      'counts.lines',
+      'must be a whole number >= 0',
+    ],
+    [{ ...prepared, itemsKey: '' }, 'itemsKey', 'must be a non-empty string'],
+    [{ ...prepared, source: { type: 'ftp' } }, 'source.type', 'must be one of s3, schedule, adhoc'],
+    [
+      { ...prepared, mapResult: { ResultWriterDetails: { Bucket: 'b' } } },
+      'mapResult.ResultWriterDetails.Key',
+      'is missing',
+    ],
+  ])('refuses a hand-made input, naming the field (%#)', async (event, field, reason) => {
+    // Act
+    const attempt = createWriteListSummaryHandler({} as ListDeps)(event);
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ name: 'InvalidInputError', input: field, reason });
   });
 });
 

@@ -11,8 +11,8 @@ import { InvalidInputError } from '#core/errors';
 import { listExecutionName } from '#core/naming';
 import { objectFromS3Event } from '#core/s3-event';
 import type { VendorLogger } from '#core/vendor/types';
+import type { DomainListInput } from '#core/workflows/list/contracts';
 import { parseDomainListInput } from '#core/workflows/list/list';
-import type { DomainListInput } from '#core/workflows/scan/contracts';
 
 export interface IntakeSettings {
   readonly stateMachineArn: string;

@@ -6,13 +6,16 @@
 import { InvalidInputError } from '#core/errors';
 import { isRecord, parseJsonBody } from '#core/vendor/json';
 import type {
+  DomainListSource,
+  ListRejection,
+  ResultWriterOutput,
+  WriteSummaryInput,
+} from '#core/workflows/list/contracts';
+import type {
   DomainFinalState,
   DomainListItem,
-  DomainListSource,
   DomainScanResult,
-  ListRejection,
   ListSummary,
-  PreparedDomainList,
   ScanOutcome,
 } from '#core/workflows/scan/contracts';
 import type { ListDeps, Rejects } from './list.ts';
@@ -21,11 +24,6 @@ import { getJson, putJson } from './list-storage.ts';
 // ---------------------------------------------------------------------------------------------
 // Results of the fan-out
 // ---------------------------------------------------------------------------------------------
-
-/** Where the Distributed Map's ResultWriter put its manifest (the Map state's output). */
-export interface ResultWriterOutput {
-  readonly ResultWriterDetails: { readonly Bucket: string; readonly Key: string };
-}
 
 interface ResultWriterManifest {
   readonly ResultFiles?: Record<string, readonly { readonly Key: string }[]>;
@@ -135,13 +133,6 @@ export async function readResultWriterResults(
     }
   }
   return results;
-}
-
-export interface WriteSummaryInput extends PreparedDomainList {
-  /** Set in AWS: the Map state's ResultWriter output. */
-  readonly mapResult?: ResultWriterOutput;
-  /** Set by the local runner, which runs the fan-out itself. */
-  readonly results?: readonly DomainScanResult[];
 }
 
 /** Joins the items with their results and accounts for every input line. Pure. */

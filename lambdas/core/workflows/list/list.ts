@@ -17,16 +17,16 @@ import {
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName, listResultsPrefix, runIdFor } from '#core/naming';
 import { ENV } from '#core/runtime/variables';
+import { parseWith } from '#core/schema';
 import type { VendorLogger } from '#core/vendor/types';
 import type {
   DomainListInput,
-  DomainListItem,
   DomainListSource,
-  DuplicateLine,
-  InvalidLine,
   ListRejection,
   PreparedDomainList,
-} from '#core/workflows/scan/contracts';
+} from '#core/workflows/list/contracts';
+import { domainListInputSchema } from '#core/workflows/list/contracts';
+import type { DomainListItem, DuplicateLine, InvalidLine } from '#core/workflows/scan/contracts';
 import { putJson } from './list-storage.ts';
 
 export interface ListSettings {
@@ -96,73 +96,9 @@ export class ListRejectedError extends Error {
   }
 }
 
-/** Validates the list workflow's input; errors name the field. */
+/** Validates the list workflow's input; errors name the field (`source.scheduleName`). */
 export function parseDomainListInput(event: unknown): DomainListInput {
-  const source = (event as { source?: unknown } | null)?.source as Record<string, unknown> | undefined;
-  if (!source || typeof source !== 'object') throw new InvalidInputError('source', 'is missing');
-  const text = (field: string, optional = false): string | undefined => {
-    const value = source[field];
-    if (value === undefined || value === null) {
-      if (optional) return undefined;
-      throw new InvalidInputError(`source.${field}`, 'is missing');
-    }
-    if (typeof value !== 'string' || value.length === 0) {
-      throw new InvalidInputError(`source.${field}`, 'must be a non-empty string');
-    }
-    return value;
-  };
-  const domains = (optional: boolean): string[] | undefined => {
-    const value = source.domains;
-    if (value === undefined && optional) return undefined;
-    if (!Array.isArray(value) || value.some((d) => typeof d !== 'string')) {
-      throw new InvalidInputError('source.domains', 'must be an array of strings');
-    }
-    return value as string[];
-  };
-  switch (source.type) {
-    case 's3':
-      return {
-        source: {
-          type: 's3',
-          bucket: text('bucket') as string,
-          key: text('key') as string,
-          ...optionalField('versionId', text('versionId', true)),
-          ...optionalField('etag', text('etag', true)),
-        },
-      };
-    case 'schedule': {
-      const list = domains(true);
-      const bucket = text('bucket', true);
-      const key = text('key', true);
-      if ((list === undefined) === (key === undefined)) {
-        throw new InvalidInputError('source', 'a schedule needs exactly one of domains or bucket/key');
-      }
-      return {
-        source: {
-          type: 'schedule',
-          scheduleName: text('scheduleName') as string,
-          scheduledTime: text('scheduledTime') as string,
-          ...optionalField('bucket', bucket),
-          ...optionalField('key', key),
-          ...optionalField('domains', list),
-        },
-      };
-    }
-    case 'adhoc':
-      return {
-        source: {
-          type: 'adhoc',
-          requestId: text('requestId') as string,
-          domains: domains(false) as string[],
-        },
-      };
-    default:
-      throw new InvalidInputError('source.type', 'must be one of s3, schedule, adhoc');
-  }
-}
-
-function optionalField<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
+  return parseWith(domainListInputSchema, event);
 }
 
 /**
@@ -288,8 +224,6 @@ export {
   buildListSummary,
   domainResultFromFailure,
   domainResultFromIteration,
-  type ResultWriterOutput,
   readResultWriterResults,
-  type WriteSummaryInput,
   writeListSummary,
 } from './list-summary.ts';

@@ -5,6 +5,7 @@
  * and in execution history.
  */
 import type { ScanState } from '#core/vendor/types';
+import type { DomainListSource, ListRejection } from '#core/workflows/list/contracts';
 
 /** Input of the per-domain state machine, as the list workflow, a schedule or a user passes it. */
 export interface ScanDomainInput {
@@ -79,34 +80,6 @@ export interface ScanOutcome {
 // Domain-list workflow (the fan-out level)
 // ---------------------------------------------------------------------------------------------
 
-/** What started a list run. Its identity (not wall-clock time) decides child execution names. */
-export type DomainListSource =
-  | {
-      readonly type: 's3';
-      readonly bucket: string;
-      /** Decoded object key (never URL-encoded). */
-      readonly key: string;
-      readonly versionId?: string;
-      readonly etag?: string;
-    }
-  | {
-      readonly type: 'schedule';
-      readonly scheduleName: string;
-      /** EventBridge Scheduler's <aws.scheduler.scheduled-time>: one run per fire, so daily scans are not "duplicates". */
-      readonly scheduledTime: string;
-      /** Either a list object in the input bucket ... */
-      readonly bucket?: string;
-      readonly key?: string;
-      /** ... or an inline list. */
-      readonly domains?: readonly string[];
-    }
-  | { readonly type: 'adhoc'; readonly requestId: string; readonly domains: readonly string[] };
-
-/** Input of the domain-list state machine. */
-export interface DomainListInput {
-  readonly source: DomainListSource;
-}
-
 /** One entry of items.json, the Distributed Map's ItemReader input. */
 export interface DomainListItem {
   readonly domain: string;
@@ -128,40 +101,6 @@ export interface DuplicateLine {
   readonly line: number;
   readonly domain: string;
   readonly firstLine: number;
-}
-
-/** Output of PrepareDomainList. Big arrays live in S3, not in state (256 KiB payload limit). */
-export interface PreparedDomainList {
-  readonly runId: string;
-  /** Carried through the Map so the summary can name what started the run. */
-  readonly source: DomainListSource;
-  /** When PrepareDomainList ran (ISO). */
-  readonly startedAt: string;
-  /** `lists/<source-derived path>/<runId>/` in the results bucket; summary.json goes here. */
-  readonly resultsPrefix: string;
-  readonly resultsBucket: string;
-  /** items.json: DomainListItem[] (ItemReader reads it). */
-  readonly itemsKey: string;
-  /** invalid.json: { invalid: InvalidLine[], duplicates: DuplicateLine[] }. */
-  readonly rejectsKey: string;
-  readonly counts: {
-    readonly lines: number;
-    readonly valid: number;
-    readonly invalid: number;
-    readonly duplicate: number;
-    /** Blank lines and # comments. */
-    readonly ignored: number;
-  };
-  /**
-   * Set when the list as a whole was refused (too large, not a list object, unreadable): nothing
-   * is scanned, and the summary says why.
-   */
-  readonly rejected?: ListRejection;
-}
-
-/** Why a whole list was refused. */
-export interface ListRejection {
-  readonly reason: string;
 }
 
 /** One Map iteration's result: what the child execution produced or why it did not. */
