@@ -166,6 +166,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   try {
     const written = trackWrittenObjects(s3.client);
     const logger = createLocalLogger(options.logLevel, () => [vendor.apiKey]);
+    const progress = createConsoleReporter(process.stdout);
     const credentials = async () => vendor.apiKey;
     const clients = createVendorClients({
       scanApiUrl: vendor.scanApiUrl,
@@ -177,6 +178,11 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       ...(vendor.orgUuid ? { orgUuid: vendor.orgUuid } : {}),
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
       logger,
+      // Retries and give-ups show as they happen, instead of minutes of silence.
+      observer: {
+        retrying: (attempt) => progress({ type: 'vendor-retry', attempt }),
+        failed: (attempt) => progress({ type: 'vendor-gave-up', attempt }),
+      },
     });
     const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
     process.stdout.write(
@@ -198,7 +204,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         maxListBytes: config.intake.maxListBytes,
         allowSpecialUse: config.scan.allowSpecialUseDomains,
         logger,
-        onProgress: createConsoleReporter(process.stdout),
+        onProgress: progress,
       },
       { domains: options.domains, ...(file ? { file } : {}) },
     );

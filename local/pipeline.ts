@@ -15,13 +15,12 @@ import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
 import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
 import type { StatusVocabulary } from '#core/vendor/types';
+import type { DomainListSource, PreparedDomainList } from '#core/workflows/list/contracts';
 import { domainResultFromFailure, type ListDeps } from '#core/workflows/list/list';
 import type {
   DomainListItem,
-  DomainListSource,
   DomainScanResult,
   ListSummary,
-  PreparedDomainList,
   ScanInProgress,
   ScanOutcome,
 } from '#core/workflows/scan/contracts';
@@ -180,15 +179,21 @@ export async function runScanExecution(
   for (const [name, handler] of Object.entries(handlers)) {
     tracked[name] = async (input) => {
       const output = await handler(input);
-      if (name === 'PollScanStatus') {
-        const status = (output as unknown as ScanInProgress).status;
+      if (name === 'PollScanStatus' || name === 'StartScan') {
+        const state = output as unknown as ScanInProgress;
+        const status = state.status;
+        const wait = state.poll?.deadlineExceeded ? undefined : state.poll?.nextWaitSeconds;
         const detail = [
           status?.vendorStatus ?? status?.state,
           status?.progress === undefined ? '' : `${status.progress}%`,
+          // What it waits for next, so a long quiet stretch is never a mystery.
+          wait === undefined || status?.state === 'succeeded' || status?.state === 'failed'
+            ? ''
+            : `waiting ${options.waitOverrideMs === undefined ? `${wait} s` : `${options.waitOverrideMs} ms (overridden)`}`,
         ]
           .filter(Boolean)
-          .join(' ');
-        report?.({ type: 'domain-state', domain, state: name, detail });
+          .join(', ');
+        report?.({ type: 'domain-state', domain, state: name, ...(detail ? { detail } : {}) });
       } else {
         report?.({ type: 'domain-state', domain, state: name });
       }
@@ -208,23 +213,37 @@ export async function runScanExecution(
   // Count as Step Functions would; consuming the log also keeps it from buffering.
   let events = 0;
   let transitions = 0;
+  const lastError = new Map<string, string>();
   const counting = (async () => {
     for await (const event of execution.eventLogs) {
       events += 1;
       if (event.type === 'StateEntered') {
         transitions += 1;
         if (event.state.type === 'Task') events += 3;
+      } else if (event.type === 'StateFailed') {
+        lastError.set(event.state.name, event.Error);
       } else if (event.type === 'StateRetried') {
         events += 3;
+        report?.({
+          type: 'state-retry',
+          domain,
+          state: event.state.name,
+          error: lastError.get(event.state.name) ?? 'an error',
+          attempt: event.retry.attempt,
+          maxAttempts: event.retry.retrier.MaxAttempts ?? 3,
+        });
       }
     }
   })();
   let result: DomainScanResult;
+  /** The Fail state's error: the failure category (OutputFetchFailed), not the class behind it. */
+  let category: string | undefined;
   try {
     const outcome = (await execution.result) as unknown as ScanOutcome;
     result = { domain, executionName, outcome, error: undefined };
   } catch (error) {
     const failure = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
+    category = failure?.name;
     result = domainResultFromFailure(domain, executionName, failure?.name, failure?.message);
   }
   await counting;
@@ -234,10 +253,16 @@ export async function runScanExecution(
     domain,
     result: state,
     ...(result.outcome?.error || result.error
-      ? { detail: (result.outcome?.error ?? result.error)?.name ?? '' }
+      ? { detail: failureDetail(category, (result.outcome?.error ?? result.error)?.name) }
       : {}),
   });
   return { result, transitions, historyEvents: events };
+}
+
+/** `OutputFetchFailed: VendorUnavailableError`: the category first, then the error behind it. */
+function failureDetail(category: string | undefined, errorName: string | undefined): string {
+  if (category && errorName && category !== errorName) return `${category}: ${errorName}`;
+  return category ?? errorName ?? '';
 }
 
 /** Runs `worker` over `items` with at most `limit` in flight; results keep the input order. */

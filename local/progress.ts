@@ -2,6 +2,7 @@
  * Progress output for `npm start`: one line per domain state change when the output is a log or
  * a pipe, a single self-updating status line on a terminal, and a summary table at the end.
  */
+import type { VendorAttemptEvent } from '#core/vendor/types';
 import type { DomainFinalState, ListSummary } from '#core/workflows/scan/contracts';
 
 export type ProgressEvent =
@@ -17,6 +18,18 @@ export type ProgressEvent =
       readonly state: string;
       readonly detail?: string;
     }
+  /** The state machine retries a failed Task state (its Retry rule, as in AWS). */
+  | {
+      readonly type: 'state-retry';
+      readonly domain: string;
+      readonly state: string;
+      readonly error: string;
+      readonly attempt: number;
+      readonly maxAttempts: number;
+    }
+  /** The vendor client retries a call inside one invocation, or gives up on it. */
+  | { readonly type: 'vendor-retry'; readonly attempt: VendorAttemptEvent & { readonly retryInMs: number } }
+  | { readonly type: 'vendor-gave-up'; readonly attempt: VendorAttemptEvent }
   | {
       readonly type: 'domain-done';
       readonly domain: string;
@@ -44,6 +57,8 @@ export function createConsoleReporter(out: Writable): ProgressListener {
     const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
     out.write(`\r[${bar}] ${done}/${total} done, ${running.size} running, ${failed} failed\u001b[K`);
   };
+  /** A line that must be seen even on a terminal: it goes above the status line. */
+  const writeLine = (line: string) => out.write(tty ? `\r\u001b[K${line}\n` : `${line}\n`);
   return (event) => {
     switch (event.type) {
       case 'list-prepared':
@@ -58,6 +73,15 @@ export function createConsoleReporter(out: Writable): ProgressListener {
           out.write(
             `  ${event.domain.padEnd(32)} ${event.state}${event.detail ? ` (${event.detail})` : ''}\n`,
           );
+        break;
+      case 'state-retry':
+        writeLine(
+          `  ${event.domain.padEnd(32)} ${event.state} failed (${event.error}); the state machine retries it (retry ${event.attempt}/${event.maxAttempts})`,
+        );
+        break;
+      case 'vendor-retry':
+      case 'vendor-gave-up':
+        writeLine(`  vendor ${describeVendorAttempt(event)}`);
         break;
       case 'domain-done':
         running.delete(event.domain);
@@ -78,6 +102,36 @@ export function createConsoleReporter(out: Writable): ProgressListener {
     }
     if (tty) statusLine();
   };
+}
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+
+/**
+ * `scan.getReport: HTTP 500, retry 2/5 in 1.2 s`, `scan.getStatus: request timed out after 30 s,
+ * retry 1/5 in 0.4 s`, or why the client gave up, including a Retry-After it would not wait for.
+ */
+export function describeVendorAttempt(
+  event: Extract<ProgressEvent, { type: 'vendor-retry' | 'vendor-gave-up' }>,
+): string {
+  const a = event.attempt;
+  const what =
+    a.failure === 'timeout'
+      ? `request timed out after ${seconds(a.timeoutMs)}`
+      : a.status !== undefined
+        ? `HTTP ${a.status}`
+        : `${a.errorCode ?? a.failure}`;
+  if (event.type === 'vendor-retry') {
+    const asked = a.retryAfterMs === undefined ? '' : ` (Retry-After ${seconds(a.retryAfterMs)})`;
+    return `${a.operation}: ${what}, retry ${a.attempt}/${a.maxAttempts - 1} in ${seconds(event.attempt.retryInMs)}${asked}`;
+  }
+  if (a.retryAfterMs !== undefined && a.failure === 'throttled' && a.attempt < a.maxAttempts) {
+    return (
+      `${a.operation}: ${what} asking to wait ${seconds(a.retryAfterMs)} (Retry-After), longer than the client ` +
+      `waits inside one invocation; the call fails and the state machine's Retry rule decides when to try again ` +
+      `(its own interval, not Retry-After: README "Retry-After")`
+    );
+  }
+  return `${a.operation}: ${what} on attempt ${a.attempt}/${a.maxAttempts}; the client gives up`;
 }
 
 const FAILURE_STATES: readonly DomainFinalState[] = ['failed', 'timed_out', 'rejected', 'invalid'];

@@ -267,6 +267,88 @@ describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_AP
   });
 });
 
+describe('npm start says what it is waiting for', () => {
+  it('shows the waits, and each vendor retry with its status and delay, as they happen', async () => {
+    // Prepare: two 500s on the report, retried inside the fetch
+    const vendor = await startVendorSimulator({ pollsToFinish: 1 });
+    vendor.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: '/report/',
+      times: 2,
+      fault: { type: 'status', status: 500 },
+    });
+    try {
+      // Act
+      const run = await runCli(['scan', 'slow.example.com', '--out', outDir, ...QUICK_WAITS], {
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+      });
+
+      // Assess
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/StartScan \(.*waiting 1 s\)/);
+      expect(run.stdout).toMatch(/vendor scan\.getReport: HTTP 500, retry 1\/4 in \d+(\.\d)? s/);
+      expect(run.stdout).toMatch(/vendor scan\.getReport: HTTP 500, retry 2\/4 in \d+(\.\d)? s/);
+    } finally {
+      await vendor.close();
+    }
+  });
+
+  it('says when a Retry-After is longer than the client waits, and shows the state machine retrying the start', async () => {
+    // Prepare
+    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
+    vendor.addFault({
+      api: 'scan',
+      method: 'POST',
+      path: '/scan',
+      times: 1,
+      fault: { type: 'status', status: 429, retryAfter: 3600 },
+    });
+    try {
+      // Act
+      const run = await runCli(['scan', 'busy.example.com', '--out', outDir, ...QUICK_WAITS], {
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+      });
+
+      // Assess
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('vendor scan.startScan: HTTP 429 asking to wait 3600 s (Retry-After)');
+      expect(run.stdout).toMatch(
+        /StartScan failed \(VendorThrottledError\); the state machine retries it \(retry 1\/4\)/,
+      );
+    } finally {
+      await vendor.close();
+    }
+  });
+
+  it('names the failure category first, then the error behind it', async () => {
+    // Prepare: a permanent 404 on the report
+    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
+    vendor.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: '/report/',
+      times: 1,
+      fault: { type: 'status', status: 404 },
+    });
+    try {
+      // Act
+      const run = await runCli(['scan', 'gone.example.com', '--out', outDir, ...QUICK_WAITS], {
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+      });
+
+      // Assess
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/gone\.example\.com\s+=> failed \(OutputFetchFailed: VendorHttpError\)/);
+    } finally {
+      await vendor.close();
+    }
+  });
+});
+
 describe('npm start poll settings', () => {
   it('chooses the largest deadline that fits the history budget when only the waits are given, and says so', async () => {
     // Act

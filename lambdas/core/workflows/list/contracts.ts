@@ -18,13 +18,11 @@ const domains = () => z.array(z.string(), { error: 'must be an array of strings'
 const object = <T extends z.core.$ZodLooseShape>(shape: T) =>
   z.object(shape, { error: (issue) => (issue.input === undefined ? 'is missing' : 'must be an object') });
 const count = () =>
-  z
-    .number({ error: 'must be a whole number >= 0' })
-    .check(
-      z.refine((value) => Number.isSafeInteger(value) && value >= 0, {
-        error: 'must be a whole number >= 0',
-      }),
-    );
+  z.number({ error: 'must be a whole number >= 0' }).check(
+    z.refine((value) => Number.isSafeInteger(value) && value >= 0, {
+      error: 'must be a whole number >= 0',
+    }),
+  );
 
 /** An uploaded list object (the intake), named by its decoded key. */
 const s3SourceSchema = z.object({
