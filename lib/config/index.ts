@@ -6,6 +6,7 @@
  * - `parse.ts`: section-by-section validation plus the rules that span sections;
  * - `defaults.ts`: the configuration when nothing is set (derived from the schemas);
  * - `schedule-expression.ts`: the EventBridge Scheduler expression grammar;
+ * - `vendor-url.ts`: what a vendor base URL may be (https, or http to loopback only);
  * - `load.ts`: CDK context and configuration files;
  * - `environment.ts`: the handler environment derived from a configuration.
  *

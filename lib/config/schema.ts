@@ -17,6 +17,9 @@ import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
 import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/poll-schedule';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
+import { vendorUrlProblem } from './vendor-url.ts';
+
+export { isLoopbackHost, vendorUrlProblem } from './vendor-url.ts';
 
 /** `pipeline.<section>…`: how every setting is named in messages. */
 export const ROOT = 'pipeline';
@@ -24,7 +27,6 @@ export const ROOT = 'pipeline';
 /** Names of lists and schedules: they appear in S3 paths and Scheduler resource names. */
 export const NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /**
  * Placeholder vendor URL. It lets `cdk synth` run with no configuration at all; the stack adds a
@@ -60,29 +62,6 @@ export function stringList(options: { nonEmpty: boolean; missing?: string }) {
   return options.nonEmpty
     ? list.check(z.refine((items) => items.length > 0, { error: 'must not be empty', abort: true }))
     : list;
-}
-
-/** https only; plain http would send the org key in clear, except to the local simulator. */
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
-/** What is wrong with a vendor base URL, or undefined. Shared with the local runner's variables. */
-export function vendorUrlProblem(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return `must be an absolute URL (got ${describeValue(text)})`;
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    return `must use https (http is allowed only for loopback hosts) (got ${describeValue(text)})`;
-  }
-  if (url.username || url.password)
-    return 'must not contain credentials: the API key lives in Secrets Manager';
-  if (url.search || url.hash)
-    return `must be a base URL without query or fragment (got ${describeValue(text)})`;
-  return undefined;
 }
 
 const vendorUrl = () =>
