@@ -208,7 +208,7 @@ describe('least privilege', () => {
 });
 
 describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => {
-  async function bundledPackages(handlerFile: string): Promise<string[]> {
+  async function bundledInputs(handlerFile: string): Promise<string[]> {
     const result = await build({
       entryPoints: [join(HANDLERS_DIR, `${handlerFile}.ts`)],
       bundle: true,
@@ -222,7 +222,11 @@ describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => 
       metafile: true,
       logLevel: 'silent',
     });
-    const packages = Object.keys(result.metafile.inputs)
+    return Object.keys(result.metafile.inputs);
+  }
+
+  async function bundledPackages(handlerFile: string): Promise<string[]> {
+    const packages = (await bundledInputs(handlerFile))
       .map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1])
       .filter((name): name is string => name !== undefined);
     return [...new Set(packages)];
@@ -235,13 +239,31 @@ describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => 
     'write-list-summary',
     'start-domain-list',
   ])(
-    'bundles no HTTP client into %s, which only talks to AWS',
+    'bundles no vendor transport into %s, which only talks to AWS',
+    async (handlerFile) => {
+      // Act
+      const inputs = await bundledInputs(handlerFile);
+      // Assess
+      expect(
+        inputs.some((path) => path.includes('@aws-sdk/client-s3') || path.includes('@aws-sdk/client-sfn')),
+      ).toBe(true);
+      const transport = inputs.filter(
+        (path) => path === 'lambdas/core/vendor/http.ts' || path.startsWith('lambdas/core/vendor/transport/'),
+      );
+      expect(transport).toEqual([]);
+      expect(inputs.filter((path) => path.includes('node_modules/undici/'))).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.each(['start-scan', 'poll-scan-status', 'delete-scan'])(
+    'bundles no S3 client into %s, which lambdas/registry.ts gives no object access',
     async (handlerFile) => {
       // Act
       const packages = await bundledPackages(handlerFile);
       // Assess
-      expect(packages).toContain('@aws-sdk/client-s3');
-      expect(packages).not.toContain('undici');
+      expect(packages).not.toContain('@aws-sdk/client-s3');
+      expect(packages).toContain('@aws-sdk/client-secrets-manager');
     },
     60_000,
   );

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { request } from 'undici';
+import { get, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorHttpError, VendorResponseError } from '#core/errors';
 import { ScanClient } from '#core/vendor/scan-client';
@@ -24,8 +24,16 @@ afterAll(async () => {
 
 /** The bytes the simulator serves when asked without Accept-Encoding (the identity representation). */
 async function identityBytes(path: string): Promise<{ body: Buffer; headers: Record<string, unknown> }> {
-  const res = await request(`${sim.url}${path}`, { headers: { authorization: `Bearer ${sim.apiKey}` } });
-  return { body: Buffer.from(await res.body.arrayBuffer()), headers: res.headers };
+  // node:http sends no Accept-Encoding unless asked (fetch would ask for gzip).
+  const res = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(`${sim.url}${path}`, { headers: { authorization: `Bearer ${sim.apiKey}` } }, resolve).on(
+      'error',
+      reject,
+    ),
+  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return { body: Buffer.concat(chunks), headers: res.headers };
 }
 
 describe('ScanClient success paths', () => {

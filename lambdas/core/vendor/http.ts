@@ -1,9 +1,10 @@
 /**
- * The shared HTTP transport of the three vendor clients: a thin layer over undici that adds the
+ * The shared HTTP transport of the three vendor clients: a thin layer over `node:http` (see
+ * transport/send.ts for why not undici) that adds the
  * vendor's authentication, retries with backoff, manual redirects for downloads, streamed bodies
  * and typed, credential-free errors.
  *
- * Retries are a small loop here rather than undici's `RetryAgent` / `interceptors.retry`, because:
+ * Retries are a small loop here rather than a generic retrying agent, because:
  * - a 401/403 must re-read the credential (an async provider call) and resend with new headers;
  *   the retry handler re-dispatches the same options object;
  * - whether a retry is allowed depends on the operation (start scan, recon and rotate are not
@@ -12,12 +13,10 @@
  *   credentials decided per hop; the retry handler would resume a body with `Range` instead;
  * - after the last attempt we throw our own typed errors with status, request id and Retry-After;
  *   the retry handler's `RequestRetryError` carries the raw response headers instead.
- * undici still does the timing: `headersTimeout`, `bodyTimeout` (the idle timeout of a download)
- * and connect timeouts, plus an overall abort signal per request.
+ * Timing: an overall abort signal per request (a connect timeout is told apart: the request was
+ * never sent), and the idle timeout of a download's body in the body guard.
  */
 
-import type { Dispatcher } from 'undici';
-import { Agent, request } from 'undici';
 import { ConfigurationError, type VendorApi, VendorError, vendorHttpError } from '#core/errors';
 import { redactSecrets } from '#core/redact';
 import { discard, header, MAX_TEXT_BYTES, readText, requestIdOf } from './transport/body.ts';
@@ -33,6 +32,7 @@ import {
 } from './transport/outcome.ts';
 import type { AuthScheme, VendorRequest, VendorTextResponse } from './transport/request.ts';
 import { failureClass, parseRetryAfter, retryDelay } from './transport/retry-policy.ts';
+import { CONNECT_TIMEOUT, ConnectionPools, type HttpResponse, send } from './transport/send.ts';
 import { type ResolvedSettings, resolveSettings } from './transport/settings.ts';
 
 export type { AuthScheme, VendorRequest, VendorTextResponse } from './transport/request.ts';
@@ -59,14 +59,8 @@ export class VendorHttp {
   /** @internal for the download attempt (transport/download.ts) */
   readonly settings: ResolvedSettings;
   private readonly authScheme: AuthScheme;
-  /** Keep-alive pool for idempotent calls. */
-  private readonly pooled: Agent;
-  /**
-   * No keep-alive (pipelining 0) for non-idempotent calls: a reset on a reused socket that went
-   * stale (e.g. while a Lambda was frozen) would be indistinguishable from "the vendor may have
-   * processed it", so those calls always get a fresh connection and a reset means what it says.
-   */
-  private readonly fresh: Agent;
+  /** Keep-alive sockets for idempotent calls, a fresh connection for the others. */
+  private readonly pools: ConnectionPools;
   /** Keys seen by this transport, to scrub from anything we surface (belt and braces). */
   private readonly seenKeys = new Set<string>();
 
@@ -74,12 +68,8 @@ export class VendorHttp {
     this.api = api;
     this.authScheme = authScheme;
     this.settings = resolveSettings(api, settings);
-    const timeout = this.settings.requestTimeoutMs;
     const ca = settings.trustedCertificates;
-    const connect = ca === undefined ? { timeout } : { timeout, ca: [...ca] };
-    const common = { connect, headersTimeout: timeout, bodyTimeout: timeout };
-    this.pooled = new Agent({ ...common, keepAliveTimeout: 4_000 });
-    this.fresh = new Agent({ ...common, pipelining: 0 });
+    this.pools = new ConnectionPools({ keepAliveMs: 4_000, ...(ca === undefined ? {} : { ca }) });
   }
 
   /** The origin credentials may be sent to. */
@@ -88,7 +78,7 @@ export class VendorHttp {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pooled.close(), this.fresh.close()]);
+    this.pools.close();
   }
 
   /** Sends a request whose 2xx answer is read whole as text; any other answer throws a typed error. */
@@ -221,7 +211,7 @@ export class VendorHttp {
         `the provider returned no key for ${operation}`,
       );
     }
-    // A CR/LF in a header value is a header-injection vector; undici would reject it anyway.
+    // A CR/LF in a header value is a header-injection vector; node:http would reject it anyway.
     if (/[\r\n\0]/.test(key)) {
       throw new ConfigurationError(`${this.api} credentials`, 'the key contains a line break or NUL');
     }
@@ -260,8 +250,8 @@ export class VendorHttp {
   // -------------------------------------------------------------------------------------------
 
   /** @internal for the download attempt (transport/download.ts) */
-  dispatcherFor(req: VendorRequest): Dispatcher {
-    return req.retry === 'idempotent' ? this.pooled : this.fresh;
+  agentFor(req: VendorRequest, url: URL) {
+    return this.pools.agentFor(url, req.retry === 'idempotent');
   }
 
   /** @internal for the download attempt (transport/download.ts) */
@@ -280,8 +270,9 @@ export class VendorHttp {
     const timeoutMs = this.settings.requestTimeoutMs;
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const res = await request(this.buildUrl(req), {
-        dispatcher: this.dispatcherFor(req),
+      const url = this.buildUrl(req);
+      const res = await send(url, {
+        agent: this.agentFor(req, url),
         method: req.method,
         headers: {
           accept: req.accept ?? 'application/json, text/plain;q=0.9, */*;q=0.8',
@@ -290,10 +281,8 @@ export class VendorHttp {
           ...(req.body ? { 'content-type': req.body.contentType } : {}),
           ...this.authHeaders(key),
         },
-        body: req.body?.data,
+        ...(req.body ? { body: req.body.data } : {}),
         signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
       });
       const status = res.statusCode;
       const requestId = requestIdOf(res.headers);
@@ -315,7 +304,7 @@ export class VendorHttp {
   /** @internal for the download attempt (transport/download.ts) */
   async nonSuccess<T>(
     req: VendorRequest,
-    res: Dispatcher.ResponseData,
+    res: HttpResponse,
     requestId: string | undefined,
     trusted: boolean,
   ): Promise<AttemptOutcome<T>> {
@@ -349,7 +338,7 @@ export class VendorHttp {
     };
   }
 
-  private async snippet(res: Dispatcher.ResponseData): Promise<string | undefined> {
+  private async snippet(res: HttpResponse): Promise<string | undefined> {
     try {
       const text = await readText('snippet', res, 16 * 1024, true);
       const cut = text.slice(0, MAX_SNIPPET_CHARS);
@@ -364,11 +353,9 @@ export class VendorHttp {
     if (err instanceof VendorError) return permanent(err);
     const code = errorCode(err);
     const cause = sanitizeCause(err, this.seenKeys);
+    // Checked first: a connect timeout is also an aborted signal, but proves nothing was sent.
+    if (code === CONNECT_TIMEOUT) return { kind: 'timeout', requestNotSent: true, cause };
     if (signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError') {
-      return { kind: 'timeout', requestNotSent: false, cause };
-    }
-    if (code === 'UND_ERR_CONNECT_TIMEOUT') return { kind: 'timeout', requestNotSent: true, cause };
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return { kind: 'timeout', requestNotSent: false, cause };
     }
     const syscall = (err as { syscall?: unknown } | undefined)?.syscall;

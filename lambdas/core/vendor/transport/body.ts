@@ -5,23 +5,23 @@
 import type { Transform } from 'node:stream';
 import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { Dispatcher } from 'undici';
 import { VendorError, VendorNetworkError, VendorResponseError, VendorTimeoutError } from '#core/errors';
 import { errorCode, sanitizeCause } from './outcome.ts';
+import type { HttpResponse, ResponseHeaders } from './send.ts';
 
 /** JSON and status answers are read whole; anything bigger than this is not a JSON answer we want. */
 export const MAX_TEXT_BYTES = 8 * 1024 * 1024;
 
 export const REQUEST_ID_HEADERS = ['x-request-id', 'x-amzn-requestid', 'request-id'] as const;
 
-export function header(headers: Dispatcher.ResponseData['headers'], name: string): string | undefined {
+export function header(headers: ResponseHeaders, name: string): string | undefined {
   const value = headers[name];
   const first = Array.isArray(value) ? value[0] : value;
   return first === undefined || first === '' ? undefined : first;
 }
 
 /** The vendor's request id, made safe to log: bounded and printable. */
-export function requestIdOf(headers: Dispatcher.ResponseData['headers']): string | undefined {
+export function requestIdOf(headers: ResponseHeaders): string | undefined {
   for (const name of REQUEST_ID_HEADERS) {
     const value = header(headers, name);
     if (value) return value.replace(/[^\x21-\x7e]/g, '').slice(0, 128) || undefined;
@@ -31,11 +31,11 @@ export function requestIdOf(headers: Dispatcher.ResponseData['headers']): string
 
 /**
  * True when the answer proves where its body ends: a Content-Length, or chunked transfer coding
- * (whose last chunk marks the end; undici fails the body when it never comes). Without either, an
+ * (whose last chunk marks the end; Node's parser fails the body when it never comes). Without either, an
  * HTTP/1.x body simply runs until the connection closes, and a clean close half-way is
  * indistinguishable from the real end.
  */
-export function hasFraming(headers: Dispatcher.ResponseData['headers']): boolean {
+export function hasFraming(headers: ResponseHeaders): boolean {
   if (parseLength(header(headers, 'content-length')) !== undefined) return true;
   const coding = header(headers, 'transfer-encoding') ?? '';
   return coding
@@ -91,7 +91,7 @@ export function discard(body: Readable): void {
 /** Reads a (decoded) body whole as UTF-8 text, refusing more than `limit` bytes. */
 export async function readText(
   operation: string,
-  res: Dispatcher.ResponseData,
+  res: HttpResponse,
   limit: number,
   truncate = false,
 ): Promise<string> {
@@ -115,10 +115,14 @@ export async function readText(
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Error code of a body that went quiet for longer than its idle timeout. */
+export const BODY_TIMEOUT = 'BODY_TIMEOUT';
+
 /**
  * Wraps a download body so that every failure surfaces as a typed, credential-free error on the
  * stream: idle -> VendorTimeoutError('idle'), reset or premature close -> VendorNetworkError.
- * Backpressure is preserved: the generator pulls a chunk only when the consumer reads.
+ * Backpressure is preserved: the generator pulls a chunk only when the consumer reads, and the idle
+ * clock runs only while it waits for the vendor (never while the consumer is slow).
  */
 export function guardBody(
   operation: string,
@@ -128,16 +132,24 @@ export function guardBody(
 ): Readable {
   const source = decodedStream(body, decoders);
   async function* relay(): AsyncGenerator<Buffer> {
+    const chunks = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     let bytes = 0;
+    let finished = false;
     try {
-      for await (const chunk of source as AsyncIterable<Buffer>) {
-        bytes += chunk.length;
-        yield chunk;
+      for (;;) {
+        const next = await nextWithin(chunks, options.idleTimeoutMs, () => body.destroy());
+        if (next.done) break;
+        bytes += next.value.length;
+        yield next.value;
       }
+      finished = true;
     } catch (err) {
       throw streamError(operation, err, options.idleTimeoutMs);
+    } finally {
+      // A consumer that stops early (or an error) must not leave the socket open.
+      if (!finished) body.destroy();
     }
-    // undici checks Content-Length on most paths; this makes a short body an error on all of them.
+    // The parser checks Content-Length on a closed connection; this makes a short body an error on every path.
     if (options.expectedBytes !== undefined && bytes !== options.expectedBytes) {
       throw new VendorNetworkError({ operation, code: 'TRUNCATED_BODY', requestNotSent: false });
     }
@@ -145,10 +157,30 @@ export function guardBody(
   return Readable.from(relay(), { objectMode: false });
 }
 
+/** The next chunk, or a BODY_TIMEOUT error (after `stop()` releases the socket) when none comes in time. */
+async function nextWithin(
+  chunks: AsyncIterator<Buffer>,
+  idleTimeoutMs: number,
+  stop: () => void,
+): Promise<IteratorResult<Buffer>> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      stop();
+      reject(Object.assign(new Error(`no data for ${idleTimeoutMs} ms`), { code: BODY_TIMEOUT }));
+    }, idleTimeoutMs);
+  });
+  try {
+    return await Promise.race([chunks.next(), idle]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function streamError(operation: string, err: unknown, idleTimeoutMs: number): Error {
   if (err instanceof VendorError) return err;
   const code = errorCode(err);
-  if (code === 'UND_ERR_BODY_TIMEOUT') {
+  if (code === BODY_TIMEOUT) {
     return new VendorTimeoutError({ operation, timeoutMs: idleTimeoutMs, phase: 'idle' });
   }
   if (code === 'Z_BUF_ERROR') {

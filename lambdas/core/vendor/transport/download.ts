@@ -3,8 +3,6 @@
  * rules of a chain, up to the final 2xx headers, whose body is handed over guarded. Retries and
  * credentials belong to `VendorHttp`, which passes itself in as the context.
  */
-import type { Dispatcher } from 'undici';
-import { request } from 'undici';
 import { VendorInsecureRedirectError, VendorResponseError } from '#core/errors';
 import { redactUrl } from '#core/redact';
 import type { VendorDownload } from '../types.ts';
@@ -20,6 +18,7 @@ import {
 } from './body.ts';
 import { type AttemptOutcome, permanent, UNFRAMED_BODY } from './outcome.ts';
 import type { VendorRequest } from './request.ts';
+import { type HttpResponse, send } from './send.ts';
 import type { ResolvedSettings } from './settings.ts';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -30,12 +29,12 @@ export interface DownloadContext {
   readonly settings: ResolvedSettings;
   /** The origin credentials may be sent to. */
   readonly baseOrigin: string;
-  dispatcherFor(req: VendorRequest): Dispatcher;
+  agentFor(req: VendorRequest, url: URL): import('node:http').Agent;
   authHeaders(key: string): Record<string, string>;
   buildUrl(req: VendorRequest): URL;
   nonSuccess<T>(
     req: VendorRequest,
-    res: Dispatcher.ResponseData,
+    res: HttpResponse,
     requestId: string | undefined,
     trusted: boolean,
   ): Promise<AttemptOutcome<T>>;
@@ -47,10 +46,10 @@ export async function downloadAttempt(
   req: VendorRequest,
   key: string,
 ): Promise<AttemptOutcome<VendorDownload>> {
-  const { requestTimeoutMs, idleTimeoutMs, maxRedirects } = ctx.settings;
+  const { requestTimeoutMs, maxRedirects } = ctx.settings;
   // Not AbortSignal.timeout: the overall deadline covers the redirect chain up to the final
   // headers only. It must be cancelled then, or it would cut a long (but live) body short;
-  // the body is guarded by undici's bodyTimeout (idle) instead.
+  // the body is guarded by its idle timeout (guardBody) instead.
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new DOMException(`timed out after ${requestTimeoutMs} ms`, 'TimeoutError')),
@@ -68,8 +67,8 @@ export async function downloadAttempt(
     for (;;) {
       leftBaseOrigin ||= url.origin !== ctx.baseOrigin;
       const trusted = !leftBaseOrigin;
-      const res = await request(url, {
-        dispatcher: ctx.dispatcherFor(req),
+      const res = await send(url, {
+        agent: ctx.agentFor(req, url),
         method: 'GET',
         headers: {
           accept: req.accept ?? '*/*',
@@ -78,8 +77,6 @@ export async function downloadAttempt(
           ...(trusted ? ctx.authHeaders(key) : {}),
         },
         signal: controller.signal,
-        headersTimeout: requestTimeoutMs,
-        bodyTimeout: idleTimeoutMs,
       });
       const status = res.statusCode;
       const requestId = requestIdOf(res.headers);
@@ -133,7 +130,7 @@ export async function downloadAttempt(
 function toDownload(
   ctx: DownloadContext,
   req: VendorRequest,
-  res: Dispatcher.ResponseData,
+  res: HttpResponse,
   url: URL,
   redirects: number,
 ): VendorDownload {

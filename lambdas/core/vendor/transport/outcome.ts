@@ -2,6 +2,7 @@
  * What one attempt of the vendor transport came to, and the typed errors it turns into. The retry
  * loop (`VendorHttp.execute`) decides what happens next from the outcome alone.
  */
+
 import {
   VendorAuthError,
   type VendorError,
@@ -12,6 +13,7 @@ import {
   vendorHttpError,
 } from '#core/errors';
 import { redactSecrets } from '#core/redact';
+import { CONNECT_TIMEOUT } from './send.ts';
 
 /** What one attempt came to; the loop in `execute` decides what happens next. */
 export type AttemptOutcome<T> =
@@ -34,7 +36,7 @@ export type AttemptOutcome<T> =
   | { readonly kind: 'permanent'; readonly error: Error; readonly status: number | undefined };
 
 /** Codes that prove the request never reached the vendor: no connection was ever made. */
-export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', CONNECT_TIMEOUT]);
 
 /** The outcome code of a 2xx download whose end cannot be proven (see `hasFraming`). */
 export const UNFRAMED_BODY = 'UNFRAMED_BODY';
@@ -62,17 +64,17 @@ export function authError(
   return error;
 }
 
-/** The most specific error code on an undici/Node error (AggregateErrors from happy eyeballs too). */
+/** The most specific error code on a Node error (AggregateErrors from happy eyeballs too). */
 export function errorCode(err: unknown): string | undefined {
   const e = err as { code?: unknown; cause?: { code?: unknown }; errors?: { code?: unknown }[] } | undefined;
   const candidates = [e?.code, e?.cause?.code, e?.errors?.[0]?.code];
-  for (const c of candidates) if (typeof c === 'string' && c !== 'UND_ERR') return c;
+  for (const c of candidates) if (typeof c === 'string') return c;
   return undefined;
 }
 
 /**
- * A plain Error carrying only the name, code and message of what undici or Node threw. The
- * original is dropped because undici errors can reference request options (headers included)
+ * A plain Error carrying only the name, code and message of what Node threw. The original is
+ * dropped because network errors can reference request options (headers included)
  * and sockets; this one is safe to log, stringify and inspect.
  */
 export function sanitizeCause(err: unknown, secrets: Iterable<string>): Error {
