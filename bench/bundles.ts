@@ -28,7 +28,12 @@ export interface BundleFigures {
 }
 
 /** esbuild options equivalent to what NodejsFunction passes for these bundling props. */
-async function bundle(entry: string, outDir: string, options: BundlingOptions): Promise<Metafile> {
+async function bundle(
+  entry: string,
+  outDir: string,
+  options: BundlingOptions,
+  external: readonly string[] = [],
+): Promise<Metafile> {
   const result = await build({
     entryPoints: [entry],
     outfile: join(outDir, 'index.mjs'),
@@ -44,6 +49,7 @@ async function bundle(entry: string, outDir: string, options: BundlingOptions): 
     absWorkingDir: REPO_ROOT,
     metafile: true,
     logLevel: 'error',
+    ...(external.length > 0 ? { external: [...external] } : {}),
   });
   return result.metafile;
 }
@@ -77,10 +83,11 @@ async function measure(
   work: string,
   options: BundlingOptions,
   flags: readonly string[],
+  external: readonly string[] = [],
 ): Promise<BundleFigures> {
   const dir = join(work, name);
   await mkdir(dir, { recursive: true });
-  const metafile = await bundle(entry, dir, options);
+  const metafile = await bundle(entry, dir, options, external);
   const bundleBytes = (await stat(join(dir, 'index.mjs'))).size;
   const mapBytes = options.sourceMap ? (await stat(join(dir, 'index.mjs.map'))).size : 0;
   const output = Object.values(metafile.outputs).find((out) => out.entryPoint !== undefined);
@@ -219,6 +226,44 @@ export async function sourceMaps(): Promise<void> {
           `${kib(row.zipBytes).padStart(7)} | ${row.importMs.toFixed(1).padStart(9)} | ` +
           `${(row.importMs / empty).toFixed(2).padStart(7)} | ${named ? 'yes' : 'no'}\n`,
       );
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The AWS SDK bundled (what we ship: the exact version the tests ran) against the SDK the Lambda
+ * runtime provides (`@aws-sdk/*` and `@smithy/*` left out of the bundle and loaded from
+ * node_modules, as the runtime would load its own copy).
+ */
+export async function sdkPlacement(): Promise<void> {
+  // Inside the repository, so that the external packages resolve from its node_modules.
+  await mkdir(join(REPO_ROOT, 'node_modules', '.cache'), { recursive: true });
+  const work = await mkdtemp(join(REPO_ROOT, 'node_modules', '.cache', 'bench-sdk-'));
+  try {
+    const empty = await emptyBaseline(work);
+    process.stdout.write(
+      'handler (SDK placement)                | index.mjs KiB | zip KiB | import ms | x empty\n',
+    );
+    for (const handler of ['write-scan-manifest', 'fetch-scan-output']) {
+      for (const [label, external] of [
+        ['bundled', []],
+        ['from the runtime', ['@aws-sdk/*', '@smithy/*']],
+      ] as const) {
+        const row = await measure(
+          `${handler}-${external.length}`,
+          join(HANDLERS_DIR, `${handler}.ts`),
+          work,
+          PIPELINE_BUNDLING,
+          MAPS,
+          external,
+        );
+        process.stdout.write(
+          `${`${handler}, ${label}`.padEnd(38)} | ${kib(row.bundleBytes).padStart(13)} | ${kib(row.zipBytes).padStart(7)} | ` +
+            `${row.importMs.toFixed(1).padStart(9)} | ${(row.importMs / empty).toFixed(2).padStart(7)}\n`,
+        );
+      }
     }
   } finally {
     await rm(work, { recursive: true, force: true });

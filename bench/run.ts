@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
-import { handlerBundles, httpClients, sourceMaps } from './bundles.ts';
+import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
 import { measurePollCost } from './poll-cost.ts';
 
 function runChild(
@@ -130,6 +130,8 @@ async function bundles(): Promise<void> {
   await httpClients();
   process.stdout.write('\n== Source maps: options on start-scan ==\n');
   await sourceMaps();
+  process.stdout.write('\n== AWS SDK: bundled (shipped) or from the Lambda runtime ==\n');
+  await sdkPlacement();
 }
 
 /** `npm start` (the demo) with an empty synth cache, then with the cache it filled. */
