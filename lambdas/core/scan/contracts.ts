@@ -149,9 +149,11 @@ export interface PreparedDomainList {
     readonly valid: number;
     readonly invalid: number;
     readonly duplicate: number;
-    /** Blank lines and # comments. */
+    /** Blank lines, # comments and a CSV header row. */
     readonly ignored: number;
   };
+  /** The CSV header row, when the list starts with one (counted in `counts.ignored`). */
+  readonly header?: { readonly line: number; readonly text: string };
   /**
    * Set when the list as a whole was refused (too large, not a list object, unreadable): nothing
    * is scanned, and the summary says why.
@@ -184,12 +186,17 @@ export interface ListSummary {
   readonly finishedAt: string;
   readonly counts: Readonly<Record<DomainFinalState, number>> & {
     readonly lines: number;
+    /** Blank lines, # comments and a CSV header row (`header` names the latter). */
     readonly ignored: number;
   };
+  /** The CSV header row, when the list starts with one. */
+  readonly header?: { readonly line: number; readonly text: string };
   readonly domains: readonly {
     readonly domain: string;
     readonly line: number;
     readonly state: DomainFinalState;
+    /** For a duplicate line: the line where its domain first appeared. */
+    readonly duplicateOf?: number;
     readonly outputPrefix: string | undefined;
     readonly manifestKey: string | undefined;
     readonly error: { readonly name: string; readonly message: string } | undefined;
