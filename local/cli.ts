@@ -8,12 +8,11 @@
  * 2 usage or configuration error.
  */
 import { readFile } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { splitLines } from '#core/domain-list';
 import { ConfigurationError, InvalidInputError } from '#core/errors';
-import { redactSecrets } from '#core/redact';
-import type { ScanLogger } from '#core/scan/deps';
 import { createVendorClients } from '#core/vendor/index';
 import {
   loadPipelineConfigFile,
@@ -40,7 +39,24 @@ import { scanDomainStateMachine } from './definitions.ts';
 import { startS3rver } from './embedded-s3.ts';
 import { exportObjects, trackWrittenObjects } from './export.ts';
 import { runDomainList } from './pipeline.ts';
-import { createConsoleReporter, formatSummaryTable, summaryHasFailures } from './progress.ts';
+import {
+  COMPACT_THRESHOLD,
+  createConsoleReporter,
+  formatProblems,
+  formatSummaryTable,
+  formatTotals,
+  lineLabeller,
+  type OutputMode,
+  type ProgressListener,
+  summaryHasFailures,
+} from './progress.ts';
+import {
+  createFileLogger,
+  HANDLER_LOG_FILE,
+  type LogLevel,
+  pointLatestAt,
+  writeSummaryTable,
+} from './run-files.ts';
 import { startVendorSimulator } from './simulator/index.ts';
 import { cachedTemplate } from './synth-cache.ts';
 
@@ -59,7 +75,9 @@ export interface ScanCommandOptions {
   readonly maxWait?: number;
   readonly deadline?: number;
   readonly concurrency?: number;
-  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  readonly logLevel: LogLevel;
+  /** `compact` or `verbose` output; unset: compact above COMPACT_THRESHOLD domains. */
+  readonly output?: OutputMode;
   /** The demo shortens the poll waits and the simulator's scans. */
   readonly demo: boolean;
 }
@@ -115,18 +133,6 @@ async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<Ven
   };
 }
 
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
-
-/** Compact JSON lines on stderr, at or above `level`; known secrets are scrubbed as a last defence. */
-function createLocalLogger(level: keyof typeof LEVELS, secrets: () => string[]): ScanLogger {
-  const emit = (lineLevel: keyof typeof LEVELS) => (message: string, extra?: Record<string, unknown>) => {
-    if (LEVELS[lineLevel] < LEVELS[level]) return;
-    const line = JSON.stringify({ level: lineLevel.toUpperCase(), message, ...extra });
-    process.stderr.write(`${redactSecrets(line, secrets())}\n`);
-  };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
-}
-
 /** Runs a scan list locally; returns the exit code. */
 export async function runScanCommand(options: ScanCommandOptions, config: PipelineConfig): Promise<number> {
   if (options.domains.length === 0 && !options.domainsFile) {
@@ -161,10 +167,13 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     await vendor.close();
     throw error;
   }
-  const s3 = await startS3rver({ buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET] });
+  // Loopback S3 can take every request at once; the SDK's default 50 sockets only queue (and warn).
+  const s3 = await startS3rver({ buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET], maxSockets: 1024 });
+  const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
+  const resultsRoot = join(out, LOCAL_RESULTS_BUCKET);
   try {
     const written = trackWrittenObjects(s3.client);
-    const logger = createLocalLogger(options.logLevel, () => [vendor.apiKey]);
+    const logger = logs.logger;
     const credentials = async () => vendor.apiKey;
     const clients = createVendorClients({
       scanApiUrl: vendor.scanApiUrl,
@@ -182,6 +191,17 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
         `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
     );
+    let mode: OutputMode = options.output ?? 'verbose';
+    let reporter: ReturnType<typeof createConsoleReporter> | undefined;
+    const onProgress: ProgressListener = (event) => {
+      if (event.type === 'list-prepared') {
+        mode = options.output ?? (event.total > COMPACT_THRESHOLD ? 'compact' : 'verbose');
+        reporter = createConsoleReporter(process.stdout, { mode });
+        // In the run folder from before the first scan, so it can be followed while the run goes on.
+        logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
+      }
+      reporter?.listener(event);
+    };
     const run = await runDomainList(
       {
         s3: s3.client,
@@ -197,16 +217,32 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         maxListBytes: config.intake.maxListBytes,
         allowSpecialUse: config.scan.allowSpecialUseDomains,
         logger,
-        onProgress: createConsoleReporter(process.stdout),
+        onProgress,
       },
       { domains: options.domains, ...(file ? { file } : {}) },
     );
+    reporter?.finish();
     const exported = await exportObjects(s3.client, written.values(), out);
+    const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
+    // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
+    const lineLabel = lineLabeller(file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0);
+    const table = formatSummaryTable(run.summary, { resultsDir: resultsRoot, lineLabel });
+    const tablePath = await writeSummaryTable(runFolder, table);
+    const logPath = await logs.close(process.stderr);
+    const latest = await pointLatestAt(out, runFolder);
+    const problems =
+      mode === 'compact' ? formatProblems(run.summary, { resultsDir: resultsRoot, lineLabel }) : '';
     process.stdout.write(
-      `\n${formatSummaryTable(run.summary, join(relative(process.cwd(), out) || '.', LOCAL_RESULTS_BUCKET))}`,
+      mode === 'compact' ? `\n${problems}${problems ? '\n' : ''}${formatTotals(run.summary)}` : `\n${table}`,
     );
     process.stdout.write(
-      `Summary: ${join(relative(process.cwd(), out) || '.', LOCAL_RESULTS_BUCKET, run.summaryKey)}\n`,
+      `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
+        (logPath
+          ? `Log:     ${logPath} (${logs.lines()} line(s), ${logs.warnings()} warning(s) or error(s))\n`
+          : '') +
+        (latest.kind === 'kept'
+          ? `Latest:  not updated: ${latest.path}: ${latest.reason}\n`
+          : `Latest:  ${latest.path} -> ${runFolder}${latest.kind === 'file' ? ' (a pointer file: this system refused a symlink)' : ''}\n`),
     );
     for (const kept of exported.kept) {
       process.stdout.write(
@@ -215,6 +251,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     }
     return summaryHasFailures(run.summary) ? 1 : 0;
   } finally {
+    await logs.close(process.stderr);
     await s3.close();
     await vendor.close();
   }
@@ -238,6 +275,8 @@ interface RawScanFlags {
   deadline?: number;
   concurrency?: number;
   logLevel: ScanCommandOptions['logLevel'];
+  quiet?: boolean;
+  verbose?: boolean;
 }
 
 async function readDomainsFile(path: string): Promise<Uint8Array> {
@@ -260,6 +299,7 @@ function sharedScanOptions(
     ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     logLevel: flags.logLevel,
+    ...(flags.quiet ? { output: 'compact' as const } : flags.verbose ? { output: 'verbose' as const } : {}),
   };
 }
 
@@ -288,7 +328,14 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
       )
       .option('--concurrency <n>', 'domains scanned at once', positiveInteger)
       .addOption(
-        new Option('--log-level <level>', 'handler log level on stderr')
+        new Option(
+          '--quiet',
+          `compact output: one progress line, then only the problems (the default above ${COMPACT_THRESHOLD} domains)`,
+        ).conflicts('verbose'),
+      )
+      .addOption(new Option('--verbose', 'a line per domain and the full table, however long the list'))
+      .addOption(
+        new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
           .choices(['debug', 'info', 'warn', 'error'])
           .default('warn'),
       );

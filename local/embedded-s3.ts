@@ -8,6 +8,7 @@
  * ListObjects), conditional copies (x-amz-copy-source-if-match is ignored) and checksums.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -32,14 +33,19 @@ export interface StartS3rverOptions {
   readonly keepDirectory?: boolean;
   /** Use this directory instead of a fresh temporary one. */
   readonly directory?: string;
+  /** Sockets the client may open to the server. @default the SDK's (50) */
+  readonly maxSockets?: number;
 }
 
 /** s3rver's built-in account: it verifies SigV4 signatures, so any other key pair is refused. */
 const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
 /** Creates an S3Client for an s3rver endpoint (path-style; no AWS account needed). */
-export function createS3rverClient(endpoint: string): S3Client {
+export function createS3rverClient(endpoint: string, maxSockets?: number): S3Client {
   return new S3Client({
+    ...(maxSockets === undefined
+      ? {}
+      : { requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets }) } }),
     endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
@@ -63,7 +69,7 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
   const endpoint = `http://127.0.0.1:${address.port}`;
   const clients: S3Client[] = [];
   const createClient = (): S3Client => {
-    const client = createS3rverClient(endpoint);
+    const client = createS3rverClient(endpoint, options.maxSockets);
     clients.push(client);
     return client;
   };
