@@ -3,6 +3,7 @@
  *
  *   npm start                                   demo: examples/domains.txt against the simulator
  *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]
+ *                                 [--quiet | --verbose] [--log-level L]
  *
  * Exit codes: 0 everything succeeded; 1 a domain failed or an input line was rejected;
  * 2 usage or configuration error.
@@ -14,12 +15,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { splitLines } from '#core/domain-list';
 import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { createVendorClients } from '#core/vendor/index';
-import {
-  loadPipelineConfigFile,
-  type PipelineConfig,
-  PipelineConfigError,
-  vendorUrlProblem,
-} from '../lib/config/index.ts';
+import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import {
   configFlag,
   hasDomainLines,
@@ -57,8 +53,8 @@ import {
   pointLatestAt,
   writeSummaryTable,
 } from './run-files.ts';
-import { startVendorSimulator } from './simulator/index.ts';
 import { cachedTemplate } from './synth-cache.ts';
+import { resolveVendor } from './vendor-target.ts';
 
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
 export const LOCAL_INPUT_BUCKET = 'pipeline-input';
@@ -80,57 +76,6 @@ export interface ScanCommandOptions {
   readonly output?: OutputMode;
   /** The demo shortens the poll waits and the simulator's scans. */
   readonly demo: boolean;
-}
-
-interface VendorTarget {
-  readonly scanApiUrl: string;
-  readonly keysApiUrl: string;
-  readonly breachApiUrl: string;
-  readonly apiKey: string;
-  readonly orgUuid: string | undefined;
-  readonly label: string;
-  close(): Promise<void>;
-}
-
-/**
- * A vendor base URL from the environment, held to the rule synth applies to the configuration:
- * https, or plain http only to a loopback host (the key would otherwise travel in clear).
- */
-function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const value = env[name]?.trim() || fallback;
-  const problem = vendorUrlProblem(value);
-  if (problem) throw new ConfigurationError(name, problem);
-  return value.replace(/\/+$/, '');
-}
-
-/** The real vendor when SCAN_API_URL is set, else the built-in simulator on a free loopback port. */
-async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<VendorTarget> {
-  if (env.SCAN_API_URL?.trim()) {
-    const scanApiUrl = readUrl(env, 'SCAN_API_URL', '');
-    const apiKey = env.VENDOR_API_KEY?.trim();
-    if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', 'is required when SCAN_API_URL is set');
-    return {
-      scanApiUrl,
-      keysApiUrl: readUrl(env, 'KEYS_API_URL', scanApiUrl),
-      breachApiUrl: readUrl(env, 'BREACH_API_URL', scanApiUrl),
-      apiKey,
-      orgUuid: env.ORG_UUID?.trim() || undefined,
-      label: scanApiUrl,
-      close: async () => {},
-    };
-  }
-  const simulator = await startVendorSimulator({ pollsToFinish: demo ? 2 : 3 });
-  return {
-    scanApiUrl: simulator.url,
-    keysApiUrl: simulator.url,
-    breachApiUrl: simulator.url,
-    get apiKey() {
-      return simulator.apiKey;
-    },
-    orgUuid: simulator.orgUuid,
-    label: `built-in simulator at ${simulator.url}`,
-    close: () => simulator.close(),
-  };
 }
 
 /** Runs a scan list locally; returns the exit code. */
