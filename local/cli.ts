@@ -8,7 +8,7 @@
  * Exit codes: 0 everything succeeded; 1 a domain failed or an input line was rejected;
  * 2 usage or configuration error.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -113,7 +113,13 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     throw error;
   }
   // Loopback S3 can take every request at once; the SDK's default 50 sockets only queue (and warn).
-  const s3 = await startS3rver({ buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET], maxSockets: 1024 });
+  // The embedded S3 keeps its data beside the results, so the export can hard-link its files.
+  const s3Directory = await mkdtemp(join(out, '.s3-'));
+  const s3 = await startS3rver({
+    buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET],
+    maxSockets: 1024,
+    directory: s3Directory,
+  });
   const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
   const resultsRoot = join(out, LOCAL_RESULTS_BUCKET);
   try {
@@ -167,7 +173,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       { domains: options.domains, ...(file ? { file } : {}) },
     );
     reporter?.finish();
-    const exported = await exportObjects(s3.client, written.values(), out);
+    const exported = await exportObjects(s3.client, written.values(), out, 8, s3.storedFile);
     const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
     // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
     const lineLabel = lineLabeller(file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0);
@@ -198,6 +204,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   } finally {
     await logs.close(process.stderr);
     await s3.close();
+    await rm(s3Directory, { recursive: true, force: true });
     await vendor.close();
   }
 }

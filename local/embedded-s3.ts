@@ -23,6 +23,11 @@ export interface S3rverFixture {
   readonly directory: string;
   /** Builds another client for the same server (e.g. with a command-recording middleware). */
   createClient(): S3Client;
+  /**
+   * The file in which s3rver keeps an object's bytes, as they were stored (it writes them raw), so
+   * the local runner can hard-link rather than copy them. Undefined where keys are encoded (Windows).
+   */
+  storedFile(bucket: string, key: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -75,6 +80,7 @@ interface ListingStore {
   listObjects(bucket: string, options: ListOptions): Promise<ListingResult>;
   getBucketPath(bucket: string): string;
   getMetadata(bucket: string, key: string): Promise<unknown>;
+  getResourcePath(bucket: string, key: string, resource: string): string;
 }
 
 /**
@@ -120,7 +126,8 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
     directory,
     configureBuckets: options.buckets.map((name) => ({ name })),
   });
-  scopeListingsToPrefixFolder(server.store as ListingStore);
+  const store = server.store as ListingStore;
+  scopeListingsToPrefixFolder(store);
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
   const clients: S3Client[] = [];
@@ -136,6 +143,8 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
     client,
     directory,
     createClient,
+    storedFile: (bucket, key) =>
+      process.platform === 'win32' ? undefined : store.getResourcePath(bucket, key, 'object'),
     async close() {
       if (closed) return;
       closed = true;
