@@ -3,24 +3,19 @@
  *
  *   npm start                                   demo: examples/domains.txt against the simulator
  *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]
+ *                                 [--quiet | --verbose] [--log-level L]
  *
  * Exit codes: 0 everything succeeded; 1 a domain failed or an input line was rejected;
  * 2 usage or configuration error.
  */
-import { readFile } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { splitLines } from '#core/domain-list';
 import { ConfigurationError, InvalidInputError } from '#core/errors';
-import { redactSecrets } from '#core/redact';
 import { createVendorClients } from '#core/vendor/index';
-import type { ScanLogger } from '#core/workflows/scan/deps';
-import {
-  loadPipelineConfigFile,
-  type PipelineConfig,
-  PipelineConfigError,
-  vendorUrlProblem,
-} from '../lib/config/index.ts';
+import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import {
   configFlag,
   hasDomainLines,
@@ -36,14 +31,30 @@ import { localPollSettings, pollFlag } from './poll-flags.ts';
 export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
 export { localPollSettings } from './poll-flags.ts';
 
-import { ENV } from '#core/runtime/variables';
 import { scanDomainStateMachine } from './definitions.ts';
 import { startS3rver } from './embedded-s3.ts';
 import { exportObjects, trackWrittenObjects } from './export.ts';
 import { runDomainList } from './pipeline.ts';
-import { createConsoleReporter, formatSummaryTable, summaryHasFailures } from './progress.ts';
-import { startVendorSimulator } from './simulator/index.ts';
+import {
+  COMPACT_THRESHOLD,
+  createConsoleReporter,
+  formatProblems,
+  formatSummaryTable,
+  formatTotals,
+  lineLabeller,
+  type OutputMode,
+  type ProgressListener,
+  summaryHasFailures,
+} from './progress.ts';
+import {
+  createFileLogger,
+  HANDLER_LOG_FILE,
+  type LogLevel,
+  pointLatestAt,
+  writeSummaryTable,
+} from './run-files.ts';
 import { cachedTemplate } from './synth-cache.ts';
+import { resolveVendor } from './vendor-target.ts';
 
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
 export const LOCAL_INPUT_BUCKET = 'pipeline-input';
@@ -60,72 +71,11 @@ export interface ScanCommandOptions {
   readonly maxWait?: number;
   readonly deadline?: number;
   readonly concurrency?: number;
-  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  readonly logLevel: LogLevel;
+  /** `compact` or `verbose` output; unset: compact above COMPACT_THRESHOLD domains. */
+  readonly output?: OutputMode;
   /** The demo shortens the poll waits and the simulator's scans. */
   readonly demo: boolean;
-}
-
-interface VendorTarget {
-  readonly scanApiUrl: string;
-  readonly keysApiUrl: string;
-  readonly breachApiUrl: string;
-  readonly apiKey: string;
-  readonly orgUuid: string | undefined;
-  readonly label: string;
-  close(): Promise<void>;
-}
-
-/**
- * A vendor base URL from the environment, held to the rule synth applies to the configuration:
- * https, or plain http only to a loopback host (the key would otherwise travel in clear).
- */
-function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const value = env[name]?.trim() || fallback;
-  const problem = vendorUrlProblem(value);
-  if (problem) throw new ConfigurationError(name, problem);
-  return value.replace(/\/+$/, '');
-}
-
-/** The real vendor when SCAN_API_URL is set, else the built-in simulator on a free loopback port. */
-async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<VendorTarget> {
-  if (env.SCAN_API_URL?.trim()) {
-    const scanApiUrl = readUrl(env, ENV.scanApiUrl, '');
-    const apiKey = env.VENDOR_API_KEY?.trim();
-    if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', 'is required when SCAN_API_URL is set');
-    return {
-      scanApiUrl,
-      keysApiUrl: readUrl(env, ENV.keysApiUrl, scanApiUrl),
-      breachApiUrl: readUrl(env, ENV.breachApiUrl, scanApiUrl),
-      apiKey,
-      orgUuid: env.ORG_UUID?.trim() || undefined,
-      label: scanApiUrl,
-      close: async () => {},
-    };
-  }
-  const simulator = await startVendorSimulator({ pollsToFinish: demo ? 2 : 3 });
-  return {
-    scanApiUrl: simulator.url,
-    keysApiUrl: simulator.url,
-    breachApiUrl: simulator.url,
-    get apiKey() {
-      return simulator.apiKey;
-    },
-    orgUuid: simulator.orgUuid,
-    label: `built-in simulator at ${simulator.url}`,
-    close: () => simulator.close(),
-  };
-}
-
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
-
-/** Compact JSON lines on stderr, at or above `level`; known secrets are scrubbed as a last defence. */
-function createLocalLogger(level: keyof typeof LEVELS, secrets: () => string[]): ScanLogger {
-  const emit = (lineLevel: keyof typeof LEVELS) => (message: string, extra?: Record<string, unknown>) => {
-    if (LEVELS[lineLevel] < LEVELS[level]) return;
-    const line = JSON.stringify({ level: lineLevel.toUpperCase(), message, ...extra });
-    process.stderr.write(`${redactSecrets(line, secrets())}\n`);
-  };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }
 
 /** Runs a scan list locally; returns the exit code. */
@@ -162,11 +112,19 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     await vendor.close();
     throw error;
   }
-  const s3 = await startS3rver({ buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET] });
+  // Loopback S3 can take every request at once; the SDK's default 50 sockets only queue (and warn).
+  // The embedded S3 keeps its data beside the results, so the export can hard-link its files.
+  const s3Directory = await mkdtemp(join(out, '.s3-'));
+  const s3 = await startS3rver({
+    buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET],
+    maxSockets: 1024,
+    directory: s3Directory,
+  });
+  const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
+  const resultsRoot = join(out, LOCAL_RESULTS_BUCKET);
   try {
     const written = trackWrittenObjects(s3.client);
-    const logger = createLocalLogger(options.logLevel, () => [vendor.apiKey]);
-    const progress = createConsoleReporter(process.stdout);
+    const logger = logs.logger;
     const credentials = async () => vendor.apiKey;
     const clients = createVendorClients({
       scanApiUrl: vendor.scanApiUrl,
@@ -180,8 +138,8 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       logger,
       // Retries and give-ups show as they happen, instead of minutes of silence.
       observer: {
-        retrying: (attempt) => progress({ type: 'vendor-retry', attempt }),
-        failed: (attempt) => progress({ type: 'vendor-gave-up', attempt }),
+        retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt }),
+        failed: (attempt) => onProgress({ type: 'vendor-gave-up', attempt }),
       },
     });
     const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
@@ -189,6 +147,17 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
         `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
     );
+    let mode: OutputMode = options.output ?? 'verbose';
+    let reporter: ReturnType<typeof createConsoleReporter> | undefined;
+    const onProgress: ProgressListener = (event) => {
+      if (event.type === 'list-prepared') {
+        mode = options.output ?? (event.total > COMPACT_THRESHOLD ? 'compact' : 'verbose');
+        reporter = createConsoleReporter(process.stdout, { mode });
+        // In the run folder from before the first scan, so it can be followed while the run goes on.
+        logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
+      }
+      reporter?.listener(event);
+    };
     const run = await runDomainList(
       {
         s3: s3.client,
@@ -204,16 +173,32 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         maxListBytes: config.intake.maxListBytes,
         allowSpecialUse: config.scan.allowSpecialUseDomains,
         logger,
-        onProgress: progress,
+        onProgress,
       },
       { domains: options.domains, ...(file ? { file } : {}) },
     );
-    const exported = await exportObjects(s3.client, written.values(), out);
+    reporter?.finish();
+    const exported = await exportObjects(s3.client, written.values(), out, 8, s3.storedFile);
+    const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
+    // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
+    const lineLabel = lineLabeller(file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0);
+    const table = formatSummaryTable(run.summary, { resultsDir: resultsRoot, lineLabel });
+    const tablePath = await writeSummaryTable(runFolder, table);
+    const logPath = await logs.close(process.stderr);
+    const latest = await pointLatestAt(out, runFolder);
+    const problems =
+      mode === 'compact' ? formatProblems(run.summary, { resultsDir: resultsRoot, lineLabel }) : '';
     process.stdout.write(
-      `\n${formatSummaryTable(run.summary, join(relative(process.cwd(), out) || '.', LOCAL_RESULTS_BUCKET))}`,
+      mode === 'compact' ? `\n${problems}${problems ? '\n' : ''}${formatTotals(run.summary)}` : `\n${table}`,
     );
     process.stdout.write(
-      `Summary: ${join(relative(process.cwd(), out) || '.', LOCAL_RESULTS_BUCKET, run.summaryKey)}\n`,
+      `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
+        (logPath
+          ? `Log:     ${logPath} (${logs.lines()} line(s), ${logs.warnings()} warning(s) or error(s))\n`
+          : '') +
+        (latest.kind === 'kept'
+          ? `Latest:  not updated: ${latest.path}: ${latest.reason}\n`
+          : `Latest:  ${latest.path} -> ${runFolder}${latest.kind === 'file' ? ' (a pointer file: this system refused a symlink)' : ''}\n`),
     );
     for (const kept of exported.kept) {
       process.stdout.write(
@@ -222,7 +207,9 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     }
     return summaryHasFailures(run.summary) ? 1 : 0;
   } finally {
+    await logs.close(process.stderr);
     await s3.close();
+    await rm(s3Directory, { recursive: true, force: true });
     await vendor.close();
   }
 }
@@ -245,6 +232,8 @@ interface RawScanFlags {
   deadline?: number;
   concurrency?: number;
   logLevel: ScanCommandOptions['logLevel'];
+  quiet?: boolean;
+  verbose?: boolean;
 }
 
 async function readDomainsFile(path: string): Promise<Uint8Array> {
@@ -267,6 +256,7 @@ function sharedScanOptions(
     ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     logLevel: flags.logLevel,
+    ...(flags.quiet ? { output: 'compact' as const } : flags.verbose ? { output: 'verbose' as const } : {}),
   };
 }
 
@@ -295,7 +285,14 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
       )
       .option('--concurrency <n>', 'domains scanned at once', positiveInteger)
       .addOption(
-        new Option('--log-level <level>', 'handler log level on stderr')
+        new Option(
+          '--quiet',
+          `compact output: one progress line, then only the problems (the default above ${COMPACT_THRESHOLD} domains)`,
+        ).conflicts('verbose'),
+      )
+      .addOption(new Option('--verbose', 'a line per domain and the full table, however long the list'))
+      .addOption(
+        new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
           .choices(['debug', 'info', 'warn', 'error'])
           .default('warn'),
       );

@@ -7,9 +7,10 @@
  * (answers MethodNotAllowed, so parts of an aborted upload stay in its upload directory, invisible to
  * ListObjects), conditional copies (x-amz-copy-source-if-match is ignored) and checksums.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
@@ -22,6 +23,11 @@ export interface S3rverFixture {
   readonly directory: string;
   /** Builds another client for the same server (e.g. with a command-recording middleware). */
   createClient(): S3Client;
+  /**
+   * The file in which s3rver keeps an object's bytes, as they were stored (it writes them raw), so
+   * the local runner can hard-link rather than copy them. Undefined where keys are encoded (Windows).
+   */
+  storedFile(bucket: string, key: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -32,14 +38,19 @@ export interface StartS3rverOptions {
   readonly keepDirectory?: boolean;
   /** Use this directory instead of a fresh temporary one. */
   readonly directory?: string;
+  /** Sockets the client may open to the server. @default the SDK's (50) */
+  readonly maxSockets?: number;
 }
 
 /** s3rver's built-in account: it verifies SigV4 signatures, so any other key pair is refused. */
 const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
 /** Creates an S3Client for an s3rver endpoint (path-style; no AWS account needed). */
-export function createS3rverClient(endpoint: string): S3Client {
+export function createS3rverClient(endpoint: string, maxSockets?: number): S3Client {
   return new S3Client({
+    ...(maxSockets === undefined
+      ? {}
+      : { requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets }) } }),
     endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
@@ -48,6 +59,62 @@ export function createS3rverClient(endpoint: string): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+}
+
+interface ListedObject {
+  key: string;
+}
+interface ListingResult {
+  readonly objects: ListedObject[];
+  readonly commonPrefixes: string[];
+  readonly isTruncated: boolean;
+}
+interface ListOptions {
+  readonly prefix?: string;
+  readonly startAfter?: string;
+  readonly delimiter?: string;
+  readonly maxKeys?: number;
+}
+/** The part of s3rver's FilesystemStore its listing uses. */
+interface ListingStore {
+  listObjects(bucket: string, options: ListOptions): Promise<ListingResult>;
+  getBucketPath(bucket: string): string;
+  getMetadata(bucket: string, key: string): Promise<unknown>;
+  getResourcePath(bucket: string, key: string, resource: string): string;
+}
+
+/**
+ * s3rver 3.7 lists a prefix by walking the bucket from its root, with a synchronous stat of every
+ * entry on the way: each listing costs as much as the bucket holds (every `scans/<domain>/` folder),
+ * so the manifest step's ListObjectsV2 made a 5,000-domain local run quadratic (minutes of blocked
+ * event loop). This runs s3rver's own listing from the prefix's deepest folder instead: the same
+ * keys, since every key with that prefix lives under that folder. Windows paths encode some
+ * characters, so there the original walk is kept.
+ */
+function scopeListingsToPrefixFolder(store: ListingStore): void {
+  const original = store.listObjects;
+  store.listObjects = async function (this: ListingStore, bucket, options) {
+    const prefix = options.prefix ?? '';
+    const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    if (folder === '' || process.platform === 'win32') return original.call(this, bucket, options);
+    const startAfter = options.startAfter ?? '';
+    const empty: ListingResult = { objects: [], commonPrefixes: [], isTruncated: false };
+    // A startAfter beyond the folder (and not inside it) is past every key in it.
+    if (startAfter > folder && !startAfter.startsWith(folder)) return empty;
+    const root = posix.join(this.getBucketPath(bucket), folder.slice(0, -1));
+    if (!(await stat(root).catch(() => undefined))?.isDirectory()) return empty;
+    const scoped: ListingStore = Object.create(this, {
+      getBucketPath: { value: () => root },
+      getMetadata: { value: (b: string, key: string) => this.getMetadata(b, `${folder}${key}`) },
+    });
+    const result = await original.call(scoped, bucket, {
+      ...options,
+      prefix: prefix.slice(folder.length),
+      startAfter: startAfter.startsWith(folder) ? startAfter.slice(folder.length) : '',
+    });
+    for (const object of result.objects) object.key = `${folder}${object.key}`;
+    return { ...result, commonPrefixes: result.commonPrefixes.map((common) => `${folder}${common}`) };
+  };
 }
 
 export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFixture> {
@@ -59,11 +126,13 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
     directory,
     configureBuckets: options.buckets.map((name) => ({ name })),
   });
+  const store = server.store as ListingStore;
+  scopeListingsToPrefixFolder(store);
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
   const clients: S3Client[] = [];
   const createClient = (): S3Client => {
-    const client = createS3rverClient(endpoint);
+    const client = createS3rverClient(endpoint, options.maxSockets);
     clients.push(client);
     return client;
   };
@@ -74,6 +143,8 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
     client,
     directory,
     createClient,
+    storedFile: (bucket, key) =>
+      process.platform === 'win32' ? undefined : store.getResourcePath(bucket, key, 'object'),
     async close() {
       if (closed) return;
       closed = true;

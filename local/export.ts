@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -70,12 +70,37 @@ export function trackWrittenObjects(client: S3Client): ReadonlyMap<string, Writt
   return written;
 }
 
+/** Where the local S3 keeps an object's bytes, when it can say (see `storedFile` in embedded-s3.ts). */
+export type StoredFile = (bucket: string, key: string) => string | undefined;
+
+/**
+ * A new file is a hard link to the bytes the local S3 already wrote, when that is possible (the same
+ * filesystem): a 5,000-domain run then writes its outputs once, not once into the embedded S3 and
+ * again into the mirror. Anything else (another filesystem, no such file) copies through GetObject.
+ */
+async function linkStored(storedFile: StoredFile | undefined, object: WrittenObject, target: string) {
+  const source = storedFile?.(object.bucket, object.key);
+  if (source === undefined || (await sha256OfFile(target)) !== undefined) return false;
+  const temporary = `${target}.partial-${process.pid}`;
+  try {
+    await mkdir(dirname(target), { recursive: true });
+    await link(source, temporary);
+    await rename(temporary, target);
+    return true;
+  } catch {
+    await rm(temporary, { force: true });
+    return false;
+  }
+}
+
 async function exportObject(
   s3: S3Client,
   object: WrittenObject,
   outDir: string,
+  storedFile?: StoredFile,
 ): Promise<'written' | 'unchanged' | 'kept'> {
   const target = localPathFor(outDir, object.bucket, object.key);
+  if (await linkStored(storedFile, object, target)) return 'written';
   const response = await s3.send(new GetObjectCommand({ Bucket: object.bucket, Key: object.key }));
   if (!(response.Body instanceof Readable))
     throw new Error(`No body for s3://${object.bucket}/${object.key}`);
@@ -101,6 +126,7 @@ export async function exportObjects(
   objects: Iterable<WrittenObject>,
   outDir: string,
   concurrency = 8,
+  storedFile?: StoredFile,
 ): Promise<ExportReport> {
   const queue = [...objects].sort((a, b) => `${a.bucket}/${a.key}`.localeCompare(`${b.bucket}/${b.key}`));
   let written = 0;
@@ -110,7 +136,7 @@ export async function exportObjects(
   const lanes = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
     while (next < queue.length) {
       const object = queue[next++] as WrittenObject;
-      const outcome = await exportObject(s3, object, outDir);
+      const outcome = await exportObject(s3, object, outDir, storedFile);
       if (outcome === 'written') written += 1;
       else if (outcome === 'unchanged') unchanged += 1;
       else kept.push(localPathFor(outDir, object.bucket, object.key));

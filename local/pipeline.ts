@@ -345,6 +345,7 @@ export async function runDomainList(
     total: prepared.counts.valid,
     invalid: prepared.counts.invalid,
     duplicate: prepared.counts.duplicate,
+    resultsPrefix: prepared.resultsPrefix,
   });
 
   // The Distributed Map's ItemReader reads items.json from S3; so do we.

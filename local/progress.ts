@@ -1,6 +1,13 @@
 /**
- * Progress output for `npm start`: one line per domain state change when the output is a log or
- * a pipe, a single self-updating status line on a terminal, and a summary table at the end.
+ * Progress output for `npm start`. Two modes:
+ *
+ * - `verbose`: what each domain waits for (`waiting 22 s`), every vendor and state-machine retry
+ *   as it happens, one line per domain when it finishes, and the full table at the end;
+ * - `compact` (large lists, or `--quiet`): one status line with counts (retries included),
+ *   redrawn on a terminal and printed at most every `intervalMs` into a pipe or log, then only the
+ *   problems at the end.
+ *
+ * A terminal always gets the redrawn status line; problems are printed above it as they happen.
  */
 import type { VendorAttemptEvent } from '#core/vendor/types';
 import type { DomainFinalState, ListSummary } from '#core/workflows/scan/contracts';
@@ -11,6 +18,8 @@ export type ProgressEvent =
       readonly total: number;
       readonly invalid: number;
       readonly duplicate: number;
+      /** The run's folder in the results bucket (`lists/<list>/<runId>/`). */
+      readonly resultsPrefix: string;
     }
   | {
       readonly type: 'domain-state';
@@ -44,63 +53,103 @@ export interface Writable {
   readonly isTTY?: boolean;
 }
 
-/** Reports to a stream; on a TTY it redraws one status line instead of printing every transition. */
-export function createConsoleReporter(out: Writable): ProgressListener {
-  let total = 0;
-  let done = 0;
-  let failed = 0;
-  const running = new Set<string>();
+export type OutputMode = 'compact' | 'verbose';
+
+/** Above this many domains `npm start` switches to compact output unless `--verbose` is given. */
+export const COMPACT_THRESHOLD = 50;
+
+/** How often a pipe or log gets a progress line in compact mode. */
+export const PROGRESS_INTERVAL_MS = 5_000;
+
+export interface ReporterOptions {
+  readonly mode: OutputMode;
+  /** @default PROGRESS_INTERVAL_MS */
+  readonly intervalMs?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+export interface ConsoleReporter {
+  readonly listener: ProgressListener;
+  /** Ends the status line: a terminal's redrawn line is closed, a pipe gets the final counts. */
+  finish(): void;
+}
+
+/** Reports to a stream in the given mode. */
+export function createConsoleReporter(out: Writable, options: ReporterOptions): ConsoleReporter {
   const tty = out.isTTY === true;
-  const statusLine = () => {
-    const width = 24;
-    const filled = total === 0 ? 0 : Math.round((done / total) * width);
-    const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
-    out.write(`\r[${bar}] ${done}/${total} done, ${running.size} running, ${failed} failed\u001b[K`);
+  const intervalMs = options.intervalMs ?? PROGRESS_INTERVAL_MS;
+  const now = options.now ?? Date.now;
+  const started = now();
+  let lastPrinted = Number.NEGATIVE_INFINITY;
+  let total = 0;
+  let prepared = false;
+  const counts = { succeeded: 0, failed: 0, timed_out: 0, rejected: 0 };
+  const running = new Set<string>();
+  let retries = 0;
+  const statusText = () => {
+    const done = counts.succeeded + counts.failed + counts.timed_out + counts.rejected;
+    const seconds = Math.round((now() - started) / 1000);
+    return (
+      `${done}/${total} done: ${counts.succeeded} succeeded, ${counts.failed} failed, ` +
+      `${counts.timed_out} timed out, ${counts.rejected} rejected; ${running.size} running` +
+      `${retries > 0 ? `, ${retries} retries` : ''} (${seconds}s)`
+    );
   };
-  /** A line that must be seen even on a terminal: it goes above the status line. */
-  const writeLine = (line: string) => out.write(tty ? `\r\u001b[K${line}\n` : `${line}\n`);
-  return (event) => {
+  /** A line of its own in verbose mode; on a terminal it goes above the redrawn status line. */
+  const verboseLine = (line: string) => {
+    if (options.mode === 'verbose') out.write(tty ? `\r\u001b[K${line}\n` : `${line}\n`);
+  };
+  const redraw = () => out.write(`\r${statusText()}\u001b[K`);
+  const listener: ProgressListener = (event) => {
     switch (event.type) {
       case 'list-prepared':
         total = event.total;
+        prepared = true;
         out.write(
           `${event.total} domain(s) to scan; ${event.invalid} invalid and ${event.duplicate} duplicate line(s) skipped\n`,
         );
         break;
       case 'domain-state':
         running.add(event.domain);
-        if (!tty)
-          out.write(
-            `  ${event.domain.padEnd(32)} ${event.state}${event.detail ? ` (${event.detail})` : ''}\n`,
-          );
+        // Only states that say what comes next (a wait): the rest would be noise.
+        if (event.detail) verboseLine(`  ${event.domain.padEnd(32)} ${event.state} (${event.detail})`);
         break;
       case 'state-retry':
-        writeLine(
+        retries += 1;
+        verboseLine(
           `  ${event.domain.padEnd(32)} ${event.state} failed (${event.error}); the state machine retries it (retry ${event.attempt}/${event.maxAttempts})`,
         );
         break;
       case 'vendor-retry':
-      case 'vendor-gave-up':
-        writeLine(`  vendor ${describeVendorAttempt(event)}`);
+        retries += 1;
+        verboseLine(`  vendor ${describeVendorAttempt(event)}`);
         break;
-      case 'domain-done':
+      case 'vendor-gave-up':
+        verboseLine(`  vendor ${describeVendorAttempt(event)}`);
+        break;
+      case 'domain-done': {
         running.delete(event.domain);
-        done += 1;
-        if (event.result !== 'succeeded') failed += 1;
-        if (tty) {
-          if (event.result !== 'succeeded') {
-            out.write(
-              `\r\u001b[K  ${event.domain}: ${event.result}${event.detail ? ` (${event.detail})` : ''}\n`,
-            );
-          }
-        } else {
-          out.write(
-            `  ${event.domain.padEnd(32)} => ${event.result}${event.detail ? ` (${event.detail})` : ''}\n`,
-          );
+        counts[event.result] += 1;
+        const line = `  ${event.domain.padEnd(32)} => ${event.result}${event.detail ? ` (${event.detail})` : ''}\n`;
+        if (options.mode === 'verbose' || (tty && event.result !== 'succeeded')) {
+          out.write(tty ? `\r\u001b[K${line}` : line);
         }
         break;
+      }
     }
-    if (tty) statusLine();
+    if (tty) redraw();
+    else if (options.mode === 'compact' && prepared && now() - lastPrinted >= intervalMs) {
+      lastPrinted = now();
+      out.write(`${statusText()}\n`);
+    }
+  };
+  return {
+    listener,
+    finish() {
+      if (tty) out.write('\n');
+      else if (options.mode === 'compact' && prepared) out.write(`${statusText()}\n`);
+    },
   };
 }
 
@@ -141,41 +190,140 @@ export function summaryHasFailures(summary: ListSummary): boolean {
   return summary.rejected !== undefined || FAILURE_STATES.some((state) => summary.counts[state] > 0);
 }
 
-/** A plain-text table of every line's fate, for the end of a run. */
-export function formatSummaryTable(summary: ListSummary, resultsDir: string | undefined): string {
-  const rows: string[][] = [['line', 'domain', 'result', 'outputs / error']];
-  for (const entry of summary.domains) {
-    const where = entry.error
-      ? `${entry.error.name}: ${entry.error.message}`
-      : entry.manifestKey
-        ? `${resultsDir ? `${resultsDir}/` : ''}${entry.outputPrefix ?? ''}`
-        : '';
-    rows.push([String(entry.line), entry.domain, entry.state, where.slice(0, 200)]);
+export interface TableOptions {
+  /** Prefixed to each output prefix (the local folder of the results bucket). */
+  readonly resultsDir?: string;
+  /** How a line of the uploaded list is shown: a file line, or `arg N` for a command-line domain. */
+  readonly lineLabel?: (line: number) => string;
+}
+
+/** Line `n` of a list that is `fileLines` lines of a file followed by command-line domains. */
+export function lineLabeller(fileLines: number): (line: number) => string {
+  return (line) => (line <= fileLines ? String(line) : `arg ${line - fileLines}`);
+}
+
+type SummaryRow = ListSummary['domains'][number];
+
+function outputsOrError(entry: SummaryRow, options: TableOptions, label: (line: number) => string): string {
+  if (entry.state === 'duplicate' && entry.duplicateOf !== undefined) {
+    return `duplicate of ${describeLine(label(entry.duplicateOf))}`;
   }
-  for (const invalid of summary.invalid) {
-    rows.push([String(invalid.line), invalid.text.slice(0, 40), 'invalid', invalid.reason]);
-  }
-  rows.sort((a, b) => (a === rows[0] ? -1 : b === rows[0] ? 1 : Number(a[0]) - Number(b[0])));
+  if (entry.error) return `${entry.error.name}: ${entry.error.message}`.slice(0, 200);
+  if (entry.manifestKey)
+    return `${options.resultsDir ? `${options.resultsDir}/` : ''}${entry.outputPrefix ?? ''}`;
+  return '';
+}
+
+/** `3` reads "line 3"; `arg 2` reads itself. */
+function describeLine(label: string): string {
+  return label.startsWith('arg ') ? label : `line ${label}`;
+}
+
+function alignRows(rows: readonly (readonly string[])[]): string[] {
   const widths =
     rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  const lines = rows.map((row) =>
+  return rows.map((row) =>
     row
       .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
       .join('  ')
       .trimEnd(),
   );
+}
+
+/** Every row of the summary, domains and invalid lines, in line order. */
+function tableRows(summary: ListSummary, options: TableOptions): { line: number; cells: string[] }[] {
+  const label = options.lineLabel ?? String;
+  const rows: { line: number; cells: string[] }[] = [];
+  for (const entry of summary.domains) {
+    rows.push({
+      line: entry.line,
+      cells: [label(entry.line), entry.domain, entry.state, outputsOrError(entry, options, label)],
+    });
+  }
+  for (const invalid of summary.invalid) {
+    rows.push({
+      line: invalid.line,
+      cells: [label(invalid.line), invalid.text.slice(0, 40), 'invalid', invalid.reason],
+    });
+  }
+  return rows.sort((a, b) => a.line - b.line);
+}
+
+const HEADER_ROW = ['line', 'domain', 'result', 'outputs / error'];
+
+/** The totals line and the notes that go with it (refused list, sampled rows). */
+export function formatTotals(summary: ListSummary): string {
+  const lines: string[] = [];
   const c = summary.counts;
-  if (summary.rejected) lines.push('', `The list was refused: ${summary.rejected.reason}`);
+  if (summary.rejected) lines.push(`The list was refused: ${summary.rejected.reason}`);
   if (summary.sampled) {
     lines.push(
-      '',
-      `Only the first ${summary.invalid.length} invalid lines are listed (see rejects.json); the counts cover every line.`,
+      `Only the first ${summary.invalid.length} invalid and duplicate lines are listed (see rejects.json); the counts cover every line.`,
     );
   }
+  const header = summary.header ? 1 : 0;
   lines.push(
-    '',
     `${c.lines} line(s): ${c.succeeded} succeeded, ${c.failed} failed, ${c.timed_out} timed out, ` +
-      `${c.rejected} rejected, ${c.invalid} invalid, ${c.duplicate} duplicate, ${c.ignored} blank or comment`,
+      `${c.rejected} rejected, ${c.invalid} invalid, ${c.duplicate} duplicate, ${c.ignored - header} blank or comment` +
+      (summary.header ? `, CSV header on line ${summary.header.line}` : ''),
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** A plain-text table of every line's fate, for the end of a verbose run and for summary.txt. */
+export function formatSummaryTable(summary: ListSummary, options: TableOptions = {}): string {
+  const lines = alignRows([HEADER_ROW, ...tableRows(summary, options).map((row) => row.cells)]);
+  return `${lines.join('\n')}\n\n${formatTotals(summary)}`;
+}
+
+export interface ProblemOptions extends TableOptions {
+  /** Invalid lines and duplicate groups listed before "and N more". @default 20 */
+  readonly maxListed?: number;
+}
+
+/**
+ * Only what went wrong, for compact mode: every failed, timed-out and rejected domain (each one
+ * needs action), then the first invalid lines and the duplicates grouped by the line they repeat.
+ */
+export function formatProblems(summary: ListSummary, options: ProblemOptions = {}): string {
+  const label = options.lineLabel ?? String;
+  const maxListed = options.maxListed ?? 20;
+  const out: string[] = [];
+  const failed = summary.domains.filter(
+    (d) => d.state === 'failed' || d.state === 'timed_out' || d.state === 'rejected',
+  );
+  if (failed.length > 0) {
+    out.push(`Domains that did not succeed (${failed.length}):`);
+    out.push(
+      ...alignRows([
+        HEADER_ROW,
+        ...failed.map((d) => [label(d.line), d.domain, d.state, outputsOrError(d, options, label)]),
+      ]).map((line) => `  ${line}`),
+    );
+  }
+  if (summary.counts.invalid > 0) {
+    out.push(`Invalid lines (${summary.counts.invalid}):`);
+    for (const invalid of summary.invalid.slice(0, maxListed)) {
+      out.push(`  ${describeLine(label(invalid.line))}: ${invalid.text.slice(0, 40)}: ${invalid.reason}`);
+    }
+    const more = summary.counts.invalid - Math.min(maxListed, summary.invalid.length);
+    if (more > 0) out.push(`  ... and ${more} more`);
+  }
+  if (summary.counts.duplicate > 0) {
+    const groups = new Map<number, { domain: string; lines: string[] }>();
+    for (const d of summary.domains) {
+      if (d.state !== 'duplicate' || d.duplicateOf === undefined) continue;
+      const group = groups.get(d.duplicateOf) ?? { domain: d.domain, lines: [] };
+      group.lines.push(label(d.line));
+      groups.set(d.duplicateOf, group);
+    }
+    out.push(`Duplicate lines (${summary.counts.duplicate}), skipped:`);
+    for (const [first, group] of [...groups].slice(0, maxListed)) {
+      out.push(
+        `  ${group.domain}: ${group.lines.map(describeLine).join(', ')} (duplicate of ${describeLine(label(first))})`,
+      );
+    }
+    if (groups.size > maxListed) out.push(`  ... and ${groups.size - maxListed} more domain(s) repeated`);
+  }
+  return out.length === 0 ? '' : `${out.join('\n')}\n`;
 }

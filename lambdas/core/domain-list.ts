@@ -20,8 +20,25 @@ export const DEFAULT_DOMAIN_LIST_SUFFIXES: readonly string[] = Object.freeze(['.
 /** Longest raw line kept by `linesFromStream`; the rest of an over-long line is dropped (it is invalid anyway). */
 export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024;
 const MAX_INVALID_TEXT = 200;
-/** First-column values that mark a CSV header row (compared case-insensitively). */
-const HEADER_NAMES = new Set(['domain', 'domains', 'hostname', 'host', 'url']);
+/**
+ * First-column names that mark a CSV header row, compared case-insensitively with spaces, `_` and
+ * `-` removed, so the headers spreadsheets and registrar exports write (`Domain Name`, `domain_name`,
+ * `Host-Name`, `FQDN`, `Website`) are recognised. Each is a single label, which is never a valid
+ * domain, so a real domain can never be taken for a header.
+ */
+const HEADER_NAMES = new Set([
+  'domain',
+  'domains',
+  'domainname',
+  'hostname',
+  'host',
+  'url',
+  'urls',
+  'website',
+  'site',
+  'fqdn',
+  'name',
+]);
 const BOM = '\uFEFF';
 // A '#' that starts a trailing comment must follow whitespace, so "https://example.com/#top" stays a URL.
 const TRAILING_COMMENT = /\s#/;
@@ -55,8 +72,21 @@ export interface ParsedDomainList {
   readonly duplicateCount: number;
   /** Lines read. Always `domains.length + invalidCount + duplicateCount + ignored`. */
   readonly lines: number;
-  /** Blank lines, comment lines and a CSV header row. */
+  /** Blank lines, comment lines and a CSV header row (which `header` also names). */
   readonly ignored: number;
+  /** The CSV header row, when the first line with content is one. */
+  readonly header?: HeaderLine;
+}
+
+/** A recognised CSV header row: where it was and its text (truncated to 200 characters). */
+export interface HeaderLine {
+  readonly line: number;
+  readonly text: string;
+}
+
+/** True for a first column that names the domain column of a CSV export. */
+export function isHeaderName(column: string): boolean {
+  return HEADER_NAMES.has(column.toLowerCase().replace(/[\s_-]+/g, ''));
 }
 
 /**
@@ -177,6 +207,7 @@ class DomainListParser {
   private lineNo = 0;
   private ignored = 0;
   private sawContent = false;
+  private header: HeaderLine | undefined;
 
   constructor(options: DomainListOptions) {
     const max = options.maxDomains ?? DEFAULT_MAX_DOMAINS;
@@ -212,8 +243,9 @@ class DomainListParser {
     }
     const isFirstContent = !this.sawContent;
     this.sawContent = true;
-    if (isFirstContent && HEADER_NAMES.has(column.toLowerCase())) {
+    if (isFirstContent && isHeaderName(column)) {
       this.ignored += 1;
+      this.header = { line: this.lineNo, text: truncate(raw, MAX_INVALID_TEXT) };
       return;
     }
     if (column === '') {
@@ -254,6 +286,7 @@ class DomainListParser {
       duplicateCount: this.duplicateCount,
       lines: this.lineNo,
       ignored: this.ignored,
+      ...(this.header ? { header: this.header } : {}),
     };
   }
 

@@ -20,5 +20,7 @@ declare module 's3rver' {
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
     reset(): void;
+    /** The filesystem store (an internal, used to scope its listings; see embedded-s3.ts). */
+    readonly store: unknown;
   }
 }

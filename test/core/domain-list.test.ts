@@ -141,6 +141,23 @@ describe('parseDomainListText', () => {
     },
   );
 
+  it.each(['Domain Name', 'domain_name', 'Host-Name', 'FQDN', 'Website', '"Domain Name"'])(
+    'recognises the export header %s and names it as the header row, not as an invalid line',
+    (header) => {
+      // Act
+      const parsed = parseDomainListText(`# export\n${header},Owner\nexample.com,alice`);
+
+      // Assess
+      expect(parsed.header).toEqual({ line: 2, text: `${header},Owner` });
+      expect(parsed).toMatchObject({
+        ignored: 2,
+        invalid: [],
+        domains: [{ domain: 'example.com', line: 3 }],
+      });
+      expectAccounted(parsed);
+    },
+  );
+
   it('recognises a header after leading comments, but not on a later row', () => {
     // Prepare
     const text = '# exported 2026-11-02\ndomain\nexample.com\ndomain\n';

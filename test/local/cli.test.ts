@@ -3,75 +3,18 @@
  * that scan use real (short) waits, because the CLI does not override Wait states; keep them few.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#core/workflows/scan/contracts';
 import type { ScanManifest } from '#core/workflows/scan/manifest';
-import { main, nodeVersionProblem } from '../../local/cli.ts';
+import { nodeVersionProblem } from '../../local/cli.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
+import { filesUnder, runCli } from './cli-run.ts';
 
 const DEMO_LIST = resolve(import.meta.dirname, '../../examples/domains.txt');
-const VENDOR_ENV = ['SCAN_API_URL', 'KEYS_API_URL', 'BREACH_API_URL', 'VENDOR_API_KEY', 'ORG_UUID'] as const;
 const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2', '--deadline', '120'];
-
-interface CliRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/**
- * Runs the CLI with only the given vendor variables set (everything in VENDOR_ENV else removed) and
- * its output captured; the process environment and streams are restored afterwards.
- */
-async function runCli(
-  argv: readonly string[],
-  env: Partial<Record<(typeof VENDOR_ENV)[number], string>> = {},
-): Promise<CliRun> {
-  const savedEnv = Object.fromEntries(VENDOR_ENV.map((name) => [name, process.env[name]]));
-  for (const name of VENDOR_ENV) {
-    const value = env[name];
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  const out: string[] = [];
-  const err: string[] = [];
-  const capture =
-    (sink: string[]) =>
-    (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-      sink.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-      const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
-      callback?.();
-      return true;
-    };
-  const stdoutWrite = process.stdout.write;
-  const stderrWrite = process.stderr.write;
-  process.stdout.write = capture(out) as typeof process.stdout.write;
-  process.stderr.write = capture(err) as typeof process.stderr.write;
-  try {
-    const code = await main(argv);
-    return { code, stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    process.stdout.write = stdoutWrite;
-    process.stderr.write = stderrWrite;
-    for (const name of VENDOR_ENV) {
-      const value = savedEnv[name];
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
-}
-
-/** Every file under `dir`, as `/`-separated paths relative to it. */
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .sort();
-}
 
 function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -125,11 +68,10 @@ describe('npm start -- scan against the built-in simulator', () => {
         `${listPrefix}items.json`,
         `${listPrefix}rejects.json`,
         summaryPath,
+        `${listPrefix}summary.txt`,
       ].sort(),
     );
-    expect(run.stdout).toContain(
-      `Summary: ${relative(process.cwd(), outDir)}/pipeline-results/${summaryPath}`,
-    );
+    expect(run.stdout).toContain(`Summary: ${outDir}/pipeline-results/${summaryPath}`);
 
     // Assess: byte-identical to what the pipeline stored (the manifest's digests)
     for (const object of manifest.objects) {
@@ -177,10 +119,10 @@ describe('npm start -- scan against the built-in simulator', () => {
       ...QUICK_WAITS,
     ]);
 
-    // Assess: line 2 is still the file's line 2; the command-line domain follows the file
+    // Assess: line 2 is still the file's line 2; the command-line domain is numbered on its own
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^2\s+not a domain!\s+invalid\s+contains a space$/m);
-    expect(run.stdout).toMatch(/^3\s+zz\.example\.com\s+succeeded/m);
+    expect(run.stdout).toMatch(/^arg 1\s+zz\.example\.com\s+succeeded/m);
     expect(run.stdout).toContain(
       '3 line(s): 1 succeeded, 0 failed, 0 timed out, 0 rejected, 1 invalid, 0 duplicate, 1 blank or comment',
     );
@@ -232,7 +174,9 @@ describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_AP
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`Vendor: ${vendor.url}`);
       expect(vendor.requestCount('POST /scan')).toBe(1);
-      expect(run.stderr).toContain('"level":"DEBUG"');
+      const log = /^Log: +(\S+handler-log\.jsonl) /m.exec(run.stdout)?.[1] ?? '';
+      expect(await readFile(log, 'utf8')).toContain('"level":"DEBUG"');
+      expect(run.stderr).not.toContain('"level":"DEBUG"');
       expect(run.stdout).not.toContain(vendor.apiKey);
       expect(run.stderr).not.toContain(vendor.apiKey);
       for (const path of await filesUnder(outDir)) {

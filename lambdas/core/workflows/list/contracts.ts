@@ -89,9 +89,11 @@ export const preparedDomainListSchema = z.looseObject({
     valid: count(),
     invalid: count(),
     duplicate: count(),
-    /** Blank lines, # comments and a CSV header. */
+    /** Blank lines, # comments and a CSV header row. */
     ignored: count(),
   }),
+  /** The CSV header row, when the list starts with one (counted in `counts.ignored`). */
+  header: z.optional(z.object({ line: count(), text: z.string({ error: 'must be a string' }) })),
   /** Set when the list as a whole was refused: nothing is scanned, and the summary says why. */
   rejected: z.optional(listRejectionSchema),
 });

@@ -149,6 +149,7 @@ export function buildListSummary(options: {
   readonly items: readonly DomainListItem[];
   readonly rejects: Rejects;
   readonly results: readonly DomainScanResult[];
+  readonly header?: ListSummary['header'];
   readonly rejected?: ListRejection;
 }): ListSummary {
   const byName = new Map<string, DomainScanResult>();
@@ -186,6 +187,7 @@ export function buildListSummary(options: {
       domain: duplicate.domain,
       line: duplicate.line,
       state: 'duplicate',
+      duplicateOf: duplicate.firstLine,
       outputPrefix: undefined,
       manifestKey: undefined,
       error: undefined,
@@ -198,6 +200,7 @@ export function buildListSummary(options: {
     startedAt: options.startedAt,
     finishedAt: options.finishedAt,
     counts: { ...counts, lines: options.lines, ignored: options.ignored },
+    ...(options.header ? { header: options.header } : {}),
     domains,
     invalid: options.rejects.invalid,
     sampled:
@@ -256,6 +259,7 @@ export async function writeListSummary(
     items,
     rejects,
     results,
+    ...(input.header ? { header: input.header } : {}),
     ...(input.rejected ? { rejected: input.rejected } : {}),
   });
   const summaryKey = `${input.resultsPrefix}summary.json`;

@@ -163,6 +163,7 @@ export async function prepareDomainList(deps: ListDeps, input: DomainListInput):
     itemsKey,
     rejectsKey,
     counts,
+    ...(parsed.header ? { header: parsed.header } : {}),
     ...(rejected ? { rejected } : {}),
   };
 }

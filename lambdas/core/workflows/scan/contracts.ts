@@ -123,12 +123,17 @@ export interface ListSummary {
   readonly finishedAt: string;
   readonly counts: Readonly<Record<DomainFinalState, number>> & {
     readonly lines: number;
+    /** Blank lines, # comments and a CSV header row (`header` names the latter). */
     readonly ignored: number;
   };
+  /** The CSV header row, when the list starts with one. */
+  readonly header?: { readonly line: number; readonly text: string };
   readonly domains: readonly {
     readonly domain: string;
     readonly line: number;
     readonly state: DomainFinalState;
+    /** For a duplicate line: the line where its domain first appeared. */
+    readonly duplicateOf?: number;
     readonly outputPrefix: string | undefined;
     readonly manifestKey: string | undefined;
     readonly error: { readonly name: string; readonly message: string } | undefined;

@@ -1,0 +1,125 @@
+/**
+ * What `npm start` keeps of a run besides the S3 mirror, in the run's own folder
+ * (`<out>/<results bucket>/lists/<list>/<runId>/`, next to summary.json):
+ *
+ * - `summary.txt`: the full table, the one a verbose run prints;
+ * - `handler-log.jsonl`: the handlers' log lines (at `--log-level`), never the terminal, so they
+ *   cannot interleave with the progress and the table; written only when something was logged;
+ *
+ * and `<out>/latest`, which points at the newest run folder.
+ */
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { redactSecrets } from '#core/redact';
+import type { ScanLogger } from '#core/workflows/scan/deps';
+
+export const SUMMARY_TABLE_FILE = 'summary.txt';
+export const HANDLER_LOG_FILE = 'handler-log.jsonl';
+export const LATEST_LINK = 'latest';
+
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
+export type LogLevel = keyof typeof LEVELS;
+
+export interface FileLogger {
+  readonly logger: ScanLogger;
+  /** Lines at warn or above so far: the run says how many, and where they are. */
+  readonly warnings: () => number;
+  /** Lines logged so far (none: no file is written). */
+  readonly lines: () => number;
+  /** From now on lines go to `path`; lines logged before are written there first. */
+  attach(path: string): void;
+  /** Flushes and closes the file; lines that never found a file go to `fallback`. */
+  close(fallback: { write(text: string): unknown }): Promise<string | undefined>;
+}
+
+/**
+ * JSON lines at or above `level`, held in memory until the run folder is known (only the prepare
+ * step logs before that), then appended to its log file. Known secrets are scrubbed as a last
+ * defence.
+ */
+export function createFileLogger(level: LogLevel, secrets: () => string[]): FileLogger {
+  const pending: string[] = [];
+  let path: string | undefined;
+  let stream: WriteStream | undefined;
+  let count = 0;
+  let warnings = 0;
+  const write = (line: string) => {
+    if (path === undefined) {
+      pending.push(line);
+      return;
+    }
+    stream ??= createWriteStream(path, { flags: 'a' });
+    stream.write(line);
+  };
+  const emit = (lineLevel: LogLevel) => (message: string, extra?: Record<string, unknown>) => {
+    if (LEVELS[lineLevel] < LEVELS[level]) return;
+    count += 1;
+    if (LEVELS[lineLevel] >= LEVELS.warn) warnings += 1;
+    const line = JSON.stringify({ level: lineLevel.toUpperCase(), message, ...extra });
+    write(`${redactSecrets(line, secrets())}\n`);
+  };
+  return {
+    logger: { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') },
+    warnings: () => warnings,
+    lines: () => count,
+    attach(target) {
+      // Synchronously, so the stream never opens before its folder exists.
+      mkdirSync(dirname(target), { recursive: true });
+      path = target;
+      for (const line of pending.splice(0)) write(line);
+    },
+    async close(fallback) {
+      for (const line of pending.splice(0)) fallback.write(line);
+      const closing = stream;
+      const closed = path;
+      // Anything logged after this (a late teardown) goes to the fallback instead.
+      stream = undefined;
+      path = undefined;
+      if (!closing) return undefined;
+      await new Promise<void>((done, fail) => {
+        closing.once('error', fail);
+        closing.end(done);
+      });
+      return closed;
+    },
+  };
+}
+
+export async function writeSummaryTable(runFolder: string, table: string): Promise<string> {
+  const path = join(runFolder, SUMMARY_TABLE_FILE);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, table, 'utf8');
+  return path;
+}
+
+export type LatestPointer =
+  | { readonly kind: 'symlink'; readonly path: string }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'kept'; readonly path: string; readonly reason: string };
+
+/**
+ * Points `<out>/latest` at the run folder: a relative symlink (it survives moving the whole output
+ * folder), or where the OS refuses symlinks (Windows without developer mode) a small text file
+ * holding the run folder's absolute path. It is swapped in with a rename, so a reader never sees it
+ * missing; a real folder or file the user put there is never replaced.
+ */
+export async function pointLatestAt(outDir: string, runFolder: string): Promise<LatestPointer> {
+  const path = resolve(outDir, LATEST_LINK);
+  const existing = await lstat(path).catch(() => undefined);
+  if (existing && !existing.isSymbolicLink() && !(existing.isFile() && existing.size <= 4096)) {
+    return { kind: 'kept', path, reason: 'it exists and is not a link or pointer file this tool wrote' };
+  }
+  const temporary = `${path}.new-${process.pid}`;
+  await rm(temporary, { force: true });
+  try {
+    await symlink(relative(outDir, runFolder) || '.', temporary, 'dir');
+    await rename(temporary, path);
+    return { kind: 'symlink', path };
+  } catch {
+    await rm(temporary, { force: true });
+    await writeFile(temporary, `${resolve(runFolder)}\n`, 'utf8');
+    await rename(temporary, path);
+    return { kind: 'file', path };
+  }
+}

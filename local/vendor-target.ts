@@ -1,0 +1,60 @@
+/**
+ * The vendor `npm start` talks to: the real one when SCAN_API_URL is set, else the built-in
+ * simulator on a free loopback port.
+ */
+
+import { ConfigurationError } from '#core/errors';
+import { ENV } from '#core/runtime/variables';
+import { vendorUrlProblem } from '../lib/config/index.ts';
+import { startVendorSimulator } from './simulator/index.ts';
+
+export interface VendorTarget {
+  readonly scanApiUrl: string;
+  readonly keysApiUrl: string;
+  readonly breachApiUrl: string;
+  readonly apiKey: string;
+  readonly orgUuid: string | undefined;
+  readonly label: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A vendor base URL from the environment, held to the rule synth applies to the configuration:
+ * https, or plain http only to a loopback host (the key would otherwise travel in clear).
+ */
+function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name]?.trim() || fallback;
+  const problem = vendorUrlProblem(value);
+  if (problem) throw new ConfigurationError(name, problem);
+  return value.replace(/\/+$/, '');
+}
+
+/** The real vendor when SCAN_API_URL is set, else the built-in simulator on a free loopback port. */
+export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<VendorTarget> {
+  if (env.SCAN_API_URL?.trim()) {
+    const scanApiUrl = readUrl(env, ENV.scanApiUrl, '');
+    const apiKey = env.VENDOR_API_KEY?.trim();
+    if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', 'is required when SCAN_API_URL is set');
+    return {
+      scanApiUrl,
+      keysApiUrl: readUrl(env, ENV.keysApiUrl, scanApiUrl),
+      breachApiUrl: readUrl(env, ENV.breachApiUrl, scanApiUrl),
+      apiKey,
+      orgUuid: env.ORG_UUID?.trim() || undefined,
+      label: scanApiUrl,
+      close: async () => {},
+    };
+  }
+  const simulator = await startVendorSimulator({ pollsToFinish: demo ? 2 : 3 });
+  return {
+    scanApiUrl: simulator.url,
+    keysApiUrl: simulator.url,
+    breachApiUrl: simulator.url,
+    get apiKey() {
+      return simulator.apiKey;
+    },
+    orgUuid: simulator.orgUuid,
+    label: `built-in simulator at ${simulator.url}`,
+    close: () => simulator.close(),
+  };
+}
