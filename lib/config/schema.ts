@@ -10,7 +10,6 @@
  * Plain TypeScript and zod: no aws-cdk-lib import, so the local runner loads it without the CDK.
  */
 import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { InvalidInputError } from '#core/errors';
 import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } from '#core/schema';
@@ -21,9 +20,6 @@ import { scheduleExpressionProblem } from './schedule-expression.ts';
 import { vendorUrlProblem } from './vendor-url.ts';
 
 export { isLoopbackHost, vendorUrlProblem } from './vendor-url.ts';
-
-// zod/mini has no default messages; a few issues here (e.g. a schedule name's pattern) carry none of ours.
-z.config(en());
 
 /** `pipeline.<section>…`: how every setting is named in messages. */
 export const ROOT = 'pipeline';
