@@ -91,7 +91,9 @@ describe('npm start -- scan with a 5,000-line list', () => {
     expect(await readFile(printed(run.stdout, 'Log'), 'utf8')).toContain('"message":"Scan failed"');
     // The full table is kept, one row per line but the header
     const table = await readFile(printed(run.stdout, 'Table'), 'utf8');
-    expect(table.split('\n').filter((line) => /^\d+ /.test(line))).toHaveLength(4999);
+    expect(
+      table.split('\n').filter((line) => /^\d+ /.test(line) && !line.includes(' line(s): ')),
+    ).toHaveLength(4999);
   }, 900_000);
 });
 
