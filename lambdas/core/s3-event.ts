@@ -19,7 +19,7 @@
  */
 import * as z from 'zod/mini';
 import { InvalidInputError } from '#core/errors';
-import { parseWith } from '#core/schema';
+import { parseWith, validated } from '#core/schema';
 
 export interface S3ObjectRef {
   readonly bucket: string;
@@ -63,14 +63,7 @@ const optionalSize = () =>
 const encodedKey = () =>
   z.pipe(
     nonEmptyString(),
-    z.transform((encoded: string, context) => {
-      try {
-        return decodeURIComponent(encoded.replace(/\+/g, ' '));
-      } catch {
-        context.issues.push({ code: 'custom', message: 'is not valid URL encoding', input: encoded });
-        return z.NEVER;
-      }
-    }),
+    validated((encoded) => decodeS3EventKey(encoded)),
   );
 
 /** EventBridge: `{ source: 'aws.s3', 'detail-type', detail: { bucket, object } }`. */

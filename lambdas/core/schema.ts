@@ -92,6 +92,22 @@ export function numberFromText(bounds: NumberBounds) {
   );
 }
 
+/** A validator that throws InvalidInputError, as a zod transform: its own reason becomes the issue. */
+export function validated<T>(check: (value: string) => T) {
+  return z.transform((value: string, context): T => {
+    try {
+      return check(value);
+    } catch (error) {
+      context.issues.push({
+        code: 'custom',
+        message: error instanceof InvalidInputError ? error.reason : 'is not valid',
+        input: value,
+      });
+      return z.NEVER;
+    }
+  });
+}
+
 /** A non-empty string (after trimming), `must be a non-empty string (got …)` otherwise. */
 export function nonEmptyString() {
   return z

@@ -5,15 +5,17 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import type { StateMachine } from 'aws-local-stepfunctions';
+import { StateMachine } from 'aws-local-stepfunctions';
 import type { PipelineMetrics } from '#core/metrics';
 import { createVendorClients, type VendorAttemptObserver, type VendorClients } from '#core/vendor/index';
 import type { ScanOutcome } from '#core/workflows/scan/contracts';
 import type { ScanApi, ScanLogger } from '#core/workflows/scan/deps';
 import type { PollSettings } from '#core/workflows/scan/poll-schedule';
-import type { AslDefinition } from '../../local/definitions.ts';
+import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
+import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
 import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
+import { cachedTemplate } from '../../local/synth-cache.ts';
 
 export type Handlers = ReturnType<typeof bindScanHandlers>;
 export type Handler = Handlers[string];
@@ -40,6 +42,17 @@ export function recordingMachine(machine: StateMachine, sink: EngineEvent[]): St
     },
   };
   return recording as StateMachine;
+}
+
+/** The ScanDomain definition `cdk synth` produces for `config`, and an engine that runs it. */
+export async function synthesizedScanMachine(
+  config: PipelineConfig = DEFAULT_PIPELINE_CONFIG,
+): Promise<{ definition: AslDefinition; machine: StateMachine }> {
+  const definition = scanDomainStateMachine(await cachedTemplate(config)).definition;
+  return {
+    definition,
+    machine: new StateMachine(definition as never, { validationOptions: { checkArn: false } }),
+  };
 }
 
 /** Names of the states entered, in order (nested Parallel branch states included). */

@@ -3,7 +3,7 @@
  * runs against the simulator and s3rver: what an operator's dashboard and alarms will read. Also the
  * Powertools side: the embedded-metric-format lines a Lambda writes, with only closed dimensions.
  */
-import { StateMachine } from 'aws-local-stepfunctions';
+import type { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMetricsRecorder, METRIC, type RecordedMetric } from '#core/metrics';
 import {
@@ -14,14 +14,12 @@ import {
 } from '#core/runtime/observability';
 import type { VendorClients } from '#core/vendor/index';
 import type { PollSettings } from '#core/workflows/scan/poll-schedule';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
-import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
+import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { cachedTemplate } from '../../local/synth-cache.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
-import { executeScan, executionEnd, vendorClientsFor } from './harness.ts';
+import { executeScan, executionEnd, synthesizedScanMachine, vendorClientsFor } from './harness.ts';
 
 const RESULTS = 'metrics-results';
 const POLL: PollSettings = { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 };
@@ -34,8 +32,7 @@ let clients: VendorClients;
 let recorder: ReturnType<typeof createMetricsRecorder>;
 
 beforeAll(async () => {
-  definition = scanDomainStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
-  machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  ({ definition, machine } = await synthesizedScanMachine());
   s3 = await startS3rver({ buckets: [RESULTS] });
 });
 

@@ -3,17 +3,15 @@
  * (`scan.deleteAtVendorAfterManifest: true`): DeleteScanAtVendor after the manifest, whose failure
  * must never fail a scan whose outputs are already safe in S3.
  */
-import { StateMachine } from 'aws-local-stepfunctions';
+import type { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VendorClients } from '#core/vendor/index';
 import type { ScanOutcome } from '#core/workflows/scan/contracts';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
-import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { cachedTemplate } from '../../local/synth-cache.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 import {
   executeScan,
@@ -21,6 +19,7 @@ import {
   type LocalRun,
   objectExists,
   retriedStates,
+  synthesizedScanMachine,
   vendorClientsFor,
 } from './harness.ts';
 
@@ -37,8 +36,7 @@ let sim: VendorSimulator;
 let clients: VendorClients;
 
 beforeAll(async () => {
-  definition = scanDomainStateMachine(await cachedTemplate(CONFIG)).definition;
-  machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  ({ definition, machine } = await synthesizedScanMachine(CONFIG));
   s3 = await startS3rver({ buckets: [RESULTS] });
 });
 

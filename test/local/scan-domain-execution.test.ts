@@ -5,7 +5,7 @@
  * overridden to 0 ms; the poll step still counts the seconds each wait asked for.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { StateMachine } from 'aws-local-stepfunctions';
+import type { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VendorClients } from '#core/vendor/index';
 import type { ScanOutcome } from '#core/workflows/scan/contracts';
@@ -18,13 +18,10 @@ import {
   STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
   worstCaseLoopIterations,
 } from '#core/workflows/scan/poll-schedule';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition, AslState } from '../../local/definitions.ts';
-import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { cachedTemplate } from '../../local/synth-cache.ts';
 import { createMemoryLogger, type MemoryLogger } from '../helpers/memory-logger.ts';
 import {
   enteredStates,
@@ -38,6 +35,7 @@ import {
   retriedStates,
   type ScanExecutionSetup,
   sha256Hex,
+  synthesizedScanMachine,
   vendorClientsFor,
 } from './harness.ts';
 
@@ -61,8 +59,7 @@ let clients: VendorClients;
 let logger: MemoryLogger;
 
 beforeAll(async () => {
-  definition = scanDomainStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
-  machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  ({ definition, machine } = await synthesizedScanMachine());
   s3 = await startS3rver({ buckets: [RESULTS] });
 });
 

@@ -3,7 +3,8 @@
  * JSON the way Step Functions feeds them: every result goes through JSON before the next state.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createServiceLogger } from '#core/runtime/logger';
+import { scanLoggerFromPowertools } from '#core/runtime/logger';
+import { createObservability } from '#core/runtime/observability';
 import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
 import type { ScanInProgress, StoredObject } from '#core/workflows/scan/contracts';
@@ -123,7 +124,9 @@ describe('the scan handlers', () => {
       writes.push(String(chunk));
       return true;
     });
-    const { logger } = createServiceLogger('scan-test', 'INFO');
+    const logger = scanLoggerFromPowertools(
+      createObservability({ POWERTOOLS_LOG_LEVEL: 'INFO' }, 'scan-test').logger,
+    );
     const deps = createScanDeps({
       s3: s3.client,
       scanClient: scanClientFor(sim),

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '#core/errors';
 import { scanDepsFromEnvironment } from '#core/runtime/deps';
-import { readJsonEnv, readNumberEnv, readUrlEnv, requireEnv } from '#core/runtime/env';
+import { readUrlEnv, requireEnv } from '#core/runtime/env';
 import { createLazyHandler, createObservability } from '#core/runtime/observability';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import { createScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
@@ -20,32 +20,6 @@ describe('environment readers', () => {
     const error = thrownBy(ConfigurationError, () => requireEnv({ RESULTS_BUCKET: '  ' }, 'RESULTS_BUCKET'));
     expect(error.setting).toBe('RESULTS_BUCKET');
     expect(error.message).toBe('Configuration RESULTS_BUCKET: is required but not set');
-  });
-
-  it('names the variable, the range and the bad value of a number', () => {
-    const error = thrownBy(ConfigurationError, () =>
-      readNumberEnv({ POLL_MAX_WAIT_SECONDS: 'abc' }, 'POLL_MAX_WAIT_SECONDS', 300, { min: 1, max: 3600 }),
-    );
-    expect(error.message).toBe(
-      'Configuration POLL_MAX_WAIT_SECONDS: must be a number between 1 and 3600, got "abc"',
-    );
-  });
-
-  it('uses the default for an unset number and refuses fractions where whole numbers are needed', () => {
-    expect(readNumberEnv({}, 'N', 15, { min: 1, max: 60 })).toBe(15);
-    expect(() => readNumberEnv({ N: '1.5' }, 'N', 15, { min: 1, max: 60, integer: true })).toThrow(
-      'Configuration N: must be a whole number between 1 and 60, got "1.5"',
-    );
-  });
-
-  it('names the variable of invalid JSON and of JSON its parser refuses', () => {
-    expect(() => readJsonEnv({ J: '{nope' }, 'J', (v) => v)).toThrow('Configuration J: must be valid JSON');
-    expect(() =>
-      readJsonEnv({ J: '[1]' }, 'J', () => {
-        throw new Error('must be an object');
-      }),
-    ).toThrow('Configuration J: is not usable: must be an object');
-    expect(readJsonEnv({}, 'J', (v) => v)).toBeUndefined();
   });
 
   it('refuses a URL that carries credentials, naming the variable', () => {

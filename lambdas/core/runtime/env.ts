@@ -21,54 +21,6 @@ export function requireEnv(env: Env, name: string): string {
   return value;
 }
 
-export interface NumberRange {
-  readonly min: number;
-  readonly max: number;
-  /** Reject fractions. @default false */
-  readonly integer?: boolean;
-}
-
-/** A number within [min, max]; `fallback` when unset or blank. */
-export function readNumberEnv(env: Env, name: string, fallback: number, range: NumberRange): number {
-  const raw = optionalEnv(env, name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  const kind = range.integer ? 'a whole number' : 'a number';
-  if (
-    !Number.isFinite(value) ||
-    value < range.min ||
-    value > range.max ||
-    (range.integer === true && !Number.isInteger(value))
-  ) {
-    throw new ConfigurationError(
-      name,
-      `must be ${kind} between ${range.min} and ${range.max}, got ${quote(raw)}`,
-    );
-  }
-  return value;
-}
-
-/**
- * Parsed JSON, checked by `parse` (which may throw; its message is kept, prefixed with the variable
- * name). Undefined when unset or blank.
- */
-export function readJsonEnv<T>(env: Env, name: string, parse: (value: unknown) => T): T | undefined {
-  const raw = optionalEnv(env, name);
-  if (raw === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new ConfigurationError(name, `must be valid JSON, got ${quote(raw)}`);
-  }
-  try {
-    return parse(json);
-  } catch (error) {
-    const problem = error instanceof Error ? error.message : String(error);
-    throw new ConfigurationError(name, `is not usable: ${problem}`);
-  }
-}
-
 /** An absolute http(s) URL without user-info, normalised without a trailing slash. */
 export function readUrlEnv(env: Env, name: string, fallback?: string): string {
   const raw = optionalEnv(env, name) ?? fallback;

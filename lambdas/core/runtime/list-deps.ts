@@ -22,6 +22,9 @@ import {
   SCAN_STATE_MACHINE_VARIABLE,
 } from '#core/workflows/list/list';
 
+/** The service name of the list functions when the environment names none. */
+const LIST_SERVICE = 'domain-lists';
+
 /** INTAKE_SUFFIXES: comma-separated, lower-case, each starting with '.'; the rule and the handler must agree. */
 function intakeSuffixes(env: Env): string[] {
   const raw = optionalEnv(env, ENV.intakeSuffixes);
@@ -68,20 +71,23 @@ export function sfnExecutionLookup(sfn: SFNClient, scanStateMachineArn: string):
   };
 }
 
-/**
- * Deps of the list handlers (prepare, summary). `tools` are the function's Powertools utilities;
- * tests pass none and get a plain logger and untraced clients.
- */
-export function listDepsFromEnvironment(env: Env = process.env, tools?: Observability): ListDeps {
+/** Deps of the list handlers (prepare, summary), logged, measured and traced through `tools`. */
+export function listDepsFromEnvironment(
+  env: Env = process.env,
+  tools: Observability = createObservability(env, LIST_SERVICE),
+): ListDeps {
   const scanStateMachineArn = optionalEnv(env, SCAN_STATE_MACHINE_VARIABLE);
-  const traced = <T extends S3Client | SFNClient>(client: T): T =>
-    tools ? tools.tracer.captureAWSv3Client(client) : client;
   return {
-    s3: traced(new S3Client({})),
+    s3: tools.tracer.captureAWSv3Client(new S3Client({})),
     ...(scanStateMachineArn === undefined
       ? {}
-      : { executions: sfnExecutionLookup(traced(new SFNClient({})), scanStateMachineArn) }),
-    logger: loggerFor(env, tools),
+      : {
+          executions: sfnExecutionLookup(
+            tools.tracer.captureAWSv3Client(new SFNClient({})),
+            scanStateMachineArn,
+          ),
+        }),
+    logger: scanLoggerFromPowertools(tools.logger),
     settings: {
       resultsBucket: readBucketEnv(env, ENV.resultsBucket),
       inputBucket: optionalEnv(env, ENV.inputBucket),
@@ -93,11 +99,13 @@ export function listDepsFromEnvironment(env: Env = process.env, tools?: Observab
 }
 
 /** Deps of the intake handler, which starts list runs for uploads and schedule fires. */
-export function intakeDepsFromEnvironment(env: Env = process.env, tools?: Observability): IntakeDeps {
-  const sfn = new SFNClient({});
+export function intakeDepsFromEnvironment(
+  env: Env = process.env,
+  tools: Observability = createObservability(env, LIST_SERVICE),
+): IntakeDeps {
   return {
-    sfn: tools ? tools.tracer.captureAWSv3Client(sfn) : sfn,
-    logger: loggerFor(env, tools),
+    sfn: tools.tracer.captureAWSv3Client(new SFNClient({})),
+    logger: scanLoggerFromPowertools(tools.logger),
     settings: {
       stateMachineArn: requireEnv(env, ENV.domainListStateMachineArn),
       prefix: optionalEnv(env, ENV.intakePrefix) ?? 'incoming/',
@@ -105,8 +113,4 @@ export function intakeDepsFromEnvironment(env: Env = process.env, tools?: Observ
       inputBucket: optionalEnv(env, ENV.inputBucket),
     },
   };
-}
-
-function loggerFor(env: Env, tools: Observability | undefined) {
-  return scanLoggerFromPowertools(tools?.logger ?? createObservability(env, 'domain-lists').logger);
 }

@@ -15,8 +15,6 @@ import type { Context } from 'aws-lambda';
 import { METRIC, METRICS_NAMESPACE, type PipelineMetrics } from '#core/metrics';
 import { type Env, optionalEnv } from '#core/runtime/env';
 
-export * from '#core/metrics';
-
 import { ENV } from '#core/runtime/variables';
 import type { VendorAttemptObserver } from '#core/vendor/types';
 

@@ -8,14 +8,10 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ConfigurationError } from '#core/errors';
+import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
 import type { Env } from '#core/runtime/env';
 import { scanLoggerFromPowertools } from '#core/runtime/logger';
-import {
-  NO_METRICS,
-  type Observability,
-  type PipelineMetrics,
-  powertoolsMetrics,
-} from '#core/runtime/observability';
+import { type Observability, powertoolsMetrics } from '#core/runtime/observability';
 import { type ScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
 import { ENV } from '#core/runtime/variables';
 import type { ScanApi, ScanDeps, ScanLogger } from '#core/workflows/scan/deps';

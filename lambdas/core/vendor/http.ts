@@ -27,6 +27,7 @@ import {
   errorCode,
   finalError,
   NOT_SENT_CODES,
+  outcomeFacts,
   permanent,
   sanitizeCause,
 } from './transport/outcome.ts';
@@ -186,9 +187,6 @@ export class VendorHttp {
     ms: number,
     outcome: Exclude<AttemptOutcome<unknown>, { kind: 'ok' }>,
   ): VendorAttemptEvent {
-    const status = 'status' in outcome ? outcome.status : undefined;
-    const errorCode =
-      outcome.kind === 'network' ? outcome.code : outcome.kind === 'timeout' ? 'TIMEOUT' : undefined;
     const retryAfterMs = outcome.kind === 'status' ? outcome.retryAfterMs : undefined;
     return {
       operation: req.operation,
@@ -197,8 +195,7 @@ export class VendorHttp {
       failure: failureClass(outcome),
       attemptMs: ms,
       timeoutMs: this.settings.requestTimeoutMs,
-      ...(status === undefined ? {} : { status }),
-      ...(errorCode === undefined ? {} : { errorCode }),
+      ...outcomeFacts(outcome),
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     };
   }
@@ -237,10 +234,8 @@ export class VendorHttp {
       ms,
       decision,
       ...extra,
+      ...outcomeFacts(outcome),
     };
-    if ('status' in outcome && outcome.status !== undefined) fields.status = outcome.status;
-    if (outcome.kind === 'network') fields.errorCode = outcome.code;
-    if (outcome.kind === 'timeout') fields.errorCode = 'TIMEOUT';
     if ('requestId' in outcome && outcome.requestId) fields.vendorRequestId = outcome.requestId;
     logger.debug('vendor request attempt', fields);
   }

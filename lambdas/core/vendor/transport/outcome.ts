@@ -41,6 +41,17 @@ export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN',
 /** The outcome code of a 2xx download whose end cannot be proven (see `hasFraming`). */
 export const UNFRAMED_BODY = 'UNFRAMED_BODY';
 
+/** The HTTP status and network error code of an outcome, when it has them: for logs and events. */
+export function outcomeFacts(outcome: AttemptOutcome<unknown>): { status?: number; errorCode?: string } {
+  const status = 'status' in outcome ? outcome.status : undefined;
+  const errorCode =
+    outcome.kind === 'network' ? outcome.code : outcome.kind === 'timeout' ? 'TIMEOUT' : undefined;
+  return {
+    ...(status === undefined ? {} : { status }),
+    ...(errorCode === undefined ? {} : { errorCode }),
+  };
+}
+
 export function permanent<T>(error: Error): AttemptOutcome<T> {
   return { kind: 'permanent', error, status: undefined };
 }

@@ -9,7 +9,7 @@
  */
 import * as z from 'zod/mini';
 import { InvalidInputError } from '#core/errors';
-import { parseWith } from '#core/schema';
+import { parseWith, validated } from '#core/schema';
 
 export { parseWith } from '#core/schema';
 
@@ -59,22 +59,6 @@ const nonEmpty = () =>
   z
     .string({ error: 'must be a non-empty string' })
     .check(z.minLength(1, { error: 'must be a non-empty string' }));
-
-/** A validator of #core/validation as a zod transform: its own reason becomes the issue. */
-function validated<T>(check: (value: string) => T) {
-  return z.transform((value: string, context): T => {
-    try {
-      return check(value);
-    } catch (error) {
-      context.issues.push({
-        code: 'custom',
-        message: error instanceof InvalidInputError ? error.reason : 'is not valid',
-        input: value,
-      });
-      return z.NEVER;
-    }
-  });
-}
 
 export const runIdSchema = z.pipe(
   z.nullish(z.string({ error: 'must be a string' })),
