@@ -4,6 +4,7 @@
  * summary.json, which accounts for every input line.
  */
 import { InvalidInputError } from '#core/errors';
+import { getJson, putJson } from '#core/s3/json-objects';
 import { isRecord, parseJsonBody } from '#core/vendor/json';
 import type {
   DomainListSource,
@@ -19,7 +20,6 @@ import type {
   ScanOutcome,
 } from '#core/workflows/scan/contracts';
 import type { ListDeps, Rejects } from './list.ts';
-import { getJson, putJson } from './list-storage.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Results of the fan-out

@@ -17,6 +17,7 @@ import {
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName, listResultsPrefix, runIdFor } from '#core/naming';
 import { ENV } from '#core/runtime/variables';
+import { putJson } from '#core/s3/json-objects';
 import { parseWith } from '#core/schema';
 import type { VendorLogger } from '#core/vendor/types';
 import type {
@@ -27,7 +28,6 @@ import type {
 } from '#core/workflows/list/contracts';
 import { domainListInputSchema } from '#core/workflows/list/contracts';
 import type { DomainListItem, DuplicateLine, InvalidLine } from '#core/workflows/scan/contracts';
-import { putJson } from './list-storage.ts';
 
 export interface ListSettings {
   readonly resultsBucket: string;

@@ -4,14 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { VendorError, VendorNetworkError } from '#core/errors';
 import { METRIC } from '#core/metrics';
-import { BodyLengthMismatchError, streamToS3 } from '#core/s3/stream-upload';
+import { headerSafe, storeDownload } from '#core/s3/store-download';
 import type { VendorDownload } from '#core/vendor/types';
 import type { ScanInProgress, ScanOutputName, StoredObject } from '#core/workflows/scan/contracts';
 import type { ScanDeps } from './deps.ts';
-
-export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';
 
 export type FetchScanOutputInput = ScanInProgress & { readonly output: ScanOutputName };
 
@@ -36,38 +33,20 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
     await deps.s3.send(new DeleteObjectCommand({ Bucket: deps.settings.resultsBucket, Key: key }));
   }
   const download = await openOutput(deps, output, scanUuid);
-  const contentType = download.contentType?.trim() || DEFAULT_CONTENT_TYPE;
   const key = `${outputPrefix}${output}.${extensionFor(download.contentType)}`;
   const metadata: Record<string, string> = { domain: state.domain, 'scan-uuid': scanUuid };
   const etag = headerSafe(download.etag);
   if (etag) metadata['source-etag'] = etag;
 
-  const stored = await streamToS3({
+  const stored = await storeDownload(download, {
     s3: deps.s3,
     bucket: deps.settings.resultsBucket,
     key,
-    body: download.body,
-    contentType,
-    // Set only for an encoding the client could not decode: the bytes are stored as sent, labelled.
-    ...(download.contentEncoding ? { contentEncoding: download.contentEncoding } : {}),
+    operation,
+    upload: deps.settings.upload,
     metadata,
     // Large outputs are uploaded under .staging/ and copied to `key` only once verified.
     stagingKey: `${outputPrefix}${STAGING_FOLDER}${output}-${randomUUID()}`,
-    partSizeBytes: deps.settings.upload.partSizeBytes,
-    queueSize: deps.settings.upload.queueSize,
-    ...(download.contentLength === undefined ? {} : { expectedBytes: download.contentLength }),
-    // The vendor client already types its body errors; anything else (a length mismatch seen here,
-    // a raw socket error from another client) is still the vendor's body failing, and Step
-    // Functions retries VendorNetworkError.
-    mapSourceError: (error) =>
-      error instanceof VendorError
-        ? error
-        : new VendorNetworkError({
-            operation,
-            code: sourceErrorCode(error),
-            requestNotSent: false,
-            cause: error,
-          }),
   });
   deps.metrics.record(METRIC.bytesStored, stored.size, 'Bytes', { workflow: 'scan', output });
   deps.logger.info('Scan output stored', {
@@ -77,7 +56,7 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
     key,
     size: stored.size,
     sha256: stored.sha256,
-    contentType,
+    contentType: stored.contentType,
     method: stored.method,
     redirects: download.redirects,
   });
@@ -87,7 +66,7 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
     key: stored.key,
     size: stored.size,
     sha256: stored.sha256,
-    contentType,
+    contentType: stored.contentType,
     versionId: stored.versionId,
   };
 }
@@ -175,20 +154,4 @@ export function extensionFor(contentType: string | undefined): string {
   if (media === 'application/zip' || media === 'application/x-zip-compressed') return 'zip';
   if (media === 'application/pdf') return 'pdf';
   return 'bin';
-}
-
-function sourceErrorCode(error: unknown): string | undefined {
-  if (error instanceof BodyLengthMismatchError) return 'TRUNCATED_BODY';
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** S3 metadata travels as HTTP headers: keep visible ASCII only, and not too much of it. */
-function headerSafe(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const cleaned = value
-    .replace(/[^\x20-\x7e]/g, '')
-    .trim()
-    .slice(0, 256);
-  return cleaned === '' ? undefined : cleaned;
 }

@@ -17,7 +17,7 @@ export {
   type RecordScanFailureOutput,
   recordScanFailure,
 } from './failure.ts';
-export { DEFAULT_CONTENT_TYPE, extensionFor, type FetchScanOutputInput, fetchScanOutput } from './fetch.ts';
+export { extensionFor, type FetchScanOutputInput, fetchScanOutput } from './fetch.ts';
 export {
   MANIFEST_FILE,
   type ScanManifest,
