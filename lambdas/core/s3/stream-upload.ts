@@ -301,7 +301,7 @@ async function* replay(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGenera
   }
 }
 
-function copySource(bucket: string, key: string, versionId: string | undefined): string {
+export function copySource(bucket: string, key: string, versionId: string | undefined): string {
   const path = `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
   return versionId ? `${path}?versionId=${encodeURIComponent(versionId)}` : path;
 }

@@ -3,15 +3,14 @@
  * Plain functions over `ScanDeps`: no Lambda or Step Functions types, so the handlers, the local
  * runner and the tests call the same code.
  */
+
+export { cleanMessage, describeCaught, MAX_ERROR_MESSAGE_BYTES } from '#core/workflows/caught';
 export { type DeleteScanOutput, deleteScanAtVendor } from './delete.ts';
 export { type ScanApi, type ScanDeps, type ScanLogger, withLogKeys } from './deps.ts';
 export {
-  cleanMessage,
-  describeCaught,
   FAILURE_FILE,
   type FailureName,
   type FailureRecord,
-  MAX_ERROR_MESSAGE_BYTES,
   type RecordedFailure,
   type RecordScanFailureInput,
   type RecordScanFailureOutput,
