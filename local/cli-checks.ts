@@ -8,6 +8,7 @@ import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigurationError, VendorAuthError, VendorNetworkError, VendorTimeoutError } from '#core/errors';
 import { ENV } from '#core/runtime/variables';
+import { BreachClient } from '#core/vendor/breach-client';
 import { ScanClient } from '#core/vendor/scan-client';
 
 /** A mistake in how the command was called: exit 2, before any work. */
@@ -68,29 +69,33 @@ async function makeDirectories(path: string): Promise<void> {
   for (const level of missing) await mkdir(level);
 }
 
+/** The vendor API a local command needs. */
+export type PreflightApi = 'scan' | 'breach';
+
 /**
- * One authenticated call before any work, so a wrong key or an unreachable vendor is one clear
- * error instead of every domain of a long list failing the same way. `GET /stats` is cheap, read
- * only, and needs the key. A vendor that answers anything else (a 5xx, a 404 for a missing route)
- * is reachable and accepts the key, so the run goes on and the scans report what they meet.
+ * One cheap, read-only call to the API the command needs (`GET /stats`, `GET /view_breaches`), so
+ * a refused key or an unreachable vendor is a configuration error (exit 2) before any work starts.
+ * Any other answer (even an error) means the vendor is there and the key was not refused.
  */
-export async function preflight(vendor: {
-  readonly scanApiUrl: string;
-  readonly apiKey: string;
-}): Promise<void> {
-  const client = new ScanClient({
-    baseUrl: vendor.scanApiUrl,
+export async function preflight(
+  vendor: { readonly scanApiUrl: string; readonly breachApiUrl: string; readonly apiKey: string },
+  api: PreflightApi = 'scan',
+): Promise<void> {
+  const baseUrl = api === 'scan' ? vendor.scanApiUrl : vendor.breachApiUrl;
+  const settings = {
+    baseUrl,
     credentials: async () => vendor.apiKey,
     retry: { maxAttempts: 1 },
     requestTimeoutMs: 15_000,
-  });
+  };
+  const client = api === 'scan' ? new ScanClient(settings) : new BreachClient(settings);
   try {
-    await client.getStats();
+    await (client instanceof ScanClient ? client.getStats() : client.listReports());
   } catch (error) {
     if (error instanceof VendorAuthError) {
       throw new ConfigurationError(
         'VENDOR_API_KEY',
-        `is refused by the vendor at ${vendor.scanApiUrl} (HTTP ${error.status})`,
+        `is refused by the vendor at ${baseUrl} (HTTP ${error.status})`,
       );
     }
     if (
@@ -98,7 +103,8 @@ export async function preflight(vendor: {
       error instanceof VendorTimeoutError
     ) {
       const reason = error instanceof VendorNetworkError ? (error.code ?? 'connection failed') : 'timed out';
-      throw new ConfigurationError(ENV.scanApiUrl, `cannot be reached: ${vendor.scanApiUrl} (${reason})`);
+      const variable = api === 'scan' ? ENV.scanApiUrl : ENV.breachApiUrl;
+      throw new ConfigurationError(variable, `cannot be reached: ${baseUrl} (${reason})`);
     }
   } finally {
     await client.close();

@@ -8,22 +8,19 @@
  * Exit codes: 0 everything succeeded; 1 a domain failed or an input line was rejected;
  * 2 usage or configuration error.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { splitLines } from '#core/domain-list';
 import { ConfigurationError, InvalidInputError } from '#core/errors';
-import { createVendorClients } from '#core/vendor/index';
 import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import {
   configFlag,
   hasDomainLines,
   nodeVersionProblem,
-  preflight,
   UsageError,
   unknownCommandProblem,
-  usableOutputDirectory,
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
@@ -32,8 +29,7 @@ export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
 export { localPollSettings } from './poll-flags.ts';
 
 import { scanDomainStateMachine } from './definitions.ts';
-import { startS3rver } from './embedded-s3.ts';
-import { exportObjects, trackWrittenObjects } from './export.ts';
+import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
 import { runDomainList } from './pipeline.ts';
 import {
   COMPACT_THRESHOLD,
@@ -47,18 +43,17 @@ import {
   summaryHasFailures,
 } from './progress.ts';
 import {
-  createFileLogger,
   HANDLER_LOG_FILE,
   type LogLevel,
+  latestLine,
+  logLine,
   pointLatestAt,
+  reportKept,
   writeSummaryTable,
 } from './run-files.ts';
 import { cachedTemplate } from './synth-cache.ts';
-import { resolveVendor } from './vendor-target.ts';
 
-/** Local stand-ins for the two buckets CloudFormation names in AWS. */
-export const LOCAL_INPUT_BUCKET = 'pipeline-input';
-export const LOCAL_RESULTS_BUCKET = 'pipeline-results';
+export { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET } from './local-run.ts';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 const DEMO_LIST = resolve(PROJECT_ROOT, 'examples/domains.txt');
@@ -103,115 +98,81 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       'is empty: it has no domain lines (only blank lines or # comments)',
     );
   }
-  const out = await usableOutputDirectory(options.out);
-
-  const vendor = await resolveVendor(process.env, options.demo);
-  try {
-    await preflight(vendor);
-  } catch (error) {
-    await vendor.close();
-    throw error;
-  }
-  // Loopback S3 can take every request at once; the SDK's default 50 sockets only queue (and warn).
-  // The embedded S3 keeps its data beside the results, so the export can hard-link its files.
-  const s3Directory = await mkdtemp(join(out, '.s3-'));
-  const s3 = await startS3rver({
-    buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET],
-    maxSockets: 1024,
-    directory: s3Directory,
-  });
-  const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
-  const resultsRoot = join(out, LOCAL_RESULTS_BUCKET);
-  try {
-    const written = trackWrittenObjects(s3.client);
-    const logger = logs.logger;
-    const credentials = async () => vendor.apiKey;
-    const clients = createVendorClients({
-      scanApiUrl: vendor.scanApiUrl,
-      keysApiUrl: vendor.keysApiUrl,
-      breachApiUrl: vendor.breachApiUrl,
-      scanCredentials: credentials,
-      keysCredentials: credentials,
-      breachCredentials: credentials,
-      ...(vendor.orgUuid ? { orgUuid: vendor.orgUuid } : {}),
-      ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
-      logger,
+  let onProgress: ProgressListener = () => {};
+  return withLocalRun(
+    {
+      out: options.out,
+      demo: options.demo,
+      logLevel: options.logLevel,
+      api: 'scan',
+      config,
       // Retries and give-ups show as they happen, instead of minutes of silence.
-      observer: {
+      vendorObserver: {
         retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt }),
         failed: (attempt) => onProgress({ type: 'vendor-gave-up', attempt }),
       },
-    });
-    const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
-    process.stdout.write(
-      `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
-        `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
-    );
-    let mode: OutputMode = options.output ?? 'verbose';
-    let reporter: ReturnType<typeof createConsoleReporter> | undefined;
-    const onProgress: ProgressListener = (event) => {
-      if (event.type === 'list-prepared') {
-        mode = options.output ?? (event.total > COMPACT_THRESHOLD ? 'compact' : 'verbose');
-        reporter = createConsoleReporter(process.stdout, { mode });
-        // In the run folder from before the first scan, so it can be followed while the run goes on.
-        logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
-      }
-      reporter?.listener(event);
-    };
-    const run = await runDomainList(
-      {
-        s3: s3.client,
-        inputBucket: LOCAL_INPUT_BUCKET,
-        resultsBucket: LOCAL_RESULTS_BUCKET,
-        scanDefinition,
-        scanClient: clients.scan,
-        poll,
-        ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
-        concurrency: options.concurrency ?? config.scan.maxConcurrency,
-        intakePrefix: config.intake.prefix,
-        intakeSuffixes: config.intake.suffixes,
-        maxListBytes: config.intake.maxListBytes,
-        allowSpecialUse: config.scan.allowSpecialUseDomains,
-        logger,
-        onProgress,
-      },
-      { domains: options.domains, ...(file ? { file } : {}) },
-    );
-    reporter?.finish();
-    const exported = await exportObjects(s3.client, written.values(), out, 8, s3.storedFile);
-    const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
-    // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
-    const lineLabel = lineLabeller(file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0);
-    const table = formatSummaryTable(run.summary, { resultsDir: resultsRoot, lineLabel });
-    const tablePath = await writeSummaryTable(runFolder, table);
-    const logPath = await logs.close(process.stderr);
-    const latest = await pointLatestAt(out, runFolder);
-    const problems =
-      mode === 'compact' ? formatProblems(run.summary, { resultsDir: resultsRoot, lineLabel }) : '';
-    process.stdout.write(
-      mode === 'compact' ? `\n${problems}${problems ? '\n' : ''}${formatTotals(run.summary)}` : `\n${table}`,
-    );
-    process.stdout.write(
-      `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
-        (logPath
-          ? `Log:     ${logPath} (${logs.lines()} line(s), ${logs.warnings()} warning(s) or error(s))\n`
-          : '') +
-        (latest.kind === 'kept'
-          ? `Latest:  not updated: ${latest.path}: ${latest.reason}\n`
-          : `Latest:  ${latest.path} -> ${runFolder}${latest.kind === 'file' ? ' (a pointer file: this system refused a symlink)' : ''}\n`),
-    );
-    for (const kept of exported.kept) {
+    },
+    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
+      const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(
-        `Kept your existing ${kept}: it differs from this run's copy, which was not written.\n`,
+        `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
+          `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
       );
-    }
-    return summaryHasFailures(run.summary) ? 1 : 0;
-  } finally {
-    await logs.close(process.stderr);
-    await s3.close();
-    await rm(s3Directory, { recursive: true, force: true });
-    await vendor.close();
-  }
+      let mode: OutputMode = options.output ?? 'verbose';
+      let reporter: ReturnType<typeof createConsoleReporter> | undefined;
+      onProgress = (event) => {
+        if (event.type === 'list-prepared') {
+          mode = options.output ?? (event.total > COMPACT_THRESHOLD ? 'compact' : 'verbose');
+          reporter = createConsoleReporter(process.stdout, { mode });
+          // In the run folder from before the first scan, so it can be followed while the run goes on.
+          logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
+        }
+        reporter?.listener(event);
+      };
+      const run = await runDomainList(
+        {
+          s3: s3.client,
+          inputBucket: LOCAL_INPUT_BUCKET,
+          resultsBucket: LOCAL_RESULTS_BUCKET,
+          scanDefinition,
+          scanClient: clients.scan,
+          poll,
+          ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+          concurrency: options.concurrency ?? config.scan.maxConcurrency,
+          intakePrefix: config.intake.prefix,
+          intakeSuffixes: config.intake.suffixes,
+          maxListBytes: config.intake.maxListBytes,
+          allowSpecialUse: config.scan.allowSpecialUseDomains,
+          logger: logs.logger,
+          onProgress,
+        },
+        { domains: options.domains, ...(file ? { file } : {}) },
+      );
+      reporter?.finish();
+      const exported = await exportWritten();
+      const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
+      // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
+      const lineLabel = lineLabeller(file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0);
+      const table = formatSummaryTable(run.summary, { resultsDir: resultsRoot, lineLabel });
+      const tablePath = await writeSummaryTable(runFolder, table);
+      const logPath = await logs.close(process.stderr);
+      const latest = await pointLatestAt(out, runFolder);
+      const problems =
+        mode === 'compact' ? formatProblems(run.summary, { resultsDir: resultsRoot, lineLabel }) : '';
+      process.stdout.write(
+        mode === 'compact'
+          ? `\n${problems}${problems ? '\n' : ''}${formatTotals(run.summary)}`
+          : `\n${table}`,
+      );
+      process.stdout.write(
+        `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
+          logLine(logPath, logs) +
+          latestLine(latest, runFolder),
+      );
+      reportKept(exported);
+      return summaryHasFailures(run.summary) ? 1 : 0;
+    },
+  );
 }
 
 function positiveInteger(value: string): number {

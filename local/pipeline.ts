@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { RunOptions } from 'aws-local-stepfunctions';
 import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
 import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
 import { createScanDeps } from '#core/runtime/scan-deps';
@@ -31,12 +30,19 @@ import { createFetchScanOutputHandler } from '../lambdas/fetch-scan-output.ts';
 import { createPollScanStatusHandler } from '../lambdas/poll-scan-status.ts';
 import { createPrepareDomainListHandler } from '../lambdas/prepare-domain-list.ts';
 import { createRecordScanFailureHandler } from '../lambdas/record-scan-failure.ts';
-import { type HandlerFileOf, handlerForState } from '../lambdas/registry.ts';
+import type { HandlerFileOf } from '../lambdas/registry.ts';
 import { createStartScanHandler } from '../lambdas/start-scan.ts';
 import { createWriteListSummaryHandler } from '../lambdas/write-list-summary.ts';
 import { createWriteScanManifestHandler } from '../lambdas/write-scan-manifest.ts';
-import { type AslDefinition, taskStates, walkStates } from './definitions.ts';
+import type { AslDefinition } from './definitions.ts';
 import type { ProgressListener } from './progress.ts';
+import {
+  bindTaskHandlers,
+  type HandlerFactory,
+  type JSONValue,
+  retryOverrides,
+  type TaskHandler,
+} from './task-binding.ts';
 
 export interface LocalPipelineOptions {
   readonly s3: S3Client;
@@ -82,14 +88,6 @@ export interface LocalRunResult {
   readonly historyEvents: ReadonlyMap<string, number>;
 }
 
-/** What aws-local-stepfunctions calls in place of a Task's Lambda. */
-type TaskHandler = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>[string];
-type JSONValue = Parameters<TaskHandler>[0];
-
-function asJson<T>(handler: (event: T) => Promise<unknown>): TaskHandler {
-  return async (input) => (await handler(input as T)) as JSONValue;
-}
-
 /** The code of each scan handler file; which states it serves comes from lambdas/registry.ts. */
 const SCAN_HANDLER_FACTORIES = {
   'start-scan': createStartScanHandler,
@@ -98,7 +96,7 @@ const SCAN_HANDLER_FACTORIES = {
   'write-scan-manifest': createWriteScanManifestHandler,
   'record-scan-failure': createRecordScanFailureHandler,
   'delete-scan': createDeleteScanHandler,
-} satisfies Record<HandlerFileOf<'scan'>, (deps: ScanDeps) => (event: never) => Promise<unknown>>;
+} satisfies Record<HandlerFileOf<'scan'>, HandlerFactory<ScanDeps>>;
 
 /** Binds every Task state of the definition to its real handler, and checks none is left unbound. */
 export function bindScanHandlers(
@@ -129,29 +127,7 @@ export function bindScanHandlers(
       allowSpecialUse: options.allowSpecialUse ?? [],
     }),
   });
-  const bound: Record<string, TaskHandler> = {};
-  for (const name of taskStates(definition).keys()) {
-    // Which handler runs a state is lambdas/registry.ts's answer, as it is for the constructs.
-    const file = handlerForState(name);
-    const factory = file === undefined ? undefined : SCAN_HANDLER_FACTORIES[file as HandlerFileOf<'scan'>];
-    if (!factory) {
-      throw new Error(
-        `The synthesized ScanDomain definition has a Task state '${name}' the local runner cannot bind`,
-      );
-    }
-    bound[name] = asJson(factory(deps));
-  }
-  return bound;
-}
-
-/** Retry intervals of every state that has a Retry, for scaled-down local runs. */
-function retryOverrides(definition: AslDefinition, intervalMs: number | undefined): Record<string, number> {
-  if (intervalMs === undefined) return {};
-  const overrides: Record<string, number> = {};
-  walkStates(definition, (name, state) => {
-    if (Array.isArray(state.Retry)) overrides[name] = intervalMs;
-  });
-  return overrides;
+  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain');
 }
 
 export interface ScanExecutionResult {

@@ -123,3 +123,26 @@ export async function pointLatestAt(outDir: string, runFolder: string): Promise<
     return { kind: 'file', path };
   }
 }
+
+/** The `Log:` line of a run's report; empty when nothing was logged. */
+export function logLine(logPath: string | undefined, logs: Pick<FileLogger, 'lines' | 'warnings'>): string {
+  return logPath
+    ? `Log:     ${logPath} (${logs.lines()} line(s), ${logs.warnings()} warning(s) or error(s))\n`
+    : '';
+}
+
+/** The `Latest:` line: where `<out>/latest` now points, or why it was left alone. */
+export function latestLine(latest: LatestPointer, runFolder: string): string {
+  return latest.kind === 'kept'
+    ? `Latest:  not updated: ${latest.path}: ${latest.reason}\n`
+    : `Latest:  ${latest.path} -> ${runFolder}${latest.kind === 'file' ? ' (a pointer file: this system refused a symlink)' : ''}\n`;
+}
+
+/** Tells about every file of the user's that the export left alone because it differs. */
+export function reportKept(exported: { readonly kept: readonly string[] }): void {
+  for (const kept of exported.kept) {
+    process.stdout.write(
+      `Kept your existing ${kept}: it differs from this run's copy, which was not written.\n`,
+    );
+  }
+}

@@ -52,11 +52,11 @@ export const IDEMPOTENT_TASK_RETRY: RetryProps = {
 };
 
 /**
- * For StartScan, which is not idempotent: a blind retry after the POST may have reached the
- * vendor would start a second scan. Only errors that prove the request was not processed are
+ * For calls that are not idempotent (StartScan, Recon): a blind retry after the POST may have
+ * reached the vendor would start a second scan or make a second report. Only errors that prove the request was not processed are
  * retried: Lambda throttled the invocation (the handler never ran), or the vendor answered 429.
  */
-export const START_SCAN_RETRY: RetryProps = {
+export const NON_IDEMPOTENT_CALL_RETRY: RetryProps = {
   errors: ['Lambda.TooManyRequestsException', ERROR_NAME.VendorThrottledError],
   interval: Duration.seconds(10),
   backoffRate: 2,

@@ -30,7 +30,7 @@ import {
 import { bindDeclared } from './bindings.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY, START_SCAN_RETRY } from './retry-policies.ts';
+import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from './retry-policies.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
 export interface ScanWorkflowProps {
@@ -181,7 +181,7 @@ export class ScanWorkflow extends Construct {
 
     // --- Happy path ----------------------------------------------------------------------------
     const startScan = lambdaTask(this, 'StartScan', this.startScanFunction);
-    startScan.addRetry(START_SCAN_RETRY);
+    startScan.addRetry(NON_IDEMPOTENT_CALL_RETRY);
     startScan.addCatch(mark('ScanRejected'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const waitForScan = new Wait(this, 'WaitForScan', {

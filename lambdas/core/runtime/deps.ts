@@ -8,13 +8,14 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigurationError } from '#core/errors';
+import { ConfigurationError, type VendorApi } from '#core/errors';
 import { type Env, optionalEnv, readUrlEnv } from '#core/runtime/env';
 import { type Observability, vendorMetricsObserver } from '#core/runtime/observability';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import { ENV } from '#core/runtime/variables';
 import { createSecretsManagerReader, credentialProviderFromSecret, type SecretReader } from '#core/secrets';
 import { ScanClient } from '#core/vendor/scan-client';
+import type { CredentialProvider } from '#core/vendor/types';
 import type { ScanDeps } from '#core/workflows/scan/deps';
 
 export interface ScanDepsFromEnvironmentOptions {
@@ -39,13 +40,9 @@ export function scanDepsFromEnvironment(
     // Called after the settings are read, so a missing RESULTS_BUCKET is still reported first.
     scanClient: (settings, logger, metrics) => {
       const baseUrl = readUrlEnv(env, ENV.scanApiUrl);
-      const secretId = scanApiKeySecretId(env);
-      const secrets =
-        options.secrets ??
-        createSecretsManagerReader({ client: tools.tracer.captureAWSv3Client(new SecretsManagerClient({})) });
       return new ScanClient({
         baseUrl,
-        credentials: credentialProviderFromSecret(secrets, secretId),
+        credentials: vendorCredentials(env, 'scan', tools, options.secrets),
         logger,
         observer: vendorMetricsObserver(metrics),
         ...(settings.statusVocabulary ? { statusVocabulary: settings.statusVocabulary } : {}),
@@ -54,14 +51,30 @@ export function scanDepsFromEnvironment(
   });
 }
 
-/** The scan API's own secret when set, else the org key secret (one key serves all three APIs by default). */
-export function scanApiKeySecretId(env: Env): string {
-  const secretId = optionalEnv(env, ENV.apiKeySecretArn.scan) ?? optionalEnv(env, ENV.vendorKeySecretArn);
+/**
+ * The secret holding the key of one vendor API: that API's own secret when set (per-api mode),
+ * else the org key's (one key serves all three APIs by default).
+ */
+export function apiKeySecretId(env: Env, api: VendorApi): string {
+  const secretId = optionalEnv(env, ENV.apiKeySecretArn[api]) ?? optionalEnv(env, ENV.vendorKeySecretArn);
   if (secretId === undefined) {
     throw new ConfigurationError(
       ENV.vendorKeySecretArn,
-      'is required (or SCAN_API_KEY_SECRET_ARN): the secret that holds the vendor API key',
+      `is required (or ${ENV.apiKeySecretArn[api]}): the secret that holds the vendor API key`,
     );
   }
   return secretId;
+}
+
+/** The key of one vendor API from Secrets Manager (cached; a 401 makes the client re-read it). */
+export function vendorCredentials(
+  env: Env,
+  api: VendorApi,
+  tools: Observability,
+  secrets?: SecretReader,
+): CredentialProvider {
+  const reader =
+    secrets ??
+    createSecretsManagerReader({ client: tools.tracer.captureAWSv3Client(new SecretsManagerClient({})) });
+  return credentialProviderFromSecret(reader, apiKeySecretId(env, api));
 }

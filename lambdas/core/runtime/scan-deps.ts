@@ -7,10 +7,10 @@
  * S3-only functions must not carry an HTTP client they never call (see bench/bundles.ts).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { ConfigurationError } from '#core/errors';
 import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
 import type { Env } from '#core/runtime/env';
 import { scanLoggerFromPowertools } from '#core/runtime/logger';
+import { NO_S3_ACCESS, noAccess } from '#core/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#core/runtime/observability';
 import { type ScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
 import { ENV } from '#core/runtime/variables';
@@ -39,32 +39,11 @@ export function createScanDeps(options: CreateScanDepsOptions): ScanDeps {
 }
 
 /** Stands in for the vendor client in functions that are deliberately given no vendor access. */
-export const NO_VENDOR_ACCESS: ScanApi = new Proxy({} as ScanApi, {
-  get(_target, operation) {
-    return async () => {
-      throw new ConfigurationError(
-        ENV.scanApiUrl,
-        `this function has no vendor access by design (it called scan.${String(operation)})`,
-      );
-    };
-  },
-});
-
-/**
- * Stands in for the S3 client in functions that lambdas/registry.ts gives no object access (start,
- * poll, delete): they then bundle no S3 client, and a call fails loudly instead of on IAM.
- */
-export const NO_S3_ACCESS: S3Client = new Proxy({} as S3Client, {
-  get(_target, property) {
-    if (property === 'then') return undefined;
-    return () => {
-      throw new ConfigurationError(
-        ENV.resultsBucket,
-        `this function has no object access by design (it used s3.${String(property)})`,
-      );
-    };
-  },
-});
+export const NO_VENDOR_ACCESS: ScanApi = noAccess<ScanApi>(
+  ENV.scanApiUrl,
+  'scan',
+  'this function has no vendor access by design',
+);
 
 export interface StorageDepsOptions {
   /**

@@ -1,0 +1,99 @@
+/**
+ * What every local command sets up and tears down alike: the vendor (simulator or real, checked
+ * once up front), the embedded S3 beside the results, the handler log, the vendor clients, and at
+ * the end the export of every object written as `<out>/<bucket>/<key>`.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createVendorClients, type VendorClients } from '#core/vendor/index';
+import type { VendorAttemptObserver } from '#core/vendor/types';
+import type { PipelineConfig } from '../lib/config/index.ts';
+import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
+import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
+import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
+import { createFileLogger, type FileLogger, type LogLevel } from './run-files.ts';
+import { resolveVendor, type VendorTarget } from './vendor-target.ts';
+
+/** Local stand-ins for the two buckets CloudFormation names in AWS. */
+export const LOCAL_INPUT_BUCKET = 'pipeline-input';
+export const LOCAL_RESULTS_BUCKET = 'pipeline-results';
+
+export interface LocalRunOptions {
+  readonly out: string;
+  /** The demo shortens the simulator's scans. */
+  readonly demo: boolean;
+  readonly logLevel: LogLevel;
+  /** The API the command needs: checked once (key refused, unreachable: exit 2) before any work. */
+  readonly api: PreflightApi;
+  readonly config: PipelineConfig;
+  /** Told about retries and give-ups of vendor calls, as they happen. */
+  readonly vendorObserver?: VendorAttemptObserver;
+}
+
+export interface LocalRun {
+  /** The usable output directory (absolute). */
+  readonly out: string;
+  /** `<out>/<results bucket>`. */
+  readonly resultsRoot: string;
+  readonly vendor: VendorTarget;
+  readonly s3: S3rverFixture;
+  readonly logs: FileLogger;
+  readonly clients: VendorClients;
+  /** Copies every object written so far to `<out>/<bucket>/<key>`. */
+  exportWritten(): Promise<ExportReport>;
+}
+
+/** Runs `body` inside a local run and always tears it down (log, S3, vendor), whatever happens. */
+export async function withLocalRun<T>(
+  options: LocalRunOptions,
+  body: (run: LocalRun) => Promise<T>,
+): Promise<T> {
+  const out = await usableOutputDirectory(options.out);
+  const vendor = await resolveVendor(process.env, options.demo);
+  try {
+    await preflight(vendor, options.api);
+  } catch (error) {
+    await vendor.close();
+    throw error;
+  }
+  // Loopback S3 can take every request at once; the SDK's default 50 sockets only queue (and warn).
+  // The embedded S3 keeps its data beside the results, so the export can hard-link its files.
+  const s3Directory = await mkdtemp(join(out, '.s3-'));
+  const s3 = await startS3rver({
+    buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET],
+    maxSockets: 1024,
+    directory: s3Directory,
+  });
+  const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
+  try {
+    const written = trackWrittenObjects(s3.client);
+    const credentials = async () => vendor.apiKey;
+    const { config } = options;
+    const clients = createVendorClients({
+      scanApiUrl: vendor.scanApiUrl,
+      keysApiUrl: vendor.keysApiUrl,
+      breachApiUrl: vendor.breachApiUrl,
+      scanCredentials: credentials,
+      keysCredentials: credentials,
+      breachCredentials: credentials,
+      ...(vendor.orgUuid ? { orgUuid: vendor.orgUuid } : {}),
+      ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+      logger: logs.logger,
+      ...(options.vendorObserver ? { observer: options.vendorObserver } : {}),
+    });
+    return await body({
+      out,
+      resultsRoot: join(out, LOCAL_RESULTS_BUCKET),
+      vendor,
+      s3,
+      logs,
+      clients,
+      exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
+    });
+  } finally {
+    await logs.close(process.stderr);
+    await s3.close();
+    await rm(s3Directory, { recursive: true, force: true });
+    await vendor.close();
+  }
+}
