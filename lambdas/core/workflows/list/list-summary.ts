@@ -5,7 +5,8 @@
  */
 import { InvalidInputError } from '#core/errors';
 import { getJson, putJson } from '#core/s3/json-objects';
-import { isRecord, parseJsonBody } from '#core/vendor/json';
+import { isRecord } from '#core/vendor/json';
+import { readIterationResults, tryJson } from '#core/workflows/fan-out-results';
 import type {
   DomainListSource,
   ListRejection,
@@ -24,19 +25,6 @@ import type { ListDeps, Rejects } from './list.ts';
 // ---------------------------------------------------------------------------------------------
 // Results of the fan-out
 // ---------------------------------------------------------------------------------------------
-
-interface ResultWriterManifest {
-  readonly ResultFiles?: Record<string, readonly { readonly Key: string }[]>;
-}
-
-interface ResultWriterEntry {
-  readonly Name?: string;
-  readonly Status?: string;
-  readonly Input?: string;
-  readonly Output?: string;
-  readonly Error?: string;
-  readonly Cause?: string;
-}
 
 /**
  * What one Map iteration returned: `ScanOneDomain`'s ResultSelector gives `{ domain, executionName,
@@ -86,13 +74,6 @@ export function domainResultFromFailure(
   return { domain, executionName, outcome: undefined, error: { name, message: message.slice(0, 1024) } };
 }
 
-/** Step Functions hands outputs and causes over as JSON strings; anything else passes through. */
-function tryJson(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const parsed = parseJsonBody(value);
-  return parsed.ok ? parsed.value : undefined;
-}
-
 function asRecord(value: unknown): Record<string, unknown> | undefined {
   return isRecord(value) ? value : undefined;
 }
@@ -112,24 +93,18 @@ export async function readResultWriterResults(
   deps: ListDeps,
   location: ResultWriterOutput,
 ): Promise<DomainScanResult[]> {
-  const { Bucket, Key } = location.ResultWriterDetails;
-  const manifest = await getJson<ResultWriterManifest>(deps, Bucket, Key);
   const results: DomainScanResult[] = [];
-  for (const files of Object.values(manifest.ResultFiles ?? {})) {
-    for (const file of files) {
-      for (const entry of await getJson<ResultWriterEntry[]>(deps, Bucket, file.Key)) {
-        const fromOutput = domainResultFromIteration(tryJson(entry.Output));
-        if (fromOutput) {
-          results.push(fromOutput);
-          continue;
-        }
-        // An iteration that failed outside our Catch (e.g. Map-level timeout): its input names the domain.
-        const input = asRecord(tryJson(entry.Input));
-        if (input && typeof input.domain === 'string') {
-          const executionName = typeof input.executionName === 'string' ? input.executionName : '';
-          results.push(domainResultFromFailure(input.domain, executionName, entry.Error, entry.Cause));
-        }
-      }
+  for (const entry of await readIterationResults(deps, location)) {
+    const fromOutput = domainResultFromIteration(entry.output);
+    if (fromOutput) {
+      results.push(fromOutput);
+      continue;
+    }
+    // An iteration that failed outside our Catch (e.g. Map-level timeout): its input names the domain.
+    const input = entry.input;
+    if (input && typeof input.domain === 'string') {
+      const executionName = typeof input.executionName === 'string' ? input.executionName : '';
+      results.push(domainResultFromFailure(input.domain, executionName, entry.error, entry.cause));
     }
   }
   return results;
