@@ -22,7 +22,7 @@ export type BucketName = 'results' | 'input';
 export interface BucketUse {
   readonly bucket: BucketName;
   /** Key prefix the actions apply to; '' is the whole bucket. */
-  readonly prefix: '' | 'scans/' | 'lists/';
+  readonly prefix: '' | 'scans/' | 'lists/' | 'breach/';
   readonly actions: readonly S3Action[];
 }
 
@@ -31,7 +31,7 @@ export type VendorApi = 'scan' | 'keys' | 'breach';
 export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
 
 /** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
-export type WorkflowName = 'scan' | 'list';
+export type WorkflowName = 'scan' | 'list' | 'breach';
 
 export interface HandlerDeclaration {
   readonly workflow: WorkflowName;
@@ -158,6 +158,55 @@ export const HANDLERS = {
     bucketNamesOnly: ['input'],
     vendorApis: [],
     listStateMachine: ['StartExecution'],
+  },
+  'breach-recon': {
+    workflow: 'breach',
+    states: ['Recon'],
+    // GetObject: the request object and an earlier recon.json; PutObject/DeleteObject: the claim
+    // and recon.json; ListBucket: a missing claim must answer 404, not 403.
+    s3: [
+      {
+        bucket: 'results',
+        prefix: 'breach/',
+        actions: ['GetObject', 'PutObject', 'DeleteObject', 'ListBucket'],
+      },
+    ],
+    bucketNamesOnly: [],
+    vendorApis: ['breach'],
+    listStateMachine: [],
+  },
+  'archive-breach-report': {
+    workflow: 'breach',
+    states: ['ArchiveReport'],
+    // Staged upload, ranged reads of it for the ZIP check (GetObject/GetObjectVersion), the copy to
+    // the final key, removal of the staged object, and the archive's manifest.
+    s3: [
+      {
+        bucket: 'results',
+        prefix: 'breach/',
+        actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+      },
+    ],
+    bucketNamesOnly: [],
+    vendorApis: ['breach'],
+    listStateMachine: [],
+  },
+  'write-breach-manifest': {
+    workflow: 'breach',
+    states: ['WriteBreachManifest'],
+    // ListBucket: the manifest accounts for every object under the run's prefix.
+    s3: [{ bucket: 'results', prefix: 'breach/', actions: ['PutObject', 'ListBucket'] }],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+  },
+  'record-breach-failure': {
+    workflow: 'breach',
+    states: ['RecordBreachFailure'],
+    s3: [{ bucket: 'results', prefix: 'breach/', actions: ['PutObject'] }],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
   },
 } as const satisfies Record<string, HandlerDeclaration>;
 

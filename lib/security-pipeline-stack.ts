@@ -2,6 +2,7 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cd
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
+import { BreachWorkflow } from './constructs/breach-workflow.ts';
 import { DomainListIntake } from './constructs/domain-list-intake.ts';
 import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
 import { PipelineStorage } from './constructs/pipeline-storage.ts';
@@ -22,11 +23,12 @@ export class SecurityPipelineStack extends Stack {
   public readonly domainListWorkflow: DomainListWorkflow;
   public readonly intake: DomainListIntake;
   public readonly schedules: ScanSchedules;
+  public readonly breachWorkflow: BreachWorkflow;
 
   constructor(scope: Construct, id: string, props: SecurityPipelineStackProps) {
     super(scope, id, {
       description:
-        'Security vendor scanning pipeline: domain scans orchestrated by Step Functions, results in S3',
+        'Security vendor pipeline: domain scans and breach reports orchestrated by Step Functions, results in S3',
       ...props,
     });
     const { config } = props;
@@ -85,12 +87,20 @@ export class SecurityPipelineStack extends Stack {
       domainLists: config.domainLists,
     });
 
+    this.breachWorkflow = new BreachWorkflow(this, 'BreachReport', {
+      resultsBucket: this.storage.resultsBucket,
+      vendorSecrets: this.vendorSecrets,
+      breachApiUrl: config.vendor.breachApiUrl,
+      maxEmails: config.breach.maxEmails,
+      logRetention,
+    });
+
     new CfnOutput(this, 'InputBucketName', {
       description: `Upload domain lists here under ${config.intake.prefix}`,
       value: this.storage.inputBucket.bucketName,
     });
     new CfnOutput(this, 'ResultsBucketName', {
-      description: 'Scan outputs (scans/) and list summaries (lists/)',
+      description: 'Scan outputs (scans/), list summaries (lists/) and breach reports (breach/)',
       value: this.storage.resultsBucket.bucketName,
     });
     new CfnOutput(this, 'ScanStateMachineArn', {
@@ -101,6 +111,11 @@ export class SecurityPipelineStack extends Stack {
       description:
         'DomainListScan: start with {"source": {"type": "adhoc", "requestId": "...", "domains": [...]}}',
       value: this.domainListWorkflow.stateMachine.stateMachineArn,
+    });
+    new CfnOutput(this, 'BreachStateMachineArn', {
+      description:
+        'BreachReport: one person; start it through a watchlist upload (docs/runbooks/breach-reports.md)',
+      value: this.breachWorkflow.stateMachine.stateMachineArn,
     });
     if (this.vendorSecrets.mode === 'single') {
       new CfnOutput(this, 'VendorApiKeySecretArn', {

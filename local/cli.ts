@@ -4,8 +4,10 @@
  *   npm start                                   demo: examples/domains.txt against the simulator
  *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]
  *                                 [--quiet | --verbose] [--log-level L]
+ *   npm start -- breach --name NAME --email E [--email E2...] [--out DIR] [--log-level L]
+ *   npm start -- breach --watchlist FILE [--out DIR] [--log-level L]
  *
- * Exit codes: 0 everything succeeded; 1 a domain failed or an input line was rejected;
+ * Exit codes: 0 everything succeeded; 1 a domain or report failed, or an input was rejected;
  * 2 usage or configuration error.
  */
 import { readFile } from 'node:fs/promises';
@@ -15,6 +17,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { splitLines } from '#core/domain-list';
 import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
+import { runBreachCommand } from './breach-command.ts';
 import {
   configFlag,
   hasDomainLines,
@@ -175,6 +178,11 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   );
 }
 
+/** Commander's way to take a flag more than once. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function positiveInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
@@ -276,6 +284,41 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
       ),
     );
   });
+  program
+    .command('breach')
+    .description("one person's breach report: recon, then the verified ZIP archived")
+    .option('--name <name>', 'the person the report is about')
+    .option('--email <address>', 'an address of theirs (repeat for more)', collect, [])
+    .option('--watchlist <file>', 'a .csv or .json watchlist: one report per person')
+    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+    .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
+    .addOption(
+      new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('warn'),
+    )
+    .action(
+      async (flags: {
+        name?: string;
+        email: string[];
+        watchlist?: string;
+        out: string;
+        logLevel: LogLevel;
+      }) => {
+        setExitCode(
+          await runBreachCommand(
+            {
+              ...(flags.name === undefined ? {} : { name: flags.name }),
+              ...(flags.watchlist === undefined ? {} : { watchlist: flags.watchlist }),
+              emails: flags.email,
+              out: flags.out,
+              logLevel: flags.logLevel,
+            },
+            config,
+          ),
+        );
+      },
+    );
   withScanFlags(
     program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
   ).action(async (flags: RawScanFlags) => {

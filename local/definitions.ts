@@ -113,3 +113,8 @@ export function taskStates(definition: AslDefinition): Map<string, AslState> {
   });
   return tasks;
 }
+
+/** The per-person breach report machine (the one with `Recon`). */
+export function breachReportStateMachine(template: CfnTemplate): SynthesizedStateMachine {
+  return stateMachineWithState(template, 'Recon');
+}

@@ -27,6 +27,8 @@ export const ERROR_NAME = {
   InvalidInputError: 'InvalidInputError',
   ConfigurationError: 'ConfigurationError',
   SecretAccessError: 'SecretAccessError',
+  ReconOutcomeUnknownError: 'ReconOutcomeUnknownError',
+  ArchiveVerificationError: 'ArchiveVerificationError',
 } as const;
 
 export type ErrorName = (typeof ERROR_NAME)[keyof typeof ERROR_NAME];
@@ -223,5 +225,43 @@ export class ConfigurationError extends Error {
     super(`Configuration ${setting}: ${problem}`);
     this.name = ERROR_NAME.ConfigurationError;
     this.setting = setting;
+  }
+}
+
+/**
+ * A recon was claimed for this request but its answer was never recorded: an earlier attempt sent
+ * `POST /recon` and died (timeout, reset, crash) before writing recon.json. The vendor may have made
+ * the report, so the request is never sent again; reconciliation archives the report if it exists.
+ */
+export class ReconOutcomeUnknownError extends Error {
+  readonly claimKey: string;
+  constructor(claimKey: string) {
+    super(
+      `A recon for this request was already sent and its answer is unknown (claim ${claimKey}); it is not repeated. Breach reconciliation archives the report if the vendor made one.`,
+    );
+    this.name = ERROR_NAME.ReconOutcomeUnknownError;
+    this.claimKey = claimKey;
+  }
+}
+
+/** Which check of a stored ZIP failed (see `verifyStoredZip`). */
+export type ArchiveCheck =
+  | 'not-zip'
+  | 'end-of-central-directory'
+  | 'central-directory'
+  | 'entry'
+  | 'crc'
+  | 'limits';
+
+/**
+ * A downloaded archive failed a check: it is not archived, and nothing is left under its final key.
+ * The message names the check and, for an entry, its position and file name; never file content.
+ */
+export class ArchiveVerificationError extends Error {
+  readonly check: ArchiveCheck;
+  constructor(check: ArchiveCheck, problem: string) {
+    super(`The archive failed its ${check} check: ${problem}`);
+    this.name = ERROR_NAME.ArchiveVerificationError;
+    this.check = check;
   }
 }

@@ -21,6 +21,12 @@ export const METRIC = {
   bytesStored: 'BytesStored',
   vendorRetries: 'VendorRetries',
   vendorErrors: 'VendorErrors',
+  /** Recons answered, by outcome (`success`, `no_results`). */
+  breachReports: 'BreachReports',
+  /** Report ZIPs verified and archived, by origin (`workflow`, `reconciled`). */
+  breachArchived: 'BreachReportsArchived',
+  /** Report ZIPs refused by the archive check, by the check that failed. */
+  archiveVerificationFailures: 'ArchiveVerificationFailures',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
@@ -38,8 +44,8 @@ export interface MetricDimensions {
   readonly operation?: VendorOperation;
   /** A result class, e.g. `retried`, `throttled`, `unavailable`, `succeeded`. */
   readonly outcome?: string;
-  /** A scan output: `report`, `logs`, `debug`. */
-  readonly output?: 'report' | 'logs' | 'debug';
+  /** A stored output: a scan's `report`, `logs`, `debug`, or a breach report's `archive`. */
+  readonly output?: 'report' | 'logs' | 'debug' | 'archive';
 }
 
 /** What core code records metrics through. */

@@ -2,6 +2,7 @@
  * The configuration used when nothing is set: what the schemas produce for an empty input, so a
  * default is written once, in the schema, and read here.
  */
+import { breachSchema } from './breach-schema.ts';
 import { intakeSchema, type PipelineConfig, pollSchema, scanSchema, vendorSchema } from './schema.ts';
 
 export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
@@ -9,6 +10,7 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
   poll: pollSchema.parse({}),
   scan: scanSchema.parse({}),
   intake: intakeSchema.parse({}),
+  breach: breachSchema.parse({}),
   domainLists: {},
   schedules: [],
   logRetentionDays: 90,

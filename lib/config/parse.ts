@@ -6,6 +6,7 @@
  */
 import type * as z from 'zod/mini';
 import { describeValue, type IssuePath, knownKeysOf, problemsOf, type SettingProblem } from '#core/schema';
+import { breachSchema } from './breach-schema.ts';
 import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';
 import { type ConfigIssue, PipelineConfigError } from './errors.ts';
 import {
@@ -48,6 +49,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
   const poll = check(pollSchema, sections.poll ?? {}, `${ROOT}.poll`, DEFAULT_PIPELINE_CONFIG.poll);
   const scan = check(scanSchema, sections.scan ?? {}, `${ROOT}.scan`, DEFAULT_PIPELINE_CONFIG.scan);
   const intake = check(intakeSchema, sections.intake ?? {}, `${ROOT}.intake`, DEFAULT_PIPELINE_CONFIG.intake);
+  const breach = check(breachSchema, sections.breach ?? {}, `${ROOT}.breach`, DEFAULT_PIPELINE_CONFIG.breach);
   const allow = scan.allowSpecialUseDomains;
   const domainLists = parseDomainLists(sections.domainLists, intake.suffixes, allow, issues);
   const schedules = parseSchedules(sections.schedules, domainLists, allow, issues);
@@ -61,7 +63,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
       : check(removalPolicySchema, sections.removalPolicy, `${ROOT}.removalPolicy`, 'retain');
 
   if (issues.length > 0) throw new PipelineConfigError(source, issues);
-  return { vendor, poll, scan, intake, domainLists, schedules, logRetentionDays, removalPolicy };
+  return { vendor, poll, scan, intake, breach, domainLists, schedules, logRetentionDays, removalPolicy };
 }
 
 /** Parses one section; its problems are named `<at>.<path>`. */

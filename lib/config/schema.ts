@@ -16,6 +16,7 @@ import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } fr
 import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
 import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/poll-schedule';
+import type { BreachConfig, breachSchema } from './breach-schema.ts';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
 import { vendorUrlProblem } from './vendor-url.ts';
 
@@ -44,7 +45,7 @@ export const LOG_RETENTION_DAYS: readonly number[] = [
 export const MAX_SCHEDULE_INPUT_CHARS = 8192;
 
 /** An object whose unknown keys are reported (a typo must not fall back to a default silently). */
-function section<T extends z.core.$ZodLooseShape>(shape: T) {
+export function section<T extends z.core.$ZodLooseShape>(shape: T) {
   return z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'invalid_type' ? `must be an object (got ${describeValue(issue.input)})` : undefined,
@@ -192,7 +193,7 @@ export const intakeSchema = section({
   maxListBytes: z._default(boundedNumber(LIST_SIZE_LIMIT.bounds), LIST_SIZE_LIMIT.default),
 });
 
-function intakePrefixProblem(prefix: string): string | undefined {
+export function intakePrefixProblem(prefix: string): string | undefined {
   const got = `(got ${describeValue(prefix)})`;
   if (prefix.length === 0) return `must be a non-empty string ${got}`;
   if (prefix.startsWith('/')) return `must not start with '/' (S3 keys have no leading slash) ${got}`;
@@ -336,9 +337,17 @@ export const removalPolicySchema = oneOf(['retain', 'destroy']);
 /** The top level: which sections exist (their contents are checked section by section). */
 export const rootSchema = section(
   Object.fromEntries(
-    ['vendor', 'poll', 'scan', 'intake', 'domainLists', 'schedules', 'logRetentionDays', 'removalPolicy'].map(
-      (key) => [key, z.optional(z.unknown())],
-    ),
+    [
+      'vendor',
+      'poll',
+      'scan',
+      'intake',
+      'breach',
+      'domainLists',
+      'schedules',
+      'logRetentionDays',
+      'removalPolicy',
+    ].map((key) => [key, z.optional(z.unknown())]),
   ),
 );
 
@@ -367,6 +376,7 @@ export interface PipelineConfig {
   readonly poll: PollConfig;
   readonly scan: ScanConfig;
   readonly intake: IntakeConfig;
+  readonly breach: BreachConfig;
   /** Named domain lists that schedules refer to. @default {} */
   readonly domainLists: Readonly<Record<string, DomainListDefinition>>;
   /** EventBridge Scheduler schedules that start list runs. @default [] */
@@ -383,6 +393,7 @@ export type PipelineConfigInput = {
   readonly poll?: z.input<typeof pollSchema>;
   readonly scan?: z.input<typeof scanSchema>;
   readonly intake?: z.input<typeof intakeSchema>;
+  readonly breach?: z.input<typeof breachSchema>;
   readonly domainLists?: Readonly<Record<string, DomainListDefinition>>;
   readonly schedules?: readonly z.input<typeof scheduleSchema>[];
   readonly logRetentionDays?: number;

@@ -126,6 +126,18 @@ function validateFault(fault: Fault): void {
       if (fault.body !== undefined && typeof fault.body !== 'string') {
         throw new TypeError('status fault body must be a string');
       }
+      if (fault.bodyBase64 !== undefined) {
+        if (typeof fault.bodyBase64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(fault.bodyBase64)) {
+          throw new TypeError('status fault bodyBase64 must be a base64 string');
+        }
+        if (fault.body !== undefined) throw new TypeError('status fault takes body or bodyBase64, not both');
+      }
+      if (
+        fault.contentType !== undefined &&
+        (typeof fault.contentType !== 'string' || fault.contentType === '')
+      ) {
+        throw new TypeError('status fault contentType must be a non-empty string');
+      }
       return;
     case 'latency':
       if (!nonNegativeInteger(fault.ms))

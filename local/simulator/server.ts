@@ -32,6 +32,10 @@ export interface SimServer {
 function statusFaultResponse(fault: Extract<Fault, { type: 'status' }>): SimResponse {
   const headers: Record<string, string | number> = {};
   if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+  if (fault.bodyBase64 !== undefined) {
+    headers['content-type'] = fault.contentType ?? 'application/octet-stream';
+    return { status: fault.status, headers, body: Buffer.from(fault.bodyBase64, 'base64') };
+  }
   if (fault.body !== undefined) {
     let isJson = true;
     try {
@@ -39,7 +43,8 @@ function statusFaultResponse(fault: Extract<Fault, { type: 'status' }>): SimResp
     } catch {
       isJson = false;
     }
-    headers['content-type'] = isJson ? 'application/json' : 'text/plain; charset=utf-8';
+    headers['content-type'] =
+      fault.contentType ?? (isJson ? 'application/json' : 'text/plain; charset=utf-8');
     return { status: fault.status, headers, body: Buffer.from(fault.body) };
   }
   const codes: Record<number, string> = {

@@ -14,6 +14,10 @@ export type Fault =
       readonly status: number;
       readonly retryAfter?: string | number;
       readonly body?: string;
+      /** Binary body (base64), e.g. a corrupt ZIP served in place of a report. */
+      readonly bodyBase64?: string;
+      /** Content-Type of the body. @default - JSON when `body` parses, else text/plain; octet-stream for bodyBase64 */
+      readonly contentType?: string;
     }
   /** Handle normally, but wait this long before sending headers. */
   | { readonly type: 'latency'; readonly ms: number }

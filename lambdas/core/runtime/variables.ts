@@ -44,6 +44,12 @@ export const ENV = {
   domainListStateMachineArn: 'DOMAIN_LIST_STATE_MACHINE_ARN',
   /** The per-domain ScanDomain machine (the list summary looks up its executions). */
   scanStateMachineArn: 'SCAN_STATE_MACHINE_ARN',
+  /** Distinct addresses one breach report may cover. */
+  breachMaxEmails: 'BREACH_MAX_EMAILS',
+  /** The key of the keyed hash that names people (HMAC), in Secrets Manager. */
+  breachIdentityKeySecretArn: 'BREACH_IDENTITY_KEY_SECRET_ARN',
+  /** The per-person BreachReport machine (watchlist runs start it). */
+  breachStateMachineArn: 'BREACH_STATE_MACHINE_ARN',
   /** Powertools: service name and log level, set by the function defaults. */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   logLevel: 'POWERTOOLS_LOG_LEVEL',

@@ -6,7 +6,7 @@
 import { InvalidInputError, VendorResponseError } from '#core/errors';
 import { validateEmail, validateReportName } from '#core/validation';
 import { VendorHttp } from './http.ts';
-import { findArray, firstString, isRecord, rawOf, requireObject } from './json.ts';
+import { describe, findArray, firstString, isRecord, rawOf, requireObject } from './json.ts';
 import type { ReconRequest, ReconResult, VendorDownload, VendorHttpSettings } from './types.ts';
 
 export type BreachClientSettings = VendorHttpSettings;
@@ -18,6 +18,14 @@ const REPORT_NAME_FIELDS = ['name', 'report_name', 'output'] as const;
 export interface BreachReportEntry {
   readonly name: string;
   readonly raw: unknown;
+}
+
+export interface BreachReportList {
+  readonly reports: BreachReportEntry[];
+  /** The body as received (parsed when it is JSON). */
+  readonly raw: unknown;
+  /** Entries (or the whole body, `index: null`) that name no report. */
+  readonly unreadable: { readonly index: number | null; readonly reason: string }[];
 }
 
 export class BreachClient {
@@ -58,8 +66,12 @@ export class BreachClient {
     };
   }
 
-  /** Reports the vendor lists: strings, or objects named by name/report_name/output. */
-  async listReports(): Promise<{ reports: BreachReportEntry[]; raw: unknown }> {
+  /**
+   * Reports the vendor lists: strings, or objects named by name/report_name/output, in an array at
+   * the top level or under reports/breaches/items/data. The shape is "not shown" in the seed, so
+   * anything else is kept as `unreadable` (position and why), never dropped silently.
+   */
+  async listReports(): Promise<BreachReportList> {
     const res = await this.http.requestText({
       operation: 'breach.listReports',
       method: 'GET',
@@ -67,17 +79,33 @@ export class BreachClient {
       retry: 'idempotent',
     });
     const raw = rawOf(res.text);
-    const items = findArray(raw, ['reports', 'breaches', 'items', 'data']) ?? [];
-    const reports: BreachReportEntry[] = [];
-    for (const item of items) {
-      if (typeof item === 'string' && item.trim() !== '') reports.push({ name: item, raw: item });
-      else if (isRecord(item)) {
-        const name = firstString(item, REPORT_NAME_FIELDS);
-        // An entry without a name cannot be downloaded; it stays visible in `raw`.
-        if (name !== undefined) reports.push({ name, raw: item });
-      }
+    const items = findArray(raw, ['reports', 'breaches', 'items', 'data']);
+    if (items === undefined) {
+      return {
+        reports: [],
+        raw,
+        unreadable: [{ index: null, reason: `no list of reports in ${describe(raw)}` }],
+      };
     }
-    return { reports, raw };
+    const reports: BreachReportEntry[] = [];
+    const unreadable: BreachReportList['unreadable'][number][] = [];
+    items.forEach((item, index) => {
+      const name =
+        typeof item === 'string'
+          ? item.trim()
+          : isRecord(item)
+            ? firstString(item, REPORT_NAME_FIELDS)
+            : undefined;
+      if (name === undefined || name === '') {
+        unreadable.push({
+          index,
+          reason: `${describe(item)} without a report name (${REPORT_NAME_FIELDS.join('/')})`,
+        });
+      } else {
+        reports.push({ name, raw: item });
+      }
+    });
+    return { reports, raw, unreadable };
   }
 
   /** Streams a report ZIP, following the vendor's redirects; credentials never leave the vendor origin. */

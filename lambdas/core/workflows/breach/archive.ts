@@ -1,0 +1,231 @@
+/**
+ * Archive: stream a report's ZIP from the vendor into S3, verify it, and only then put it under its
+ * final key with a manifest that lists its entries.
+ *
+ * The bytes go to a staging key first, whatever their size, so the final key only ever holds an
+ * archive that passed every check: framing (the transport and the length check), the ZIP structure
+ * and every entry's CRC (`verifyStoredZip`, ranged reads of the staged object). The manifest is
+ * written last; its presence is what "archived" means to a re-run and to reconciliation.
+ */
+import { randomUUID } from 'node:crypto';
+import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { verifyStoredZip, type ZipEntrySummary } from '#core/archive/zip-verify';
+import { ArchiveVerificationError } from '#core/errors';
+import { METRIC } from '#core/metrics';
+import { getJsonIfExists, headIfExists, putJson } from '#core/s3/json-objects';
+import { storeDownload } from '#core/s3/store-download';
+import { copySource } from '#core/s3/stream-upload';
+import { validateReportName } from '#core/validation';
+import type { ArchiveSummary } from './contracts.ts';
+import type { BreachDeps } from './deps.ts';
+import { reportFolder } from './identity.ts';
+
+export const ARCHIVE_FILE = 'report.zip';
+export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
+/** The last refused download of a report: what failed, for the runbook and for reconciliation. */
+export const VERIFICATION_FAILURE_FILE = 'verification-failure.json';
+const STAGING_FOLDER = '.staging/';
+const OPERATION = 'breach.download';
+
+/** Who archived it: the workflow right after its recon, or reconciliation catching up later. */
+export type ArchiveOrigin = 'workflow' | 'reconciled';
+
+/** The archive's manifest: what was stored, proven how, and what the ZIP holds. */
+export interface ArchiveManifest {
+  readonly schemaVersion: 1;
+  readonly reportName: string;
+  readonly origin: ArchiveOrigin;
+  readonly archivedAt: string;
+  readonly archive: {
+    readonly bucket: string;
+    readonly key: string;
+    readonly size: number;
+    readonly sha256: string;
+    readonly contentType: string;
+  };
+  readonly verification: {
+    readonly checks: readonly string[];
+    readonly entryCount: number;
+    readonly totalUncompressedBytes: number;
+  };
+  readonly entries: readonly ZipEntrySummary[];
+  /** The recon record that named the report, when the workflow archived it. */
+  readonly reconKey: string | null;
+}
+
+export interface ArchiveOptions {
+  readonly origin: ArchiveOrigin;
+  readonly reconKey?: string;
+}
+
+const CHECKS = ['framing', 'local-file-header', 'end-of-central-directory', 'central-directory', 'crc'];
+
+export async function archiveReport(
+  deps: BreachDeps,
+  reportNameInput: string,
+  options: ArchiveOptions,
+): Promise<ArchiveSummary> {
+  const reportName = validateReportName(reportNameInput, 'reportName');
+  const folder = reportFolder(reportName);
+  const bucket = deps.settings.resultsBucket;
+  const finalKey = `${folder}${ARCHIVE_FILE}`;
+  const manifestKey = `${folder}${ARCHIVE_MANIFEST_FILE}`;
+
+  const existing = (await getJsonIfExists(deps, manifestKey)) as ArchiveManifest | undefined;
+  if (existing !== undefined) {
+    deps.logger.info('Report already archived; not downloaded again', {
+      folder,
+      sha256: existing.archive.sha256,
+    });
+    return summaryOf(existing, manifestKey, true);
+  }
+
+  // Only verified bytes are ever copied to the final key: an object there without a manifest was
+  // promoted by an attempt that died before writing the manifest. Check it again and finish its job.
+  const promoted = await headIfExists(deps, finalKey);
+  if (promoted !== undefined) {
+    const size = promoted.ContentLength ?? 0;
+    const verified = await verifyStoredZip(deps.s3, { bucket, key: finalKey, size }, deps.settings.zipLimits);
+    const sha256 = promoted.Metadata?.sha256 ?? '';
+    const manifest = manifestOf(reportName, options, finalKey, bucket, {
+      size,
+      sha256,
+      contentType: promoted.ContentType ?? 'application/zip',
+      verified,
+      now: deps.clock(),
+    });
+    await putJson(deps, manifestKey, manifest, 2);
+    return summaryOf(manifest, manifestKey, true);
+  }
+
+  await removeStaged(deps, folder);
+  const download = await deps.breachClient.download(reportName);
+  const stagingKey = `${folder}${STAGING_FOLDER}${randomUUID()}.zip`;
+  const stored = await storeDownload(download, {
+    s3: deps.s3,
+    bucket,
+    key: stagingKey,
+    operation: OPERATION,
+    upload: deps.settings.upload,
+  });
+
+  let verified: Awaited<ReturnType<typeof verifyStoredZip>>;
+  try {
+    verified = await verifyStoredZip(
+      deps.s3,
+      {
+        bucket,
+        key: stagingKey,
+        size: stored.size,
+        ...(stored.versionId ? { versionId: stored.versionId } : {}),
+      },
+      deps.settings.zipLimits,
+    );
+  } catch (error) {
+    await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: stagingKey }));
+    if (error instanceof ArchiveVerificationError) {
+      deps.metrics.record(METRIC.archiveVerificationFailures, 1, 'Count', {
+        workflow: 'breach',
+        outcome: error.check,
+      });
+      await putJson(
+        deps,
+        `${folder}${VERIFICATION_FAILURE_FILE}`,
+        {
+          schemaVersion: 1,
+          reportName,
+          check: error.check,
+          message: error.message,
+          size: stored.size,
+          sha256: stored.sha256,
+          recordedAt: deps.clock().toISOString(),
+        },
+        2,
+      );
+    }
+    throw error;
+  }
+
+  await deps.s3.send(
+    new CopyObjectCommand({
+      Bucket: bucket,
+      Key: finalKey,
+      CopySource: copySource(bucket, stagingKey, stored.versionId),
+      MetadataDirective: 'REPLACE',
+      ContentType: stored.contentType,
+      Metadata: { sha256: stored.sha256, verified: 'zip-crc' },
+    }),
+  );
+  await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: stagingKey }));
+  const manifest = manifestOf(reportName, options, finalKey, bucket, {
+    size: stored.size,
+    sha256: stored.sha256,
+    contentType: stored.contentType,
+    verified,
+    now: deps.clock(),
+  });
+  await putJson(deps, manifestKey, manifest, 2);
+  deps.metrics.record(METRIC.bytesStored, stored.size, 'Bytes', { workflow: 'breach', output: 'archive' });
+  deps.metrics.record(METRIC.breachArchived, 1, 'Count', { workflow: 'breach', outcome: options.origin });
+  deps.logger.info('Report archived', {
+    folder,
+    size: stored.size,
+    sha256: stored.sha256,
+    entries: verified.entries.length,
+    redirects: download.redirects,
+    origin: options.origin,
+  });
+  return summaryOf(manifest, manifestKey, false);
+}
+
+/** Leftovers of attempts that died before verifying: never promoted, never to be listed. */
+async function removeStaged(deps: BreachDeps, folder: string): Promise<void> {
+  const bucket = deps.settings.resultsBucket;
+  const listed = await deps.s3.send(
+    new ListObjectsV2Command({ Bucket: bucket, Prefix: `${folder}${STAGING_FOLDER}` }),
+  );
+  for (const { Key: key } of listed.Contents ?? []) {
+    if (key !== undefined) await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  }
+}
+
+function manifestOf(
+  reportName: string,
+  options: ArchiveOptions,
+  key: string,
+  bucket: string,
+  stored: {
+    size: number;
+    sha256: string;
+    contentType: string;
+    verified: Awaited<ReturnType<typeof verifyStoredZip>>;
+    now: Date;
+  },
+): ArchiveManifest {
+  return {
+    schemaVersion: 1,
+    reportName,
+    origin: options.origin,
+    archivedAt: stored.now.toISOString(),
+    archive: { bucket, key, size: stored.size, sha256: stored.sha256, contentType: stored.contentType },
+    verification: {
+      checks: CHECKS,
+      entryCount: stored.verified.entries.length,
+      totalUncompressedBytes: stored.verified.totalUncompressedBytes,
+    },
+    entries: stored.verified.entries,
+    reconKey: options.reconKey ?? null,
+  };
+}
+
+function summaryOf(manifest: ArchiveManifest, manifestKey: string, alreadyArchived: boolean): ArchiveSummary {
+  return {
+    bucket: manifest.archive.bucket,
+    key: manifest.archive.key,
+    manifestKey,
+    size: manifest.archive.size,
+    sha256: manifest.archive.sha256,
+    entryCount: manifest.verification.entryCount,
+    alreadyArchived,
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * What the breach steps need from the outside world. Handlers build it from the environment
+ * (`#core/runtime/breach-deps`); the local runner and the tests build it with loopback clients.
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { ZipVerifyLimits } from '#core/archive/zip-verify';
+import type { PipelineMetrics } from '#core/metrics';
+import type { UploadSettings } from '#core/runtime/settings';
+import type { BreachReportList } from '#core/vendor/breach-client';
+import type { ReconRequest, ReconResult, VendorDownload, VendorLogger } from '#core/vendor/types';
+
+/** The part of the vendor's `BreachClient` the workflow uses. */
+export interface BreachApi {
+  recon(request: ReconRequest): Promise<ReconResult>;
+  listReports(): Promise<BreachReportList>;
+  download(reportName: string): Promise<VendorDownload>;
+}
+
+export interface BreachSettings {
+  /** RESULTS_BUCKET: recon records, archives, manifests and failure records under `breach/`. */
+  readonly resultsBucket: string;
+  /** BREACH_MAX_EMAILS: distinct addresses one report may cover. */
+  readonly maxEmails: number;
+  readonly upload: UploadSettings;
+  /** Zip-bomb guards of the archive check. */
+  readonly zipLimits: ZipVerifyLimits;
+}
+
+export interface BreachDeps {
+  readonly s3: S3Client;
+  readonly breachClient: BreachApi;
+  readonly logger: VendorLogger;
+  readonly settings: BreachSettings;
+  readonly metrics: PipelineMetrics;
+  readonly clock: () => Date;
+}

@@ -1,0 +1,303 @@
+/**
+ * A watchlist run: PrepareWatchlist reads the watchlist once, stores one request object per
+ * person under the run's prefix and lists the people (hashed) in items.json for the Distributed
+ * Map; each runs as a child BreachReport execution; WriteWatchlistSummary accounts for every row.
+ */
+import { createHash } from 'node:crypto';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import * as z from 'zod/mini';
+import { InvalidInputError } from '#core/errors';
+import { getJson, putJson } from '#core/s3/json-objects';
+import { parseWith } from '#core/schema';
+import { type IterationResult, readIterationResults, tryJson } from '#core/workflows/fan-out-results';
+import type { BreachReportInput } from './contracts.ts';
+import type { BreachDeps } from './deps.ts';
+import { BREACH_PREFIX, breachExecutionName, slugOf } from './identity.ts';
+import {
+  DEFAULT_MAX_WATCHLIST_BYTES,
+  DEFAULT_MAX_WATCHLIST_ROWS,
+  parseWatchlist,
+  type WatchlistRejection,
+  watchlistFormatOf,
+} from './watchlist.ts';
+
+const text = () =>
+  z
+    .string({ error: 'must be a non-empty string' })
+    .check(z.minLength(1, { error: 'must be a non-empty string' }));
+
+/** What started a watchlist run: an upload, or a schedule fire naming a watchlist object. */
+export const watchlistSourceSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('s3'),
+    bucket: text(),
+    key: text(),
+    versionId: z.optional(text()),
+    etag: z.optional(text()),
+  }),
+  z.object({
+    type: z.literal('schedule'),
+    scheduleName: text(),
+    scheduledTime: text(),
+    bucket: text(),
+    key: text(),
+  }),
+]);
+export type WatchlistSource = z.infer<typeof watchlistSourceSchema>;
+
+export interface WatchlistDeps {
+  readonly s3: BreachDeps['s3'];
+  readonly logger: BreachDeps['logger'];
+  readonly clock: () => Date;
+  readonly settings: {
+    readonly resultsBucket: string;
+    readonly maxEmails: number;
+    /** @default DEFAULT_MAX_WATCHLIST_BYTES */
+    readonly maxWatchlistBytes?: number;
+    /** @default DEFAULT_MAX_WATCHLIST_ROWS */
+    readonly maxWatchlistRows?: number;
+  };
+  /** The key of the keyed hash that names people (Secrets Manager in AWS). */
+  readonly identityKey: () => Promise<string>;
+}
+
+/** One person of the run, as the Map hands it to a child: hashes and object keys only. */
+export type WatchlistItem = BreachReportInput & { readonly row: number; readonly executionName: string };
+
+export interface PreparedWatchlist {
+  readonly runId: string;
+  readonly source: WatchlistSource;
+  readonly startedAt: string;
+  readonly resultsBucket: string;
+  readonly resultsPrefix: string;
+  readonly itemsKey: string;
+  readonly rowsKey: string;
+  readonly counts: {
+    readonly rows: number;
+    readonly valid: number;
+    readonly invalid: number;
+    readonly duplicate: number;
+    readonly ignoredLines: number;
+  };
+}
+
+/** `w<runId>-<row>`: with the person it names the child execution, so a redrive finds it again. */
+function requestIdFor(runId: string, row: number): string {
+  return `w${runId}-${row}`;
+}
+
+export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Promise<PreparedWatchlist> {
+  const { source } = parseWith(z.object({ source: watchlistSourceSchema }), event);
+  const format = watchlistFormatOf(source.key);
+  if (format === undefined)
+    throw new InvalidInputError('source.key', 'must end with .csv or .json to be a watchlist');
+  const runId = createHash('sha256')
+    .update(
+      JSON.stringify(
+        source.type === 's3'
+          ? [source.bucket, source.key, source.versionId ?? source.etag ?? '']
+          : [source.scheduleName, source.scheduledTime],
+      ),
+    )
+    .digest('hex')
+    .slice(0, 20);
+  const name = slugOf(source.key.replace(/^.*\//, '').replace(/\.[^.]*$/, ''));
+  const resultsPrefix = `${BREACH_PREFIX}watchlists/${source.type === 'schedule' ? `schedules/${slugOf(source.scheduleName)}` : name}/${runId}/`;
+  const bytes = await readWatchlist(deps, source);
+  const parsed = parseWatchlist(bytes, format, {
+    identityKey: await deps.identityKey(),
+    maxEmails: deps.settings.maxEmails,
+    maxRows: deps.settings.maxWatchlistRows ?? DEFAULT_MAX_WATCHLIST_ROWS,
+  });
+  const bucket = deps.settings.resultsBucket;
+  const items: WatchlistItem[] = [];
+  for (const { row, request, person } of parsed.people) {
+    const key = `${resultsPrefix}requests/row-${row}.json`;
+    // The only copy of the person's addresses in this run: Recon reads it, nothing else does.
+    await deps.s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: JSON.stringify(request),
+        ContentType: 'application/json',
+      }),
+    );
+    const requestId = requestIdFor(runId, row);
+    items.push({
+      row,
+      requestId,
+      person,
+      request: { bucket, key },
+      executionName: breachExecutionName(person, requestId),
+    });
+  }
+  const itemsKey = `${resultsPrefix}items.json`;
+  const rowsKey = `${resultsPrefix}rows.json`;
+  await putJson(deps, itemsKey, items);
+  await putJson(deps, rowsKey, { headerRow: parsed.headerRow ?? null, rejected: parsed.rejected });
+  const invalid = parsed.rejected.filter((r) => r.status === 'invalid').length;
+  const prepared: PreparedWatchlist = {
+    runId,
+    source,
+    startedAt: deps.clock().toISOString(),
+    resultsBucket: bucket,
+    resultsPrefix,
+    itemsKey,
+    rowsKey,
+    counts: {
+      rows: parsed.rows,
+      valid: items.length,
+      invalid,
+      duplicate: parsed.rejected.length - invalid,
+      ignoredLines: parsed.ignoredLines,
+    },
+  };
+  deps.logger.info('Watchlist prepared', { runId, resultsPrefix, ...prepared.counts });
+  return prepared;
+}
+
+async function readWatchlist(deps: WatchlistDeps, source: WatchlistSource): Promise<Uint8Array> {
+  const limit = deps.settings.maxWatchlistBytes ?? DEFAULT_MAX_WATCHLIST_BYTES;
+  const versionId = source.type === 's3' ? source.versionId : undefined;
+  const target = { Bucket: source.bucket, Key: source.key, ...(versionId ? { VersionId: versionId } : {}) };
+  // Refused before a byte is read: a huge upload must not exhaust the function's memory.
+  const head = await deps.s3.send(new HeadObjectCommand(target));
+  if ((head.ContentLength ?? 0) > limit) {
+    throw new InvalidInputError('watchlist', `is ${head.ContentLength} bytes; at most ${limit} are read`);
+  }
+  const object = await deps.s3.send(new GetObjectCommand(target));
+  return (await object.Body?.transformToByteArray()) ?? new Uint8Array();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Summary
+// ---------------------------------------------------------------------------------------------
+
+export type WatchlistRowStatus = 'archived' | 'no_results' | 'failed' | 'invalid' | 'duplicate';
+
+export interface WatchlistSummaryRow {
+  readonly row: number;
+  readonly status: WatchlistRowStatus;
+  readonly person?: BreachReportInput['person'];
+  readonly executionName?: string;
+  /** The archive's manifest (archived), recon.json (no_results) or failure (failed). */
+  readonly manifestKey?: string;
+  readonly reconKey?: string;
+  readonly error?: { readonly name: string; readonly message: string };
+  readonly reason?: string;
+}
+
+export interface WatchlistSummary {
+  readonly schemaVersion: 1;
+  readonly runId: string;
+  readonly source: WatchlistSource;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly counts: Record<WatchlistRowStatus, number> & {
+    readonly rows: number;
+    readonly ignoredLines: number;
+  };
+  readonly headerRow: number | null;
+  readonly rows: readonly WatchlistSummaryRow[];
+}
+
+/** What one child returned or how it failed, keyed by its execution name. */
+export interface PersonResult {
+  readonly executionName: string;
+  readonly status: 'archived' | 'no_results' | 'failed';
+  readonly manifestKey?: string;
+  readonly reconKey?: string;
+  readonly error?: { readonly name: string; readonly message: string };
+}
+
+/**
+ * A child's outcome from its output (BreachReport's ReportArchived or NoBreachesFound) or from
+ * its failure, whose cause is the failure record RecordBreachFailure wrote.
+ */
+export function personResult(
+  executionName: string,
+  output: unknown,
+  error?: unknown,
+  cause?: unknown,
+): PersonResult {
+  const value = tryJson(output) as Record<string, unknown> | undefined;
+  if (value && typeof value.manifestKey === 'string') {
+    return { executionName, status: 'archived', manifestKey: value.manifestKey };
+  }
+  const recon = value?.recon as { status?: unknown; reconKey?: unknown } | undefined;
+  if (recon?.status === 'no_results' && typeof recon.reconKey === 'string') {
+    return { executionName, status: 'no_results', reconKey: recon.reconKey };
+  }
+  let name = typeof error === 'string' ? error : 'ResultUnreadable';
+  let message = typeof cause === 'string' ? cause : 'the child returned neither an outcome nor an error';
+  // In AWS a failed child surfaces as States.TaskFailed whose cause is its DescribeExecution JSON.
+  const described = tryJson(cause) as Record<string, unknown> | undefined;
+  if (described && typeof described.Error === 'string') name = described.Error;
+  if (described && typeof described.Cause === 'string') message = described.Cause;
+  return { executionName, status: 'failed', error: { name, message: message.slice(0, 1024) } };
+}
+
+function resultFromIteration(entry: IterationResult): PersonResult | undefined {
+  const output = tryJson(entry.output) as Record<string, unknown> | undefined;
+  const executionName = String(output?.executionName ?? entry.input?.executionName ?? '');
+  if (executionName === '') return undefined;
+  if (output && 'output' in output) return personResult(executionName, output.output);
+  const caught = output?.caught as { Error?: unknown; Cause?: unknown } | undefined;
+  return personResult(executionName, undefined, caught?.Error ?? entry.error, caught?.Cause ?? entry.cause);
+}
+
+export async function writeWatchlistSummary(
+  deps: WatchlistDeps,
+  prepared: PreparedWatchlist & {
+    readonly mapResult?: { readonly ResultWriterDetails: { readonly Bucket: string; readonly Key: string } };
+    readonly results?: readonly PersonResult[];
+  },
+): Promise<{ summaryKey: string; counts: WatchlistSummary['counts'] }> {
+  const results =
+    prepared.results ??
+    (prepared.mapResult
+      ? (await readIterationResults(deps, prepared.mapResult)).flatMap(
+          (entry) => resultFromIteration(entry) ?? [],
+        )
+      : []);
+  const byName = new Map(results.map((result) => [result.executionName, result]));
+  const items = await getJson<WatchlistItem[]>(deps, prepared.resultsBucket, prepared.itemsKey);
+  const { headerRow, rejected } = await getJson<{ headerRow: number | null; rejected: WatchlistRejection[] }>(
+    deps,
+    prepared.resultsBucket,
+    prepared.rowsKey,
+  );
+  const rows: WatchlistSummaryRow[] = rejected.map(({ row, status, reason }) => ({ row, status, reason }));
+  for (const item of items) {
+    // A child with no result at all (a Map-level failure) still has its row, as failed.
+    const result =
+      byName.get(item.executionName) ??
+      personResult(item.executionName, undefined, 'NoResult', 'the run recorded no result for this person');
+    rows.push({
+      row: item.row,
+      status: result.status,
+      person: item.person,
+      executionName: item.executionName,
+      ...(result.manifestKey ? { manifestKey: result.manifestKey } : {}),
+      ...(result.reconKey ? { reconKey: result.reconKey } : {}),
+      ...(result.error ? { error: result.error } : {}),
+    });
+  }
+  rows.sort((a, b) => a.row - b.row);
+  const counts = { archived: 0, no_results: 0, failed: 0, invalid: 0, duplicate: 0 };
+  for (const row of rows) counts[row.status] += 1;
+  const summary: WatchlistSummary = {
+    schemaVersion: 1,
+    runId: prepared.runId,
+    source: prepared.source,
+    startedAt: prepared.startedAt,
+    finishedAt: deps.clock().toISOString(),
+    counts: { ...counts, rows: rows.length, ignoredLines: prepared.counts.ignoredLines },
+    headerRow,
+    rows,
+  };
+  const summaryKey = `${prepared.resultsPrefix}summary.json`;
+  await putJson(deps, summaryKey, summary, 2);
+  deps.logger.info('Watchlist summary written', { runId: prepared.runId, summaryKey, ...summary.counts });
+  return { summaryKey, counts: summary.counts };
+}

@@ -1,0 +1,38 @@
+/**
+ * The `breach` section: how the breach workflow runs. Its own file, as the section grows with
+ * watchlists and reconciliation, and schema.ts holds the scan side.
+ */
+import * as z from 'zod/mini';
+import { boundedNumber, describeValue } from '#core/schema';
+import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
+import { scheduleExpressionProblem } from './schedule-expression.ts';
+import { intakePrefixProblem, section } from './schema.ts';
+
+export const breachSchema = section({
+  /** Distinct addresses one report may cover (BREACH_MAX_EMAILS); the vendor client takes 100. @default 50 */
+  maxEmails: z._default(boundedNumber({ min: 1, max: 100, integer: true }), DEFAULT_MAX_EMAILS),
+  /** Key prefix in the input bucket under which an upload is a watchlist. @default 'watchlists/' */
+  watchlistPrefix: z._default(
+    z.string({ error: (issue) => `must be a non-empty string (got ${describeValue(issue.input)})` }).check(
+      z.superRefine((prefix, context) => {
+        const problem = intakePrefixProblem(prefix);
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      }),
+    ),
+    'watchlists/',
+  ),
+  /** People reported on at once by a watchlist run (the Distributed Map's MaxConcurrency). @default 5 */
+  maxConcurrency: z._default(boundedNumber({ min: 1, max: 100, integer: true }), 5),
+  /** When reconciliation archives reports the workflow never did. @default 'rate(1 day)' */
+  reconcileSchedule: z._default(
+    z.string({ error: 'must be a schedule expression' }).check(
+      z.superRefine((expression, context) => {
+        const problem = scheduleExpressionProblem(expression);
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      }),
+    ),
+    'rate(1 day)',
+  ),
+});
+
+export type BreachConfig = z.output<typeof breachSchema>;

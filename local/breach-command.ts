@@ -1,0 +1,219 @@
+/**
+ * `npm start -- breach`: one person's breach report (`--name`, `--email`...) or a watchlist file,
+ * through the synthesized BreachReport definition, against the simulator or the real vendor.
+ *
+ * Exit codes follow the CLI contract: 0 when every report was archived or had no results; 1 when
+ * one failed or an input was rejected; 2 for usage and configuration errors found up front.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { MIN_IDENTITY_KEY_BYTES } from '#core/workflows/breach/identity';
+import { watchlistFormatOf } from '#core/workflows/breach/watchlist';
+import type { PipelineConfig } from '../lib/config/index.ts';
+import {
+  type BreachRunRequest,
+  type LocalBreachResult,
+  runBreachReport,
+  runWatchlist,
+} from './breach-run.ts';
+import { UsageError } from './cli-checks.ts';
+import { breachReportStateMachine } from './definitions.ts';
+import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
+import {
+  HANDLER_LOG_FILE,
+  type LogLevel,
+  latestLine,
+  logLine,
+  pointLatestAt,
+  reportKept,
+} from './run-files.ts';
+import { cachedTemplate } from './synth-cache.ts';
+
+export interface BreachCommandOptions {
+  readonly name?: string;
+  readonly emails: readonly string[];
+  /** A CSV or JSON watchlist instead of one person. */
+  readonly watchlist?: string;
+  readonly out: string;
+  readonly logLevel: LogLevel;
+}
+
+/** Where the local identity key lives: the same people get the same names across runs into one `--out`. */
+export const IDENTITY_KEY_FILE = '.breach-identity-key';
+/** Overrides the key file, e.g. to match the names of a deployed stack's secret. */
+export const IDENTITY_KEY_VARIABLE = 'BREACH_IDENTITY_KEY';
+
+export async function runBreachCommand(
+  options: BreachCommandOptions,
+  config: PipelineConfig,
+): Promise<number> {
+  if (options.watchlist !== undefined) {
+    if (options.name !== undefined || options.emails.length > 0) {
+      throw new UsageError('give either --watchlist FILE or --name with --email, not both');
+    }
+    return runWatchlistCommand({ ...options, watchlist: options.watchlist }, config);
+  }
+  if (options.name === undefined || options.emails.length === 0) {
+    throw new UsageError('give --name NAME and at least one --email ADDRESS, or --watchlist FILE');
+  }
+  return withLocalRun(
+    { out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
+    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
+      const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
+      process.stdout.write(`Vendor: ${vendor.label}\n`);
+      const request: BreachRunRequest = {
+        name: options.name,
+        emails: options.emails,
+        requestId: `cli-${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(3).toString('hex')}`,
+      };
+      const identityKey = await localIdentityKey(out);
+      // The run folder is only known once the person is named; the log follows it there.
+      const result = await runBreachReport(
+        {
+          s3: s3.client,
+          resultsBucket: LOCAL_RESULTS_BUCKET,
+          definition,
+          breachClient: clients.breach,
+          maxEmails: config.breach.maxEmails,
+          identityKey,
+          logger: logs.logger,
+        },
+        request,
+      );
+      const runFolder = resolve(resultsRoot, result.outputPrefix);
+      logs.attach(join(runFolder, HANDLER_LOG_FILE));
+      await exportWritten().then(reportKept);
+      const logPath = await logs.close(process.stderr);
+      const latest = await pointLatestAt(out, runFolder);
+      process.stdout.write(
+        describeResult(result, resultsRoot) + logLine(logPath, logs) + latestLine(latest, runFolder),
+      );
+      return result.outcome === 'failed' ? 1 : 0;
+    },
+  );
+}
+
+async function runWatchlistCommand(
+  options: BreachCommandOptions & { readonly watchlist: string },
+  config: PipelineConfig,
+): Promise<number> {
+  const name = basename(options.watchlist);
+  if (watchlistFormatOf(name) === undefined) {
+    throw new UsageError(`--watchlist ${options.watchlist}: must end with .csv or .json`);
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(options.watchlist);
+  } catch (error) {
+    throw new UsageError(
+      `--watchlist ${options.watchlist}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
+  }
+  return withLocalRun(
+    { out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
+    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
+      const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
+      process.stdout.write(
+        `Vendor: ${vendor.label}\nWatchlist: ${options.watchlist}; ${config.breach.maxConcurrency} at once\n`,
+      );
+      const run = await runWatchlist(
+        {
+          s3: s3.client,
+          inputBucket: LOCAL_INPUT_BUCKET,
+          resultsBucket: LOCAL_RESULTS_BUCKET,
+          watchlistPrefix: config.breach.watchlistPrefix,
+          concurrency: config.breach.maxConcurrency,
+          definition,
+          breachClient: clients.breach,
+          maxEmails: config.breach.maxEmails,
+          identityKey: await localIdentityKey(out),
+          logger: logs.logger,
+          onPersonDone: (item, outcome) =>
+            process.stdout.write(
+              `  row ${item.row}: ${item.person.slug}: ${outcome.outcome === 'failed' ? `failed (${outcome.error})` : outcome.outcome}\n`,
+            ),
+        },
+        { name, bytes },
+      );
+      const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
+      logs.attach(join(runFolder, HANDLER_LOG_FILE));
+      await exportWritten().then(reportKept);
+      const logPath = await logs.close(process.stderr);
+      const latest = await pointLatestAt(out, runFolder);
+      const { counts } = run;
+      process.stdout.write(
+        `\n${counts.rows} row(s): ${counts.archived} archived, ${counts.no_results} no results, ${counts.failed} failed, ` +
+          `${counts.invalid} invalid, ${counts.duplicate} duplicate; ${counts.ignoredLines} blank or comment line(s)\n` +
+          `Summary: ${join(resultsRoot, run.summaryKey)}\n` +
+          logLine(logPath, logs) +
+          latestLine(latest, runFolder),
+      );
+      return counts.failed > 0 || counts.invalid > 0 ? 1 : 0;
+    },
+  );
+}
+
+/** What a person's run did, in a few lines; never an address, the name only as its slug. */
+export function describeResult(result: LocalBreachResult, resultsRoot: string): string {
+  const who = `Person:   ${result.person.slug} (${result.person.id.slice(0, 16)}), execution ${result.executionName}\n`;
+  switch (result.outcome) {
+    case 'archived': {
+      const { result: run } = result;
+      return (
+        who +
+        `Recon:    success, ${run.totalBreaches ?? 'an unknown number of'} breach(es), report ${run.reportName}\n` +
+        `Archive:  ${join(resultsRoot, run.archiveKey)} (verified)\n` +
+        `Manifest: ${join(resultsRoot, run.manifestKey)}\n`
+      );
+    }
+    case 'no_results':
+      return `${who}Recon:    no_results: no breach found\nRecord:   ${join(resultsRoot, result.reconKey)}\n`;
+    case 'failed':
+      return `${who}Failed:   ${result.error}: ${causeMessage(result.cause)}\n`;
+  }
+}
+
+/** The Fail state's cause is the failure record's `{ name, message, failureKey }` as JSON. */
+function causeMessage(cause: string): string {
+  try {
+    const parsed = JSON.parse(cause) as { name?: string; message?: string; failureKey?: string | null };
+    return `${parsed.name ?? 'Error'}: ${parsed.message ?? ''}${parsed.failureKey ? ` (recorded in ${parsed.failureKey})` : ''}`;
+  } catch {
+    return cause;
+  }
+}
+
+/**
+ * The key of the keyed hash that names people: BREACH_IDENTITY_KEY, else a random key kept in
+ * `<out>/.breach-identity-key` (created once, readable by its owner only).
+ */
+export async function localIdentityKey(out: string): Promise<string> {
+  const fromEnvironment = process.env[IDENTITY_KEY_VARIABLE]?.trim();
+  if (fromEnvironment) {
+    if (Buffer.byteLength(fromEnvironment) < MIN_IDENTITY_KEY_BYTES) {
+      throw new UsageError(`${IDENTITY_KEY_VARIABLE} must be at least ${MIN_IDENTITY_KEY_BYTES} bytes long`);
+    }
+    return fromEnvironment;
+  }
+  const path = join(out, IDENTITY_KEY_FILE);
+  try {
+    const stored = (await readFile(path, 'utf8')).trim();
+    if (Buffer.byteLength(stored) >= MIN_IDENTITY_KEY_BYTES) return stored;
+    throw new UsageError(
+      `${path} holds a key shorter than ${MIN_IDENTITY_KEY_BYTES} bytes: remove it to make a new one`,
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = randomBytes(32).toString('hex');
+  // 'wx': two runs starting at once must not each write their own key.
+  try {
+    await writeFile(path, `${key}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return localIdentityKey(out);
+    throw error;
+  }
+  await chmod(path, 0o600);
+  return key;
+}

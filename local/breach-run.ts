@@ -1,0 +1,243 @@
+/**
+ * One breach report on this machine, as AWS runs it: the request object goes to the (embedded)
+ * results bucket, then the synthesized BreachReport definition runs in aws-local-stepfunctions
+ * with every Task bound to its real handler.
+ */
+import { randomUUID } from 'node:crypto';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
+import { createBreachSettings } from '#core/runtime/breach-deps';
+import { getJson } from '#core/s3/json-objects';
+import type { VendorLogger } from '#core/vendor/types';
+import {
+  type BreachReportInput,
+  type PersonRef,
+  parseBreachRequest,
+  type ReconOutput,
+} from '#core/workflows/breach/contracts';
+import type { BreachApi, BreachDeps } from '#core/workflows/breach/deps';
+import {
+  BREACH_PREFIX,
+  breachExecutionName,
+  breachRunPrefix,
+  personRef,
+} from '#core/workflows/breach/identity';
+import type { BreachRunResult } from '#core/workflows/breach/records';
+import {
+  type PersonResult,
+  type PreparedWatchlist,
+  personResult,
+  prepareWatchlist,
+  type WatchlistDeps,
+  type WatchlistItem,
+  type WatchlistSummary,
+  writeWatchlistSummary,
+} from '#core/workflows/breach/watchlist-run';
+import { createArchiveBreachReportHandler } from '../lambdas/archive-breach-report.ts';
+import { createBreachReconHandler } from '../lambdas/breach-recon.ts';
+import { createRecordBreachFailureHandler } from '../lambdas/record-breach-failure.ts';
+import type { HandlerFileOf } from '../lambdas/registry.ts';
+import { createWriteBreachManifestHandler } from '../lambdas/write-breach-manifest.ts';
+import type { AslDefinition } from './definitions.ts';
+import { mapWithConcurrency } from './pipeline.ts';
+import { bindTaskHandlers, type HandlerFactory, type JSONValue, retryOverrides } from './task-binding.ts';
+
+const BREACH_HANDLER_FACTORIES = {
+  'breach-recon': createBreachReconHandler,
+  'archive-breach-report': createArchiveBreachReportHandler,
+  'write-breach-manifest': createWriteBreachManifestHandler,
+  'record-breach-failure': createRecordBreachFailureHandler,
+} satisfies Record<HandlerFileOf<'breach'>, HandlerFactory<BreachDeps>>;
+
+export interface LocalBreachOptions {
+  readonly s3: S3Client;
+  readonly resultsBucket: string;
+  /** The synthesized BreachReport definition. */
+  readonly definition: AslDefinition;
+  readonly breachClient: BreachApi;
+  /** `breach.maxEmails`. */
+  readonly maxEmails: number;
+  /** The key of the keyed hash that names people (at least 32 bytes). */
+  readonly identityKey: string;
+  readonly logger: VendorLogger;
+  /** @default NO_METRICS */
+  readonly metrics?: PipelineMetrics;
+  /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
+  readonly retryIntervalMs?: number;
+  readonly clock?: () => Date;
+}
+
+export interface BreachRunRequest {
+  /** As given: validated here by the workflow's own schema. */
+  readonly name: unknown;
+  readonly emails: unknown;
+  /** Names the request; with the person it names the execution. */
+  readonly requestId: string;
+}
+
+export type LocalBreachOutcome =
+  | { readonly outcome: 'archived'; readonly result: BreachRunResult }
+  | { readonly outcome: 'no_results'; readonly reconKey: string }
+  | { readonly outcome: 'failed'; readonly error: string; readonly cause: string };
+
+export type LocalBreachResult = LocalBreachOutcome & {
+  readonly person: PersonRef;
+  readonly executionName: string;
+  readonly outputPrefix: string;
+  /** States entered: what a Standard workflow bills. */
+  readonly transitions: number;
+};
+
+/** `breach/requests/<16 hex>-<requestId>.json`: the only object that holds the addresses. */
+export function requestObjectKey(person: PersonRef, requestId: string): string {
+  return `${BREACH_PREFIX}requests/${person.id.slice(0, 16)}-${requestId}.json`;
+}
+
+export async function runBreachReport(
+  options: LocalBreachOptions,
+  request: BreachRunRequest,
+): Promise<LocalBreachResult> {
+  const settings = createBreachSettings({
+    resultsBucket: options.resultsBucket,
+    maxEmails: options.maxEmails,
+  });
+  // The same schema Recon applies: a bad address is refused before anything is stored.
+  const parsed = parseBreachRequest(
+    { name: request.name, emails: request.emails },
+    { maxEmails: settings.maxEmails, root: '' },
+  );
+  const person = personRef(options.identityKey, parsed);
+  const key = requestObjectKey(person, request.requestId);
+  await options.s3.send(
+    new PutObjectCommand({
+      Bucket: options.resultsBucket,
+      Key: key,
+      Body: JSON.stringify({ name: parsed.name, emails: parsed.emails }),
+      ContentType: 'application/json',
+    }),
+  );
+  const input: BreachReportInput = {
+    requestId: request.requestId,
+    person,
+    request: { bucket: options.resultsBucket, key },
+  };
+  const runner = breachRunner(options, settings);
+  const executionName = breachExecutionName(person, request.requestId);
+  const run = await runner(input, executionName);
+  return { ...run, person, executionName, outputPrefix: breachRunPrefix(person, request.requestId) };
+}
+
+/** Runs BreachReport executions of one synthesized definition, each Task bound to its real handler. */
+function breachRunner(
+  options: LocalBreachOptions,
+  settings: BreachDeps['settings'],
+): (
+  input: BreachReportInput,
+  executionName: string,
+) => Promise<LocalBreachOutcome & { transitions: number }> {
+  const deps: BreachDeps = {
+    s3: options.s3,
+    breachClient: options.breachClient,
+    logger: options.logger,
+    settings,
+    metrics: options.metrics ?? NO_METRICS,
+    clock: options.clock ?? (() => new Date()),
+  };
+  const handlers = bindTaskHandlers(options.definition, BREACH_HANDLER_FACTORIES, deps, 'BreachReport');
+  const machine = new StateMachine(options.definition as never, { validationOptions: { checkArn: false } });
+  return async (input, executionName) => {
+    const execution = machine.run(input as unknown as JSONValue, {
+      overrides: {
+        taskResourceLocalHandlers: handlers,
+        retryIntervalOverrides: retryOverrides(options.definition, options.retryIntervalMs),
+      },
+      context: { Execution: { Name: executionName, Id: `local:${executionName}` } } as never,
+    });
+    let transitions = 0;
+    const counting = (async () => {
+      for await (const event of execution.eventLogs) if (event.type === 'StateEntered') transitions += 1;
+    })();
+    let outcome: LocalBreachOutcome;
+    try {
+      const output = (await execution.result) as unknown as BreachRunResult | ReconOutput;
+      outcome =
+        'manifestKey' in output
+          ? { outcome: 'archived', result: output }
+          : { outcome: 'no_results', reconKey: output.recon.reconKey };
+    } catch (error) {
+      const failure = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
+      outcome = { outcome: 'failed', error: failure?.name ?? 'Error', cause: failure?.message ?? '' };
+    }
+    await counting;
+    return { ...outcome, transitions };
+  };
+}
+
+export interface LocalWatchlistOptions extends LocalBreachOptions {
+  readonly inputBucket: string;
+  /** `breach.watchlistPrefix`: where the watchlist is uploaded, as a user would. */
+  readonly watchlistPrefix: string;
+  /** People reported on at once, as the Distributed Map's MaxConcurrency. */
+  readonly concurrency: number;
+  /** Told as each person's run ends. */
+  readonly onPersonDone?: (item: WatchlistItem, outcome: LocalBreachOutcome) => void;
+}
+
+export interface LocalWatchlistResult {
+  readonly prepared: PreparedWatchlist;
+  readonly summaryKey: string;
+  readonly counts: WatchlistSummary['counts'];
+}
+
+/**
+ * A watchlist run as AWS does it: upload, PrepareWatchlist, one BreachReport per person (the fan-out
+ * is done here, with the configured bound, because the local engine has no Distributed Map), then
+ * WriteWatchlistSummary over every row.
+ */
+export async function runWatchlist(
+  options: LocalWatchlistOptions,
+  file: { readonly name: string; readonly bytes: Uint8Array },
+): Promise<LocalWatchlistResult> {
+  const settings = createBreachSettings({
+    resultsBucket: options.resultsBucket,
+    maxEmails: options.maxEmails,
+  });
+  const key = `${options.watchlistPrefix}${file.name.replace(/^.*[\\/]/, '')}`;
+  const uploaded = await options.s3.send(
+    new PutObjectCommand({ Bucket: options.inputBucket, Key: key, Body: file.bytes }),
+  );
+  const deps: WatchlistDeps = {
+    s3: options.s3,
+    logger: options.logger,
+    clock: options.clock ?? (() => new Date()),
+    settings: { resultsBucket: options.resultsBucket, maxEmails: settings.maxEmails },
+    identityKey: async () => options.identityKey,
+  };
+  // s3rver keeps no versions; each local upload stands for a new S3 version, so each run is its own.
+  const stamp = `local-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+  const prepared = await prepareWatchlist(deps, {
+    source: { type: 's3', bucket: options.inputBucket, key, versionId: uploaded.VersionId ?? stamp },
+  });
+  const items = await getJson<WatchlistItem[]>(deps, prepared.resultsBucket, prepared.itemsKey);
+  const runner = breachRunner(options, settings);
+  const results = await mapWithConcurrency(
+    items,
+    options.concurrency,
+    async (item): Promise<PersonResult> => {
+      const { row: _row, executionName, ...input } = item;
+      const outcome = await runner(input, executionName);
+      options.onPersonDone?.(item, outcome);
+      switch (outcome.outcome) {
+        case 'archived':
+          return personResult(executionName, outcome.result);
+        case 'no_results':
+          return { executionName, status: 'no_results', reconKey: outcome.reconKey };
+        case 'failed':
+          return personResult(executionName, undefined, outcome.error, outcome.cause);
+      }
+    },
+  );
+  const written = await writeWatchlistSummary(deps, { ...prepared, results });
+  return { prepared, ...written };
+}
