@@ -47,7 +47,7 @@ export interface WrittenObject {
 
 /**
  * Records every object this client successfully writes (single puts, completed multipart uploads
- * and copies, including those lib-storage sends itself). The runner exports exactly these, so it
+ * and copies, including those lib-storage sends itself) and still holds (deletes are forgotten). The runner exports exactly these, so it
  * needs no bucket listing (s3rver's ListObjectsV2 fails beyond 1,000 keys).
  */
 export function trackWrittenObjects(client: S3Client): ReadonlyMap<string, WrittenObject> {
@@ -62,6 +62,14 @@ export function trackWrittenObjects(client: S3Client): ReadonlyMap<string, Writt
         typeof Key === 'string'
       ) {
         written.set(`${Bucket}/${Key}`, { bucket: Bucket, key: Key });
+      }
+      // A staged upload or a claim removed by the pipeline is no result: nothing to export.
+      if (
+        context.commandName === 'DeleteObjectCommand' &&
+        typeof Bucket === 'string' &&
+        typeof Key === 'string'
+      ) {
+        written.delete(`${Bucket}/${Key}`);
       }
       return result;
     },
