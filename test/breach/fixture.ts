@@ -35,11 +35,13 @@ export interface BreachBedOptions {
   readonly maxAttempts?: number;
   readonly observer?: VendorAttemptObserver;
   readonly maxEmails?: number;
+  /** Buckets besides the results bucket. */
+  readonly buckets?: readonly string[];
 }
 
 export async function startBreachBed(options: BreachBedOptions = {}): Promise<BreachTestBed> {
   const sim = await startVendorSimulator();
-  const s3 = await startS3rver({ buckets: [RESULTS_BUCKET] });
+  const s3 = await startS3rver({ buckets: [RESULTS_BUCKET, ...(options.buckets ?? [])] });
   const logger = createMemoryLogger();
   const metrics = createMetricsRecorder();
   const client = new BreachClient({
