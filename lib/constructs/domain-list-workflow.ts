@@ -1,34 +1,23 @@
 import { Duration } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import {
-  DistributedMap,
   Fail,
-  IntegrationPattern,
   type IStateMachine,
   JsonPath,
-  Pass,
-  ResultWriterV2,
-  type ResultWriterV2Props,
-  S3JsonItemReader,
   type StateMachine,
   Succeed,
-  TaskInput,
-  Timeout,
 } from 'aws-cdk-lib/aws-stepfunctions';
-import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
 import { ENV } from '#core/runtime/variables';
 import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { allowSpecialUseEnvironment } from '../config/index.ts';
 import { bindDeclared } from './bindings.ts';
-import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
+import { childExecutionMap, grantChildExecutionMap, useResultWriterV2 } from './child-execution-map.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY, START_CHILD_EXECUTION_RETRY } from './retry-policies.ts';
+import { IDEMPOTENT_TASK_RETRY } from './retry-policies.ts';
 
 export interface DomainListWorkflowProps {
   /** Where uploaded domain lists live (read by PrepareDomainList). */
@@ -70,31 +59,6 @@ export interface DomainListWorkflowProps {
 }
 
 const LIST_STEP_TIMEOUT = Duration.minutes(5);
-/** Slack for the child's start and the .sync completion polling after the child's own timeout. */
-const CHILD_WAIT_MARGIN = Duration.minutes(15);
-
-/**
- * Results the Distributed Map writes, confined to the results bucket's `lists/` prefix. The stock
- * ResultWriterV2 grants s3:PutObject/GetObject on the whole bucket (`<bucket>/*`); the map only
- * ever writes under the run's `lists/.../<runId>/` prefix.
- */
-class ListsPrefixResultWriter extends ResultWriterV2 {
-  private readonly resultsBucket: IBucket;
-
-  constructor(props: ResultWriterV2Props & { readonly bucket: IBucket }) {
-    super(props);
-    this.resultsBucket = props.bucket;
-  }
-
-  public override providePolicyStatements(): PolicyStatement[] {
-    return [
-      new PolicyStatement({
-        actions: ['s3:PutObject', 's3:GetObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'],
-        resources: [this.resultsBucket.arnForObjects('lists/*')],
-      }),
-    ];
-  }
-}
 
 /**
  * The domain-list run (`DomainListScan`, Standard): parse the list once, scan every domain as a
@@ -112,9 +76,7 @@ export class DomainListWorkflow extends Construct {
     // The configuration schema (lib/config/) has validated these; the defaults serve direct use.
     const maxConcurrency = props.maxConcurrency ?? 10;
     const suffixes = props.suffixes ?? DEFAULT_DOMAIN_LIST_SUFFIXES;
-    // ResultWriterV2 renders only when this flag is on; set it here so the construct does not
-    // depend on the app's cdk.json (the flag is read from the construct tree, nearest first).
-    this.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
+    useResultWriterV2(this);
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
 
     this.prepareDomainListFunction = new PipelineFunction(this, 'PrepareDomainListFunction', {
@@ -150,59 +112,23 @@ export class DomainListWorkflow extends Construct {
     prepare.addRetry(IDEMPOTENT_TASK_RETRY);
     prepare.addCatch(listFailed, { errors: ['States.ALL'], resultPath: '$.caught' });
 
-    const scanOneDomain = new StepFunctionsStartExecution(this, 'ScanOneDomain', {
-      stateMachine: props.scanStateMachine,
-      // .sync:2: wait for the child and get its Input/Output as JSON, not strings.
-      integrationPattern: IntegrationPattern.RUN_JOB,
-      associateWithParent: true,
-      // Deterministic per (run, domain): a retried or redriven item finds its execution again
-      // instead of starting a second scan.
-      name: JsonPath.stringAt('$.executionName'),
-      input: TaskInput.fromObject({
-        domain: JsonPath.stringAt('$.domain'),
-        runId: JsonPath.stringAt('$.runId'),
-      }),
-      resultSelector: {
-        domain: JsonPath.stringAt('$.Input.domain'),
-        executionName: JsonPath.stringAt('$.Name'),
-        output: JsonPath.objectAt('$.Output'),
-      },
-      taskTimeout: Timeout.duration(props.scanExecutionTimeout.plus(CHILD_WAIT_MARGIN)),
-    });
-    scanOneDomain.addRetry(START_CHILD_EXECUTION_RETRY);
-    // A failed scan is a result, not a failed item: the summary reads the child's cause (a JSON ScanOutcome).
-    const recordDomainError = new Pass(this, 'RecordDomainError', {
-      parameters: {
-        domain: JsonPath.stringAt('$.domain'),
-        executionName: JsonPath.stringAt('$.executionName'),
-        caught: JsonPath.objectAt('$.caught'),
-      },
-    });
-    scanOneDomain.addCatch(recordDomainError, { errors: ['States.ALL'], resultPath: '$.caught' });
-
-    const scanEachDomain = new DistributedMap(this, 'ScanEachDomain', {
-      itemReader: new S3JsonItemReader({
-        bucketNamePath: JsonPath.stringAt('$.resultsBucket'),
-        key: JsonPath.stringAt('$.itemsKey'),
-      }),
-      itemSelector: {
-        domain: JsonPath.stringAt('$$.Map.Item.Value.domain'),
-        executionName: JsonPath.stringAt('$$.Map.Item.Value.executionName'),
-        runId: JsonPath.stringAt('$$.Map.Item.Value.runId'),
-        line: JsonPath.numberAt('$$.Map.Item.Value.line'),
-      },
+    const mapProps = {
+      mapName: 'ScanEachDomain',
+      resultsBucket: props.resultsBucket,
+      keyPrefix: 'lists/',
+      child: props.scanStateMachine,
+    } as const;
+    const scanEachDomain = childExecutionMap(this, {
+      ...mapProps,
+      taskName: 'ScanOneDomain',
+      failureName: 'RecordDomainError',
+      childTimeout: props.scanExecutionTimeout,
       maxConcurrency,
-      // Every item catches its own failure; a failed item (e.g. a Map-level problem) must still
-      // leave the run to WriteListSummary, which reports it per domain.
-      toleratedFailurePercentage: 100,
-      resultWriterV2: new ListsPrefixResultWriter({
-        bucket: props.resultsBucket,
-        prefix: JsonPath.stringAt('$.resultsPrefix'),
-      }),
-      resultPath: '$.mapResult',
-      label: 'ScanEachDomain',
+      itemFields: { domain: 'string', executionName: 'string', runId: 'string', line: 'number' },
+      childInput: { domain: '$.domain', runId: '$.runId' },
+      resultFields: { domain: '$.Input.domain' },
+      failureFields: ['domain'],
     });
-    scanEachDomain.itemProcessor(scanOneDomain);
     scanEachDomain.addCatch(listFailed, { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const writeSummary = lambdaTask(this, 'WriteListSummary', this.writeListSummaryFunction);
@@ -225,28 +151,6 @@ export class DomainListWorkflow extends Construct {
     });
     this.stateMachine = machine.stateMachine;
     this.logGroup = machine.logGroup;
-    // The ItemReader takes its bucket from the state (bucketNamePath), so CDK grants nothing for it:
-    // items.json is always under lists/ in the results bucket.
-    this.stateMachine.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [props.resultsBucket.arnForObjects('lists/*')],
-      }),
-    );
-
-    acknowledgeWildcards(
-      this.stateMachine,
-      [arnFinding(props.resultsBucket, '/lists/*')],
-      'The ItemReader reads and the ResultWriter writes run-specific keys (lists/<list>/<runId>/...) under the lists/ prefix of the results bucket.',
-    );
-    acknowledgeWildcards(
-      this.stateMachine,
-      [
-        executionsFinding(props.scanStateMachine, '*'),
-        executionsFinding(this.stateMachine, ':*'),
-        executionsFinding(this.stateMachine, '/ScanEachDomain:*'),
-      ],
-      'Execution ARNs are only known at run time: .sync:2 describes/stops the ScanDomain executions it starts, and the Distributed Map manages (and can redrive) its own child executions.',
-    );
+    grantChildExecutionMap(this.stateMachine, mapProps);
   }
 }
