@@ -31,7 +31,7 @@ export type VendorApi = 'scan' | 'keys' | 'breach';
 export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
 
 /** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
-export type WorkflowName = 'scan' | 'list' | 'breach';
+export type WorkflowName = 'scan' | 'list' | 'breach' | 'watchlist';
 
 export interface HandlerDeclaration {
   readonly workflow: WorkflowName;
@@ -54,6 +54,11 @@ export interface HandlerDeclaration {
    * @default []
    */
   readonly scanStateMachine?: readonly StateMachineAction[];
+  /**
+   * Reads the key of the keyed hash that names people (`BREACH_IDENTITY_KEY_SECRET_ARN`).
+   * @default false
+   */
+  readonly breachIdentityKey?: boolean;
 }
 
 /**
@@ -208,6 +213,53 @@ export const HANDLERS = {
     vendorApis: [],
     listStateMachine: [],
   },
+  'prepare-watchlist': {
+    workflow: 'watchlist',
+    states: ['PrepareWatchlist'],
+    s3: [
+      // The watchlist: by version when the upload event names one, the latest otherwise (schedules).
+      { bucket: 'input', prefix: '', actions: ['GetObject', 'GetObjectVersion'] },
+      // One request object per person, items.json and rows.json under the run's prefix.
+      { bucket: 'results', prefix: 'breach/', actions: ['PutObject'] },
+    ],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+    breachIdentityKey: true,
+  },
+  'write-watchlist-summary': {
+    workflow: 'watchlist',
+    states: ['WriteWatchlistSummary'],
+    s3: [{ bucket: 'results', prefix: 'breach/', actions: ['GetObject', 'PutObject'] }],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+  },
+  'start-watchlist': {
+    workflow: 'watchlist',
+    states: [],
+    s3: [],
+    // Lets it ignore events of other buckets; it never reads the watchlist itself.
+    bucketNamesOnly: ['input'],
+    vendorApis: [],
+    // The watchlist machine, bound where the domain-list intake binds the list machine.
+    listStateMachine: ['StartExecution'],
+  },
+  'reconcile-breach-reports': {
+    workflow: 'breach',
+    states: [],
+    // What ArchiveReport does, for every report not archived yet, plus the reconciliation record.
+    s3: [
+      {
+        bucket: 'results',
+        prefix: 'breach/',
+        actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+      },
+    ],
+    bucketNamesOnly: [],
+    vendorApis: ['breach'],
+    listStateMachine: [],
+  },
 } as const satisfies Record<string, HandlerDeclaration>;
 
 export type HandlerFile = keyof typeof HANDLERS;
@@ -216,6 +268,11 @@ export type HandlerFile = keyof typeof HANDLERS;
 export type HandlerFileOf<W extends WorkflowName> = {
   [F in HandlerFile]: (typeof HANDLERS)[F]['workflow'] extends W ? F : never;
 }[HandlerFile];
+
+/** The handler files of one workflow that serve a Task state (what a local run binds). */
+export type TaskHandlerFileOf<W extends WorkflowName> = {
+  [F in HandlerFileOf<W>]: (typeof HANDLERS)[F]['states'] extends readonly [] ? never : F;
+}[HandlerFileOf<W>];
 
 /** The declaration of `handlerFile`, or a clear error for a file the registry does not list. */
 export function declarationOf(handlerFile: string): HandlerDeclaration {

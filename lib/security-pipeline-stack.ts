@@ -1,7 +1,9 @@
 import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { WATCHLIST_SUFFIXES } from '#core/workflows/breach/watchlist';
 import { type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
+import { BreachReconciliation } from './constructs/breach-reconciliation.ts';
 import { BreachWorkflow } from './constructs/breach-workflow.ts';
 import { DomainListIntake } from './constructs/domain-list-intake.ts';
 import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
@@ -9,6 +11,7 @@ import { PipelineStorage } from './constructs/pipeline-storage.ts';
 import { ScanSchedules } from './constructs/scan-schedules.ts';
 import { ScanWorkflow } from './constructs/scan-workflow.ts';
 import { VendorSecrets } from './constructs/vendor-secrets.ts';
+import { WatchlistWorkflow } from './constructs/watchlist-workflow.ts';
 
 export interface SecurityPipelineStackProps extends StackProps {
   /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
@@ -24,6 +27,9 @@ export class SecurityPipelineStack extends Stack {
   public readonly intake: DomainListIntake;
   public readonly schedules: ScanSchedules;
   public readonly breachWorkflow: BreachWorkflow;
+  public readonly watchlistWorkflow: WatchlistWorkflow;
+  public readonly watchlistIntake: DomainListIntake;
+  public readonly breachReconciliation: BreachReconciliation;
 
   constructor(scope: Construct, id: string, props: SecurityPipelineStackProps) {
     super(scope, id, {
@@ -94,6 +100,34 @@ export class SecurityPipelineStack extends Stack {
       maxEmails: config.breach.maxEmails,
       logRetention,
     });
+    this.watchlistWorkflow = new WatchlistWorkflow(this, 'WatchlistRun', {
+      inputBucket: this.storage.inputBucket,
+      resultsBucket: this.storage.resultsBucket,
+      breachStateMachine: this.breachWorkflow.stateMachine,
+      breachExecutionTimeout: this.breachWorkflow.executionTimeout,
+      maxConcurrency: config.breach.maxConcurrency,
+      maxEmails: config.breach.maxEmails,
+      logRetention,
+    });
+    // The same intake as domain lists (execution named by the object's version, duplicates
+    // ignored), for watchlist uploads under their own prefix.
+    this.watchlistIntake = new DomainListIntake(this, 'WatchlistIntake', {
+      inputBucket: this.storage.inputBucket,
+      listStateMachine: this.watchlistWorkflow.stateMachine,
+      prefix: config.breach.watchlistPrefix,
+      suffixes: WATCHLIST_SUFFIXES,
+      handlerFile: 'start-watchlist',
+      kind: 'watchlist',
+      maxEventAge: Duration.hours(6),
+      logRetention,
+    });
+    this.breachReconciliation = new BreachReconciliation(this, 'BreachReconciliation', {
+      resultsBucket: this.storage.resultsBucket,
+      vendorSecrets: this.vendorSecrets,
+      breachApiUrl: config.vendor.breachApiUrl,
+      scheduleExpression: config.breach.reconcileSchedule,
+      logRetention,
+    });
 
     new CfnOutput(this, 'InputBucketName', {
       description: `Upload domain lists here under ${config.intake.prefix}`,
@@ -116,6 +150,14 @@ export class SecurityPipelineStack extends Stack {
       description:
         'BreachReport: one person; start it through a watchlist upload (docs/runbooks/breach-reports.md)',
       value: this.breachWorkflow.stateMachine.stateMachineArn,
+    });
+    new CfnOutput(this, 'WatchlistStateMachineArn', {
+      description: `WatchlistRun: started by uploads to ${config.breach.watchlistPrefix} (.csv, .json)`,
+      value: this.watchlistWorkflow.stateMachine.stateMachineArn,
+    });
+    new CfnOutput(this, 'BreachReconcileFunctionName', {
+      description: 'Archives every report the vendor lists that is not archived yet (aws lambda invoke)',
+      value: this.breachReconciliation.function.functionName,
     });
     if (this.vendorSecrets.mode === 'single') {
       new CfnOutput(this, 'VendorApiKeySecretArn', {

@@ -50,6 +50,14 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
   const scan = check(scanSchema, sections.scan ?? {}, `${ROOT}.scan`, DEFAULT_PIPELINE_CONFIG.scan);
   const intake = check(intakeSchema, sections.intake ?? {}, `${ROOT}.intake`, DEFAULT_PIPELINE_CONFIG.intake);
   const breach = check(breachSchema, sections.breach ?? {}, `${ROOT}.breach`, DEFAULT_PIPELINE_CONFIG.breach);
+  const [lists, watchlists] = [intake.prefix, breach.watchlistPrefix];
+  if (lists.startsWith(watchlists) || watchlists.startsWith(lists)) {
+    // One upload must start one kind of run: overlapping prefixes would start both.
+    issues.push({
+      setting: `${ROOT}.breach.watchlistPrefix`,
+      problem: `must not overlap pipeline.intake.prefix (${JSON.stringify(lists)}) (got ${JSON.stringify(watchlists)})`,
+    });
+  }
   const allow = scan.allowSpecialUseDomains;
   const domainLists = parseDomainLists(sections.domainLists, intake.suffixes, allow, issues);
   const schedules = parseSchedules(sections.schedules, domainLists, allow, issues);

@@ -5,6 +5,7 @@
  */
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { ENV } from '#core/runtime/variables';
 import { SCAN_STATE_MACHINE_VARIABLE } from '#core/workflows/list/list';
@@ -26,6 +27,8 @@ export interface DeclaredResources {
   readonly vendorSecrets?: VendorSecrets;
   readonly listStateMachine?: IStateMachine;
   readonly scanStateMachine?: IStateMachine;
+  /** The key of the keyed hash that names people in the breach workflow. */
+  readonly breachIdentityKey?: ISecret;
 }
 
 /**
@@ -71,6 +74,15 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
       );
     }
     fn.addEnvironment(SCAN_STATE_MACHINE_VARIABLE, machine.stateMachineArn);
+  }
+  if (declaration.breachIdentityKey === true) {
+    const secret = resources.breachIdentityKey;
+    if (!secret) throw missing(fn, 'the breach identity key');
+    // Not grantRead: it adds secretsmanager:DescribeSecret, which no handler calls.
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+    );
+    fn.addEnvironment(ENV.breachIdentityKeySecretArn, secret.secretArn);
   }
 }
 

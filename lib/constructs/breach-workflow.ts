@@ -55,6 +55,8 @@ const EXECUTION_TIMEOUT = Duration.hours(2);
  */
 export class BreachWorkflow extends Construct {
   public readonly stateMachine: StateMachine;
+  /** The execution timeout (a backstop): a watchlist run waits this long for one person. */
+  public readonly executionTimeout: Duration = EXECUTION_TIMEOUT;
   public readonly logGroup: LogGroup;
   public readonly reconFunction: PipelineFunction;
   public readonly archiveFunction: PipelineFunction;

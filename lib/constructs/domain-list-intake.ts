@@ -38,6 +38,16 @@ export interface DomainListIntakeProps {
    */
   readonly maxEventAge?: Duration;
   /**
+   * The handler that starts the runs (the same intake code serves watchlists).
+   * @default 'start-domain-list'
+   */
+  readonly handlerFile?: 'start-domain-list' | 'start-watchlist';
+  /**
+   * What the uploads are, for descriptions.
+   * @default 'domain-list'
+   */
+  readonly kind?: string;
+  /**
    * Retention of the intake function's logs.
    * @default RetentionDays.THREE_MONTHS
    */
@@ -65,12 +75,13 @@ export class DomainListIntake extends Construct {
     const retryAttempts = props.retryAttempts ?? 10;
     const maxEventAge = props.maxEventAge ?? Duration.hours(6);
 
+    const kind = props.kind ?? 'domain-list';
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
-      purpose: 'domain-list upload events that could not start a list run',
+      purpose: `${kind} upload events that could not start a run`,
     });
 
     this.startFunction = new PipelineFunction(this, 'StartDomainListFunction', {
-      handlerFile: 'start-domain-list',
+      handlerFile: props.handlerFile ?? 'start-domain-list',
       timeout: Duration.seconds(30),
       memorySize: 256,
       environment: {
@@ -100,7 +111,7 @@ export class DomainListIntake extends Construct {
       );
     }
     this.rule = new Rule(this, 'ListUploaded', {
-      description: `Starts a domain-list run for uploads to ${prefix} ending in ${suffixes.join(', ')}`,
+      description: `Starts a ${kind} run for uploads to ${prefix} ending in ${suffixes.join(', ')}`,
       eventPattern: {
         source: ['aws.s3'],
         detailType: ['Object Created'],

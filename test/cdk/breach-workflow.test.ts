@@ -176,3 +176,103 @@ describe('BreachReport functions', () => {
     synthesized.template.hasOutput('BreachStateMachineArn', { Value: { Ref: machine.logicalId } });
   });
 });
+
+describe('WatchlistRun', () => {
+  let watchlist: ReturnType<typeof stateMachineWith>;
+  beforeAll(() => {
+    watchlist = stateMachineWith(synthesized, 'PrepareWatchlist');
+  });
+
+  it('prepares, runs every person as a BreachReport child, and writes the summary', () => {
+    const { definition: asl } = watchlist;
+    expect(asl.StartAt).toBe('PrepareWatchlist');
+    expect(stateNamed(asl, 'PrepareWatchlist').Next).toBe('ReportOnEachPerson');
+    const map = stateNamed(asl, 'ReportOnEachPerson');
+    expect(map).toMatchObject({
+      Type: 'Map',
+      MaxConcurrency: 5,
+      ToleratedFailurePercentage: 100,
+      ItemReader: { Resource: 'arn:<Ref:AWS::Partition>:states:::s3:getObject', ReaderConfig: { InputType: 'JSON' } },
+      Next: 'WriteWatchlistSummary',
+    });
+    const child = stateNamed(asl, 'ReportOnePerson');
+    expect(child.Resource).toBe('arn:<Ref:AWS::Partition>:states:::states:startExecution.sync:2');
+    expect(child.Parameters).toMatchObject({
+      StateMachineArn: `<Ref:${machine.logicalId}>`,
+      'Name.$': '$.executionName',
+      Input: { 'requestId.$': '$.requestId', 'person.$': '$.person', 'request.$': '$.request' },
+    });
+    // The child's input names a request object and hashes: never an address.
+    expect(JSON.stringify(child.Parameters)).not.toMatch(/email/i);
+    expect(stateNamed(asl, 'WriteWatchlistSummary').Next).toBe('WatchlistSucceeded');
+  });
+
+  it('reads the identity key from its own secret, in the prepare step only', () => {
+    const prepare = functionFor(synthesized, 'prepare-watchlist');
+    const summary = functionFor(synthesized, 'write-watchlist-summary');
+    expect(prepare.environment.BREACH_IDENTITY_KEY_SECRET_ARN).toBeDefined();
+    expect(summary.environment.BREACH_IDENTITY_KEY_SECRET_ARN).toBeUndefined();
+    expect(
+      resourcesAllowed(grantsOf(synthesized, prepare.roleLogicalId), 'secretsmanager:GetSecretValue'),
+    ).toEqual([joinRef(prepare.environment.BREACH_IDENTITY_KEY_SECRET_ARN)]);
+    synthesized.template.hasResourceProperties('AWS::SecretsManager::Secret', {
+      Description: Match.stringLikeRegexp('HMAC key that names people'),
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64, ExcludePunctuation: true }),
+    });
+  });
+
+  it('starts a watchlist run for .csv and .json uploads under the watchlist prefix', () => {
+    const intake = functionFor(synthesized, 'start-watchlist');
+    expect(intake.environment).toMatchObject({
+      INTAKE_PREFIX: 'watchlists/',
+      INTAKE_SUFFIXES: '.csv,.json',
+      DOMAIN_LIST_STATE_MACHINE_ARN: { Ref: watchlist.logicalId },
+    });
+    synthesized.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({
+        detail: Match.objectLike({
+          object: {
+            key: Match.arrayWith([{ wildcard: 'watchlists/*.csv' }, { wildcard: 'watchlists/*.JSON' }]),
+          },
+        }),
+      }),
+    });
+  });
+});
+
+describe('breach reconciliation', () => {
+  it('runs daily by default, with no retry of its own and a dead-letter queue', () => {
+    const fn = functionFor(synthesized, 'reconcile-breach-reports');
+    synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 day)',
+      Target: Match.objectLike({
+        Arn: { 'Fn::GetAtt': [fn.logicalId, 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 3600 },
+        DeadLetterConfig: Match.objectLike({ Arn: Match.anyValue() }),
+      }),
+    });
+    synthesized.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fn.logicalId },
+      MaximumRetryAttempts: 0,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+    expect(fn.environment.BREACH_API_URL).toBe('https://breach.vendor.example.net');
+  });
+
+  it('takes its schedule from configuration', () => {
+    synth({ breach: { reconcileSchedule: 'cron(0 3 * * ? *)' } }).template.hasResourceProperties(
+      'AWS::Scheduler::Schedule',
+      { ScheduleExpression: 'cron(0 3 * * ? *)' },
+    );
+  });
+
+  it('refuses a watchlist prefix that overlaps the domain-list intake prefix', () => {
+    expect(() =>
+      synth({ intake: { prefix: 'uploads/' }, breach: { watchlistPrefix: 'uploads/people/' } }),
+    ).toThrow(/pipeline\.breach\.watchlistPrefix must not overlap pipeline\.intake\.prefix/);
+  });
+});
+
+function joinRef(value: unknown): string {
+  return `<Ref:${(value as { Ref: string }).Ref}>`;
+}

@@ -133,7 +133,8 @@ describe('DomainListIntake', () => {
 
 describe('ScanSchedules', () => {
   it('creates one schedule per configured schedule with its expression, time zone and window', () => {
-    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 2);
+    // The two configured list schedules, and breach reconciliation's.
+    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 2 * * ? *)',
       ScheduleExpressionTimezone: 'Europe/Berlin',
@@ -205,21 +206,29 @@ describe('ScanSchedules', () => {
     expect(resourcesAllowed(grants, 'lambda:InvokeFunction')).toContain(`<GetAtt:${fn.logicalId}.Arn>`);
   });
 
-  it('creates no schedule, role or queue when none is configured', () => {
+  it('creates no list schedule, role or queue when none is configured', () => {
     const plain = synth();
-    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    // Only breach reconciliation's own schedule.
+    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    plain.template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(1 day)' });
     expect(Object.keys(plain.json.Resources).some((id) => id.startsWith('Schedules'))).toBe(false);
   });
 });
 
 describe('dead-letter queues', () => {
   it('are encrypted, SSL-only and keep messages for 14 days', () => {
-    synthesized.template.resourceCountIs('AWS::SQS::Queue', 2);
+    // Domain-list intake, list schedules, watchlist intake, breach reconciliation.
+    synthesized.template.resourceCountIs('AWS::SQS::Queue', 4);
     synthesized.template.allResourcesProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 1_209_600,
     });
-    for (const queue of ['IntakeDeadLetterQueue', 'SchedulesDeadLetterQueue']) {
+    for (const queue of [
+      'IntakeDeadLetterQueue',
+      'SchedulesDeadLetterQueue',
+      'WatchlistIntakeDeadLetterQueue',
+      'BreachReconciliationDeadLetterQueue',
+    ]) {
       synthesized.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: queueIdFor(queue) }],
         PolicyDocument: {

@@ -127,15 +127,17 @@ describe('PipelineStorage', () => {
 
 describe('VendorSecrets', () => {
   it('creates one org key secret by default, with a placeholder and no key in the template', () => {
-    synthesized.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    // The org key, and the breach workflow's identity (HMAC) key, which is no vendor credential.
+    synthesized.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
     synthesized.template.hasResourceProperties('AWS::SecretsManager::Secret', {
       Description: Match.stringLikeRegexp('aws secretsmanager put-secret-value'),
       GenerateSecretString: Match.objectLike({ GenerateStringKey: 'nonce' }),
     });
-    const secret = Object.values(synthesized.json.Resources).find(
+    for (const secret of Object.values(synthesized.json.Resources).filter(
       (r) => r.Type === 'AWS::SecretsManager::Secret',
-    );
-    expect(secret?.Properties).not.toHaveProperty('SecretString');
+    )) {
+      expect(secret.Properties).not.toHaveProperty('SecretString');
+    }
   });
 
   it('binds the org key to every vendor-calling scan step through VENDOR_API_KEY_SECRET_ARN', () => {
@@ -154,7 +156,7 @@ describe('VendorSecrets', () => {
     const perApi = synth({ vendor: { keys: 'per-api' } });
 
     // Assess
-    perApi.template.resourceCountIs('AWS::SecretsManager::Secret', 3);
+    perApi.template.resourceCountIs('AWS::SecretsManager::Secret', 4);
     const scanSecret = logicalIdOfType(perApi, 'AWS::SecretsManager::Secret', 'VendorSecretsScanApiKey');
     const fn = functionFor(perApi, 'poll-scan-status');
     expect(fn.environment).toMatchObject({

@@ -4,6 +4,7 @@
  * Steps without vendor or object access get stand-ins that fail loudly (`#core/runtime/no-access`).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, readUrlEnv } from '#core/runtime/env';
 import { scanLoggerFromPowertools } from '#core/runtime/logger';
@@ -12,10 +13,11 @@ import { type Observability, powertoolsMetrics, vendorMetricsObserver } from '#c
 import { DEFAULT_UPLOAD_SETTINGS } from '#core/runtime/settings';
 import { ENV } from '#core/runtime/variables';
 import { numberFromText } from '#core/schema';
-import type { SecretReader } from '#core/secrets';
+import { createSecretsManagerReader, type SecretReader } from '#core/secrets';
 import { BreachClient } from '#core/vendor/breach-client';
 import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
 import type { BreachApi, BreachDeps, BreachSettings } from '#core/workflows/breach/deps';
+import type { WatchlistDeps } from '#core/workflows/breach/watchlist-run';
 import { vendorCredentials } from './deps.ts';
 
 /** The vendor client takes at most this many addresses per recon. */
@@ -93,4 +95,48 @@ export function breachDepsFromEnvironment(
       })
     : NO_BREACH_ACCESS;
   return { s3: options.s3 ?? NO_S3_ACCESS, breachClient, logger, settings, metrics, clock: () => new Date() };
+}
+
+/** Secrets that are not vendor keys, read through the same reader. */
+function secretReader(tools: Observability, secrets?: SecretReader): SecretReader {
+  return (
+    secrets ??
+    createSecretsManagerReader({ client: tools.tracer.captureAWSv3Client(new SecretsManagerClient({})) })
+  );
+}
+
+/**
+ * Deps of the watchlist steps: RESULTS_BUCKET, BREACH_MAX_EMAILS and the identity key's secret
+ * (BREACH_IDENTITY_KEY_SECRET_ARN), read once per cold start and cached.
+ */
+export function watchlistDepsFromEnvironment(
+  env: Env,
+  tools: Observability,
+  options: { readonly s3?: S3Client; readonly secrets?: SecretReader } = {},
+): WatchlistDeps {
+  const settings = breachSettingsFromEnv(env);
+  const secretId = optionalEnv(env, ENV.breachIdentityKeySecretArn);
+  const reader = secretId === undefined ? undefined : secretReader(tools, options.secrets);
+  let key: Promise<string> | undefined;
+  return {
+    s3: options.s3 ?? NO_S3_ACCESS,
+    logger: scanLoggerFromPowertools(tools.logger),
+    clock: () => new Date(),
+    settings: { resultsBucket: settings.resultsBucket, maxEmails: settings.maxEmails },
+    identityKey: () => {
+      if (secretId === undefined || reader === undefined) {
+        return Promise.reject(
+          new ConfigurationError(
+            ENV.breachIdentityKeySecretArn,
+            'is required: the secret of the key that names people',
+          ),
+        );
+      }
+      key ??= reader.getSecretString(secretId).catch((error: unknown) => {
+        key = undefined;
+        throw error;
+      });
+      return key;
+    },
+  };
 }

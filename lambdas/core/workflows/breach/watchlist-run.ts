@@ -3,10 +3,10 @@
  * person under the run's prefix and lists the people (hashed) in items.json for the Distributed
  * Map; each runs as a child BreachReport execution; WriteWatchlistSummary accounts for every row.
  */
-import { createHash } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
 import { InvalidInputError } from '#core/errors';
+import { runIdFor } from '#core/naming';
 import { getJson, putJson } from '#core/s3/json-objects';
 import { parseWith } from '#core/schema';
 import { type IterationResult, readIterationResults, tryJson } from '#core/workflows/fan-out-results';
@@ -91,16 +91,8 @@ export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Pro
   const format = watchlistFormatOf(source.key);
   if (format === undefined)
     throw new InvalidInputError('source.key', 'must end with .csv or .json to be a watchlist');
-  const runId = createHash('sha256')
-    .update(
-      JSON.stringify(
-        source.type === 's3'
-          ? [source.bucket, source.key, source.versionId ?? source.etag ?? '']
-          : [source.scheduleName, source.scheduledTime],
-      ),
-    )
-    .digest('hex')
-    .slice(0, 20);
+  // The same identity rule as a domain-list run: the object's version, or the schedule's fire.
+  const runId = runIdFor(source);
   const name = slugOf(source.key.replace(/^.*\//, '').replace(/\.[^.]*$/, ''));
   const resultsPrefix = `${BREACH_PREFIX}watchlists/${source.type === 'schedule' ? `schedules/${slugOf(source.scheduleName)}` : name}/${runId}/`;
   const bytes = await readWatchlist(deps, source);
@@ -300,4 +292,23 @@ export async function writeWatchlistSummary(
   await putJson(deps, summaryKey, summary, 2);
   deps.logger.info('Watchlist summary written', { runId: prepared.runId, summaryKey, ...summary.counts });
   return { summaryKey, counts: summary.counts };
+}
+
+const preparedWatchlistSchema = z.looseObject({
+  runId: text(),
+  source: watchlistSourceSchema,
+  startedAt: text(),
+  resultsBucket: text(),
+  resultsPrefix: text(),
+  itemsKey: text(),
+  rowsKey: text(),
+  counts: z.looseObject({ ignoredLines: z.number() }),
+  mapResult: z.optional(
+    z.looseObject({ ResultWriterDetails: z.looseObject({ Bucket: text(), Key: text() }) }),
+  ),
+});
+
+/** WriteWatchlistSummary's input: PrepareWatchlist's output plus the Map's ResultWriter location. */
+export function parseWatchlistSummaryInput(event: unknown): Parameters<typeof writeWatchlistSummary>[1] {
+  return parseWith(preparedWatchlistSchema, event) as unknown as Parameters<typeof writeWatchlistSummary>[1];
 }

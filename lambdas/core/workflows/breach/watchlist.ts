@@ -16,6 +16,9 @@ import { personRef } from './identity.ts';
 
 export type WatchlistFormat = 'csv' | 'json';
 
+/** Key suffixes of watchlists (matched case-insensitively). */
+export const WATCHLIST_SUFFIXES: readonly string[] = ['.csv', '.json'];
+
 /** People per watchlist unless configured otherwise: each is a child execution and a recon. */
 export const DEFAULT_MAX_WATCHLIST_ROWS = 10_000;
 /** A watchlist object larger than this is refused before it is read. */

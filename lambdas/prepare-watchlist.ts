@@ -1,0 +1,18 @@
+/** `PrepareWatchlist`: read the watchlist once, store a request per person, list them for the Map. */
+import { watchlistDepsFromEnvironment } from '#core/runtime/breach-deps';
+import { createLazyHandler, type Handler } from '#core/runtime/observability';
+import { tracedS3Client } from '#core/runtime/s3-client';
+import {
+  type PreparedWatchlist,
+  prepareWatchlist,
+  type WatchlistDeps,
+} from '#core/workflows/breach/watchlist-run';
+
+export function createPrepareWatchlistHandler(deps: WatchlistDeps): Handler<unknown, PreparedWatchlist> {
+  return async (event) => prepareWatchlist(deps, event);
+}
+
+export const handler = createLazyHandler({
+  deps: (tools) => watchlistDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  handler: createPrepareWatchlistHandler,
+});

@@ -1,0 +1,141 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import {
+  Fail,
+  type IStateMachine,
+  JsonPath,
+  type StateMachine,
+  Succeed,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { ENV } from '#core/runtime/variables';
+import { bindDeclared } from './bindings.ts';
+import { childExecutionMap, grantChildExecutionMap, useResultWriterV2 } from './child-execution-map.ts';
+import { acknowledge } from './nag.ts';
+import { PipelineFunction } from './pipeline-function.ts';
+import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
+import { IDEMPOTENT_TASK_RETRY } from './retry-policies.ts';
+
+export interface WatchlistWorkflowProps {
+  /** Where watchlists are uploaded (read by PrepareWatchlist). */
+  readonly inputBucket: IBucket;
+  /** Requests, items, rows, the Map results and summary.json go under `breach/watchlists/` here. */
+  readonly resultsBucket: IBucket;
+  /** The per-person machine each row runs as a child execution. */
+  readonly breachStateMachine: IStateMachine;
+  /** The child's own execution timeout. */
+  readonly breachExecutionTimeout: Duration;
+  /** People reported on at once (the Map's MaxConcurrency). */
+  readonly maxConcurrency: number;
+  /** Distinct addresses one report may cover (`BREACH_MAX_EMAILS`). */
+  readonly maxEmails: number;
+  /** @default RetentionDays.THREE_MONTHS */
+  readonly logRetention?: RetentionDays;
+}
+
+const STEP_TIMEOUT = Duration.minutes(5);
+
+/**
+ * A watchlist run (`WatchlistRun`, Standard): PrepareWatchlist reads the list once and stores one
+ * request per person; a Distributed Map runs every person as a child BreachReport, with bounded
+ * concurrency and a name that makes a redriven item find its child again; WriteWatchlistSummary
+ * accounts for every row. Also owns the identity key: the HMAC key that names people.
+ */
+export class WatchlistWorkflow extends Construct {
+  public readonly stateMachine: StateMachine;
+  public readonly logGroup: LogGroup;
+  public readonly identityKey: Secret;
+  public readonly prepareFunction: PipelineFunction;
+  public readonly summaryFunction: PipelineFunction;
+
+  constructor(scope: Construct, id: string, props: WatchlistWorkflowProps) {
+    super(scope, id);
+    useResultWriterV2(this);
+    const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
+
+    this.identityKey = new Secret(this, 'IdentityKey', {
+      description:
+        'HMAC key that names people in the breach workflow (keys, execution names); not a credential',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      // Losing it renames every person: their earlier folders could no longer be matched.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    acknowledge(
+      this.identityKey,
+      'AwsSolutions-SMG4',
+      'An HMAC key for pseudonymous names, not a credential: rotating it would rename every person and orphan their earlier records, and a leak reveals no address by itself.',
+    );
+
+    this.prepareFunction = new PipelineFunction(this, 'PrepareWatchlistFunction', {
+      handlerFile: 'prepare-watchlist',
+      timeout: STEP_TIMEOUT,
+      // Up to 10,000 people are parsed, hashed and written one request each.
+      memorySize: 1024,
+      environment: { [ENV.breachMaxEmails]: String(props.maxEmails) },
+      logRetention,
+    });
+    bindDeclared(this.prepareFunction, { ...props, breachIdentityKey: this.identityKey });
+
+    this.summaryFunction = new PipelineFunction(this, 'WriteWatchlistSummaryFunction', {
+      handlerFile: 'write-watchlist-summary',
+      timeout: STEP_TIMEOUT,
+      memorySize: 1024,
+      logRetention,
+    });
+    bindDeclared(this.summaryFunction, props);
+
+    const failed = new Fail(this, 'WatchlistFailed', {
+      errorPath: JsonPath.stringAt('$.caught.Error'),
+      causePath: JsonPath.stringAt('$.caught.Cause'),
+    });
+    const prepare = lambdaTask(this, 'PrepareWatchlist', this.prepareFunction);
+    prepare.addRetry(IDEMPOTENT_TASK_RETRY);
+    prepare.addCatch(failed, { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const mapProps = {
+      mapName: 'ReportOnEachPerson',
+      resultsBucket: props.resultsBucket,
+      keyPrefix: 'breach/',
+      child: props.breachStateMachine,
+    } as const;
+    const reportOnEachPerson = childExecutionMap(this, {
+      ...mapProps,
+      taskName: 'ReportOnePerson',
+      failureName: 'RecordPersonError',
+      childTimeout: props.breachExecutionTimeout,
+      maxConcurrency: props.maxConcurrency,
+      itemFields: {
+        row: 'number',
+        requestId: 'string',
+        person: 'object',
+        request: 'object',
+        executionName: 'string',
+      },
+      childInput: { requestId: '$.requestId', person: '$.person', request: '$.request' },
+      failureFields: ['row'],
+    });
+    reportOnEachPerson.addCatch(failed, { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const summary = lambdaTask(this, 'WriteWatchlistSummary', this.summaryFunction);
+    summary.addRetry(IDEMPOTENT_TASK_RETRY);
+    summary.addCatch(failed, { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const machine = new PipelineStateMachine(this, 'StateMachine', {
+      comment:
+        'WatchlistRun: a breach report for every person of one watchlist, and summary.json (docs/contracts.md)',
+      definition: prepare
+        .next(reportOnEachPerson)
+        .next(summary)
+        .next(new Succeed(this, 'WatchlistSucceeded')),
+      // A watchlist of any length at any concurrency: each child has its own timeout.
+      timeout: 'unbounded',
+      functions: [this.prepareFunction, this.summaryFunction],
+      logRetention,
+    });
+    this.stateMachine = machine.stateMachine;
+    this.logGroup = machine.logGroup;
+    grantChildExecutionMap(this.stateMachine, mapProps);
+  }
+}
