@@ -37,7 +37,7 @@ import {
 import { createArchiveBreachReportHandler } from '../lambdas/archive-breach-report.ts';
 import { createBreachReconHandler } from '../lambdas/breach-recon.ts';
 import { createRecordBreachFailureHandler } from '../lambdas/record-breach-failure.ts';
-import type { HandlerFileOf } from '../lambdas/registry.ts';
+import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import { createWriteBreachManifestHandler } from '../lambdas/write-breach-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
 import { mapWithConcurrency } from './pipeline.ts';
@@ -48,7 +48,7 @@ const BREACH_HANDLER_FACTORIES = {
   'archive-breach-report': createArchiveBreachReportHandler,
   'write-breach-manifest': createWriteBreachManifestHandler,
   'record-breach-failure': createRecordBreachFailureHandler,
-} satisfies Record<HandlerFileOf<'breach'>, HandlerFactory<BreachDeps>>;
+} satisfies Record<TaskHandlerFileOf<'breach'>, HandlerFactory<BreachDeps>>;
 
 export interface LocalBreachOptions {
   readonly s3: S3Client;

@@ -1,5 +1,5 @@
 /**
- * The vendor `npm start` talks to: the real one when SCAN_API_URL is set, else the built-in
+ * The vendor `npm start` talks to: the real one when a vendor URL is set, else the built-in
  * simulator on a free loopback port.
  */
 
@@ -29,16 +29,22 @@ function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string
   return value.replace(/\/+$/, '');
 }
 
-/** The real vendor when SCAN_API_URL is set, else the built-in simulator on a free loopback port. */
+/**
+ * The real vendor when any of SCAN_API_URL, BREACH_API_URL or KEYS_API_URL is set (the others
+ * default to the first one set, as in the configuration), else the built-in simulator on a free
+ * loopback port.
+ */
 export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<VendorTarget> {
-  if (env.SCAN_API_URL?.trim()) {
-    const scanApiUrl = readUrl(env, ENV.scanApiUrl, '');
+  const given = [ENV.scanApiUrl, ENV.breachApiUrl, ENV.keysApiUrl].find((name) => env[name]?.trim());
+  if (given !== undefined) {
+    const primary = readUrl(env, given, '');
     const apiKey = env.VENDOR_API_KEY?.trim();
-    if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', 'is required when SCAN_API_URL is set');
+    if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', `is required when ${given} is set`);
+    const scanApiUrl = readUrl(env, ENV.scanApiUrl, primary);
     return {
       scanApiUrl,
-      keysApiUrl: readUrl(env, ENV.keysApiUrl, scanApiUrl),
-      breachApiUrl: readUrl(env, ENV.breachApiUrl, scanApiUrl),
+      keysApiUrl: readUrl(env, ENV.keysApiUrl, primary),
+      breachApiUrl: readUrl(env, ENV.breachApiUrl, primary),
       apiKey,
       orgUuid: env.ORG_UUID?.trim() || undefined,
       label: scanApiUrl,

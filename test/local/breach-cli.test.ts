@@ -1,0 +1,207 @@
+/**
+ * `npm start -- breach` in-process (`main(argv)`), against the built-in simulator or one started
+ * here as the "real" vendor: exit codes, what lands under --out, and that no address leaks.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startVendorSimulator } from '../../local/simulator/index.ts';
+import { filesUnder, runCli } from './cli-run.ts';
+
+let outDir: string;
+beforeEach(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'breach-cli-'));
+});
+afterEach(async () => {
+  await rm(outDir, { recursive: true, force: true });
+});
+
+const RESULTS = 'pipeline-results';
+
+describe('npm start -- breach --name --email', () => {
+  it('archives a verified ZIP with recon.json and its manifests, and exits 0', async () => {
+    const run = await runCli([
+      'breach',
+      '--name',
+      'Jane Doe',
+      '--email',
+      'jane@example.com',
+      '--email',
+      'jd@example.net',
+      '--out',
+      outDir,
+    ]);
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Recon: {4}success, \d+ breach\(es\), report jane-doe_/);
+    const files = await filesUnder(join(outDir, RESULTS));
+    const zip = files.find((file) => file.endsWith('/report.zip')) as string;
+    expect(zip).toMatch(/^breach\/reports\/jane-doe-[^/]+\/report\.zip$/);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^breach\/people\/jane-doe-[0-9a-f]{16}\/cli-[^/]+\/recon\.json$/),
+        expect.stringMatching(/^breach\/people\/jane-doe-[0-9a-f]{16}\/cli-[^/]+\/manifest\.json$/),
+        zip.replace('report.zip', 'manifest.json'),
+      ]),
+    );
+    const manifest = JSON.parse(
+      await readFile(join(outDir, RESULTS, zip.replace('report.zip', 'manifest.json')), 'utf8'),
+    );
+    const bytes = await readFile(join(outDir, RESULTS, zip));
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(manifest.archive.sha256);
+    expect(bytes.subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
+    // No address anywhere but the request object (the user's own input) and the report itself.
+    for (const file of files.filter((f) => !f.startsWith('breach/requests/') && !f.endsWith('.zip'))) {
+      expect(await readFile(join(outDir, RESULTS, file), 'utf8'), file).not.toMatch(
+        /jane@example|jd@example/,
+      );
+    }
+    expect(run.stdout).not.toMatch(/jane@example|jd@example/);
+    expect((await stat(join(outDir, '.breach-identity-key'))).mode & 0o777).toBe(0o600);
+  });
+
+  it('exits 0 with only recon.json for a person with no breaches', async () => {
+    const run = await runCli([
+      'breach',
+      '--name',
+      'Clean Person',
+      '--email',
+      'clean@example.org',
+      '--out',
+      outDir,
+    ]);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('no_results');
+    const people = (await filesUnder(join(outDir, RESULTS))).filter(
+      (file) => !file.startsWith('breach/requests/'),
+    );
+    expect(people).toEqual([
+      expect.stringMatching(/^breach\/people\/clean-person-[0-9a-f]{16}\/cli-[^/]+\/recon\.json$/),
+    ]);
+  });
+
+  it('names the same person the same way across runs into one --out', async () => {
+    const args = ['breach', '--name', 'Jane Doe', '--email', 'jane@example.com', '--out', outDir];
+    const first = await runCli(args);
+    const second = await runCli(args);
+
+    const personOf = (stdout: string) => /Person: +(\S+ \([0-9a-f]{16}\))/.exec(stdout)?.[1];
+    expect(personOf(first.stdout)).toBeDefined();
+    expect(personOf(second.stdout)).toBe(personOf(first.stdout));
+  });
+
+  it('rejects a bad address by position with exit 1, without echoing it', async () => {
+    const run = await runCli([
+      'breach',
+      '--name',
+      'Jane',
+      '--email',
+      'jane@example.com',
+      '--email',
+      'not-an-address',
+      '--out',
+      outDir,
+    ]);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("emails[1]: has no '@'");
+    expect(run.stderr).not.toContain('not-an-address');
+  });
+
+  it.each([
+    [['breach', '--name', 'Jane']],
+    [['breach', '--email', 'jane@example.com']],
+    [['breach', '--watchlist', 'x.csv', '--name', 'Jane', '--email', 'jane@example.com']],
+    [['breach', '--watchlist', 'people.txt']],
+  ])('is a usage error (exit 2): %j', async (argv) => {
+    const run = await runCli([...argv, '--out', outDir]);
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^error: /);
+  });
+
+  it('is a configuration error (exit 2) when the vendor refuses the key, before any work', async () => {
+    const vendor = await startVendorSimulator();
+    try {
+      const run = await runCli(['breach', '--name', 'Jane', '--email', 'jane@example.com', '--out', outDir], {
+        BREACH_API_URL: vendor.url,
+        VENDOR_API_KEY: 'sk_wrong_key_for_this_test',
+      });
+
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('VENDOR_API_KEY: is refused by the vendor');
+      expect(vendor.requestCount('POST /recon')).toBe(0);
+    } finally {
+      await vendor.close();
+    }
+  });
+
+  it('uses the real vendor given only BREACH_API_URL and VENDOR_API_KEY', async () => {
+    const vendor = await startVendorSimulator();
+    try {
+      const run = await runCli(['breach', '--name', 'Jane', '--email', 'jane@example.com', '--out', outDir], {
+        BREACH_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+      });
+
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Vendor: ${vendor.url}`);
+      expect(vendor.requestCount('POST /recon')).toBe(1);
+    } finally {
+      await vendor.close();
+    }
+  });
+});
+
+describe('npm start -- breach --watchlist', () => {
+  it('accounts for every row of a watchlist with junk rows, and exits 1 for the invalid ones', async () => {
+    const file = join(outDir, 'vip.csv');
+    await writeFile(
+      file,
+      [
+        'name,email',
+        '# VIPs',
+        'Jane Doe,jane@example.com',
+        '',
+        'Bad Row,nope',
+        'Clean,clean@example.org',
+        'jane doe,JANE@example.com',
+      ].join('\n'),
+    );
+
+    const run = await runCli(['breach', '--watchlist', file, '--out', join(outDir, 'out')]);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      '4 row(s): 1 archived, 1 no results, 0 failed, 1 invalid, 1 duplicate; 2 blank or comment line(s)',
+    );
+    const summaryPath = /Summary: (\S+)/.exec(run.stdout)?.[1] as string;
+    const summary = JSON.parse(await readFile(summaryPath, 'utf8'));
+    expect(summary.rows.map((row: { row: number; status: string }) => [row.row, row.status])).toEqual([
+      [3, 'archived'],
+      [5, 'invalid'],
+      [6, 'no_results'],
+      [7, 'duplicate'],
+    ]);
+  });
+
+  it('exits 0 when every row was reported on', async () => {
+    const file = join(outDir, 'ok.json');
+    await writeFile(
+      file,
+      JSON.stringify([
+        { name: 'Jane', emails: ['jane@example.com'] },
+        { name: 'Clean', emails: ['c@example.org'] },
+      ]),
+    );
+
+    const run = await runCli(['breach', '--watchlist', file, '--out', join(outDir, 'out')]);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('2 row(s): 1 archived, 1 no results, 0 failed, 0 invalid, 0 duplicate');
+  });
+});
