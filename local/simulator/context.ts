@@ -14,6 +14,7 @@ export interface ResolvedOptions {
   readonly storagePort: number;
   readonly orgUuid: string;
   readonly reportBytes: number;
+  readonly reportPaddingBytes: number;
   readonly debugBytes: number;
   readonly logsBytes: number;
   readonly verbose: boolean;

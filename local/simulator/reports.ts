@@ -98,7 +98,11 @@ export class ReportStore {
   private readonly archives = new Map<string, Promise<Archive>>();
   private readonly scriptedNames: string[] = [];
 
-  constructor(private readonly now: () => Date) {}
+  constructor(
+    private readonly now: () => Date,
+    /** Bytes of the extra `attachments.bin` entry of every archive (0: none). */
+    private readonly paddingBytes = 0,
+  ) {}
 
   /** What `POST /recon` does: analyse the emails and store a new report. */
   generate(personName: string, emails: readonly string[]): ReportRecord {
@@ -158,14 +162,14 @@ export class ReportStore {
   archive(report: ReportRecord): Promise<Archive> {
     let archive = this.archives.get(report.reportName);
     if (!archive) {
-      archive = buildArchive(report);
+      archive = buildArchive(report, this.paddingBytes);
       this.archives.set(report.reportName, archive);
     }
     return archive;
   }
 }
 
-async function buildArchive(report: ReportRecord): Promise<Archive> {
+async function buildArchive(report: ReportRecord, paddingBytes: number): Promise<Archive> {
   const summary = {
     report_name: report.reportName,
     name: report.personName,
@@ -197,6 +201,13 @@ async function buildArchive(report: ReportRecord): Promise<Archive> {
   zip.addBuffer(Buffer.from(`${JSON.stringify(summary, null, 2)}\n`), 'report.json', options);
   zip.addBuffer(Buffer.from(`${csv}\r\n`), 'breaches.csv', options);
   zip.addBuffer(Buffer.from(readme), 'README.txt', options);
+  if (paddingBytes > 0) {
+    // Stored, not deflated: the archive is as large as asked, and building it stays cheap.
+    zip.addBuffer(paddingOf(paddingBytes, report.reportName), 'attachments.bin', {
+      ...options,
+      compress: false,
+    });
+  }
   zip.end();
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
@@ -210,4 +221,18 @@ export function summaryOf(report: ReportRecord) {
     created_at: report.createdAt.toISOString(),
     total_breaches: report.breaches.length,
   };
+}
+
+/** `size` bytes that do not compress: one random MiB, seeded by the report, repeated. */
+function paddingOf(size: number, seed: string): Buffer {
+  const block = Buffer.alloc(1024 * 1024);
+  let state = createHash('sha256').update(seed).digest();
+  for (let offset = 0; offset < block.length; offset += state.length) {
+    state.copy(block, offset);
+    state = createHash('sha256').update(state).digest();
+  }
+  const padding = Buffer.allocUnsafe(size);
+  for (let offset = 0; offset < size; offset += block.length)
+    block.copy(padding, offset, 0, Math.min(block.length, size - offset));
+  return padding;
 }

@@ -77,6 +77,11 @@ export interface SimulatorOptions {
   readonly failingDomains?: readonly (string | RegExp)[];
   /** Approximate report size in bytes. @default 256 * 1024 */
   readonly reportBytes?: number;
+  /**
+   * Bytes of an extra stored entry (`attachments.bin`) in every breach report ZIP, to archive large
+   * reports in tests and benchmarks. @default 0
+   */
+  readonly reportPaddingBytes?: number;
   /** Approximate debug output size in bytes. @default 64 * 1024 */
   readonly debugBytes?: number;
   /** Approximate log output size in bytes. @default 32 * 1024 */

@@ -284,3 +284,35 @@ describe('ArchiveReport', () => {
     );
   });
 });
+
+describe('ArchiveReport of a large report', () => {
+  it('streams it in parts to the staging key, verifies it and promotes it with its digest', async () => {
+    const large = await startBreachBed({ simulator: { reportPaddingBytes: 20 * 1024 * 1024 } });
+    try {
+      large.sim.createReport(REPORT);
+      const { HeadObjectCommand } = await import('@aws-sdk/client-s3');
+
+      const summary = await archiveReport(large.deps, REPORT, { origin: 'workflow' });
+
+      expect(summary.size).toBeGreaterThan(20 * 1024 * 1024);
+      const stored = await readObject(large.s3.client, summary.key);
+      const { createHash } = await import('node:crypto');
+      expect(createHash('sha256').update(stored).digest('hex')).toBe(summary.sha256);
+      const head = await large.s3.client.send(
+        new HeadObjectCommand({ Bucket: 'breach-results', Key: summary.key }),
+      );
+      expect(head.Metadata).toMatchObject({ sha256: summary.sha256, verified: 'zip-crc' });
+      const manifest = await readJson<{ entries: { name: string; size: number }[] }>(
+        large.s3.client,
+        summary.manifestKey,
+      );
+      expect(manifest.entries.at(-1)).toMatchObject({ name: 'attachments.bin', size: 20 * 1024 * 1024 });
+      expect(await keysUnder(large.s3.client, FOLDER)).toEqual([
+        `${FOLDER}manifest.json`,
+        `${FOLDER}report.zip`,
+      ]);
+    } finally {
+      await large.close();
+    }
+  });
+});

@@ -14,7 +14,7 @@ import type { BreachDeps } from '#core/workflows/breach/deps';
 import { personRef } from '#core/workflows/breach/identity';
 import { type S3rverFixture, startS3rver } from '#local/embedded-s3';
 import { startVendorSimulator } from '#local/simulator/index';
-import type { VendorSimulator } from '#local/simulator/types';
+import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger, type MemoryLogger } from '../helpers/memory-logger.ts';
 
 export const RESULTS_BUCKET = 'breach-results';
@@ -37,10 +37,11 @@ export interface BreachBedOptions {
   readonly maxEmails?: number;
   /** Buckets besides the results bucket. */
   readonly buckets?: readonly string[];
+  readonly simulator?: SimulatorOptions;
 }
 
 export async function startBreachBed(options: BreachBedOptions = {}): Promise<BreachTestBed> {
-  const sim = await startVendorSimulator();
+  const sim = await startVendorSimulator(options.simulator);
   const s3 = await startS3rver({ buckets: [RESULTS_BUCKET, ...(options.buckets ?? [])] });
   const logger = createMemoryLogger();
   const metrics = createMetricsRecorder();

@@ -23,6 +23,8 @@ export interface StoreDownloadOptions {
   readonly metadata?: Readonly<Record<string, string>>;
   /** See `StreamToS3Options.stagingKey`. */
   readonly stagingKey?: string;
+  /** See `StreamToS3Options.recordDigest`. @default true */
+  readonly recordDigest?: boolean;
 }
 
 export type StoredDownload = StreamToS3Result & { readonly contentType: string };
@@ -42,6 +44,7 @@ export async function storeDownload(
     ...(download.contentEncoding ? { contentEncoding: download.contentEncoding } : {}),
     ...(options.metadata ? { metadata: options.metadata } : {}),
     ...(options.stagingKey ? { stagingKey: options.stagingKey } : {}),
+    ...(options.recordDigest === false ? { recordDigest: false } : {}),
     partSizeBytes: options.upload.partSizeBytes,
     queueSize: options.upload.queueSize,
     ...(download.contentLength === undefined ? {} : { expectedBytes: download.contentLength }),

@@ -66,6 +66,12 @@ export interface StreamToS3Options {
    * @default - multipart uploads write `key` directly
    */
   readonly stagingKey?: string;
+  /**
+   * Record the digest on a multipart object (a copy onto itself, or a tag). Off for an upload the
+   * caller copies elsewhere anyway and records the digest then: one server-side copy instead of two.
+   * Single PutObjects always carry it. @default true
+   */
+  readonly recordDigest?: boolean;
 }
 
 export interface StreamToS3Result {
@@ -77,7 +83,7 @@ export interface StreamToS3Result {
   readonly etag: string | undefined;
   readonly versionId: string | undefined;
   /** How the object was written (see the module comment). */
-  readonly method: 'put' | 'multipart+copy' | 'multipart+tag';
+  readonly method: 'put' | 'multipart' | 'multipart+copy' | 'multipart+tag';
 }
 
 /** The error a body of the wrong length fails with (see `expectedBytes`). */
@@ -236,6 +242,17 @@ async function uploadMultipart(
   const uploaded = await upload.done();
   const size = counter.bytes;
   const sha256 = counter.sha256;
+  if (options.recordDigest === false && uploadKey === options.key) {
+    return {
+      bucket: options.bucket,
+      key: options.key,
+      size,
+      sha256,
+      etag: uploaded.ETag,
+      versionId: uploaded.VersionId,
+      method: 'multipart',
+    };
+  }
 
   if (size > MAX_COPY_OBJECT_BYTES) {
     if (uploadKey !== options.key) {

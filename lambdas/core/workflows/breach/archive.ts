@@ -14,7 +14,7 @@ import { ArchiveVerificationError } from '#core/errors';
 import { METRIC } from '#core/metrics';
 import { getJsonIfExists, headIfExists, putJson } from '#core/s3/json-objects';
 import { storeDownload } from '#core/s3/store-download';
-import { copySource } from '#core/s3/stream-upload';
+import { copySource, MAX_COPY_OBJECT_BYTES } from '#core/s3/stream-upload';
 import { validateReportName } from '#core/validation';
 import type { ArchiveSummary } from './contracts.ts';
 import type { BreachDeps } from './deps.ts';
@@ -100,6 +100,14 @@ export async function archiveReport(
 
   await removeStaged(deps, folder);
   const download = await deps.breachClient.download(reportName);
+  if ((download.contentLength ?? 0) > MAX_COPY_OBJECT_BYTES) {
+    download.body.destroy();
+    // The verified bytes reach their final key by a single CopyObject, which stops at 5 GiB.
+    throw new ArchiveVerificationError(
+      'limits',
+      `${download.contentLength} bytes; at most ${MAX_COPY_OBJECT_BYTES} are archived`,
+    );
+  }
   const stagingKey = `${folder}${STAGING_FOLDER}${randomUUID()}.zip`;
   const stored = await storeDownload(download, {
     s3: deps.s3,
@@ -107,6 +115,8 @@ export async function archiveReport(
     key: stagingKey,
     operation: OPERATION,
     upload: deps.settings.upload,
+    // The promotion copy below records the digest on the final key; the staged copy needs none.
+    recordDigest: false,
   });
 
   let verified: Awaited<ReturnType<typeof verifyStoredZip>>;
