@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { startS3rver } from '../local/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
 import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
@@ -168,8 +169,80 @@ async function localRun(): Promise<void> {
   }
 }
 
+/**
+ * Archiving a breach report ZIP from the simulator into the embedded S3, at 64 MiB and 1 GiB, each
+ * run in a fresh process: peak RSS growth, and throughput against a plain lib-storage Upload of the
+ * same download measured in the same run.
+ */
+async function archive(): Promise<void> {
+  process.stdout.write('\n== Breach archive: ZIP from the simulator into the embedded S3, verified ==\n');
+  type Figures = {
+    mode: string;
+    bytes: number;
+    seconds: number;
+    peakGrowthMiB: number;
+    verifySeconds?: number;
+  };
+  const rows: { size: string; archive: Figures; baseline: Figures }[] = [];
+  for (const [size, padding] of [
+    ['64 MiB', 64 * 1024 * 1024],
+    // yazl takes buffers below 1 GiB: 1,023 MiB of padding makes a ~1 GiB archive.
+    ['1 GiB', 1023 * 1024 * 1024],
+  ] as const) {
+    const simulator = await startVendorSimulator({ reportPaddingBytes: padding });
+    const s3 = await startS3rver({ buckets: ['bench-results'] });
+    try {
+      simulator.createReport('bench-report');
+      const env = {
+        ...process.env,
+        BREACH_API_URL: simulator.url,
+        VENDOR_API_KEY: simulator.apiKey,
+        S3_ENDPOINT: s3.endpoint,
+        S3_BUCKET: 'bench-results',
+      };
+      const measure = async (mode: string): Promise<Figures> => {
+        const child = await runChild(
+          'npx',
+          ['tsx', resolve(import.meta.dirname, 'archive-worker.ts'), mode, 'bench-report'],
+          env,
+        );
+        if (child.code !== 0) throw new Error(`archive-worker ${mode} exited ${child.code}: ${child.stderr}`);
+        return JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as Figures;
+      };
+      // Baseline first: it also warms the simulator's cached archive, so both read the same bytes.
+      const baseline = await measure('baseline');
+      rows.push({ size, baseline, archive: await measure('archive') });
+    } finally {
+      await simulator.close();
+      await s3.close();
+    }
+  }
+  const mibps = (f: Figures) => f.bytes / 1024 / 1024 / f.seconds;
+  process.stdout.write('size   | mode     | seconds | MiB/s | peak RSS growth (MiB) | verify s\n');
+  for (const row of rows) {
+    for (const f of [row.baseline, row.archive]) {
+      process.stdout.write(
+        `${row.size.padEnd(6)} | ${f.mode.padEnd(8)} | ${fmt(f.seconds).padStart(7)} | ${fmt(mibps(f), 1).padStart(5)} | ` +
+          `${fmt(f.peakGrowthMiB, 0).padStart(21)} | ${f.verifySeconds === undefined ? '' : fmt(f.verifySeconds)}\n`,
+      );
+    }
+    process.stdout.write(
+      `${row.size}: archive throughput x${fmt(mibps(row.archive) / mibps(row.baseline))} of the plain Upload (goal >= 0.9); ` +
+        `verification costs x${fmt((row.archive.verifySeconds ?? 0) / row.baseline.seconds)} of the plain upload's time\n`,
+    );
+  }
+  const [small, large] = rows;
+  if (small && large) {
+    process.stdout.write(
+      `peak RSS growth: ${fmt(small.archive.peakGrowthMiB, 0)} MiB at 64 MiB, ${fmt(large.archive.peakGrowthMiB, 0)} MiB at 1 GiB ` +
+        `(goal <= 100 MiB, within 20%: x${fmt(large.archive.peakGrowthMiB / small.archive.peakGrowthMiB)})\n`,
+    );
+  }
+}
+
 const which = process.argv[2];
 if (!which || which === 'poll') await pollCost();
 if (!which || which === 'throughput') await throughput();
 if (!which || which === 'bundles') await bundles();
 if (!which || which === 'local') await localRun();
+if (!which || which === 'archive') await archive();
