@@ -30,6 +30,7 @@ export class SecurityPipelineStack extends Stack {
   public readonly watchlistWorkflow: WatchlistWorkflow;
   public readonly watchlistIntake: DomainListIntake;
   public readonly breachReconciliation: BreachReconciliation;
+  public readonly watchlistSchedules: ScanSchedules;
 
   constructor(scope: Construct, id: string, props: SecurityPipelineStackProps) {
     super(scope, id, {
@@ -120,6 +121,19 @@ export class SecurityPipelineStack extends Stack {
       kind: 'watchlist',
       maxEventAge: Duration.hours(6),
       logRetention,
+    });
+    // Each breach schedule names its watchlist object; the schedules' own names key the lists.
+    this.watchlistSchedules = new ScanSchedules(this, 'WatchlistSchedules', {
+      startFunction: this.watchlistIntake.startFunction,
+      inputBucket: this.storage.inputBucket,
+      schedules: config.breach.schedules.map(({ watchlistKey: _key, ...schedule }) => ({
+        ...schedule,
+        domainList: schedule.name,
+      })),
+      domainLists: Object.fromEntries(
+        config.breach.schedules.map((s) => [s.name, { objectKey: s.watchlistKey }]),
+      ),
+      runs: 'breach reports for watchlist',
     });
     this.breachReconciliation = new BreachReconciliation(this, 'BreachReconciliation', {
       resultsBucket: this.storage.resultsBucket,

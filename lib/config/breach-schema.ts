@@ -3,10 +3,23 @@
  * watchlists and reconciliation, and schema.ts holds the scan side.
  */
 import * as z from 'zod/mini';
-import { boundedNumber, describeValue } from '#core/schema';
+import { boundedNumber, describeValue, nonEmptyString } from '#core/schema';
 import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
+import { watchlistFormatOf } from '#core/workflows/breach/watchlist';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
+import { scheduleFields } from './schedule-fields.ts';
 import { intakePrefixProblem, section } from './schema.ts';
+
+/** A schedule that runs one watchlist object of the input bucket. */
+const breachScheduleSchema = section({
+  ...scheduleFields,
+  /** The watchlist (.csv or .json) in the input bucket each fire reports on. */
+  watchlistKey: nonEmptyString().check(
+    z.refine((key) => watchlistFormatOf(key) !== undefined, {
+      error: (issue) => `must end with .csv or .json (got ${describeValue(issue.input)})`,
+    }),
+  ),
+});
 
 export const breachSchema = section({
   /** Distinct addresses one report may cover (BREACH_MAX_EMAILS); the vendor client takes 100. @default 50 */
@@ -32,6 +45,25 @@ export const breachSchema = section({
       }),
     ),
     'rate(1 day)',
+  ),
+  /** EventBridge Scheduler schedules that each start a watchlist run. @default [] */
+  schedules: z._default(
+    z.array(breachScheduleSchema).check(
+      z.superRefine((schedules, context) => {
+        const seen = new Set<string>();
+        schedules.forEach((schedule, index) => {
+          if (seen.has(schedule.name)) {
+            context.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `is used twice (got ${describeValue(schedule.name)})`,
+            });
+          }
+          seen.add(schedule.name);
+        });
+      }),
+    ),
+    () => [],
   ),
 });
 

@@ -31,6 +31,11 @@ export interface ScanSchedulesProps {
    * @default {}
    */
   readonly domainLists?: Readonly<Record<string, DomainListDefinition>>;
+  /**
+   * What a fire starts, for descriptions and the dead-letter queue's purpose.
+   * @default 'scan domain list'
+   */
+  readonly runs?: string;
 }
 
 /**
@@ -53,11 +58,12 @@ export class ScanSchedules extends Construct {
     this.schedules = schedules;
     if (props.schedules.length === 0) return;
 
+    const runs = props.runs ?? 'scan domain list';
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
-      purpose: 'schedule fires that could not start a list run',
+      purpose: `schedule fires that could not start a run (${runs})`,
     });
     this.role = new Role(this, 'Role', {
-      description: 'Assumed by EventBridge Scheduler to invoke the domain-list intake function',
+      description: `Assumed by EventBridge Scheduler to invoke the intake function (${runs})`,
       assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
         // Confused-deputy guard: only schedules of this account may use the role.
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
@@ -82,7 +88,7 @@ export class ScanSchedules extends Construct {
       schedules.set(
         schedule.name,
         new Schedule(this, schedule.name, {
-          description: `Security pipeline: scan domain list (${schedule.domainList ?? 'inline domains'}) on ${schedule.expression}`,
+          description: `Security pipeline: ${runs} (${schedule.domainList ?? 'inline domains'}) on ${schedule.expression}`,
           schedule: ScheduleExpression.expression(schedule.expression, TimeZone.of(schedule.timeZone)),
           target,
           enabled: schedule.enabled,

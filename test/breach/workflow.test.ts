@@ -6,6 +6,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reportFolder } from '#core/workflows/breach/identity';
 import { reconcileReports } from '#core/workflows/breach/reconcile';
+import { prepareWatchlist } from '#core/workflows/breach/watchlist-run';
 import { type LocalBreachOptions, runBreachReport, runWatchlist } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
@@ -225,6 +226,44 @@ describe('watchlist runs', () => {
       run.summaryKey,
     );
     expect(summary.rows[0]).toMatchObject({ row: 1, status: 'failed', error: { name: 'ReconFailed' } });
+  });
+});
+
+describe('a scheduled watchlist run', () => {
+  it('reads the watchlist a schedule names, and each fire is its own run', async () => {
+    const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+    await bed.s3.client.send(
+      new PutObjectCommand({
+        Bucket: INPUT_BUCKET,
+        Key: 'lists/vips.csv',
+        Body: 'Jane,jane@example.com\nJohn,john@example.com\n',
+      }),
+    );
+    const deps = {
+      s3: bed.s3.client,
+      logger: bed.logger,
+      clock: () => new Date(),
+      settings: { resultsBucket: RESULTS_BUCKET, maxEmails: 50 },
+      identityKey: async () => IDENTITY_KEY,
+    };
+    const fire = (scheduledTime: string) => ({
+      source: {
+        type: 'schedule',
+        scheduleName: 'weekly-vips',
+        scheduledTime,
+        bucket: INPUT_BUCKET,
+        key: 'lists/vips.csv',
+      },
+    });
+
+    const monday = await prepareWatchlist(deps, fire('2026-11-23T06:00:00Z'));
+    const again = await prepareWatchlist(deps, fire('2026-11-23T06:00:00Z'));
+    const nextMonday = await prepareWatchlist(deps, fire('2026-11-30T06:00:00Z'));
+
+    expect(monday.counts).toMatchObject({ rows: 2, valid: 2 });
+    expect(monday.resultsPrefix).toMatch(/^breach\/watchlists\/schedules\/weekly-vips\/[0-9a-f]{20}\/$/);
+    expect(again.runId).toBe(monday.runId);
+    expect(nextMonday.runId).not.toBe(monday.runId);
   });
 });
 

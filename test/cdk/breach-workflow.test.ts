@@ -192,7 +192,10 @@ describe('WatchlistRun', () => {
       Type: 'Map',
       MaxConcurrency: 5,
       ToleratedFailurePercentage: 100,
-      ItemReader: { Resource: 'arn:<Ref:AWS::Partition>:states:::s3:getObject', ReaderConfig: { InputType: 'JSON' } },
+      ItemReader: {
+        Resource: 'arn:<Ref:AWS::Partition>:states:::s3:getObject',
+        ReaderConfig: { InputType: 'JSON' },
+      },
       Next: 'WriteWatchlistSummary',
     });
     const child = stateNamed(asl, 'ReportOnePerson');
@@ -276,3 +279,69 @@ describe('breach reconciliation', () => {
 function joinRef(value: unknown): string {
   return `<Ref:${(value as { Ref: string }).Ref}>`;
 }
+
+describe('watchlist schedules', () => {
+  const scheduled = () =>
+    synth({
+      breach: {
+        schedules: [
+          {
+            name: 'weekly-vips',
+            expression: 'cron(0 6 ? * MON *)',
+            timeZone: 'Europe/Berlin',
+            watchlistKey: 'lists/vips.csv',
+          },
+        ],
+      },
+    });
+
+  it('invokes the watchlist intake with the schedule, its fire time and the watchlist object', () => {
+    const synthesized = scheduled();
+    const intake = functionFor(synthesized, 'start-watchlist');
+    synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(0 6 ? * MON *)',
+      ScheduleExpressionTimezone: 'Europe/Berlin',
+      Target: Match.objectLike({
+        Arn: { 'Fn::GetAtt': [intake.logicalId, 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 3, MaximumEventAgeInSeconds: 3600 },
+      }),
+    });
+    // The input joins in the input bucket's name: render it with a placeholder and parse it.
+    const schedule = Object.values(synthesized.json.Resources).find(
+      (r) =>
+        r.Type === 'AWS::Scheduler::Schedule' && String(r.Properties?.Description).includes('weekly-vips'),
+    );
+    const input = (schedule?.Properties?.Target as { Input: { 'Fn::Join': [string, unknown[]] } }).Input[
+      'Fn::Join'
+    ][1]
+      .map((part) => (typeof part === 'string' ? part : 'input-bucket'))
+      .join('');
+    expect(JSON.parse(input)).toEqual({
+      source: {
+        type: 'schedule',
+        scheduleName: 'weekly-vips',
+        scheduledTime: '<aws.scheduler.scheduled-time>',
+        bucket: 'input-bucket',
+        key: 'lists/vips.csv',
+      },
+    });
+  });
+
+  it.each([
+    [
+      { name: 'a', expression: 'rate(1 day)', watchlistKey: 'vips.txt' },
+      /schedules\[0\]\.watchlistKey must end with \.csv or \.json/,
+    ],
+    [{ name: 'a', expression: 'every day', watchlistKey: 'vips.csv' }, /schedules\[0\]\.expression/],
+    [{ name: 'a b', expression: 'rate(1 day)', watchlistKey: 'vips.csv' }, /schedules\[0\]\.name/],
+  ])('refuses a bad schedule %j, naming the setting', (schedule, message) => {
+    expect(() => synth({ breach: { schedules: [schedule] } })).toThrow(message);
+  });
+
+  it('refuses two schedules of the same name', () => {
+    const schedule = { name: 'twice', expression: 'rate(1 day)', watchlistKey: 'vips.csv' };
+    expect(() => synth({ breach: { schedules: [schedule, schedule] } })).toThrow(
+      /schedules\[1\]\.name is used twice/,
+    );
+  });
+});
