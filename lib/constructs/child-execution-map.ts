@@ -9,6 +9,8 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import {
   DistributedMap,
+  Fail,
+  type IChainable,
   IntegrationPattern,
   type IStateMachine,
   JsonPath,
@@ -17,6 +19,7 @@ import {
   type ResultWriterV2Props,
   S3JsonItemReader,
   type StateMachine,
+  Succeed,
   TaskInput,
   Timeout,
 } from 'aws-cdk-lib/aws-stepfunctions';
@@ -24,7 +27,9 @@ import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-stepfunctions-tasks
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import type { Construct } from 'constructs';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
-import { START_CHILD_EXECUTION_RETRY } from './retry-policies.ts';
+import type { PipelineFunction } from './pipeline-function.ts';
+import { lambdaTask } from './pipeline-state-machine.ts';
+import { IDEMPOTENT_TASK_RETRY, START_CHILD_EXECUTION_RETRY } from './retry-policies.ts';
 
 /** Slack for the child's start and the .sync completion polling after the child's own timeout. */
 const CHILD_WAIT_MARGIN = Duration.minutes(15);
@@ -183,4 +188,38 @@ export function grantChildExecutionMap(
     ],
     'Execution ARNs are only known at run time: .sync:2 describes/stops the child executions it starts, and the Distributed Map manages (and can redrive) its own child executions.',
   );
+}
+
+export interface FanOutDefinitionProps {
+  /** The Task state that prepares the items, and its function. */
+  readonly prepare: { readonly state: string; readonly fn: PipelineFunction };
+  /** The Task state that writes the summary from the Map's results, and its function. */
+  readonly summary: { readonly state: string; readonly fn: PipelineFunction };
+  readonly map: ChildExecutionMapProps;
+  /** The Fail state every step's Catch goes to, and the final Succeed state. */
+  readonly failName: string;
+  readonly succeedName: string;
+}
+
+/**
+ * Prepare -> child-execution map -> summary -> Succeed: the definition of a fan-out workflow. Each
+ * Lambda step retries what an idempotent task may; any error ends in one Fail state with the
+ * caught error and cause. The Map only fails as a whole (its children's failures are results).
+ */
+export function fanOutDefinition(scope: Construct, props: FanOutDefinitionProps): IChainable {
+  const failed = new Fail(scope, props.failName, {
+    errorPath: JsonPath.stringAt('$.caught.Error'),
+    causePath: JsonPath.stringAt('$.caught.Cause'),
+  });
+  const catchAll = { errors: ['States.ALL'], resultPath: '$.caught' };
+  // Output replaces the state: the prepared run is what the Map and the summary read.
+  const prepare = lambdaTask(scope, props.prepare.state, props.prepare.fn);
+  prepare.addRetry(IDEMPOTENT_TASK_RETRY);
+  prepare.addCatch(failed, catchAll);
+  const map = childExecutionMap(scope, props.map);
+  map.addCatch(failed, catchAll);
+  const summary = lambdaTask(scope, props.summary.state, props.summary.fn);
+  summary.addRetry(IDEMPOTENT_TASK_RETRY);
+  summary.addCatch(failed, catchAll);
+  return prepare.next(map).next(summary).next(new Succeed(scope, props.succeedName));
 }

@@ -1,23 +1,16 @@
 import { Duration } from 'aws-cdk-lib';
 import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import {
-  Fail,
-  type IStateMachine,
-  JsonPath,
-  type StateMachine,
-  Succeed,
-} from 'aws-cdk-lib/aws-stepfunctions';
+import type { IStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
 import { ENV } from '#core/runtime/variables';
 import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { allowSpecialUseEnvironment } from '../config/index.ts';
 import { bindDeclared } from './bindings.ts';
-import { childExecutionMap, grantChildExecutionMap, useResultWriterV2 } from './child-execution-map.ts';
+import { fanOutDefinition, grantChildExecutionMap, useResultWriterV2 } from './child-execution-map.ts';
 import { PipelineFunction } from './pipeline-function.ts';
-import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY } from './retry-policies.ts';
+import { PipelineStateMachine } from './pipeline-state-machine.ts';
 
 export interface DomainListWorkflowProps {
   /** Where uploaded domain lists live (read by PrepareDomainList). */
@@ -101,44 +94,29 @@ export class DomainListWorkflow extends Construct {
     });
     bindDeclared(this.writeListSummaryFunction, props);
 
-    const listFailed = new Fail(this, 'ListFailed', {
-      errorPath: JsonPath.stringAt('$.caught.Error'),
-      causePath: JsonPath.stringAt('$.caught.Cause'),
-    });
-
-    // Output replaces the state: PreparedDomainList (plus source and startedAt) is what the Map and
-    // WriteListSummary read.
-    const prepare = lambdaTask(this, 'PrepareDomainList', this.prepareDomainListFunction);
-    prepare.addRetry(IDEMPOTENT_TASK_RETRY);
-    prepare.addCatch(listFailed, { errors: ['States.ALL'], resultPath: '$.caught' });
-
     const mapProps = {
       mapName: 'ScanEachDomain',
       resultsBucket: props.resultsBucket,
       keyPrefix: 'lists/',
       child: props.scanStateMachine,
     } as const;
-    const scanEachDomain = childExecutionMap(this, {
-      ...mapProps,
-      taskName: 'ScanOneDomain',
-      failureName: 'RecordDomainError',
-      childTimeout: props.scanExecutionTimeout,
-      maxConcurrency,
-      itemFields: { domain: 'string', executionName: 'string', runId: 'string', line: 'number' },
-      childInput: { domain: '$.domain', runId: '$.runId' },
-      resultFields: { domain: '$.Input.domain' },
-      failureFields: ['domain'],
+    const definition = fanOutDefinition(this, {
+      prepare: { state: 'PrepareDomainList', fn: this.prepareDomainListFunction },
+      map: {
+        ...mapProps,
+        taskName: 'ScanOneDomain',
+        failureName: 'RecordDomainError',
+        childTimeout: props.scanExecutionTimeout,
+        maxConcurrency,
+        itemFields: { domain: 'string', executionName: 'string', runId: 'string', line: 'number' },
+        childInput: { domain: '$.domain', runId: '$.runId' },
+        resultFields: { domain: '$.Input.domain' },
+        failureFields: ['domain'],
+      },
+      summary: { state: 'WriteListSummary', fn: this.writeListSummaryFunction },
+      failName: 'ListFailed',
+      succeedName: 'ListSucceeded',
     });
-    scanEachDomain.addCatch(listFailed, { errors: ['States.ALL'], resultPath: '$.caught' });
-
-    const writeSummary = lambdaTask(this, 'WriteListSummary', this.writeListSummaryFunction);
-    writeSummary.addRetry(IDEMPOTENT_TASK_RETRY);
-    writeSummary.addCatch(listFailed, { errors: ['States.ALL'], resultPath: '$.caught' });
-
-    const definition = prepare
-      .next(scanEachDomain)
-      .next(writeSummary)
-      .next(new Succeed(this, 'ListSucceeded'));
 
     const machine = new PipelineStateMachine(this, 'StateMachine', {
       comment: 'DomainListScan: scan every domain of one list and write summary.json (docs/contracts.md)',

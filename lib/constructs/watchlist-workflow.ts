@@ -2,21 +2,14 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import {
-  Fail,
-  type IStateMachine,
-  JsonPath,
-  type StateMachine,
-  Succeed,
-} from 'aws-cdk-lib/aws-stepfunctions';
+import type { IStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
 import { bindDeclared } from './bindings.ts';
-import { childExecutionMap, grantChildExecutionMap, useResultWriterV2 } from './child-execution-map.ts';
+import { fanOutDefinition, grantChildExecutionMap, useResultWriterV2 } from './child-execution-map.ts';
 import { acknowledge } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
-import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY } from './retry-policies.ts';
+import { PipelineStateMachine } from './pipeline-state-machine.ts';
 
 export interface WatchlistWorkflowProps {
   /** Where watchlists are uploaded (read by PrepareWatchlist). */
@@ -86,49 +79,39 @@ export class WatchlistWorkflow extends Construct {
     });
     bindDeclared(this.summaryFunction, props);
 
-    const failed = new Fail(this, 'WatchlistFailed', {
-      errorPath: JsonPath.stringAt('$.caught.Error'),
-      causePath: JsonPath.stringAt('$.caught.Cause'),
-    });
-    const prepare = lambdaTask(this, 'PrepareWatchlist', this.prepareFunction);
-    prepare.addRetry(IDEMPOTENT_TASK_RETRY);
-    prepare.addCatch(failed, { errors: ['States.ALL'], resultPath: '$.caught' });
-
     const mapProps = {
       mapName: 'ReportOnEachPerson',
       resultsBucket: props.resultsBucket,
       keyPrefix: 'breach/',
       child: props.breachStateMachine,
     } as const;
-    const reportOnEachPerson = childExecutionMap(this, {
-      ...mapProps,
-      taskName: 'ReportOnePerson',
-      failureName: 'RecordPersonError',
-      childTimeout: props.breachExecutionTimeout,
-      maxConcurrency: props.maxConcurrency,
-      itemFields: {
-        row: 'number',
-        requestId: 'string',
-        person: 'object',
-        request: 'object',
-        executionName: 'string',
+    const definition = fanOutDefinition(this, {
+      prepare: { state: 'PrepareWatchlist', fn: this.prepareFunction },
+      map: {
+        ...mapProps,
+        taskName: 'ReportOnePerson',
+        failureName: 'RecordPersonError',
+        childTimeout: props.breachExecutionTimeout,
+        maxConcurrency: props.maxConcurrency,
+        itemFields: {
+          row: 'number',
+          requestId: 'string',
+          person: 'object',
+          request: 'object',
+          executionName: 'string',
+        },
+        childInput: { requestId: '$.requestId', person: '$.person', request: '$.request' },
+        failureFields: ['row'],
       },
-      childInput: { requestId: '$.requestId', person: '$.person', request: '$.request' },
-      failureFields: ['row'],
+      summary: { state: 'WriteWatchlistSummary', fn: this.summaryFunction },
+      failName: 'WatchlistFailed',
+      succeedName: 'WatchlistSucceeded',
     });
-    reportOnEachPerson.addCatch(failed, { errors: ['States.ALL'], resultPath: '$.caught' });
-
-    const summary = lambdaTask(this, 'WriteWatchlistSummary', this.summaryFunction);
-    summary.addRetry(IDEMPOTENT_TASK_RETRY);
-    summary.addCatch(failed, { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const machine = new PipelineStateMachine(this, 'StateMachine', {
       comment:
         'WatchlistRun: a breach report for every person of one watchlist, and summary.json (docs/contracts.md)',
-      definition: prepare
-        .next(reportOnEachPerson)
-        .next(summary)
-        .next(new Succeed(this, 'WatchlistSucceeded')),
+      definition,
       // A watchlist of any length at any concurrency: each child has its own timeout.
       timeout: 'unbounded',
       functions: [this.prepareFunction, this.summaryFunction],

@@ -311,9 +311,9 @@ describe('watchlist schedules', () => {
       (r) =>
         r.Type === 'AWS::Scheduler::Schedule' && String(r.Properties?.Description).includes('weekly-vips'),
     );
-    const input = (schedule?.Properties?.Target as { Input: { 'Fn::Join': [string, unknown[]] } }).Input[
-      'Fn::Join'
-    ][1]
+    if (schedule === undefined) throw new Error('no weekly-vips schedule');
+    const target = schedule.Properties?.Target as { Input: { 'Fn::Join': [string, unknown[]] } };
+    const input = target.Input['Fn::Join'][1]
       .map((part) => (typeof part === 'string' ? part : 'input-bucket'))
       .join('');
     expect(JSON.parse(input)).toEqual({
