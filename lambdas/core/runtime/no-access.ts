@@ -7,15 +7,15 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { ConfigurationError } from '#core/errors';
 import { ENV } from '#core/runtime/variables';
 
-/** A client whose every method throws: `<what>.<method>` names the call in the error. */
+/** A client whose every method rejects: `<what>.<method>` names the call in the error. */
 export function noAccess<T extends object>(setting: string, what: string, reason: string): T {
   return new Proxy({} as T, {
     get(_target, property) {
       // Not a thenable: `await` on the stand-in must not call it.
       if (property === 'then') return undefined;
-      return () => {
-        throw new ConfigurationError(setting, `${reason} (it used ${what}.${String(property)})`);
-      };
+      // Every client method the pipeline calls is asynchronous: the call rejects, as a real one would.
+      return () =>
+        Promise.reject(new ConfigurationError(setting, `${reason} (it used ${what}.${String(property)})`));
     },
   });
 }
