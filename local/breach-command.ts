@@ -143,13 +143,14 @@ async function runWatchlistCommand(
       const latest = await pointLatestAt(out, runFolder);
       const { counts } = run;
       process.stdout.write(
-        `\n${counts.rows} row(s): ${counts.archived} archived, ${counts.no_results} no results, ${counts.failed} failed, ` +
+        (run.refused ? `\nRefused: ${run.refused}` : '') +
+          `\n${counts.rows} row(s): ${counts.archived} archived, ${counts.no_results} no results, ${counts.failed} failed, ` +
           `${counts.invalid} invalid, ${counts.duplicate} duplicate; ${counts.ignoredLines} blank or comment line(s)\n` +
           `Summary: ${join(resultsRoot, run.summaryKey)}\n` +
           logLine(logPath, logs) +
           latestLine(latest, runFolder),
       );
-      return counts.failed > 0 || counts.invalid > 0 ? 1 : 0;
+      return run.refused || counts.failed > 0 || counts.invalid > 0 ? 1 : 0;
     },
   );
 }

@@ -188,6 +188,8 @@ export interface LocalWatchlistResult {
   readonly prepared: PreparedWatchlist;
   readonly summaryKey: string;
   readonly counts: WatchlistSummary['counts'];
+  /** Why the watchlist was refused as a whole, or null. */
+  readonly refused: string | null;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { reportFolder } from '#core/workflows/breach/identity';
 import { reconcileReports } from '#core/workflows/breach/reconcile';
-import { prepareWatchlist } from '#core/workflows/breach/watchlist-run';
+import { prepareWatchlist, writeWatchlistSummary } from '#core/workflows/breach/watchlist-run';
 import { type LocalBreachOptions, runBreachReport, runWatchlist } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
@@ -264,6 +264,37 @@ describe('a scheduled watchlist run', () => {
     expect(monday.resultsPrefix).toMatch(/^breach\/watchlists\/schedules\/weekly-vips\/[0-9a-f]{20}\/$/);
     expect(again.runId).toBe(monday.runId);
     expect(nextMonday.runId).not.toBe(monday.runId);
+  });
+});
+
+describe('a watchlist over the size limit', () => {
+  it('is refused before it is read, with a summary that says why', async () => {
+    const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+    await bed.s3.client.send(
+      new PutObjectCommand({
+        Bucket: INPUT_BUCKET,
+        Key: 'watchlists/big.csv',
+        Body: 'Jane,jane@example.com\n'.repeat(100),
+      }),
+    );
+    const deps = {
+      s3: bed.s3.client,
+      logger: bed.logger,
+      clock: () => new Date(),
+      settings: { resultsBucket: RESULTS_BUCKET, maxEmails: 50, maxWatchlistBytes: 1024 },
+      identityKey: async () => IDENTITY_KEY,
+    };
+
+    const prepared = await prepareWatchlist(deps, {
+      source: { type: 's3', bucket: INPUT_BUCKET, key: 'watchlists/big.csv' },
+    });
+    const written = await writeWatchlistSummary(deps, { ...prepared, results: [] });
+
+    expect(prepared.counts).toMatchObject({ rows: 0, valid: 0 });
+    expect(written.refused).toBe('Invalid watchlist: is 2200 bytes; at most 1024 are read');
+    expect(await keysUnder(bed.s3.client, prepared.resultsPrefix)).not.toContainEqual(
+      expect.stringContaining('/requests/'),
+    );
   });
 });
 

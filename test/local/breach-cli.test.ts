@@ -205,3 +205,21 @@ describe('npm start -- breach --watchlist', () => {
     expect(run.stdout).toContain('2 row(s): 1 archived, 1 no results, 0 failed, 0 invalid, 0 duplicate');
   });
 });
+
+describe('npm start -- breach --watchlist, refused as a whole', () => {
+  it('writes a summary that says why, and exits 1', async () => {
+    const file = join(outDir, 'broken.json');
+    await writeFile(file, '{"people": [{"name": "Jane", "emails": ["jane@example.com"]}');
+
+    const run = await runCli(['breach', '--watchlist', file, '--out', join(outDir, 'out')]);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Refused: Invalid watchlist: is not valid JSON');
+    const summaryPath = /Summary: (\S+)/.exec(run.stdout)?.[1] as string;
+    expect(JSON.parse(await readFile(summaryPath, 'utf8'))).toMatchObject({
+      refused: 'Invalid watchlist: is not valid JSON',
+      counts: { rows: 0 },
+      rows: [],
+    });
+  });
+});

@@ -16,6 +16,7 @@ import { BREACH_PREFIX, breachExecutionName, slugOf } from './identity.ts';
 import {
   DEFAULT_MAX_WATCHLIST_BYTES,
   DEFAULT_MAX_WATCHLIST_ROWS,
+  type ParsedWatchlist,
   parseWatchlist,
   type WatchlistRejection,
   watchlistFormatOf,
@@ -95,12 +96,22 @@ export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Pro
   const runId = runIdFor(source);
   const name = slugOf(source.key.replace(/^.*\//, '').replace(/\.[^.]*$/, ''));
   const resultsPrefix = `${BREACH_PREFIX}watchlists/${source.type === 'schedule' ? `schedules/${slugOf(source.scheduleName)}` : name}/${runId}/`;
-  const bytes = await readWatchlist(deps, source);
-  const parsed = parseWatchlist(bytes, format, {
-    identityKey: await deps.identityKey(),
-    maxEmails: deps.settings.maxEmails,
-    maxRows: deps.settings.maxWatchlistRows ?? DEFAULT_MAX_WATCHLIST_ROWS,
-  });
+  const identityKey = await deps.identityKey();
+  let parsed: ParsedWatchlist;
+  let refused: string | undefined;
+  try {
+    parsed = parseWatchlist(await readWatchlist(deps, source), format, {
+      identityKey,
+      maxEmails: deps.settings.maxEmails,
+      maxRows: deps.settings.maxWatchlistRows ?? DEFAULT_MAX_WATCHLIST_ROWS,
+    });
+  } catch (error) {
+    // A watchlist refused as a whole (too large, not UTF-8, not a JSON list) still gets a run
+    // folder and a summary that says why, as a refused domain list does.
+    if (!(error instanceof InvalidInputError)) throw error;
+    refused = error.message;
+    parsed = { format, people: [], rejected: [], headerRow: undefined, rows: 0, ignoredLines: 0 };
+  }
   const bucket = deps.settings.resultsBucket;
   const items: WatchlistItem[] = [];
   for (const { row, request, person } of parsed.people) {
@@ -126,7 +137,11 @@ export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Pro
   const itemsKey = `${resultsPrefix}items.json`;
   const rowsKey = `${resultsPrefix}rows.json`;
   await putJson(deps, itemsKey, items);
-  await putJson(deps, rowsKey, { headerRow: parsed.headerRow ?? null, rejected: parsed.rejected });
+  await putJson(deps, rowsKey, {
+    headerRow: parsed.headerRow ?? null,
+    rejected: parsed.rejected,
+    refused: refused ?? null,
+  });
   const invalid = parsed.rejected.filter((r) => r.status === 'invalid').length;
   const prepared: PreparedWatchlist = {
     runId,
@@ -144,7 +159,8 @@ export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Pro
       ignoredLines: parsed.ignoredLines,
     },
   };
-  deps.logger.info('Watchlist prepared', { runId, resultsPrefix, ...prepared.counts });
+  if (refused) deps.logger.warn('Watchlist refused', { runId, resultsPrefix, reason: refused });
+  else deps.logger.info('Watchlist prepared', { runId, resultsPrefix, ...prepared.counts });
   return prepared;
 }
 
@@ -190,6 +206,8 @@ export interface WatchlistSummary {
     readonly ignoredLines: number;
   };
   readonly headerRow: number | null;
+  /** Why the watchlist was refused as a whole (then no row was read), or null. */
+  readonly refused: string | null;
   readonly rows: readonly WatchlistSummaryRow[];
 }
 
@@ -244,7 +262,7 @@ export async function writeWatchlistSummary(
     readonly mapResult?: { readonly ResultWriterDetails: { readonly Bucket: string; readonly Key: string } };
     readonly results?: readonly PersonResult[];
   },
-): Promise<{ summaryKey: string; counts: WatchlistSummary['counts'] }> {
+): Promise<{ summaryKey: string; counts: WatchlistSummary['counts']; refused: string | null }> {
   const results =
     prepared.results ??
     (prepared.mapResult
@@ -254,11 +272,11 @@ export async function writeWatchlistSummary(
       : []);
   const byName = new Map(results.map((result) => [result.executionName, result]));
   const items = await getJson<WatchlistItem[]>(deps, prepared.resultsBucket, prepared.itemsKey);
-  const { headerRow, rejected } = await getJson<{ headerRow: number | null; rejected: WatchlistRejection[] }>(
-    deps,
-    prepared.resultsBucket,
-    prepared.rowsKey,
-  );
+  const { headerRow, rejected, refused } = await getJson<{
+    headerRow: number | null;
+    rejected: WatchlistRejection[];
+    refused?: string | null;
+  }>(deps, prepared.resultsBucket, prepared.rowsKey);
   const rows: WatchlistSummaryRow[] = rejected.map(({ row, status, reason }) => ({ row, status, reason }));
   for (const item of items) {
     // A child with no result at all (a Map-level failure) still has its row, as failed.
@@ -286,12 +304,13 @@ export async function writeWatchlistSummary(
     finishedAt: deps.clock().toISOString(),
     counts: { ...counts, rows: rows.length, ignoredLines: prepared.counts.ignoredLines },
     headerRow,
+    refused: refused ?? null,
     rows,
   };
   const summaryKey = `${prepared.resultsPrefix}summary.json`;
   await putJson(deps, summaryKey, summary, 2);
   deps.logger.info('Watchlist summary written', { runId: prepared.runId, summaryKey, ...summary.counts });
-  return { summaryKey, counts: summary.counts };
+  return { summaryKey, counts: summary.counts, refused: summary.refused };
 }
 
 const preparedWatchlistSchema = z.looseObject({
