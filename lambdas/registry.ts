@@ -75,6 +75,13 @@ const STREAMED_WRITE: readonly S3Action[] = [
   'PutObjectVersionTagging',
 ];
 
+/**
+ * A breach archive is staged with `recordDigest: false` (no copy onto itself, never a tag), read
+ * back by ranged GETs of that version for the ZIP check, and copied from that version to its final
+ * key: PutObject, AbortMultipartUpload on a failed upload, GetObjectVersion.
+ */
+const STAGED_ARCHIVE_WRITE: readonly S3Action[] = ['PutObject', 'AbortMultipartUpload', 'GetObjectVersion'];
+
 export const HANDLERS = {
   'start-scan': {
     workflow: 'scan',
@@ -183,13 +190,14 @@ export const HANDLERS = {
   'archive-breach-report': {
     workflow: 'breach',
     states: ['ArchiveReport'],
-    // Staged upload, ranged reads of it for the ZIP check (GetObject/GetObjectVersion), the copy to
-    // the final key, removal of the staged object, and the archive's manifest.
+    // Staged upload, ranged reads of it for the ZIP check, the copy to the final key, removal of
+    // the staged object, and the archive's manifest; ListBucket + GetObject: find an earlier
+    // manifest or promoted archive (a missing key must answer 404, not 403).
     s3: [
       {
         bucket: 'results',
         prefix: 'breach/',
-        actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+        actions: [...STAGED_ARCHIVE_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
       },
     ],
     bucketNamesOnly: [],
@@ -253,7 +261,7 @@ export const HANDLERS = {
       {
         bucket: 'results',
         prefix: 'breach/',
-        actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+        actions: [...STAGED_ARCHIVE_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
       },
     ],
     bucketNamesOnly: [],

@@ -5,8 +5,6 @@
  * state actually sent. Those calls, as IAM actions, must equal what the synthesized template grants
  * that state's function: nothing granted that no path uses, nothing used that is not granted.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanApi } from '#core/workflows/scan/deps';
@@ -16,9 +14,10 @@ import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { scanDomainStateMachine, synthesizeTemplate } from '../../local/synth.ts';
-import { actionsAllowed, functionFor, grantsOf, type Synthesized, synth } from '../cdk/helpers.ts';
+import { type Synthesized, synth } from '../cdk/helpers.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 import { executeScan, type Handlers, vendorClientsFor } from './harness.ts';
+import { asHandler, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 
 const RESULTS = 'scan-results';
 const QUICK_POLL = { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 };
@@ -45,62 +44,6 @@ const UNREACHABLE_HERE: Partial<Record<HandlerFile, Record<string, string>>> = {
   },
 };
 
-/**
- * The IAM actions S3 evaluates for a command. The deployed buckets are versioned (asserted below),
- * so the version id the upload returns is always set there and the copy reads that version
- * (GetObjectVersion); s3rver has no versioning, so that is derived, not observed.
- */
-function s3Actions(command: string, input: Record<string, unknown>): string[] {
-  switch (command) {
-    case 'PutObjectCommand':
-    case 'CreateMultipartUploadCommand':
-    case 'UploadPartCommand':
-    case 'CompleteMultipartUploadCommand':
-      return ['s3:PutObject'];
-    case 'AbortMultipartUploadCommand':
-      return ['s3:AbortMultipartUpload'];
-    case 'CopyObjectCommand':
-      return ['s3:GetObjectVersion', 's3:PutObject'];
-    case 'PutObjectTaggingCommand':
-      return ['s3:PutObjectVersionTagging'];
-    case 'GetObjectCommand':
-    case 'HeadObjectCommand':
-      return [input.VersionId ? 's3:GetObjectVersion' : 's3:GetObject'];
-    case 'ListObjectsV2Command':
-      return ['s3:ListBucket'];
-    case 'DeleteObjectCommand':
-      return [input.VersionId ? 's3:DeleteObjectVersion' : 's3:DeleteObject'];
-    default:
-      throw new Error(`least-privilege test: no IAM mapping for ${command}; add one`);
-  }
-}
-
-const currentState = new AsyncLocalStorage<string>();
-const used = new Map<HandlerFile, Set<string>>();
-
-function recordUse(action: string): void {
-  const state = currentState.getStore();
-  if (state === undefined) return;
-  const handler = handlerForState(state);
-  if (!handler) throw new Error(`lambdas/registry.ts maps no handler to state ${state}`);
-  const actions = used.get(handler) ?? new Set<string>();
-  actions.add(action);
-  used.set(handler, actions);
-}
-
-function recordingS3(client: S3Client): S3Client {
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      for (const action of s3Actions(String(context.commandName), args.input as Record<string, unknown>)) {
-        recordUse(action);
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordIamActions' },
-  );
-  return client;
-}
-
 /** Every vendor call first reads that API's key secret. */
 function recordingScanApi(api: ScanApi): ScanApi {
   const record = <T>(call: () => Promise<T>): Promise<T> => {
@@ -122,8 +65,10 @@ function attributed(bound: Handlers): Handlers {
   const wrapped: Handlers = {};
   for (const [state, handler] of Object.entries(bound)) {
     let calls = 0;
+    const file = handlerForState(state);
+    if (!file) throw new Error(`lambdas/registry.ts maps no handler to state ${state}`);
     wrapped[state] = (input) =>
-      currentState.run(state, async () => {
+      asHandler(file, async () => {
         calls += 1;
         if (calls === 1) {
           // The one Lambda error every Task retries, StartScan included (it proves nothing ran).
@@ -135,11 +80,6 @@ function attributed(bound: Handlers): Handlers {
       });
   }
   return wrapped;
-}
-
-function grantedActions(synthesized: Synthesized, handler: HandlerFile): Set<string> {
-  const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
-  return new Set(actionsAllowed(grants).filter((a) => /^(s3|secretsmanager|states):/.test(a)));
 }
 
 let s3: S3rverFixture;

@@ -1,0 +1,75 @@
+/**
+ * What the least-privilege tests record: the IAM actions each handler's calls need, attributed to
+ * the handler running them (AsyncLocalStorage), and the actions the synthesized template grants it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { HandlerFile } from '../../lambdas/registry.ts';
+import { actionsAllowed, functionFor, grantsOf, type Synthesized } from '../cdk/helpers.ts';
+
+/**
+ * The IAM actions S3 evaluates for a command. The deployed buckets are versioned (asserted below),
+ * so the version id the upload returns is always set there and the copy reads that version
+ * (GetObjectVersion); s3rver has no versioning, so that is derived, not observed.
+ */
+function s3Actions(command: string, input: Record<string, unknown>): string[] {
+  switch (command) {
+    case 'PutObjectCommand':
+    case 'CreateMultipartUploadCommand':
+    case 'UploadPartCommand':
+    case 'CompleteMultipartUploadCommand':
+      return ['s3:PutObject'];
+    case 'AbortMultipartUploadCommand':
+      return ['s3:AbortMultipartUpload'];
+    case 'CopyObjectCommand':
+      return ['s3:GetObjectVersion', 's3:PutObject'];
+    case 'PutObjectTaggingCommand':
+      return ['s3:PutObjectVersionTagging'];
+    case 'GetObjectCommand':
+    case 'HeadObjectCommand':
+      return [input.VersionId ? 's3:GetObjectVersion' : 's3:GetObject'];
+    case 'ListObjectsV2Command':
+      return ['s3:ListBucket'];
+    case 'DeleteObjectCommand':
+      return [input.VersionId ? 's3:DeleteObjectVersion' : 's3:DeleteObject'];
+    default:
+      throw new Error(`least-privilege test: no IAM mapping for ${command}; add one`);
+  }
+}
+
+const currentHandler = new AsyncLocalStorage<HandlerFile>();
+
+/** IAM actions each handler was seen using, across the whole test file. */
+export const used = new Map<HandlerFile, Set<string>>();
+
+/** Runs `body` as `handler`: every recorded use inside it counts for that handler. */
+export function asHandler<T>(handler: HandlerFile, body: () => Promise<T>): Promise<T> {
+  return currentHandler.run(handler, body);
+}
+
+export function recordUse(action: string): void {
+  const handler = currentHandler.getStore();
+  if (handler === undefined) return;
+  const actions = used.get(handler) ?? new Set<string>();
+  actions.add(action);
+  used.set(handler, actions);
+}
+
+export function recordingS3(client: S3Client): S3Client {
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      for (const action of s3Actions(String(context.commandName), args.input as Record<string, unknown>)) {
+        recordUse(action);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordIamActions' },
+  );
+  return client;
+}
+
+/** The S3, Secrets Manager and Step Functions actions the template grants the handler's function. */
+export function grantedActions(synthesized: Synthesized, handler: HandlerFile): Set<string> {
+  const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
+  return new Set(actionsAllowed(grants).filter((a) => /^(s3|secretsmanager|states):/.test(a)));
+}
