@@ -66,6 +66,8 @@ export interface LocalBreachOptions {
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
   readonly clock?: () => Date;
+  /** Told every state's input and output as the engine enters and leaves it (tests read payloads). */
+  readonly onStatePayload?: (state: string, payload: unknown) => void;
 }
 
 export interface BreachRunRequest {
@@ -156,7 +158,12 @@ function breachRunner(
     });
     let transitions = 0;
     const counting = (async () => {
-      for await (const event of execution.eventLogs) if (event.type === 'StateEntered') transitions += 1;
+      for await (const event of execution.eventLogs) {
+        if (event.type === 'StateEntered') transitions += 1;
+        if (event.type === 'StateEntered' || event.type === 'StateExited') {
+          options.onStatePayload?.(event.state.name, event.state.output ?? event.state.input);
+        }
+      }
     })();
     let outcome: LocalBreachOutcome;
     try {
