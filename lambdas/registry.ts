@@ -55,6 +55,12 @@ export interface HandlerDeclaration {
    */
   readonly scanStateMachine?: readonly StateMachineAction[];
   /**
+   * Actions on the per-person BreachReport machine's executions: the watchlist summary looks up a
+   * child that already ran when a redriven run meets ExecutionAlreadyExists.
+   * @default []
+   */
+  readonly breachStateMachine?: readonly StateMachineAction[];
+  /**
    * Reads the key of the keyed hash that names people (`BREACH_IDENTITY_KEY_SECRET_ARN`).
    * @default false
    */
@@ -242,6 +248,7 @@ export const HANDLERS = {
     bucketNamesOnly: [],
     vendorApis: [],
     listStateMachine: [],
+    breachStateMachine: ['DescribeExecution'],
   },
   'start-watchlist': {
     workflow: 'watchlist',

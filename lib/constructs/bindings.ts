@@ -27,6 +27,8 @@ export interface DeclaredResources {
   readonly vendorSecrets?: VendorSecrets;
   readonly listStateMachine?: IStateMachine;
   readonly scanStateMachine?: IStateMachine;
+  /** The per-person BreachReport machine (the watchlist summary describes its executions). */
+  readonly breachStateMachine?: IStateMachine;
   /** The key of the keyed hash that names people in the breach workflow. */
   readonly breachIdentityKey?: ISecret;
 }
@@ -74,6 +76,18 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
       );
     }
     fn.addEnvironment(SCAN_STATE_MACHINE_VARIABLE, machine.stateMachineArn);
+  }
+  const breachActions = declaration.breachStateMachine ?? [];
+  if (breachActions.includes('DescribeExecution')) {
+    const machine = resources.breachStateMachine;
+    if (!machine) throw missing(fn, 'the BreachReport state machine');
+    machine.grantExecution(fn, 'states:DescribeExecution');
+    acknowledgeWildcards(
+      fn.executionRole,
+      [executionsFinding(machine, ':*')],
+      'DescribeExecution on the executions of the BreachReport machine only: child names are chosen per watchlist run, so they cannot be listed in advance.',
+    );
+    fn.addEnvironment(ENV.breachStateMachineArn, machine.stateMachineArn);
   }
   if (declaration.breachIdentityKey === true) {
     const secret = resources.breachIdentityKey;

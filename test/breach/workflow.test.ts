@@ -267,6 +267,68 @@ describe('a scheduled watchlist run', () => {
   });
 });
 
+describe('a redriven watchlist run', () => {
+  it('records the real outcome of a child that already ran, not ExecutionAlreadyExists', async () => {
+    const run = await runWatchlist(
+      { ...options(), inputBucket: INPUT_BUCKET, watchlistPrefix: 'watchlists/', concurrency: 1 },
+      { name: 'two.csv', bytes: Buffer.from('Jane,jane@example.com\nClean,clean@example.org\n') },
+    );
+    const items = await readJson<{ executionName: string }[]>(bed.s3.client, run.prepared.itemsKey);
+    const [jane, clean] = items.map((item) => item.executionName) as [string, string];
+    // What Step Functions holds: Jane's child succeeded earlier, Clean's is still running.
+    const executions = new Map<string, { status: string; output?: string }>([
+      [jane, { status: 'SUCCEEDED', output: JSON.stringify({ manifestKey: 'breach/people/jane/m.json' }) }],
+      [clean, { status: 'RUNNING' }],
+    ]);
+    const lookups: string[] = [];
+    const deps = {
+      s3: bed.s3.client,
+      logger: bed.logger,
+      clock: () => new Date(),
+      settings: { resultsBucket: RESULTS_BUCKET, maxEmails: 50 },
+      identityKey: async () => IDENTITY_KEY,
+      executions: {
+        async describe(name: string) {
+          lookups.push(name);
+          const found = executions.get(name);
+          if (!found) throw new Error(`ExecutionDoesNotExist: ${name}`);
+          return found.status === 'SUCCEEDED'
+            ? { status: 'SUCCEEDED' as const, output: found.output }
+            : { status: found.status };
+        },
+      },
+    };
+    const exists = {
+      name: 'StepFunctions.ExecutionAlreadyExistsException',
+      message: 'Execution Already Exists',
+    };
+
+    const written = await writeWatchlistSummary(deps, {
+      ...run.prepared,
+      results: [jane, clean].map((executionName) => ({
+        executionName,
+        status: 'failed' as const,
+        error: exists,
+      })),
+    });
+
+    expect(lookups.sort()).toEqual([jane, clean].sort());
+    const summary = await readJson<{
+      rows: { row: number; status: string; manifestKey?: string; error?: { name: string } }[];
+    }>(bed.s3.client, written.summaryKey);
+    expect(summary.rows[0]).toMatchObject({
+      row: 1,
+      status: 'archived',
+      manifestKey: 'breach/people/jane/m.json',
+    });
+    expect(summary.rows[1]).toMatchObject({
+      row: 2,
+      status: 'failed',
+      error: { name: 'ReportStillRunning' },
+    });
+  });
+});
+
 describe('a watchlist over the size limit', () => {
   it('is refused before it is read, with a summary that says why', async () => {
     const { PutObjectCommand } = await import('@aws-sdk/client-s3');

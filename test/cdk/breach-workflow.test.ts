@@ -224,6 +224,18 @@ describe('WatchlistRun', () => {
     });
   });
 
+  it('lets the summary describe BreachReport executions only, to resolve a redriven run', () => {
+    const summary = functionFor(synthesized, 'write-watchlist-summary');
+    expect(summary.environment.BREACH_STATE_MACHINE_ARN).toEqual({ Ref: machine.logicalId });
+    const describable = resourcesAllowed(
+      grantsOf(synthesized, summary.roleLogicalId),
+      'states:DescribeExecution',
+    );
+    expect(describable).toHaveLength(1);
+    expect(describable[0]).toMatch(/:execution:/);
+    expect(describable[0]).toContain(machine.logicalId);
+  });
+
   it('starts a watchlist run for .csv and .json uploads under the watchlist prefix', () => {
     const intake = functionFor(synthesized, 'start-watchlist');
     expect(intake.environment).toMatchObject({

@@ -23,6 +23,7 @@ import {
   type WatchlistItem,
   writeWatchlistSummary,
 } from '#core/workflows/breach/watchlist-run';
+import type { ExecutionLookup } from '#core/workflows/fan-out-results';
 import { declarationOf, type HandlerFile } from '../../lambdas/registry.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
@@ -151,8 +152,20 @@ beforeAll(async () => {
         caught: { Error: 'X', Cause: 'y' },
       }),
     );
+    // A redriven run: the first person's child already ran, and is looked up.
+    const lookup: ExecutionLookup = {
+      async describe() {
+        recordUse('states:DescribeExecution');
+        return { status: 'SUCCEEDED', output: '{"manifestKey":"breach/people/x/manifest.json"}' };
+      },
+    };
+    const alreadyRan = {
+      executionName: items[0]?.executionName ?? '',
+      status: 'failed' as const,
+      error: { name: 'StepFunctions.ExecutionAlreadyExistsException', message: 'exists' },
+    };
     await asHandler('write-watchlist-summary', () =>
-      writeWatchlistSummary(watchlistDeps, { ...prepared, results: [] }),
+      writeWatchlistSummary({ ...watchlistDeps, executions: lookup }, { ...prepared, results: [alreadyRan] }),
     );
     sim.createReport('never-archived_1');
     await asHandler('reconcile-breach-reports', () => reconcileReports(deps));
@@ -187,6 +200,7 @@ describe('least privilege of the breach handlers', () => {
       ...(declaration.vendorApis.length > 0 || declaration.breachIdentityKey
         ? ['secretsmanager:GetSecretValue']
         : []),
+      ...(declaration.breachStateMachine ?? []).map((a) => `states:${a}`),
     ]);
     expect(new Set([...(used.get(handler) ?? []), ...Object.keys(UNREACHABLE_HERE[handler] ?? {})])).toEqual(
       declared,

@@ -5,8 +5,10 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, readUrlEnv } from '#core/runtime/env';
+import { sfnExecutionLookup } from '#core/runtime/execution-lookup';
 import { scanLoggerFromPowertools } from '#core/runtime/logger';
 import { NO_S3_ACCESS, noAccess } from '#core/runtime/no-access';
 import { type Observability, powertoolsMetrics, vendorMetricsObserver } from '#core/runtime/observability';
@@ -116,6 +118,7 @@ export function watchlistDepsFromEnvironment(
 ): WatchlistDeps {
   const settings = breachSettingsFromEnv(env);
   const secretId = optionalEnv(env, ENV.breachIdentityKeySecretArn);
+  const breachStateMachineArn = optionalEnv(env, ENV.breachStateMachineArn);
   const reader = secretId === undefined ? undefined : secretReader(tools, options.secrets);
   let key: Promise<string> | undefined;
   return {
@@ -123,6 +126,14 @@ export function watchlistDepsFromEnvironment(
     logger: scanLoggerFromPowertools(tools.logger),
     clock: () => new Date(),
     settings: { resultsBucket: settings.resultsBucket, maxEmails: settings.maxEmails },
+    ...(breachStateMachineArn === undefined
+      ? {}
+      : {
+          executions: sfnExecutionLookup(
+            tools.tracer.captureAWSv3Client(new SFNClient({})),
+            breachStateMachineArn,
+          ),
+        }),
     identityKey: () => {
       if (secretId === undefined || reader === undefined) {
         return Promise.reject(

@@ -5,7 +5,11 @@
  */
 
 import { S3Client } from '@aws-sdk/client-s3';
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { sfnExecutionLookup } from '#core/runtime/execution-lookup';
+
+export { sfnExecutionLookup } from '#core/runtime/execution-lookup';
+
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
@@ -15,12 +19,7 @@ import { allowSpecialUseFromEnv } from '#core/runtime/settings';
 import { ENV } from '#core/runtime/variables';
 import { numberFromText } from '#core/schema';
 import type { IntakeDeps } from '#core/workflows/list/intake';
-import {
-  type ExecutionLookup,
-  LIST_SIZE_LIMIT,
-  type ListDeps,
-  SCAN_STATE_MACHINE_VARIABLE,
-} from '#core/workflows/list/list';
+import { LIST_SIZE_LIMIT, type ListDeps, SCAN_STATE_MACHINE_VARIABLE } from '#core/workflows/list/list';
 
 /** The service name of the list functions when the environment names none. */
 const LIST_SERVICE = 'domain-lists';
@@ -48,27 +47,6 @@ function maxListBytes(env: Env): number {
     throw new ConfigurationError(LIST_SIZE_LIMIT.variable, parsed.error.issues[0]?.message ?? 'is invalid');
   }
   return parsed.data;
-}
-
-/**
- * DescribeExecution on the ScanDomain machine's executions: a child's ARN is the machine's with
- * `:stateMachine:` turned into `:execution:` and its name appended.
- */
-export function sfnExecutionLookup(sfn: SFNClient, scanStateMachineArn: string): ExecutionLookup {
-  const executionPrefix = `${scanStateMachineArn.replace(':stateMachine:', ':execution:')}:`;
-  return {
-    async describe(executionName) {
-      const execution = await sfn.send(
-        new DescribeExecutionCommand({ executionArn: executionPrefix + executionName }),
-      );
-      const status = execution.status ?? 'UNKNOWN';
-      if (status === 'SUCCEEDED') return { status, output: execution.output };
-      if (status === 'FAILED' || status === 'TIMED_OUT' || status === 'ABORTED') {
-        return { status, error: execution.error, cause: execution.cause };
-      }
-      return { status };
-    },
-  };
 }
 
 /** Deps of the list handlers (prepare, summary), logged, measured and traced through `tools`. */

@@ -60,3 +60,16 @@ export function tryJson(value: unknown): unknown {
   const parsed = parseJsonBody(value);
   return parsed.ok ? parsed.value : undefined;
 }
+
+/** The part of Step Functions the summary uses: looking up a child execution that already ran. */
+export interface ExecutionLookup {
+  describe(executionName: string): Promise<
+    | { readonly status: 'SUCCEEDED'; readonly output: string | undefined }
+    | {
+        readonly status: 'FAILED' | 'TIMED_OUT' | 'ABORTED';
+        readonly error: string | undefined;
+        readonly cause: string | undefined;
+      }
+    | { readonly status: 'RUNNING' | 'PENDING_REDRIVE' | string }
+  >;
+}

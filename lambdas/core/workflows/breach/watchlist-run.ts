@@ -9,7 +9,12 @@ import { InvalidInputError } from '#core/errors';
 import { runIdFor } from '#core/naming';
 import { getJson, putJson } from '#core/s3/json-objects';
 import { parseWith } from '#core/schema';
-import { type IterationResult, readIterationResults, tryJson } from '#core/workflows/fan-out-results';
+import {
+  type ExecutionLookup,
+  type IterationResult,
+  readIterationResults,
+  tryJson,
+} from '#core/workflows/fan-out-results';
 import type { BreachReportInput } from './contracts.ts';
 import type { BreachDeps } from './deps.ts';
 import { BREACH_PREFIX, breachExecutionName, slugOf } from './identity.ts';
@@ -60,6 +65,8 @@ export interface WatchlistDeps {
   };
   /** The key of the keyed hash that names people (Secrets Manager in AWS). */
   readonly identityKey: () => Promise<string>;
+  /** Finds a child that already ran, for a redriven run (the summary step only). */
+  readonly executions?: ExecutionLookup;
 }
 
 /** One person of the run, as the Map hands it to a child: hashes and object keys only. */
@@ -247,6 +254,26 @@ export function personResult(
   return { executionName, status: 'failed', error: { name, message: message.slice(0, 1024) } };
 }
 
+const ALREADY_EXISTS = 'StepFunctions.ExecutionAlreadyExistsException';
+
+/**
+ * A redriven watchlist run starts a person's child under the same name again; one that already
+ * finished answers ExecutionAlreadyExists. That is no failure of the person's report: the earlier
+ * execution's own outcome is looked up and recorded instead.
+ */
+async function resolveEarlierExecution(deps: WatchlistDeps, result: PersonResult): Promise<PersonResult> {
+  if (result.error?.name !== ALREADY_EXISTS || !deps.executions) return result;
+  const earlier = await deps.executions.describe(result.executionName);
+  if ('output' in earlier) return personResult(result.executionName, earlier.output);
+  if ('cause' in earlier) return personResult(result.executionName, undefined, earlier.error, earlier.cause);
+  return personResult(
+    result.executionName,
+    undefined,
+    'ReportStillRunning',
+    `the earlier execution of this person's report is ${earlier.status}`,
+  );
+}
+
 function resultFromIteration(entry: IterationResult): PersonResult | undefined {
   const output = tryJson(entry.output) as Record<string, unknown> | undefined;
   const executionName = String(output?.executionName ?? entry.input?.executionName ?? '');
@@ -270,7 +297,8 @@ export async function writeWatchlistSummary(
           (entry) => resultFromIteration(entry) ?? [],
         )
       : []);
-  const byName = new Map(results.map((result) => [result.executionName, result]));
+  const resolved = await Promise.all(results.map((result) => resolveEarlierExecution(deps, result)));
+  const byName = new Map(resolved.map((result) => [result.executionName, result]));
   const items = await getJson<WatchlistItem[]>(deps, prepared.resultsBucket, prepared.itemsKey);
   const { headerRow, rejected, refused } = await getJson<{
     headerRow: number | null;

@@ -20,6 +20,7 @@ import { ENV } from '#core/runtime/variables';
 import { putJson } from '#core/s3/json-objects';
 import { parseWith } from '#core/schema';
 import type { VendorLogger } from '#core/vendor/types';
+import type { ExecutionLookup } from '#core/workflows/fan-out-results';
 import type {
   DomainListInput,
   DomainListSource,
@@ -60,18 +61,7 @@ export const LIST_SIZE_LIMIT = {
 /** Where WriteListSummary finds the ScanDomain machine whose children it may need to look up. */
 export const SCAN_STATE_MACHINE_VARIABLE = ENV.scanStateMachineArn;
 
-/** The part of Step Functions the summary uses: looking up a child execution that already ran. */
-export interface ExecutionLookup {
-  describe(executionName: string): Promise<
-    | { readonly status: 'SUCCEEDED'; readonly output: string | undefined }
-    | {
-        readonly status: 'FAILED' | 'TIMED_OUT' | 'ABORTED';
-        readonly error: string | undefined;
-        readonly cause: string | undefined;
-      }
-    | { readonly status: 'RUNNING' | 'PENDING_REDRIVE' | string }
-  >;
-}
+export type { ExecutionLookup } from '#core/workflows/fan-out-results';
 
 export interface ListDeps {
   readonly s3: S3Client;
