@@ -1,7 +1,8 @@
 /** `PrepareWatchlist`: read the watchlist once, store a request per person, list them for the Map. */
-import { watchlistDepsFromEnvironment } from '#core/runtime/breach-deps';
+
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
+import { watchlistDepsFromEnvironment } from '#core/runtime/watchlist-deps';
 import {
   type PreparedWatchlist,
   prepareWatchlist,

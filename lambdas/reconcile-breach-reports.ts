@@ -1,5 +1,5 @@
 /** Scheduled: archive every report the vendor lists that has no verified archive yet. */
-import { breachDepsFromEnvironment } from '#core/runtime/breach-deps';
+import { breachDepsFromEnvironment } from '#core/runtime/breach-vendor-deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
 import type { BreachDeps } from '#core/workflows/breach/deps';
@@ -11,6 +11,6 @@ export function createReconcileBreachReportsHandler(deps: BreachDeps): Handler<u
 }
 
 export const handler = createLazyHandler({
-  deps: (tools) => breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools), vendor: true }),
+  deps: (tools) => breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createReconcileBreachReportsHandler,
 });

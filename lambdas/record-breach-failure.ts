@@ -2,7 +2,7 @@
  * `RecordBreachFailure`: write failure.json and return `{ failure: { error, cause } }` for the Fail
  * state. Accepts any payload: it runs after something already broke.
  */
-import { breachDepsFromEnvironment } from '#core/runtime/breach-deps';
+import { breachStorageDepsFromEnvironment } from '#core/runtime/breach-deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
 import type { BreachDeps } from '#core/workflows/breach/deps';
@@ -14,6 +14,6 @@ export function createRecordBreachFailureHandler(deps: BreachDeps): Handler<unkn
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
 export const handler = createLazyHandler({
-  deps: (tools) => breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  deps: (tools) => breachStorageDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createRecordBreachFailureHandler,
 });

@@ -1,5 +1,5 @@
 /** `WriteBreachManifest`: the run's manifest, listing its recon, its archive and its objects. */
-import { breachDepsFromEnvironment } from '#core/runtime/breach-deps';
+import { breachStorageDepsFromEnvironment } from '#core/runtime/breach-deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
 import type { BreachDeps } from '#core/workflows/breach/deps';
@@ -11,6 +11,6 @@ export function createWriteBreachManifestHandler(deps: BreachDeps): Handler<unkn
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
 export const handler = createLazyHandler({
-  deps: (tools) => breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  deps: (tools) => breachStorageDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createWriteBreachManifestHandler,
 });

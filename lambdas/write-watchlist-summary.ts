@@ -1,7 +1,8 @@
 /** `WriteWatchlistSummary`: join the people's results with the rows and write summary.json. */
-import { watchlistDepsFromEnvironment } from '#core/runtime/breach-deps';
+
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
+import { watchlistDepsFromEnvironment } from '#core/runtime/watchlist-deps';
 import {
   parseWatchlistSummaryInput,
   type WatchlistDeps,

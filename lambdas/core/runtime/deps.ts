@@ -7,16 +7,16 @@
  * build theirs with `storageScanDepsFromEnvironment` alone.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigurationError, type VendorApi } from '#core/errors';
-import { type Env, optionalEnv, readUrlEnv } from '#core/runtime/env';
+import { type Env, readUrlEnv } from '#core/runtime/env';
 import { type Observability, vendorMetricsObserver } from '#core/runtime/observability';
 import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
 import { ENV } from '#core/runtime/variables';
-import { createSecretsManagerReader, credentialProviderFromSecret, type SecretReader } from '#core/secrets';
+import type { SecretReader } from '#core/secrets';
 import { ScanClient } from '#core/vendor/scan-client';
-import type { CredentialProvider } from '#core/vendor/types';
 import type { ScanDeps } from '#core/workflows/scan/deps';
+import { vendorCredentials } from './vendor-credentials.ts';
+
+export { apiKeySecretId, vendorCredentials } from './vendor-credentials.ts';
 
 export interface ScanDepsFromEnvironmentOptions {
   /** Replaces the Secrets Manager reader (tests). */
@@ -49,32 +49,4 @@ export function scanDepsFromEnvironment(
       });
     },
   });
-}
-
-/**
- * The secret holding the key of one vendor API: that API's own secret when set (per-api mode),
- * else the org key's (one key serves all three APIs by default).
- */
-export function apiKeySecretId(env: Env, api: VendorApi): string {
-  const secretId = optionalEnv(env, ENV.apiKeySecretArn[api]) ?? optionalEnv(env, ENV.vendorKeySecretArn);
-  if (secretId === undefined) {
-    throw new ConfigurationError(
-      ENV.vendorKeySecretArn,
-      `is required (or ${ENV.apiKeySecretArn[api]}): the secret that holds the vendor API key`,
-    );
-  }
-  return secretId;
-}
-
-/** The key of one vendor API from Secrets Manager (cached; a 401 makes the client re-read it). */
-export function vendorCredentials(
-  env: Env,
-  api: VendorApi,
-  tools: Observability,
-  secrets?: SecretReader,
-): CredentialProvider {
-  const reader =
-    secrets ??
-    createSecretsManagerReader({ client: tools.tracer.captureAWSv3Client(new SecretsManagerClient({})) });
-  return credentialProviderFromSecret(reader, apiKeySecretId(env, api));
 }

@@ -10,13 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { verifyStoredZip, type ZipEntrySummary } from '#core/archive/zip-verify';
-import { ArchiveVerificationError } from '#core/errors';
+import { ArchiveVerificationError, InvalidInputError } from '#core/errors';
 import { METRIC } from '#core/metrics';
 import { getJsonIfExists, headIfExists, putJson } from '#core/s3/json-objects';
 import { storeDownload } from '#core/s3/store-download';
 import { copySource, MAX_COPY_OBJECT_BYTES } from '#core/s3/stream-upload';
+import { parseWith } from '#core/schema';
 import { validateReportName } from '#core/validation';
-import type { ArchiveSummary } from './contracts.ts';
+import { type ArchiveOutput, type ArchiveSummary, reconOutputSchema } from './contracts.ts';
 import type { BreachDeps } from './deps.ts';
 import { reportFolder } from './identity.ts';
 
@@ -238,4 +239,15 @@ function summaryOf(manifest: ArchiveManifest, manifestKey: string, alreadyArchiv
     entryCount: manifest.verification.entryCount,
     alreadyArchived,
   };
+}
+
+/** ArchiveReport: the report a successful recon named, archived on behalf of this run. */
+export async function archiveRunReport(deps: BreachDeps, event: unknown): Promise<ArchiveOutput> {
+  const state = parseWith(reconOutputSchema, event);
+  const { status, reportName, reconKey } = state.recon;
+  if (status !== 'success' || reportName === undefined) {
+    throw new InvalidInputError('recon', "must be a 'success' with a reportName to archive a report");
+  }
+  const archive = await archiveReport(deps, reportName, { origin: 'workflow', reconKey });
+  return { ...state, archive };
 }
