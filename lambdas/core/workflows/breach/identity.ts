@@ -35,11 +35,6 @@ export function personRef(identityKey: string, request: BreachRequest): PersonRe
   };
 }
 
-/** A keyed hash of one address: how a recon.json refers to the addresses it covered. */
-export function emailRef(identityKey: string, email: string): string {
-  return createHmac('sha256', identityKey).update(`email\n${email.toLowerCase()}`).digest('hex').slice(0, 32);
-}
-
 /** ASCII letters and digits of `text`, lower case, dashes between words; `person` when none is left. */
 export function slugOf(text: string): string {
   const slug = text
