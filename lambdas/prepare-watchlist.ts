@@ -1,5 +1,6 @@
 /** `PrepareWatchlist`: read the watchlist once, store a request per person, list them for the Map. */
 
+import { identityKeyFromSecret } from '#core/runtime/identity-key';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
 import { watchlistDepsFromEnvironment } from '#core/runtime/watchlist-deps';
@@ -14,6 +15,10 @@ export function createPrepareWatchlistHandler(deps: WatchlistDeps): Handler<unkn
 }
 
 export const handler = createLazyHandler({
-  deps: (tools) => watchlistDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  deps: (tools) =>
+    watchlistDepsFromEnvironment(process.env, tools, {
+      s3: tracedS3Client(tools),
+      identityKey: identityKeyFromSecret(),
+    }),
   handler: createPrepareWatchlistHandler,
 });

@@ -1,5 +1,7 @@
 /** `WriteWatchlistSummary`: join the people's results with the rows and write summary.json. */
 
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { sfnExecutionLookup } from '#core/runtime/execution-lookup';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
 import { watchlistDepsFromEnvironment } from '#core/runtime/watchlist-deps';
@@ -15,8 +17,13 @@ export function createWriteWatchlistSummaryHandler(deps: WatchlistDeps): Handler
   return async (event) => writeWatchlistSummary(deps, parseWatchlistSummaryInput(event));
 }
 
-// Reads and writes S3 only: the identity key is not needed to summarise.
+// S3, and DescribeExecution of a redriven run's children: the identity key is not needed to summarise.
 export const handler = createLazyHandler({
-  deps: (tools) => watchlistDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  deps: (tools) =>
+    watchlistDepsFromEnvironment(process.env, tools, {
+      s3: tracedS3Client(tools),
+      executions: (arn, observability) =>
+        sfnExecutionLookup(observability.tracer.captureAWSv3Client(new SFNClient({})), arn),
+    }),
   handler: createWriteWatchlistSummaryHandler,
 });
