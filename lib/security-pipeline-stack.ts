@@ -108,6 +108,8 @@ export class SecurityPipelineStack extends Stack {
       breachExecutionTimeout: this.breachWorkflow.executionTimeout,
       maxConcurrency: config.breach.maxConcurrency,
       maxEmails: config.breach.maxEmails,
+      maxWatchlistBytes: config.breach.maxWatchlistBytes,
+      maxWatchlistRows: config.breach.maxWatchlistRows,
       logRetention,
     });
     // The same intake as domain lists (execution named by the object's version, duplicates

@@ -124,6 +124,8 @@ async function runWatchlistCommand(
           resultsBucket: LOCAL_RESULTS_BUCKET,
           watchlistPrefix: config.breach.watchlistPrefix,
           concurrency: config.breach.maxConcurrency,
+          maxWatchlistBytes: config.breach.maxWatchlistBytes,
+          maxWatchlistRows: config.breach.maxWatchlistRows,
           definition,
           breachClient: clients.breach,
           maxEmails: config.breach.maxEmails,

@@ -187,6 +187,9 @@ export interface LocalWatchlistOptions extends LocalBreachOptions {
   readonly watchlistPrefix: string;
   /** People reported on at once, as the Distributed Map's MaxConcurrency. */
   readonly concurrency: number;
+  /** `breach.maxWatchlistBytes` and `breach.maxWatchlistRows`. @default the workflow's defaults */
+  readonly maxWatchlistBytes?: number;
+  readonly maxWatchlistRows?: number;
   /** Told as each person's run ends. */
   readonly onPersonDone?: (item: WatchlistItem, outcome: LocalBreachOutcome) => void;
 }
@@ -220,7 +223,12 @@ export async function runWatchlist(
     s3: options.s3,
     logger: options.logger,
     clock: options.clock ?? (() => new Date()),
-    settings: { resultsBucket: options.resultsBucket, maxEmails: settings.maxEmails },
+    settings: {
+      resultsBucket: options.resultsBucket,
+      maxEmails: settings.maxEmails,
+      ...(options.maxWatchlistBytes === undefined ? {} : { maxWatchlistBytes: options.maxWatchlistBytes }),
+      ...(options.maxWatchlistRows === undefined ? {} : { maxWatchlistRows: options.maxWatchlistRows }),
+    },
     identityKey: async () => options.identityKey,
   };
   // s3rver keeps no versions; each local upload stands for a new S3 version, so each run is its own.

@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { boundedNumber, describeValue, nonEmptyString } from '#core/schema';
 import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
-import { watchlistFormatOf } from '#core/workflows/breach/watchlist';
+import { WATCHLIST_LIMITS, watchlistFormatOf } from '#core/workflows/breach/watchlist';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
 import { scheduleFields } from './schedule-fields.ts';
 import { intakePrefixProblem, section } from './schema.ts';
@@ -33,6 +33,16 @@ export const breachSchema = section({
       }),
     ),
     'watchlists/',
+  ),
+  /** A watchlist larger than this is refused before it is read, with a summary saying why. @default 5 MiB */
+  maxWatchlistBytes: z._default(
+    boundedNumber(WATCHLIST_LIMITS.maxBytes.bounds),
+    WATCHLIST_LIMITS.maxBytes.default,
+  ),
+  /** People per watchlist; rows beyond are accounted for as invalid. @default 10000 */
+  maxWatchlistRows: z._default(
+    boundedNumber(WATCHLIST_LIMITS.maxRows.bounds),
+    WATCHLIST_LIMITS.maxRows.default,
   ),
   /** People reported on at once by a watchlist run (the Distributed Map's MaxConcurrency). @default 5 */
   maxConcurrency: z._default(boundedNumber({ min: 1, max: 100, integer: true }), 5),

@@ -5,6 +5,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
+import { WATCHLIST_LIMITS } from '#core/workflows/breach/watchlist';
 import { bindDeclared } from './bindings.ts';
 import { fanOutDefinition, grantChildExecutionMap, useResultWriterV2 } from './child-execution-map.ts';
 import { acknowledge } from './nag.ts';
@@ -24,6 +25,10 @@ export interface WatchlistWorkflowProps {
   readonly maxConcurrency: number;
   /** Distinct addresses one report may cover (`BREACH_MAX_EMAILS`). */
   readonly maxEmails: number;
+  /** Largest watchlist read (`WATCHLIST_MAX_BYTES`). @default WATCHLIST_LIMITS.maxBytes.default */
+  readonly maxWatchlistBytes?: number;
+  /** People per watchlist (`WATCHLIST_MAX_ROWS`). @default WATCHLIST_LIMITS.maxRows.default */
+  readonly maxWatchlistRows?: number;
   /** @default RetentionDays.THREE_MONTHS */
   readonly logRetention?: RetentionDays;
 }
@@ -66,7 +71,11 @@ export class WatchlistWorkflow extends Construct {
       timeout: STEP_TIMEOUT,
       // Up to 10,000 people are parsed, hashed and written one request each.
       memorySize: 1024,
-      environment: { [ENV.breachMaxEmails]: String(props.maxEmails) },
+      environment: {
+        [ENV.breachMaxEmails]: String(props.maxEmails),
+        [ENV.watchlistMaxBytes]: String(props.maxWatchlistBytes ?? WATCHLIST_LIMITS.maxBytes.default),
+        [ENV.watchlistMaxRows]: String(props.maxWatchlistRows ?? WATCHLIST_LIMITS.maxRows.default),
+      },
       logRetention,
     });
     bindDeclared(this.prepareFunction, { ...props, breachIdentityKey: this.identityKey });

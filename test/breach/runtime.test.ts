@@ -95,6 +95,23 @@ describe('watchlist deps from the environment', () => {
     await expect(deps.identityKey()).rejects.toThrow(/BREACH_IDENTITY_KEY_SECRET_ARN: is required/);
   });
 
+  it('reads the watchlist limits, held to the configuration bounds', () => {
+    expect(watchlistDepsFromEnvironment(BASE, tools()).settings).toMatchObject({
+      maxWatchlistBytes: 5 * 1024 * 1024,
+      maxWatchlistRows: 10_000,
+    });
+    expect(
+      watchlistDepsFromEnvironment({ ...BASE, WATCHLIST_MAX_BYTES: '2048', WATCHLIST_MAX_ROWS: '3' }, tools())
+        .settings,
+    ).toMatchObject({ maxWatchlistBytes: 2048, maxWatchlistRows: 3 });
+    expect(() => watchlistDepsFromEnvironment({ ...BASE, WATCHLIST_MAX_ROWS: '0' }, tools())).toThrow(
+      /WATCHLIST_MAX_ROWS/,
+    );
+    expect(() => watchlistDepsFromEnvironment({ ...BASE, WATCHLIST_MAX_BYTES: 'lots' }, tools())).toThrow(
+      /WATCHLIST_MAX_BYTES/,
+    );
+  });
+
   it('gives the summary its child lookup only with BREACH_STATE_MACHINE_ARN', () => {
     const lookup = { describe: async () => ({ status: 'RUNNING' }) };
     const withArn = watchlistDepsFromEnvironment({ ...BASE, BREACH_STATE_MACHINE_ARN: 'arn:sm' }, tools(), {

@@ -210,6 +210,27 @@ describe('WatchlistRun', () => {
     expect(stateNamed(asl, 'WriteWatchlistSummary').Next).toBe('WatchlistSucceeded');
   });
 
+  it('gives the prepare step the configured watchlist limits', () => {
+    expect(functionFor(synthesized, 'prepare-watchlist').environment).toMatchObject({
+      WATCHLIST_MAX_BYTES: String(5 * 1024 * 1024),
+      WATCHLIST_MAX_ROWS: '10000',
+      BREACH_MAX_EMAILS: '20',
+    });
+    const limited = synth({ breach: { maxWatchlistBytes: 65536, maxWatchlistRows: 250 } });
+    expect(functionFor(limited, 'prepare-watchlist').environment).toMatchObject({
+      WATCHLIST_MAX_BYTES: '65536',
+      WATCHLIST_MAX_ROWS: '250',
+    });
+  });
+
+  it.each([
+    [{ maxWatchlistBytes: 100 }, /pipeline\.breach\.maxWatchlistBytes/],
+    [{ maxWatchlistRows: 0 }, /pipeline\.breach\.maxWatchlistRows/],
+    [{ maxWatchlistRows: 1.5 }, /pipeline\.breach\.maxWatchlistRows/],
+  ])('refuses watchlist limits out of bounds: %j', (breach, message) => {
+    expect(() => synth({ breach })).toThrow(message);
+  });
+
   it('reads the identity key from its own secret, in the prepare step only', () => {
     const prepare = functionFor(synthesized, 'prepare-watchlist');
     const summary = functionFor(synthesized, 'write-watchlist-summary');

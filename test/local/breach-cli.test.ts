@@ -189,6 +189,26 @@ describe('npm start -- breach --watchlist', () => {
     ]);
   });
 
+  it('holds a watchlist to the configured row limit (--config)', async () => {
+    const file = join(outDir, 'three.csv');
+    await writeFile(file, 'A,a@example.com\nB,b@example.com\nC,c@example.org\n');
+    const config = join(outDir, 'pipeline.json');
+    await writeFile(config, JSON.stringify({ breach: { maxWatchlistRows: 2 } }));
+
+    const run = await runCli([
+      'breach',
+      '--watchlist',
+      file,
+      '--config',
+      config,
+      '--out',
+      join(outDir, 'out'),
+    ]);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('3 row(s): 2 archived, 0 no results, 0 failed, 1 invalid');
+  });
+
   it('exits 0 when every row was reported on', async () => {
     const file = join(outDir, 'ok.json');
     await writeFile(

@@ -44,6 +44,9 @@ export const ENV = {
   domainListStateMachineArn: 'DOMAIN_LIST_STATE_MACHINE_ARN',
   /** The per-domain ScanDomain machine (the list summary looks up its executions). */
   scanStateMachineArn: 'SCAN_STATE_MACHINE_ARN',
+  /** A watchlist larger than this is refused before it is read; more people than this are refused. */
+  watchlistMaxBytes: 'WATCHLIST_MAX_BYTES',
+  watchlistMaxRows: 'WATCHLIST_MAX_ROWS',
   /** Distinct addresses one breach report may cover. */
   breachMaxEmails: 'BREACH_MAX_EMAILS',
   /** The key of the keyed hash that names people (HMAC), in Secrets Manager. */

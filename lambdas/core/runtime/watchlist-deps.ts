@@ -10,6 +10,8 @@ import { type Env, optionalEnv } from '#core/runtime/env';
 import { NO_S3_ACCESS } from '#core/runtime/no-access';
 import type { Observability } from '#core/runtime/observability';
 import { ENV } from '#core/runtime/variables';
+import { numberFromText } from '#core/schema';
+import { WATCHLIST_LIMITS } from '#core/workflows/breach/watchlist';
 import type { WatchlistDeps } from '#core/workflows/breach/watchlist-run';
 import type { ExecutionLookup } from '#core/workflows/fan-out-results';
 import { breachSettingsFromEnv } from './breach-deps.ts';
@@ -35,7 +37,12 @@ export function watchlistDepsFromEnvironment(
     s3: options.s3 ?? NO_S3_ACCESS,
     logger: scanLoggerFromPowertools(tools.logger),
     clock: () => new Date(),
-    settings: { resultsBucket: settings.resultsBucket, maxEmails: settings.maxEmails },
+    settings: {
+      resultsBucket: settings.resultsBucket,
+      maxEmails: settings.maxEmails,
+      maxWatchlistBytes: limitFromEnv(env, WATCHLIST_LIMITS.maxBytes),
+      maxWatchlistRows: limitFromEnv(env, WATCHLIST_LIMITS.maxRows),
+    },
     ...(breachStateMachineArn !== undefined && options.executions
       ? { executions: options.executions(breachStateMachineArn, tools) }
       : {}),
@@ -49,4 +56,14 @@ export function watchlistDepsFromEnvironment(
           ),
         )),
   };
+}
+
+/** A watchlist limit from its variable, held to the bounds the configuration uses. */
+function limitFromEnv(env: Env, limit: (typeof WATCHLIST_LIMITS)[keyof typeof WATCHLIST_LIMITS]): number {
+  const raw = optionalEnv(env, limit.variable);
+  if (raw === undefined) return limit.default;
+  const parsed = numberFromText(limit.bounds).safeParse(raw);
+  if (!parsed.success)
+    throw new ConfigurationError(limit.variable, parsed.error.issues[0]?.message ?? 'is invalid');
+  return parsed.data;
 }

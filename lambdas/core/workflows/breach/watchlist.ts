@@ -10,6 +10,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { InvalidInputError } from '#core/errors';
+import { ENV } from '#core/runtime/variables';
 import { parseJsonBody } from '#core/vendor/json';
 import { type BreachRequest, type PersonRef, parseBreachRequest } from './contracts.ts';
 import { personRef } from './identity.ts';
@@ -23,6 +24,20 @@ export const WATCHLIST_SUFFIXES: readonly string[] = ['.csv', '.json'];
 export const DEFAULT_MAX_WATCHLIST_ROWS = 10_000;
 /** A watchlist object larger than this is refused before it is read. */
 export const DEFAULT_MAX_WATCHLIST_BYTES = 5 * 1024 * 1024;
+
+/** The watchlist limits: their variables, the bounds synth and the handlers hold them to, defaults. */
+export const WATCHLIST_LIMITS = {
+  maxBytes: {
+    variable: ENV.watchlistMaxBytes,
+    bounds: { min: 1024, max: 100 * 1024 * 1024, integer: true },
+    default: DEFAULT_MAX_WATCHLIST_BYTES,
+  },
+  maxRows: {
+    variable: ENV.watchlistMaxRows,
+    bounds: { min: 1, max: 100_000, integer: true },
+    default: DEFAULT_MAX_WATCHLIST_ROWS,
+  },
+} as const;
 
 export interface WatchlistPerson {
   /** 1-based: the CSV record's line, or the JSON entry's position. */
