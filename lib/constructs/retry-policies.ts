@@ -34,12 +34,27 @@ export const SECRET_TRANSIENT_ERRORS = [ERROR_NAME.SecretAccessError] as const;
  */
 export const PERMANENT_ERRORS = [
   ERROR_NAME.VendorHttpError,
-  ERROR_NAME.VendorAuthError,
   ERROR_NAME.VendorResponseError,
   ERROR_NAME.VendorInsecureRedirectError,
   ERROR_NAME.InvalidInputError,
   ERROR_NAME.ConfigurationError,
 ] as const;
+
+/**
+ * For every task that calls the vendor, next to its own policy: a 401/403 that survived a re-read
+ * of AWSCURRENT and a try of AWSPENDING. During a key rotation that happens for the seconds between
+ * the vendor's rotate and finishSecret (or longer, if a rotation step failed and is retried), so it
+ * is retried past that window before the Catch treats the key as dead. Safe for non-idempotent
+ * calls too: a refused request proves the vendor did nothing. No jitter, so the span is known:
+ * 20 + 40 + 80 = 140 s.
+ */
+export const VENDOR_AUTH_RETRY: RetryProps = {
+  errors: [ERROR_NAME.VendorAuthError],
+  interval: Duration.seconds(20),
+  backoffRate: 2,
+  maxAttempts: 3,
+  jitterStrategy: JitterType.NONE,
+};
 
 /** For tasks that are safe to run twice (reads, idempotent writes, DELETE). */
 export const IDEMPOTENT_TASK_RETRY: RetryProps = {

@@ -30,7 +30,7 @@ import {
 import { bindDeclared } from './bindings.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from './retry-policies.ts';
+import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY, VENDOR_AUTH_RETRY } from './retry-policies.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
 export interface ScanWorkflowProps {
@@ -182,6 +182,7 @@ export class ScanWorkflow extends Construct {
     // --- Happy path ----------------------------------------------------------------------------
     const startScan = lambdaTask(this, 'StartScan', this.startScanFunction);
     startScan.addRetry(NON_IDEMPOTENT_CALL_RETRY);
+    startScan.addRetry(VENDOR_AUTH_RETRY);
     startScan.addCatch(mark('ScanRejected'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const waitForScan = new Wait(this, 'WaitForScan', {
@@ -189,6 +190,7 @@ export class ScanWorkflow extends Construct {
     });
     const pollStatus = lambdaTask(this, 'PollScanStatus', this.pollScanStatusFunction);
     pollStatus.addRetry(IDEMPOTENT_TASK_RETRY);
+    pollStatus.addRetry(VENDOR_AUTH_RETRY);
     pollStatus.addCatch(mark('PollFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const fetchOutputs = new Parallel(this, 'FetchOutputs', { resultPath: '$.stored' });
@@ -210,6 +212,7 @@ export class ScanWorkflow extends Construct {
         }),
       });
       fetch.addRetry(IDEMPOTENT_TASK_RETRY);
+      fetch.addRetry(VENDOR_AUTH_RETRY);
       fetchOutputs.branch(fetch);
     }
     fetchOutputs.addCatch(mark('OutputFetchFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
@@ -227,6 +230,7 @@ export class ScanWorkflow extends Construct {
         resultPath: JsonPath.DISCARD,
       });
       deleteScan.addRetry(IDEMPOTENT_TASK_RETRY);
+      deleteScan.addRetry(VENDOR_AUTH_RETRY);
       deleteScan.addCatch(succeeded, { errors: ['States.ALL'], resultPath: JsonPath.DISCARD });
       writeManifest.next(deleteScan);
       afterManifest = deleteScan;

@@ -74,8 +74,9 @@ describe('BreachReport state machine', () => {
   });
 
   it('retries Recon only on errors that prove no report was made', () => {
+    // A 401 proves it too: the vendor refused the request (its own rule, tested below).
     expect(retriedErrors(stateNamed(definition, 'Recon')).sort()).toEqual(
-      ['Lambda.TooManyRequestsException', 'VendorThrottledError'].sort(),
+      ['Lambda.TooManyRequestsException', 'VendorThrottledError', 'VendorAuthError'].sort(),
     );
     for (const ambiguous of [
       'VendorNetworkError',
@@ -94,13 +95,25 @@ describe('BreachReport state machine', () => {
       expect(rule?.ErrorEquals).toEqual(
         expect.arrayContaining(['VendorNetworkError', 'Lambda.ServiceException']),
       );
-      for (const permanent of [
-        'VendorAuthError',
-        'InvalidInputError',
-        'ArchiveVerificationError',
-        'ReconOutcomeUnknownError',
-      ]) {
+      for (const permanent of ['InvalidInputError', 'ArchiveVerificationError', 'ReconOutcomeUnknownError']) {
         expect(rule?.ErrorEquals).not.toContain(permanent);
+      }
+    }
+  });
+
+  it('retries a vendor 401 in Recon and ArchiveReport only, in its own rule without jitter', () => {
+    for (const [name, state] of allStates(definition)) {
+      const rules = retriesOf(state).filter((rule) => rule.ErrorEquals.includes('VendorAuthError'));
+      if (name === 'Recon' || name === 'ArchiveReport') {
+        expect(rules, name).toEqual([
+          expect.objectContaining({
+            ErrorEquals: ['VendorAuthError'],
+            MaxAttempts: 3,
+            JitterStrategy: 'NONE',
+          }),
+        ]);
+      } else {
+        expect(rules, name).toEqual([]);
       }
     }
   });

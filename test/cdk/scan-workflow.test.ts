@@ -24,7 +24,7 @@ const VENDOR_TRANSIENT_ERRORS = [
   'VendorTimeoutError',
   'VendorNetworkError',
 ];
-const PERMANENT_ERRORS = ['VendorHttpError', 'VendorAuthError', 'VendorResponseError', 'InvalidInputError'];
+const PERMANENT_ERRORS = ['VendorHttpError', 'VendorResponseError', 'InvalidInputError'];
 const IDEMPOTENT_TASKS = [
   'PollScanStatus',
   'FetchReport',
@@ -170,7 +170,10 @@ describe('ScanDomain state machine: retries and timeouts', () => {
     '%s retries Lambda service and vendor transient errors with full jitter',
     (name) => {
       const [retry, ...others] = retriesOf(stateNamed(definition, name));
-      expect(others).toEqual([]);
+      // Only the vendor-401 rule follows (asserted below).
+      expect(others.map((rule) => rule.ErrorEquals)).toEqual(
+        name === 'WriteManifest' || name === 'RecordFailure' ? [] : [['VendorAuthError']],
+      );
       expect(retry?.ErrorEquals).toEqual(
         expect.arrayContaining([...LAMBDA_SERVICE_ERRORS, ...VENDOR_TRANSIENT_ERRORS]),
       );
@@ -186,7 +189,8 @@ describe('ScanDomain state machine: retries and timeouts', () => {
 
   it('retries StartScan only on errors that prove the scan was not started', () => {
     const retries = retriesOf(stateNamed(definition, 'StartScan'));
-    expect(retries).toHaveLength(1);
+    // The second rule is the vendor 401, which proves the scan was not started either.
+    expect(retries.map((rule) => rule.ErrorEquals)).toEqual([expect.any(Array), ['VendorAuthError']]);
     expect(retries[0]?.ErrorEquals.sort()).toEqual([
       'Lambda.TooManyRequestsException',
       'VendorThrottledError',
@@ -199,6 +203,28 @@ describe('ScanDomain state machine: retries and timeouts', () => {
       for (const error of [...PERMANENT_ERRORS, 'States.ALL', 'States.Timeout']) {
         expect(retriedErrors(state), `${name} must not retry ${error}`).not.toContain(error);
       }
+    }
+  });
+
+  it('retries a vendor 401 on every vendor call past a key rotation window, and nowhere else', () => {
+    const vendorCalls = ['StartScan', 'PollScanStatus', 'FetchReport', 'FetchLogs', 'FetchDebug'];
+    for (const [name, state] of allStates(definition)) {
+      const rule = (retriesOf(state) as { ErrorEquals: string[]; [k: string]: unknown }[]).find((r) =>
+        r.ErrorEquals.includes('VendorAuthError'),
+      );
+      if (!vendorCalls.includes(name)) {
+        expect(rule, `${name} calls no vendor API`).toBeUndefined();
+        continue;
+      }
+      expect(rule?.ErrorEquals, name).toEqual(['VendorAuthError']);
+      const { IntervalSeconds = 1, BackoffRate = 2, MaxAttempts = 3 } = rule as Record<string, number>;
+      let span = 0;
+      for (let attempt = 0; attempt < MaxAttempts; attempt++)
+        span += IntervalSeconds * BackoffRate ** attempt;
+      // Longer than a rotation's window plus a failed step's retry, short of hiding a dead key for long.
+      expect(span, name).toBeGreaterThanOrEqual(120);
+      expect(MaxAttempts, name).toBeLessThanOrEqual(3);
+      expect(rule, name).toMatchObject({ JitterStrategy: 'NONE' });
     }
   });
 

@@ -19,6 +19,7 @@ import type { VendorSimulator } from '#local/simulator/types';
 import {
   closedPort,
   fixedCredentials,
+  midRotationCredentials,
   readAll,
   recordingSleep,
   rejectionOf,
@@ -426,9 +427,49 @@ describe('credentials (401/403)', () => {
     // Assess
     expect(error).toBeInstanceOf(VendorAuthError);
     expect(error).toMatchObject({ name: 'VendorAuthError', status: 401, retryable: false });
-    expect(credentials.calls).toBe(2);
+    // The key, the refreshed key, then the pending key (none): two requests, no backoff.
+    expect(credentials.calls).toBe(3);
     expect(sim.requestCount('GET /stats') - before).toBe(2);
     expect(settings.sleep.delays).toEqual([]);
+  });
+
+  it('tries the pending key of a rotation in progress when the re-read current key is refused too', async () => {
+    // Prepare: the vendor rotated; AWSCURRENT still names the dead key, AWSPENDING the new one.
+    const deadKey = sim.apiKey;
+    sim.replaceKey();
+    const credentials = midRotationCredentials(deadKey, () => sim.apiKey);
+    const { client, settings } = scanClient({ credentials });
+    const before = sim.requestCount('GET /stats');
+
+    // Act
+    const stats = await client.getStats();
+
+    // Assess
+    expect(stats.raw).toMatchObject({ total: expect.any(Number) });
+    expect(credentials.calls).toEqual([
+      { forceRefresh: false, pending: false },
+      { forceRefresh: true, pending: false },
+      { forceRefresh: false, pending: true },
+    ]);
+    expect(sim.requestCount('GET /stats') - before).toBe(3);
+    expect(settings.sleep.delays).toEqual([]);
+  });
+
+  it('fails with VendorAuthError when the pending key is refused too, after exactly three requests', async () => {
+    // Prepare: a key rotated in the vendor's console; AWSPENDING holds a stale key of its own.
+    const deadKey = sim.apiKey;
+    sim.replaceKey();
+    const credentials = midRotationCredentials(deadKey, () => 'sk_sim_stale_pending_0000');
+    const { client } = scanClient({ credentials });
+    const before = sim.requestCount('GET /stats');
+
+    // Act
+    const error = await rejectionOf(client.getStats());
+
+    // Assess
+    expect(error).toMatchObject({ name: 'VendorAuthError', status: 401 });
+    expect(sim.requestCount('GET /stats') - before).toBe(3);
+    expect(JSON.stringify(error)).not.toContain('sk_sim_stale_pending_0000');
   });
 
   it('treats a 403 like a 401: one refresh, then VendorAuthError', async () => {
@@ -442,7 +483,11 @@ describe('credentials (401/403)', () => {
 
     // Assess
     expect(error).toMatchObject({ name: 'VendorAuthError', status: 403 });
-    expect(credentials.calls.map((c) => c.forceRefresh ?? false)).toEqual([false, true]);
+    expect(credentials.calls).toEqual([
+      { forceRefresh: false, pending: false },
+      { forceRefresh: true, pending: false },
+      { forceRefresh: false, pending: true },
+    ]);
   });
 });
 

@@ -13,7 +13,12 @@ import {
 import { connect, createServer, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { inspect } from 'node:util';
-import type { CredentialProvider, VendorHttpSettings, VendorLogger } from '#core/vendor/types';
+import type {
+  CredentialProvider,
+  CredentialRequest,
+  VendorHttpSettings,
+  VendorLogger,
+} from '#core/vendor/types';
 import { startVendorSimulator } from '#local/simulator/index';
 import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';
 
@@ -26,24 +31,42 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ve
  * simulator's current key) only when forced. `calls` records every call's options.
  */
 export function secretStoreCredentials(sim: VendorSimulator): CredentialProvider & {
-  calls: { forceRefresh?: boolean | undefined }[];
+  calls: CredentialRequest[];
 } {
   let cached = sim.apiKey;
-  const calls: { forceRefresh?: boolean | undefined }[] = [];
-  const provider = async (options?: { forceRefresh?: boolean }) => {
-    calls.push({ forceRefresh: options?.forceRefresh });
+  const calls: CredentialRequest[] = [];
+  const provider = async (options?: CredentialRequest) => {
+    calls.push({ forceRefresh: options?.forceRefresh ?? false, pending: options?.pending ?? false });
+    // No rotation is in progress in this store: there is no pending key.
+    if (options?.pending) return undefined;
     if (options?.forceRefresh) cached = sim.apiKey;
     return cached;
   };
   return Object.assign(provider, { calls });
 }
 
-/** A provider that always answers `key`, refresh or not. */
+/**
+ * Secrets Manager between the vendor's rotate and finishSecret: AWSCURRENT (cached or re-read)
+ * still holds `current`, and AWSPENDING holds whatever `pending()` answers.
+ */
+export function midRotationCredentials(
+  current: string,
+  pending: () => string | undefined,
+): CredentialProvider & { calls: CredentialRequest[] } {
+  const calls: CredentialRequest[] = [];
+  const provider = async (options?: CredentialRequest) => {
+    calls.push({ forceRefresh: options?.forceRefresh ?? false, pending: options?.pending ?? false });
+    return options?.pending ? pending() : current;
+  };
+  return Object.assign(provider, { calls });
+}
+
+/** A provider that always answers `key`, refresh or not, and has no pending key. */
 export function fixedCredentials(key: string): CredentialProvider & { calls: number } {
   const state = { calls: 0 };
-  const provider = async () => {
+  const provider = async (options?: CredentialRequest) => {
     state.calls += 1;
-    return key;
+    return options?.pending ? undefined : key;
   };
   return Object.defineProperty(provider, 'calls', { get: () => state.calls }) as CredentialProvider & {
     calls: number;

@@ -35,5 +35,5 @@ export function vendorCredentials(
   const reader =
     secrets ??
     createSecretsManagerReader({ client: tools.tracer.captureAWSv3Client(new SecretsManagerClient({})) });
-  return credentialProviderFromSecret(reader, apiKeySecretId(env, api));
+  return credentialProviderFromSecret(reader, apiKeySecretId(env, api), api);
 }

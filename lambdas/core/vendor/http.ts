@@ -114,9 +114,12 @@ export class VendorHttp {
     let failures = 0;
     let refreshed = false;
     let forceRefresh = false;
+    /** The key a rotation in progress issued, once the refreshed current key was refused too. */
+    let pendingKey: string | undefined;
+    let pendingTried = false;
     for (;;) {
       attempt += 1;
-      const key = await this.credential(req.operation, forceRefresh);
+      const key = pendingKey ?? (await this.credential(req.operation, forceRefresh));
       forceRefresh = false;
       const t0 = Date.now();
       const outcome = await attemptOnce(key);
@@ -138,6 +141,16 @@ export class VendorHttp {
             forceRefresh = true;
             log('refresh-credential');
             continue;
+          }
+          // Between the vendor's rotate and finishSecret, AWSCURRENT still names the dead key and
+          // only AWSPENDING holds the working one: try it once (a 401 proves nothing was done).
+          if (refreshed && !pendingTried) {
+            pendingTried = true;
+            pendingKey = await this.pendingCredential(req.operation, key);
+            if (pendingKey !== undefined) {
+              log('pending-credential');
+              continue;
+            }
           }
           log('fail');
           this.tellFailed(req, attempt, ms, outcome);
@@ -211,6 +224,27 @@ export class VendorHttp {
     // A CR/LF in a header value is a header-injection vector; node:http would reject it anyway.
     if (/[\r\n\0]/.test(key)) {
       throw new ConfigurationError(`${this.api} credentials`, 'the key contains a line break or NUL');
+    }
+    this.seenKeys.add(key);
+    return key;
+  }
+
+  /** The pending key when there is one that differs from `refused`; never throws for its absence. */
+  private async pendingCredential(operation: string, refused: string): Promise<string | undefined> {
+    let key: string | undefined;
+    try {
+      key = await this.settings.credentials({ pending: true });
+    } catch (error) {
+      // The current key was refused; that is the error to report, not a failed pending read.
+      this.settings.logger?.warn('reading the pending credential failed', {
+        api: this.api,
+        operation,
+        errorName: error instanceof Error ? error.name : 'UnknownError',
+      });
+      return undefined;
+    }
+    if (typeof key !== 'string' || key.trim() === '' || key === refused || /[\r\n\0]/.test(key)) {
+      return undefined;
     }
     this.seenKeys.add(key);
     return key;

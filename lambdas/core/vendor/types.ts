@@ -6,10 +6,22 @@
 import type { Readable } from 'node:stream';
 
 /**
- * Returns the current credential. Called before each request (implementations cache); called with
- * `forceRefresh: true` once after a 401/403, e.g. to re-read Secrets Manager after a rotation.
+ * Which credential a request asks for.
+ * - `forceRefresh`: bypass any cache (asked once after a 401/403: the key may have just rotated).
+ * - `pending`: the key a rotation in progress has issued but not yet promoted (Secrets Manager's
+ *   AWSPENDING), asked when the refreshed current key is refused too. Resolves to undefined when
+ *   no rotation holds a key.
  */
-export type CredentialProvider = (options?: { forceRefresh?: boolean }) => Promise<string>;
+export interface CredentialRequest {
+  readonly forceRefresh?: boolean;
+  readonly pending?: boolean;
+}
+
+/**
+ * Returns the current credential. Called before each request (implementations cache); called with
+ * `forceRefresh: true` once after a 401/403, then with `pending: true` if that key is refused too.
+ */
+export type CredentialProvider = (options?: CredentialRequest) => Promise<string | undefined>;
 
 /** Minimal structured logger; Powertools' Logger satisfies it. Never pass a credential to it. */
 export interface VendorLogger {

@@ -16,7 +16,8 @@ export interface VendorRequest {
   readonly body?: { readonly contentType: string; readonly data: string };
   readonly retry: RetryMode;
   /**
-   * Re-read the credential with `forceRefresh` after a 401/403 and try once more. @default true.
+   * Re-read the credential with `forceRefresh` after a 401/403 and try once more, then once with
+   * the pending key of a rotation in progress if there is one. @default true.
    * Off for rotate: see `KeysClient.rotateKey`.
    */
   readonly refreshOnAuthFailure?: boolean;
