@@ -31,7 +31,7 @@ export type VendorApi = 'scan' | 'keys' | 'breach';
 export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
 
 /** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
-export type WorkflowName = 'scan' | 'list' | 'breach' | 'watchlist';
+export type WorkflowName = 'scan' | 'list' | 'breach' | 'watchlist' | 'rotation';
 
 export interface HandlerDeclaration {
   readonly workflow: WorkflowName;
@@ -65,6 +65,15 @@ export interface HandlerDeclaration {
    * @default false
    */
   readonly breachIdentityKey?: boolean;
+  /**
+   * What it does with the rotated vendor key secret:
+   * - `rotate`: the four rotation steps (DescribeSecret, GetSecretValue, PutSecretValue,
+   *   UpdateSecretVersionStage on that secret only), the mirror secrets (PutSecretValue,
+   *   GetSecretValue) and ApiKeyRotated on the default event bus (events:PutEvents);
+   * - `describe`: its rotation dates only (DescribeSecret), for the key-age check.
+   * @default none
+   */
+  readonly rotatedSecret?: 'rotate' | 'describe';
 }
 
 /**
@@ -274,6 +283,25 @@ export const HANDLERS = {
     bucketNamesOnly: [],
     vendorApis: ['breach'],
     listStateMachine: [],
+  },
+  'rotate-api-key': {
+    workflow: 'rotation',
+    states: [],
+    s3: [],
+    bucketNamesOnly: [],
+    // It calls the key API with keys it reads itself (current, then pending), never the bound one.
+    vendorApis: [],
+    listStateMachine: [],
+    rotatedSecret: 'rotate',
+  },
+  'check-api-key-age': {
+    workflow: 'rotation',
+    states: [],
+    s3: [],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+    rotatedSecret: 'describe',
   },
 } as const satisfies Record<string, HandlerDeclaration>;
 

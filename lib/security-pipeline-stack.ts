@@ -2,11 +2,12 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cd
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { WATCHLIST_SUFFIXES } from '#core/workflows/breach/watchlist';
-import { type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
+import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
 import { BreachReconciliation } from './constructs/breach-reconciliation.ts';
 import { BreachWorkflow } from './constructs/breach-workflow.ts';
 import { DomainListIntake } from './constructs/domain-list-intake.ts';
 import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
+import { KeyRotation } from './constructs/key-rotation.ts';
 import { PipelineStorage } from './constructs/pipeline-storage.ts';
 import { ScanSchedules } from './constructs/scan-schedules.ts';
 import { ScanWorkflow } from './constructs/scan-workflow.ts';
@@ -31,6 +32,8 @@ export class SecurityPipelineStack extends Stack {
   public readonly watchlistIntake: DomainListIntake;
   public readonly breachReconciliation: BreachReconciliation;
   public readonly watchlistSchedules: ScanSchedules;
+  /** Undefined when `rotation.enabled` is false. */
+  public readonly keyRotation: KeyRotation | undefined;
 
   constructor(scope: Construct, id: string, props: SecurityPipelineStackProps) {
     super(scope, id, {
@@ -145,6 +148,8 @@ export class SecurityPipelineStack extends Stack {
       logRetention,
     });
 
+    this.keyRotation = this.rotateOrgKey(config, logRetention);
+
     new CfnOutput(this, 'InputBucketName', {
       description: `Upload domain lists here under ${config.intake.prefix}`,
       value: this.storage.inputBucket.bucketName,
@@ -188,5 +193,42 @@ export class SecurityPipelineStack extends Stack {
         });
       }
     }
+  }
+
+  /**
+   * Native rotation of the org key (the key-management API's key: in single mode the one secret).
+   * Every other secret says why it is not rotated here.
+   */
+  private rotateOrgKey(config: PipelineConfig, logRetention: RetentionDays): KeyRotation | undefined {
+    const rotated = config.rotation.enabled ? this.vendorSecrets.secretFor('keys') : undefined;
+    for (const secret of this.vendorSecrets.secrets) {
+      if (secret === rotated) continue;
+      this.vendorSecrets.acknowledgeNotRotated(
+        secret,
+        rotated === undefined
+          ? 'pipeline.rotation.enabled is false: the operator rotates this key by hand (docs/runbooks/key-rotation.md).'
+          : "per-api mode: the vendor's rotate endpoint rotates the org key only; this API's own key is issued and replaced by the vendor (docs/runbooks/key-rotation.md).",
+      );
+    }
+    if (rotated === undefined) return undefined;
+    const rotation = new KeyRotation(this, 'KeyRotation', {
+      secret: rotated,
+      keysApiUrl: config.vendor.keysApiUrl,
+      ...(config.vendor.orgUuid === undefined ? {} : { orgUuid: config.vendor.orgUuid }),
+      scheduleExpression: config.rotation.schedule,
+      window: Duration.hours(config.rotation.windowHours),
+      ...(config.rotation.newKeyFieldPath === undefined
+        ? {}
+        : { newKeyFieldPath: config.rotation.newKeyFieldPath }),
+      mirrorSecretArns: config.rotation.mirrorSecretArns,
+      maxKeyAge: Duration.days(maxKeyAgeDays(config.rotation)),
+      logRetention,
+    });
+    new CfnOutput(this, 'RotationFunctionName', {
+      description:
+        'Rotates the vendor org key (Secrets Manager invokes it; see docs/runbooks/key-rotation.md)',
+      value: rotation.rotationFunction.functionName,
+    });
+    return rotation;
   }
 }

@@ -29,6 +29,14 @@ export const ERROR_NAME = {
   SecretAccessError: 'SecretAccessError',
   ReconOutcomeUnknownError: 'ReconOutcomeUnknownError',
   ArchiveVerificationError: 'ArchiveVerificationError',
+  VersionConflictError: 'VersionConflictError',
+  /** The vendor rotated the key and the answer, the only copy of the new key, was lost. */
+  RotationResponseLost: 'RotationResponseLost',
+  RotationInProgressError: 'RotationInProgressError',
+  RotationOutcomeUnknownError: 'RotationOutcomeUnknownError',
+  RotateAnswerUnparsableError: 'RotateAnswerUnparsableError',
+  PendingKeyRefusedError: 'PendingKeyRefusedError',
+  RotationStateError: 'RotationStateError',
 } as const;
 
 export type ErrorName = (typeof ERROR_NAME)[keyof typeof ERROR_NAME];

@@ -27,11 +27,25 @@ export const METRIC = {
   breachArchived: 'BreachReportsArchived',
   /** Report ZIPs refused by the archive check, by the check that failed. */
   archiveVerificationFailures: 'ArchiveVerificationFailures',
+  /** Key rotations finished (AWSCURRENT moved to the vendor's new key). */
+  keyRotations: 'KeyRotations',
+  /** Seconds the vendor held a key AWSCURRENT did not name: stored as pending → promoted. */
+  rotationWindow: 'RotationWindowSeconds',
+  /** The vendor rotated and the new key was lost: a lockout. */
+  rotationResponseLost: 'RotationResponseLost',
+  /** A rotate answer in which no key could be found (stored whole under AWSPENDING). */
+  rotateAnswerUnparsable: 'RotateAnswerUnparsable',
+  /** Mirror secrets that could not be written and verified after a rotation. */
+  mirrorWriteFailures: 'MirrorWriteFailures',
+  /** ApiKeyRotated events that could not be published. */
+  rotationEventFailures: 'RotationEventFailures',
+  /** Days since the org key was last rotated (or the secret created), measured daily. */
+  apiKeyAge: 'ApiKeyAgeDays',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
-export type MetricUnitName = 'Count' | 'Seconds' | 'Bytes' | 'Milliseconds';
+export type MetricUnitName = 'Count' | 'Seconds' | 'Bytes' | 'Milliseconds' | 'NoUnit';
 
 /**
  * The only dimensions a pipeline metric may carry: words from fixed vocabularies. A type, not a

@@ -3,6 +3,7 @@
  * default is written once, in the schema, and read here.
  */
 import { breachSchema } from './breach-schema.ts';
+import { rotationSchema } from './rotation-schema.ts';
 import { intakeSchema, type PipelineConfig, pollSchema, scanSchema, vendorSchema } from './schema.ts';
 
 export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
@@ -11,6 +12,7 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
   scan: scanSchema.parse({}),
   intake: intakeSchema.parse({}),
   breach: breachSchema.parse({}),
+  rotation: rotationSchema.parse({}),
   domainLists: {},
   schedules: [],
   logRetentionDays: 90,

@@ -18,6 +18,12 @@ export { allowSpecialUseEnvironment, pollEnvironment, statusVocabularyEnvironmen
 export { type ConfigIssue, PipelineConfigError } from './errors.ts';
 export { loadPipelineConfig, loadPipelineConfigFile, type PipelineContext } from './load.ts';
 export { parsePipelineConfig } from './parse.ts';
+export {
+  maxKeyAgeDays,
+  type RotationConfig,
+  rotationPeriodDays,
+  rotationScheduleProblem,
+} from './rotation-schema.ts';
 export { scheduleExpressionProblem } from './schedule-expression.ts';
 export {
   type DataRemovalPolicy,

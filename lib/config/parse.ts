@@ -9,6 +9,7 @@ import { describeValue, type IssuePath, knownKeysOf, problemsOf, type SettingPro
 import { breachSchema } from './breach-schema.ts';
 import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';
 import { type ConfigIssue, PipelineConfigError } from './errors.ts';
+import { rotationSchema } from './rotation-schema.ts';
 import {
   type DomainListDefinition,
   domainListSchemaFor,
@@ -70,8 +71,26 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
       ? DEFAULT_PIPELINE_CONFIG.removalPolicy
       : check(removalPolicySchema, sections.removalPolicy, `${ROOT}.removalPolicy`, 'retain');
 
+  const rotation = check(
+    rotationSchema,
+    sections.rotation ?? {},
+    `${ROOT}.rotation`,
+    DEFAULT_PIPELINE_CONFIG.rotation,
+  );
+
   if (issues.length > 0) throw new PipelineConfigError(source, issues);
-  return { vendor, poll, scan, intake, breach, domainLists, schedules, logRetentionDays, removalPolicy };
+  return {
+    vendor,
+    poll,
+    scan,
+    intake,
+    breach,
+    rotation,
+    domainLists,
+    schedules,
+    logRetentionDays,
+    removalPolicy,
+  };
 }
 
 /** Parses one section; its problems are named `<at>.<path>`. */

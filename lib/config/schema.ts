@@ -17,6 +17,7 @@ import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
 import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/poll-schedule';
 import type { BreachConfig, breachSchema } from './breach-schema.ts';
+import type { RotationConfig, rotationSchema } from './rotation-schema.ts';
 import { scheduleFields } from './schedule-fields.ts';
 
 export { DEFAULT_SCHEDULE_SETTINGS, NAME_PATTERN } from './schedule-fields.ts';
@@ -286,6 +287,7 @@ export const rootSchema = section(
       'scan',
       'intake',
       'breach',
+      'rotation',
       'domainLists',
       'schedules',
       'logRetentionDays',
@@ -320,6 +322,7 @@ export interface PipelineConfig {
   readonly scan: ScanConfig;
   readonly intake: IntakeConfig;
   readonly breach: BreachConfig;
+  readonly rotation: RotationConfig;
   /** Named domain lists that schedules refer to. @default {} */
   readonly domainLists: Readonly<Record<string, DomainListDefinition>>;
   /** EventBridge Scheduler schedules that start list runs. @default [] */
@@ -337,6 +340,7 @@ export type PipelineConfigInput = {
   readonly scan?: z.input<typeof scanSchema>;
   readonly intake?: z.input<typeof intakeSchema>;
   readonly breach?: z.input<typeof breachSchema>;
+  readonly rotation?: z.input<typeof rotationSchema>;
   readonly domainLists?: Readonly<Record<string, DomainListDefinition>>;
   readonly schedules?: readonly z.input<typeof scheduleSchema>[];
   readonly logRetentionDays?: number;

@@ -3,6 +3,7 @@
  * lambdas/registry.ts AND the environment variables that handler reads (docs/contracts.md), so
  * grants, variables and declarations never drift apart.
  */
+import { Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -31,6 +32,8 @@ export interface DeclaredResources {
   readonly breachStateMachine?: IStateMachine;
   /** The key of the keyed hash that names people in the breach workflow. */
   readonly breachIdentityKey?: ISecret;
+  /** The vendor key secret that native rotation rotates, and the secrets that mirror it. */
+  readonly rotatedSecret?: { readonly secret: ISecret; readonly mirrorSecretArns: readonly string[] };
 }
 
 /**
@@ -89,6 +92,10 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
     );
     fn.addEnvironment(ENV.breachStateMachineArn, machine.stateMachineArn);
   }
+  if (declaration.rotatedSecret !== undefined) {
+    if (!resources.rotatedSecret) throw missing(fn, 'the rotated vendor key secret');
+    bindRotatedSecret(fn, declaration.rotatedSecret, resources.rotatedSecret);
+  }
   if (declaration.breachIdentityKey === true) {
     const secret = resources.breachIdentityKey;
     if (!secret) throw missing(fn, 'the breach identity key');
@@ -98,6 +105,52 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
     );
     fn.addEnvironment(ENV.breachIdentityKeySecretArn, secret.secretArn);
   }
+}
+
+/**
+ * The rotation function may version this one secret (and write its mirrors); the age check may only
+ * describe it. The rotation function gets the secret's id from Secrets Manager's event, the age
+ * check from ROTATED_SECRET_ARN.
+ */
+function bindRotatedSecret(
+  fn: PipelineFunction,
+  use: 'rotate' | 'describe',
+  rotated: NonNullable<DeclaredResources['rotatedSecret']>,
+): void {
+  const arn = rotated.secret.secretArn;
+  if (use === 'describe') {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:DescribeSecret'], resources: [arn] }));
+    fn.addEnvironment(ENV.rotatedSecretArn, arn);
+    return;
+  }
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: [
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:PutSecretValue',
+        'secretsmanager:UpdateSecretVersionStage',
+      ],
+      resources: [arn],
+    }),
+  );
+  if (rotated.mirrorSecretArns.length > 0) {
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:PutSecretValue', 'secretsmanager:GetSecretValue'],
+        resources: [...rotated.mirrorSecretArns],
+      }),
+    );
+    fn.addEnvironment(ENV.rotationMirrorSecretArns, rotated.mirrorSecretArns.join(','));
+  }
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['events:PutEvents'],
+      resources: [
+        Stack.of(fn).formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' }),
+      ],
+    }),
+  );
 }
 
 const BUCKET_VARIABLES: Record<BucketName, string> = {

@@ -92,6 +92,9 @@ export interface PipelineFunctionProps {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
 
+/** Powertools' service name, and so the `service` dimension of every pipeline metric. */
+export const PIPELINE_SERVICE_NAME = 'security-pipeline';
+
 /**
  * The one place for Lambda defaults: Node.js 22 on arm64, explicit memory and timeout, its own log
  * group with retention, active tracing, source maps, ESM bundle, and a role that can write to that
@@ -132,7 +135,7 @@ export class PipelineFunction extends NodejsFunction {
       projectRoot: REPO_ROOT,
       depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       environment: {
-        [ENV.serviceName]: props.serviceName ?? 'security-pipeline',
+        [ENV.serviceName]: props.serviceName ?? PIPELINE_SERVICE_NAME,
         [ENV.logLevel]: props.logLevel ?? 'INFO',
         ...props.environment,
         // Stack traces must point at the TypeScript sources, whatever else the caller passes.

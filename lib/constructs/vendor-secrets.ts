@@ -53,14 +53,14 @@ export class VendorSecrets extends Construct {
       };
     }
     this.secrets = [...new Set(Object.values(this.byApi))];
+  }
 
-    for (const secret of this.secrets) {
-      acknowledge(
-        secret,
-        'AwsSolutions-SMG4',
-        "Rotation is the vendor's rotate endpoint, wired by the key-rotation construct (roadmap part 4).",
-      );
-    }
+  /**
+   * Records why a secret has no rotation schedule (cdk-nag AwsSolutions-SMG4). Called by the stack
+   * for every secret the KeyRotation construct does not rotate.
+   */
+  public acknowledgeNotRotated(secret: ISecret, reason: string): void {
+    acknowledge(secret, 'AwsSolutions-SMG4', reason);
   }
 
   /** The secret that holds the key for `api` (the same one for all APIs in single mode). */
@@ -72,8 +72,9 @@ export class VendorSecrets extends Construct {
     return new Secret(this, id, {
       description:
         `Vendor organisation API key for ${usedFor}. Created with a placeholder: after deploying, run ` +
-        `aws secretsmanager put-secret-value --secret-id <this secret's ARN> --secret-string '{"apiKey":"<key>"}' ` +
-        '(a bare key string also works). Never put the key in the CDK app or its configuration.',
+        `aws secretsmanager put-secret-value --secret-id <this secret's ARN> --secret-string file://key.json ` +
+        'with {"apiKey":"<key>","orgUuid":"<org uuid>"} in key.json (docs/runbooks/key-rotation.md). ' +
+        'Never put the key in the CDK app or its configuration.',
       generateSecretString: {
         // No `apiKey` field: until the operator stores the real key, handlers fail with "no apiKey".
         secretStringTemplate: JSON.stringify({ placeholder: 'replace this secret with the vendor API key' }),

@@ -133,8 +133,8 @@ describe('DomainListIntake', () => {
 
 describe('ScanSchedules', () => {
   it('creates one schedule per configured schedule with its expression, time zone and window', () => {
-    // The two configured list schedules, and breach reconciliation's.
-    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
+    // The two configured list schedules, breach reconciliation's and the daily key-age check.
+    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 4);
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 2 * * ? *)',
       ScheduleExpressionTimezone: 'Europe/Berlin',
@@ -208,8 +208,8 @@ describe('ScanSchedules', () => {
 
   it('creates no list schedule, role or queue when none is configured', () => {
     const plain = synth();
-    // Only breach reconciliation's own schedule.
-    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+    // Only breach reconciliation's and the key-age check's own schedules.
+    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 2);
     plain.template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(1 day)' });
     expect(Object.keys(plain.json.Resources).some((id) => id.startsWith('Schedules'))).toBe(false);
   });
@@ -217,8 +217,8 @@ describe('ScanSchedules', () => {
 
 describe('dead-letter queues', () => {
   it('are encrypted, SSL-only and keep messages for 14 days', () => {
-    // Domain-list intake, list schedules, watchlist intake, breach reconciliation.
-    synthesized.template.resourceCountIs('AWS::SQS::Queue', 4);
+    // Domain-list intake, list schedules, watchlist intake, breach reconciliation, key rotation.
+    synthesized.template.resourceCountIs('AWS::SQS::Queue', 5);
     synthesized.template.allResourcesProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 1_209_600,

@@ -53,6 +53,16 @@ export const ENV = {
   breachIdentityKeySecretArn: 'BREACH_IDENTITY_KEY_SECRET_ARN',
   /** The per-person BreachReport machine (watchlist runs start it). */
   breachStateMachineArn: 'BREACH_STATE_MACHINE_ARN',
+  /** Dot path of the new key in the vendor's rotate answer; unset searches the common names. */
+  newKeyFieldPath: 'NEW_KEY_FIELD_PATH',
+  /** How long a rotation claim protects an invocation that may still be calling the vendor. */
+  rotationClaimLeaseSeconds: 'ROTATION_CLAIM_LEASE_SECONDS',
+  /** Comma-separated ARNs of secrets that get the new value after every rotation. */
+  rotationMirrorSecretArns: 'ROTATION_MIRROR_SECRET_ARNS',
+  /** The EventBridge bus ApiKeyRotated is published on. */
+  eventBusName: 'EVENT_BUS_NAME',
+  /** The rotated secret whose age the daily check measures. */
+  rotatedSecretArn: 'ROTATED_SECRET_ARN',
   /** Powertools: service name and log level, set by the function defaults. */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   logLevel: 'POWERTOOLS_LOG_LEVEL',

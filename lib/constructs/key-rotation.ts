@@ -1,0 +1,220 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IAlarm,
+  type IMetric,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Schedule, ScheduleExpression, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { CfnRotationSchedule, ISecret, RotationSchedule } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { METRIC, METRICS_NAMESPACE, type MetricName } from '#core/metrics';
+import { ENV } from '#core/runtime/variables';
+import { bindDeclared } from './bindings.ts';
+import { DeadLetterQueue } from './dead-letter-queue.ts';
+import { acknowledgeWildcards, arnFinding } from './nag.ts';
+import { PIPELINE_SERVICE_NAME, PipelineFunction } from './pipeline-function.ts';
+
+export interface KeyRotationProps {
+  /** The secret holding the org key (`{"apiKey", "orgUuid"}`) that Secrets Manager rotates. */
+  readonly secret: ISecret;
+  /** Base URL of the vendor's key-management API (`KEYS_API_URL`). */
+  readonly keysApiUrl: string;
+  /** The organisation, when the secret does not carry `orgUuid`. */
+  readonly orgUuid?: string;
+  /** Secrets Manager schedule: `rate(N days)`, `rate(N hours)` or `cron(...)`. */
+  readonly scheduleExpression: string;
+  /** How long the rotation window stays open after the scheduled time. */
+  readonly window: Duration;
+  /** Dot path of the new key in the rotate answer. @default search the common names */
+  readonly newKeyFieldPath?: string;
+  /** Secrets that get the new value after every rotation. @default [] */
+  readonly mirrorSecretArns?: readonly string[];
+  /** The key-age alarm fires when the key is older than this. */
+  readonly maxKeyAge: Duration;
+  /** @default RetentionDays.THREE_MONTHS */
+  readonly logRetention?: RetentionDays;
+}
+
+/** How long one rotation step may take: the vendor call's timeout, the puts' retries, the mirrors. */
+const STEP_TIMEOUT = Duration.minutes(2);
+
+/**
+ * Scheduled native rotation of the vendor org key, with its guards:
+ * - the rotation function (lambdas/rotate-api-key.ts) on `addRotationSchedule`, never rotating on
+ *   deploy (`rotateImmediatelyOnUpdate: false`);
+ * - no blind retries: the function's asynchronous invocations are never retried by Lambda, and a
+ *   failed one lands in a dead-letter queue; Secrets Manager itself resumes the same token later;
+ * - a daily key-age check (lambdas/check-api-key-age.ts) whose metric the key-age alarm watches;
+ * - alarms for every way a rotation goes wrong (docs/runbooks/key-rotation.md).
+ */
+export class KeyRotation extends Construct {
+  public readonly rotationFunction: PipelineFunction;
+  public readonly ageCheckFunction: PipelineFunction;
+  public readonly rotationSchedule: RotationSchedule;
+  public readonly deadLetterQueue: DeadLetterQueue;
+  /** Every alarm of the rotation, by what it watches. */
+  public readonly alarms: Readonly<Record<RotationAlarmName, IAlarm>>;
+
+  constructor(scope: Construct, id: string, props: KeyRotationProps) {
+    super(scope, id);
+    const mirrors = props.mirrorSecretArns ?? [];
+    this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
+      purpose: 'key rotation and key-age check invocations that failed or could not be delivered',
+    });
+    this.rotationFunction = new PipelineFunction(this, 'RotateFunction', {
+      handlerFile: 'rotate-api-key',
+      description: 'Rotates the vendor org API key: createSecret, setSecret, testSecret, finishSecret',
+      timeout: STEP_TIMEOUT,
+      memorySize: 256,
+      environment: {
+        [ENV.keysApiUrl]: props.keysApiUrl,
+        // A claim outlives any invocation that could still be calling the vendor.
+        [ENV.rotationClaimLeaseSeconds]: String(STEP_TIMEOUT.toSeconds() + 60),
+        ...(props.orgUuid === undefined ? {} : { [ENV.orgUuid]: props.orgUuid }),
+        ...(props.newKeyFieldPath === undefined ? {} : { [ENV.newKeyFieldPath]: props.newKeyFieldPath }),
+      },
+      logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+    });
+    bindDeclared(this.rotationFunction, {
+      rotatedSecret: { secret: props.secret, mirrorSecretArns: mirrors },
+    });
+    this.rotationFunction.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: Duration.hours(1),
+      onFailure: new SqsDestination(this.deadLetterQueue),
+    });
+
+    this.rotationSchedule = props.secret.addRotationSchedule('RotationSchedule', {
+      rotationLambda: this.rotationFunction,
+      // A deploy must never rotate the key: the vendor kills the old one at once.
+      rotateImmediatelyOnUpdate: false,
+    });
+    const cfnSchedule = this.rotationSchedule.node.defaultChild as CfnRotationSchedule;
+    cfnSchedule.rotationRules = {
+      scheduleExpression: props.scheduleExpression,
+      duration: `${Math.round(props.window.toHours())}h`,
+    };
+
+    this.ageCheckFunction = new PipelineFunction(this, 'AgeCheckFunction', {
+      handlerFile: 'check-api-key-age',
+      description: 'Publishes the vendor org key age (ApiKeyAgeDays) for the key-age alarm',
+      timeout: Duration.seconds(30),
+      memorySize: 256,
+      logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+    });
+    bindDeclared(this.ageCheckFunction, { rotatedSecret: { secret: props.secret, mirrorSecretArns: [] } });
+    this.ageCheckFunction.configureAsyncInvoke({
+      retryAttempts: 0,
+      maxEventAge: Duration.hours(1),
+      onFailure: new SqsDestination(this.deadLetterQueue),
+    });
+    const schedulerRole = new Role(this, 'AgeCheckSchedulerRole', {
+      description: 'Assumed by EventBridge Scheduler to run the daily key-age check',
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    });
+    new Schedule(this, 'AgeCheckSchedule', {
+      description: 'Security pipeline: measure the vendor org key age once a day',
+      schedule: ScheduleExpression.expression('rate(1 day)'),
+      timeWindow: TimeWindow.flexible(Duration.hours(1)),
+      target: new LambdaInvoke(this.ageCheckFunction, {
+        role: schedulerRole,
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: 0,
+        maxEventAge: Duration.hours(1),
+      }),
+    });
+    acknowledgeWildcards(
+      schedulerRole,
+      [arnFinding(this.ageCheckFunction, ':*')],
+      "The Scheduler's LambdaInvoke target grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of the key-age check only.",
+    );
+
+    this.alarms = this.createAlarms(props.maxKeyAge);
+  }
+
+  private createAlarms(maxKeyAge: Duration): Record<RotationAlarmName, IAlarm> {
+    const count = (name: MetricName) => rotationMetric(name, 'Sum', Duration.minutes(5));
+    const atLeastOnce = (id: RotationAlarmName, metric: IMetric, description: string) =>
+      new Alarm(this, id, {
+        alarmDescription: `${description} Runbook: docs/runbooks/key-rotation.md#${id.toLowerCase()}`,
+        metric,
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    return {
+      RotationFailed: atLeastOnce(
+        'RotationFailed',
+        this.rotationFunction.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        'A key rotation step failed; Secrets Manager resumes the same token on its next attempt.',
+      ),
+      RotationResponseLost: atLeastOnce(
+        'RotationResponseLost',
+        count(METRIC.rotationResponseLost),
+        'LOCKOUT: the vendor rotated the org key and the new key was lost. Break-glass recovery now.',
+      ),
+      RotateAnswerUnparsable: atLeastOnce(
+        'RotateAnswerUnparsable',
+        count(METRIC.rotateAnswerUnparsable),
+        "The vendor's rotate answer held no key we could find; it is stored whole under AWSPENDING.",
+      ),
+      MirrorWriteFailed: atLeastOnce(
+        'MirrorWriteFailed',
+        count(METRIC.mirrorWriteFailures),
+        'A mirror secret was not updated after a rotation: integrations reading it hold a dead key.',
+      ),
+      RotationEventFailed: atLeastOnce(
+        'RotationEventFailed',
+        count(METRIC.rotationEventFailures),
+        'ApiKeyRotated could not be published: dependents were not told about a rotation.',
+      ),
+      RotationDeadLetters: atLeastOnce(
+        'RotationDeadLetters',
+        this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+        'A rotation or key-age invocation failed or was never delivered.',
+      ),
+      KeyNotRotated: new Alarm(this, 'KeyNotRotated', {
+        alarmDescription: `The vendor org key is older than ${maxKeyAge.toDays()} days: rotation is not happening. Runbook: docs/runbooks/key-rotation.md#keynotrotated`,
+        metric: rotationMetric(METRIC.apiKeyAge, 'Maximum', Duration.days(1)),
+        threshold: maxKeyAge.toDays(),
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        // No measurement for a day means the check itself is broken: that must not look healthy.
+        treatMissingData: TreatMissingData.BREACHING,
+      }),
+    };
+  }
+}
+
+export type RotationAlarmName =
+  | 'RotationFailed'
+  | 'RotationResponseLost'
+  | 'RotateAnswerUnparsable'
+  | 'MirrorWriteFailed'
+  | 'RotationEventFailed'
+  | 'RotationDeadLetters'
+  | 'KeyNotRotated';
+
+/** A rotation metric as Powertools writes it: the service dimension plus `workflow=rotation`. */
+function rotationMetric(name: MetricName, statistic: string, period: Duration): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { service: PIPELINE_SERVICE_NAME, workflow: 'rotation' },
+    statistic,
+    period,
+  });
+}

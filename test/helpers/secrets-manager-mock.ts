@@ -1,0 +1,34 @@
+/**
+ * The Secrets Manager stand-in (local/secrets-manager/stand-in.ts) behind aws-sdk-client-mock:
+ * every SecretsManagerClient in this test process talks to `store`, with the SDK's own command
+ * classes and exception types.
+ */
+import {
+  CreateSecretCommand,
+  DescribeSecretCommand,
+  GetSecretValueCommand,
+  ListSecretVersionIdsCommand,
+  PutSecretValueCommand,
+  RotateSecretCommand,
+  SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
+} from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { SecretsManagerStandIn } from '#local/secrets-manager/stand-in';
+
+export function mockSecretsManager(store = new SecretsManagerStandIn()) {
+  const mock = mockClient(SecretsManagerClient);
+  // biome-ignore lint/suspicious/noExplicitAny: the stand-in returns the service's output shapes
+  const via =
+    (operation: Parameters<SecretsManagerStandIn['handle']>[0]) =>
+    async (input: object): Promise<any> =>
+      store.handle(operation, input as Record<string, unknown>);
+  mock.on(CreateSecretCommand).callsFake(via('CreateSecret'));
+  mock.on(DescribeSecretCommand).callsFake(via('DescribeSecret'));
+  mock.on(GetSecretValueCommand).callsFake(via('GetSecretValue'));
+  mock.on(PutSecretValueCommand).callsFake(via('PutSecretValue'));
+  mock.on(UpdateSecretVersionStageCommand).callsFake(via('UpdateSecretVersionStage'));
+  mock.on(RotateSecretCommand).callsFake(via('RotateSecret'));
+  mock.on(ListSecretVersionIdsCommand).callsFake(via('ListSecretVersionIds'));
+  return { mock, store };
+}
