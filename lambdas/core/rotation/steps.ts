@@ -127,7 +127,14 @@ async function createSecret(
   try {
     answer = await vendor.rotateKey();
   } catch (error) {
-    if (!provablyNotProcessed(error)) throw new RotationOutcomeUnknownError(secretId, token, error);
+    if (!provablyNotProcessed(error)) {
+      // Settle it now if we can: a refused current key proves the vendor rotated (lost answer).
+      // A 200 proves nothing yet (the request may still be in flight there): the claim stays,
+      // and the next attempt probes again once the lease has passed.
+      await vendor.close();
+      await probeCurrentKey(deps, secretId, token, current.apiKey, orgUuid);
+      throw new RotationOutcomeUnknownError(secretId, token, error);
+    }
     await writeClaim(deps.secrets, secretId, {
       rotationClaim: token,
       attempt: attempt + 1,
@@ -143,7 +150,7 @@ async function createSecret(
   // From here the old key is dead and `answer` is the only copy of the new one: store it first.
   const value = pendingValue(current, orgUuid, answer);
   try {
-    await deps.secrets.put(secretId, token, value, [STAGE.pending]);
+    await storePending(deps, secretId, token, value);
   } catch (error) {
     deps.metrics.record(METRIC.rotationResponseLost, 1, 'Count', { workflow: 'rotation' });
     deps.logger.error('the vendor rotated and storing the new key failed: lockout', {
@@ -163,6 +170,21 @@ async function createSecret(
   }
   deps.logger.info('the vendor rotated the key; the new key is stored under AWSPENDING', { secretId, token });
   return 'rotated';
+}
+
+/** Puts the pending value; a put whose answer was lost may still have stored it, so look first. */
+async function storePending(
+  deps: RotationDeps,
+  secretId: string,
+  token: string,
+  value: string,
+): Promise<void> {
+  try {
+    await deps.secrets.put(secretId, token, value, [STAGE.pending]);
+  } catch (error) {
+    const stored = await deps.secrets.read(secretId, { versionId: token }).catch(() => undefined);
+    if (stored?.value !== value) throw error;
+  }
 }
 
 /**

@@ -1,0 +1,160 @@
+/**
+ * One rotation world: the vendor simulator over loopback, the stateful Secrets Manager stand-in
+ * behind aws-sdk-client-mock, a clock the tests move, and the real rotation steps wired to them.
+ */
+import {
+  CreateSecretCommand,
+  SecretsManagerClient,
+  SecretsManagerServiceException,
+} from '@aws-sdk/client-secrets-manager';
+import { createMetricsRecorder } from '#core/metrics';
+import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
+import { runRotationStep } from '#core/rotation/steps';
+import { keyManagementFactory } from '#core/runtime/rotation-deps';
+import { createSecretWriter } from '#core/secret-writer';
+import { driveRotation } from '#local/rotation-driver';
+import { SecretsManagerStandIn, type StandInHook } from '#local/secrets-manager/stand-in';
+import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
+import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { mockSecretsManager } from '../helpers/secrets-manager-mock.ts';
+
+export const ROTATE_ROUTE = 'POST /orgs/{org_uuid}/api/key/rotate';
+export const KEY_INFO_ROUTE = 'GET /orgs/{org_uuid}/api/key';
+export const LEASE_MS = 180_000;
+
+/** A crash: the process dies here, so nothing after it in that invocation happens. */
+export class SimulatedCrash extends Error {
+  constructor(where: string) {
+    super(`simulated crash ${where}`);
+    this.name = 'SimulatedCrash';
+  }
+}
+
+export function throttling(): Error {
+  return new SecretsManagerServiceException({
+    name: 'ThrottlingException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    message: 'Rate exceeded',
+  });
+}
+
+export interface RotationWorld {
+  readonly sim: VendorSimulator;
+  readonly store: SecretsManagerStandIn;
+  readonly client: SecretsManagerClient;
+  readonly secretId: string;
+  readonly deps: RotationDeps;
+  readonly metrics: ReturnType<typeof createMetricsRecorder>;
+  readonly logger: ReturnType<typeof createMemoryLogger>;
+  readonly events: ApiKeyRotatedDetail[];
+  /** Every key the vendor ever issued, oldest first. */
+  readonly now: { ms: number };
+  /** Moves the clock (a later Secrets Manager attempt, after the claim lease). */
+  advance(ms: number): void;
+  /** Runs one rotation as Secrets Manager would (resuming an unfinished token). */
+  rotate(): ReturnType<typeof driveRotation>;
+  /** Installs a Secrets Manager fault; see {@link StandInHook}. */
+  onSecretsCall(hook: StandInHook | undefined): void;
+  close(): Promise<void>;
+}
+
+export interface WorldOptions {
+  readonly newKeyFieldPath?: string;
+  readonly mirrorSecretIds?: readonly string[];
+}
+
+export async function createRotationWorld(options: WorldOptions = {}): Promise<RotationWorld> {
+  const sim = await startVendorSimulator({ pollsToFinish: 0 });
+  const now = { ms: Date.parse('2026-11-01T00:00:00Z') };
+  const clock = () => new Date(now.ms);
+  const store = new SecretsManagerStandIn(clock);
+  const { mock } = mockSecretsManager(store);
+  const client = new SecretsManagerClient({ region: 'eu-west-1' });
+  const created = await client.send(
+    new CreateSecretCommand({
+      Name: 'vendor/org-key',
+      SecretString: JSON.stringify({
+        apiKey: sim.apiKey,
+        orgUuid: sim.orgUuid,
+        note: 'kept across rotations',
+      }),
+    }),
+  );
+  const metrics = createMetricsRecorder();
+  const logger = createMemoryLogger();
+  const events: ApiKeyRotatedDetail[] = [];
+  const sleep = async (ms: number) => {
+    now.ms += ms;
+  };
+  const deps: RotationDeps = {
+    secrets: createSecretWriter(client, { sleep, random: () => 0.5 }),
+    keys: keyManagementFactory({
+      baseUrl: sim.url,
+      retry: { maxAttempts: 2 },
+      requestTimeoutMs: 2_000,
+      sleep: async () => undefined,
+      ...(options.newKeyFieldPath === undefined ? {} : { newKeyFieldPath: options.newKeyFieldPath }),
+    }),
+    events: {
+      async publish(detail) {
+        events.push(detail);
+      },
+    },
+    metrics,
+    logger,
+    clock,
+    sleep,
+    settings: {
+      orgUuid: undefined,
+      claimLeaseMs: LEASE_MS,
+      peerWaitMs: 3_000,
+      mirrorSecretIds: options.mirrorSecretIds ?? [],
+      mirrorAttempts: 3,
+    },
+  };
+  const secretId = created.ARN ?? 'vendor/org-key';
+  return {
+    sim,
+    store,
+    client,
+    secretId,
+    deps,
+    metrics,
+    logger,
+    events,
+    now,
+    advance: (ms) => {
+      now.ms += ms;
+    },
+    rotate: () => driveRotation(client, secretId, (request) => runRotationStep(request, deps)),
+    onSecretsCall: (hook) => {
+      store.hook = hook;
+    },
+    close: async () => {
+      mock.restore();
+      await sim.close();
+    },
+  };
+}
+
+/** What the vendor accepts now, and whether the secret holds it (current or pending). */
+export function keyState(world: RotationWorld): {
+  stored: 'current' | 'pending' | 'none';
+  workingKey: string;
+} {
+  const workingKey = world.sim.apiKey;
+  const current = world.store.valueAt(world.secretId, 'AWSCURRENT');
+  const pending = world.store.valueAt(world.secretId, 'AWSPENDING');
+  if (current?.includes(workingKey)) return { stored: 'current', workingKey };
+  if (pending?.includes(workingKey)) return { stored: 'pending', workingKey };
+  return { stored: 'none', workingKey };
+}
+
+/** The rotation invariant: the working key is stored, or a named, counted lockout says it is not. */
+export function invariantHolds(world: RotationWorld, errors: readonly unknown[]): boolean {
+  if (keyState(world).stored !== 'none') return true;
+  const named = errors.some((e) => e instanceof Error && e.name === 'RotationResponseLost');
+  const counted = world.metrics.recorded.some((m) => m.name === 'RotationResponseLost');
+  return named && counted;
+}
