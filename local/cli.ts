@@ -6,6 +6,7 @@
  *                                 [--quiet | --verbose] [--log-level L]
  *   npm start -- breach --name NAME --email E [--email E2...] [--out DIR] [--log-level L]
  *   npm start -- breach --watchlist FILE [--out DIR] [--log-level L]
+ *   npm start -- rotate [--out DIR] [--check-domain D] [--log-level L]
  *
  * Exit codes: 0 everything succeeded; 1 a domain or report failed, or an input was rejected;
  * 2 usage or configuration error.
@@ -27,6 +28,7 @@ import {
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
+import { runRotateCommand } from './rotate-command.ts';
 
 export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
 export { localPollSettings } from './poll-flags.ts';
@@ -319,6 +321,27 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
         );
       },
     );
+  program
+    .command('rotate')
+    .description(
+      'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
+    )
+    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+    .option('--out <dir>', 'where the rotation record and the check scan land', './results')
+    .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
+    .addOption(
+      new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('warn'),
+    )
+    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string }) => {
+      setExitCode(
+        await runRotateCommand(
+          { out: flags.out, logLevel: flags.logLevel, checkDomain: flags.checkDomain },
+          config,
+        ),
+      );
+    });
   withScanFlags(
     program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
   ).action(async (flags: RawScanFlags) => {

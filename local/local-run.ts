@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createVendorClients, type VendorClients } from '#core/vendor/index';
-import type { VendorAttemptObserver } from '#core/vendor/types';
+import type { CredentialProvider, VendorAttemptObserver } from '#core/vendor/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
@@ -39,6 +39,11 @@ export interface LocalRun {
   readonly s3: S3rverFixture;
   readonly logs: FileLogger;
   readonly clients: VendorClients;
+  /**
+   * Vendor clients like `clients`, with other credentials (e.g. read from a secret, as the deployed
+   * handlers read them); closed with the run.
+   */
+  clientsWith(credentials: CredentialProvider): VendorClients;
   /** Copies every object written so far to `<out>/<bucket>/<key>`. */
   exportWritten(): Promise<ExportReport>;
 }
@@ -67,29 +72,38 @@ export async function withLocalRun<T>(
   const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
   try {
     const written = trackWrittenObjects(s3.client);
-    const credentials = async () => vendor.apiKey;
     const { config } = options;
-    const clients = createVendorClients({
-      scanApiUrl: vendor.scanApiUrl,
-      keysApiUrl: vendor.keysApiUrl,
-      breachApiUrl: vendor.breachApiUrl,
-      scanCredentials: credentials,
-      keysCredentials: credentials,
-      breachCredentials: credentials,
-      ...(vendor.orgUuid ? { orgUuid: vendor.orgUuid } : {}),
-      ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
-      logger: logs.logger,
-      ...(options.vendorObserver ? { observer: options.vendorObserver } : {}),
-    });
-    return await body({
-      out,
-      resultsRoot: join(out, LOCAL_RESULTS_BUCKET),
-      vendor,
-      s3,
-      logs,
-      clients,
-      exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
-    });
+    const opened: VendorClients[] = [];
+    const clientsWith = (credentials: CredentialProvider): VendorClients => {
+      const clients = createVendorClients({
+        scanApiUrl: vendor.scanApiUrl,
+        keysApiUrl: vendor.keysApiUrl,
+        breachApiUrl: vendor.breachApiUrl,
+        scanCredentials: credentials,
+        keysCredentials: credentials,
+        breachCredentials: credentials,
+        ...(vendor.orgUuid ? { orgUuid: vendor.orgUuid } : {}),
+        ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+        logger: logs.logger,
+        ...(options.vendorObserver ? { observer: options.vendorObserver } : {}),
+      });
+      opened.push(clients);
+      return clients;
+    };
+    try {
+      return await body({
+        out,
+        resultsRoot: join(out, LOCAL_RESULTS_BUCKET),
+        vendor,
+        s3,
+        logs,
+        clients: clientsWith(async () => vendor.apiKey),
+        clientsWith,
+        exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
+      });
+    } finally {
+      await Promise.all(opened.map((clients) => clients.close()));
+    }
   } finally {
     await logs.close(process.stderr);
     await s3.close();

@@ -1,0 +1,200 @@
+/**
+ * `npm start -- rotate`: rotates the org key with the real rotation function, driven the way
+ * Secrets Manager drives it (RotateSecret's value-less AWSPENDING, then the four steps with one
+ * token), then scans one domain with credentials read from the rotated secret, as the deployed
+ * handlers read them, to prove that dependents keep working.
+ *
+ * Prints the key's prefix and creation time before and after, never the key. Exit 0 when the
+ * rotation finished and the scan succeeded; 1 otherwise; 2 for usage and configuration errors.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  CreateSecretCommand,
+  DescribeSecretCommand,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { ConfigurationError } from '#core/errors';
+import { createMetricsRecorder, METRIC } from '#core/metrics';
+import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
+import { DEFAULT_ROTATION_SETTINGS } from '#core/rotation/deps';
+import { keyManagementFactory } from '#core/runtime/rotation-deps';
+import { createSecretWriter, STAGE } from '#core/secret-writer';
+import {
+  createSecretsManagerReader,
+  credentialProviderFromSecret,
+  parseVendorCredentials,
+} from '#core/secrets';
+import { isRecord } from '#core/vendor/json';
+import { createRotateApiKeyHandler } from '../lambdas/rotate-api-key.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
+import { UsageError } from './cli-checks.ts';
+import { withLocalRun } from './local-run.ts';
+import { scanWithRotatedKey } from './rotate-scan.ts';
+import { driveRotation } from './rotation-driver.ts';
+import type { LogLevel } from './run-files.ts';
+import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
+
+export interface RotateCommandOptions {
+  readonly out: string;
+  readonly logLevel: LogLevel;
+  /** The domain scanned with the rotated key afterwards. */
+  readonly checkDomain: string;
+}
+
+/** The secret rotated, by name; override with ROTATION_SECRET_ID (a name or an ARN). */
+export const DEFAULT_ROTATION_SECRET = 'security-pipeline/vendor-org-key';
+
+interface KeyFacts {
+  readonly prefix: string;
+  readonly createdAt: string;
+  readonly versionId: string;
+}
+
+export async function runRotateCommand(
+  options: RotateCommandOptions,
+  config: PipelineConfig,
+): Promise<number> {
+  const secretsManager = await connectSecretsManager(process.env);
+  try {
+    return await withLocalRun(
+      { out: options.out, demo: true, logLevel: options.logLevel, api: 'scan', config },
+      async (run) => {
+        const { vendor } = run;
+        if (!vendor.label.startsWith('built-in simulator') && secretsManager.ephemeral) {
+          throw new UsageError(
+            `rotating the real vendor's key into the in-memory stand-in would lose the new key when the command ends: set ${SECRETS_MANAGER_ENDPOINT_VARIABLE} to a Secrets Manager that keeps it`,
+          );
+        }
+        if (vendor.orgUuid === undefined)
+          throw new ConfigurationError('ORG_UUID', 'is required to rotate the key');
+        const { client } = secretsManager;
+        const secretId = await ensureSecret(
+          client,
+          process.env.ROTATION_SECRET_ID?.trim() || DEFAULT_ROTATION_SECRET,
+          {
+            apiKey: vendor.apiKey,
+            orgUuid: vendor.orgUuid,
+          },
+        );
+        const keys = keyManagementFactory({ baseUrl: vendor.keysApiUrl, logger: run.logs.logger });
+        const writer = createSecretWriter(client);
+        process.stdout.write(
+          `Vendor: ${vendor.label}\nSecrets: ${secretsManager.label}\nSecret: ${secretId}\n`,
+        );
+        const before = await keyFacts(writer, keys, secretId);
+        process.stdout.write(
+          `Before: key ${before.prefix} created ${before.createdAt} (secret version ${before.versionId})\n`,
+        );
+
+        const events: ApiKeyRotatedDetail[] = [];
+        const metrics = createMetricsRecorder();
+        const deps: RotationDeps = {
+          secrets: writer,
+          keys,
+          events: { publish: async (detail) => void events.push(detail) },
+          metrics,
+          logger: run.logs.logger,
+          clock: () => new Date(),
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          settings: { orgUuid: vendor.orgUuid, mirrorSecretIds: [], ...DEFAULT_ROTATION_SETTINGS },
+        };
+        const handler = createRotateApiKeyHandler(deps);
+        const started = performance.now();
+        const rotation = await driveRotation(client, secretId, (request) => handler(request));
+        const tookMs = Math.round(performance.now() - started);
+        for (const step of rotation.steps) process.stdout.write(`  ${step.step}: ${step.outcome}\n`);
+        const record = join(run.out, 'rotation', `rotation-${stamp()}.json`);
+        await mkdir(join(run.out, 'rotation'), { recursive: true });
+        if (rotation.error !== undefined) {
+          const error = rotation.error as Error;
+          process.stdout.write(`Rotation ${rotation.token} failed: ${error.name}: ${error.message}\n`);
+          await writeFile(
+            record,
+            `${JSON.stringify({ token: rotation.token, steps: rotation.steps, error: error.name, before }, null, 2)}\n`,
+          );
+          process.stdout.write(`Record: ${record}\n`);
+          return 1;
+        }
+        const after = await keyFacts(writer, keys, secretId);
+        const window = metrics.recorded.find((m) => m.name === METRIC.rotationWindow)?.value;
+        process.stdout.write(
+          `After:  key ${after.prefix} created ${after.createdAt} (secret version ${after.versionId})\n` +
+            `Rotated in ${tookMs} ms; the vendor held a key AWSCURRENT did not name for ${window === undefined ? 'an unmeasured time' : `${(window * 1000).toFixed(0)} ms`}\n` +
+            `Event: ApiKeyRotated for version ${events[0]?.versionId ?? '(none)'}\n`,
+        );
+
+        // A dependent: one scan whose key is read from the rotated secret, as the handlers read it.
+        const reader = createSecretsManagerReader({ client });
+        const scanClient = run.clientsWith(credentialProviderFromSecret(reader, secretId, 'scan')).scan;
+        const scan = await scanWithRotatedKey(run, config, scanClient, options.checkDomain);
+        process.stdout.write(
+          `Scan of ${options.checkDomain} with the rotated key: ${scan.state} (${scan.where})\n`,
+        );
+        await writeFile(
+          record,
+          `${JSON.stringify({ token: rotation.token, steps: rotation.steps, before, after, tookMs, windowSeconds: window, event: events[0], scan }, null, 2)}\n`,
+        );
+        process.stdout.write(`Record: ${record}\n`);
+        return scan.state === 'succeeded' ? 0 : 1;
+      },
+    );
+  } finally {
+    await secretsManager.close();
+  }
+}
+
+/** The secret's id; created with the vendor's current key when it does not exist yet. */
+async function ensureSecret(
+  client: SecretsManagerClient,
+  secretId: string,
+  value: { apiKey: string; orgUuid: string },
+): Promise<string> {
+  try {
+    const found = await client.send(new DescribeSecretCommand({ SecretId: secretId }));
+    return found.ARN ?? secretId;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  if (secretId.startsWith('arn:'))
+    throw new ConfigurationError('ROTATION_SECRET_ID', `names a secret that does not exist (${secretId})`);
+  const created = await client.send(
+    new CreateSecretCommand({
+      Name: secretId,
+      Description: 'Vendor org API key (npm start -- rotate)',
+      SecretString: JSON.stringify(value),
+    }),
+  );
+  return created.ARN ?? secretId;
+}
+
+/** What may be shown of the current key: its first characters, the vendor's creation time, the version. */
+async function keyFacts(
+  writer: ReturnType<typeof createSecretWriter>,
+  keys: ReturnType<typeof keyManagementFactory>,
+  secretId: string,
+): Promise<KeyFacts> {
+  const current = await writer.read(secretId, { stage: STAGE.current });
+  if (current === undefined) throw new ConfigurationError(secretId, 'has no AWSCURRENT value');
+  const credentials = parseVendorCredentials(current.value, secretId);
+  const orgUuid = credentials.orgUuid;
+  if (orgUuid === undefined) throw new ConfigurationError(secretId, 'has no "orgUuid"');
+  const vendor = keys(credentials.apiKey, orgUuid);
+  try {
+    const info = (await vendor.getKeyInfo()).raw;
+    const created =
+      isRecord(info) && typeof info.created_at === 'string' ? info.created_at : 'at an unknown time';
+    return {
+      prefix: `${credentials.apiKey.slice(0, 10)}…`,
+      createdAt: created,
+      versionId: current.versionId,
+    };
+  } finally {
+    await vendor.close();
+  }
+}
+
+function stamp(): string {
+  return `${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(2).toString('hex')}`;
+}

@@ -1,0 +1,55 @@
+/**
+ * The dependent `npm start -- rotate` runs after a rotation: one domain through the synthesized
+ * ScanDomain definition and the real scan handlers, with a vendor client whose key is read from the
+ * rotated secret. The same list runner as `npm start -- scan`, so nothing here is a special path.
+ */
+import { join } from 'node:path';
+import type { ScanApi } from '#core/workflows/scan/deps';
+import type { PipelineConfig } from '../lib/config/index.ts';
+import { scanDomainStateMachine } from './definitions.ts';
+import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, type LocalRun } from './local-run.ts';
+import { runDomainList } from './pipeline.ts';
+import { localPollSettings } from './poll-flags.ts';
+import { cachedTemplate } from './synth-cache.ts';
+
+export interface DependentScan {
+  readonly domain: string;
+  /** The domain's final state in the list summary: `succeeded` when the rotated key worked. */
+  readonly state: string;
+  /** Where its outputs or its failure record are, under the run's results. */
+  readonly where: string;
+}
+
+export async function scanWithRotatedKey(
+  run: LocalRun,
+  config: PipelineConfig,
+  scanClient: ScanApi,
+  domain: string,
+): Promise<DependentScan> {
+  const { poll } = localPollSettings(config, { demo: true });
+  const result = await runDomainList(
+    {
+      s3: run.s3.client,
+      inputBucket: LOCAL_INPUT_BUCKET,
+      resultsBucket: LOCAL_RESULTS_BUCKET,
+      scanDefinition: scanDomainStateMachine(await cachedTemplate(config)).definition,
+      scanClient,
+      poll,
+      concurrency: 1,
+      intakePrefix: config.intake.prefix,
+      intakeSuffixes: config.intake.suffixes,
+      maxListBytes: config.intake.maxListBytes,
+      allowSpecialUse: config.scan.allowSpecialUseDomains,
+      logger: run.logs.logger,
+    },
+    { domains: [domain] },
+  );
+  await run.exportWritten();
+  const scanned = result.summary.domains[0];
+  const prefix = scanned?.manifestKey ?? scanned?.outputPrefix ?? result.summaryKey;
+  return {
+    domain,
+    state: scanned?.state ?? (result.summary.rejected ? 'rejected' : 'unknown'),
+    where: join(run.resultsRoot, prefix),
+  };
+}
