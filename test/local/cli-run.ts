@@ -12,6 +12,12 @@ export const VENDOR_ENV = [
   'BREACH_API_URL',
   'VENDOR_API_KEY',
   'ORG_UUID',
+  // What `rotate` reads besides the vendor: where Secrets Manager is, which secret, and how to sign.
+  'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+  'ROTATION_SECRET_ID',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_REGION',
 ] as const;
 
 export interface CliRun {

@@ -1,0 +1,114 @@
+/**
+ * `npm start -- rotate` in-process (`main(argv)`): the rotation against the built-in simulator with
+ * the Secrets Manager stand-in over loopback, the same against an endpoint given in
+ * AWS_ENDPOINT_URL_SECRETS_MANAGER, and the refusal to rotate a real vendor's key into memory.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSecretsManagerServer } from '../../local/secrets-manager/server.ts';
+import { startVendorSimulator } from '../../local/simulator/index.ts';
+import { filesUnder, runCli } from './cli-run.ts';
+
+const FULL_KEY = /sk_sim_[0-9a-f]{32}/;
+
+let outDir: string;
+beforeEach(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'rotate-cli-'));
+});
+afterEach(async () => {
+  await rm(outDir, { recursive: true, force: true });
+});
+
+async function everythingWritten(): Promise<string> {
+  const files = await filesUnder(outDir);
+  const texts = await Promise.all(files.map((file) => readFile(join(outDir, file), 'utf8')));
+  return texts.join('\n');
+}
+
+describe('npm start -- rotate', () => {
+  it('rotates the simulator key into the stand-in, prints prefixes only, and a scan with the new key succeeds', async () => {
+    const run = await runCli(['rotate', '--out', outDir]);
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const before = /Before: key (sk_sim_\w{3})… created (\S+)/.exec(run.stdout);
+    const after = /After: {2}key (sk_sim_\w{3})… created (\S+)/.exec(run.stdout);
+    expect(before).not.toBeNull();
+    expect(after).not.toBeNull();
+    expect(Date.parse(after?.[2] ?? '')).toBeGreaterThanOrEqual(Date.parse(before?.[2] ?? ''));
+    for (const step of [
+      'createSecret: rotated',
+      'setSecret: nothing-to-set',
+      'testSecret: pending-key-works',
+      'finishSecret: finished',
+    ]) {
+      expect(run.stdout).toContain(step);
+    }
+    expect(run.stdout).toMatch(/Scan of example\.com with the rotated key: succeeded \(.*manifest\.json\)/);
+    const recordPath = /Record: (\S+)/.exec(run.stdout)?.[1] ?? '';
+    const record = JSON.parse(await readFile(recordPath, 'utf8'));
+    expect(record.steps).toHaveLength(4);
+    expect(record.after.versionId).toBe(record.token);
+    expect(record.event).toMatchObject({
+      versionId: record.token,
+      secretArn: expect.stringContaining('secret:'),
+    });
+    expect(record.scan.state).toBe('succeeded');
+    expect(run.stdout).not.toMatch(FULL_KEY);
+    expect(await everythingWritten()).not.toMatch(FULL_KEY);
+  });
+
+  it('uses the Secrets Manager at AWS_ENDPOINT_URL_SECRETS_MANAGER, leaving the new key current there', async () => {
+    const endpoint = await startSecretsManagerServer();
+    try {
+      const run = await runCli(['rotate', '--out', outDir], {
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+        ROTATION_SECRET_ID: 'team/vendor-key',
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_REGION: 'eu-west-1',
+      });
+
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Secrets: Secrets Manager at ${endpoint.url}`);
+      const operations = endpoint.store.calls.map((call) => call.operation);
+      expect(operations).toEqual(
+        expect.arrayContaining([
+          'CreateSecret',
+          'RotateSecret',
+          'PutSecretValue',
+          'UpdateSecretVersionStage',
+        ]),
+      );
+      const stages = Object.values(endpoint.store.stagesOf('team/vendor-key')).flat();
+      expect(stages.filter((stage) => stage === 'AWSCURRENT')).toHaveLength(1);
+      expect(stages).toContain('AWSPREVIOUS');
+      expect(stages).not.toContain('AWSPENDING');
+      expect(JSON.parse(endpoint.store.valueAt('team/vendor-key', 'AWSCURRENT') ?? '{}').apiKey).toMatch(
+        FULL_KEY,
+      );
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it("refuses (exit 2) to rotate a real vendor's key into the in-memory stand-in, before any rotate", async () => {
+    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
+    try {
+      const run = await runCli(['rotate', '--out', outDir], {
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+        ORG_UUID: vendor.orgUuid,
+      });
+
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/would lose the new key.*AWS_ENDPOINT_URL_SECRETS_MANAGER/);
+      expect(vendor.requestCount('POST /orgs/{org_uuid}/api/key/rotate')).toBe(0);
+    } finally {
+      await vendor.close();
+    }
+  });
+});
