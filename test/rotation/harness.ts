@@ -60,12 +60,14 @@ export interface RotationWorld {
 }
 
 export interface WorldOptions {
+  /** Status polls before a simulated scan finishes. @default 0 */
+  readonly pollsToFinish?: number;
   readonly newKeyFieldPath?: string;
   readonly mirrorSecretIds?: readonly string[];
 }
 
 export async function createRotationWorld(options: WorldOptions = {}): Promise<RotationWorld> {
-  const sim = await startVendorSimulator({ pollsToFinish: 0 });
+  const sim = await startVendorSimulator({ pollsToFinish: options.pollsToFinish ?? 0 });
   const now = { ms: Date.parse('2026-11-01T00:00:00Z') };
   const clock = () => new Date(now.ms);
   const store = new SecretsManagerStandIn(clock);
