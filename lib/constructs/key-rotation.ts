@@ -12,7 +12,7 @@ import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import type { CfnRotationSchedule, ISecret, RotationSchedule } from 'aws-cdk-lib/aws-secretsmanager';
+import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#core/metrics';
 import { ENV } from '#core/runtime/variables';
@@ -47,8 +47,8 @@ const STEP_TIMEOUT = Duration.minutes(2);
 
 /**
  * Scheduled native rotation of the vendor org key, with its guards:
- * - the rotation function (lambdas/rotate-api-key.ts) on `addRotationSchedule`, never rotating on
- *   deploy (`rotateImmediatelyOnUpdate: false`);
+ * - the rotation function (lambdas/rotate-api-key.ts) on a native rotation schedule, never rotating
+ *   on deploy (`rotateImmediatelyOnUpdate: false`), invocable by Secrets Manager for this secret only;
  * - no blind retries: the function's asynchronous invocations are never retried by Lambda, and a
  *   failed one lands in a dead-letter queue; Secrets Manager itself resumes the same token later;
  * - a daily key-age check (lambdas/check-api-key-age.ts) whose metric the key-age alarm watches;
@@ -57,7 +57,7 @@ const STEP_TIMEOUT = Duration.minutes(2);
 export class KeyRotation extends Construct {
   public readonly rotationFunction: PipelineFunction;
   public readonly ageCheckFunction: PipelineFunction;
-  public readonly rotationSchedule: RotationSchedule;
+  public readonly rotationSchedule: CfnRotationSchedule;
   public readonly deadLetterQueue: DeadLetterQueue;
   /** Every alarm of the rotation, by what it watches. */
   public readonly alarms: Readonly<Record<RotationAlarmName, IAlarm>>;
@@ -70,7 +70,6 @@ export class KeyRotation extends Construct {
     });
     this.rotationFunction = new PipelineFunction(this, 'RotateFunction', {
       handlerFile: 'rotate-api-key',
-      description: 'Rotates the vendor org API key: createSecret, setSecret, testSecret, finishSecret',
       timeout: STEP_TIMEOUT,
       memorySize: 256,
       environment: {
@@ -91,20 +90,31 @@ export class KeyRotation extends Construct {
       onFailure: new SqsDestination(this.deadLetterQueue),
     });
 
-    this.rotationSchedule = props.secret.addRotationSchedule('RotationSchedule', {
-      rotationLambda: this.rotationFunction,
+    // The L1 schedule, not addRotationSchedule: the L2 also grants the function
+    // secretsmanager:GetRandomPassword on * and read/write through grantRead/grantWrite, which a
+    // vendor-generated key never needs; bindDeclared grants exactly the four steps' actions.
+    this.rotationFunction.addPermission('InvokedBySecretsManager', {
+      principal: new ServicePrincipal('secretsmanager.amazonaws.com'),
+      // Only for this secret: no other secret's rotation can be pointed at this function.
+      sourceArn: props.secret.secretArn,
+      sourceAccount: Stack.of(this).account,
+    });
+    this.rotationSchedule = new CfnRotationSchedule(this, 'RotationSchedule', {
+      secretId: props.secret.secretArn,
+      rotationLambdaArn: this.rotationFunction.functionArn,
       // A deploy must never rotate the key: the vendor kills the old one at once.
       rotateImmediatelyOnUpdate: false,
+      rotationRules: {
+        scheduleExpression: props.scheduleExpression,
+        duration: `${Math.round(props.window.toHours())}h`,
+      },
     });
-    const cfnSchedule = this.rotationSchedule.node.defaultChild as CfnRotationSchedule;
-    cfnSchedule.rotationRules = {
-      scheduleExpression: props.scheduleExpression,
-      duration: `${Math.round(props.window.toHours())}h`,
-    };
+    this.rotationSchedule.node.addDependency(
+      this.rotationFunction.permissionsNode.findChild('InvokedBySecretsManager'),
+    );
 
     this.ageCheckFunction = new PipelineFunction(this, 'AgeCheckFunction', {
       handlerFile: 'check-api-key-age',
-      description: 'Publishes the vendor org key age (ApiKeyAgeDays) for the key-age alarm',
       timeout: Duration.seconds(30),
       memorySize: 256,
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,

@@ -62,6 +62,24 @@ describe('cdk-nag AwsSolutions', () => {
     expect(() => app.synth()).not.toThrow();
   });
 
+  it('acknowledges SMG4 only on secrets the stack does not rotate, saying why', () => {
+    const rotated = build().stack.vendorSecrets.secrets;
+    expect(rotated.map((secret) => acknowledgementsOn(secret)['Annotation::AwsSolutions-SMG4'])).toEqual([
+      undefined,
+    ]);
+    const off = build({ rotation: { enabled: false } }).stack.vendorSecrets.secrets;
+    expect(acknowledgementsOn(off[0] as IConstruct)['Annotation::AwsSolutions-SMG4']).toMatch(
+      /rotation\.enabled is false/,
+    );
+    const perApi = build({ vendor: { keys: 'per-api' } }).stack.vendorSecrets;
+    const reasons = perApi.secrets.map(
+      (secret) => acknowledgementsOn(secret)['Annotation::AwsSolutions-SMG4'],
+    );
+    expect(reasons.filter((reason) => reason === undefined)).toHaveLength(1);
+    expect(acknowledgementsOn(perApi.secretFor('keys'))['Annotation::AwsSolutions-SMG4']).toBeUndefined();
+    for (const reason of reasons.filter(Boolean)) expect(reason).toMatch(/rotates the org key only/);
+  });
+
   it('acknowledges rules on individual resources only, never the stack, each with a reason', () => {
     // Prepare
     const { stack } = build(everything);
