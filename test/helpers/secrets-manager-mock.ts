@@ -18,11 +18,11 @@ import { SecretsManagerStandIn } from '#local/secrets-manager/stand-in';
 
 export function mockSecretsManager(store = new SecretsManagerStandIn()) {
   const mock = mockClient(SecretsManagerClient);
-  // biome-ignore lint/suspicious/noExplicitAny: the stand-in returns the service's output shapes
+  // The stand-in returns each operation's output shape; the mock types them per command.
   const via =
     (operation: Parameters<SecretsManagerStandIn['handle']>[0]) =>
-    async (input: object): Promise<any> =>
-      store.handle(operation, input as Record<string, unknown>);
+    async (input: object): Promise<never> =>
+      store.handle(operation, input as Record<string, unknown>) as never;
   mock.on(CreateSecretCommand).callsFake(via('CreateSecret'));
   mock.on(DescribeSecretCommand).callsFake(via('DescribeSecret'));
   mock.on(GetSecretValueCommand).callsFake(via('GetSecretValue'));
