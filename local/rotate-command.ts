@@ -20,6 +20,7 @@ import { createMetricsRecorder, METRIC } from '#core/metrics';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS } from '#core/rotation/deps';
 import { keyManagementFactory } from '#core/runtime/rotation-deps';
+import { ENV } from '#core/runtime/variables';
 import { createSecretWriter, STAGE } from '#core/secret-writer';
 import {
   createSecretsManagerReader,
@@ -68,7 +69,7 @@ export async function runRotateCommand(
           );
         }
         if (vendor.orgUuid === undefined)
-          throw new ConfigurationError('ORG_UUID', 'is required to rotate the key');
+          throw new ConfigurationError(ENV.orgUuid, 'is required to rotate the key');
         const { client } = secretsManager;
         const secretId = await ensureSecret(
           client,

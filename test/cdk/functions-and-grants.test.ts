@@ -21,6 +21,8 @@ const HANDLERS = [
   'prepare-domain-list',
   'write-list-summary',
   'start-domain-list',
+  'rotate-api-key',
+  'check-api-key-age',
 ];
 
 let synthesized: Synthesized;

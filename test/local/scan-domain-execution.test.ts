@@ -173,8 +173,10 @@ describe('the synthesized ScanDomain definition', () => {
 
   it('retries StartScan only on errors that prove the scan was not started', () => {
     // Assess: the rules the branches below rely on, as the CDK synthesizes them
+    // A 401 proves it too (the vendor refused the request): retried across a key rotation.
     expect(retryErrors(state('StartScan')).sort()).toEqual([
       'Lambda.TooManyRequestsException',
+      'VendorAuthError',
       'VendorThrottledError',
     ]);
   });
