@@ -123,6 +123,19 @@ export function createSecretWriter(
     }
   }
 
+  async function updateStage(
+    secretId: string,
+    input: { VersionStage: string; MoveToVersionId?: string; RemoveFromVersionId?: string },
+  ): Promise<void> {
+    try {
+      await call(secretId, 'UpdateSecretVersionStage', () =>
+        client.send(new UpdateSecretVersionStageCommand({ SecretId: secretId, ...input })),
+      );
+    } catch (error) {
+      throw permanentError(secretId, error);
+    }
+  }
+
   return {
     async describe(secretId) {
       const out = await call(secretId, 'DescribeSecret', () =>
@@ -173,36 +186,15 @@ export function createSecretWriter(
         throw new VersionConflictError(secretId, token);
       }
     },
-    async moveStage(secretId, stage, to, from) {
-      try {
-        await call(secretId, 'UpdateSecretVersionStage', () =>
-          client.send(
-            new UpdateSecretVersionStageCommand({
-              SecretId: secretId,
-              VersionStage: stage,
-              MoveToVersionId: to,
-              ...(from === undefined ? {} : { RemoveFromVersionId: from }),
-            }),
-          ),
-        );
-      } catch (error) {
-        throw permanentError(secretId, error);
-      }
+    moveStage(secretId, stage, to, from) {
+      return updateStage(secretId, {
+        VersionStage: stage,
+        MoveToVersionId: to,
+        ...(from === undefined ? {} : { RemoveFromVersionId: from }),
+      });
     },
-    async removeStage(secretId, stage, from) {
-      try {
-        await call(secretId, 'UpdateSecretVersionStage', () =>
-          client.send(
-            new UpdateSecretVersionStageCommand({
-              SecretId: secretId,
-              VersionStage: stage,
-              RemoveFromVersionId: from,
-            }),
-          ),
-        );
-      } catch (error) {
-        throw permanentError(secretId, error);
-      }
+    removeStage(secretId, stage, from) {
+      return updateStage(secretId, { VersionStage: stage, RemoveFromVersionId: from });
     },
   };
 }

@@ -1,16 +1,13 @@
-import { Duration, Stack } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Schedule, ScheduleExpression, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { Schedule } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
-import { acknowledgeWildcards, arnFinding } from './nag.ts';
 import { PipelineFunction } from './pipeline-function.ts';
+import { invokeOnSchedule } from './scheduled-invoke.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
 export interface BreachReconciliationProps {
@@ -49,34 +46,12 @@ export class BreachReconciliation extends Construct {
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
     bindDeclared(this.function, { resultsBucket: props.resultsBucket, vendorSecrets: props.vendorSecrets });
-    this.function.configureAsyncInvoke({
-      retryAttempts: 0,
-      maxEventAge: Duration.hours(1),
-      onFailure: new SqsDestination(this.deadLetterQueue),
+    this.schedule = invokeOnSchedule(this, 'Schedule', {
+      fn: this.function,
+      expression: props.scheduleExpression,
+      flexibleWindow: Duration.minutes(30),
+      deadLetterQueue: this.deadLetterQueue,
+      description: 'archive breach reports the workflow never archived',
     });
-
-    const role = new Role(this, 'SchedulerRole', {
-      description: 'Assumed by EventBridge Scheduler to start breach reconciliation',
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-    });
-    this.schedule = new Schedule(this, 'Schedule', {
-      description: 'Security pipeline: archive breach reports the workflow never archived',
-      schedule: ScheduleExpression.expression(props.scheduleExpression),
-      timeWindow: TimeWindow.flexible(Duration.minutes(30)),
-      target: new LambdaInvoke(this.function, {
-        role,
-        deadLetterQueue: this.deadLetterQueue,
-        // Delivery only: a failed delivery goes to the queue, never a second run on its own.
-        retryAttempts: 0,
-        maxEventAge: Duration.hours(1),
-      }),
-    });
-    acknowledgeWildcards(
-      role,
-      [arnFinding(this.function, ':*')],
-      "The Scheduler's LambdaInvoke target grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of the reconciliation function only.",
-    );
   }
 }

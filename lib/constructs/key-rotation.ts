@@ -7,19 +7,16 @@ import {
   Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Schedule, ScheduleExpression, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#core/metrics';
 import { ENV } from '#core/runtime/variables';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
-import { acknowledgeWildcards, arnFinding } from './nag.ts';
 import { PIPELINE_SERVICE_NAME, PipelineFunction } from './pipeline-function.ts';
+import { invokeOnSchedule, noAsyncRetries } from './scheduled-invoke.ts';
 
 export interface KeyRotationProps {
   /** The secret holding the org key (`{"apiKey", "orgUuid"}`) that Secrets Manager rotates. */
@@ -84,11 +81,7 @@ export class KeyRotation extends Construct {
     bindDeclared(this.rotationFunction, {
       rotatedSecret: { secret: props.secret, mirrorSecretArns: mirrors },
     });
-    this.rotationFunction.configureAsyncInvoke({
-      retryAttempts: 0,
-      maxEventAge: Duration.hours(1),
-      onFailure: new SqsDestination(this.deadLetterQueue),
-    });
+    noAsyncRetries(this.rotationFunction, this.deadLetterQueue);
 
     // The L1 schedule, not addRotationSchedule: the L2 also grants the function
     // secretsmanager:GetRandomPassword on * and read/write through grantRead/grantWrite, which a
@@ -120,33 +113,13 @@ export class KeyRotation extends Construct {
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
     bindDeclared(this.ageCheckFunction, { rotatedSecret: { secret: props.secret, mirrorSecretArns: [] } });
-    this.ageCheckFunction.configureAsyncInvoke({
-      retryAttempts: 0,
-      maxEventAge: Duration.hours(1),
-      onFailure: new SqsDestination(this.deadLetterQueue),
+    invokeOnSchedule(this, 'AgeCheckSchedule', {
+      fn: this.ageCheckFunction,
+      expression: 'rate(1 day)',
+      flexibleWindow: Duration.hours(1),
+      deadLetterQueue: this.deadLetterQueue,
+      description: 'measure the vendor org key age once a day',
     });
-    const schedulerRole = new Role(this, 'AgeCheckSchedulerRole', {
-      description: 'Assumed by EventBridge Scheduler to run the daily key-age check',
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-    });
-    new Schedule(this, 'AgeCheckSchedule', {
-      description: 'Security pipeline: measure the vendor org key age once a day',
-      schedule: ScheduleExpression.expression('rate(1 day)'),
-      timeWindow: TimeWindow.flexible(Duration.hours(1)),
-      target: new LambdaInvoke(this.ageCheckFunction, {
-        role: schedulerRole,
-        deadLetterQueue: this.deadLetterQueue,
-        retryAttempts: 0,
-        maxEventAge: Duration.hours(1),
-      }),
-    });
-    acknowledgeWildcards(
-      schedulerRole,
-      [arnFinding(this.ageCheckFunction, ':*')],
-      "The Scheduler's LambdaInvoke target grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of the key-age check only.",
-    );
 
     this.alarms = this.createAlarms(props.maxKeyAge);
   }

@@ -1,0 +1,64 @@
+/**
+ * How a pipeline function is run on a schedule, once: an EventBridge Scheduler schedule with its
+ * own role (this account only), and no retry anywhere that could repeat a run on its own. Neither
+ * Scheduler nor Lambda's asynchronous invocation retries; whatever fails or is not delivered lands
+ * in the dead-letter queue, and the next scheduled run catches up.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { Schedule, ScheduleExpression, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { Construct } from 'constructs';
+import type { DeadLetterQueue } from './dead-letter-queue.ts';
+import { acknowledgeWildcards, arnFinding } from './nag.ts';
+import type { PipelineFunction } from './pipeline-function.ts';
+
+/** Lambda never retries an asynchronous invocation of `fn`; a failed one goes to `queue`. */
+export function noAsyncRetries(fn: PipelineFunction, queue: DeadLetterQueue): void {
+  fn.configureAsyncInvoke({
+    retryAttempts: 0,
+    maxEventAge: Duration.hours(1),
+    onFailure: new SqsDestination(queue),
+  });
+}
+
+export interface ScheduledInvokeProps {
+  readonly fn: PipelineFunction;
+  /** An EventBridge Scheduler expression, validated by the configuration. */
+  readonly expression: string;
+  /** How far the schedule may shift a run to spread load. */
+  readonly flexibleWindow: Duration;
+  readonly deadLetterQueue: DeadLetterQueue;
+  /** What the schedule does, for the console. */
+  readonly description: string;
+}
+
+/** Invokes `fn` on `expression`, never more than once per fire (see the module comment). */
+export function invokeOnSchedule(scope: Construct, id: string, props: ScheduledInvokeProps): Schedule {
+  noAsyncRetries(props.fn, props.deadLetterQueue);
+  const role = new Role(scope, `${id}Role`, {
+    description: `Assumed by EventBridge Scheduler to ${props.description}`,
+    assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
+    }),
+  });
+  const schedule = new Schedule(scope, id, {
+    description: `Security pipeline: ${props.description}`,
+    schedule: ScheduleExpression.expression(props.expression),
+    timeWindow: TimeWindow.flexible(props.flexibleWindow),
+    target: new LambdaInvoke(props.fn, {
+      role,
+      deadLetterQueue: props.deadLetterQueue,
+      // Delivery only: a failed delivery goes to the queue, never a second run on its own.
+      retryAttempts: 0,
+      maxEventAge: Duration.hours(1),
+    }),
+  });
+  acknowledgeWildcards(
+    role,
+    [arnFinding(props.fn, ':*')],
+    `The Scheduler's LambdaInvoke target grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of ${props.fn.handlerFile} only.`,
+  );
+  return schedule;
+}
