@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { loadPipelineConfig, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 
@@ -21,5 +21,8 @@ try {
 
 new SecurityPipelineStack(app, 'SecurityPipeline', { config });
 
-// cdk-nag 3 is a policy-validation plugin: an unacknowledged finding fails the synth.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+// cdk-nag 3 packs are policy-validation plugins: an unacknowledged finding fails the synth.
+Validations.of(app).addPlugins(
+  new AwsSolutionsChecks(app, { verbose: true }),
+  new ServerlessChecks(app, { verbose: true }),
+);

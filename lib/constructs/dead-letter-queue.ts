@@ -27,5 +27,10 @@ export class DeadLetterQueue extends Queue {
       'AwsSolutions-SQS3',
       `This queue is itself a dead-letter queue (${props.purpose}); a DLQ of a DLQ would only move the problem.`,
     );
+    acknowledge(
+      this,
+      'Serverless-SQSRedrivePolicy',
+      `This queue is itself a dead-letter queue (${props.purpose}): nothing consumes it to fail again, so it needs no redrive policy of its own.`,
+    );
   }
 }

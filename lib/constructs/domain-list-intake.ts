@@ -1,7 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { Match, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -11,6 +10,7 @@ import { ENV } from '#core/runtime/variables';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
+import { sendAsyncFailuresTo } from './scheduled-invoke.ts';
 
 export interface DomainListIntakeProps {
   /** The bucket domain lists are uploaded to; must have EventBridge notifications enabled. */
@@ -93,11 +93,8 @@ export class DomainListIntake extends Construct {
     bindDeclared(this.startFunction, props);
     // EventBridge invokes asynchronously: its DLQ sees only failed deliveries. A handler that
     // throws (e.g. StartExecution throttled) is retried by Lambda and then sent here as well.
-    this.startFunction.configureAsyncInvoke({
-      retryAttempts: 2,
-      maxEventAge,
-      onFailure: new SqsDestination(this.deadLetterQueue),
-    });
+    // Two retries are harmless: the execution name is deterministic, so a repeat starts nothing new.
+    sendAsyncFailuresTo(this.startFunction, this.deadLetterQueue, { retryAttempts: 2, maxEventAge });
 
     // EventBridge wildcards are case-sensitive and a key cannot be matched by both a prefix and an
     // `equals-ignore-case` suffix, so every upper/lower spelling of each suffix gets its own

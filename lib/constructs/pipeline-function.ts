@@ -153,11 +153,13 @@ export class PipelineFunction extends NodejsFunction {
       ['Resource::*'],
       'Tracing.ACTIVE adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
     );
-    acknowledge(
-      this,
-      'AwsSolutions-L1',
-      'Node.js 22 is pinned on purpose: it is the runtime the local runner and the test suite use (devDependency node@22).',
-    );
+    for (const rule of ['AwsSolutions-L1', 'Serverless-LambdaLatestVersion']) {
+      acknowledge(
+        this,
+        rule,
+        'Node.js 22 is pinned on purpose: it is the runtime the local runner and the test suite use (devDependency node@22).',
+      );
+    }
   }
 
   /** Checks the props before anything is created; returns the entry path. */

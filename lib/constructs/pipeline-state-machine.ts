@@ -12,7 +12,7 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { checkStateBinding } from '../../lambdas/registry.ts';
-import { acknowledgeWildcards, arnFinding } from './nag.ts';
+import { acknowledge, acknowledgeWildcards, arnFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 
 export interface PipelineStateMachineProps {
@@ -101,6 +101,11 @@ export function lambdaTask(
   options: LambdaTaskOptions = {},
 ): LambdaInvoke {
   checkStateBinding(stateName, fn.handlerFile);
+  acknowledge(
+    fn,
+    'Serverless-LambdaDLQ',
+    "Invoked synchronously by a Step Functions task: the state machine's Retry and Catch handle every failure, so nothing could reach a function DLQ.",
+  );
   return new LambdaInvoke(scope, stateName, {
     lambdaFunction: fn,
     payloadResponseOnly: true,

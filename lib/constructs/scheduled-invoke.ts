@@ -11,16 +11,29 @@ import { Schedule, ScheduleExpression, TimeWindow } from 'aws-cdk-lib/aws-schedu
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
-import { acknowledgeWildcards, arnFinding } from './nag.ts';
+import { acknowledge, acknowledgeWildcards, arnFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
+
+/**
+ * Where an asynchronous invocation of `fn` goes when it fails for good: `queue`, as an on-failure
+ * destination, after `retryAttempts` retries by Lambda (0 unless every repeat is harmless).
+ */
+export function sendAsyncFailuresTo(
+  fn: PipelineFunction,
+  queue: DeadLetterQueue,
+  options: { retryAttempts: number; maxEventAge: Duration },
+): void {
+  fn.configureAsyncInvoke({ ...options, onFailure: new SqsDestination(queue) });
+  acknowledge(
+    fn,
+    'Serverless-LambdaDLQ',
+    "Asynchronous failures go to an on-failure destination (the dead-letter queue), which supersedes a function DLQ: it also carries the error and the function's response.",
+  );
+}
 
 /** Lambda never retries an asynchronous invocation of `fn`; a failed one goes to `queue`. */
 export function noAsyncRetries(fn: PipelineFunction, queue: DeadLetterQueue): void {
-  fn.configureAsyncInvoke({
-    retryAttempts: 0,
-    maxEventAge: Duration.hours(1),
-    onFailure: new SqsDestination(queue),
-  });
+  sendAsyncFailuresTo(fn, queue, { retryAttempts: 0, maxEventAge: Duration.hours(1) });
 }
 
 export interface ScheduledInvokeProps {

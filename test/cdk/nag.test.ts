@@ -1,5 +1,5 @@
-import { Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { type App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import type { PipelineConfigInput } from '../../lib/config/index.ts';
@@ -37,17 +37,24 @@ function acknowledgementsOn(construct: IConstruct): Record<string, string> {
   );
 }
 
-describe('cdk-nag AwsSolutions', () => {
+const PACKS = {
+  AwsSolutions: (app: App) => new AwsSolutionsChecks(app, { verbose: true }),
+  Serverless: (app: App) => new ServerlessChecks(app, { verbose: true }),
+};
+
+describe('cdk-nag AwsSolutions and Serverless', () => {
   it.each([
-    ['the default configuration', undefined],
-    ['every optional feature', everything],
-  ])('reports no unacknowledged finding for %s', (_name, raw) => {
+    ['AwsSolutions', 'the default configuration', undefined],
+    ['AwsSolutions', 'every optional feature', everything],
+    ['Serverless', 'the default configuration', undefined],
+    ['Serverless', 'every optional feature', everything],
+  ] as const)('%s reports no unacknowledged finding for %s', (pack, _name, raw) => {
     // Prepare
     const { app } = build(raw);
     app.synth();
 
     // Act
-    const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
+    const report = PACKS[pack](app).validateScope(app);
 
     // Assess
     const findings = report.violations.map(
@@ -58,7 +65,7 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('passes the synth-time validation the CDK app registers', () => {
     const { app } = build(everything);
-    Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+    Validations.of(app).addPlugins(PACKS.AwsSolutions(app), PACKS.Serverless(app));
     expect(() => app.synth()).not.toThrow();
   });
 
