@@ -2,6 +2,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { loadPipelineConfig, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
+import { PipelineChecks } from '../lib/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 
 const app = new App();
@@ -25,4 +26,5 @@ new SecurityPipelineStack(app, 'SecurityPipeline', { config });
 Validations.of(app).addPlugins(
   new AwsSolutionsChecks(app, { verbose: true }),
   new ServerlessChecks(app, { verbose: true }),
+  new PipelineChecks(app, { verbose: true }),
 );

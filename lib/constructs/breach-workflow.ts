@@ -152,6 +152,8 @@ export class BreachWorkflow extends Construct {
     manifest.next(new Succeed(this, 'ReportArchived'));
 
     const machine = new PipelineStateMachine(this, 'StateMachine', {
+      // One execution per item: a failed one is a recorded outcome (failure.json); a burst is an incident.
+      alarms: { failedThreshold: 5 },
       comment:
         "BreachReport: one person's breach report, recon then verified ZIP archive (docs/contracts.md)",
       definition,

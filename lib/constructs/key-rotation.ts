@@ -17,6 +17,7 @@ import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PIPELINE_SERVICE_NAME, PipelineFunction } from './pipeline-function.ts';
 import { invokeOnSchedule, noAsyncRetries } from './scheduled-invoke.ts';
+import { alarmOn } from './standard-alarms.ts';
 
 export interface KeyRotationProps {
   /** The secret holding the org key (`{"apiKey", "orgUuid"}`) that Secrets Manager rotates. */
@@ -64,10 +65,13 @@ export class KeyRotation extends Construct {
     const mirrors = props.mirrorSecretArns ?? [];
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
       purpose: 'key rotation and key-age check invocations that failed or could not be delivered',
+      runbook: 'docs/runbooks/key-rotation.md#rotationdeadletters',
     });
     this.rotationFunction = new PipelineFunction(this, 'RotateFunction', {
       handlerFile: 'rotate-api-key',
       timeout: STEP_TIMEOUT,
+      // Every failed step matters: Secrets Manager only resumes it on its next attempt.
+      alarms: { errorThreshold: 1, runbook: 'docs/runbooks/key-rotation.md#rotationfailed' },
       memorySize: 256,
       environment: {
         [ENV.keysApiUrl]: props.keysApiUrl,
@@ -126,21 +130,15 @@ export class KeyRotation extends Construct {
 
   private createAlarms(maxKeyAge: Duration): Record<RotationAlarmName, IAlarm> {
     const count = (name: MetricName) => rotationMetric(name, 'Sum', Duration.minutes(5));
-    const atLeastOnce = (id: RotationAlarmName, metric: IMetric, description: string) =>
-      new Alarm(this, id, {
-        alarmDescription: `${description} Runbook: docs/runbooks/key-rotation.md#${id.toLowerCase()}`,
+    const atLeastOnce = (id: RotationAlarmName, metric: IMetric, meaning: string) =>
+      alarmOn(this, id, {
         metric,
         threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
+        meaning,
+        runbook: `docs/runbooks/key-rotation.md#${id.toLowerCase()}`,
       });
     return {
-      RotationFailed: atLeastOnce(
-        'RotationFailed',
-        this.rotationFunction.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
-        'A key rotation step failed; Secrets Manager resumes the same token on its next attempt.',
-      ),
+      RotationFailed: this.rotationFunction.alarms.errors,
       RotationResponseLost: atLeastOnce(
         'RotationResponseLost',
         count(METRIC.rotationResponseLost),
@@ -161,14 +159,7 @@ export class KeyRotation extends Construct {
         count(METRIC.rotationEventFailures),
         'ApiKeyRotated could not be published: dependents were not told about a rotation.',
       ),
-      RotationDeadLetters: atLeastOnce(
-        'RotationDeadLetters',
-        this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(5),
-          statistic: 'Maximum',
-        }),
-        'A rotation or key-age invocation failed or was never delivered.',
-      ),
+      RotationDeadLetters: this.deadLetterQueue.depthAlarm,
       KeyNotRotated: new Alarm(this, 'KeyNotRotated', {
         alarmDescription: `The vendor org key is older than ${maxKeyAge.toDays()} days: rotation is not happening. Runbook: docs/runbooks/key-rotation.md#keynotrotated`,
         metric: rotationMetric(METRIC.apiKeyAge, 'Maximum', Duration.days(1)),

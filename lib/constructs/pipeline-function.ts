@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -9,6 +10,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
+import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts';
 
 /** Repository root: handler entries, package-lock.json and tsconfig.json are resolved against it. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -90,6 +92,11 @@ export interface PipelineFunctionProps {
    * @default 'INFO'
    */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * Its standard alarms' error threshold and runbook.
+   * @default 5 errors in 5 minutes, docs/runbooks/alarms.md
+   */
+  readonly alarms?: FunctionAlarmOptions;
 }
 
 /** Powertools' service name, and so the `service` dimension of every pipeline metric. */
@@ -107,6 +114,8 @@ export class PipelineFunction extends NodejsFunction {
   public readonly executionRole: Role;
   /** The handler file name this function was built from, e.g. `start-scan`. */
   public readonly handlerFile: string;
+  /** Its standard alarms (lib/constructs/standard-alarms.ts). */
+  public readonly alarms: { readonly errors: Alarm; readonly throttles: Alarm };
 
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
     const entry = PipelineFunction.validate(id, props);
@@ -147,6 +156,7 @@ export class PipelineFunction extends NodejsFunction {
     this.executionRole = role;
     this.handlerFile = props.handlerFile;
     logGroup.grantWrite(role);
+    this.alarms = functionAlarms(this, props.handlerFile, props.alarms);
 
     acknowledgeWildcards(
       role,

@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import {
   DefinitionBody,
@@ -14,6 +15,7 @@ import { Construct } from 'constructs';
 import { checkStateBinding } from '../../lambdas/registry.ts';
 import { acknowledge, acknowledgeWildcards, arnFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
+import { type StateMachineAlarmOptions, stateMachineAlarms } from './standard-alarms.ts';
 
 export interface PipelineStateMachineProps {
   /** The first state of the definition, chained. */
@@ -33,6 +35,8 @@ export interface PipelineStateMachineProps {
    * @default RetentionDays.THREE_MONTHS
    */
   readonly logRetention?: RetentionDays;
+  /** @default an alarm on the first failed execution */
+  readonly alarms?: StateMachineAlarmOptions;
 }
 
 /**
@@ -49,6 +53,8 @@ export interface PipelineStateMachineProps {
 export class PipelineStateMachine extends Construct {
   public readonly stateMachine: StateMachine;
   public readonly logGroup: LogGroup;
+  /** Its standard alarms (lib/constructs/standard-alarms.ts). */
+  public readonly alarms: { readonly failed: Alarm; readonly timedOut: Alarm; readonly aborted: Alarm };
 
   constructor(scope: Construct, id: string, props: PipelineStateMachineProps) {
     super(scope, id);
@@ -63,6 +69,8 @@ export class PipelineStateMachine extends Construct {
       tracingEnabled: true,
       logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
     });
+    // Named after the workflow construct that owns it (ScanDomain, DomainListScan...).
+    this.alarms = stateMachineAlarms(this, this.stateMachine, this.node.scope?.node.id ?? id, props.alarms);
     if (props.functions.length > 0) {
       acknowledgeWildcards(
         this.stateMachine,

@@ -250,6 +250,8 @@ export class ScanWorkflow extends Construct {
 
     this.executionTimeout = Duration.seconds(poll.deadlineSeconds).plus(EXECUTION_TIMEOUT_MARGIN);
     const machine = new PipelineStateMachine(this, 'StateMachine', {
+      // One execution per item: a failed one is a recorded outcome (failure.json); a burst is an incident.
+      alarms: { failedThreshold: 5 },
       comment: 'ScanDomain: scan one domain at the vendor and store its outputs (docs/contracts.md)',
       definition,
       timeout: this.executionTimeout,

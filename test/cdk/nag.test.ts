@@ -4,6 +4,7 @@ import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import type { PipelineConfigInput } from '../../lib/config/index.ts';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { PipelineChecks } from '../../lib/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { testApp } from './helpers.ts';
 
@@ -65,7 +66,7 @@ describe('cdk-nag AwsSolutions and Serverless', () => {
 
   it('passes the synth-time validation the CDK app registers', () => {
     const { app } = build(everything);
-    Validations.of(app).addPlugins(PACKS.AwsSolutions(app), PACKS.Serverless(app));
+    Validations.of(app).addPlugins(PACKS.AwsSolutions(app), PACKS.Serverless(app), new PipelineChecks(app));
     expect(() => app.synth()).not.toThrow();
   });
 
