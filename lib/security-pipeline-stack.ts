@@ -3,6 +3,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { WATCHLIST_SUFFIXES } from '#core/workflows/breach/watchlist';
 import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
+import { AlarmNotifications } from './constructs/alarm-notifications.ts';
 import { BreachReconciliation } from './constructs/breach-reconciliation.ts';
 import { BreachWorkflow } from './constructs/breach-workflow.ts';
 import { DomainListIntake } from './constructs/domain-list-intake.ts';
@@ -21,6 +22,7 @@ export interface SecurityPipelineStackProps extends StackProps {
 
 /** Composes the pipeline's constructs; owns no resources of its own. */
 export class SecurityPipelineStack extends Stack {
+  public readonly alarmNotifications: AlarmNotifications;
   public readonly storage: PipelineStorage;
   public readonly vendorSecrets: VendorSecrets;
   public readonly scanWorkflow: ScanWorkflow;
@@ -52,6 +54,12 @@ export class SecurityPipelineStack extends Stack {
       );
     }
 
+    // First, so the reader finds it first: every alarm below (and any added later) notifies it.
+    this.alarmNotifications = new AlarmNotifications(
+      this,
+      'Alarms',
+      config.notifications.email === undefined ? {} : { email: config.notifications.email },
+    );
     this.storage = new PipelineStorage(this, 'Storage', {
       removalPolicy: config.removalPolicy,
       accessLogExpirationDays: config.logRetentionDays,
@@ -150,6 +158,10 @@ export class SecurityPipelineStack extends Stack {
 
     this.keyRotation = this.rotateOrgKey(config, logRetention);
 
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'Every alarm notifies this topic (subscribe with aws sns subscribe)',
+      value: this.alarmNotifications.topic.topicArn,
+    });
     new CfnOutput(this, 'InputBucketName', {
       description: `Upload domain lists here under ${config.intake.prefix}`,
       value: this.storage.inputBucket.bucketName,

@@ -3,6 +3,7 @@
  * default is written once, in the schema, and read here.
  */
 import { breachSchema } from './breach-schema.ts';
+import { notificationsSchema } from './notifications-schema.ts';
 import { rotationSchema } from './rotation-schema.ts';
 import { intakeSchema, type PipelineConfig, pollSchema, scanSchema, vendorSchema } from './schema.ts';
 
@@ -13,6 +14,7 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
   intake: intakeSchema.parse({}),
   breach: breachSchema.parse({}),
   rotation: rotationSchema.parse({}),
+  notifications: notificationsSchema.parse({}),
   domainLists: {},
   schedules: [],
   logRetentionDays: 90,

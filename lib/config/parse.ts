@@ -9,6 +9,7 @@ import { describeValue, type IssuePath, knownKeysOf, problemsOf, type SettingPro
 import { breachSchema } from './breach-schema.ts';
 import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';
 import { type ConfigIssue, PipelineConfigError } from './errors.ts';
+import { notificationsSchema } from './notifications-schema.ts';
 import { rotationSchema } from './rotation-schema.ts';
 import {
   type DomainListDefinition,
@@ -77,6 +78,12 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     `${ROOT}.rotation`,
     DEFAULT_PIPELINE_CONFIG.rotation,
   );
+  const notifications = check(
+    notificationsSchema,
+    sections.notifications ?? {},
+    `${ROOT}.notifications`,
+    DEFAULT_PIPELINE_CONFIG.notifications,
+  );
 
   if (issues.length > 0) throw new PipelineConfigError(source, issues);
   return {
@@ -86,6 +93,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     intake,
     breach,
     rotation,
+    notifications,
     domainLists,
     schedules,
     logRetentionDays,

@@ -17,6 +17,7 @@ import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
 import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/poll-schedule';
 import type { BreachConfig, breachSchema } from './breach-schema.ts';
+import type { NotificationsConfig, notificationsSchema } from './notifications-schema.ts';
 import type { RotationConfig, rotationSchema } from './rotation-schema.ts';
 import { scheduleFields } from './schedule-fields.ts';
 
@@ -288,6 +289,7 @@ export const rootSchema = section(
       'intake',
       'breach',
       'rotation',
+      'notifications',
       'domainLists',
       'schedules',
       'logRetentionDays',
@@ -323,6 +325,7 @@ export interface PipelineConfig {
   readonly intake: IntakeConfig;
   readonly breach: BreachConfig;
   readonly rotation: RotationConfig;
+  readonly notifications: NotificationsConfig;
   /** Named domain lists that schedules refer to. @default {} */
   readonly domainLists: Readonly<Record<string, DomainListDefinition>>;
   /** EventBridge Scheduler schedules that start list runs. @default [] */
@@ -341,6 +344,7 @@ export type PipelineConfigInput = {
   readonly intake?: z.input<typeof intakeSchema>;
   readonly breach?: z.input<typeof breachSchema>;
   readonly rotation?: z.input<typeof rotationSchema>;
+  readonly notifications?: z.input<typeof notificationsSchema>;
   readonly domainLists?: Readonly<Record<string, DomainListDefinition>>;
   readonly schedules?: readonly z.input<typeof scheduleSchema>[];
   readonly logRetentionDays?: number;

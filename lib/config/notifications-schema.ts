@@ -1,0 +1,17 @@
+/** The `notifications` section: who hears of alarms. */
+import * as z from 'zod/mini';
+import { describeValue, validated } from '#core/schema';
+import { validateEmail } from '#core/validation';
+import { section } from './schema.ts';
+
+export const notificationsSchema = section({
+  /** Subscribed to the alarm topic; the address must confirm by email. @default none */
+  email: z.optional(
+    z.pipe(
+      z.string({ error: (issue) => `must be an email address (got ${describeValue(issue.input)})` }),
+      validated((value) => validateEmail(value, 'notifications.email')),
+    ),
+  ),
+});
+
+export type NotificationsConfig = z.output<typeof notificationsSchema>;
