@@ -1,4 +1,5 @@
 import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { WATCHLIST_SUFFIXES } from '#core/workflows/breach/watchlist';
@@ -6,9 +7,12 @@ import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './co
 import { AlarmNotifications } from './constructs/alarm-notifications.ts';
 import { BreachReconciliation } from './constructs/breach-reconciliation.ts';
 import { BreachWorkflow } from './constructs/breach-workflow.ts';
+import { DeadLetterQueue } from './constructs/dead-letter-queue.ts';
 import { DomainListIntake } from './constructs/domain-list-intake.ts';
 import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
 import { KeyRotation } from './constructs/key-rotation.ts';
+import { PipelineDashboard } from './constructs/pipeline-dashboard.ts';
+import { PipelineMetricAlarms } from './constructs/pipeline-metric-alarms.ts';
 import { PipelineStorage } from './constructs/pipeline-storage.ts';
 import { ScanSchedules } from './constructs/scan-schedules.ts';
 import { ScanWorkflow } from './constructs/scan-workflow.ts';
@@ -34,6 +38,8 @@ export class SecurityPipelineStack extends Stack {
   public readonly watchlistIntake: DomainListIntake;
   public readonly breachReconciliation: BreachReconciliation;
   public readonly watchlistSchedules: ScanSchedules;
+  public readonly metricAlarms: PipelineMetricAlarms;
+  public readonly dashboard: PipelineDashboard;
   /** Undefined when `rotation.enabled` is false. */
   public readonly keyRotation: KeyRotation | undefined;
 
@@ -157,7 +163,21 @@ export class SecurityPipelineStack extends Stack {
     });
 
     this.keyRotation = this.rotateOrgKey(config, logRetention);
+    this.metricAlarms = new PipelineMetricAlarms(this, 'MetricAlarms', {
+      ...config.alarms,
+      // Quiet days only matter when schedules should have produced scans.
+      schedulesEnabled: config.schedules.some((schedule) => schedule.enabled),
+    });
+    // Last: it shows every alarm and dead-letter queue created above.
+    this.dashboard = new PipelineDashboard(this, 'Dashboard', {
+      alarms: this.node.findAll().filter((c): c is Alarm => c instanceof Alarm),
+      deadLetterQueues: this.node.findAll().filter((c): c is DeadLetterQueue => c instanceof DeadLetterQueue),
+    });
 
+    new CfnOutput(this, 'DashboardName', {
+      description: 'The pipeline dashboard (CloudWatch console, Dashboards)',
+      value: this.dashboard.dashboard.dashboardName,
+    });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Every alarm notifies this topic (subscribe with aws sns subscribe)',
       value: this.alarmNotifications.topic.topicArn,

@@ -2,6 +2,8 @@
  * The configuration used when nothing is set: what the schemas produce for an empty input, so a
  * default is written once, in the schema, and read here.
  */
+
+import { alarmsSchema } from './alarms-schema.ts';
 import { breachSchema } from './breach-schema.ts';
 import { notificationsSchema } from './notifications-schema.ts';
 import { rotationSchema } from './rotation-schema.ts';
@@ -15,6 +17,7 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
   breach: breachSchema.parse({}),
   rotation: rotationSchema.parse({}),
   notifications: notificationsSchema.parse({}),
+  alarms: alarmsSchema.parse({}),
   domainLists: {},
   schedules: [],
   logRetentionDays: 90,

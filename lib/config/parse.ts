@@ -6,6 +6,7 @@
  */
 import type * as z from 'zod/mini';
 import { describeValue, type IssuePath, knownKeysOf, problemsOf, type SettingProblem } from '#core/schema';
+import { alarmsSchema } from './alarms-schema.ts';
 import { breachSchema } from './breach-schema.ts';
 import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';
 import { type ConfigIssue, PipelineConfigError } from './errors.ts';
@@ -84,6 +85,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     `${ROOT}.notifications`,
     DEFAULT_PIPELINE_CONFIG.notifications,
   );
+  const alarms = check(alarmsSchema, sections.alarms ?? {}, `${ROOT}.alarms`, DEFAULT_PIPELINE_CONFIG.alarms);
 
   if (issues.length > 0) throw new PipelineConfigError(source, issues);
   return {
@@ -94,6 +96,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     breach,
     rotation,
     notifications,
+    alarms,
     domainLists,
     schedules,
     logRetentionDays,

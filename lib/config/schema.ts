@@ -16,6 +16,7 @@ import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } fr
 import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
 import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/poll-schedule';
+import type { AlarmsConfig, alarmsSchema } from './alarms-schema.ts';
 import type { BreachConfig, breachSchema } from './breach-schema.ts';
 import type { NotificationsConfig, notificationsSchema } from './notifications-schema.ts';
 import type { RotationConfig, rotationSchema } from './rotation-schema.ts';
@@ -290,6 +291,7 @@ export const rootSchema = section(
       'breach',
       'rotation',
       'notifications',
+      'alarms',
       'domainLists',
       'schedules',
       'logRetentionDays',
@@ -326,6 +328,7 @@ export interface PipelineConfig {
   readonly breach: BreachConfig;
   readonly rotation: RotationConfig;
   readonly notifications: NotificationsConfig;
+  readonly alarms: AlarmsConfig;
   /** Named domain lists that schedules refer to. @default {} */
   readonly domainLists: Readonly<Record<string, DomainListDefinition>>;
   /** EventBridge Scheduler schedules that start list runs. @default [] */
@@ -345,6 +348,7 @@ export type PipelineConfigInput = {
   readonly breach?: z.input<typeof breachSchema>;
   readonly rotation?: z.input<typeof rotationSchema>;
   readonly notifications?: z.input<typeof notificationsSchema>;
+  readonly alarms?: z.input<typeof alarmsSchema>;
   readonly domainLists?: Readonly<Record<string, DomainListDefinition>>;
   readonly schedules?: readonly z.input<typeof scheduleSchema>[];
   readonly logRetentionDays?: number;
