@@ -1,3 +1,4 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { VendorApiName, VendorKeyMode } from '../config/index.ts';
@@ -70,6 +71,9 @@ export class VendorSecrets extends Construct {
 
   private createSecret(id: string, usedFor: string): Secret {
     return new Secret(this, id, {
+      // Deleting the stack must never delete the key: the vendor holds no copy we could get back
+      // without rotating, and every integration reading it would lose access.
+      removalPolicy: RemovalPolicy.RETAIN,
       description:
         `Vendor organisation API key for ${usedFor}. Created with a placeholder: after deploying, run ` +
         `aws secretsmanager put-secret-value --secret-id <this secret's ARN> --secret-string file://key.json ` +

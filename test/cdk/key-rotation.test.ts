@@ -173,6 +173,10 @@ describe('KeyRotation: least privilege', () => {
     );
   });
 
+  it('keeps the key secret when the stack is deleted', () => {
+    expect(synthesized.json.Resources[secretRef()]).toMatchObject({ DeletionPolicy: 'Retain' });
+  });
+
   it('puts no key and no key material in the template', () => {
     const text = JSON.stringify(synthesized.json);
     expect(text).not.toMatch(/"apiKey"\s*:/);
