@@ -74,6 +74,11 @@ export interface HandlerDeclaration {
    * @default none
    */
   readonly rotatedSecret?: 'rotate' | 'describe';
+  /**
+   * Puts events on the default EventBridge bus (`events:PutEvents`): run-finished, ApiKeyRotated.
+   * @default false
+   */
+  readonly publishesEvents?: boolean;
 }
 
 /**
@@ -176,6 +181,7 @@ export const HANDLERS = {
     vendorApis: [],
     listStateMachine: [],
     scanStateMachine: ['DescribeExecution'],
+    publishesEvents: true,
   },
   'start-domain-list': {
     workflow: 'list',
@@ -258,6 +264,7 @@ export const HANDLERS = {
     vendorApis: [],
     listStateMachine: [],
     breachStateMachine: ['DescribeExecution'],
+    publishesEvents: true,
   },
   'start-watchlist': {
     workflow: 'watchlist',
@@ -293,6 +300,7 @@ export const HANDLERS = {
     vendorApis: [],
     listStateMachine: [],
     rotatedSecret: 'rotate',
+    publishesEvents: true,
   },
   'check-api-key-age': {
     workflow: 'rotation',

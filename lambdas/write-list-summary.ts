@@ -1,5 +1,7 @@
 /** `WriteListSummary`: join the Map results with the list and write summary.json. */
 
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { eventBridgeRunEvents } from '#core/runtime/event-bridge';
 import { listDepsFromEnvironment } from '#core/runtime/list-deps';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { parseWith } from '#core/schema';
@@ -13,6 +15,10 @@ export function createWriteListSummaryHandler(deps: ListDeps): Handler<unknown, 
 }
 
 export const handler = createLazyHandler({
-  deps: (tools) => listDepsFromEnvironment(process.env, tools),
+  deps: (tools) =>
+    listDepsFromEnvironment(process.env, tools, {
+      events: (observability) =>
+        eventBridgeRunEvents(observability.tracer.captureAWSv3Client(new EventBridgeClient({}))),
+    }),
   handler: createWriteListSummaryHandler,
 });

@@ -1,6 +1,8 @@
 /** `WriteWatchlistSummary`: join the people's results with the rows and write summary.json. */
 
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { eventBridgeRunEvents } from '#core/runtime/event-bridge';
 import { sfnExecutionLookup } from '#core/runtime/execution-lookup';
 import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
@@ -17,13 +19,16 @@ export function createWriteWatchlistSummaryHandler(deps: WatchlistDeps): Handler
   return async (event) => writeWatchlistSummary(deps, parseWatchlistSummaryInput(event));
 }
 
-// S3, and DescribeExecution of a redriven run's children: the identity key is not needed to summarise.
+// S3, DescribeExecution of a redriven run's children, and the run-finished event: the identity key
+// is not needed to summarise.
 export const handler = createLazyHandler({
   deps: (tools) =>
     watchlistDepsFromEnvironment(process.env, tools, {
       s3: tracedS3Client(tools),
       executions: (arn, observability) =>
         sfnExecutionLookup(observability.tracer.captureAWSv3Client(new SFNClient({})), arn),
+      events: (observability) =>
+        eventBridgeRunEvents(observability.tracer.captureAWSv3Client(new EventBridgeClient({}))),
     }),
   handler: createWriteWatchlistSummaryHandler,
 });

@@ -14,6 +14,7 @@ import { KeyRotation } from './constructs/key-rotation.ts';
 import { PipelineDashboard } from './constructs/pipeline-dashboard.ts';
 import { PipelineMetricAlarms } from './constructs/pipeline-metric-alarms.ts';
 import { PipelineStorage } from './constructs/pipeline-storage.ts';
+import { RunNotifications } from './constructs/run-notifications.ts';
 import { ScanSchedules } from './constructs/scan-schedules.ts';
 import { ScanWorkflow } from './constructs/scan-workflow.ts';
 import { VendorSecrets } from './constructs/vendor-secrets.ts';
@@ -27,6 +28,7 @@ export interface SecurityPipelineStackProps extends StackProps {
 /** Composes the pipeline's constructs; owns no resources of its own. */
 export class SecurityPipelineStack extends Stack {
   public readonly alarmNotifications: AlarmNotifications;
+  public readonly runNotifications: RunNotifications;
   public readonly storage: PipelineStorage;
   public readonly vendorSecrets: VendorSecrets;
   public readonly scanWorkflow: ScanWorkflow;
@@ -66,6 +68,10 @@ export class SecurityPipelineStack extends Stack {
       'Alarms',
       config.notifications.email === undefined ? {} : { email: config.notifications.email },
     );
+    this.runNotifications = new RunNotifications(this, 'RunNotifications', {
+      key: this.alarmNotifications.key,
+      ...(config.notifications.runsEmail === undefined ? {} : { email: config.notifications.runsEmail }),
+    });
     this.storage = new PipelineStorage(this, 'Storage', {
       removalPolicy: config.removalPolicy,
       accessLogExpirationDays: config.logRetentionDays,
@@ -177,6 +183,10 @@ export class SecurityPipelineStack extends Stack {
     new CfnOutput(this, 'DashboardName', {
       description: 'The pipeline dashboard (CloudWatch console, Dashboards)',
       value: this.dashboard.dashboard.dashboardName,
+    });
+    new CfnOutput(this, 'RunTopicArn', {
+      description: 'One message per finished domain list or watchlist run: counts and the summary location',
+      value: this.runNotifications.topic.topicArn,
     });
     new CfnOutput(this, 'AlarmTopicArn', {
       description: 'Every alarm notifies this topic (subscribe with aws sns subscribe)',

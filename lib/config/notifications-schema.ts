@@ -12,6 +12,13 @@ export const notificationsSchema = section({
       validated((value) => validateEmail(value, 'notifications.email')),
     ),
   ),
+  /** Subscribed to the runs topic: one message per finished list or watchlist run. @default none */
+  runsEmail: z.optional(
+    z.pipe(
+      z.string({ error: (issue) => `must be an email address (got ${describeValue(issue.input)})` }),
+      validated((value) => validateEmail(value, 'notifications.runsEmail')),
+    ),
+  ),
 });
 
 export type NotificationsConfig = z.output<typeof notificationsSchema>;

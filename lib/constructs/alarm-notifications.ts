@@ -24,7 +24,7 @@ export class AlarmNotifications extends Construct {
   constructor(scope: Construct, id: string, props: AlarmNotificationsProps = {}) {
     super(scope, id);
     this.key = new Key(this, 'Key', {
-      description: 'Encrypts the security pipeline alarm topic',
+      description: 'Encrypts the security pipeline alarm and run topics',
       enableKeyRotation: true,
       pendingWindow: Duration.days(30),
     });

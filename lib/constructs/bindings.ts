@@ -96,6 +96,16 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
     if (!resources.rotatedSecret) throw missing(fn, 'the rotated vendor key secret');
     bindRotatedSecret(fn, declaration.rotatedSecret, resources.rotatedSecret);
   }
+  if (declaration.publishesEvents === true) {
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['events:PutEvents'],
+        resources: [
+          Stack.of(fn).formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' }),
+        ],
+      }),
+    );
+  }
   if (declaration.breachIdentityKey === true) {
     const secret = resources.breachIdentityKey;
     if (!secret) throw missing(fn, 'the breach identity key');
@@ -110,7 +120,7 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
 /**
  * The rotation function may version this one secret (and write its mirrors); the age check may only
  * describe it. The rotation function gets the secret's id from Secrets Manager's event, the age
- * check from ROTATED_SECRET_ARN.
+ * check from ROTATED_SECRET_ARN. ApiKeyRotated is granted by `publishesEvents`.
  */
 function bindRotatedSecret(
   fn: PipelineFunction,
@@ -143,14 +153,6 @@ function bindRotatedSecret(
     );
     fn.addEnvironment(ENV.rotationMirrorSecretArns, rotated.mirrorSecretArns.join(','));
   }
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: ['events:PutEvents'],
-      resources: [
-        Stack.of(fn).formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' }),
-      ],
-    }),
-  );
 }
 
 const BUCKET_VARIABLES: Record<BucketName, string> = {

@@ -3,7 +3,9 @@
  * handler, against the simulator and s3rver: every branch, watchlist runs with junk rows, and
  * reconciliation of reports the workflow never archived.
  */
+
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunFinishedDetail } from '#core/run-events';
 import { reportFolder } from '#core/workflows/breach/identity';
 import { reconcileReports } from '#core/workflows/breach/reconcile';
 import { prepareWatchlist, writeWatchlistSummary } from '#core/workflows/breach/watchlist-run';
@@ -303,14 +305,18 @@ describe('a redriven watchlist run', () => {
       message: 'Execution Already Exists',
     };
 
-    const written = await writeWatchlistSummary(deps, {
-      ...run.prepared,
-      results: [jane, clean].map((executionName) => ({
-        executionName,
-        status: 'failed' as const,
-        error: exists,
-      })),
-    });
+    const events: RunFinishedDetail[] = [];
+    const written = await writeWatchlistSummary(
+      { ...deps, events: { runFinished: async (d) => void events.push(d) } },
+      {
+        ...run.prepared,
+        results: [jane, clean].map((executionName) => ({
+          executionName,
+          status: 'failed' as const,
+          error: exists,
+        })),
+      },
+    );
 
     expect(lookups.sort()).toEqual([jane, clean].sort());
     const summary = await readJson<{
@@ -326,6 +332,16 @@ describe('a redriven watchlist run', () => {
       status: 'failed',
       error: { name: 'ReportStillRunning' },
     });
+    // Told who ran and where the summary is: counts only, no person.
+    expect(events).toEqual([
+      expect.objectContaining({
+        kind: 'watchlist',
+        runId: run.prepared.runId,
+        summary: `s3://${RESULTS_BUCKET}/${written.summaryKey}`,
+        counts: expect.objectContaining({ archived: 1, failed: 1 }),
+      }),
+    ]);
+    expect(JSON.stringify(events)).not.toMatch(/@|jane|doe/i);
   });
 });
 

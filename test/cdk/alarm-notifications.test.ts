@@ -13,14 +13,14 @@ beforeAll(() => {
 
 const topicId = (s: Synthesized) => {
   const ids = Object.entries(s.json.Resources)
-    .filter(([, r]) => r.Type === 'AWS::SNS::Topic')
+    .filter(([id, r]) => r.Type === 'AWS::SNS::Topic' && id.startsWith('Alarms'))
     .map(([id]) => id);
   expect(ids).toHaveLength(1);
   return ids[0] as string;
 };
 
 describe('AlarmNotifications', () => {
-  it('encrypts the topic with its own rotating key that CloudWatch, in this account only, may use', () => {
+  it('encrypts the topic with its own rotating key that CloudWatch (and EventBridge), in this account only, may use', () => {
     synthesized.template.hasResourceProperties('AWS::SNS::Topic', {
       KmsMasterKeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AlarmsKey'), 'Arn'] },
     });
@@ -29,7 +29,8 @@ describe('AlarmNotifications', () => {
       KeyPolicy: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            // CloudWatch for alarms, EventBridge for run notifications (one statement, merged).
+            Principal: { Service: ['cloudwatch.amazonaws.com', 'events.amazonaws.com'] },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
             Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
           }),

@@ -59,8 +59,11 @@ describe('DomainListIntake', () => {
   });
 
   it('matches a list suffix in any letter case, e.g. uploads/lists/x.Txt, and nothing else', () => {
-    const rule = Object.values(synthesized.json.Resources).find((r) => r.Type === 'AWS::Events::Rule');
-    if (!rule) throw new Error('no AWS::Events::Rule in the template');
+    // The domain-list intake's rule (the first; the watchlist intake and run notifications have their own).
+    const rule = Object.entries(synthesized.json.Resources).find(
+      ([id, r]) => r.Type === 'AWS::Events::Rule' && id.startsWith('IntakeListUploaded'),
+    )?.[1];
+    if (!rule) throw new Error('no intake AWS::Events::Rule in the template');
     const keys = (
       rule.Properties as unknown as { EventPattern: { detail: { object: { key: { wildcard: string }[] } } } }
     ).EventPattern.detail.object.key;
@@ -217,8 +220,9 @@ describe('ScanSchedules', () => {
 
 describe('dead-letter queues', () => {
   it('are encrypted, SSL-only and keep messages for 14 days', () => {
-    // Domain-list intake, list schedules, watchlist intake, breach reconciliation, key rotation.
-    synthesized.template.resourceCountIs('AWS::SQS::Queue', 5);
+    // Domain-list intake, list schedules, watchlist intake, breach reconciliation, key rotation,
+    // run notifications.
+    synthesized.template.resourceCountIs('AWS::SQS::Queue', 6);
     synthesized.template.allResourcesProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 1_209_600,

@@ -2,6 +2,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName } from '#core/naming';
+import type { RunFinishedDetail } from '#core/run-events';
 import type { VendorLogger } from '#core/vendor/types';
 import type { PreparedDomainList } from '#core/workflows/list/contracts';
 import {
@@ -16,6 +17,7 @@ import {
 import type { DomainListItem, ListSummary, ScanOutcome } from '#core/workflows/scan/contracts';
 import { createWriteListSummaryHandler } from '../../lambdas/write-list-summary.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { createMemoryLogger } from '../helpers/memory-logger.ts';
 
 const INPUT = 'input-bucket';
 const RESULTS = 'results-bucket';
@@ -264,7 +266,11 @@ describe('summary', () => {
     ].filter((r) => r !== undefined);
 
     // Act
-    const written = await writeListSummary(deps, { ...prepared, results });
+    const events: RunFinishedDetail[] = [];
+    const written = await writeListSummary(
+      { ...deps, events: { runFinished: async (detail) => void events.push(detail) } },
+      { ...prepared, results },
+    );
 
     // Assess
     const summary = await readJson<ListSummary>(RESULTS, written.summaryKey);
@@ -291,6 +297,48 @@ describe('summary', () => {
     expect(byDomain['lost.example.com']?.error?.name).toBe('ResultMissing');
     expect(summary.invalid[0]?.line).toBe(7);
     expect(summary.source.type).toBe('adhoc');
+    // The run-finished event: counts and where the summary is, never a domain.
+    expect(events).toEqual([
+      {
+        kind: 'domain-list',
+        runId: prepared.runId,
+        trigger: 'adhoc',
+        counts: summary.counts,
+        summary: `s3://${RESULTS}/${written.summaryKey}`,
+        finishedAt: summary.finishedAt,
+        refused: null,
+      },
+    ]);
+    expect(JSON.stringify(events)).not.toMatch(/example\.com/);
+  });
+
+  it('still writes the summary when the run-finished event cannot be published, and says so', async () => {
+    // Prepare
+    const prepared = await prepareDomainList(deps, {
+      source: { type: 'adhoc', requestId: 'event-fails', domains: ['ok.example.com'] },
+    });
+    const logger = createMemoryLogger();
+    const failing = {
+      runFinished: async () => {
+        throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+      },
+    };
+
+    // Act
+    const written = await writeListSummary(
+      { ...deps, logger, events: failing },
+      { ...prepared, results: [] },
+    );
+
+    // Assess
+    expect((await readJson<ListSummary>(RESULTS, written.summaryKey)).runId).toBe(prepared.runId);
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: expect.stringContaining('run-finished event not published'),
+        fields: expect.objectContaining({ errorName: 'ThrottlingException' }),
+      }),
+    );
   });
 
   it('names a child that already existed instead of losing it', () => {

@@ -7,6 +7,7 @@
 
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEventPublisher } from '#core/run-events';
 import { createBreachSettings } from '#core/runtime/breach-deps';
 import { BreachClient } from '#core/vendor/breach-client';
 import type { BreachApi, BreachDeps } from '#core/workflows/breach/deps';
@@ -164,8 +165,17 @@ beforeAll(async () => {
       status: 'failed' as const,
       error: { name: 'StepFunctions.ExecutionAlreadyExistsException', message: 'exists' },
     };
+    // The run-finished event: EventBridge PutEvents in AWS.
+    const events: RunEventPublisher = {
+      async runFinished() {
+        recordUse('events:PutEvents');
+      },
+    };
     await asHandler('write-watchlist-summary', () =>
-      writeWatchlistSummary({ ...watchlistDeps, executions: lookup }, { ...prepared, results: [alreadyRan] }),
+      writeWatchlistSummary(
+        { ...watchlistDeps, executions: lookup, events },
+        { ...prepared, results: [alreadyRan] },
+      ),
     );
     sim.createReport('never-archived_1');
     await asHandler('reconcile-breach-reports', () => reconcileReports(deps));
@@ -201,6 +211,7 @@ describe('least privilege of the breach handlers', () => {
         ? ['secretsmanager:GetSecretValue']
         : []),
       ...(declaration.breachStateMachine ?? []).map((a) => `states:${a}`),
+      ...(declaration.publishesEvents === true ? ['events:PutEvents'] : []),
     ]);
     expect(new Set([...(used.get(handler) ?? []), ...Object.keys(UNREACHABLE_HERE[handler] ?? {})])).toEqual(
       declared,

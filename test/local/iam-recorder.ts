@@ -71,5 +71,5 @@ export function recordingS3(client: S3Client): S3Client {
 /** The S3, Secrets Manager and Step Functions actions the template grants the handler's function. */
 export function grantedActions(synthesized: Synthesized, handler: HandlerFile): Set<string> {
   const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
-  return new Set(actionsAllowed(grants).filter((a) => /^(s3|secretsmanager|states):/.test(a)));
+  return new Set(actionsAllowed(grants).filter((a) => /^(s3|secretsmanager|states|events):/.test(a)));
 }

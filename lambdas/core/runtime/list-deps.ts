@@ -12,6 +12,7 @@ export { sfnExecutionLookup } from '#core/runtime/execution-lookup';
 
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { ConfigurationError } from '#core/errors';
+import type { RunEventPublisher } from '#core/run-events';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
 import { scanLoggerFromPowertools } from '#core/runtime/logger';
 import { createObservability, type Observability } from '#core/runtime/observability';
@@ -53,9 +54,11 @@ function maxListBytes(env: Env): number {
 export function listDepsFromEnvironment(
   env: Env = process.env,
   tools: Observability = createObservability(env, LIST_SERVICE),
+  options: { readonly events?: (tools: Observability) => RunEventPublisher } = {},
 ): ListDeps {
   const scanStateMachineArn = optionalEnv(env, SCAN_STATE_MACHINE_VARIABLE);
   return {
+    ...(options.events ? { events: options.events(tools) } : {}),
     s3: tools.tracer.captureAWSv3Client(new S3Client({})),
     ...(scanStateMachineArn === undefined
       ? {}

@@ -3,7 +3,7 @@
  * rotated secret and its mirrors), the vendor's key API at KEYS_API_URL, EventBridge for
  * ApiKeyRotated. No key is ever in the environment: the function reads it from the secret.
  */
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { PipelineMetrics } from '#core/metrics';
 import {
@@ -17,6 +17,7 @@ import { createSecretWriter } from '#core/secret-writer';
 import { KeysClient } from '#core/vendor/keys-client';
 import type { VendorHttpSettings } from '#core/vendor/types';
 import { type Env, optionalEnv, readUrlEnv } from './env.ts';
+import { putEvent } from './event-bridge.ts';
 import { scanLoggerFromPowertools } from './logger.ts';
 import { type Observability, powertoolsMetrics, vendorMetricsObserver } from './observability.ts';
 import { ENV } from './variables.ts';
@@ -49,26 +50,13 @@ export function eventBridgePublisher(
   busName: string | undefined,
 ): RotationEventPublisher {
   return {
-    async publish(detail) {
-      const out = await client.send(
-        new PutEventsCommand({
-          Entries: [
-            {
-              Source: ROTATION_EVENT.source,
-              DetailType: ROTATION_EVENT.detailType,
-              Detail: JSON.stringify(detail),
-              ...(busName === undefined ? {} : { EventBusName: busName }),
-            },
-          ],
-        }),
-      );
-      if ((out.FailedEntryCount ?? 0) > 0) {
-        const code = out.Entries?.[0]?.ErrorCode ?? 'unknown';
-        throw Object.assign(new Error(`EventBridge refused ApiKeyRotated (${code})`), {
-          name: 'EventRejected',
-        });
-      }
-    },
+    publish: (detail) =>
+      putEvent(client, {
+        source: ROTATION_EVENT.source,
+        detailType: ROTATION_EVENT.detailType,
+        detail,
+        busName,
+      }),
   };
 }
 

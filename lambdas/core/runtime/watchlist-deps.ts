@@ -6,6 +6,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ConfigurationError } from '#core/errors';
+import type { RunEventPublisher } from '#core/run-events';
 import { type Env, optionalEnv } from '#core/runtime/env';
 import { NO_S3_ACCESS } from '#core/runtime/no-access';
 import type { Observability } from '#core/runtime/observability';
@@ -24,6 +25,8 @@ export interface WatchlistDepsOptions {
   readonly identityKey?: (env: Env, tools: Observability) => () => Promise<string>;
   /** Child lookups, for WriteWatchlistSummary; used when BREACH_STATE_MACHINE_ARN is set. */
   readonly executions?: (stateMachineArn: string, tools: Observability) => ExecutionLookup;
+  /** Run-finished events, for WriteWatchlistSummary. @default none */
+  readonly events?: (tools: Observability) => RunEventPublisher;
 }
 
 export function watchlistDepsFromEnvironment(
@@ -34,6 +37,7 @@ export function watchlistDepsFromEnvironment(
   const settings = breachSettingsFromEnv(env);
   const breachStateMachineArn = optionalEnv(env, ENV.breachStateMachineArn);
   return {
+    ...(options.events ? { events: options.events(tools) } : {}),
     s3: options.s3 ?? NO_S3_ACCESS,
     logger: scanLoggerFromPowertools(tools.logger),
     clock: () => new Date(),

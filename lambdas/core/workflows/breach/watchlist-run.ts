@@ -7,6 +7,7 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/
 import * as z from 'zod/mini';
 import { InvalidInputError } from '#core/errors';
 import { runIdFor } from '#core/naming';
+import { announceRunFinished, type RunEventPublisher } from '#core/run-events';
 import { getJson, putJson } from '#core/s3/json-objects';
 import { parseWith } from '#core/schema';
 import {
@@ -53,6 +54,8 @@ export type WatchlistSource = z.infer<typeof watchlistSourceSchema>;
 
 export interface WatchlistDeps {
   readonly s3: BreachDeps['s3'];
+  /** Told when a run's summary is written (WriteWatchlistSummary only). */
+  readonly events?: RunEventPublisher;
   readonly logger: BreachDeps['logger'];
   readonly clock: () => Date;
   readonly settings: {
@@ -338,6 +341,15 @@ export async function writeWatchlistSummary(
   const summaryKey = `${prepared.resultsPrefix}summary.json`;
   await putJson(deps, summaryKey, summary, 2);
   deps.logger.info('Watchlist summary written', { runId: prepared.runId, summaryKey, ...summary.counts });
+  await announceRunFinished(deps, {
+    kind: 'watchlist',
+    runId: prepared.runId,
+    trigger: prepared.source.type,
+    counts: summary.counts,
+    summary: `s3://${prepared.resultsBucket}/${summaryKey}`,
+    finishedAt: summary.finishedAt,
+    refused: summary.refused,
+  });
   return { summaryKey, counts: summary.counts, refused: summary.refused };
 }
 

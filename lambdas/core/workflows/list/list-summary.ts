@@ -3,7 +3,9 @@
  * what the runner collected), look up children of a redriven run that already ran, and write
  * summary.json, which accounts for every input line.
  */
+
 import { InvalidInputError } from '#core/errors';
+import { announceRunFinished } from '#core/run-events';
 import { getJson, putJson } from '#core/s3/json-objects';
 import { isRecord } from '#core/vendor/json';
 import { readIterationResults, tryJson } from '#core/workflows/fan-out-results';
@@ -241,5 +243,14 @@ export async function writeListSummary(
   // Indented: people open this file, and its size is bounded by the sample limits and maxDomains.
   await putJson(deps, summaryKey, summary, 2);
   deps.logger.info('list summary written', { runId: input.runId, summaryKey, ...summary.counts });
+  await announceRunFinished(deps, {
+    kind: 'domain-list',
+    runId: input.runId,
+    trigger: input.source.type,
+    counts: summary.counts,
+    summary: `s3://${bucket}/${summaryKey}`,
+    finishedAt: summary.finishedAt,
+    refused: summary.rejected?.reason ?? null,
+  });
   return { summaryKey, counts: summary.counts };
 }

@@ -16,6 +16,7 @@ import {
 } from '#core/domain-list';
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName, listResultsPrefix, runIdFor } from '#core/naming';
+import type { RunEventPublisher } from '#core/run-events';
 import { ENV } from '#core/runtime/variables';
 import { putJson } from '#core/s3/json-objects';
 import { parseWith } from '#core/schema';
@@ -70,6 +71,8 @@ export interface ListDeps {
   readonly logger: VendorLogger;
   readonly settings: ListSettings;
   readonly clock?: () => Date;
+  /** Told when a run's summary is written (WriteListSummary only). */
+  readonly events?: RunEventPublisher;
 }
 
 /** rejects.json: the first invalid and duplicate lines (samples; the counts are in the summary). */

@@ -1,0 +1,65 @@
+/**
+ * When a domain list or a watchlist finishes, its summary handler puts a run-finished event on the
+ * default bus (lambdas/core/run-events.ts). This rule turns each into a short notification on the
+ * runs topic: kind, run id, what started it, the counts and where summary.json is. Never a domain's
+ * findings, a name or an email: the event carries none.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
+import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { RUN_EVENT_SOURCE, RUN_FINISHED } from '#core/run-events';
+import { DeadLetterQueue } from './dead-letter-queue.ts';
+
+export interface RunNotificationsProps {
+  /** The key of the alarm topic, shared: one key policy to review. */
+  readonly key: Key;
+  /** Subscribed to the runs topic. @default none */
+  readonly email?: string;
+}
+
+export class RunNotifications extends Construct {
+  public readonly topic: Topic;
+  public readonly rule: Rule;
+  public readonly deadLetterQueue: DeadLetterQueue;
+
+  constructor(scope: Construct, id: string, props: RunNotificationsProps) {
+    super(scope, id);
+    // EventBridge publishes to the encrypted topic as itself: it needs the data key, this account only.
+    props.key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('events.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    );
+    this.topic = new Topic(this, 'Topic', {
+      displayName: 'Security pipeline runs',
+      masterKey: props.key,
+      enforceSSL: true,
+    });
+    if (props.email !== undefined) this.topic.addSubscription(new EmailSubscription(props.email));
+    this.rule = new Rule(this, 'RunFinished', {
+      description: 'A domain list or watchlist run finished: tell the runs topic',
+      eventPattern: { source: [RUN_EVENT_SOURCE], detailType: Object.values(RUN_FINISHED) },
+    });
+    this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
+      purpose: 'run-finished notifications EventBridge could not deliver to the runs topic',
+    });
+    this.rule.addTarget(
+      new SnsTopic(this.topic, {
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: 8,
+        maxEventAge: Duration.hours(6),
+        message: RuleTargetInput.fromText(
+          `${EventField.fromPath('$.detail-type')}: ${EventField.fromPath('$.detail.kind')} run ${EventField.fromPath('$.detail.runId')} (${EventField.fromPath('$.detail.trigger')}) finished at ${EventField.fromPath('$.detail.finishedAt')}. Counts: ${EventField.fromPath('$.detail.counts')}. Refused: ${EventField.fromPath('$.detail.refused')}. Summary: ${EventField.fromPath('$.detail.summary')}`,
+        ),
+      }),
+    );
+  }
+}

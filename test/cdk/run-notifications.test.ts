@@ -1,0 +1,79 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RUN_EVENT_SOURCE } from '#core/run-events';
+import { functionFor, grantsOf, resourcesAllowed, type Synthesized, synth } from './helpers.ts';
+
+let synthesized: Synthesized;
+beforeAll(() => {
+  synthesized = synth({ notifications: { runsEmail: 'team@example.com' } });
+});
+
+const runRule = () => {
+  const found = Object.entries(synthesized.json.Resources).filter(
+    ([id, r]) => r.Type === 'AWS::Events::Rule' && id.startsWith('RunNotifications'),
+  );
+  expect(found).toHaveLength(1);
+  return found[0]?.[1]?.Properties as Record<string, unknown>;
+};
+
+describe('RunNotifications', () => {
+  it('routes every run-finished event to the runs topic, with a DLQ and bounded retries', () => {
+    const rule = runRule();
+    expect(rule.EventPattern).toEqual({
+      source: [RUN_EVENT_SOURCE],
+      'detail-type': ['DomainListRunFinished', 'WatchlistRunFinished'],
+    });
+    const [target] = rule.Targets as Record<string, unknown>[];
+    expect(target).toMatchObject({
+      Arn: { Ref: expect.stringMatching(/^RunNotificationsTopic/) },
+      DeadLetterConfig: {
+        Arn: { 'Fn::GetAtt': [expect.stringMatching(/^RunNotificationsDeadLetterQueue/), 'Arn'] },
+      },
+      RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 21600 },
+    });
+  });
+
+  it('says the counts and where the summary is, and nothing else of the run', () => {
+    const [target] = runRule().Targets as {
+      InputTransformer: { InputPathsMap: Record<string, string>; InputTemplate: string };
+    }[];
+    const paths = Object.values(target?.InputTransformer.InputPathsMap ?? {}).sort();
+    expect(paths).toEqual(
+      [
+        '$.detail-type',
+        '$.detail.counts',
+        '$.detail.finishedAt',
+        '$.detail.kind',
+        '$.detail.refused',
+        '$.detail.runId',
+        '$.detail.summary',
+        '$.detail.trigger',
+      ].sort(),
+    );
+  });
+
+  it('lets only the two summary functions and the rotation function put events, on the default bus', () => {
+    for (const [id, resource] of Object.entries(synthesized.json.Resources)) {
+      if (resource.Type !== 'AWS::IAM::Policy') continue;
+      const text = JSON.stringify(resource.Properties);
+      if (!text.includes('events:PutEvents')) continue;
+      expect(id).toMatch(
+        /^(DomainListScanWriteListSummary|WatchlistRunWriteWatchlistSummary|KeyRotationRotateFunction)/,
+      );
+    }
+    for (const handler of ['write-list-summary', 'write-watchlist-summary']) {
+      const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
+      expect(resourcesAllowed(grants, 'events:PutEvents'), handler).toEqual([
+        'arn:<Ref:AWS::Partition>:events:<Ref:AWS::Region>:<Ref:AWS::AccountId>:event-bus/default',
+      ]);
+    }
+  });
+
+  it('subscribes the configured address to the runs topic only', () => {
+    synthesized.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Endpoint: 'team@example.com',
+      TopicArn: { Ref: Match.stringLikeRegexp('^RunNotificationsTopic') },
+    });
+    synthesized.template.resourceCountIs('AWS::SNS::Subscription', 1);
+  });
+});
