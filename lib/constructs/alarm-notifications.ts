@@ -28,23 +28,41 @@ export class AlarmNotifications extends Construct {
       enableKeyRotation: true,
       pendingWindow: Duration.days(30),
     });
-    // CloudWatch publishes alarm notifications as itself: it needs the data key, for this account only.
-    this.key.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-    );
-    this.topic = new Topic(this, 'Topic', {
+    // CloudWatch publishes alarm notifications as itself.
+    this.topic = encryptedTopic(this, 'Topic', {
+      key: this.key,
+      publisher: 'cloudwatch.amazonaws.com',
       displayName: 'Security pipeline alarms',
-      masterKey: this.key,
-      enforceSSL: true,
+      ...(props.email === undefined ? {} : { email: props.email }),
     });
-    if (props.email !== undefined) this.topic.addSubscription(new EmailSubscription(props.email));
     Aspects.of(Stack.of(this)).add(new NotifyOnAlarm(this.topic));
   }
+}
+
+/**
+ * An SSL-only SNS topic under `key`, which `publisher` (a service principal, this account only) may
+ * use to publish, with an optional email subscription.
+ */
+export function encryptedTopic(
+  scope: Construct,
+  id: string,
+  props: { key: Key; publisher: string; displayName: string; email?: string },
+): Topic {
+  props.key.addToResourcePolicy(
+    new PolicyStatement({
+      principals: [new ServicePrincipal(props.publisher)],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
+    }),
+  );
+  const topic = new Topic(scope, id, {
+    displayName: props.displayName,
+    masterKey: props.key,
+    enforceSSL: true,
+  });
+  if (props.email !== undefined) topic.addSubscription(new EmailSubscription(props.email));
+  return topic;
 }
 
 /** Adds the topic as the ALARM and OK action of every Alarm it visits, once. */

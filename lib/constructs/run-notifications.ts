@@ -4,15 +4,14 @@
  * runs topic: kind, run id, what started it, the counts and where summary.json is. Never a domain's
  * findings, a name or an email: the event carries none.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
-import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { RUN_EVENT_SOURCE, RUN_FINISHED } from '#core/run-events';
+import { encryptedTopic } from './alarm-notifications.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 
 export interface RunNotificationsProps {
@@ -29,21 +28,13 @@ export class RunNotifications extends Construct {
 
   constructor(scope: Construct, id: string, props: RunNotificationsProps) {
     super(scope, id);
-    // EventBridge publishes to the encrypted topic as itself: it needs the data key, this account only.
-    props.key.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal('events.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-    );
-    this.topic = new Topic(this, 'Topic', {
+    // EventBridge publishes to the encrypted topic as itself.
+    this.topic = encryptedTopic(this, 'Topic', {
+      key: props.key,
+      publisher: 'events.amazonaws.com',
       displayName: 'Security pipeline runs',
-      masterKey: props.key,
-      enforceSSL: true,
+      ...(props.email === undefined ? {} : { email: props.email }),
     });
-    if (props.email !== undefined) this.topic.addSubscription(new EmailSubscription(props.email));
     this.rule = new Rule(this, 'RunFinished', {
       description: 'A domain list or watchlist run finished: tell the runs topic',
       eventPattern: { source: [RUN_EVENT_SOURCE], detailType: Object.values(RUN_FINISHED) },
