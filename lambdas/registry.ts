@@ -79,6 +79,17 @@ export interface HandlerDeclaration {
    * @default false
    */
   readonly publishesEvents?: boolean;
+  /**
+   * Reads the pause switch (`ssm:GetParameter` on that parameter, `PAUSE_PARAMETER_NAME`).
+   * @default false
+   */
+  readonly readsPauseSwitch?: boolean;
+  /**
+   * Replays the starts a pause held: receives and deletes messages of the intake dead-letter queues
+   * and invokes the intake functions (`HELD_START_QUEUE_URLS`).
+   * @default false
+   */
+  readonly replaysHeldStarts?: boolean;
 }
 
 /**
@@ -191,6 +202,7 @@ export const HANDLERS = {
     bucketNamesOnly: ['input'],
     vendorApis: [],
     listStateMachine: ['StartExecution'],
+    readsPauseSwitch: true,
   },
   'breach-recon': {
     workflow: 'breach',
@@ -275,6 +287,7 @@ export const HANDLERS = {
     vendorApis: [],
     // The watchlist machine, bound where the domain-list intake binds the list machine.
     listStateMachine: ['StartExecution'],
+    readsPauseSwitch: true,
   },
   'reconcile-breach-reports': {
     workflow: 'breach',
@@ -310,6 +323,16 @@ export const HANDLERS = {
     vendorApis: [],
     listStateMachine: [],
     rotatedSecret: 'describe',
+  },
+  'resume-paused-starts': {
+    workflow: 'list',
+    states: [],
+    s3: [],
+    bucketNamesOnly: [],
+    vendorApis: [],
+    listStateMachine: [],
+    readsPauseSwitch: true,
+    replaysHeldStarts: true,
   },
 } as const satisfies Record<string, HandlerDeclaration>;
 

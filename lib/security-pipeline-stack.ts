@@ -13,6 +13,7 @@ import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
 import { KeyRotation } from './constructs/key-rotation.ts';
 import { PipelineDashboard } from './constructs/pipeline-dashboard.ts';
 import { PipelineMetricAlarms } from './constructs/pipeline-metric-alarms.ts';
+import { PipelinePause } from './constructs/pipeline-pause.ts';
 import { PipelineStorage } from './constructs/pipeline-storage.ts';
 import { RunNotifications } from './constructs/run-notifications.ts';
 import { ScanSchedules } from './constructs/scan-schedules.ts';
@@ -33,6 +34,7 @@ export class SecurityPipelineStack extends Stack {
   public readonly vendorSecrets: VendorSecrets;
   public readonly scanWorkflow: ScanWorkflow;
   public readonly domainListWorkflow: DomainListWorkflow;
+  public readonly pause: PipelinePause;
   public readonly intake: DomainListIntake;
   public readonly schedules: ScanSchedules;
   public readonly breachWorkflow: BreachWorkflow;
@@ -101,7 +103,9 @@ export class SecurityPipelineStack extends Stack {
       logRetention,
     });
 
+    this.pause = new PipelinePause(this, 'Pause');
     this.intake = new DomainListIntake(this, 'Intake', {
+      pause: this.pause,
       inputBucket: this.storage.inputBucket,
       listStateMachine: this.domainListWorkflow.stateMachine,
       prefix: config.intake.prefix,
@@ -138,6 +142,7 @@ export class SecurityPipelineStack extends Stack {
     // The same intake as domain lists (execution named by the object's version, duplicates
     // ignored), for watchlist uploads under their own prefix.
     this.watchlistIntake = new DomainListIntake(this, 'WatchlistIntake', {
+      pause: this.pause,
       inputBucket: this.storage.inputBucket,
       listStateMachine: this.watchlistWorkflow.stateMachine,
       prefix: config.breach.watchlistPrefix,
@@ -168,6 +173,13 @@ export class SecurityPipelineStack extends Stack {
       logRetention,
     });
 
+    this.pause.resume(
+      [this.intake, this.watchlistIntake].map((intake) => ({
+        queue: intake.deadLetterQueue,
+        fn: intake.startFunction,
+      })),
+      logRetention,
+    );
     this.keyRotation = this.rotateOrgKey(config, logRetention);
     this.metricAlarms = new PipelineMetricAlarms(this, 'MetricAlarms', {
       ...config.alarms,
@@ -183,6 +195,11 @@ export class SecurityPipelineStack extends Stack {
     new CfnOutput(this, 'DashboardName', {
       description: 'The pipeline dashboard (CloudWatch console, Dashboards)',
       value: this.dashboard.dashboard.dashboardName,
+    });
+    new CfnOutput(this, 'PauseParameterName', {
+      description:
+        'Set to "paused" to stop every upload and schedule from starting runs; "running" resumes them',
+      value: this.pause.parameter.parameterName,
     });
     new CfnOutput(this, 'RunTopicArn', {
       description: 'One message per finished domain list or watchlist run: counts and the summary location',

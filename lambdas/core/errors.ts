@@ -37,6 +37,8 @@ export const ERROR_NAME = {
   RotateAnswerUnparsableError: 'RotateAnswerUnparsableError',
   PendingKeyRefusedError: 'PendingKeyRefusedError',
   RotationStateError: 'RotationStateError',
+  /** The pause switch is on: the intake refused to start a run (its event waits in the DLQ). */
+  PipelinePausedError: 'PipelinePausedError',
 } as const;
 
 export type ErrorName = (typeof ERROR_NAME)[keyof typeof ERROR_NAME];

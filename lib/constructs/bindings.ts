@@ -5,8 +5,11 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { ENV } from '#core/runtime/variables';
 import { SCAN_STATE_MACHINE_VARIABLE } from '#core/workflows/list/list';
@@ -32,6 +35,11 @@ export interface DeclaredResources {
   readonly breachStateMachine?: IStateMachine;
   /** The key of the keyed hash that names people in the breach workflow. */
   readonly breachIdentityKey?: ISecret;
+  /** The pause switch, and for the resume function the intakes whose refused events it replays. */
+  readonly pause?: {
+    readonly parameter: IStringParameter;
+    readonly held?: readonly { readonly queue: IQueue; readonly fn: IFunction }[];
+  };
   /** The vendor key secret that native rotation rotates, and the secrets that mirror it. */
   readonly rotatedSecret?: { readonly secret: ISecret; readonly mirrorSecretArns: readonly string[] };
 }
@@ -96,6 +104,10 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
     if (!resources.rotatedSecret) throw missing(fn, 'the rotated vendor key secret');
     bindRotatedSecret(fn, declaration.rotatedSecret, resources.rotatedSecret);
   }
+  if (declaration.readsPauseSwitch === true || declaration.replaysHeldStarts === true) {
+    if (!resources.pause) throw missing(fn, 'the pause switch');
+    bindPause(fn, resources.pause, declaration.replaysHeldStarts === true);
+  }
   if (declaration.publishesEvents === true) {
     fn.addToRolePolicy(
       new PolicyStatement({
@@ -153,6 +165,38 @@ function bindRotatedSecret(
     );
     fn.addEnvironment(ENV.rotationMirrorSecretArns, rotated.mirrorSecretArns.join(','));
   }
+}
+
+/**
+ * The pause switch: `ssm:GetParameter` on that one parameter (not grantRead: no history or
+ * describe). The resume function also receives and deletes on the intake dead-letter queues and
+ * invokes the intake functions, the only way a held event goes back in.
+ */
+function bindPause(
+  fn: PipelineFunction,
+  pause: NonNullable<DeclaredResources['pause']>,
+  replays: boolean,
+): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [pause.parameter.parameterArn] }),
+  );
+  fn.addEnvironment(ENV.pauseParameterName, pause.parameter.parameterName);
+  if (!replays) return;
+  const held = pause.held ?? [];
+  if (held.length === 0) throw missing(fn, 'the intakes whose held starts it replays');
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
+      resources: held.map(({ queue }) => queue.queueArn),
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['lambda:InvokeFunction'],
+      resources: held.map(({ fn: intake }) => intake.functionArn),
+    }),
+  );
+  fn.addEnvironment(ENV.heldStartQueueUrls, held.map(({ queue }) => queue.queueUrl).join(','));
 }
 
 const BUCKET_VARIABLES: Record<BucketName, string> = {

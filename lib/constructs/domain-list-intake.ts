@@ -3,6 +3,7 @@ import { Match, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#core/domain-list';
@@ -17,6 +18,8 @@ export interface DomainListIntakeProps {
   readonly inputBucket: IBucket;
   /** The list state machine an upload starts. */
   readonly listStateMachine: IStateMachine;
+  /** While it says `paused`, nothing starts: events wait in the dead-letter queue for resume. */
+  readonly pause: { readonly parameter: IStringParameter };
   /**
    * Key prefix of domain lists (non-empty, ends with '/').
    * @default 'incoming/'

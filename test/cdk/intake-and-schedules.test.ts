@@ -136,8 +136,9 @@ describe('DomainListIntake', () => {
 
 describe('ScanSchedules', () => {
   it('creates one schedule per configured schedule with its expression, time zone and window', () => {
-    // The two configured list schedules, breach reconciliation's and the daily key-age check.
-    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 4);
+    // The two configured list schedules, breach reconciliation's, the daily key-age check and the
+    // pause switch's resume safety net.
+    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 5);
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 2 * * ? *)',
       ScheduleExpressionTimezone: 'Europe/Berlin',
@@ -211,8 +212,8 @@ describe('ScanSchedules', () => {
 
   it('creates no list schedule, role or queue when none is configured', () => {
     const plain = synth();
-    // Only breach reconciliation's and the key-age check's own schedules.
-    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 2);
+    // Only breach reconciliation's, the key-age check's and the resume safety net's own schedules.
+    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
     plain.template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(1 day)' });
     expect(Object.keys(plain.json.Resources).some((id) => id.startsWith('Schedules'))).toBe(false);
   });
@@ -221,8 +222,8 @@ describe('ScanSchedules', () => {
 describe('dead-letter queues', () => {
   it('are encrypted, SSL-only and keep messages for 14 days', () => {
     // Domain-list intake, list schedules, watchlist intake, breach reconciliation, key rotation,
-    // run notifications.
-    synthesized.template.resourceCountIs('AWS::SQS::Queue', 6);
+    // run notifications, pause resume.
+    synthesized.template.resourceCountIs('AWS::SQS::Queue', 7);
     synthesized.template.allResourcesProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 1_209_600,

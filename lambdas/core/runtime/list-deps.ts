@@ -16,6 +16,7 @@ import type { RunEventPublisher } from '#core/run-events';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#core/runtime/env';
 import { scanLoggerFromPowertools } from '#core/runtime/logger';
 import { createObservability, type Observability } from '#core/runtime/observability';
+import { pauseSwitchFromEnvironment } from '#core/runtime/pause-deps';
 import { allowSpecialUseFromEnv } from '#core/runtime/settings';
 import { ENV } from '#core/runtime/variables';
 import { numberFromText } from '#core/schema';
@@ -84,7 +85,9 @@ export function intakeDepsFromEnvironment(
   env: Env = process.env,
   tools: Observability = createObservability(env, LIST_SERVICE),
 ): IntakeDeps {
+  const pause = pauseSwitchFromEnvironment(env, tools);
   return {
+    ...(pause === undefined ? {} : { pause }),
     sfn: tools.tracer.captureAWSv3Client(new SFNClient({})),
     logger: scanLoggerFromPowertools(tools.logger),
     settings: {

@@ -63,6 +63,10 @@ export const ENV = {
   eventBusName: 'EVENT_BUS_NAME',
   /** The rotated secret whose age the daily check measures. */
   rotatedSecretArn: 'ROTATED_SECRET_ARN',
+  /** The SSM parameter whose value (`running` or `paused`) pauses every intake and schedule. */
+  pauseParameterName: 'PAUSE_PARAMETER_NAME',
+  /** Comma-separated dead-letter queues whose paused starts the resume function replays. */
+  heldStartQueueUrls: 'HELD_START_QUEUE_URLS',
   /** Powertools: service name and log level, set by the function defaults. */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   logLevel: 'POWERTOOLS_LOG_LEVEL',

@@ -9,6 +9,7 @@
 import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { InvalidInputError } from '#core/errors';
 import { listExecutionName } from '#core/naming';
+import { type PauseSwitch, refuseWhilePaused } from '#core/pause';
 import { objectFromS3Event } from '#core/s3-event';
 import type { VendorLogger } from '#core/vendor/types';
 import type { DomainListInput } from '#core/workflows/list/contracts';
@@ -27,6 +28,8 @@ export interface IntakeDeps {
   readonly sfn: SFNClient;
   readonly logger: VendorLogger;
   readonly settings: IntakeSettings;
+  /** While on, nothing starts (see #core/pause). @default never paused */
+  readonly pause?: PauseSwitch;
 }
 
 export type IntakeDecision =
@@ -80,6 +83,8 @@ export async function startScheduledListRun(deps: IntakeDeps, event: unknown): P
 
 /** A Scheduler fire (`{ source: { type: 'schedule', ... } }`) or else an S3 event. */
 export async function startDomainListRuns(deps: IntakeDeps, event: unknown): Promise<IntakeDecision[]> {
+  // Before anything else: a paused intake must fail, so that Lambda keeps the event for resume.
+  await refuseWhilePaused(deps.pause);
   const source =
     typeof event === 'object' && event !== null ? (event as { source?: unknown }).source : undefined;
   const scheduled =
