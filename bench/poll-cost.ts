@@ -147,3 +147,70 @@ export async function measurePollCost(
     await s3.close();
   }
 }
+
+/** What one scan of `scanSeconds` did: Lambda invocations and their local durations, S3 requests. */
+export interface ScanWork {
+  readonly transitions: number;
+  /** Per Task state: invocations and the summed local wall time (ms) of its handler. */
+  readonly tasks: Readonly<Record<string, { invocations: number; totalMs: number }>>;
+  /** S3 requests by command name. */
+  readonly s3Requests: Readonly<Record<string, number>>;
+}
+
+/** Runs one scan of `scanSeconds` (virtual time, default polling) and records its work. */
+export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
+  const definition = scanDomainStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
+  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  const s3 = await startS3rver({ buckets: ['bench-results'] });
+  const s3Requests: Record<string, number> = {};
+  s3.client.middlewareStack.add(
+    (next, context) => (args) => {
+      s3Requests[context.commandName ?? 'unknown'] = (s3Requests[context.commandName ?? 'unknown'] ?? 0) + 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countS3Requests' },
+  );
+  try {
+    const clock = new VirtualClock();
+    const vendor = virtualTimeVendor(clock, scanSeconds);
+    const bound = bindScanHandlers(
+      definition,
+      {
+        s3: s3.client,
+        resultsBucket: 'bench-results',
+        scanClient: vendor,
+        poll: DEFAULT_POLL_SETTINGS,
+        logger: silent,
+      },
+      clock.now,
+    );
+    const tasks: Record<string, { invocations: number; totalMs: number }> = {};
+    const handlers: typeof bound = {};
+    for (const [state, handler] of Object.entries(bound)) {
+      handlers[state] = async (input) => {
+        if (state === 'PollScanStatus')
+          clock.advance((input as unknown as ScanInProgress).poll.nextWaitSeconds);
+        const started = performance.now();
+        try {
+          return await handler(input);
+        } finally {
+          const entry = (tasks[state] ??= { invocations: 0, totalMs: 0 });
+          entry.invocations += 1;
+          entry.totalMs += performance.now() - started;
+        }
+      };
+    }
+    const result = await runScanExecution(
+      machine,
+      definition,
+      handlers,
+      { domain: 'bench.example.com', executionName: `cost-${scanSeconds}`, runId: 'cost' },
+      { waitOverrideMs: 0, onProgress: () => {} },
+    );
+    if (result.result.outcome?.state !== 'succeeded')
+      throw new Error(`cost scan of ${scanSeconds}s did not succeed`);
+    return { transitions: result.transitions, tasks, s3Requests };
+  } finally {
+    await s3.close();
+  }
+}

@@ -10,6 +10,7 @@ import { startS3rver } from '../local/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
 import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
+import { costModel } from './cost.ts';
 import { measurePollCost } from './poll-cost.ts';
 
 function runChild(
@@ -242,6 +243,10 @@ async function archive(): Promise<void> {
 
 const which = process.argv[2];
 if (!which || which === 'poll') await pollCost();
+if (!which || which === 'cost') {
+  process.stdout.write('\n== Cost model: 1,000 scans from one measured scan and on-demand prices ==\n');
+  await costModel();
+}
 if (!which || which === 'throughput') await throughput();
 if (!which || which === 'bundles') await bundles();
 if (!which || which === 'local') await localRun();
