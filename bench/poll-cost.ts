@@ -194,9 +194,10 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
         try {
           return await handler(input);
         } finally {
-          const entry = (tasks[state] ??= { invocations: 0, totalMs: 0 });
+          const entry = tasks[state] ?? { invocations: 0, totalMs: 0 };
           entry.invocations += 1;
           entry.totalMs += performance.now() - started;
+          tasks[state] = entry;
         }
       };
     }
