@@ -28,7 +28,7 @@ import {
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
-import { runRotateCommand } from './rotate-command.ts';
+import { addRotateCommand } from './rotate-command.ts';
 
 export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
 export { localPollSettings } from './poll-flags.ts';
@@ -321,27 +321,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
         );
       },
     );
-  program
-    .command('rotate')
-    .description(
-      'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
-    )
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .option('--out <dir>', 'where the rotation record and the check scan land', './results')
-    .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
-    .addOption(
-      new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
-        .choices(['debug', 'info', 'warn', 'error'])
-        .default('warn'),
-    )
-    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string }) => {
-      setExitCode(
-        await runRotateCommand(
-          { out: flags.out, logLevel: flags.logLevel, checkDomain: flags.checkDomain },
-          config,
-        ),
-      );
-    });
+  addRotateCommand(program, config, setExitCode);
   withScanFlags(
     program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
   ).action(async (flags: RawScanFlags) => {

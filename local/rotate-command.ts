@@ -15,6 +15,7 @@ import {
   DescribeSecretCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { type Command, Option } from 'commander';
 import { ConfigurationError } from '#core/errors';
 import { createMetricsRecorder, METRIC } from '#core/metrics';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
@@ -34,7 +35,7 @@ import { UsageError } from './cli-checks.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanWithRotatedKey } from './rotate-scan.ts';
 import { driveRotation } from './rotation-driver.ts';
-import type { LogLevel } from './run-files.ts';
+import { HANDLER_LOG_FILE, type LogLevel } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
 
 export interface RotateCommandOptions {
@@ -198,4 +199,33 @@ async function keyFacts(
 
 function stamp(): string {
   return `${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(2).toString('hex')}`;
+}
+
+/** `rotate` and its flags, on the CLI's program. */
+export function addRotateCommand(
+  program: Command,
+  config: PipelineConfig,
+  setExitCode: (code: number) => void,
+): void {
+  program
+    .command('rotate')
+    .description(
+      'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
+    )
+    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+    .option('--out <dir>', 'where the rotation record and the check scan land', './results')
+    .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
+    .addOption(
+      new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
+        .choices(['debug', 'info', 'warn', 'error'])
+        .default('warn'),
+    )
+    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string }) => {
+      setExitCode(
+        await runRotateCommand(
+          { out: flags.out, logLevel: flags.logLevel, checkDomain: flags.checkDomain },
+          config,
+        ),
+      );
+    });
 }

@@ -17,9 +17,10 @@
  * never sent), and the idle timeout of a download's body in the body guard.
  */
 
-import { ConfigurationError, type VendorApi, VendorError, vendorHttpError } from '#core/errors';
+import { type VendorApi, VendorError, vendorHttpError } from '#core/errors';
 import { redactSecrets } from '#core/redact';
 import { discard, header, MAX_TEXT_BYTES, readText, requestIdOf } from './transport/body.ts';
+import { currentKey, pendingKey } from './transport/credentials.ts';
 import { downloadAttempt } from './transport/download.ts';
 import {
   type AttemptOutcome,
@@ -214,39 +215,20 @@ export class VendorHttp {
   }
 
   private async credential(operation: string, forceRefresh: boolean): Promise<string> {
-    const key = await this.settings.credentials(forceRefresh ? { forceRefresh: true } : undefined);
-    if (typeof key !== 'string' || key.trim() === '') {
-      throw new ConfigurationError(
-        `${this.api} credentials`,
-        `the provider returned no key for ${operation}`,
-      );
-    }
-    // A CR/LF in a header value is a header-injection vector; node:http would reject it anyway.
-    if (/[\r\n\0]/.test(key)) {
-      throw new ConfigurationError(`${this.api} credentials`, 'the key contains a line break or NUL');
-    }
+    const key = await currentKey(this.api, this.settings.credentials, operation, forceRefresh);
     this.seenKeys.add(key);
     return key;
   }
 
-  /** The pending key when there is one that differs from `refused`; never throws for its absence. */
   private async pendingCredential(operation: string, refused: string): Promise<string | undefined> {
-    let key: string | undefined;
-    try {
-      key = await this.settings.credentials({ pending: true });
-    } catch (error) {
-      // The current key was refused; that is the error to report, not a failed pending read.
-      this.settings.logger?.warn('reading the pending credential failed', {
-        api: this.api,
-        operation,
-        errorName: error instanceof Error ? error.name : 'UnknownError',
-      });
-      return undefined;
-    }
-    if (typeof key !== 'string' || key.trim() === '' || key === refused || /[\r\n\0]/.test(key)) {
-      return undefined;
-    }
-    this.seenKeys.add(key);
+    const key = await pendingKey(
+      this.api,
+      this.settings.credentials,
+      this.settings.logger,
+      operation,
+      refused,
+    );
+    if (key !== undefined) this.seenKeys.add(key);
     return key;
   }
 
