@@ -304,6 +304,24 @@ export const HANDLERS = {
     vendorApis: ['breach'],
     listStateMachine: [],
   },
+  'reconcile-scans': {
+    workflow: 'scan',
+    states: [],
+    // What the fetch steps and WriteManifest do, for every orphan: streamed writes, the reuse of
+    // verified objects, removal of leftovers; plus reading and linking failure records, the
+    // vendor-statistics snapshot and the reconciliation record (GetObject, PutObject), and one
+    // listing per domain (ListBucket).
+    s3: [
+      {
+        bucket: 'results',
+        prefix: 'scans/',
+        actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+      },
+    ],
+    bucketNamesOnly: [],
+    vendorApis: ['scan'],
+    listStateMachine: [],
+  },
   'rotate-api-key': {
     workflow: 'rotation',
     states: [],

@@ -2,10 +2,10 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cd
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { ENV } from '#core/runtime/variables';
 import { WATCHLIST_SUFFIXES } from '#core/workflows/breach/watchlist';
 import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
 import { AlarmNotifications } from './constructs/alarm-notifications.ts';
-import { BreachReconciliation } from './constructs/breach-reconciliation.ts';
 import { BreachWorkflow } from './constructs/breach-workflow.ts';
 import { DeadLetterQueue } from './constructs/dead-letter-queue.ts';
 import { DomainListIntake } from './constructs/domain-list-intake.ts';
@@ -16,8 +16,10 @@ import { PipelineMetricAlarms } from './constructs/pipeline-metric-alarms.ts';
 import { PipelinePause } from './constructs/pipeline-pause.ts';
 import { PipelineStorage } from './constructs/pipeline-storage.ts';
 import { RunNotifications } from './constructs/run-notifications.ts';
+import { ScanReconciliation } from './constructs/scan-reconciliation.ts';
 import { ScanSchedules } from './constructs/scan-schedules.ts';
 import { ScanWorkflow } from './constructs/scan-workflow.ts';
+import { ScheduledReconciliation } from './constructs/scheduled-reconciliation.ts';
 import { VendorSecrets } from './constructs/vendor-secrets.ts';
 import { WatchlistWorkflow } from './constructs/watchlist-workflow.ts';
 
@@ -40,7 +42,9 @@ export class SecurityPipelineStack extends Stack {
   public readonly breachWorkflow: BreachWorkflow;
   public readonly watchlistWorkflow: WatchlistWorkflow;
   public readonly watchlistIntake: DomainListIntake;
-  public readonly breachReconciliation: BreachReconciliation;
+  public readonly breachReconciliation: ScheduledReconciliation;
+  /** Undefined when `scan.reconciliation.enabled` is false. */
+  public readonly scanReconciliation: ScanReconciliation | undefined;
   public readonly watchlistSchedules: ScanSchedules;
   public readonly metricAlarms: PipelineMetricAlarms;
   public readonly dashboard: PipelineDashboard;
@@ -165,13 +169,26 @@ export class SecurityPipelineStack extends Stack {
       ),
       runs: 'breach reports for watchlist',
     });
-    this.breachReconciliation = new BreachReconciliation(this, 'BreachReconciliation', {
+    this.breachReconciliation = new ScheduledReconciliation(this, 'BreachReconciliation', {
+      handlerFile: 'reconcile-breach-reports',
+      workflow: 'breach',
       resultsBucket: this.storage.resultsBucket,
       vendorSecrets: this.vendorSecrets,
-      breachApiUrl: config.vendor.breachApiUrl,
+      environment: { [ENV.breachApiUrl]: config.vendor.breachApiUrl },
       scheduleExpression: config.breach.reconcileSchedule,
       logRetention,
     });
+    this.scanReconciliation = config.scan.reconciliation.enabled
+      ? new ScanReconciliation(this, 'ScanReconciliation', {
+          resultsBucket: this.storage.resultsBucket,
+          vendorSecrets: this.vendorSecrets,
+          scanWorkflow: this.scanWorkflow,
+          reconciliation: config.scan.reconciliation,
+          deadlineSeconds: config.poll.deadlineSeconds,
+          deleteAtVendorAfterManifest: config.scan.deleteAtVendorAfterManifest,
+          logRetention,
+        })
+      : undefined;
 
     this.pause.resume(
       [this.intake, this.watchlistIntake].map((intake) => ({
@@ -239,6 +256,13 @@ export class SecurityPipelineStack extends Stack {
       description: 'Archives every report the vendor lists that is not archived yet (aws lambda invoke)',
       value: this.breachReconciliation.function.functionName,
     });
+    if (this.scanReconciliation !== undefined) {
+      new CfnOutput(this, 'ScanReconcileFunctionName', {
+        description:
+          'Archives every finished scan the vendor lists that has no manifest yet (aws lambda invoke)',
+        value: this.scanReconciliation.reconciliation.function.functionName,
+      });
+    }
     if (this.vendorSecrets.mode === 'single') {
       new CfnOutput(this, 'VendorApiKeySecretArn', {
         description: 'Put the vendor org API key here (aws secretsmanager put-secret-value)',

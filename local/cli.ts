@@ -28,6 +28,7 @@ import {
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
+import { addReconcileCommand } from './reconcile-command.ts';
 import { addRotateCommand } from './rotate-command.ts';
 
 export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
@@ -51,6 +52,7 @@ import {
   HANDLER_LOG_FILE,
   type LogLevel,
   latestLine,
+  logLevelOption,
   logLine,
   pointLatestAt,
   reportKept,
@@ -262,11 +264,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
         ).conflicts('verbose'),
       )
       .addOption(new Option('--verbose', 'a line per domain and the full table, however long the list'))
-      .addOption(
-        new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
-          .choices(['debug', 'info', 'warn', 'error'])
-          .default('warn'),
-      );
+      .addOption(logLevelOption());
   withScanFlags(
     program
       .command('scan')
@@ -294,11 +292,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
     .option('--watchlist <file>', 'a .csv or .json watchlist: one report per person')
     .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
     .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
-    .addOption(
-      new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
-        .choices(['debug', 'info', 'warn', 'error'])
-        .default('warn'),
-    )
+    .addOption(logLevelOption())
     .action(
       async (flags: {
         name?: string;
@@ -322,6 +316,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
       },
     );
   addRotateCommand(program, config, setExitCode);
+  addReconcileCommand(program, config, setExitCode);
   withScanFlags(
     program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
   ).action(async (flags: RawScanFlags) => {

@@ -30,7 +30,7 @@ import { createFetchScanOutputHandler } from '../lambdas/fetch-scan-output.ts';
 import { createPollScanStatusHandler } from '../lambdas/poll-scan-status.ts';
 import { createPrepareDomainListHandler } from '../lambdas/prepare-domain-list.ts';
 import { createRecordScanFailureHandler } from '../lambdas/record-scan-failure.ts';
-import type { HandlerFileOf } from '../lambdas/registry.ts';
+import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import { createStartScanHandler } from '../lambdas/start-scan.ts';
 import { createWriteListSummaryHandler } from '../lambdas/write-list-summary.ts';
 import { createWriteScanManifestHandler } from '../lambdas/write-scan-manifest.ts';
@@ -96,7 +96,7 @@ const SCAN_HANDLER_FACTORIES = {
   'write-scan-manifest': createWriteScanManifestHandler,
   'record-scan-failure': createRecordScanFailureHandler,
   'delete-scan': createDeleteScanHandler,
-} satisfies Record<HandlerFileOf<'scan'>, HandlerFactory<ScanDeps>>;
+} satisfies Record<TaskHandlerFileOf<'scan'>, HandlerFactory<ScanDeps>>;
 
 /** Binds every Task state of the definition to its real handler, and checks none is left unbound. */
 export function bindScanHandlers(

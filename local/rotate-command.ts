@@ -15,7 +15,7 @@ import {
   DescribeSecretCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { ConfigurationError } from '#core/errors';
 import { createMetricsRecorder, METRIC } from '#core/metrics';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
@@ -33,9 +33,9 @@ import { createRotateApiKeyHandler } from '../lambdas/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { UsageError } from './cli-checks.ts';
 import { withLocalRun } from './local-run.ts';
-import { scanWithRotatedKey } from './rotate-scan.ts';
+import { scanOneDomain } from './one-domain-scan.ts';
 import { driveRotation } from './rotation-driver.ts';
-import { HANDLER_LOG_FILE, type LogLevel } from './run-files.ts';
+import { type LogLevel, logLevelOption } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
 
 export interface RotateCommandOptions {
@@ -130,7 +130,7 @@ export async function runRotateCommand(
         // A dependent: one scan whose key is read from the rotated secret, as the handlers read it.
         const reader = createSecretsManagerReader({ client });
         const scanClient = run.clientsWith(credentialProviderFromSecret(reader, secretId, 'scan')).scan;
-        const scan = await scanWithRotatedKey(run, config, scanClient, options.checkDomain);
+        const scan = await scanOneDomain(run, config, scanClient, options.checkDomain);
         process.stdout.write(
           `Scan of ${options.checkDomain} with the rotated key: ${scan.state} (${scan.where})\n`,
         );
@@ -215,11 +215,7 @@ export function addRotateCommand(
     .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
     .option('--out <dir>', 'where the rotation record and the check scan land', './results')
     .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
-    .addOption(
-      new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
-        .choices(['debug', 'info', 'warn', 'error'])
-        .default('warn'),
-    )
+    .addOption(logLevelOption())
     .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string }) => {
       setExitCode(
         await runRotateCommand(

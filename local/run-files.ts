@@ -11,6 +11,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
+import { Option } from 'commander';
 import { redactSecrets } from '#core/redact';
 import type { ScanLogger } from '#core/workflows/scan/deps';
 
@@ -145,4 +146,11 @@ export function reportKept(exported: { readonly kept: readonly string[] }): void
       `Kept your existing ${kept}: it differs from this run's copy, which was not written.\n`,
     );
   }
+}
+
+/** `--log-level`, as every command offers it: the handler log's level, into its file in the run folder. */
+export function logLevelOption(): Option {
+  return new Option('--log-level <level>', `handler log level, into ${HANDLER_LOG_FILE} in the run folder`)
+    .choices(['debug', 'info', 'warn', 'error'])
+    .default('warn');
 }

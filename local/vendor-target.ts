@@ -7,6 +7,7 @@ import { ConfigurationError } from '#core/errors';
 import { ENV } from '#core/runtime/variables';
 import { vendorUrlProblem } from '../lib/config/index.ts';
 import { startVendorSimulator } from './simulator/index.ts';
+import type { VendorSimulator } from './simulator/types.ts';
 
 export interface VendorTarget {
   readonly scanApiUrl: string;
@@ -15,6 +16,8 @@ export interface VendorTarget {
   readonly apiKey: string;
   readonly orgUuid: string | undefined;
   readonly label: string;
+  /** The built-in simulator, when it is the vendor: commands that stage a scenario script it. */
+  readonly simulator?: VendorSimulator;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,7 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
     },
     orgUuid: simulator.orgUuid,
     label: `built-in simulator at ${simulator.url}`,
+    simulator,
     close: () => simulator.close(),
   };
 }

@@ -41,6 +41,14 @@ export const METRIC = {
   rotationEventFailures: 'RotationEventFailures',
   /** Days since the org key was last rotated (or the secret created), measured daily. */
   apiKeyAge: 'ApiKeyAgeDays',
+  /** Scans the vendor ran that reconciliation archived (the workflow never wrote their manifest). */
+  scansReconciled: 'ScansReconciled',
+  /** Each numeric field of the vendor's `GET /stats`, by its dot path (the `statistic` dimension). */
+  vendorStatistic: 'VendorScanStatistic',
+  /** Growth of the vendor's count of finished scans since the previous reconciliation read it. */
+  vendorFinishedIncrease: 'VendorScansFinishedIncrease',
+  /** Growth of the vendor's count of failed scans since the previous reconciliation read it. */
+  vendorFailedIncrease: 'VendorScansFailedIncrease',
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
@@ -60,6 +68,11 @@ export interface MetricDimensions {
   readonly outcome?: string;
   /** A stored output: a scan's `report`, `logs`, `debug`, or a breach report's `archive`. */
   readonly output?: 'report' | 'logs' | 'debug' | 'archive';
+  /**
+   * A numeric field of the vendor's statistics, by dot path (`by_status.completed`): the one
+   * dimension the vendor names. At most 40 of them, `[A-Za-z0-9_.-]`, never a value.
+   */
+  readonly statistic?: string;
 }
 
 /** What core code records metrics through. */

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { boundedNumber, describeValue, nonEmptyString } from '#core/schema';
 import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
 import { WATCHLIST_LIMITS, watchlistFormatOf } from '#core/workflows/breach/watchlist';
-import { scheduleExpressionProblem } from './schedule-expression.ts';
+import { expressionSetting } from './schedule-expression.ts';
 import { scheduleFields } from './schedule-fields.ts';
 import { intakePrefixProblem, section } from './schema.ts';
 
@@ -47,15 +47,7 @@ export const breachSchema = section({
   /** People reported on at once by a watchlist run (the Distributed Map's MaxConcurrency). @default 5 */
   maxConcurrency: z._default(boundedNumber({ min: 1, max: 100, integer: true }), 5),
   /** When reconciliation archives reports the workflow never did. @default 'rate(1 day)' */
-  reconcileSchedule: z._default(
-    z.string({ error: 'must be a schedule expression' }).check(
-      z.superRefine((expression, context) => {
-        const problem = scheduleExpressionProblem(expression);
-        if (problem) context.addIssue({ code: 'custom', message: problem });
-      }),
-    ),
-    'rate(1 day)',
-  ),
+  reconcileSchedule: expressionSetting('rate(1 day)'),
   /** EventBridge Scheduler schedules that each start a watchlist run. @default [] */
   schedules: z._default(
     z.array(breachScheduleSchema).check(

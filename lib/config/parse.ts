@@ -11,6 +11,7 @@ import { breachSchema } from './breach-schema.ts';
 import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';
 import { type ConfigIssue, PipelineConfigError } from './errors.ts';
 import { notificationsSchema } from './notifications-schema.ts';
+import { reconcileFunctionSettings, reconciliationWindowProblem } from './reconciliation-schema.ts';
 import { rotationSchema } from './rotation-schema.ts';
 import {
   type DomainListDefinition,
@@ -60,6 +61,15 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
       setting: `${ROOT}.breach.watchlistPrefix`,
       problem: `must not overlap pipeline.intake.prefix (${JSON.stringify(lists)}) (got ${JSON.stringify(watchlists)})`,
     });
+  }
+  const windowProblem = reconciliationWindowProblem(
+    reconcileFunctionSettings(scan.reconciliation, {
+      deadlineSeconds: poll.deadlineSeconds,
+      deleteAtVendorAfterManifest: scan.deleteAtVendorAfterManifest,
+    }),
+  );
+  if (windowProblem && scan.reconciliation.enabled) {
+    issues.push({ setting: `${ROOT}.scan.reconciliation.horizonDays`, problem: windowProblem });
   }
   const allow = scan.allowSpecialUseDomains;
   const domainLists = parseDomainLists(sections.domainLists, intake.suffixes, allow, issues);

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { boundedNumber, describeValue } from '#core/schema';
+import { expressionSetting } from './schedule-expression.ts';
 import { section } from './schema.ts';
 
 /**
@@ -41,15 +42,7 @@ export const rotationSchema = section({
   /** Attach native rotation to the org key's secret. @default true */
   enabled: z._default(z.boolean({ error: 'must be true or false' }), true),
   /** When Secrets Manager rotates. @default 'rate(30 days)' */
-  schedule: z._default(
-    z.string({ error: 'must be a schedule expression' }).check(
-      z.superRefine((expression, context) => {
-        const problem = rotationScheduleProblem(expression);
-        if (problem) context.addIssue({ code: 'custom', message: problem });
-      }),
-    ),
-    'rate(30 days)',
-  ),
+  schedule: expressionSetting('rate(30 days)', rotationScheduleProblem),
   /** How long the rotation window stays open after the scheduled time, in hours. @default 4 */
   windowHours: z._default(boundedNumber({ min: 1, max: 24, integer: true }), 4),
   /** Dot path of the new key in the rotate answer, e.g. `data.key`. @default search common names */

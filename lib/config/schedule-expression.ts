@@ -4,6 +4,7 @@
  * (six fields, a year, exactly one '?', L/W/# forms), and CloudFormation would only refuse a bad
  * expression at deploy time, long after synth.
  */
+import * as z from 'zod/mini';
 
 /** Returns what is wrong with a Scheduler expression, or undefined when it is valid. */
 export function scheduleExpressionProblem(expression: string): string | undefined {
@@ -142,4 +143,23 @@ function cronValue(field: CronField, text: string): number | undefined {
   if (!/^\d+$/.test(text)) return undefined;
   const value = Number(text);
   return value >= field.min && value <= field.max ? value : undefined;
+}
+
+/**
+ * A schedule-expression setting with its default, checked by `problemOf` (the Scheduler grammar,
+ * or a narrower rule such as rotation's).
+ */
+export function expressionSetting(
+  defaultExpression: string,
+  problemOf: (expression: string) => string | undefined = scheduleExpressionProblem,
+) {
+  return z._default(
+    z.string({ error: 'must be a schedule expression' }).check(
+      z.superRefine((expression, context) => {
+        const problem = problemOf(expression);
+        if (problem) context.addIssue({ code: 'custom', message: problem });
+      }),
+    ),
+    defaultExpression,
+  );
 }

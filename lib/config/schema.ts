@@ -19,6 +19,7 @@ import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/
 import type { AlarmsConfig, alarmsSchema } from './alarms-schema.ts';
 import type { BreachConfig, breachSchema } from './breach-schema.ts';
 import type { NotificationsConfig, notificationsSchema } from './notifications-schema.ts';
+import { scanReconciliationSchema } from './reconciliation-schema.ts';
 import type { RotationConfig, rotationSchema } from './rotation-schema.ts';
 import { scheduleFields } from './schedule-fields.ts';
 
@@ -165,6 +166,8 @@ export const scanSchema = section({
   ),
   /** Domains of one list scanned at once (Distributed Map MaxConcurrency). @default 10 */
   maxConcurrency: z._default(boundedNumber({ min: 1, max: 1000, integer: true }), 10),
+  /** Scheduled reconciliation of the vendor's scans with the archive, and its statistics. */
+  reconciliation: z._default(scanReconciliationSchema, () => scanReconciliationSchema.parse({})),
 });
 
 export const intakeSchema = section({

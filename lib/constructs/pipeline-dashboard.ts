@@ -99,6 +99,33 @@ export class PipelineDashboard extends Construct {
         width: 8,
       }),
     );
+    const day = Duration.days(1);
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        // Scan reconciliation reads the vendor's counts daily: its growth against what we recorded.
+        title: "Finished scans per day: the vendor's count and ours",
+        left: [
+          pipelineMetric(METRIC.vendorFinishedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: finished', day),
+          pipelineMetric(METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'ours: workflow', day),
+          pipelineMetric(METRIC.scansReconciled, { workflow: 'scan' }, 'Sum', 'ours: reconciled', day),
+        ],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: "Failed scans per day: the vendor's count and ours",
+        left: [
+          pipelineMetric(METRIC.vendorFailedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: failed', day),
+          pipelineMetric(
+            METRIC.scansFailed,
+            { workflow: 'scan', outcome: 'ScanFailed' },
+            'Sum',
+            'ours: ScanFailed',
+            day,
+          ),
+        ],
+        width: 12,
+      }),
+    );
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Dead-letter queue depth',

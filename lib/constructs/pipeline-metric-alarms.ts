@@ -150,7 +150,7 @@ export class PipelineMetricAlarms extends Construct {
   }
 }
 
-function scanMetric(name: MetricName, period: Duration, outcome?: string): Metric {
+export function scanMetric(name: MetricName, period: Duration, outcome?: string): Metric {
   return new Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,

@@ -93,6 +93,12 @@ export class ScanWorkflow extends Construct {
   public readonly recordScanFailureFunction: PipelineFunction;
   /** Only when `deleteAtVendorAfterManifest` is set. */
   public readonly deleteScanFunction?: PipelineFunction;
+  /**
+   * What the vendor-calling steps read (SCAN_API_URL, the poll settings, STATUS_VOCABULARY,
+   * ALLOW_SPECIAL_USE_DOMAINS): a function that runs these steps outside the machine (scan
+   * reconciliation) gets the same.
+   */
+  public readonly vendorStepEnvironment: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: ScanWorkflowProps) {
     super(scope, id);
@@ -106,6 +112,7 @@ export class ScanWorkflow extends Construct {
       ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
     };
     const scanSettings = { [ENV.scanApiUrl]: props.scanApiUrl, ...s3OnlySettings };
+    this.vendorStepEnvironment = scanSettings;
 
     // --- Functions: each gets what its handler declares in lambdas/registry.ts -------------------------------
     this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {

@@ -439,8 +439,8 @@ describe('breach reconciliation', () => {
 
     expect(result.counts).toEqual({ alreadyArchived: 0, archived: 1, failed: 0, unreadable: 2 });
     expect(record.unreadable).toEqual([
-      { index: 0, reason: 'a object without a report name (name/report_name/output)' },
-      { index: 2, reason: 'a object without a report name (name/report_name/output)' },
+      { index: 0, reason: 'an object without a report name (name/report_name/output)' },
+      { index: 2, reason: 'an object without a report name (name/report_name/output)' },
     ]);
   });
 

@@ -45,6 +45,14 @@ describe('parsePipelineConfig: defaults and merging', () => {
       deleteAtVendorAfterManifest: false,
       maxConcurrency: 10,
       allowSpecialUseDomains: [],
+      reconciliation: {
+        enabled: true,
+        schedule: 'rate(1 day)',
+        matchWindowMinutes: 30,
+        maxArchivesPerRun: 25,
+        listFields: {},
+        statsFields: {},
+      },
     });
     expect(config.intake).toEqual({
       prefix: 'incoming/',

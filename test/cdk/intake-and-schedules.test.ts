@@ -136,9 +136,9 @@ describe('DomainListIntake', () => {
 
 describe('ScanSchedules', () => {
   it('creates one schedule per configured schedule with its expression, time zone and window', () => {
-    // The two configured list schedules, breach reconciliation's, the daily key-age check and the
-    // pause switch's resume safety net.
-    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 5);
+    // The two configured list schedules, breach and scan reconciliation's, the daily key-age check
+    // and the pause switch's resume safety net.
+    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 6);
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 2 * * ? *)',
       ScheduleExpressionTimezone: 'Europe/Berlin',
@@ -212,8 +212,8 @@ describe('ScanSchedules', () => {
 
   it('creates no list schedule, role or queue when none is configured', () => {
     const plain = synth();
-    // Only breach reconciliation's, the key-age check's and the resume safety net's own schedules.
-    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 3);
+    // Only breach and scan reconciliation's, the key-age check's and the resume safety net's own.
+    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 4);
     plain.template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(1 day)' });
     expect(Object.keys(plain.json.Resources).some((id) => id.startsWith('Schedules'))).toBe(false);
   });
@@ -221,9 +221,9 @@ describe('ScanSchedules', () => {
 
 describe('dead-letter queues', () => {
   it('are encrypted, SSL-only and keep messages for 14 days', () => {
-    // Domain-list intake, list schedules, watchlist intake, breach reconciliation, key rotation,
-    // run notifications, pause resume.
-    synthesized.template.resourceCountIs('AWS::SQS::Queue', 7);
+    // Domain-list intake, list schedules, watchlist intake, breach and scan reconciliation, key
+    // rotation, run notifications, pause resume.
+    synthesized.template.resourceCountIs('AWS::SQS::Queue', 8);
     synthesized.template.allResourcesProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 1_209_600,
@@ -233,6 +233,7 @@ describe('dead-letter queues', () => {
       'SchedulesDeadLetterQueue',
       'WatchlistIntakeDeadLetterQueue',
       'BreachReconciliationDeadLetterQueue',
+      'ScanReconciliationDeadLetterQueue',
     ]) {
       synthesized.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: queueIdFor(queue) }],

@@ -79,7 +79,7 @@ describe('alarms on the pipeline metrics', () => {
 });
 
 describe('the dashboard', () => {
-  it('shows scans, durations, vendor calls, bytes, breach results, key age, DLQ depth and every alarm', () => {
+  it("shows scans, durations, vendor calls, bytes, breach results, key age, the vendor's counts, DLQ depth and every alarm", () => {
     scheduled.template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const body = JSON.stringify(
       Object.values(scheduled.json.Resources).find((r) => r.Type === 'AWS::CloudWatch::Dashboard')?.Properties
@@ -97,6 +97,9 @@ describe('the dashboard', () => {
       METRIC.breachReports,
       METRIC.breachArchived,
       METRIC.apiKeyAge,
+      METRIC.vendorFinishedIncrease,
+      METRIC.vendorFailedIncrease,
+      METRIC.scansReconciled,
     ]) {
       expect(body, metric).toContain(metric);
     }

@@ -7,7 +7,11 @@
  */
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createScanDeps } from '#core/runtime/scan-deps';
+import { createScanSettings } from '#core/runtime/settings';
 import type { ScanApi } from '#core/workflows/scan/deps';
+import { reconcileScans, type ScanInventoryApi } from '#core/workflows/scan/reconcile';
+import { reconcileSettingsSchema } from '#core/workflows/scan/reconcile-settings';
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
@@ -29,6 +33,7 @@ const SCAN_HANDLERS: readonly HandlerFile[] = [
   'write-scan-manifest',
   'record-scan-failure',
   'delete-scan',
+  'reconcile-scans',
 ];
 
 /**
@@ -41,6 +46,10 @@ const UNREACHABLE_HERE: Partial<Record<HandlerFile, Record<string, string>>> = {
     's3:AbortMultipartUpload': 'lib-storage aborts a multipart upload whose part upload failed',
     's3:GetObject':
       'HeadObject of an earlier verified output runs only when a fetch is retried after its write (test/scan/retried-fetch.test.ts)',
+  },
+  'reconcile-scans': {
+    's3:PutObjectVersionTagging': 'outputs over 5 GiB carry their sha256 as a tag (stream-upload.ts)',
+    's3:AbortMultipartUpload': 'lib-storage aborts a multipart upload whose part upload failed',
   },
 };
 
@@ -57,6 +66,20 @@ function recordingScanApi(api: ScanApi): ScanApi {
     getLogs: (uuid) => record(() => api.getLogs(uuid)),
     getDebug: (uuid) => record(() => api.getDebug(uuid)),
     deleteScan: (uuid) => record(() => api.deleteScan(uuid)),
+  };
+}
+
+/** The listing and statistics calls scan reconciliation adds, recorded the same way. */
+function recordingInventory(api: ScanInventoryApi): ScanInventoryApi {
+  return {
+    listScans: () => {
+      recordUse('secretsmanager:GetSecretValue');
+      return api.listScans();
+    },
+    getStats: () => {
+      recordUse('secretsmanager:GetSecretValue');
+      return api.getStats();
+    },
   };
 }
 
@@ -115,6 +138,26 @@ beforeAll(async () => {
   };
   try {
     for (const domain of ['example.com', 'broken.example.com']) await executeScan(setup, domain);
+    // An orphan: the vendor creates the scan and StartScan's answer is lost (ScanRejected); the
+    // vendor then finishes it, and reconciliation archives it and links the rejection.
+    sim.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+    await executeScan(setup, 'orphan.example.com');
+    const listed = (await clients.scan.listScans()).raw as { scans: { uuid: string; domain: string }[] };
+    const orphan = listed.scans.find((scan) => scan.domain === 'orphan.example.com');
+    for (let i = 0; orphan && i < 5; i++) await clients.scan.getStatus(orphan.uuid);
+    await asHandler('reconcile-scans', () =>
+      reconcileScans({
+        ...createScanDeps({
+          s3: setup.s3,
+          scanClient: recordingScanApi(clients.scan),
+          logger: createMemoryLogger(),
+          settings: createScanSettings({ resultsBucket: RESULTS }),
+          clock: () => new Date(),
+        }),
+        inventory: recordingInventory(clients.scan),
+        reconcile: reconcileSettingsSchema.parse({ minAgeSeconds: 0, deleteAtVendor: true }),
+      }),
+    );
   } finally {
     await clients.close();
   }

@@ -138,6 +138,7 @@ describe('a scan that succeeds', () => {
       domain: 'www.example.com',
       scanUuid: started.scanUuid,
       runId: 'run-1',
+      origin: 'workflow',
       objects: stored.map((s) => ({
         name: s.name,
         key: s.key,

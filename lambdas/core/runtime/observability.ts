@@ -81,6 +81,8 @@ export function vendorMetricsObserver(metrics: PipelineMetrics): VendorAttemptOb
 export interface InvocationContext {
   readonly awsRequestId?: string;
   readonly functionName?: string;
+  /** Lambda's: milliseconds before the invocation times out (long-running handlers stop in time). */
+  readonly getRemainingTimeInMillis?: () => number;
 }
 
 export type Handler<TEvent, TResult> = (event: TEvent, context?: InvocationContext) => Promise<TResult>;

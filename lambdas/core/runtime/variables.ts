@@ -67,6 +67,8 @@ export const ENV = {
   pauseParameterName: 'PAUSE_PARAMETER_NAME',
   /** Comma-separated dead-letter queues whose paused starts the resume function replays. */
   heldStartQueueUrls: 'HELD_START_QUEUE_URLS',
+  /** JSON: scan reconciliation's horizon, minimum age, match window, budget and field paths. */
+  scanReconciliation: 'SCAN_RECONCILIATION',
   /** Powertools: service name and log level, set by the function defaults. */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   logLevel: 'POWERTOOLS_LOG_LEVEL',

@@ -72,5 +72,20 @@ export function describe(value: unknown): string {
   if (value === undefined) return 'an empty body';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * The value at a dot path such as `data.items` or `result.0.id` (a number segment indexes an
+ * array); undefined when any step is missing. For the configurable field paths of answers whose
+ * shape the seeds do not show.
+ */
+export function valueAtPath(value: unknown, path: string): unknown {
+  let node: unknown = value;
+  for (const segment of path.split('.')) {
+    if (Array.isArray(node) && /^\d+$/.test(segment)) node = node[Number(segment)];
+    else if (isRecord(node)) node = node[segment];
+    else return undefined;
+  }
+  return node;
 }

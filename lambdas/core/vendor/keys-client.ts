@@ -13,7 +13,7 @@ import {
 import { ENV } from '#core/runtime/variables';
 import { validateScanUuid } from '#core/validation';
 import { VendorHttp } from './http.ts';
-import { isRecord, parseJsonBody, rawOf } from './json.ts';
+import { isRecord, parseJsonBody, rawOf, valueAtPath } from './json.ts';
 import type { RotateKeyResult, VendorHttpSettings, VendorLogger } from './types.ts';
 
 export interface KeysClientSettings extends VendorHttpSettings {
@@ -44,13 +44,7 @@ export const NEW_KEY_FIELDS = [
  */
 export function findNewKey(json: unknown, fieldPath?: string): string | undefined {
   if (fieldPath !== undefined && fieldPath.trim() !== '') {
-    let node: unknown = json;
-    for (const segment of fieldPath.split('.')) {
-      if (Array.isArray(node) && /^\d+$/.test(segment)) node = node[Number(segment)];
-      else if (isRecord(node)) node = node[segment];
-      else return undefined;
-    }
-    return usableKey(node);
+    return usableKey(valueAtPath(json, fieldPath));
   }
   for (const record of [json, isRecord(json) ? json.data : undefined]) {
     if (!isRecord(record)) continue;

@@ -130,7 +130,8 @@ export function classifyScanStatus(
   };
 }
 
-function stateOf(word: string, vocabulary: StatusVocabulary): ScanState {
+/** The state a vendor status word stands for (case, ` `, `-` and `_` ignored); `unknown` otherwise. */
+export function stateOf(word: string, vocabulary: StatusVocabulary): ScanState {
   const key = normaliseWord(word);
   for (const category of CATEGORIES) {
     if (vocabulary[category].some((w) => normaliseWord(w) === key)) return category;

@@ -5,9 +5,12 @@
  * archive that failed verification. A second run finds everything archived and stores nothing new
  * except its own record.
  */
-import { ArchiveVerificationError, VendorError } from '#core/errors';
-import { putJson } from '#core/s3/json-objects';
-import { cleanMessage, cleanName } from '#core/workflows/caught';
+import {
+  labelsOf,
+  reconcileEach,
+  type UnreadableEntry,
+  writeReconciliationRecord,
+} from '#core/workflows/reconciliation';
 import { archiveReport } from './archive.ts';
 import type { BreachDeps } from './deps.ts';
 import { BREACH_PREFIX, reportFolder } from './identity.ts';
@@ -28,7 +31,7 @@ export interface ReconciliationRecord {
   readonly archived: readonly string[];
   readonly failed: readonly { readonly folder: string; readonly error: { name: string; message: string } }[];
   /** What in the vendor's list could not be understood, by position. */
-  readonly unreadable: readonly { readonly index: number | null; readonly reason: string }[];
+  readonly unreadable: readonly UnreadableEntry[];
 }
 
 export interface ReconcileResult {
@@ -39,59 +42,36 @@ export interface ReconcileResult {
 export async function reconcileReports(deps: BreachDeps): Promise<ReconcileResult> {
   const startedAt = deps.clock();
   const listing = await deps.breachClient.listReports();
-  const archived: string[] = [];
-  const failed: ReconciliationRecord['failed'][number][] = [];
-  let alreadyArchived = 0;
-  // One at a time: a backlog of reports must not turn into a burst the vendor throttles.
-  for (const { name } of listing.reports) {
-    const folder = reportFolder(name);
-    try {
-      const result = await archiveReport(deps, name, { origin: 'reconciled' });
-      if (result.alreadyArchived) alreadyArchived += 1;
-      else archived.push(folder);
-    } catch (error) {
-      // One report that cannot be archived (gone at the vendor, a corrupt ZIP) must not stop the rest.
-      if (
-        !(error instanceof VendorError) &&
-        !(error instanceof ArchiveVerificationError) &&
-        !isInputError(error)
-      ) {
-        throw error;
-      }
-      failed.push({
-        folder,
-        error: { name: cleanName((error as Error).name), message: cleanMessage((error as Error).message) },
-      });
-    }
-  }
-  const finishedAt = deps.clock();
+  const result = await reconcileEach({
+    items: listing.reports,
+    label: ({ name }) => reportFolder(name),
+    reconcileOne: async ({ name }) =>
+      (await archiveReport(deps, name, { origin: 'reconciled' })).alreadyArchived
+        ? 'alreadyArchived'
+        : 'archived',
+  });
+  const archived = labelsOf(result, 'archived');
   const record: ReconciliationRecord = {
     schemaVersion: 1,
     startedAt: startedAt.toISOString(),
-    finishedAt: finishedAt.toISOString(),
+    finishedAt: deps.clock().toISOString(),
     listed: listing.reports.length,
     counts: {
-      alreadyArchived,
+      alreadyArchived: labelsOf(result, 'alreadyArchived').length,
       archived: archived.length,
-      failed: failed.length,
+      failed: result.failed.length,
       unreadable: listing.unreadable.length,
     },
     archived,
-    failed,
+    failed: result.failed.map(({ item, error }) => ({ folder: item, error })),
     unreadable: listing.unreadable,
   };
-  const stamp = startedAt.toISOString();
-  const recordKey = `${BREACH_PREFIX}reconciliation/${stamp.slice(0, 10).replace(/-/g, '/')}/${stamp.replace(/[:.]/g, '-')}.json`;
-  await putJson(deps, recordKey, record, 2);
-  const level = failed.length > 0 || listing.unreadable.length > 0 ? 'warn' : 'info';
-  deps.logger[level]('Breach reconciliation finished', {
-    recordKey,
-    listed: record.listed,
-    ...record.counts,
+  const recordKey = await writeReconciliationRecord(deps, {
+    prefix: BREACH_PREFIX,
+    startedAt,
+    record,
+    counts: { listed: record.listed, ...record.counts },
+    what: 'Breach reconciliation',
   });
   return { recordKey, counts: record.counts };
-}
-
-function isInputError(error: unknown): boolean {
-  return (error as { name?: unknown } | undefined)?.name === 'InvalidInputError';
 }

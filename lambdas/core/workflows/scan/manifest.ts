@@ -23,6 +23,10 @@ export interface ScanManifest {
   readonly domain: string;
   readonly scanUuid: string;
   readonly runId: string;
+  /** `workflow`: the scan's own execution wrote it; `reconciled`: scan reconciliation did, later. */
+  readonly origin: 'workflow' | 'reconciled';
+  /** Only on reconciled manifests: when, and which failure records tell of the same scan. */
+  readonly reconciliation?: ReconciledFrom;
   readonly objects: readonly {
     readonly name: ScanOutputName;
     readonly key: string;
@@ -51,7 +55,21 @@ export interface ScanManifest {
 
 export type WriteScanManifestInput = ScanInProgress & { readonly stored: readonly StoredObject[] };
 
-export async function writeScanManifest(deps: ScanDeps, state: WriteScanManifestInput): Promise<ScanOutcome> {
+export interface ReconciledFrom {
+  readonly reconciledAt: string;
+  /** Failure records of the same scan: its own (a timeout, a failed fetch) or a ScanRejected start. */
+  readonly linkedFailureKeys: readonly string[];
+}
+
+/**
+ * `reconciled` marks a manifest written by scan reconciliation: it counts as ScansReconciled, not
+ * as a succeeded scan with a duration (the workflow that would have measured it never ran).
+ */
+export async function writeScanManifest(
+  deps: ScanDeps,
+  state: WriteScanManifestInput,
+  reconciled?: ReconciledFrom,
+): Promise<ScanOutcome> {
   const objects = orderedOutputs(state, deps.settings.resultsBucket);
   const status = state.status;
   if (status === undefined) throw new InvalidInputError('status', 'is missing: the scan was never polled');
@@ -69,6 +87,8 @@ export async function writeScanManifest(deps: ScanDeps, state: WriteScanManifest
     domain: state.domain,
     scanUuid: state.scanUuid,
     runId: state.runId,
+    origin: reconciled === undefined ? 'workflow' : 'reconciled',
+    ...(reconciled === undefined ? {} : { reconciliation: reconciled }),
     // null instead of undefined, so every field is present in the JSON.
     objects: objects.map((o) => ({
       name: o.name,
@@ -111,12 +131,17 @@ export async function writeScanManifest(deps: ScanDeps, state: WriteScanManifest
       ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
     }),
   );
-  deps.metrics.record(METRIC.scansSucceeded, 1, 'Count', { workflow: 'scan' });
-  deps.metrics.record(METRIC.scanDuration, manifest.timings.elapsedSeconds, 'Seconds', {
-    workflow: 'scan',
-    outcome: 'succeeded',
-  });
+  if (reconciled === undefined) {
+    deps.metrics.record(METRIC.scansSucceeded, 1, 'Count', { workflow: 'scan' });
+    deps.metrics.record(METRIC.scanDuration, manifest.timings.elapsedSeconds, 'Seconds', {
+      workflow: 'scan',
+      outcome: 'succeeded',
+    });
+  } else {
+    deps.metrics.record(METRIC.scansReconciled, 1, 'Count', { workflow: 'scan' });
+  }
   deps.logger.info('Scan manifest written', {
+    origin: manifest.origin,
     domain: state.domain,
     scanUuid: state.scanUuid,
     manifestKey,

@@ -3,18 +3,21 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Schedule } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { ENV } from '#core/runtime/variables';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { invokeOnSchedule } from './scheduled-invoke.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
-export interface BreachReconciliationProps {
+export interface ScheduledReconciliationProps {
+  /** `reconcile-breach-reports` or `reconcile-scans`: what it reconciles. */
+  readonly handlerFile: 'reconcile-breach-reports' | 'reconcile-scans';
+  /** Which workflow's archive it reconciles, for the queue's and the schedule's descriptions. */
+  readonly workflow: 'breach' | 'scan';
   readonly resultsBucket: IBucket;
   readonly vendorSecrets: VendorSecrets;
-  /** Base URL of the vendor's breach-report API (`BREACH_API_URL`). */
-  readonly breachApiUrl: string;
+  /** The vendor API's URL and the workflow's settings, as the workflow's own functions get them. */
+  readonly environment: Readonly<Record<string, string>>;
   /** An EventBridge Scheduler expression, validated by the configuration. */
   readonly scheduleExpression: string;
   /** @default RetentionDays.THREE_MONTHS */
@@ -22,27 +25,28 @@ export interface BreachReconciliationProps {
 }
 
 /**
- * Scheduled breach reconciliation: a function that archives every report the vendor lists
- * (`GET /view_breaches`) without a verified archive in S3, on an EventBridge Scheduler schedule.
- * A run that fails is not repeated by Lambda or Scheduler: it lands in the dead-letter queue, and
- * the next scheduled run (idempotent) catches up.
+ * A scheduled reconciliation: a function that archives what the vendor lists and the archive lacks
+ * (breach reports, scans), on an EventBridge Scheduler schedule. A run that fails is not repeated
+ * by Lambda or Scheduler: it lands in the dead-letter queue, and the next scheduled run
+ * (idempotent) catches up. The function gets exactly what its handler declares.
  */
-export class BreachReconciliation extends Construct {
+export class ScheduledReconciliation extends Construct {
   public readonly function: PipelineFunction;
   public readonly schedule: Schedule;
   public readonly deadLetterQueue: DeadLetterQueue;
 
-  constructor(scope: Construct, id: string, props: BreachReconciliationProps) {
+  constructor(scope: Construct, id: string, props: ScheduledReconciliationProps) {
     super(scope, id);
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
-      purpose: 'breach reconciliation runs that failed or could not be delivered',
+      purpose: `${props.workflow} reconciliation runs that failed or could not be delivered`,
     });
     this.function = new PipelineFunction(this, 'ReconcileFunction', {
-      handlerFile: 'reconcile-breach-reports',
-      // One report after another, each streamed and verified: the whole backlog in one run.
+      handlerFile: props.handlerFile,
+      // One item after another, each streamed and verified: the whole backlog in one run (scan
+      // reconciliation also stops starting new archives near the end, and the next run goes on).
       timeout: Duration.minutes(15),
       memorySize: 1024,
-      environment: { [ENV.breachApiUrl]: props.breachApiUrl },
+      environment: { ...props.environment },
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
     bindDeclared(this.function, { resultsBucket: props.resultsBucket, vendorSecrets: props.vendorSecrets });
@@ -51,7 +55,7 @@ export class BreachReconciliation extends Construct {
       expression: props.scheduleExpression,
       flexibleWindow: Duration.minutes(30),
       deadLetterQueue: this.deadLetterQueue,
-      description: 'archive breach reports the workflow never archived',
+      description: `archive ${props.workflow === 'breach' ? 'breach reports' : 'scans'} the workflow never archived`,
     });
   }
 }

@@ -1,7 +1,8 @@
 /**
- * The dependent `npm start -- rotate` runs after a rotation: one domain through the synthesized
- * ScanDomain definition and the real scan handlers, with a vendor client whose key is read from the
- * rotated secret. The same list runner as `npm start -- scan`, so nothing here is a special path.
+ * One domain through the synthesized ScanDomain definition and the real scan handlers, with the
+ * given vendor client: the dependent scan `npm start -- rotate` runs with the rotated key, and the
+ * orphan `npm start -- reconcile` makes. The same list runner as `npm start -- scan`, so nothing
+ * here is a special path.
  */
 import { join } from 'node:path';
 import type { ScanApi } from '#core/workflows/scan/deps';
@@ -12,20 +13,20 @@ import { runDomainList } from './pipeline.ts';
 import { localPollSettings } from './poll-flags.ts';
 import { cachedTemplate } from './synth-cache.ts';
 
-export interface DependentScan {
+export interface OneDomainScan {
   readonly domain: string;
-  /** The domain's final state in the list summary: `succeeded` when the rotated key worked. */
+  /** The domain's final state in the list summary (`succeeded`, `rejected`...). */
   readonly state: string;
   /** Where its outputs or its failure record are, under the run's results. */
   readonly where: string;
 }
 
-export async function scanWithRotatedKey(
+export async function scanOneDomain(
   run: LocalRun,
   config: PipelineConfig,
   scanClient: ScanApi,
   domain: string,
-): Promise<DependentScan> {
+): Promise<OneDomainScan> {
   const { poll } = localPollSettings(config, { demo: true });
   const result = await runDomainList(
     {

@@ -1,0 +1,123 @@
+/**
+ * The reconciliation pattern both workflows share: go through what the vendor lists, one item at a
+ * time, bring each into the archive the way the workflow would, and keep a record of the run.
+ *
+ * - One at a time: a backlog must not turn into a burst the vendor throttles.
+ * - An error that belongs to one item (the vendor refusing it, a corrupt output, bad input) is
+ *   recorded and the run goes on; anything else (S3 down, a bug) stops the run, and the next
+ *   scheduled run, idempotent, catches up.
+ * - The record is written under `<prefix>reconciliation/<yyyy>/<mm>/<dd>/<time>.json`, never over
+ *   an earlier one, and names items only by what the caller says is safe (a folder, a scan id).
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { ArchiveVerificationError, VendorError } from '#core/errors';
+import { putJson } from '#core/s3/json-objects';
+import type { VendorLogger } from '#core/vendor/types';
+import { cleanMessage, cleanName } from '#core/workflows/caught';
+
+/** What in the vendor's list could not be understood, by position (null: the list as a whole). */
+export interface UnreadableEntry {
+  readonly index: number | null;
+  readonly reason: string;
+}
+
+export interface ItemFailure {
+  readonly item: string;
+  readonly error: { readonly name: string; readonly message: string };
+}
+
+export interface ReconcileEachOptions<Item, Outcome extends string> {
+  readonly items: readonly Item[];
+  /** How the record names an item: never personal data. */
+  readonly label: (item: Item) => string;
+  /** Brings one item into the archive (or finds it there) and says how it ended. */
+  readonly reconcileOne: (item: Item) => Promise<Outcome>;
+  /** Stops the loop before this item (a per-run budget); the rest count as deferred. */
+  readonly stopBefore?: () => boolean;
+}
+
+export interface ReconcileEachResult<Outcome extends string> {
+  /** The labels of the items that ended with each outcome, in list order. */
+  readonly byOutcome: ReadonlyMap<Outcome, readonly string[]>;
+  readonly failed: readonly ItemFailure[];
+  /** Items not attempted because `stopBefore` said so; the next run takes them. */
+  readonly deferred: readonly string[];
+}
+
+export async function reconcileEach<Item, Outcome extends string>(
+  options: ReconcileEachOptions<Item, Outcome>,
+): Promise<ReconcileEachResult<Outcome>> {
+  const byOutcome = new Map<Outcome, string[]>();
+  const failed: ItemFailure[] = [];
+  const deferred: string[] = [];
+  for (const item of options.items) {
+    const label = options.label(item);
+    if (deferred.length > 0 || options.stopBefore?.() === true) {
+      deferred.push(label);
+      continue;
+    }
+    try {
+      const outcome = await options.reconcileOne(item);
+      const labels = byOutcome.get(outcome) ?? [];
+      labels.push(label);
+      byOutcome.set(outcome, labels);
+    } catch (error) {
+      if (!isItemError(error)) throw error;
+      failed.push({
+        item: label,
+        error: { name: cleanName((error as Error).name), message: cleanMessage((error as Error).message) },
+      });
+    }
+  }
+  return { byOutcome, failed, deferred };
+}
+
+/**
+ * Errors that belong to one item: the vendor refused or garbled it, its archive failed its check,
+ * or its listed fields were unusable. Everything else is the run's problem.
+ */
+export function isItemError(error: unknown): boolean {
+  return (
+    error instanceof VendorError ||
+    error instanceof ArchiveVerificationError ||
+    (error as { name?: unknown } | undefined)?.name === 'InvalidInputError'
+  );
+}
+
+interface RecordDeps {
+  readonly s3: S3Client;
+  readonly settings: { readonly resultsBucket: string };
+  readonly logger: VendorLogger;
+}
+
+/**
+ * Writes the run's record and logs its counts (a warning when anything failed or could not be
+ * read, so a log-based alarm or a human sees it). Returns the record's key.
+ */
+export async function writeReconciliationRecord(
+  deps: RecordDeps,
+  options: {
+    /** `breach/`, `scans/`. */
+    readonly prefix: string;
+    readonly startedAt: Date;
+    readonly record: object;
+    /** What the log line carries: counts only. */
+    readonly counts: Readonly<Record<string, number>>;
+    readonly what: string;
+  },
+): Promise<string> {
+  const stamp = options.startedAt.toISOString();
+  const recordKey = `${options.prefix}reconciliation/${stamp.slice(0, 10).replace(/-/g, '/')}/${stamp.replace(/[:.]/g, '-')}.json`;
+  await putJson(deps, recordKey, options.record, 2);
+  const troubled = (options.counts.failed ?? 0) > 0 || (options.counts.unreadable ?? 0) > 0;
+  deps.logger[troubled ? 'warn' : 'info'](`${options.what} finished`, { recordKey, ...options.counts });
+  return recordKey;
+}
+
+/** The labels of one outcome, or none. */
+export function labelsOf<Outcome extends string>(
+  result: ReconcileEachResult<Outcome>,
+  outcome: Outcome,
+): readonly string[] {
+  return result.byOutcome.get(outcome) ?? [];
+}

@@ -1,0 +1,94 @@
+/**
+ * `npm start -- reconcile` in-process (`main(argv)`): the orphan the simulator makes is archived and
+ * a second run stores nothing; against a vendor given by URL, a second invocation into the same
+ * `--out` does not archive again what the first one did.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ScanClient } from '#core/vendor/index';
+import { startVendorSimulator } from '../../local/simulator/index.ts';
+import { filesUnder, runCli } from './cli-run.ts';
+
+let outDir: string;
+beforeEach(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'reconcile-cli-'));
+});
+afterEach(async () => {
+  await rm(outDir, { recursive: true, force: true });
+});
+
+async function readOut(file: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(join(outDir, file), 'utf8')) as Record<string, unknown>;
+}
+
+describe('npm start -- reconcile', () => {
+  it('makes an orphan in the simulator, archives it linked to its ScanRejected record, and the second run stores nothing', async () => {
+    const run = await runCli(['reconcile', '--out', outDir]);
+
+    expect(run.code).toBe(0);
+    const uuid =
+      /created scan ([0-9a-f-]{36}) of orphan\.example\.com and lost StartScan's answer; the execution ended ScanRejected/.exec(
+        run.stdout,
+      )?.[1];
+    expect(uuid).toBeDefined();
+    expect(run.stdout).toMatch(
+      /First run: 1 listed, 1 archived, 0 already archived.*1 failure records linked/,
+    );
+    expect(run.stdout).toMatch(/Second run: 1 listed, 0 archived, 1 already archived.*; 2 objects written/);
+    expect(run.stdout).toContain('The second run stored nothing new');
+    const files = await filesUnder(outDir);
+    const manifest = files.find((file) => file.endsWith(`/${uuid}/manifest.json`)) as string;
+    const rejected = files.find((file) => /\/rejected-[0-9a-f]{16}\/failure\.json$/.test(file)) as string;
+    expect(await readOut(manifest)).toMatchObject({
+      origin: 'reconciled',
+      scanUuid: uuid,
+      reconciliation: { linkedFailureKeys: [rejected.replace(/^pipeline-results\//, '')] },
+    });
+    expect(await readOut(rejected)).toMatchObject({
+      failure: 'ScanRejected',
+      reconciledScan: { scanUuid: uuid },
+    });
+    for (const output of ['report', 'logs', 'debug']) {
+      expect(files.some((file) => file.includes(`/${uuid}/${output}.`))).toBe(true);
+    }
+  });
+
+  it('against a vendor given by URL, stages nothing, and a second invocation into the same --out archives nothing again', async () => {
+    // Prepare: a "real" vendor with one finished scan nobody archived, and a configuration whose
+    // minimum age lets a minute-old scan count
+    const vendor = await startVendorSimulator({ pollsToFinish: 1 });
+    const client = new ScanClient({ baseUrl: vendor.url, credentials: async () => vendor.apiKey });
+    try {
+      const { uuid } = await client.startScan('console.example.com');
+      await client.getStatus(uuid);
+      const config = join(outDir, 'pipeline.json');
+      await writeFile(config, JSON.stringify({ scan: { reconciliation: { minAgeMinutes: 0 } } }), 'utf8');
+      const env = { SCAN_API_URL: vendor.url, VENDOR_API_KEY: vendor.apiKey };
+      const out = join(outDir, 'out');
+
+      // Act
+      const first = await runCli(['reconcile', '--out', out, '--config', config], env);
+      const second = await runCli(['reconcile', '--out', out, '--config', config], env);
+
+      // Assess
+      expect(first.code).toBe(0);
+      expect(first.stdout).not.toContain('Made an orphan');
+      expect(first.stdout).toMatch(/First run: 1 listed, 1 archived/);
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain('Loaded 1 manifests and failure records of earlier runs');
+      expect(second.stdout).toMatch(/First run: 1 listed, 0 archived, 1 already archived/);
+      expect(vendor.requestCount('GET /report/{uuid}')).toBe(1);
+      expect(vendor.requestCount('POST /scan')).toBe(1);
+    } finally {
+      await client.close();
+      await vendor.close();
+    }
+  });
+
+  it('reports an unknown flag as a usage error', async () => {
+    const run = await runCli(['reconcile', '--bogus']);
+    expect(run.code).toBe(2);
+  });
+});
