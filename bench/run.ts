@@ -12,6 +12,7 @@ import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
 import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
 import { costModel } from './cost.ts';
 import { measurePollCost } from './poll-cost.ts';
+import { measureReconciliation } from './reconcile.ts';
 
 function runChild(
   command: string,
@@ -241,6 +242,40 @@ async function archive(): Promise<void> {
   }
 }
 
+async function reconcile(): Promise<void> {
+  const [domains, perDomain] = [50, 20];
+  process.stdout.write(
+    `\n== Scan reconciliation: ${domains * perDomain} finished scans over ${domains} domains, nobody archived them ==\n`,
+  );
+  const runs = await measureReconciliation(domains, perDomain);
+  process.stdout.write(
+    'run              | seconds | listed | archived | already | GET /status | GET /report | S3 requests (by command)\n',
+  );
+  for (const r of runs) {
+    const s3Total = Object.values(r.s3).reduce((sum, n) => sum + n, 0);
+    const byCommand = Object.entries(r.s3)
+      .sort(([, a], [, b]) => b - a)
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ');
+    process.stdout.write(
+      `${r.label.padEnd(16)} | ${fmt(r.seconds).padStart(7)} | ${String(r.counts.listed).padStart(6)} | ` +
+        `${String(r.counts.archived).padStart(8)} | ${String(r.counts.alreadyArchived).padStart(7)} | ` +
+        `${String(r.vendor['GET /status/{uuid}']).padStart(11)} | ${String(r.vendor['GET /report/{uuid}']).padStart(11)} | ` +
+        `${s3Total} (${byCommand})\n`,
+    );
+  }
+  const steady = runs.at(-1);
+  const archiving = runs.slice(0, -1);
+  const archivingSeconds = archiving.reduce((sum, r) => sum + r.seconds, 0);
+  if (steady) {
+    process.stdout.write(
+      `steady state: x${fmt(steady.seconds / archivingSeconds, 3)} of the archiving runs' time; ` +
+        `${steady.vendor['GET /status/{uuid}']} status calls and ${steady.vendor['GET /report/{uuid}']} downloads (goal 0); ` +
+        `${steady.s3.ListObjectsV2 ?? 0} S3 listings for ${domains} domains (goal about one per domain)\n`,
+    );
+  }
+}
+
 const which = process.argv[2];
 if (!which || which === 'poll') await pollCost();
 if (!which || which === 'cost') {
@@ -251,3 +286,4 @@ if (!which || which === 'throughput') await throughput();
 if (!which || which === 'bundles') await bundles();
 if (!which || which === 'local') await localRun();
 if (!which || which === 'archive') await archive();
+if (!which || which === 'reconcile') await reconcile();
