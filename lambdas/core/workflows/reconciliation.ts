@@ -30,18 +30,17 @@ export interface ReconcileEachOptions<Item, Outcome extends string> {
   readonly items: readonly Item[];
   /** How the record names an item: never personal data. */
   readonly label: (item: Item) => string;
-  /** Brings one item into the archive (or finds it there) and says how it ended. */
+  /**
+   * Brings one item into the archive (or finds it there) and says how it ended; a per-run budget
+   * is an outcome too (`deferred`), decided by the caller once it knows the item needs work.
+   */
   readonly reconcileOne: (item: Item) => Promise<Outcome>;
-  /** Stops the loop before this item (a per-run budget); the rest count as deferred. */
-  readonly stopBefore?: () => boolean;
 }
 
 export interface ReconcileEachResult<Outcome extends string> {
   /** The labels of the items that ended with each outcome, in list order. */
   readonly byOutcome: ReadonlyMap<Outcome, readonly string[]>;
   readonly failed: readonly ItemFailure[];
-  /** Items not attempted because `stopBefore` said so; the next run takes them. */
-  readonly deferred: readonly string[];
 }
 
 export async function reconcileEach<Item, Outcome extends string>(
@@ -49,13 +48,8 @@ export async function reconcileEach<Item, Outcome extends string>(
 ): Promise<ReconcileEachResult<Outcome>> {
   const byOutcome = new Map<Outcome, string[]>();
   const failed: ItemFailure[] = [];
-  const deferred: string[] = [];
   for (const item of options.items) {
     const label = options.label(item);
-    if (deferred.length > 0 || options.stopBefore?.() === true) {
-      deferred.push(label);
-      continue;
-    }
     try {
       const outcome = await options.reconcileOne(item);
       const labels = byOutcome.get(outcome) ?? [];
@@ -69,7 +63,7 @@ export async function reconcileEach<Item, Outcome extends string>(
       });
     }
   }
-  return { byOutcome, failed, deferred };
+  return { byOutcome, failed };
 }
 
 /**

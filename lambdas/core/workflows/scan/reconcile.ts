@@ -53,7 +53,7 @@ export type ScanReconcileDeps = ScanDeps & {
   readonly reconcile: ReconcileSettings;
 };
 
-type Outcome = 'alreadyArchived' | 'archived' | 'unfinished' | 'vendorFailed';
+type Outcome = 'alreadyArchived' | 'archived' | 'unfinished' | 'vendorFailed' | 'deferred';
 
 export interface ArchivedOrphan {
   readonly scanUuid: string;
@@ -162,14 +162,18 @@ export async function reconcileScans(
   const result = await reconcileEach<ListedScan, Outcome>({
     items: candidates,
     label: (scan) => scan.uuid,
-    stopBefore: () =>
-      archived.length >= settings.maxArchivesPerRun ||
-      (options.timeLeftMs !== undefined && options.timeLeftMs() < ARCHIVE_TIME_RESERVE_MS),
     reconcileOne: async (scan) => {
       const folder = (await archiveOf(scan.domain)).folders.get(scan.uuid);
       if (folder?.manifestKey !== undefined) return 'alreadyArchived';
       // A scan the listing already calls failed needs no status call: there is nothing to fetch.
       if (scan.state === 'failed') return 'vendorFailed';
+      // The budget: archives per run, and time enough left in the invocation to finish one.
+      if (
+        archived.length >= settings.maxArchivesPerRun ||
+        (options.timeLeftMs !== undefined && options.timeLeftMs() < ARCHIVE_TIME_RESERVE_MS)
+      ) {
+        return 'deferred';
+      }
       const status = toSnapshot(await deps.scanClient.getStatus(scan.uuid));
       if (status.state === 'failed') return 'vendorFailed';
       if (status.state !== 'succeeded') return 'unfinished';
@@ -239,14 +243,14 @@ export async function reconcileScans(
       archived: archived.length,
       unfinished: labelsOf(result, 'unfinished').length,
       vendorFailed: labelsOf(result, 'vendorFailed').length,
-      deferred: result.deferred.length,
+      deferred: labelsOf(result, 'deferred').length,
       failed: result.failed.length,
       unreadable: listing.unreadable.length,
       linkedFailures: archived.reduce((sum, orphan) => sum + orphan.linkedFailureKeys.length, 0),
     },
     archived,
     vendorFailed: labelsOf(result, 'vendorFailed'),
-    deferred: result.deferred,
+    deferred: labelsOf(result, 'deferred'),
     failed: result.failed,
     unreadable: listing.unreadable,
     vendorStatistics,
