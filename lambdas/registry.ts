@@ -113,6 +113,17 @@ const STREAMED_WRITE: readonly S3Action[] = [
  */
 const STAGED_ARCHIVE_WRITE: readonly S3Action[] = ['PutObject', 'AbortMultipartUpload', 'GetObjectVersion'];
 
+/**
+ * What the fetch step holds on `scans/`: STREAMED_WRITE; ListBucket + GetObject (HeadObject) to
+ * find a verified object of an earlier attempt and keep it; DeleteObject to remove unverified
+ * leftovers and the staged upload once promoted.
+ */
+const SCAN_OUTPUT_FETCH: BucketUse = {
+  bucket: 'results',
+  prefix: 'scans/',
+  actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+};
+
 export const HANDLERS = {
   'start-scan': {
     workflow: 'scan',
@@ -134,15 +145,7 @@ export const HANDLERS = {
   'fetch-scan-output': {
     workflow: 'scan',
     states: ['FetchReport', 'FetchLogs', 'FetchDebug'],
-    // ListBucket + GetObject (HeadObject): find a verified object of an earlier attempt and keep
-    // it; DeleteObject: remove unverified leftovers and the staged upload once promoted.
-    s3: [
-      {
-        bucket: 'results',
-        prefix: 'scans/',
-        actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
-      },
-    ],
+    s3: [SCAN_OUTPUT_FETCH],
     bucketNamesOnly: [],
     vendorApis: ['scan'],
     listStateMachine: [],
@@ -310,14 +313,8 @@ export const HANDLERS = {
     // What the fetch steps and WriteManifest do, for every orphan: streamed writes, the reuse of
     // verified objects, removal of leftovers; plus reading and linking failure records, the
     // vendor-statistics snapshot and the reconciliation record (GetObject, PutObject), and one
-    // listing per domain (ListBucket).
-    s3: [
-      {
-        bucket: 'results',
-        prefix: 'scans/',
-        actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
-      },
-    ],
+    // listing per domain (ListBucket): the fetch step's access covers them all.
+    s3: [SCAN_OUTPUT_FETCH],
     bucketNamesOnly: [],
     vendorApis: ['scan'],
     listStateMachine: [],
