@@ -18,13 +18,13 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Command } from 'commander';
-import { createMetricsRecorder, METRIC } from '#core/metrics';
+import { createMetricsRecorder, METRIC, type RecordedMetric } from '#core/metrics';
 import { createScanDeps } from '#core/runtime/scan-deps';
 import { createScanSettings } from '#core/runtime/settings';
 import { FAILURE_FILE } from '#core/workflows/scan/failure';
 import { MANIFEST_FILE } from '#core/workflows/scan/manifest';
 import { reconcileScans, type ScanReconcileResult } from '#core/workflows/scan/reconcile';
-import { reconcileSettingsSchema } from '#core/workflows/scan/reconcile-settings';
+import type { ReconcileSettings } from '#core/workflows/scan/reconcile-settings';
 import { VENDOR_STATS_KEY } from '#core/workflows/scan/vendor-stats';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { reconcileFunctionSettings } from '../lib/config/reconciliation-schema.ts';
@@ -71,13 +71,13 @@ export async function runReconcileCommand(
           if (status.state === 'succeeded' || status.state === 'failed') break;
         }
       }
-      const settings = reconcileSettingsSchema.parse({
+      const settings: ReconcileSettings = {
         ...reconcileFunctionSettings(config.scan.reconciliation, {
           deadlineSeconds: config.poll.deadlineSeconds,
           deleteAtVendorAfterManifest: config.scan.deleteAtVendorAfterManifest,
         }),
         ...(simulator === undefined ? {} : { minAgeSeconds: 0 }),
-      });
+      };
       const reconcileOnce = async (label: string) => {
         // The run's own client: what it writes is exported to --out with everything else.
         const client = run.s3.client;
@@ -126,7 +126,7 @@ function report(
   label: string,
   result: ScanReconcileResult,
   written: readonly string[],
-  metrics: ReturnType<typeof createMetricsRecorder>['recorded'],
+  metrics: readonly RecordedMetric[],
 ): void {
   const c = result.counts;
   say(

@@ -45,6 +45,14 @@ export function describeValue(value: unknown): string {
   return String(value);
 }
 
+/** An object whose unknown keys are reported (a typo must not fall back to a default silently). */
+export function section<T extends z.core.$ZodLooseShape>(shape: T) {
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'invalid_type' ? `must be an object (got ${describeValue(issue.input)})` : undefined,
+  });
+}
+
 /**
  * A finite number within `bounds`. The messages are the ones users already know:
  * `must be a number (got "x")`, `must be a whole number (got 1.5)`,

@@ -12,7 +12,7 @@
 import * as z from 'zod/mini';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
 import { InvalidInputError } from '#core/errors';
-import { boundedNumber, describeValue, nonEmptyString, oneOf, strictBoolean } from '#core/schema';
+import { boundedNumber, describeValue, nonEmptyString, oneOf, section, strictBoolean } from '#core/schema';
 import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
 import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
 import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/poll-schedule';
@@ -50,13 +50,7 @@ export const LOG_RETENTION_DAYS: readonly number[] = [
 /** EventBridge Scheduler's limit on a target's Input. */
 export const MAX_SCHEDULE_INPUT_CHARS = 8192;
 
-/** An object whose unknown keys are reported (a typo must not fall back to a default silently). */
-export function section<T extends z.core.$ZodLooseShape>(shape: T) {
-  return z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'invalid_type' ? `must be an object (got ${describeValue(issue.input)})` : undefined,
-  });
-}
+export { section } from '#core/schema';
 
 /** An array of non-empty strings; `nonEmpty` refuses `[]`; `missing` is the message when it is absent. */
 export function stringList(options: { nonEmpty: boolean; missing?: string }) {

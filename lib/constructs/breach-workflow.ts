@@ -17,7 +17,7 @@ import type { BreachFailureName } from '#core/workflows/breach/records';
 import { bindDeclared } from './bindings.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY, VENDOR_AUTH_RETRY } from './retry-policies.ts';
+import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from './retry-policies.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
 export interface BreachWorkflowProps {
@@ -125,15 +125,11 @@ export class BreachWorkflow extends Construct {
     };
 
     // --- Happy path ----------------------------------------------------------------------------
-    const recon = lambdaTask(this, 'Recon', this.reconFunction);
     // Not idempotent: only errors that prove the vendor made no report are retried.
-    recon.addRetry(NON_IDEMPOTENT_CALL_RETRY);
-    recon.addRetry(VENDOR_AUTH_RETRY);
+    const recon = lambdaTask(this, 'Recon', this.reconFunction, { retry: NON_IDEMPOTENT_CALL_RETRY });
     recon.addCatch(mark('ReconFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
-    const archive = lambdaTask(this, 'ArchiveReport', this.archiveFunction);
-    archive.addRetry(IDEMPOTENT_TASK_RETRY);
-    archive.addRetry(VENDOR_AUTH_RETRY);
+    const archive = lambdaTask(this, 'ArchiveReport', this.archiveFunction, { retry: IDEMPOTENT_TASK_RETRY });
     archive.addCatch(mark('ArchiveFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const manifest = lambdaTask(this, 'WriteBreachManifest', this.manifestFunction);

@@ -4,18 +4,19 @@ import {
   ComparisonOperator,
   type IAlarm,
   type IMetric,
-  Metric,
+  type Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE, type MetricName } from '#core/metrics';
+import { METRIC, type MetricName } from '#core/metrics';
 import { ENV } from '#core/runtime/variables';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
-import { PIPELINE_SERVICE_NAME, PipelineFunction } from './pipeline-function.ts';
+import { PipelineFunction } from './pipeline-function.ts';
+import { pipelineMetric } from './pipeline-metric.ts';
 import { invokeOnSchedule, noAsyncRetries } from './scheduled-invoke.ts';
 import { alarmOn } from './standard-alarms.ts';
 
@@ -184,11 +185,5 @@ export type RotationAlarmName =
 
 /** A rotation metric as Powertools writes it: the service dimension plus `workflow=rotation`. */
 function rotationMetric(name: MetricName, statistic: string, period: Duration): Metric {
-  return new Metric({
-    namespace: METRICS_NAMESPACE,
-    metricName: name,
-    dimensionsMap: { service: PIPELINE_SERVICE_NAME, workflow: 'rotation' },
-    statistic,
-    period,
-  });
+  return pipelineMetric(name, { workflow: 'rotation' }, { statistic, period });
 }

@@ -12,14 +12,14 @@ import {
   type IAlarm,
   type IMetric,
   MathExpression,
-  Metric,
+  type Metric,
   SingleValueWidget,
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#core/metrics';
-import { PIPELINE_SERVICE_NAME } from './pipeline-function.ts';
+import { pipelineMetric } from './pipeline-metric.ts';
 
 export interface PipelineDashboardProps {
   /** Every alarm of the stack, for the status panel. */
@@ -48,8 +48,8 @@ export class PipelineDashboard extends Construct {
       new GraphWidget({
         title: 'Scans by outcome (per hour)',
         left: [
-          pipelineMetric(METRIC.scansStarted, { workflow: 'scan' }, 'Sum', 'started'),
-          pipelineMetric(METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'succeeded'),
+          shown(METRIC.scansStarted, { workflow: 'scan' }, 'Sum', 'started'),
+          shown(METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'succeeded'),
           search(METRIC.scansFailed, 'workflow, outcome', 'Sum', 'failed'),
           search(METRIC.scansTimedOut, 'workflow, outcome', 'Sum', 'timed out'),
         ],
@@ -58,8 +58,8 @@ export class PipelineDashboard extends Construct {
       new GraphWidget({
         title: 'Scan duration (seconds)',
         left: [
-          pipelineMetric(METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p50', 'p50'),
-          pipelineMetric(METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p95', 'p95'),
+          shown(METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p50', 'p50'),
+          shown(METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p95', 'p95'),
         ],
         width: 12,
       }),
@@ -93,9 +93,7 @@ export class PipelineDashboard extends Construct {
       }),
       new SingleValueWidget({
         title: 'Vendor key age (days)',
-        metrics: [
-          pipelineMetric(METRIC.apiKeyAge, { workflow: 'rotation' }, 'Maximum', 'age', Duration.days(1)),
-        ],
+        metrics: [shown(METRIC.apiKeyAge, { workflow: 'rotation' }, 'Maximum', 'age', Duration.days(1))],
         width: 8,
       }),
     );
@@ -105,17 +103,17 @@ export class PipelineDashboard extends Construct {
         // Scan reconciliation reads the vendor's counts daily: its growth against what we recorded.
         title: "Finished scans per day: the vendor's count and ours",
         left: [
-          pipelineMetric(METRIC.vendorFinishedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: finished', day),
-          pipelineMetric(METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'ours: workflow', day),
-          pipelineMetric(METRIC.scansReconciled, { workflow: 'scan' }, 'Sum', 'ours: reconciled', day),
+          shown(METRIC.vendorFinishedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: finished', day),
+          shown(METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'ours: workflow', day),
+          shown(METRIC.scansReconciled, { workflow: 'scan' }, 'Sum', 'ours: reconciled', day),
         ],
         width: 12,
       }),
       new GraphWidget({
         title: "Failed scans per day: the vendor's count and ours",
         left: [
-          pipelineMetric(METRIC.vendorFailedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: failed', day),
-          pipelineMetric(
+          shown(METRIC.vendorFailedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: failed', day),
+          shown(
             METRIC.scansFailed,
             { workflow: 'scan', outcome: 'ScanFailed' },
             'Sum',
@@ -142,21 +140,15 @@ export class PipelineDashboard extends Construct {
   }
 }
 
-function pipelineMetric(
+/** A pipeline metric as the dashboard shows it: labelled, hourly unless said otherwise. */
+function shown(
   name: MetricName,
   dimensions: Record<string, string>,
   statistic: string,
   label: string,
   period: Duration = HOUR,
 ): Metric {
-  return new Metric({
-    namespace: METRICS_NAMESPACE,
-    metricName: name,
-    dimensionsMap: { service: PIPELINE_SERVICE_NAME, ...dimensions },
-    statistic,
-    period,
-    label,
-  });
+  return pipelineMetric(name, dimensions, { statistic, label, period });
 }
 
 /** Every series of `name` over its dimension values (one line per operation, outcome...). */

@@ -15,12 +15,12 @@ import {
   ComparisonOperator,
   type IMetric,
   MathExpression,
-  Metric,
+  type Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#core/metrics';
-import { PIPELINE_SERVICE_NAME } from './pipeline-function.ts';
+import { pipelineMetric } from './pipeline-metric.ts';
 import { ALARMS_RUNBOOK } from './standard-alarms.ts';
 
 /** The failure labels RecordFailure puts on ScansFailed (lambdas/core/workflows/scan/failure.ts). */
@@ -150,24 +150,13 @@ export class PipelineMetricAlarms extends Construct {
   }
 }
 
+/** A scan-workflow metric summed over `period`, of one outcome when given. */
 export function scanMetric(name: MetricName, period: Duration, outcome?: string): Metric {
-  return new Metric({
-    namespace: METRICS_NAMESPACE,
-    metricName: name,
-    dimensionsMap: { service: PIPELINE_SERVICE_NAME, workflow: 'scan', ...(outcome ? { outcome } : {}) },
-    statistic: 'Sum',
-    period,
-  });
+  return pipelineMetric(name, { workflow: 'scan', ...(outcome ? { outcome } : {}) }, { period });
 }
 
 function bytesMetric(output: string, period: Duration): Metric {
-  return new Metric({
-    namespace: METRICS_NAMESPACE,
-    metricName: METRIC.bytesStored,
-    dimensionsMap: { service: PIPELINE_SERVICE_NAME, workflow: 'scan', output },
-    statistic: 'Sum',
-    period,
-  });
+  return pipelineMetric(METRIC.bytesStored, { workflow: 'scan', output }, { period });
 }
 
 /**

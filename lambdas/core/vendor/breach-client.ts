@@ -6,7 +6,15 @@
 import { InvalidInputError, VendorResponseError } from '#core/errors';
 import { validateEmail, validateReportName } from '#core/validation';
 import { VendorHttp } from './http.ts';
-import { describe, findArray, firstString, isRecord, rawOf, requireObject } from './json.ts';
+import {
+  describe,
+  findArray,
+  firstString,
+  isRecord,
+  rawOf,
+  requireObject,
+  type UnreadableEntry,
+} from './json.ts';
 import type { ReconRequest, ReconResult, VendorDownload, VendorHttpSettings } from './types.ts';
 
 export type BreachClientSettings = VendorHttpSettings;
@@ -25,7 +33,7 @@ export interface BreachReportList {
   /** The body as received (parsed when it is JSON). */
   readonly raw: unknown;
   /** Entries (or the whole body, `index: null`) that name no report. */
-  readonly unreadable: { readonly index: number | null; readonly reason: string }[];
+  readonly unreadable: UnreadableEntry[];
 }
 
 export class BreachClient {
@@ -88,7 +96,7 @@ export class BreachClient {
       };
     }
     const reports: BreachReportEntry[] = [];
-    const unreadable: BreachReportList['unreadable'][number][] = [];
+    const unreadable: UnreadableEntry[] = [];
     items.forEach((item, index) => {
       const name =
         typeof item === 'string'

@@ -39,6 +39,15 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * What in a vendor's list could not be understood, by position (`null`: the body as a whole), with
+ * a reason that describes the problem and never quotes the value.
+ */
+export interface UnreadableEntry {
+  readonly index: number | null;
+  readonly reason: string;
+}
+
 /** The first array found at the top level or under one of `fields`; undefined when none. */
 export function findArray(value: unknown, fields: readonly string[]): unknown[] | undefined {
   if (Array.isArray(value)) return value;

@@ -10,8 +10,7 @@
  *   over the first object whose keys are status words the vocabulary knows (`by_status.completed`).
  */
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#core/validation';
-import type { UnreadableEntry } from '#core/workflows/reconciliation';
-import { describe, findArray, isRecord, valueAtPath } from './json.ts';
+import { describe, findArray, isRecord, type UnreadableEntry, valueAtPath } from './json.ts';
 import { DEFAULT_STATUS_VOCABULARY, stateOf } from './status.ts';
 import type { ScanState, StatusVocabulary } from './types.ts';
 
@@ -132,13 +131,16 @@ function named(name: keyof typeof FIELD_NAMES, path: string | undefined): string
 
 /** ISO text, or epoch seconds or milliseconds; undefined for anything else. */
 export function timeOf(value: unknown): Date | undefined {
-  let ms: number;
-  if (typeof value === 'number' && Number.isFinite(value)) ms = value < 1e11 ? value * 1000 : value;
-  else if (typeof value === 'string' && value.trim() !== '') {
-    ms = /^\d+(\.\d+)?$/.test(value.trim())
-      ? Number(value) * (Number(value) < 1e11 ? 1000 : 1)
-      : Date.parse(value);
-  } else return undefined;
+  if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim())) return timeOf(Number(value));
+  // Below 1e11 an epoch count is seconds (1e11 s is the year 5138; 1e11 ms is 1973).
+  const ms =
+    typeof value === 'number'
+      ? value < 1e11
+        ? value * 1000
+        : value
+      : typeof value === 'string' && value.trim() !== ''
+        ? Date.parse(value)
+        : Number.NaN;
   return Number.isFinite(ms) ? new Date(ms) : undefined;
 }
 

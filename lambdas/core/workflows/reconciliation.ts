@@ -15,12 +15,6 @@ import { putJson } from '#core/s3/json-objects';
 import type { VendorLogger } from '#core/vendor/types';
 import { cleanMessage, cleanName } from '#core/workflows/caught';
 
-/** What in the vendor's list could not be understood, by position (null: the list as a whole). */
-export interface UnreadableEntry {
-  readonly index: number | null;
-  readonly reason: string;
-}
-
 export interface ItemFailure {
   readonly item: string;
   readonly error: { readonly name: string; readonly message: string };

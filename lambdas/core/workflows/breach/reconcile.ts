@@ -5,12 +5,8 @@
  * archive that failed verification. A second run finds everything archived and stores nothing new
  * except its own record.
  */
-import {
-  labelsOf,
-  reconcileEach,
-  type UnreadableEntry,
-  writeReconciliationRecord,
-} from '#core/workflows/reconciliation';
+import type { UnreadableEntry } from '#core/vendor/json';
+import { labelsOf, reconcileEach, writeReconciliationRecord } from '#core/workflows/reconciliation';
 import { archiveReport } from './archive.ts';
 import type { BreachDeps } from './deps.ts';
 import { BREACH_PREFIX, reportFolder } from './identity.ts';

@@ -91,7 +91,7 @@ export const reconcileSettingsSchema = z
   })
   .check(
     z.superRefine((settings, context) => {
-      if (settings.minAgeSeconds >= settings.horizonDays * 86_400) {
+      if (!minAgeFitsHorizon(settings)) {
         context.addIssue({
           code: 'custom',
           path: ['minAgeSeconds'],
@@ -102,6 +102,14 @@ export const reconcileSettingsSchema = z
   );
 
 export type ReconcileSettings = z.output<typeof reconcileSettingsSchema>;
+
+/** Some scan can be both old enough and inside the horizon (the one cross-field rule). */
+export function minAgeFitsHorizon(settings: {
+  readonly minAgeSeconds: number;
+  readonly horizonDays: number;
+}): boolean {
+  return settings.minAgeSeconds < settings.horizonDays * 86_400;
+}
 export type ReconcileSettingsInput = z.input<typeof reconcileSettingsSchema>;
 export type ListFields = ReconcileSettings['listFields'];
 export type StatsFields = ReconcileSettings['statsFields'];

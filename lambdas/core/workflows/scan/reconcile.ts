@@ -16,13 +16,13 @@
  * Idempotent: a second run finds the manifests and stores nothing new but its own record.
  */
 import { scanOutputPrefix } from '#core/naming';
+import type { UnreadableEntry } from '#core/vendor/json';
 import { type ListedScan, readScanListing } from '#core/vendor/scan-listing';
 import { cleanMessage, cleanName } from '#core/workflows/caught';
-import type { ItemFailure } from '#core/workflows/reconciliation';
 import {
+  type ItemFailure,
   labelsOf,
   reconcileEach,
-  type UnreadableEntry,
   writeReconciliationRecord,
 } from '#core/workflows/reconciliation';
 import type { ScanInProgress, StoredObject } from '#core/workflows/scan/contracts';
@@ -136,13 +136,16 @@ export async function reconcileScans(
     else candidates.push(scan);
   }
 
+  // A scan without a creation time may have a manifest older than the horizon: its domain is
+  // listed whole.
+  const timeless = new Set(
+    candidates.filter((scan) => scan.createdAt === undefined).map((scan) => scan.domain),
+  );
   const archives = new Map<string, Promise<DomainArchive>>();
   const archiveOf = (domain: string): Promise<DomainArchive> => {
     let archive = archives.get(domain);
     if (archive === undefined) {
-      // A scan without a creation time may have a manifest older than the horizon: list it all.
-      const timeless = candidates.some((scan) => scan.domain === domain && scan.createdAt === undefined);
-      archive = indexDomainArchive(deps, domain, timeless ? undefined : horizonStart);
+      archive = indexDomainArchive(deps, domain, timeless.has(domain) ? undefined : horizonStart);
       archives.set(domain, archive);
     }
     return archive;
@@ -207,6 +210,7 @@ export async function reconcileScans(
         takenRejections,
       );
       const linkedFailureKeys: string[] = [];
+      // Each record is read again as it is linked: the decision rests on what is stored now.
       for (const key of [folder?.failureKey, rejected?.key]) {
         if (key === undefined) continue;
         const link = { scanUuid: scan.uuid, manifestKey, linkedAt: now.toISOString() };
