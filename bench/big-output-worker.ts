@@ -23,7 +23,28 @@ if (!baseUrl || !bucket || !process.env.S3_ENDPOINT) {
 }
 const s3 = createS3rverClient(process.env.S3_ENDPOINT);
 const commands = recordS3Commands(s3);
-const scanClient = new ScanClient({ baseUrl, credentials: async () => apiKey, idleTimeoutMs: 120_000 });
+const vendor = new ScanClient({ baseUrl, credentials: async () => apiKey, idleTimeoutMs: 120_000 });
+// The simulator's JSON generator runs at about 10 MiB/s on these machines (twice per output); a
+// plain byte server (REPORT_URL) serves the report itself, through the same vendor HTTP client.
+const reports = process.env.REPORT_URL
+  ? new ScanClient({
+      baseUrl: process.env.REPORT_URL,
+      credentials: async () => apiKey,
+      idleTimeoutMs: 120_000,
+    })
+  : vendor;
+const scanClient = {
+  startScan: (domain: string) => vendor.startScan(domain),
+  getStatus: (uuid: string) => vendor.getStatus(uuid),
+  getReport: (uuid: string) => reports.getReport(uuid),
+  getLogs: (uuid: string) => vendor.getLogs(uuid),
+  getDebug: (uuid: string) => vendor.getDebug(uuid),
+  deleteScan: (uuid: string) => vendor.deleteScan(uuid),
+  close: async () => {
+    await vendor.close();
+    if (reports !== vendor) await reports.close();
+  },
+};
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 let now = Date.now();
 const deps = createScanDeps({

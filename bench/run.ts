@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startS3rver } from '../local/embedded-s3.ts';
@@ -287,7 +289,7 @@ async function freeBytes(path: string): Promise<number> {
 }
 
 /**
- * A scan report over 5 GiB, generated lazily by the simulator, through the real fetch step into
+ * A scan report over 5 GiB, generated lazily by a plain byte server, through the real fetch step into
  * the embedded S3 on local disk (staged upload, multipart copy, staged version deleted). Heavy:
  * about three times the output's size of disk at the peak (s3rver assembles parts into a new
  * file); run by name only (`npm run bench -- big-output`), never by default.
@@ -304,7 +306,27 @@ async function bigOutput(): Promise<void> {
     );
     return;
   }
-  const simulator = await startVendorSimulator({ pollsToFinish: 0, reportBytes: bytes });
+  const simulator = await startVendorSimulator({ pollsToFinish: 0 });
+  // The report: `bytes` of JSON-ish text, generated chunk by chunk, never held whole.
+  const block = Buffer.alloc(1024 * 1024, '{"finding":"synthetic","severity":"info"}\n');
+  const reportServer = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes });
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < bytes) {
+        const chunk = block.subarray(0, Math.min(block.length, bytes - sent));
+        sent += chunk.length;
+        if (!res.write(chunk)) {
+          res.once('drain', pump);
+          return;
+        }
+      }
+      res.end();
+    };
+    pump();
+  });
+  await new Promise<void>((done) => reportServer.listen(0, '127.0.0.1', done));
+  const reportUrl = `http://127.0.0.1:${(reportServer.address() as AddressInfo).port}`;
   const s3 = await startS3rver({ buckets: ['bench-results'] });
   let lowestFree = free;
   const sampler = setInterval(() => {
@@ -323,6 +345,7 @@ async function bigOutput(): Promise<void> {
       VENDOR_API_KEY: simulator.apiKey,
       S3_ENDPOINT: s3.endpoint,
       S3_BUCKET: 'bench-results',
+      REPORT_URL: reportUrl,
     });
     const wall = (performance.now() - started) / 1000;
     if (child.code !== 0) throw new Error(`big-output-worker exited ${child.code}: ${child.stderr}`);
@@ -365,6 +388,7 @@ async function bigOutput(): Promise<void> {
     );
   } finally {
     clearInterval(sampler);
+    reportServer.close();
     await simulator.close();
     await s3.close();
   }
