@@ -309,7 +309,7 @@ async function bigOutput(): Promise<void> {
   const simulator = await startVendorSimulator({ pollsToFinish: 0 });
   // The report: `bytes` of JSON-ish text, generated chunk by chunk, never held whole.
   const block = Buffer.alloc(1024 * 1024, '{"finding":"synthetic","severity":"info"}\n');
-  const reportServer = createServer((req, res) => {
+  const reportServer = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes });
     let sent = 0;
     const pump = (): void => {

@@ -33,7 +33,12 @@ interface CopyStore {
   existsObject(bucket: string, key: string): Promise<boolean>;
   getMetadata(bucket: string, key: string): Promise<Record<string, unknown>>;
   getResourcePath(bucket: string, key: string | undefined, resource: string): string;
-  putPart(bucket: string, uploadId: string, partNumber: number, content: NodeJS.ReadableStream): Promise<{ md5: string }>;
+  putPart(
+    bucket: string,
+    uploadId: string,
+    partNumber: number,
+    content: NodeJS.ReadableStream,
+  ): Promise<{ md5: string }>;
 }
 
 /** The part of a Koa context this uses. */
@@ -69,7 +74,8 @@ function copyAndConditions(store: CopyStore): Middleware {
     if (ctx.method === 'PUT' && copySource !== undefined) {
       await checkSourceIfMatch(store, ctx, parseCopySource(copySource));
     }
-    const isWrite = ctx.method === 'PUT' ? uploadId === undefined && !hasSubresource(ctx) : uploadId !== undefined;
+    const isWrite =
+      ctx.method === 'PUT' ? uploadId === undefined && !hasSubresource(ctx) : uploadId !== undefined;
     if (isWrite) await checkWriteConditions(store, ctx, target.bucket, target.key);
     return next();
   };
@@ -98,7 +104,11 @@ async function uploadPartCopy(
   let last = size - 1;
   if (range !== undefined) {
     const match = /^bytes=(\d+)-(\d+)$/.exec(range);
-    if (!match) throw new S3Error('InvalidArgument', 'The x-amz-copy-source-range value must be of the form bytes=first-last');
+    if (!match)
+      throw new S3Error(
+        'InvalidArgument',
+        'The x-amz-copy-source-range value must be of the form bytes=first-last',
+      );
     first = Number(match[1]);
     last = Number(match[2]);
     if (first > last || last >= size) {
@@ -132,7 +142,12 @@ async function checkSourceIfMatch(
   return metadata;
 }
 
-async function checkWriteConditions(store: CopyStore, ctx: Context, bucket: string, key: string): Promise<void> {
+async function checkWriteConditions(
+  store: CopyStore,
+  ctx: Context,
+  bucket: string,
+  key: string,
+): Promise<void> {
   const ifNoneMatch = header(ctx, 'if-none-match');
   const ifMatch = header(ctx, 'if-match');
   if (ifNoneMatch === undefined && ifMatch === undefined) return;
@@ -140,18 +155,26 @@ async function checkWriteConditions(store: CopyStore, ctx: Context, bucket: stri
   if (ifNoneMatch !== undefined) {
     if (ifNoneMatch !== '*') throw new S3Error('NotImplemented', 'If-None-Match takes only *');
     if (exists) {
-      throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
-        Condition: 'If-None-Match',
-      });
+      throw new S3Error(
+        'PreconditionFailed',
+        'At least one of the pre-conditions you specified did not hold',
+        {
+          Condition: 'If-None-Match',
+        },
+      );
     }
   }
   if (ifMatch !== undefined) {
     if (!exists) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: key });
     const etag = String((await store.getMetadata(bucket, key)).etag);
     if (unquote(ifMatch) !== unquote(etag)) {
-      throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
-        Condition: 'If-Match',
-      });
+      throw new S3Error(
+        'PreconditionFailed',
+        'At least one of the pre-conditions you specified did not hold',
+        {
+          Condition: 'If-Match',
+        },
+      );
     }
   }
 }

@@ -176,7 +176,8 @@ async function copyParts(
           }),
         );
         const etag = copied.CopyPartResult?.ETag;
-        if (!etag) throw new Error(`promote ${options.key}: UploadPartCopy of part ${index + 1} returned no ETag`);
+        if (!etag)
+          throw new Error(`promote ${options.key}: UploadPartCopy of part ${index + 1} returned no ETag`);
         etags[index] = etag;
       } catch (error) {
         failed = true;

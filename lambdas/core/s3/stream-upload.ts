@@ -260,7 +260,9 @@ async function uploadMultipart(
 
   const staged = uploadKey !== options.key;
   if (!staged && uploaded.ETag === undefined) {
-    throw new Error(`${options.key}: the upload returned no ETag, so its in-place copy cannot be conditional`);
+    throw new Error(
+      `${options.key}: the upload returned no ETag, so its in-place copy cannot be conditional`,
+    );
   }
   const promoted = await promoteVerified({
     s3: options.s3,
