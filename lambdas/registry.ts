@@ -13,7 +13,7 @@ export type S3Action =
   | 'GetObjectVersion'
   | 'PutObject'
   | 'AbortMultipartUpload'
-  | 'PutObjectVersionTagging'
+  | 'DeleteObjectVersion'
   | 'ListBucket'
   | 'DeleteObject';
 
@@ -93,17 +93,18 @@ export interface HandlerDeclaration {
 }
 
 /**
- * Writes on the results bucket go through `storeStream` (lambdas/core/s3/stream-upload.ts):
- * PutObject or a multipart upload (PutObject, AbortMultipartUpload on failure), then a CopyObject of
- * the version just written onto itself to add the sha256 metadata (GetObjectVersion on the source:
- * the buckets are versioned, so the upload always returns the version id the copy names), or for
- * objects over 5 GiB a sha256 tag on that version (PutObjectVersionTagging).
+ * Writes on the results bucket go through `streamToS3` (lambdas/core/s3/stream-upload.ts):
+ * PutObject or a multipart upload (PutObject, AbortMultipartUpload on failure), then a multipart
+ * copy of the version just written to the final key to add the sha256 metadata (UploadPartCopy
+ * reads its source by version id: GetObjectVersion, as the buckets are versioned; PutObject for
+ * CreateMultipartUpload, UploadPartCopy and the conditional CompleteMultipartUpload), then the
+ * uploaded version is deleted by its id (DeleteObjectVersion), so no noncurrent copy stays.
  */
 const STREAMED_WRITE: readonly S3Action[] = [
   'PutObject',
   'AbortMultipartUpload',
   'GetObjectVersion',
-  'PutObjectVersionTagging',
+  'DeleteObjectVersion',
 ];
 
 /**
@@ -115,8 +116,9 @@ const STAGED_ARCHIVE_WRITE: readonly S3Action[] = ['PutObject', 'AbortMultipartU
 
 /**
  * What the fetch step holds on `scans/`: STREAMED_WRITE; ListBucket + GetObject (HeadObject) to
- * find a verified object of an earlier attempt and keep it; DeleteObject to remove unverified
- * leftovers and the staged upload once promoted.
+ * find a verified object of an earlier attempt and keep it, and the version id of each unverified
+ * leftover, which it deletes by that id (DeleteObjectVersion); DeleteObject for a bucket that does
+ * not return version ids (unversioned, as the local S3 is).
  */
 const SCAN_OUTPUT_FETCH: BucketUse = {
   bucket: 'results',

@@ -5,7 +5,8 @@
  * in for S3 here (no AWS account exists on the build machines). What s3rver 3.7 does NOT do, so
  * tests must not rely on it: versioning (VersionId is always undefined), AbortMultipartUpload
  * (answers MethodNotAllowed, so parts of an aborted upload stay in its upload directory, invisible to
- * ListObjects), conditional copies (x-amz-copy-source-if-match is ignored) and checksums.
+ * ListObjects) and checksums. UploadPartCopy, copy-source conditions and conditional writes
+ * (If-None-Match / If-Match) are added by local/s3rver-copy-and-conditions.ts.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { Agent } from 'node:http';
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { addCopyAndConditions } from './s3rver-copy-and-conditions.ts';
 
 export interface S3rverFixture {
   /** e.g. http://127.0.0.1:54321 */
@@ -128,6 +130,7 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
   });
   const store = server.store as ListingStore;
   scopeListingsToPrefixFolder(store);
+  addCopyAndConditions(server, server.store as Parameters<typeof addCopyAndConditions>[1]);
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
   const clients: S3Client[] = [];

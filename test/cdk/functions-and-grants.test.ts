@@ -181,7 +181,7 @@ describe('least privilege', () => {
       's3:PutObject',
       's3:AbortMultipartUpload',
       's3:GetObjectVersion',
-      's3:PutObjectVersionTagging',
+      's3:DeleteObjectVersion',
       's3:GetObject',
       's3:DeleteObject',
     ]) {

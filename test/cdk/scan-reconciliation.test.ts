@@ -118,7 +118,7 @@ describe('scan reconciliation', () => {
         's3:GetObjectVersion',
         's3:ListBucket',
         's3:PutObject',
-        's3:PutObjectVersionTagging',
+        's3:DeleteObjectVersion',
         'secretsmanager:GetSecretValue',
         // Its own log group, and tracing: every function has them.
         'logs:CreateLogStream',

@@ -42,13 +42,15 @@ const SCAN_HANDLERS: readonly HandlerFile[] = [
  */
 const UNREACHABLE_HERE: Partial<Record<HandlerFile, Record<string, string>>> = {
   'fetch-scan-output': {
-    's3:PutObjectVersionTagging': 'outputs over 5 GiB carry their sha256 as a tag (stream-upload.ts)',
+    's3:DeleteObjectVersion':
+      'the staged upload and unverified leftovers are deleted by version id, which s3rver (unversioned) never returns',
     's3:AbortMultipartUpload': 'lib-storage aborts a multipart upload whose part upload failed',
     's3:GetObject':
       'HeadObject of an earlier verified output runs only when a fetch is retried after its write (test/scan/retried-fetch.test.ts)',
   },
   'reconcile-scans': {
-    's3:PutObjectVersionTagging': 'outputs over 5 GiB carry their sha256 as a tag (stream-upload.ts)',
+    's3:DeleteObjectVersion':
+      'the staged upload and unverified leftovers are deleted by version id, which s3rver (unversioned) never returns',
     's3:AbortMultipartUpload': 'lib-storage aborts a multipart upload whose part upload failed',
   },
 };
@@ -169,7 +171,7 @@ afterAll(async () => {
 });
 
 describe('least privilege of the scan handlers', () => {
-  it('runs against versioned buckets, which the copy and tag mappings rely on', () => {
+  it('runs against versioned buckets, which the copy and delete mappings rely on', () => {
     const buckets = Object.values(synthesized.json.Resources).filter((r) => r.Type === 'AWS::S3::Bucket');
     for (const bucket of buckets) {
       expect(bucket.Properties).toMatchObject({ VersioningConfiguration: { Status: 'Enabled' } });

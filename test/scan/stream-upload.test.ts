@@ -101,7 +101,8 @@ describe('streamToS3', () => {
     expect(stored.metadata).toEqual({ 'scan-uuid': 'abc', sha256: result.sha256 });
     expect(commands).toContain('CreateMultipartUploadCommand');
     expect(commands).toContain('CompleteMultipartUploadCommand');
-    expect(commands).toContain('CopyObjectCommand');
+    expect(commands).toContain('UploadPartCopyCommand');
+    expect(commands).not.toContain('CopyObjectCommand');
   });
 
   it('stores an empty body as an empty object with the sha256 of nothing', async () => {

@@ -23,6 +23,11 @@ export interface UploadSettings {
   readonly partSizeBytes: number;
   /** Parts uploaded concurrently. @default 2 */
   readonly queueSize: number;
+  /**
+   * Part size of the server-side copy that adds the sha256 to a multipart output (5 MiB to 5 GiB).
+   * @default 512 MiB (lambdas/core/s3/promote.ts)
+   */
+  readonly copyPartSizeBytes?: number;
 }
 
 export interface ScanSettings {
@@ -43,6 +48,8 @@ export const DEFAULT_UPLOAD_SETTINGS: UploadSettings = Object.freeze({
 
 /** S3's smallest multipart part (all but the last). */
 const MIN_PART_SIZE_BYTES = 5 * 1024 * 1024;
+/** S3's largest multipart part. */
+const MAX_PART_SIZE_BYTES = 5 * 1024 * 1024 * 1024;
 
 export interface ScanSettingsInput {
   readonly resultsBucket: string;
@@ -68,6 +75,17 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
     throw new ConfigurationError(
       'upload.partSizeBytes',
       `must be a whole number of bytes >= ${MIN_PART_SIZE_BYTES} (S3's minimum part size), got ${upload.partSizeBytes}`,
+    );
+  }
+  if (
+    upload.copyPartSizeBytes !== undefined &&
+    (!Number.isInteger(upload.copyPartSizeBytes) ||
+      upload.copyPartSizeBytes < MIN_PART_SIZE_BYTES ||
+      upload.copyPartSizeBytes > MAX_PART_SIZE_BYTES)
+  ) {
+    throw new ConfigurationError(
+      'upload.copyPartSizeBytes',
+      `must be a whole number of bytes between ${MIN_PART_SIZE_BYTES} and ${MAX_PART_SIZE_BYTES} (S3's part limits), got ${upload.copyPartSizeBytes}`,
     );
   }
   if (!Number.isInteger(upload.queueSize) || upload.queueSize < 1 || upload.queueSize > 16) {

@@ -47,6 +47,9 @@ export async function storeDownload(
     ...(options.recordDigest === false ? { recordDigest: false } : {}),
     partSizeBytes: options.upload.partSizeBytes,
     queueSize: options.upload.queueSize,
+    ...(options.upload.copyPartSizeBytes === undefined
+      ? {}
+      : { copyPartSizeBytes: options.upload.copyPartSizeBytes }),
     ...(download.contentLength === undefined ? {} : { expectedBytes: download.contentLength }),
     // The vendor client already types its body errors; anything else (a length mismatch seen here,
     // a raw socket error from another client) is still the vendor's body failing, and Step

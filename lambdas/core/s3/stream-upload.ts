@@ -9,14 +9,12 @@
  *   a multipart uploader; here they are sent with a single PutObject that already carries the digest
  *   as metadata and as `ChecksumSHA256`, so S3 itself verifies the bytes. One write, one version.
  * - Larger bodies go through `@aws-sdk/lib-storage` multipart (part size x queue size bounds memory),
- *   then a CopyObject onto the same key with `MetadataDirective: REPLACE` adds the metadata. S3 copies
- *   server-side: no byte passes through the Lambda again, it costs one request. Trade-offs: the object
- *   is briefly visible without `sha256` (readers wait for manifest.json anyway), and a versioned
- *   bucket keeps the pre-copy version as a noncurrent one (expire noncurrent versions under scans/
- *   with a lifecycle rule). `CopySourceIfMatch` pins the copy to the bytes we just wrote.
- * - CopyObject stops at 5 GiB; above that the digest goes into an object tag `sha256` instead (a
- *   multipart copy would be needed for metadata). The returned `sha256` is correct either way, and the
- *   manifest carries it for every object.
+ *   to `stagingKey` when set, then a server-side multipart copy (promote.ts, which says why not
+ *   CopyObject) puts them at `key` with the digest in the metadata, whatever their size: no byte
+ *   passes through the Lambda again. The copy completes only if `key` holds nothing (staged) or
+ *   still holds the upload it replaces (in place), and each part is pinned to the uploaded version.
+ *   The staged (or, in place, the pre-copy) version is then deleted by its version id, so a
+ *   versioned bucket keeps no noncurrent copy of every large output.
  * - S3's native `ChecksumAlgorithm: 'SHA256'` is no substitute for multipart objects: it yields a
  *   checksum of the part checksums, not the SHA-256 of the object.
  *
@@ -26,14 +24,11 @@
  */
 import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  PutObjectCommand,
-  PutObjectTaggingCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { promoteVerified } from './promote.ts';
+
+export { copySource, DestinationTakenError } from './promote.ts';
 
 export const DEFAULT_PART_SIZE_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_QUEUE_SIZE = 2;
@@ -61,17 +56,24 @@ export interface StreamToS3Options {
   /**
    * Where a multipart upload is written before it is proven complete. Set it and `key` only ever
    * holds a verified object: the parts go here, the server-side copy that adds the sha256 puts
-   * the verified bytes at `key`, and this object is deleted. (Above CopyObject's 5 GiB limit the
-   * upload goes to `key` itself and the digest becomes a tag: a documented exception.)
-   * @default - multipart uploads write `key` directly
+   * the verified bytes at `key` (only if `key` holds no object, so a verified object is never
+   * replaced), and this object's version is deleted.
+   * @default - multipart uploads write `key` directly, and the copy replaces them in place
    */
   readonly stagingKey?: string;
   /**
-   * Record the digest on a multipart object (a copy onto itself, or a tag). Off for an upload the
-   * caller copies elsewhere anyway and records the digest then: one server-side copy instead of two.
+   * Record the digest on a multipart object (the copy). Off for an upload the caller copies
+   * elsewhere anyway and records the digest then: one server-side copy instead of two.
    * Single PutObjects always carry it. @default true
    */
   readonly recordDigest?: boolean;
+  /**
+   * Bytes per part of the server-side copy (S3: 5 MiB to 5 GiB, at most 10,000 parts).
+   * @default 512 MiB (promote.ts)
+   */
+  readonly copyPartSizeBytes?: number;
+  /** Parts copied at once. @default 4 */
+  readonly copyQueueSize?: number;
 }
 
 export interface StreamToS3Result {
@@ -83,7 +85,9 @@ export interface StreamToS3Result {
   readonly etag: string | undefined;
   readonly versionId: string | undefined;
   /** How the object was written (see the module comment). */
-  readonly method: 'put' | 'multipart' | 'multipart+copy' | 'multipart+tag';
+  readonly method: 'put' | 'multipart' | 'multipart+copy';
+  /** Parts of the server-side copy (method `multipart+copy`). */
+  readonly copyParts?: number;
 }
 
 /** The error a body of the wrong length fails with (see `expectedBytes`). */
@@ -254,57 +258,56 @@ async function uploadMultipart(
     };
   }
 
-  if (size > MAX_COPY_OBJECT_BYTES) {
-    if (uploadKey !== options.key) {
-      throw new Error(
-        `${options.key}: ${size} bytes is over CopyObject's limit, so a staged upload cannot be promoted; upload it without stagingKey`,
-      );
-    }
-    await options.s3.send(
-      new PutObjectTaggingCommand({
-        Bucket: options.bucket,
-        Key: options.key,
-        ...(uploaded.VersionId ? { VersionId: uploaded.VersionId } : {}),
-        Tagging: { TagSet: [{ Key: 'sha256', Value: sha256 }] },
-      }),
+  const staged = uploadKey !== options.key;
+  if (!staged && uploaded.ETag === undefined) {
+    throw new Error(
+      `${options.key}: the upload returned no ETag, so its in-place copy cannot be conditional`,
     );
-    return {
-      bucket: options.bucket,
-      key: options.key,
-      size,
-      sha256,
-      etag: uploaded.ETag,
-      versionId: uploaded.VersionId,
-      method: 'multipart+tag',
-    };
   }
-
-  const copied = await options.s3.send(
-    new CopyObjectCommand({
-      Bucket: options.bucket,
-      Key: options.key,
-      CopySource: copySource(options.bucket, uploadKey, uploaded.VersionId),
-      ...(uploaded.ETag ? { CopySourceIfMatch: uploaded.ETag } : {}),
-      MetadataDirective: 'REPLACE',
-      // REPLACE replaces the system metadata too: restate what the upload set.
-      ContentType: options.contentType,
-      ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
-      Metadata: { ...options.metadata, sha256 },
-    }),
-  );
-  if (uploadKey !== options.key) {
-    // The verified copy is in place; the staged bytes have served their purpose.
-    await options.s3.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: uploadKey }));
+  const promoted = await promoteVerified({
+    s3: options.s3,
+    bucket: options.bucket,
+    key: options.key,
+    source: { key: uploadKey, versionId: uploaded.VersionId, etag: uploaded.ETag, size },
+    contentType: options.contentType,
+    ...(options.contentEncoding ? { contentEncoding: options.contentEncoding } : {}),
+    metadata: { ...options.metadata, sha256 },
+    expect: staged ? 'absent' : { etag: uploaded.ETag as string },
+    ...(options.copyPartSizeBytes === undefined ? {} : { partSizeBytes: options.copyPartSizeBytes }),
+    ...(options.copyQueueSize === undefined ? {} : { queueSize: options.copyQueueSize }),
+  }).catch(async (error: unknown) => {
+    // The staged bytes are of no use once their promotion failed; the in-place upload stays, as
+    // the unverified leftover a retry removes.
+    if (staged) await deleteExactly(options, uploadKey, uploaded.VersionId).catch(() => undefined);
+    throw error;
+  });
+  // The verified copy is in place. The uploaded version is deleted by its id: a plain delete in a
+  // versioned bucket only adds a delete marker and keeps every byte as a noncurrent version. In
+  // place without a version id (an unversioned bucket) there is nothing left to delete.
+  if (staged || (uploaded.VersionId !== undefined && uploaded.VersionId !== promoted.versionId)) {
+    await deleteExactly(options, uploadKey, uploaded.VersionId);
   }
   return {
     bucket: options.bucket,
     key: options.key,
     size,
     sha256,
-    etag: copied.CopyObjectResult?.ETag ?? uploaded.ETag,
-    versionId: copied.VersionId,
+    etag: promoted.etag,
+    versionId: promoted.versionId,
     method: 'multipart+copy',
+    copyParts: promoted.parts,
   };
+}
+
+/** Deletes that version (or, unversioned, the object): never a delete marker over it. */
+function deleteExactly(options: StreamToS3Options, key: string, versionId: string | undefined) {
+  return options.s3.send(
+    new DeleteObjectCommand({
+      Bucket: options.bucket,
+      Key: key,
+      ...(versionId === undefined ? {} : { VersionId: versionId }),
+    }),
+  );
 }
 
 /** The buffered head first, then the rest of the body, pulled only as the uploader reads. */
@@ -316,11 +319,6 @@ async function* replay(head: Buffer[], rest: AsyncIterator<Buffer>): AsyncGenera
     if (next.done) return;
     yield next.value;
   }
-}
-
-export function copySource(bucket: string, key: string, versionId: string | undefined): string {
-  const path = `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
-  return versionId ? `${path}?versionId=${encodeURIComponent(versionId)}` : path;
 }
 
 function mapSource(options: StreamToS3Options, error: unknown): unknown {

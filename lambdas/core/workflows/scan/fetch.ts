@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { METRIC } from '#core/metrics';
-import { headerSafe, storeDownload } from '#core/s3/store-download';
+import { headerSafe, type StoredDownload, storeDownload } from '#core/s3/store-download';
+import { DestinationTakenError } from '#core/s3/stream-upload';
 import type { VendorDownload } from '#core/vendor/types';
 import type { ScanInProgress, ScanOutputName, StoredObject } from '#core/workflows/scan/contracts';
 import type { ScanDeps } from './deps.ts';
@@ -29,8 +30,16 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
   }
   // Leftovers of an attempt that died between its upload and its verification: never verified,
   // never to be listed by the manifest.
-  for (const key of earlier.leftovers) {
-    await deps.s3.send(new DeleteObjectCommand({ Bucket: deps.settings.resultsBucket, Key: key }));
+  // Each by its version id: a plain delete in the versioned bucket would keep the bytes as a
+  // noncurrent version for the bucket's noncurrent-version lifetime.
+  for (const { key, versionId } of earlier.leftovers) {
+    await deps.s3.send(
+      new DeleteObjectCommand({
+        Bucket: deps.settings.resultsBucket,
+        Key: key,
+        ...(versionId === undefined ? {} : { VersionId: versionId }),
+      }),
+    );
   }
   const download = await openOutput(deps, output, scanUuid);
   const key = `${outputPrefix}${output}.${extensionFor(download.contentType)}`;
@@ -38,16 +47,33 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
   const etag = headerSafe(download.etag);
   if (etag) metadata['source-etag'] = etag;
 
-  const stored = await storeDownload(download, {
-    s3: deps.s3,
-    bucket: deps.settings.resultsBucket,
-    key,
-    operation,
-    upload: deps.settings.upload,
-    metadata,
-    // Large outputs are uploaded under .staging/ and copied to `key` only once verified.
-    stagingKey: `${outputPrefix}${STAGING_FOLDER}${output}-${randomUUID()}`,
-  });
+  let stored: StoredDownload;
+  try {
+    stored = await storeDownload(download, {
+      s3: deps.s3,
+      bucket: deps.settings.resultsBucket,
+      key,
+      operation,
+      upload: deps.settings.upload,
+      metadata,
+      // Large outputs are uploaded under .staging/ and copied to `key` only once verified, and
+      // only if `key` is still free.
+      stagingKey: `${outputPrefix}${STAGING_FOLDER}${output}-${randomUUID()}`,
+    });
+  } catch (error) {
+    // A concurrent attempt (an overlapping retry) stored the output first: its verified object
+    // stays, and is the answer.
+    if (!(error instanceof DestinationTakenError)) throw error;
+    const winner = (await findStoredOutput(deps, outputPrefix, output)).verified;
+    if (!winner) throw error;
+    deps.logger.info('Scan output stored meanwhile by another attempt; that one is kept', {
+      domain: state.domain,
+      scanUuid,
+      output,
+      key: winner.key,
+    });
+    return winner;
+  }
   deps.metrics.record(METRIC.bytesStored, stored.size, 'Bytes', { workflow: 'scan', output });
   deps.logger.info('Scan output stored', {
     domain: state.domain,
@@ -71,6 +97,11 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
   };
 }
 
+interface Leftover {
+  readonly key: string;
+  readonly versionId: string | undefined;
+}
+
 /** Under the scan prefix: uploads not yet proven complete. Never listed by a manifest. */
 export const STAGING_FOLDER = '.staging/';
 
@@ -83,20 +114,22 @@ async function findStoredOutput(
   deps: ScanDeps,
   outputPrefix: string,
   output: ScanOutputName,
-): Promise<{ verified: StoredObject | undefined; leftovers: string[] }> {
+): Promise<{ verified: StoredObject | undefined; leftovers: Leftover[] }> {
   const bucket = deps.settings.resultsBucket;
   const listed = await deps.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: outputPrefix }));
-  const leftovers: string[] = [];
+  const leftovers: Leftover[] = [];
   let verified: StoredObject | undefined;
   for (const { Key: key } of listed.Contents ?? []) {
     if (key === undefined) continue;
     const name = key.slice(outputPrefix.length);
-    if (name.startsWith(`${STAGING_FOLDER}${output}-`)) {
-      leftovers.push(key);
+    const isStaged = name.startsWith(`${STAGING_FOLDER}${output}-`);
+    if (!isStaged && (!name.startsWith(`${output}.`) || name.includes('/'))) continue;
+    // Also for a staged leftover: its version id is what deleting it for good takes.
+    const head = await deps.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    if (isStaged) {
+      leftovers.push({ key, versionId: head.VersionId });
       continue;
     }
-    if (!name.startsWith(`${output}.`) || name.includes('/')) continue;
-    const head = await deps.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     const sha256 = head.Metadata?.sha256;
     if (verified === undefined && sha256 !== undefined && /^[0-9a-f]{64}$/.test(sha256)) {
       verified = {
@@ -109,7 +142,7 @@ async function findStoredOutput(
         versionId: head.VersionId,
       };
     } else {
-      leftovers.push(key);
+      leftovers.push({ key, versionId: head.VersionId });
     }
   }
   return { verified, leftovers };

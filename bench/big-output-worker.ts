@@ -1,0 +1,94 @@
+/**
+ * One over-5-GiB scan output in its own process, so its peak RSS is the fetch path's own: the
+ * vendor (SCAN_API_URL, the simulator, generating the report lazily) and the embedded S3
+ * (S3_ENDPOINT, on local disk) run in bench/run.ts's process. Runs the real steps: StartScan, polls
+ * until done, then FetchReport (staged multipart upload with SHA-256, multipart copy to the final
+ * key, staged version deleted). Prints one JSON line with the figures.
+ */
+import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { createScanDeps } from '#core/runtime/scan-deps';
+import { createScanSettings } from '#core/runtime/settings';
+import { ScanClient } from '#core/vendor/scan-client';
+import { fetchScanOutput, pollScanStatus, startScan } from '#core/workflows/scan/steps';
+import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
+
+const baseUrl = process.env.SCAN_API_URL ?? '';
+const apiKey = process.env.VENDOR_API_KEY ?? '';
+const bucket = process.env.S3_BUCKET ?? '';
+if (!baseUrl || !bucket || !process.env.S3_ENDPOINT) {
+  process.stderr.write(
+    'usage: SCAN_API_URL=... VENDOR_API_KEY=... S3_ENDPOINT=... S3_BUCKET=... big-output-worker.ts\n',
+  );
+  process.exit(2);
+}
+const s3 = createS3rverClient(process.env.S3_ENDPOINT);
+const commands = recordS3Commands(s3);
+const vendor = new ScanClient({ baseUrl, credentials: async () => apiKey, idleTimeoutMs: 120_000 });
+// The simulator's JSON generator runs at about 10 MiB/s on these machines (twice per output); a
+// plain byte server (REPORT_URL) serves the report itself, through the same vendor HTTP client.
+const reports = process.env.REPORT_URL
+  ? new ScanClient({
+      baseUrl: process.env.REPORT_URL,
+      credentials: async () => apiKey,
+      idleTimeoutMs: 120_000,
+    })
+  : vendor;
+const scanClient = {
+  startScan: (domain: string) => vendor.startScan(domain),
+  getStatus: (uuid: string) => vendor.getStatus(uuid),
+  getReport: (uuid: string) => reports.getReport(uuid),
+  getLogs: (uuid: string) => vendor.getLogs(uuid),
+  getDebug: (uuid: string) => vendor.getDebug(uuid),
+  deleteScan: (uuid: string) => vendor.deleteScan(uuid),
+  close: async () => {
+    await vendor.close();
+    if (reports !== vendor) await reports.close();
+  },
+};
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+let now = Date.now();
+const deps = createScanDeps({
+  s3,
+  scanClient,
+  logger: quiet,
+  settings: createScanSettings({ resultsBucket: bucket }),
+  clock: () => new Date(now),
+});
+
+let state = await startScan(deps, { domain: 'big-output.example.com' });
+for (let i = 0; i < 20 && state.status?.state !== 'succeeded'; i++) {
+  now += state.poll.nextWaitSeconds * 1000;
+  state = await pollScanStatus(deps, state);
+}
+if (state.status?.state !== 'succeeded') throw new Error(`the scan did not succeed: ${state.status?.state}`);
+
+const readyRssKiB = process.memoryUsage().rss / 1024;
+const started = performance.now();
+const before = commands.length;
+const stored = await fetchScanOutput(deps, { ...state, output: 'report' });
+const seconds = (performance.now() - started) / 1000;
+const peakRssKiB = process.resourceUsage().maxRSS;
+
+const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: stored.key }));
+const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: state.outputPrefix }));
+const requests: Record<string, number> = {};
+for (const command of commands.slice(before)) {
+  const name = command.replace(/Command$/, '');
+  requests[name] = (requests[name] ?? 0) + 1;
+}
+await scanClient.close();
+s3.destroy();
+process.stdout.write(
+  `${JSON.stringify({
+    key: stored.key,
+    bytes: stored.size,
+    sha256: stored.sha256,
+    seconds,
+    readyRssMiB: readyRssKiB / 1024,
+    peakRssMiB: peakRssKiB / 1024,
+    requests,
+    metadataSha256: head.Metadata?.sha256,
+    headBytes: head.ContentLength,
+    keysUnderPrefix: (listed.Contents ?? []).map((object) => object.Key),
+  })}\n`,
+);
