@@ -20,9 +20,12 @@ const SENSITIVE_QUERY =
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]*@/gi;
 /** `user:pass@host` without a scheme, as a line of a domain list may hold it. */
 const BARE_USERINFO = /(^|[\s"'(<,;=])[^\s/?#@"'<>:]+:[^\s/?#@"'<>]+@(?=[A-Za-z0-9[])/g;
-/** Local part, `@` or `%40`, then a dotted domain: what a person's address looks like in any text. */
+/**
+ * Local part, `@` or `%40`, then a dotted domain: what a person's address looks like in any text,
+ * also glued to what follows by `_` (`…@example.org_20260101`, a vendor's report name).
+ */
 const EMAIL =
-  /[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]*[A-Za-z0-9!#$&'*+/=?^_`{|}~-](?:@|%40)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,63}\b/gi;
+  /[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]*[A-Za-z0-9!#$&'*+/=?^_`{|}~-](?:@|%40)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,63}(?![A-Za-z0-9-])/gi;
 const BEARER = /\b(Bearer|Basic)\s+(?!\[?REDACTED\]?)[A-Za-z0-9._~+/=-]+/gi;
 const KEY_VALUE =
   /\b(api[_-]?key|apikey|x-api-key|access[_-]?token|refresh[_-]?token|token|secret|password|passwd|pwd|authorization)(["']?\s*[:=]\s*["']?)(?!\[?REDACTED\]?)[^\s"',;&}]+/gi;
