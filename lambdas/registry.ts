@@ -394,3 +394,19 @@ export function handlerForState(state: string): HandlerFile | undefined {
     (HANDLERS[file].states as readonly string[]).includes(state),
   );
 }
+
+/**
+ * Whether a handler's log may carry an email address despite the redaction every line passes: it
+ * reads the vendor's answers (a vendor API, or the key API during rotation) or handles people (the
+ * breach and watchlist workflows). Its log group gets a CloudWatch Logs data protection policy as a
+ * second net; see PipelineFunction.
+ */
+export function logsMayCarryPersonalData(handlerFile: string): boolean {
+  const declaration = declarationOf(handlerFile);
+  return (
+    declaration.vendorApis.length > 0 ||
+    declaration.rotatedSecret === 'rotate' ||
+    declaration.workflow === 'breach' ||
+    declaration.workflow === 'watchlist'
+  );
+}

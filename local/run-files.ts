@@ -12,7 +12,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Option } from 'commander';
-import { redactSecrets } from '#core/redact';
+import { redactText } from '#core/redact';
 import type { ScanLogger } from '#core/workflows/scan/deps';
 
 export const SUMMARY_TABLE_FILE = 'summary.txt';
@@ -36,8 +36,8 @@ export interface FileLogger {
 
 /**
  * JSON lines at or above `level`, held in memory until the run folder is known (only the prepare
- * step logs before that), then appended to its log file. Known secrets are scrubbed as a last
- * defence.
+ * step logs before that), then appended to its log file. Every line passes `redactText` (with the
+ * known secrets) as a last defence, as the Lambda loggers do.
  */
 export function createFileLogger(level: LogLevel, secrets: () => string[]): FileLogger {
   const pending: string[] = [];
@@ -58,7 +58,7 @@ export function createFileLogger(level: LogLevel, secrets: () => string[]): File
     count += 1;
     if (LEVELS[lineLevel] >= LEVELS.warn) warnings += 1;
     const line = JSON.stringify({ level: lineLevel.toUpperCase(), message, ...extra });
-    write(`${redactSecrets(line, secrets())}\n`);
+    write(`${redactText(line, secrets())}\n`);
   };
   return {
     logger: { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') },

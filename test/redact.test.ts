@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactSecrets, redactUrl } from '#core/redact';
+import { containsEmail, REDACTED, redactDeep, redactSecrets, redactText, redactUrl } from '#core/redact';
 
 describe('redactUrl', () => {
   it('removes user-info and signature-like query values but keeps the path', () => {
@@ -15,5 +15,61 @@ describe('redactUrl', () => {
 describe('redactSecrets', () => {
   it('replaces every occurrence of each secret', () => {
     expect(redactSecrets('k=sk_abc123 again sk_abc123', ['sk_abc123'])).toBe('k=[REDACTED] again [REDACTED]');
+  });
+});
+
+/** What must never survive: an address, a URL password, a key or token. */
+const LEAK =
+  /[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+\.[A-Za-z0-9.-]+|hunter2|s3cr3t-token|sk_live_[A-Za-z0-9]+/;
+
+describe('redactText: adversarial vendor text', () => {
+  it.each([
+    [
+      'a 4xx echoing the recon body',
+      '{"error":"bad","request":{"emails":["bob.smith@example.org","b@x.co"]}}',
+    ],
+    ['a report name holding an address', 'report-for-bob.smith@example.org_20260101'],
+    ['a percent-encoded address in a path', '/download/report-for-bob.smith%40example.org.zip'],
+    ['a URL with user-info', 'see https://admin:hunter2@vendor.example/x'],
+    ['user-info without a scheme', 'admin:hunter2@host'],
+    ['a bearer token', 'Authorization: Bearer s3cr3t-token'],
+    ['a key in JSON', '{"api_key": "s3cr3t-token"}'],
+    ['a key in a query', 'GET /x?token=s3cr3t-token&page=2'],
+    ['a vendor-style key', 'your key sk_live_abcdef123456 is invalid'],
+    ['an echoed x-api-key header', '{"headers":{"x-api-key":"s3cr3t-token"}}'],
+  ])('%s', (_what, text) => {
+    const out = redactText(text);
+    expect(out).not.toMatch(LEAK);
+    expect(out).toContain(REDACTED);
+    // Idempotent: a second pass changes nothing.
+    expect(redactText(out)).toBe(out);
+  });
+
+  it('keeps what is not personal data or a credential', () => {
+    const text = 'breach.recon failed with HTTP 422: name must be a string (a.example.com, 3 tokens)';
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('removes known secrets of any shape', () => {
+    expect(redactText('key Zq9-x!', ['Zq9-x!'])).toBe(`key ${REDACTED}`);
+  });
+
+  it('redacts every string of a JSON value, keys included, without changing the input', () => {
+    const raw = { status: 'success', output: 'r-bob@example.org', list: [{ 'x@y.io': 1 }], n: 3 };
+    const out = redactDeep(raw);
+    expect(JSON.stringify(out)).not.toMatch(LEAK);
+    expect(out.n).toBe(3);
+    expect(raw.output).toBe('r-bob@example.org');
+  });
+
+  it('finds an address in a name', () => {
+    expect(containsEmail('Bob <bob@example.org>')).toBe(true);
+    expect(containsEmail("Bob O'Neil")).toBe(false);
+  });
+});
+
+describe('redactUrl: paths carry report names', () => {
+  it('removes an address from the path', () => {
+    expect(redactUrl('https://cdn.example/reports/r-bob%40example.org.zip?sig=1')).not.toMatch(LEAK);
   });
 });

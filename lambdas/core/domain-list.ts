@@ -5,6 +5,7 @@
  * summary can account for all of them, and a bad line never stops the good ones.
  */
 import { InvalidInputError } from '#core/errors';
+import { redactText } from '#core/redact';
 import { normalizeDomain } from '#core/validation';
 import type { DuplicateLine, InvalidLine } from '#core/workflows/scan/contracts';
 
@@ -245,7 +246,7 @@ class DomainListParser {
     this.sawContent = true;
     if (isFirstContent && isHeaderName(column)) {
       this.ignored += 1;
-      this.header = { line: this.lineNo, text: truncate(raw, MAX_INVALID_TEXT) };
+      this.header = { line: this.lineNo, text: quoted(raw) };
       return;
     }
     if (column === '') {
@@ -294,7 +295,7 @@ class DomainListParser {
     this.sawContent = true;
     this.invalidCount += 1;
     if (this.invalid.length < this.maxSamples) {
-      this.invalid.push({ line: this.lineNo, reason, text: truncate(raw, MAX_INVALID_TEXT) });
+      this.invalid.push({ line: this.lineNo, reason, text: quoted(raw) });
     }
   }
 }
@@ -326,6 +327,14 @@ function firstCsvColumn(content: string): string | { problem: string } {
 }
 
 /** Cuts at `max` UTF-16 units without leaving half a surrogate pair behind. */
+/**
+ * A line as rejects.json, summary.json and summary.txt quote it: redacted first (a line may be
+ * `https://user:pass@host/` or an address), then cut.
+ */
+function quoted(raw: string): string {
+  return truncate(redactText(raw), MAX_INVALID_TEXT);
+}
+
 function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);

@@ -5,8 +5,10 @@
  * throws, so renaming one of these is a breaking change to the state machine definitions.
  *
  * No message here may contain a credential. Messages name the operation, the status and the
- * vendor request id; request URLs are passed through `redactUrl` by the HTTP layer first.
+ * vendor request id; request URLs are passed through `redactUrl` by the HTTP layer first, and any
+ * vendor text kept on an error passes `redactText`.
  */
+import { redactText } from '#core/redact';
 
 /**
  * The error names Step Functions Retry and Catch rules match on, written once: the classes below
@@ -60,13 +62,20 @@ export class VendorError extends Error {
   }
 }
 
+/** The longest vendor body kept on a {@link VendorHttpError}, in characters. */
+export const MAX_BODY_SNIPPET_CHARS = 512;
+
 /** A non-2xx answer that is not one of the more specific cases below (a permanent 4xx, or 5xx after retries). */
 export class VendorHttpError extends VendorError {
   readonly status: number;
   /** The vendor's request id header (x-request-id / x-amzn-requestid / request-id), when it sends one. */
   readonly requestId: string | undefined;
-  /** At most the first 512 characters of the body, for diagnosis; never a credential (the vendor does not echo keys). */
-  readonly bodySnippet: string | undefined;
+  /**
+   * At most the first 512 characters of the body, redacted (`redactText`: a 4xx may echo the
+   * addresses it was sent), for diagnosis in code that asks for it. Not enumerable: the Lambda
+   * runtime logs an error with its enumerable fields, and the body is the vendor's text.
+   */
+  declare readonly bodySnippet: string | undefined;
 
   constructor(options: {
     operation: string;
@@ -75,15 +84,24 @@ export class VendorHttpError extends VendorError {
     bodySnippet?: string | undefined;
     retryable?: boolean;
   }) {
-    const rid = options.requestId ? ` (vendor request id ${options.requestId})` : '';
+    const requestId =
+      options.requestId === undefined ? undefined : redactText(options.requestId).slice(0, 128);
+    const rid = requestId ? ` (vendor request id ${requestId})` : '';
     super(`${options.operation} failed with HTTP ${options.status}${rid}`, {
       operation: options.operation,
       retryable: options.retryable ?? options.status >= 500,
     });
     this.name = ERROR_NAME.VendorHttpError;
     this.status = options.status;
-    this.requestId = options.requestId;
-    this.bodySnippet = options.bodySnippet;
+    this.requestId = requestId;
+    Object.defineProperty(this, 'bodySnippet', {
+      value:
+        options.bodySnippet === undefined
+          ? undefined
+          : redactText(options.bodySnippet.slice(0, MAX_BODY_SNIPPET_CHARS)),
+      enumerable: false,
+      writable: false,
+    });
   }
 }
 
@@ -265,12 +283,14 @@ export type ArchiveCheck =
 
 /**
  * A downloaded archive failed a check: it is not archived, and nothing is left under its final key.
- * The message names the check and, for an entry, its position and file name; never file content.
+ * The message names the check and, for an entry, its position and file name (redacted); never file
+ * content.
  */
 export class ArchiveVerificationError extends Error {
   readonly check: ArchiveCheck;
   constructor(check: ArchiveCheck, problem: string) {
-    super(`The archive failed its ${check} check: ${problem}`);
+    // An entry's file name is the vendor's text, and may hold an address.
+    super(`The archive failed its ${check} check: ${redactText(problem)}`);
     this.name = ERROR_NAME.ArchiveVerificationError;
     this.check = check;
   }

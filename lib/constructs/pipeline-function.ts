@@ -6,9 +6,10 @@ import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DataIdentifier, DataProtectionPolicy, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
+import { logsMayCarryPersonalData } from '../../lambdas/registry.ts';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
 import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts';
 
@@ -93,10 +94,31 @@ export interface PipelineFunctionProps {
    */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
+   * A CloudWatch Logs data protection policy on its log group that masks email addresses, a second
+   * net under the redaction every log line passes (lambdas/core/redact.ts).
+   * @default - the registry decides: on for handlers that read vendor answers or handle people
+   *   (`logsMayCarryPersonalData` in lambdas/registry.ts)
+   */
+  readonly maskEmailsInLogs?: boolean;
+  /**
    * Its standard alarms' error threshold and runbook.
    * @default 5 errors in 5 minutes, docs/runbooks/alarms.md
    */
   readonly alarms?: FunctionAlarmOptions;
+}
+
+/**
+ * Masks email addresses in a log group's events, as a second net under `redactText`: whoever reads
+ * the logs without logs:Unmask sees them masked. CloudWatch Logs bills it per GB scanned (see the
+ * README's cost notes).
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/cloudwatch-logs-data-protection-policies.html
+ */
+export function emailMaskingPolicy(what: string): DataProtectionPolicy {
+  return new DataProtectionPolicy({
+    name: 'mask-email-addresses',
+    description: `Masks email addresses in the ${what}: vendor text may echo a person's address`,
+    identifiers: [DataIdentifier.EMAILADDRESS],
+  });
 }
 
 /** Powertools' service name, and so the `service` dimension of every pipeline metric. */
@@ -127,6 +149,9 @@ export class PipelineFunction extends NodejsFunction {
     });
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+      ...((props.maskEmailsInLogs ?? logsMayCarryPersonalData(props.handlerFile))
+        ? { dataProtectionPolicy: emailMaskingPolicy(`${props.handlerFile} logs`) }
+        : {}),
     });
 
     super(scope, id, {

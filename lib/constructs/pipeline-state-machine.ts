@@ -13,9 +13,9 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { checkStateBinding, declarationOf } from '../../lambdas/registry.ts';
+import { checkStateBinding, declarationOf, logsMayCarryPersonalData } from '../../lambdas/registry.ts';
 import { acknowledge, acknowledgeWildcards, arnFinding } from './nag.ts';
-import type { PipelineFunction } from './pipeline-function.ts';
+import { emailMaskingPolicy, type PipelineFunction } from './pipeline-function.ts';
 import { VENDOR_AUTH_RETRY } from './retry-policies.ts';
 import { type StateMachineAlarmOptions, stateMachineAlarms } from './standard-alarms.ts';
 
@@ -62,6 +62,12 @@ export class PipelineStateMachine extends Construct {
     super(scope, id);
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+      // Execution data is left out, but a failure's error and cause (a function's error message)
+      // are not execution input or output: a machine whose functions read vendor answers or handle
+      // people gets the same second net as those functions.
+      ...(props.functions.some((fn) => logsMayCarryPersonalData(fn.handlerFile))
+        ? { dataProtectionPolicy: emailMaskingPolicy(`${this.node.scope?.node.id ?? id} execution logs`) }
+        : {}),
     });
     this.stateMachine = new StateMachine(this, 'Resource', {
       comment: props.comment,

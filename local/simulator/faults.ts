@@ -132,6 +132,12 @@ function validateFault(fault: Fault): void {
         }
         if (fault.body !== undefined) throw new TypeError('status fault takes body or bodyBase64, not both');
       }
+      if (fault.echoRequest !== undefined && typeof fault.echoRequest !== 'boolean') {
+        throw new TypeError('status fault echoRequest must be true or false');
+      }
+      if (fault.echoRequest && (fault.body !== undefined || fault.bodyBase64 !== undefined)) {
+        throw new TypeError('status fault takes echoRequest or a body, not both');
+      }
       if (
         fault.contentType !== undefined &&
         (typeof fault.contentType !== 'string' || fault.contentType === '')

@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthScheme, Route, SimContext } from './context.ts';
 import { isPreemptive } from './faults.ts';
-import { HttpError, type SimResponse, sendResponse } from './http.ts';
+import { HttpError, readBody, type SimResponse, sendResponse } from './http.ts';
 import type { Fault, SimulatedApi } from './types.ts';
 
 export interface ServerSpec {
@@ -27,6 +27,22 @@ export interface SimServer {
   readonly server: Server;
   listen(host: string, port: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/** A refusal that quotes the request back: its body as text and every header, the key included. */
+async function echoResponse(
+  fault: Extract<Fault, { type: 'status' }>,
+  req: IncomingMessage,
+): Promise<SimResponse> {
+  const body = (await readBody(req)).toString('utf8');
+  const echoed = JSON.stringify({
+    error: `http_${fault.status}`,
+    message: `simulated ${fault.status}: the request was refused`,
+    request: { method: req.method, url: req.url, headers: req.headers, body },
+  });
+  const headers: Record<string, string | number> = { 'content-type': 'application/json' };
+  if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+  return { status: fault.status, headers, body: Buffer.from(echoed) };
 }
 
 function statusFaultResponse(fault: Extract<Fault, { type: 'status' }>): SimResponse {
@@ -137,7 +153,10 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
     }
     if (fault?.type === 'hang') return;
     if (fault?.type === 'status') {
-      await sendResponse(res, statusFaultResponse(fault));
+      await sendResponse(
+        res,
+        fault.echoRequest ? await echoResponse(fault, req) : statusFaultResponse(fault),
+      );
       return;
     }
     if (fault?.type === 'latency') {

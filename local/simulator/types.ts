@@ -18,6 +18,11 @@ export type Fault =
       readonly bodyBase64?: string;
       /** Content-Type of the body. @default - JSON when `body` parses, else text/plain; octet-stream for bodyBase64 */
       readonly contentType?: string;
+      /**
+       * A hostile vendor's error: a JSON body that echoes the request it refuses, its body (the
+       * addresses a recon sent) and its headers (the API key), as some APIs do. Not with `body`.
+       */
+      readonly echoRequest?: boolean;
     }
   /** Handle normally, but wait this long before sending headers. */
   | { readonly type: 'latency'; readonly ms: number }

@@ -17,8 +17,8 @@
  * never sent), and the idle timeout of a download's body in the body guard.
  */
 
-import { type VendorApi, VendorError, vendorHttpError } from '#core/errors';
-import { redactSecrets } from '#core/redact';
+import { MAX_BODY_SNIPPET_CHARS, type VendorApi, VendorError, vendorHttpError } from '#core/errors';
+import { redactText } from '#core/redact';
 import { discard, header, MAX_TEXT_BYTES, readText, requestIdOf } from './transport/body.ts';
 import { currentKey, pendingKey } from './transport/credentials.ts';
 import { downloadAttempt } from './transport/download.ts';
@@ -49,7 +49,6 @@ export {
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from './transport/settings.ts';
 
-const MAX_SNIPPET_CHARS = 512;
 const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
 
 /**
@@ -352,8 +351,9 @@ export class VendorHttp {
   private async snippet(res: HttpResponse): Promise<string | undefined> {
     try {
       const text = await readText('snippet', res, 16 * 1024, true);
-      const cut = text.slice(0, MAX_SNIPPET_CHARS);
-      return cut === '' ? undefined : redactSecrets(cut, this.seenKeys);
+      // Redacted before the cut, so a key or address at the edge is not left half-visible.
+      const cut = redactText(text, this.seenKeys).slice(0, MAX_BODY_SNIPPET_CHARS);
+      return cut === '' ? undefined : cut;
     } catch {
       return undefined;
     }

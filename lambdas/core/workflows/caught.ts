@@ -3,7 +3,7 @@
  * message without stack traces, credential-looking text or control characters, bounded in size.
  * Shared by every workflow's failure record.
  */
-import { redactUrl } from '#core/redact';
+import { redactText, redactUrl } from '#core/redact';
 
 /** The error message kept in a failure record, in UTF-8 bytes. */
 export const MAX_ERROR_MESSAGE_BYTES = 1024;
@@ -39,23 +39,15 @@ export function describeCaught(caught: unknown): { name: string; message: string
 const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const STACK_FRAME = /\n\s*at\s[\s\S]*$/;
 const URLS = /\bhttps?:\/\/[^\s"'<>]+/gi;
-const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
-const KEY_VALUE =
-  /\b(api[_-]?key|apikey|x-api-key|access[_-]?token|token|secret|password|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi;
-const SIMULATOR_OR_VENDOR_KEY = /\b(sk|pk|rk)_[A-Za-z0-9_]{8,}\b/g;
 
 /**
- * A message fit for logs, S3 and the execution history: no stack trace, no credential-looking text,
- * no control characters, at most MAX_ERROR_MESSAGE_BYTES.
+ * A message fit for logs, S3 and the execution history: no stack trace, nothing `redactText`
+ * removes (addresses, credentials), no control characters, at most MAX_ERROR_MESSAGE_BYTES.
  */
 export function cleanMessage(message: string): string {
   // Cut first: the patterns below need not run over megabytes of someone's error text.
   const withoutStack = message.slice(0, 16 * MAX_ERROR_MESSAGE_BYTES).replace(STACK_FRAME, '');
-  const redacted = withoutStack
-    .replace(URLS, (url) => redactUrl(url))
-    .replace(BEARER, '$1 [REDACTED]')
-    .replace(KEY_VALUE, '$1$2[REDACTED]')
-    .replace(SIMULATOR_OR_VENDOR_KEY, '[REDACTED]')
+  const redacted = redactText(withoutStack.replace(URLS, (url) => redactUrl(url)))
     .replace(CONTROL_CHARS, ' ')
     .trim();
   return limitBytes(redacted === '' ? 'no error message was given' : redacted, MAX_ERROR_MESSAGE_BYTES);

@@ -2,10 +2,12 @@
  * Response bodies of the vendor transport: headers, framing, transparent decoding, whole-text
  * reads with a size cap, and the guard that types a download stream's errors.
  */
+
 import type { Transform } from 'node:stream';
 import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { VendorError, VendorNetworkError, VendorResponseError, VendorTimeoutError } from '#core/errors';
+import { redactText } from '#core/redact';
 import { errorCode, sanitizeCause } from './outcome.ts';
 import type { HttpResponse, ResponseHeaders } from './send.ts';
 
@@ -24,7 +26,8 @@ export function header(headers: ResponseHeaders, name: string): string | undefin
 export function requestIdOf(headers: ResponseHeaders): string | undefined {
   for (const name of REQUEST_ID_HEADERS) {
     const value = header(headers, name);
-    if (value) return value.replace(/[^\x21-\x7e]/g, '').slice(0, 128) || undefined;
+    // The vendor's text like any other: it reaches error messages and log lines.
+    if (value) return redactText(value.replace(/[^\x21-\x7e]/g, '')).slice(0, 128) || undefined;
   }
   return undefined;
 }

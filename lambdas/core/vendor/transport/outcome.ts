@@ -12,7 +12,7 @@ import {
   VendorUnframedBodyError,
   vendorHttpError,
 } from '#core/errors';
-import { redactSecrets } from '#core/redact';
+import { redactText } from '#core/redact';
 import { CONNECT_TIMEOUT } from './send.ts';
 
 /** What one attempt came to; the loop in `execute` decides what happens next. */
@@ -92,7 +92,7 @@ export function sanitizeCause(err: unknown, secrets: Iterable<string>): Error {
   const e = err as { name?: unknown; message?: unknown } | undefined;
   const name = typeof e?.name === 'string' ? e.name : 'Error';
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  const cause = new Error(redactSecrets(`${name}: ${message}`.slice(0, 300), secrets));
+  const cause = new Error(redactText(`${name}: ${message}`, secrets).slice(0, 300));
   const code = errorCode(err);
   if (code) Object.assign(cause, { code });
   cause.stack = cause.message;

@@ -12,7 +12,8 @@ import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command } from '@a
 import { verifyStoredZip, type ZipEntrySummary } from '#core/archive/zip-verify';
 import { ArchiveVerificationError, InvalidInputError } from '#core/errors';
 import { METRIC } from '#core/metrics';
-import { getJsonIfExists, headIfExists, putJson } from '#core/s3/json-objects';
+import { redactText } from '#core/redact';
+import { getJson, getJsonIfExists, headIfExists, putJson } from '#core/s3/json-objects';
 import { storeDownload } from '#core/s3/store-download';
 import { copySource, MAX_COPY_OBJECT_BYTES } from '#core/s3/stream-upload';
 import { parseWith } from '#core/schema';
@@ -34,6 +35,7 @@ export type ArchiveOrigin = 'workflow' | 'reconciled';
 /** The archive's manifest: what was stored, proven how, and what the ZIP holds. */
 export interface ArchiveManifest {
   readonly schemaVersion: 1;
+  /** The vendor's report name, redacted (`redactText`). */
   readonly reportName: string;
   readonly origin: ArchiveOrigin;
   readonly archivedAt: string;
@@ -144,7 +146,7 @@ export async function archiveReport(
         `${folder}${VERIFICATION_FAILURE_FILE}`,
         {
           schemaVersion: 1,
-          reportName,
+          reportName: redactText(reportName),
           check: error.check,
           message: error.message,
           size: stored.size,
@@ -215,7 +217,7 @@ function manifestOf(
 ): ArchiveManifest {
   return {
     schemaVersion: 1,
-    reportName,
+    reportName: redactText(reportName),
     origin: options.origin,
     archivedAt: stored.now.toISOString(),
     archive: { bucket, key, size: stored.size, sha256: stored.sha256, contentType: stored.contentType },
@@ -224,7 +226,8 @@ function manifestOf(
       entryCount: stored.verified.entries.length,
       totalUncompressedBytes: stored.verified.totalUncompressedBytes,
     },
-    entries: stored.verified.entries,
+    // Entry names are the vendor's text too (a file may be named after an address).
+    entries: stored.verified.entries.map((entry) => ({ ...entry, name: redactText(entry.name) })),
     reconKey: options.reconKey ?? null,
   };
 }
@@ -244,10 +247,19 @@ function summaryOf(manifest: ArchiveManifest, manifestKey: string, alreadyArchiv
 /** ArchiveReport: the report a successful recon named, archived on behalf of this run. */
 export async function archiveRunReport(deps: BreachDeps, event: unknown): Promise<ArchiveOutput> {
   const state = parseWith(reconOutputSchema, event);
-  const { status, reportName, reconKey } = state.recon;
+  const { status, reportName, reportNameKey, reconKey } = state.recon;
   if (status !== 'success' || reportName === undefined) {
     throw new InvalidInputError('recon', "must be a 'success' with a reportName to archive a report");
   }
-  const archive = await archiveReport(deps, reportName, { origin: 'workflow', reconKey });
+  // The state carries the redacted name; the exact one, when it differs, is kept with the request.
+  const exactName =
+    reportNameKey === undefined
+      ? reportName
+      : (await getJson<{ reportName?: unknown }>(deps, deps.settings.resultsBucket, reportNameKey))
+          .reportName;
+  if (typeof exactName !== 'string' || exactName === '') {
+    throw new InvalidInputError('recon.reportNameKey', 'names an object without a reportName');
+  }
+  const archive = await archiveReport(deps, exactName, { origin: 'workflow', reconKey });
   return { ...state, archive };
 }

@@ -6,6 +6,7 @@
  * lines carry only the person's keyed hash (`person.id`) and a slug of the name.
  */
 import * as z from 'zod/mini';
+import { containsEmail } from '#core/redact';
 import { parseWith, validated } from '#core/schema';
 import { validateEmail } from '#core/validation';
 
@@ -33,6 +34,10 @@ const personName = z
       error: `is longer than ${MAX_PERSON_NAME_LENGTH} characters`,
     }),
     z.refine((name) => !CONTROL_CHARACTERS.test(name), { error: 'contains a control character' }),
+    // The name is slugged into keys and shown on the terminal; the addresses belong in `emails`.
+    z.refine((name) => !containsEmail(name), {
+      error: 'is or contains an email address; give the name only, and the address under emails',
+    }),
   );
 
 /**
@@ -126,8 +131,14 @@ export type ReconStatus = (typeof RECON_STATUSES)[number];
 /** Recon's answer as the state machine routes on it (the whole answer is in recon.json). */
 export const reconSummarySchema = object({
   status: z.enum(RECON_STATUSES, { error: "must be 'success' or 'no_results'" }),
+  /** The vendor's report name, redacted (`redactText`). */
   reportName: z.optional(text()),
   totalBreaches: z.optional(z.number()),
+  /**
+   * Where the vendor's exact report name is kept, when `reportName` is its redacted form (the
+   * vendor put an address in it): personal data, read only by ArchiveReport.
+   */
+  reportNameKey: z.optional(text()),
   /** The recon.json this run wrote. */
   reconKey: text(),
 });

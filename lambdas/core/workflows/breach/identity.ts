@@ -9,7 +9,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { ConfigurationError } from '#core/errors';
 import { MAX_EXECUTION_NAME_LENGTH } from '#core/naming';
-import type { BreachRequest, PersonRef } from './contracts.ts';
+import { redactText } from '#core/redact';
+import type { BreachReportInput, BreachRequest, PersonRef } from './contracts.ts';
 
 /** Where every breach object lives in the results bucket. */
 export const BREACH_PREFIX = 'breach/';
@@ -65,10 +66,25 @@ export function breachExecutionName(person: PersonRef, requestId: string): strin
 /**
  * `breach/reports/<slug>-<16 hex>/`: where a report's ZIP and its manifest live, found from the
  * report name alone (reconciliation knows nothing else). The vendor's name may contain the
- * person's name, so only its slug and hash appear.
+ * person's name, so only its slug and hash appear, and may contain an address, so the slug is of
+ * the redacted name (`report-for-redacted-…`); the hash of the exact name keeps folders apart.
  */
 export function reportFolder(reportName: string): string {
-  return `${BREACH_PREFIX}reports/${slugOf(reportName)}-${sha256Hex(reportName).slice(0, 16)}/`;
+  return `${BREACH_PREFIX}reports/${slugOf(redactText(reportName))}-${sha256Hex(reportName).slice(0, 16)}/`;
+}
+
+/**
+ * Where Recon keeps the vendor's exact report name when redaction changed it (the name holds an
+ * address): the state, recon.json and the manifests carry the redacted name, and ArchiveReport
+ * needs the exact one to download. Personal data like the request object, so it lives next to it
+ * (`<request>.report-name.json`), or under `breach/requests/` when the request is elsewhere.
+ */
+export function reportNameObjectKey(input: BreachReportInput, resultsBucket: string): string {
+  const { bucket, key } = input.request;
+  if (bucket === resultsBucket && key.startsWith(BREACH_PREFIX) && /\/requests\/[^/]+\.json$/.test(key)) {
+    return key.replace(/\.json$/, '.report-name.json');
+  }
+  return `${BREACH_PREFIX}requests/${input.person.id.slice(0, 16)}-${input.requestId}.report-name.json`;
 }
 
 function sha256Hex(text: string): string {

@@ -20,6 +20,7 @@ import {
   VendorUnavailableError,
 } from '#core/errors';
 import { METRIC } from '#core/metrics';
+import { redactDeep, redactText } from '#core/redact';
 import { getJsonIfExists, headIfExists, putJson } from '#core/s3/json-objects';
 import { parseWith } from '#core/schema';
 import {
@@ -32,21 +33,27 @@ import {
   reconSummarySchema,
 } from './contracts.ts';
 import type { BreachDeps } from './deps.ts';
-import { breachRunPrefix } from './identity.ts';
+import { breachRunPrefix, reportNameObjectKey } from './identity.ts';
 
 export const RECON_FILE = 'recon.json';
 const CLAIM_FILE = '.recon-claim';
 /** A request object larger than this is not a person's name and addresses. */
 const MAX_REQUEST_BYTES = 64 * 1024;
 
-/** recon.json: the vendor's whole answer, with the timings and who it was about (hashed). */
+/**
+ * recon.json: the vendor's whole answer, redacted (`redactDeep`: an answer may echo an address),
+ * with the timings and who it was about (hashed).
+ */
 export interface ReconRecord {
   readonly schemaVersion: 1;
   readonly requestId: string;
   readonly person: BreachReportInput['person'];
   readonly emailCount: number;
   readonly status: string;
+  /** The report name, redacted. */
   readonly output: string | null;
+  /** Where the exact report name is kept when redaction changed it (see `reportNameObjectKey`). */
+  readonly reportNameKey?: string | null;
   readonly total_breaches: number | null;
   readonly timings: {
     readonly requestedAt: string;
@@ -93,20 +100,29 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
     throw error;
   }
   const answeredAt = deps.clock();
+  const output = answer.output === undefined ? null : redactText(answer.output);
+  // The exact name is needed to download the report; when it holds an address it is kept apart,
+  // with the request, before recon.json can point at it.
+  let reportNameKey: string | null = null;
+  if (answer.output !== undefined && output !== answer.output) {
+    reportNameKey = reportNameObjectKey(input, deps.settings.resultsBucket);
+    await putJson(deps, reportNameKey, { reportName: answer.output }, 2);
+  }
   const record: ReconRecord = {
     schemaVersion: 1,
     requestId: input.requestId,
     person: input.person,
     emailCount: request.emails.length,
-    status: answer.status,
-    output: answer.output ?? null,
+    status: redactText(answer.status),
+    output,
+    reportNameKey,
     total_breaches: answer.totalBreaches ?? null,
     timings: {
       requestedAt: requestedAt.toISOString(),
       answeredAt: answeredAt.toISOString(),
       durationMs: answeredAt.getTime() - requestedAt.getTime(),
     },
-    raw: answer.raw,
+    raw: redactDeep(answer.raw),
   };
   // Stored whatever it says: an answer we cannot route on is still the only trace of a report.
   await putJson(deps, reconKey, record, 2);
@@ -145,6 +161,7 @@ function summaryOf(record: ReconRecord, reconKey: string): ReconOutput['recon'] 
     {
       status,
       ...(status === 'success' && record.output !== null ? { reportName: record.output } : {}),
+      ...(status === 'success' && record.reportNameKey ? { reportNameKey: record.reportNameKey } : {}),
       ...(record.total_breaches === null ? {} : { totalBreaches: record.total_breaches }),
       reconKey,
     },

@@ -3,10 +3,12 @@
  * person under the run's prefix and lists the people (hashed) in items.json for the Distributed
  * Map; each runs as a child BreachReport execution; WriteWatchlistSummary accounts for every row.
  */
+
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
 import { InvalidInputError } from '#core/errors';
 import { runIdFor } from '#core/naming';
+import { redactText } from '#core/redact';
 import { announceRunFinished, type RunEventPublisher } from '#core/run-events';
 import { getJson, putJson } from '#core/s3/json-objects';
 import { parseWith } from '#core/schema';
@@ -254,7 +256,8 @@ export function personResult(
   const described = tryJson(cause) as Record<string, unknown> | undefined;
   if (described && typeof described.Error === 'string') name = described.Error;
   if (described && typeof described.Cause === 'string') message = described.Cause;
-  return { executionName, status: 'failed', error: { name, message: message.slice(0, 1024) } };
+  // Usually a failure record's message, already clean; a Map-level error's cause is not.
+  return { executionName, status: 'failed', error: { name, message: redactText(message).slice(0, 1024) } };
 }
 
 const ALREADY_EXISTS = 'StepFunctions.ExecutionAlreadyExistsException';

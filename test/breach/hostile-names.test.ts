@@ -1,0 +1,127 @@
+/**
+ * A vendor that puts an address in a report name (`output`), and a person's name that is one: the
+ * synthesized BreachReport run against the simulator, then everything it stored, logged, passed
+ * between states and returned is searched for the address.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidInputError } from '#core/errors';
+import { parseBreachRequest } from '#core/workflows/breach/contracts';
+import { reportFolder } from '#core/workflows/breach/identity';
+import { describeResult } from '#local/breach-command';
+import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
+import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
+import { cachedTemplate } from '#local/synth-cache';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import {
+  type BreachTestBed,
+  everythingStored,
+  IDENTITY_KEY,
+  keysUnder,
+  RESULTS_BUCKET,
+  readJson,
+  startBreachBed,
+} from './fixture.ts';
+
+const ADDRESS = /bob\.smith(?:@|%40)example|example-com|example\.com/i;
+
+let definition: AslDefinition;
+let bed: BreachTestBed;
+beforeAll(async () => {
+  definition = breachReportStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
+}, 120_000);
+beforeEach(async () => {
+  bed = await startBreachBed();
+});
+afterEach(async () => {
+  await bed.close();
+});
+
+function options(payloads: unknown[]): LocalBreachOptions {
+  return {
+    s3: bed.s3.client,
+    resultsBucket: RESULTS_BUCKET,
+    definition,
+    breachClient: bed.client,
+    maxEmails: 50,
+    identityKey: IDENTITY_KEY,
+    logger: bed.logger,
+    metrics: bed.metrics,
+    retryIntervalMs: 1,
+    onStatePayload: (_state, payload) => payloads.push(payload),
+  };
+}
+
+describe('a report name that holds an address', () => {
+  it.each([
+    ['the address itself', 'bob.smith@example.com'],
+    ['after a prefix', 'report-for-bob.smith@example.com'],
+    ['glued to a timestamp', 'bob.smith@example.com_20260101120000_a1b2c3'],
+    ['percent-encoded', 'report-for-bob.smith%40example.com'],
+  ])('%s: archived, and the address is nowhere but the request', async (_what, reportName) => {
+    bed.sim.scriptReportName(reportName);
+    const payloads: unknown[] = [];
+
+    const run = await runBreachReport(options(payloads), {
+      name: 'Bob Smith',
+      emails: ['bob.smith@example.com'],
+      requestId: 'h1',
+    });
+
+    // The exact name still reaches the vendor's download: the report is archived.
+    expect(run.outcome).toBe('archived');
+    if (run.outcome !== 'archived') return;
+    expect(run.result.archiveKey.startsWith(reportFolder(reportName))).toBe(true);
+    expect(reportFolder(reportName)).not.toMatch(ADDRESS);
+    const everything = [
+      await everythingStored(bed),
+      JSON.stringify(payloads),
+      JSON.stringify(run),
+      describeResult(run, '/out'),
+    ].join('\n');
+    expect(everything).not.toMatch(ADDRESS);
+    const recon = await readJson(bed.s3.client, `${run.outputPrefix}recon.json`);
+    expect(recon.output).toContain('[REDACTED]');
+    // Only the request's own folder holds it, next to the request object.
+    const personal = (await keysUnder(bed.s3.client)).filter((key) => key.startsWith('breach/requests/'));
+    expect(personal).toEqual([
+      expect.stringMatching(/^breach\/requests\/[0-9a-f]{16}-h1\.json$/),
+      expect.stringMatching(/^breach\/requests\/[0-9a-f]{16}-h1\.report-name\.json$/),
+    ]);
+  });
+
+  it('a plain report name is stored as it is, with no extra object', async () => {
+    bed.sim.scriptReportName('bob-smith_20260101_abc');
+    const run = await runBreachReport(options([]), {
+      name: 'Bob Smith',
+      emails: ['bob.smith@example.com'],
+      requestId: 'p1',
+    });
+    expect(run.outcome).toBe('archived');
+    const recon = await readJson(bed.s3.client, `${run.outputPrefix}recon.json`);
+    expect(recon).toMatchObject({ output: 'bob-smith_20260101_abc', reportNameKey: null });
+  });
+});
+
+describe("a person's name that is or holds an address", () => {
+  it.each(['bob.smith@example.com', 'Bob Smith <bob.smith@example.com>', 'Bob bob.smith%40example.com'])(
+    '%j is refused, naming the field without echoing it',
+    (name) => {
+      let error: unknown;
+      try {
+        parseBreachRequest({ name, emails: ['bob.smith@example.com'] });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as Error).message).toMatch(/name/);
+      expect((error as Error).message).toMatch(/email address/);
+      expect((error as Error).message).not.toMatch(ADDRESS);
+    },
+  );
+
+  it('accepts names with @-free punctuation', () => {
+    expect(parseBreachRequest({ name: "Bob O'Smith-Jones, Jr.", emails: ['b@example.org'] }).name).toBe(
+      "Bob O'Smith-Jones, Jr.",
+    );
+  });
+});
