@@ -125,12 +125,17 @@ describe('the token must name the AWSPENDING version', () => {
     const w = (world = await createRotationWorld());
     const first = await w.rotate();
     await w.rotate();
-    const stale = Object.entries(w.store.stagesOf(w.secretId)).find(([, s]) => s.includes('AWSPREVIOUS'))?.[0];
+    const stale = Object.entries(w.store.stagesOf(w.secretId)).find(([, s]) =>
+      s.includes('AWSPREVIOUS'),
+    )?.[0];
     const before = w.store.stagesOf(w.secretId);
     const rotates = w.sim.requestCount(ROTATE_ROUTE);
 
     // Act
-    const act = runRotationStep({ Step: step, SecretId: w.secretId, ClientRequestToken: stale ?? '' }, w.deps);
+    const act = runRotationStep(
+      { Step: step, SecretId: w.secretId, ClientRequestToken: stale ?? '' },
+      w.deps,
+    );
 
     // Assess
     expect(stale).toBe(first.token);
@@ -152,7 +157,10 @@ describe('the token must name the AWSPENDING version', () => {
     const currentBefore = w.store.valueAt(w.secretId, 'AWSCURRENT');
 
     // Act: finishSecret without a passing testSecret (as a stray invocation would).
-    const act = runRotationStep({ Step: 'finishSecret', SecretId: w.secretId, ClientRequestToken: token }, w.deps);
+    const act = runRotationStep(
+      { Step: 'finishSecret', SecretId: w.secretId, ClientRequestToken: token },
+      w.deps,
+    );
 
     // Assess
     await expect(act).rejects.toMatchObject({ name: 'PendingKeyRefusedError' });

@@ -12,7 +12,13 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigurationTestVersion } from '#local/secrets-manager/configuration-test';
-import { createRotationWorld, KEY_INFO_ROUTE, ROTATE_ROUTE, ROTATION_FUNCTION_ARN, type RotationWorld } from './harness.ts';
+import {
+  createRotationWorld,
+  KEY_INFO_ROUTE,
+  ROTATE_ROUTE,
+  ROTATION_FUNCTION_ARN,
+  type RotationWorld,
+} from './harness.ts';
 
 let world: RotationWorld | undefined;
 afterEach(async () => {
@@ -21,7 +27,10 @@ afterEach(async () => {
 });
 
 /** The value lib/constructs/vendor-secrets.ts creates the secret with (nonce generated there). */
-const PLACEHOLDER = JSON.stringify({ placeholder: 'replace this secret with the vendor API key', nonce: 'Zq8x1' });
+const PLACEHOLDER = JSON.stringify({
+  placeholder: 'replace this secret with the vendor API key',
+  nonce: 'Zq8x1',
+});
 
 /** What CloudFormation's RotationSchedule asks for on create or update. */
 function configureSchedule(w: RotationWorld) {
@@ -38,28 +47,31 @@ function configureSchedule(w: RotationWorld) {
 const VARIANTS: readonly ConfigurationTestVersion[] = ['empty', 'copy-of-current'];
 
 describe('the configuration test on a secret never seeded', () => {
-  it.each(VARIANTS)('passes quietly with a %s test version: no vendor call, no error, no metric', async (holds) => {
-    // Prepare
-    const w = (world = await createRotationWorld({ initialValue: () => PLACEHOLDER }));
-    w.store.configurationTestVersion = holds;
+  it.each(VARIANTS)(
+    'passes quietly with a %s test version: no vendor call, no error, no metric',
+    async (holds) => {
+      // Prepare
+      const w = (world = await createRotationWorld({ initialValue: () => PLACEHOLDER }));
+      w.store.configurationTestVersion = holds;
 
-    // Act
-    const configured = configureSchedule(w);
+      // Act
+      const configured = configureSchedule(w);
 
-    // Assess
-    await expect(configured).resolves.toMatchObject({ ARN: w.secretId });
-    expect(w.sim.requestCount(KEY_INFO_ROUTE) + w.sim.requestCount(ROTATE_ROUTE)).toBe(0);
-    expect(w.logger.lines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
-    expect(w.logger.lines.map((l) => l.message)).toContain(
-      'configuration test on a secret not seeded yet: nothing to test',
-    );
-    expect(w.metrics.recorded).toEqual([]);
-    // The test version is gone and the placeholder untouched; rotation is configured.
-    expect(Object.values(w.store.stagesOf(w.secretId))).toEqual([['AWSCURRENT']]);
-    expect(w.store.valueAt(w.secretId, 'AWSCURRENT')).toBe(PLACEHOLDER);
-    const described = await w.client.send(new DescribeSecretCommand({ SecretId: w.secretId }));
-    expect(described.RotationEnabled).toBe(true);
-  });
+      // Assess
+      await expect(configured).resolves.toMatchObject({ ARN: w.secretId });
+      expect(w.sim.requestCount(KEY_INFO_ROUTE) + w.sim.requestCount(ROTATE_ROUTE)).toBe(0);
+      expect(w.logger.lines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
+      expect(w.logger.lines.map((l) => l.message)).toContain(
+        'configuration test on a secret not seeded yet: nothing to test',
+      );
+      expect(w.metrics.recorded).toEqual([]);
+      // The test version is gone and the placeholder untouched; rotation is configured.
+      expect(Object.values(w.store.stagesOf(w.secretId))).toEqual([['AWSCURRENT']]);
+      expect(w.store.valueAt(w.secretId, 'AWSCURRENT')).toBe(PLACEHOLDER);
+      const described = await w.client.send(new DescribeSecretCommand({ SecretId: w.secretId }));
+      expect(described.RotationEnabled).toBe(true);
+    },
+  );
 });
 
 describe('the configuration test on a seeded secret', () => {
