@@ -17,6 +17,7 @@ import {
   ROTATE_ROUTE,
   ROTATION_FUNCTION_ARN,
   type RotationWorld,
+  type WorldOptions,
 } from './harness.ts';
 
 let world: RotationWorld | undefined;
@@ -24,6 +25,11 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
+
+async function setUp(options: WorldOptions = {}): Promise<RotationWorld> {
+  world = await createRotationWorld(options);
+  return world;
+}
 
 const stagesFlat = (w: RotationWorld) => Object.values(w.store.stagesOf(w.secretId)).flat();
 const apiKeyAt = (w: RotationWorld, stage: string) =>
@@ -43,7 +49,7 @@ const WITH_KEY: readonly [RotateAnswerShape, string][] = [
 describe('rotate answers whose key is anywhere', () => {
   it.each(WITH_KEY)('%s (%s): the working key ends in AWSCURRENT, one rotate', async (shape) => {
     // Prepare
-    const w = (world = await createRotationWorld());
+    const w = await setUp();
     w.sim.addFault({ api: 'keys', fault: { type: 'rotate-answer', shape } });
     const oldKey = w.sim.apiKey;
 
@@ -65,7 +71,7 @@ describe('rotate answers whose key is anywhere', () => {
 describe('a rotate answer without the key', () => {
   it('ends in RotationResponseLost with the raw answer kept, and never rotates again', async () => {
     // Prepare
-    const w = (world = await createRotationWorld());
+    const w = await setUp();
     w.sim.addFault({ api: 'keys', fault: { type: 'rotate-answer', shape: 'no-key' } });
     const errors: unknown[] = [];
 
@@ -96,7 +102,7 @@ describe('a rotate answer without the key', () => {
 
   it('keeps an oversized answer within the 65,536-byte secret, cut and marked so', async () => {
     // Prepare: an answer of 200 kB of quotes (each grows to two bytes when JSON-escaped) and no key.
-    const w = (world = await createRotationWorld());
+    const w = await setUp();
     const body = JSON.stringify({ message: 'rotated', filler: '"'.repeat(200_000) });
     w.sim.addFault({
       api: 'keys',
@@ -122,7 +128,7 @@ describe('a rotate answer without the key', () => {
 describe('the token must name the AWSPENDING version', () => {
   it.each(ROTATION_STEPS)('%s refuses a stale token and changes nothing', async (step) => {
     // Prepare: one finished rotation, then a second one left pending; the first token is stale.
-    const w = (world = await createRotationWorld());
+    const w = await setUp();
     const first = await w.rotate();
     await w.rotate();
     const stale = Object.entries(w.store.stagesOf(w.secretId)).find(([, s]) =>
@@ -146,7 +152,7 @@ describe('the token must name the AWSPENDING version', () => {
 
   it('finishSecret never moves AWSCURRENT to a pending key the vendor refuses', async () => {
     // Prepare: the rotation stores its key, then the vendor replaces it out of band.
-    const w = (world = await createRotationWorld());
+    const w = await setUp();
     await w.rotate();
     const started = await w.client.send(
       new RotateSecretCommand({ SecretId: w.secretId, RotationLambdaARN: ROTATION_FUNCTION_ARN }),

@@ -18,6 +18,7 @@ import {
   ROTATE_ROUTE,
   ROTATION_FUNCTION_ARN,
   type RotationWorld,
+  type WorldOptions,
 } from './harness.ts';
 
 let world: RotationWorld | undefined;
@@ -25,6 +26,11 @@ afterEach(async () => {
   await world?.close();
   world = undefined;
 });
+
+async function setUp(options: WorldOptions = {}): Promise<RotationWorld> {
+  world = await createRotationWorld(options);
+  return world;
+}
 
 /** The value lib/constructs/vendor-secrets.ts creates the secret with (nonce generated there). */
 const PLACEHOLDER = JSON.stringify({
@@ -51,7 +57,7 @@ describe('the configuration test on a secret never seeded', () => {
     'passes quietly with a %s test version: no vendor call, no error, no metric',
     async (holds) => {
       // Prepare
-      const w = (world = await createRotationWorld({ initialValue: () => PLACEHOLDER }));
+      const w = await setUp({ initialValue: () => PLACEHOLDER });
       w.store.configurationTestVersion = holds;
 
       // Act
@@ -77,7 +83,7 @@ describe('the configuration test on a secret never seeded', () => {
 describe('the configuration test on a seeded secret', () => {
   it('tests the key when the test version holds a copy of it', async () => {
     // Prepare
-    const w = (world = await createRotationWorld());
+    const w = await setUp();
     w.store.configurationTestVersion = 'copy-of-current';
 
     // Act
@@ -91,7 +97,7 @@ describe('the configuration test on a seeded secret', () => {
 
   it('stays as strict as before with an empty test version: RotationStateError, nothing rotated', async () => {
     // Prepare
-    const w = (world = await createRotationWorld());
+    const w = await setUp();
     w.store.configurationTestVersion = 'empty';
 
     // Act
@@ -108,7 +114,7 @@ describe('the configuration test on a seeded secret', () => {
 
   it('after the deploy-time test on the placeholder, seeding and rotating work as usual', async () => {
     // Prepare: deploy (placeholder + configuration test), then the operator seeds the key.
-    const w = (world = await createRotationWorld({ initialValue: () => PLACEHOLDER }));
+    const w = await setUp({ initialValue: () => PLACEHOLDER });
     await configureSchedule(w);
     await w.client.send(
       new PutSecretValueCommand({
