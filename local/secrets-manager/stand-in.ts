@@ -14,6 +14,9 @@
  * - A staging label is on one version at most. Moving AWSCURRENT leaves AWSPREVIOUS on the version
  *   that had it. Moving a label that is attached elsewhere requires `RemoveFromVersionId` to name
  *   that version. Versions without labels are deprecated and not listed by DescribeSecret.
+ * - `RotateSecret` with `RotateImmediately: false` tests the configuration: it invokes the function
+ *   registered for the ARN with `testSecret` on a fresh AWSPENDING version, then removes that
+ *   version (./configuration-test.ts); a failure fails the call and keeps the old configuration.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
