@@ -4,10 +4,11 @@
  * token), then scans one domain with credentials read from the rotated secret, as the deployed
  * handlers read them, to prove that dependents keep working.
  *
- * Prints the key's prefix and creation time before and after, never the key. Exit 0 when the
- * rotation finished and the scan succeeded; 1 otherwise; 2 for usage and configuration errors.
+ * Prints a fingerprint of the key (a short SHA-256), the vendor's key id and creation time before
+ * and after, never the key or any part of it. Exit 0 when the rotation finished and the scan
+ * succeeded; 1 otherwise; 2 for usage and configuration errors.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -37,19 +38,41 @@ import { scanOneDomain } from './one-domain-scan.ts';
 import { driveRotation } from './rotation-driver.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
+import {
+  isRotateAnswerShape,
+  ROTATE_ANSWER_SHAPES,
+  type RotateAnswerShape,
+} from './simulator/rotate-answers.ts';
 
 export interface RotateCommandOptions {
   readonly out: string;
   readonly logLevel: LogLevel;
   /** The domain scanned with the rotated key afterwards. */
   readonly checkDomain: string;
+  /** `rotate-answer=<shape>`: the simulator answers the rotate in that shape (simulator only). */
+  readonly fault?: string | undefined;
+}
+
+/** The shape a `--fault rotate-answer=<shape>` asks for; a UsageError for anything else. */
+export function parseRotateFault(spec: string | undefined): RotateAnswerShape | undefined {
+  if (spec === undefined) return undefined;
+  const shape = /^rotate-answer=(.*)$/.exec(spec.trim())?.[1];
+  if (shape === undefined || !isRotateAnswerShape(shape)) {
+    throw new UsageError(
+      `--fault ${spec}: expected rotate-answer=<shape>, with <shape> one of ${ROTATE_ANSWER_SHAPES.join(', ')}`,
+    );
+  }
+  return shape;
 }
 
 /** The secret rotated, by name; override with ROTATION_SECRET_ID (a name or an ARN). */
 export const DEFAULT_ROTATION_SECRET = 'security-pipeline/vendor-org-key';
 
 interface KeyFacts {
-  readonly prefix: string;
+  /** `sha256:` and the first 12 hex digits of the key's SHA-256: enough to tell keys apart. */
+  readonly fingerprint: string;
+  /** The vendor's own id of the key (its metadata), when it gives one. */
+  readonly keyId: string;
   readonly createdAt: string;
   readonly versionId: string;
 }
@@ -58,6 +81,7 @@ export async function runRotateCommand(
   options: RotateCommandOptions,
   config: PipelineConfig,
 ): Promise<number> {
+  const shape = parseRotateFault(options.fault);
   const secretsManager = await connectSecretsManager(process.env);
   try {
     return await withLocalRun(
@@ -68,6 +92,11 @@ export async function runRotateCommand(
           throw new UsageError(
             `rotating the real vendor's key into the in-memory stand-in would lose the new key when the command ends: set ${SECRETS_MANAGER_ENDPOINT_VARIABLE} to a Secrets Manager that keeps it`,
           );
+        }
+        if (shape !== undefined) {
+          if (vendor.simulator === undefined)
+            throw new UsageError('--fault needs the built-in simulator: unset the vendor URLs');
+          vendor.simulator.addFault({ api: 'keys', fault: { type: 'rotate-answer', shape } });
         }
         if (vendor.orgUuid === undefined)
           throw new ConfigurationError(ENV.orgUuid, 'is required to rotate the key');
@@ -86,9 +115,7 @@ export async function runRotateCommand(
           `Vendor: ${vendor.label}\nSecrets: ${secretsManager.label}\nSecret: ${secretId}\n`,
         );
         const before = await keyFacts(writer, keys, secretId);
-        process.stdout.write(
-          `Before: key ${before.prefix} created ${before.createdAt} (secret version ${before.versionId})\n`,
-        );
+        process.stdout.write(`Before: key ${describeKey(before)} (secret version ${before.versionId})\n`);
 
         const events: ApiKeyRotatedDetail[] = [];
         const metrics = createMetricsRecorder();
@@ -100,7 +127,12 @@ export async function runRotateCommand(
           logger: run.logs.logger,
           clock: () => new Date(),
           sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-          settings: { orgUuid: vendor.orgUuid, mirrorSecretIds: [], ...DEFAULT_ROTATION_SETTINGS },
+          settings: {
+            orgUuid: vendor.orgUuid,
+            mirrorSecretIds: [],
+            ...DEFAULT_ROTATION_SETTINGS,
+            newKeyFieldPath: config.rotation.newKeyFieldPath,
+          },
         };
         const handler = createRotateApiKeyHandler(deps);
         const started = performance.now();
@@ -114,7 +146,7 @@ export async function runRotateCommand(
           process.stdout.write(`Rotation ${rotation.token} failed: ${error.name}: ${error.message}\n`);
           await writeFile(
             record,
-            `${JSON.stringify({ token: rotation.token, steps: rotation.steps, error: error.name, before }, null, 2)}\n`,
+            `${JSON.stringify({ token: rotation.token, steps: rotation.steps, error: error.name, rotateAnswerShape: shape, before }, null, 2)}\n`,
           );
           process.stdout.write(`Record: ${record}\n`);
           return 1;
@@ -122,7 +154,7 @@ export async function runRotateCommand(
         const after = await keyFacts(writer, keys, secretId);
         const window = metrics.recorded.find((m) => m.name === METRIC.rotationWindow)?.value;
         process.stdout.write(
-          `After:  key ${after.prefix} created ${after.createdAt} (secret version ${after.versionId})\n` +
+          `After:  key ${describeKey(after)} (secret version ${after.versionId})\n` +
             `Rotated in ${tookMs} ms; the vendor held a key AWSCURRENT did not name for ${window === undefined ? 'an unmeasured time' : `${(window * 1000).toFixed(0)} ms`}\n` +
             `Event: ApiKeyRotated for version ${events[0]?.versionId ?? '(none)'}\n`,
         );
@@ -171,7 +203,16 @@ async function ensureSecret(
   return created.ARN ?? secretId;
 }
 
-/** What may be shown of the current key: its first characters, the vendor's creation time, the version. */
+function describeKey(facts: KeyFacts): string {
+  return `${facts.fingerprint} (${facts.keyId}) created ${facts.createdAt}`;
+}
+
+/** A short SHA-256 of the key: tells keys apart on screen without showing any of one. */
+export function keyFingerprint(key: string): string {
+  return `sha256:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 12)}`;
+}
+
+/** What may be shown of the current key: its fingerprint, the vendor's metadata, the version. */
 async function keyFacts(
   writer: ReturnType<typeof createSecretWriter>,
   keys: ReturnType<typeof keyManagementFactory>,
@@ -187,8 +228,10 @@ async function keyFacts(
     const info = (await vendor.getKeyInfo()).raw;
     const created =
       isRecord(info) && typeof info.created_at === 'string' ? info.created_at : 'at an unknown time';
+    const keyId = isRecord(info) && typeof info.key_id === 'string' ? info.key_id : 'no key id';
     return {
-      prefix: `${credentials.apiKey.slice(0, 10)}…`,
+      fingerprint: keyFingerprint(credentials.apiKey),
+      keyId,
       createdAt: created,
       versionId: current.versionId,
     };
@@ -215,11 +258,15 @@ export function addRotateCommand(
     .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
     .option('--out <dir>', 'where the rotation record and the check scan land', './results')
     .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
+    .option(
+      '--fault <spec>',
+      `simulator only: rotate-answer=<shape> answers the rotate in that shape (${ROTATE_ANSWER_SHAPES.join(', ')})`,
+    )
     .addOption(logLevelOption())
-    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string }) => {
+    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string; fault?: string }) => {
       setExitCode(
         await runRotateCommand(
-          { out: flags.out, logLevel: flags.logLevel, checkDomain: flags.checkDomain },
+          { out: flags.out, logLevel: flags.logLevel, checkDomain: flags.checkDomain, fault: flags.fault },
           config,
         ),
       );

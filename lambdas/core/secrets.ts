@@ -9,6 +9,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError, ERROR_NAME, type VendorApi } from '#core/errors';
 import type { CredentialProvider } from '#core/vendor/types';
+import { API_KEY_FIELDS } from './secret-placeholder.ts';
 
 export interface SecretReader {
   /**
@@ -122,9 +123,6 @@ export function createStaticSecretReader(values: Readonly<Record<string, string>
     },
   };
 }
-
-/** Field names an API key may be stored under in a JSON secret, in order of preference. */
-const API_KEY_FIELDS = ['apiKey', 'api_key', 'key'] as const;
 
 /**
  * The org credentials secret, as JSON: `{"apiKey": "...", "orgUuid": "...", "apiKeys": {"scan": "..."}}`.

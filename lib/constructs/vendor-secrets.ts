@@ -1,6 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { PLACEHOLDER_FIELD } from '#core/secret-placeholder';
 import type { VendorApiName, VendorKeyMode } from '../config/index.ts';
 import { acknowledge } from './nag.ts';
 
@@ -81,7 +82,9 @@ export class VendorSecrets extends Construct {
         'Never put the key in the CDK app or its configuration.',
       generateSecretString: {
         // No `apiKey` field: until the operator stores the real key, handlers fail with "no apiKey".
-        secretStringTemplate: JSON.stringify({ placeholder: 'replace this secret with the vendor API key' }),
+        secretStringTemplate: JSON.stringify({
+          [PLACEHOLDER_FIELD]: 'replace this secret with the vendor API key',
+        }),
         generateStringKey: 'nonce',
         excludePunctuation: true,
       },

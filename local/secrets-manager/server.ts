@@ -60,7 +60,7 @@ async function answer(
     return;
   }
   try {
-    reply(res, 200, toWire(store.handle(operation as StandInOperation, input)));
+    reply(res, 200, toWire(await store.handle(operation as StandInOperation, input)));
   } catch (error) {
     const name = error instanceof Error ? error.name : 'InternalServiceError';
     const status = name === 'InternalServiceError' ? 500 : 400;

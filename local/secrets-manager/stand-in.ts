@@ -14,20 +14,28 @@
  * - A staging label is on one version at most. Moving AWSCURRENT leaves AWSPREVIOUS on the version
  *   that had it. Moving a label that is attached elsewhere requires `RemoveFromVersionId` to name
  *   that version. Versions without labels are deprecated and not listed by DescribeSecret.
+ * - `RotateSecret` with `RotateImmediately: false` tests the configuration: it invokes the function
+ *   registered for the ARN with `testSecret` on a fresh AWSPENDING version, then removes that
+ *   version (./configuration-test.ts); a failure fails the call and keeps the old configuration.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   InvalidParameterException,
   InvalidRequestException,
   ResourceExistsException,
-  ResourceNotFoundException,
 } from '@aws-sdk/client-secrets-manager';
+import {
+  type ConfigurationTestVersion,
+  type RotationFunction,
+  testConfiguration,
+} from './configuration-test.ts';
+import { type Input, meta, notFound, optionalString, requiredString, withoutValues } from './wire-input.ts';
 
 export const CURRENT = 'AWSCURRENT';
 export const PENDING = 'AWSPENDING';
 export const PREVIOUS = 'AWSPREVIOUS';
 
-interface Version {
+export interface Version {
   readonly id: string;
   value: string | undefined;
   readonly stages: Set<string>;
@@ -36,7 +44,7 @@ interface Version {
   readonly fromRotation: boolean;
 }
 
-interface Secret {
+export interface Secret {
   readonly arn: string;
   readonly name: string;
   readonly description: string | undefined;
@@ -78,9 +86,6 @@ export type StandInHook = (call: {
   readonly phase: 'before' | 'after';
 }) => void;
 
-type Input = Record<string, unknown>;
-const meta = { $metadata: { httpStatusCode: 400 } };
-
 export class SecretsManagerStandIn {
   readonly calls: StandInCall[] = [];
   /** Test seam: see {@link StandInHook}. */
@@ -92,8 +97,24 @@ export class SecretsManagerStandIn {
     readonly region = 'eu-west-1',
   ) {}
 
+  /**
+   * What the configuration test's AWSPENDING version holds: nothing (`empty`), or a copy of the
+   * AWSCURRENT value. AWS documents only that the test "creates an AWSPENDING version of the secret
+   * and then removes it", so the rotation function must pass either way. @default 'empty'
+   */
+  configurationTestVersion: ConfigurationTestVersion = 'empty';
+  private readonly functions = new Map<string, RotationFunction>();
+
+  /**
+   * Makes the function at `arn` invocable by the stand-in, as Secrets Manager invokes a rotation
+   * function itself for the configuration test (RotateSecret with RotateImmediately false).
+   */
+  registerRotationFunction(arn: string, invoke: RotationFunction): void {
+    this.functions.set(arn, invoke);
+  }
+
   /** Runs one operation by name, as the SDK adapters call it. */
-  handle(operation: StandInOperation, input: Input): Record<string, unknown> {
+  async handle(operation: StandInOperation, input: Input): Promise<Record<string, unknown>> {
     const record = (failed?: string) =>
       this.calls.push({
         operation,
@@ -103,7 +124,8 @@ export class SecretsManagerStandIn {
       });
     try {
       this.hook?.({ operation, input, phase: 'before' });
-      const output = this.apply(operation, input);
+      const output =
+        operation === 'RotateSecret' ? await this.rotateSecret(input) : this.apply(operation, input);
       this.hook?.({ operation, input, phase: 'after' });
       record();
       return output;
@@ -126,7 +148,7 @@ export class SecretsManagerStandIn {
       case 'UpdateSecretVersionStage':
         return this.updateSecretVersionStage(input);
       case 'RotateSecret':
-        return this.rotateSecret(input);
+        throw new Error('RotateSecret is asynchronous: handle() runs it');
       case 'ListSecretVersionIds':
         return this.listSecretVersionIds(input);
     }
@@ -293,7 +315,7 @@ export class SecretsManagerStandIn {
     return { ARN: secret.arn, Name: secret.name };
   }
 
-  private rotateSecret(input: Input): Record<string, unknown> {
+  private async rotateSecret(input: Input): Promise<Record<string, unknown>> {
     const secret = this.secret(requiredString(input, 'SecretId'));
     const pending = [...secret.versions.values()].find((v) => v.stages.has(PENDING));
     if (pending !== undefined && !pending.stages.has(CURRENT)) {
@@ -302,16 +324,32 @@ export class SecretsManagerStandIn {
         ...meta,
       });
     }
-    const lambdaArn = optionalString(input, 'RotationLambdaARN');
-    if (lambdaArn !== undefined) secret.rotationLambdaArn = lambdaArn;
-    if (input.RotationRules !== undefined)
-      secret.rotationRules = input.RotationRules as Record<string, unknown>;
-    if (secret.rotationLambdaArn === undefined) {
+    const lambdaArn = optionalString(input, 'RotationLambdaARN') ?? secret.rotationLambdaArn;
+    const rules = (input.RotationRules as Record<string, unknown> | undefined) ?? secret.rotationRules;
+    if (lambdaArn === undefined) {
       throw new InvalidRequestException({
         message: 'No Lambda rotation function ARN is associated with this secret.',
         ...meta,
       });
     }
+    if (input.RotateImmediately === false) {
+      // The configuration is kept only once the function passed the test.
+      await testConfiguration(
+        secret,
+        this.functions.get(lambdaArn),
+        lambdaArn,
+        this.configurationTestVersion,
+        {
+          now: this.now,
+          attach: (stage, version) => this.attach(secret, stage, version),
+        },
+      );
+      secret.rotationLambdaArn = lambdaArn;
+      secret.rotationRules = rules;
+      return { ARN: secret.arn, Name: secret.name };
+    }
+    secret.rotationLambdaArn = lambdaArn;
+    secret.rotationRules = rules;
     const id = optionalString(input, 'ClientRequestToken') ?? randomUUID();
     if (secret.versions.has(id)) {
       throw new ResourceExistsException({ message: `A version with ID ${id} already exists.`, ...meta });
@@ -358,28 +396,4 @@ export class SecretsManagerStandIn {
     if (secret === undefined) throw notFound("Secrets Manager can't find the specified secret.");
     return secret;
   }
-}
-
-function notFound(message: string): ResourceNotFoundException {
-  return new ResourceNotFoundException({ message, ...meta });
-}
-
-function requiredString(input: Input, field: string): string {
-  const value = input[field];
-  if (typeof value !== 'string' || value === '') {
-    throw new InvalidParameterException({ message: `${field} is required.`, ...meta });
-  }
-  return value;
-}
-
-function optionalString(input: Input, field: string): string | undefined {
-  const value = input[field];
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** A call's input with secret values blanked, so the call log can be printed or asserted on. */
-function withoutValues(input: Input): Record<string, unknown> {
-  const copy: Record<string, unknown> = { ...input };
-  for (const field of ['SecretString', 'SecretBinary']) if (field in copy) copy[field] = '<value>';
-  return copy;
 }

@@ -2,6 +2,7 @@
  * Scriptable faults. Rules are checked in insertion order; the first rule that matches a request
  * spends one of its uses and its fault applies to that request alone.
  */
+import { isRotateAnswerShape, ROTATE_ANSWER_SHAPES } from './rotate-answers.ts';
 import type { Fault, FaultRule, SimulatedApi } from './types.ts';
 
 export interface FaultTarget {
@@ -20,7 +21,7 @@ interface ActiveRule {
 /** Faults that answer for the route before authentication and handling. */
 export type PreemptiveFault = Extract<Fault, { type: 'status' | 'latency' | 'hang' | 'refuse' }>;
 /** Faults that shape the real response after the request was processed. */
-export type ShapingFault = Exclude<Fault, PreemptiveFault>;
+export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' }>;
 
 export function isPreemptive(fault: Fault): fault is PreemptiveFault {
   return (
@@ -74,7 +75,12 @@ export class FaultBook {
   }
 }
 
+/** The one request a `rotate-answer` fault can shape. */
+const ROTATE_PATH = /^\/orgs\/[^/]+\/api\/key\/rotate$/;
+
 function matches(rule: FaultRule, target: FaultTarget): boolean {
+  if (rule.fault.type === 'rotate-answer' && !(target.method === 'POST' && ROTATE_PATH.test(target.path)))
+    return false;
   if (rule.api !== undefined && rule.api !== target.api) return false;
   if (rule.method !== undefined && rule.method.toUpperCase() !== target.method) return false;
   if (rule.path === undefined) return true;
@@ -162,6 +168,13 @@ function validateFault(fault: Fault): void {
       if (fault.end !== undefined && fault.end !== 'close' && fault.end !== 'reset') {
         throw new TypeError(
           `unframed fault end must be 'close' or 'reset'; got ${JSON.stringify(fault.end)}`,
+        );
+      }
+      return;
+    case 'rotate-answer':
+      if (!isRotateAnswerShape(fault.shape)) {
+        throw new TypeError(
+          `rotate-answer fault shape must be one of ${ROTATE_ANSWER_SHAPES.join(', ')}; got ${JSON.stringify(fault.shape)}`,
         );
       }
       return;

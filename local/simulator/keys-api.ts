@@ -1,6 +1,7 @@
 /** The key management API (seed 001): key metadata and rotation. Bearer auth. */
 import { type Route, type RouteCall, route } from './context.ts';
 import { decodeSegment, HttpError, jsonResponse, readBody } from './http.ts';
+import { rotateAnswer } from './rotate-answers.ts';
 
 function checkOrg(call: RouteCall): string {
   const org = decodeSegment(call.params[0] ?? '', 'org_uuid');
@@ -19,12 +20,17 @@ export const keyRoutes: readonly Route[] = [
     // The seed says "no body"; whatever arrives is read and ignored so the connection stays usable.
     await readBody(call.req);
     const rotated = call.sim.keys.rotate();
-    return jsonResponse(200, {
-      org_uuid: orgUuid,
-      key_id: rotated.keyId,
-      api_key: rotated.apiKey,
-      created_at: rotated.createdAt.toISOString(),
+    const answer = rotateAnswer(call.rotateAnswer ?? 'default', {
+      orgUuid,
+      apiKey: rotated.apiKey,
+      keyId: rotated.keyId,
+      createdAt: rotated.createdAt.toISOString(),
     });
+    return {
+      status: 200,
+      headers: { 'content-type': answer.contentType },
+      body: Buffer.from(answer.body, 'utf8'),
+    };
   }),
 ];
 

@@ -178,7 +178,13 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
         throw new HttpError(404, 'not_found', 'no such resource');
       }
       authenticate(found.route.auth, req, sim);
-      response = await found.route.handle({ req, params: found.params, query, sim });
+      response = await found.route.handle({
+        req,
+        params: found.params,
+        query,
+        sim,
+        ...(fault?.type === 'rotate-answer' ? { rotateAnswer: fault.shape } : {}),
+      });
     } catch (error) {
       if (error instanceof HttpError) {
         response = spec.renderError(error);
@@ -187,7 +193,8 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
         response = spec.renderError(new HttpError(500, 'internal_error', 'simulator error'));
       }
     }
-    await sendResponse(res, response, fault && !isPreemptive(fault) ? fault : undefined);
+    const shaping = fault && !isPreemptive(fault) && fault.type !== 'rotate-answer' ? fault : undefined;
+    await sendResponse(res, response, shaping);
   }
 
   const server = createServer((req, res) => {

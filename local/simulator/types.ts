@@ -4,6 +4,8 @@
  * controls over HTTP under /__simulator/ (loopback only).
  */
 
+import type { RotateAnswerShape } from './rotate-answers.ts';
+
 /** `storage` is the separate origin that serves report ZIPs behind the pre-signed redirect. */
 export type SimulatedApi = 'scan' | 'keys' | 'breach' | 'storage';
 
@@ -44,7 +46,12 @@ export type Fault =
    * the connection then ends: `close` (a clean FIN, indistinguishable from the real end) or
    * `reset`. The three shapes: complete, cut short with a clean close, cut short with a reset.
    */
-  | { readonly type: 'unframed'; readonly afterBytes?: number; readonly end?: 'close' | 'reset' };
+  | { readonly type: 'unframed'; readonly afterBytes?: number; readonly end?: 'close' | 'reset' }
+  /**
+   * Key rotation only (`POST …/api/key/rotate`; other requests never match it): rotate as usual and
+   * answer in this shape (./rotate-answers.ts), the new key somewhere inside unless `no-key`.
+   */
+  | { readonly type: 'rotate-answer'; readonly shape: RotateAnswerShape };
 
 export interface FaultRule {
   /** Limit to one API; omitted matches every API, the storage origin included. */

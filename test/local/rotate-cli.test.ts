@@ -12,6 +12,7 @@ import { startVendorSimulator } from '../../local/simulator/index.ts';
 import { filesUnder, runCli } from './cli-run.ts';
 
 const FULL_KEY = /sk_sim_[0-9a-f]{32}/;
+const DEFAULT_SECRET = 'security-pipeline/vendor-org-key';
 
 let outDir: string;
 beforeEach(async () => {
@@ -28,16 +29,20 @@ async function everythingWritten(): Promise<string> {
 }
 
 describe('npm start -- rotate', () => {
-  it('rotates the simulator key into the stand-in, prints prefixes only, and a scan with the new key succeeds', async () => {
+  it('rotates the simulator key into the stand-in, prints fingerprints only, and a scan with the new key succeeds', async () => {
     const run = await runCli(['rotate', '--out', outDir]);
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const before = /Before: key (sk_sim_\w{3})… created (\S+)/.exec(run.stdout);
-    const after = /After: {2}key (sk_sim_\w{3})… created (\S+)/.exec(run.stdout);
+    const before = /Before: key (sha256:[0-9a-f]{12}) \((key_\w+)\) created (\S+)/.exec(run.stdout);
+    const after = /After: {2}key (sha256:[0-9a-f]{12}) \((key_\w+)\) created (\S+)/.exec(run.stdout);
     expect(before).not.toBeNull();
     expect(after).not.toBeNull();
-    expect(Date.parse(after?.[2] ?? '')).toBeGreaterThanOrEqual(Date.parse(before?.[2] ?? ''));
+    expect(after?.[1]).not.toBe(before?.[1]);
+    expect(after?.[2]).not.toBe(before?.[2]);
+    // Not even a prefix of a key: nothing that looks like one appears.
+    expect(run.stdout).not.toMatch(/sk_sim_/);
+    expect(Date.parse(after?.[3] ?? '')).toBeGreaterThanOrEqual(Date.parse(before?.[3] ?? ''));
     for (const step of [
       'createSecret: rotated',
       'setSecret: nothing-to-set',
@@ -110,5 +115,65 @@ describe('npm start -- rotate', () => {
     } finally {
       await vendor.close();
     }
+  });
+
+  it.each(['id-under-key', 'nested', 'array', 'odd-name', 'json-string', 'plain-text'])(
+    '--fault rotate-answer=%s: the working key ends in AWSCURRENT and the scan with it succeeds',
+    async (shape) => {
+      const endpoint = await startSecretsManagerServer();
+      try {
+        const run = await runCli(['rotate', '--out', outDir, '--fault', `rotate-answer=${shape}`], {
+          AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+          AWS_REGION: 'eu-west-1',
+        });
+
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('finishSecret: finished');
+        expect(run.stdout).toMatch(/Scan of example\.com with the rotated key: succeeded/);
+        const current = JSON.parse(endpoint.store.valueAt(DEFAULT_SECRET, 'AWSCURRENT') ?? '{}');
+        expect(current.apiKey).toMatch(FULL_KEY);
+        expect(current.rotateAnswer.body).toContain(current.apiKey);
+        expect(run.stdout).not.toMatch(FULL_KEY);
+        expect(await everythingWritten()).not.toMatch(FULL_KEY);
+      } finally {
+        await endpoint.close();
+      }
+    },
+  );
+
+  it('--fault rotate-answer=no-key: ends in RotationResponseLost (exit 1) with the raw answer kept', async () => {
+    const endpoint = await startSecretsManagerServer();
+    try {
+      const run = await runCli(['rotate', '--out', outDir, '--fault', 'rotate-answer=no-key'], {
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_REGION: 'eu-west-1',
+      });
+
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/failed: RotationResponseLost: .*rotateAnswer/);
+      const pending = JSON.parse(endpoint.store.valueAt(DEFAULT_SECRET, 'AWSPENDING') ?? '{}');
+      expect(pending.apiKey).toBeUndefined();
+      expect(JSON.parse(pending.rotateAnswer.body)).toMatchObject({ key_id: expect.any(String) });
+      const recordPath = /Record: (\S+)/.exec(run.stdout)?.[1] ?? '';
+      expect(JSON.parse(await readFile(recordPath, 'utf8'))).toMatchObject({
+        error: 'RotationResponseLost',
+        rotateAnswerShape: 'no-key',
+      });
+      expect(await everythingWritten()).not.toMatch(FULL_KEY);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it('refuses (exit 2) a --fault it does not know, naming the shapes', async () => {
+    const run = await runCli(['rotate', '--out', outDir, '--fault', 'rotate-answer=xml']);
+
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--fault rotate-answer=xml: expected rotate-answer=<shape>.*nested/);
   });
 });

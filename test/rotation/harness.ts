@@ -12,7 +12,7 @@ import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
 import { runRotationStep } from '#core/rotation/steps';
 import { keyManagementFactory } from '#core/runtime/rotation-deps';
 import { createSecretWriter } from '#core/secret-writer';
-import { driveRotation } from '#local/rotation-driver';
+import { driveRotation, LOCAL_ROTATION_LAMBDA_ARN } from '#local/rotation-driver';
 import { SecretsManagerStandIn, type StandInHook } from '#local/secrets-manager/stand-in';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
@@ -21,6 +21,8 @@ import { mockSecretsManager } from '../helpers/secrets-manager-mock.ts';
 export const ROTATE_ROUTE = 'POST /orgs/{org_uuid}/api/key/rotate';
 export const KEY_INFO_ROUTE = 'GET /orgs/{org_uuid}/api/key';
 export const LEASE_MS = 180_000;
+/** The ARN RotateSecret names; the stand-in invokes the real steps behind it. */
+export const ROTATION_FUNCTION_ARN = LOCAL_ROTATION_LAMBDA_ARN;
 
 /** A crash: the process dies here, so nothing after it in that invocation happens. */
 export class SimulatedCrash extends Error {
@@ -64,6 +66,8 @@ export interface WorldOptions {
   readonly pollsToFinish?: number;
   readonly newKeyFieldPath?: string;
   readonly mirrorSecretIds?: readonly string[];
+  /** The secret's first value. @default the simulator's key, the org and a note */
+  readonly initialValue?: (sim: VendorSimulator) => string;
 }
 
 export async function createRotationWorld(options: WorldOptions = {}): Promise<RotationWorld> {
@@ -76,11 +80,9 @@ export async function createRotationWorld(options: WorldOptions = {}): Promise<R
   const created = await client.send(
     new CreateSecretCommand({
       Name: 'vendor/org-key',
-      SecretString: JSON.stringify({
-        apiKey: sim.apiKey,
-        orgUuid: sim.orgUuid,
-        note: 'kept across rotations',
-      }),
+      SecretString:
+        options.initialValue?.(sim) ??
+        JSON.stringify({ apiKey: sim.apiKey, orgUuid: sim.orgUuid, note: 'kept across rotations' }),
     }),
   );
   const metrics = createMetricsRecorder();
@@ -96,7 +98,6 @@ export async function createRotationWorld(options: WorldOptions = {}): Promise<R
       retry: { maxAttempts: 2 },
       requestTimeoutMs: 2_000,
       sleep: async () => undefined,
-      ...(options.newKeyFieldPath === undefined ? {} : { newKeyFieldPath: options.newKeyFieldPath }),
     }),
     events: {
       async publish(detail) {
@@ -113,8 +114,11 @@ export async function createRotationWorld(options: WorldOptions = {}): Promise<R
       peerWaitMs: 3_000,
       mirrorSecretIds: options.mirrorSecretIds ?? [],
       mirrorAttempts: 3,
+      newKeyFieldPath: options.newKeyFieldPath,
     },
   };
+  // Secrets Manager invokes the function itself to test a configuration (RotateImmediately false).
+  store.registerRotationFunction(ROTATION_FUNCTION_ARN, (event) => runRotationStep(event, deps));
   const secretId = created.ARN ?? 'vendor/org-key';
   return {
     sim,
@@ -140,16 +144,24 @@ export async function createRotationWorld(options: WorldOptions = {}): Promise<R
   };
 }
 
-/** What the vendor accepts now, and whether the secret holds it (current or pending). */
+/**
+ * What the vendor accepts now, and where the secret holds it: as the key readers use (current or
+ * pending `apiKey`), or only inside the vendor's kept answer (the ROTATION-ANSWER version, which
+ * the next attempt resumes from).
+ */
 export function keyState(world: RotationWorld): {
-  stored: 'current' | 'pending' | 'none';
+  stored: 'current' | 'pending' | 'kept-answer' | 'none';
   workingKey: string;
 } {
   const workingKey = world.sim.apiKey;
-  const current = world.store.valueAt(world.secretId, 'AWSCURRENT');
-  const pending = world.store.valueAt(world.secretId, 'AWSPENDING');
-  if (current?.includes(workingKey)) return { stored: 'current', workingKey };
-  if (pending?.includes(workingKey)) return { stored: 'pending', workingKey };
+  const apiKeyAt = (stage: string) => {
+    const value = world.store.valueAt(world.secretId, stage);
+    return value === undefined ? undefined : (JSON.parse(value) as { apiKey?: string }).apiKey;
+  };
+  if (apiKeyAt('AWSCURRENT') === workingKey) return { stored: 'current', workingKey };
+  if (apiKeyAt('AWSPENDING') === workingKey) return { stored: 'pending', workingKey };
+  if (world.store.valueAt(world.secretId, 'ROTATION-ANSWER')?.includes(workingKey))
+    return { stored: 'kept-answer', workingKey };
   return { stored: 'none', workingKey };
 }
 

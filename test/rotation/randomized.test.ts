@@ -43,6 +43,7 @@ const FAULTS = [
   'crash-before-claim',
   'crash-after-claim',
   'crash-before-put',
+  'crash-before-pending-put',
   'throttled-put',
   'lost-put-answer',
   'crash-before-test',
@@ -94,8 +95,11 @@ function installFault(fault: FaultName, timing: { answered?: number; moved?: num
     String(input.ClientRequestToken ?? '').startsWith('claim-');
   const isPending = (input: Record<string, unknown>) =>
     (input.VersionStages as string[] | undefined)?.includes('AWSPENDING') === true;
+  // The first write after the vendor answered: the answer, kept whole before it is read.
+  const isAnswer = (input: Record<string, unknown>) =>
+    (input.VersionStages as string[] | undefined)?.includes('ROTATION-ANSWER') === true;
   world.onSecretsCall(({ operation, input, phase }) => {
-    if (operation === 'PutSecretValue' && isPending(input) && phase === 'before')
+    if (operation === 'PutSecretValue' && isAnswer(input) && phase === 'before')
       timing.answered ??= performance.now();
     if (
       operation === 'UpdateSecretVersionStage' &&
@@ -113,9 +117,12 @@ function installFault(fault: FaultName, timing: { answered?: number; moved?: num
         once(() => new SimulatedCrash('before claim'));
       if (fault === 'crash-after-claim' && phase === 'after') once(() => new SimulatedCrash('after claim'));
     }
-    if (operation === 'PutSecretValue' && isPending(input) && phase === 'before') {
+    if (operation === 'PutSecretValue' && isAnswer(input) && phase === 'before') {
       if (fault === 'crash-before-put') once(() => new SimulatedCrash('before put'));
       if (fault === 'throttled-put') once(throttling);
+    }
+    if (operation === 'PutSecretValue' && isPending(input) && phase === 'before') {
+      if (fault === 'crash-before-pending-put') once(() => new SimulatedCrash('before pending put'));
     }
     if (
       operation === 'PutSecretValue' &&

@@ -39,6 +39,8 @@ const isClaimPut = (input: Record<string, unknown>) =>
   !String(input.SecretString).includes('"released"');
 const isPendingPut = (input: Record<string, unknown>) =>
   (input.VersionStages as string[] | undefined)?.includes('AWSPENDING') === true;
+const isAnswerPut = (input: Record<string, unknown>) =>
+  (input.VersionStages as string[] | undefined)?.includes('ROTATION-ANSWER') === true;
 
 /** Fails the first matching call once, before or after it is applied. */
 function failOnce(
@@ -110,7 +112,19 @@ describe('key rotation, happy path', () => {
     expect(w.sim.apiKey).not.toBe(oldKey);
     expectFinished(w);
     const current = JSON.parse(w.store.valueAt(w.secretId, 'AWSCURRENT') ?? '{}');
-    expect(current).toEqual({ apiKey: w.sim.apiKey, orgUuid: w.sim.orgUuid, note: 'kept across rotations' });
+    expect(current).toEqual({
+      apiKey: w.sim.apiKey,
+      orgUuid: w.sim.orgUuid,
+      note: 'kept across rotations',
+      // The vendor's answer, whole, beside the key the readers use.
+      rotateAnswer: {
+        body: expect.stringContaining(w.sim.apiKey),
+        contentType: expect.stringMatching(/json/),
+        truncated: false,
+        bodyBytes: expect.any(Number),
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    });
     expect(w.store.valueAt(w.secretId, 'AWSPREVIOUS')).toContain(oldKey);
     expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(1);
     expect(w.events).toEqual([
@@ -212,14 +226,15 @@ describe('key rotation, a fault at every boundary', () => {
     const probesBefore = w.sim.requestCount(KEY_INFO_ROUTE);
     const third = await w.rotate();
     expect(third.error).toBeUndefined();
-    expect(w.sim.requestCount(KEY_INFO_ROUTE) - probesBefore).toBe(2); // the probe, then testSecret
+    // The current key's probe, the answer's first candidate, testSecret, finishSecret's re-test.
+    expect(w.sim.requestCount(KEY_INFO_ROUTE) - probesBefore).toBe(4);
     expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(1);
     expectFinished(w);
   });
 
-  it('a crash after the vendor call, before the put: a named, counted lockout and never a second rotate', async () => {
+  it('a crash after the vendor call, before the answer is kept: a named, counted lockout and never a second rotate', async () => {
     const w = await setUp();
-    failOnce(w, 'PutSecretValue', 'before', isPendingPut, () => new SimulatedCrash('before the put'));
+    failOnce(w, 'PutSecretValue', 'before', isAnswerPut, () => new SimulatedCrash('before the put'));
     const { errors } = await attemptUntilFinished(w, 3);
     expect(errors.map((e) => (e as Error).name)).toEqual([
       'RotationResponseLost',
@@ -230,6 +245,20 @@ describe('key rotation, a fault at every boundary', () => {
     expect(w.metrics.recorded.filter((m) => m.name === 'RotationResponseLost').length).toBeGreaterThanOrEqual(
       1,
     );
+  });
+
+  it('a crash after the answer is kept, before the pending put: the next attempt resumes from the answer', async () => {
+    const w = await setUp();
+    failOnce(w, 'PutSecretValue', 'before', isPendingPut, () => new SimulatedCrash('before the pending put'));
+    const first = await w.rotate();
+    expect((first.error as Error).name).toBe('SimulatedCrash');
+    expect(keyState(w).stored).toBe('kept-answer');
+    const second = await w.rotate();
+    expect(second.error).toBeUndefined();
+    expect(second.steps[0]?.outcome).toBe('resumed-from-answer');
+    expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(1);
+    expectFinished(w);
+    expect(Object.values(w.store.stagesOf(w.secretId)).flat()).not.toContain('ROTATION-ANSWER');
   });
 
   it('a throttled put that then succeeds: retried with backoff, the rotation finishes', async () => {
@@ -276,8 +305,10 @@ describe('key rotation, a fault at every boundary', () => {
   it('testSecret failing: the key stays pending (readers fall back to it), the next attempt finishes', async () => {
     const w = await setUp();
     // The rotate succeeds, then key info is unavailable for longer than the client's retries.
-    keyInfoUnavailable(w);
-    const first = await w.rotate();
+    const first = await driveRotation(w.client, w.secretId, async (request) => {
+      if (request.Step === 'testSecret') keyInfoUnavailable(w);
+      return runRotationStep(request, w.deps);
+    });
     expect((first.error as Error).name).toBe('VendorUnavailableError');
     expect(keyState(w).stored).toBe('pending');
     // A scan started now still works: the reader re-reads AWSCURRENT, then tries AWSPENDING.
@@ -323,29 +354,33 @@ describe('key rotation, a fault at every boundary', () => {
     expect(w.metrics.recorded.some((m) => m.name === 'RotationResponseLost')).toBe(true);
   });
 
-  it('an answer without a key where configured: stored whole under AWSPENDING, counted, never rotated again', async () => {
+  it('a configured path that names nothing: the other strings are probed, the key is found', async () => {
     const w = await setUp({ newKeyFieldPath: 'data.secret' });
-    const { errors } = await attemptUntilFinished(w, 2);
-    expect(errors.map((e) => (e as Error).name)).toEqual([
-      'RotateAnswerUnparsableError',
-      'RotateAnswerUnparsableError',
-    ]);
-    expect(keyState(w).stored).toBe('pending');
-    const pending = JSON.parse(w.store.valueAt(w.secretId, 'AWSPENDING') ?? '{}');
-    expect(pending.apiKey).toBeUndefined();
-    expect(pending.unreadableRotateAnswer.body).toContain(w.sim.apiKey);
-    expect(w.metrics.recorded.filter((m) => m.name === 'RotateAnswerUnparsable')).toHaveLength(1);
+    const run = await w.rotate();
+    expect(run.error).toBeUndefined();
     expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(1);
+    expectFinished(w);
   });
 
-  it('a malformed JSON answer: stored whole and counted', async () => {
+  it('a configured path is probed first', async () => {
+    const w = await setUp({ newKeyFieldPath: 'data.api_key' });
+    w.sim.addFault({ api: 'keys', fault: { type: 'rotate-answer', shape: 'decoy-first' } });
+    const probesBefore = w.sim.requestCount(KEY_INFO_ROUTE);
+    const run = await w.rotate();
+    expect(run.error).toBeUndefined();
+    // One probe finds it (the decoy under api_key is never tried), then testSecret and finishSecret.
+    expect(w.sim.requestCount(KEY_INFO_ROUTE) - probesBefore).toBe(3);
+    expectFinished(w);
+  });
+
+  it('a malformed JSON answer without the whole key: kept in the secret, a named lockout, never rotated again', async () => {
     const w = await setUp();
     w.sim.addFault({ api: 'keys', method: 'POST', path: /\/rotate$/, fault: { type: 'malformed-json' } });
-    const run = await w.rotate();
-    expect((run.error as Error).name).toBe('RotateAnswerUnparsableError');
-    expect(
-      JSON.parse(w.store.valueAt(w.secretId, 'AWSPENDING') ?? '{}').unreadableRotateAnswer.body.length,
-    ).toBeGreaterThan(0);
+    const { errors } = await attemptUntilFinished(w, 2);
+    expect(errors.map((e) => (e as Error).name)).toEqual(['RotationResponseLost', 'RotationResponseLost']);
+    const pending = JSON.parse(w.store.valueAt(w.secretId, 'AWSPENDING') ?? '{}');
+    expect(pending.apiKey).toBeUndefined();
+    expect(pending.rotateAnswer.body.length).toBeGreaterThan(0);
     expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(1);
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, VendorAuthError, VendorNetworkError, VendorThrottledError } from '#core/errors';
-import { findNewKey, KeysClient } from '#core/vendor/keys-client';
+import { KeysClient } from '#core/vendor/keys-client';
+import { CANDIDATE_LIMITS, rotateAnswerCandidates } from '#core/vendor/rotate-answer';
 import type { VendorHttpSettings } from '#core/vendor/types';
 import type { VendorSimulator } from '#local/simulator/types';
 import {
@@ -29,13 +30,9 @@ afterAll(async () => {
   await sim.close();
 });
 
-function keysClient(overrides: Partial<VendorHttpSettings> & { newKeyFieldPath?: string } = {}) {
+function keysClient(overrides: Partial<VendorHttpSettings> = {}) {
   const settings = testSettings(sim, overrides);
-  const client = new KeysClient({
-    ...settings,
-    orgUuid: sim.orgUuid,
-    newKeyFieldPath: overrides.newKeyFieldPath,
-  });
+  const client = new KeysClient({ ...settings, orgUuid: sim.orgUuid });
   clients.push(client);
   return { client, settings };
 }
@@ -64,7 +61,7 @@ describe('KeysClient', () => {
     expect(info.raw).toMatchObject({ org_uuid: sim.orgUuid, key_id: expect.any(String) });
   });
 
-  it('rotates the key, returning the raw body and the new key, and the old key dies', async () => {
+  it('rotates the key, returning the raw body uninterpreted, and the old key dies', async () => {
     // Prepare
     const oldKey = sim.apiKey;
     const { client } = keysClient();
@@ -73,35 +70,28 @@ describe('KeysClient', () => {
     const rotated = await client.rotateKey();
 
     // Assess
-    expect(rotated.newKey).toBe(sim.apiKey);
-    expect(rotated.newKey).not.toBe(oldKey);
-    expect(JSON.parse(rotated.rawBody)).toEqual(rotated.json);
+    expect(sim.apiKey).not.toBe(oldKey);
+    expect(rotated).toEqual({
+      rawBody: expect.stringContaining(sim.apiKey),
+      contentType: expect.any(String),
+    });
     expect(rotated.contentType).toMatch(/application\/json/);
     expect(await keyWorks(oldKey)).toBe(false);
     expect(await keyWorks(sim.apiKey)).toBe(true);
   });
 
-  it('finds the new key at a configured field path', async () => {
+  it('keyAccepted answers for exactly its key, with one request each', async () => {
     // Prepare
-    const { client } = keysClient({ newKeyFieldPath: 'api_key' });
+    const before = sim.requestCount('GET /orgs/{org_uuid}/api/key');
+    const good = keysClient({ credentials: fixedCredentials(sim.apiKey) }).client;
+    const bad = keysClient({ credentials: fixedCredentials('sk_sim_not_a_key_at_all_0000') }).client;
 
     // Act
-    const rotated = await client.rotateKey();
+    const results = [await good.keyAccepted(), await bad.keyAccepted()];
 
     // Assess
-    expect(rotated.newKey).toBe(sim.apiKey);
-  });
-
-  it('returns the raw body and no key when the configured path finds nothing', async () => {
-    // Prepare
-    const { client } = keysClient({ newKeyFieldPath: 'data.secret' });
-
-    // Act
-    const rotated = await client.rotateKey();
-
-    // Assess: the caller persists rawBody and decides; the key is in there.
-    expect(rotated.newKey).toBeUndefined();
-    expect(rotated.rawBody).toContain(sim.apiKey);
+    expect(results).toEqual([true, false]);
+    expect(sim.requestCount('GET /orgs/{org_uuid}/api/key') - before).toBe(2);
   });
 
   it('does not retry a rotate whose answer was lost after the key changed; the old key is dead', async () => {
@@ -188,43 +178,70 @@ describe('KeysClient', () => {
   });
 });
 
-describe('findNewKey', () => {
+const KEY = 'sk_live_0123456789abcdef';
+const ID = 'key_00112233';
+
+describe('rotateAnswerCandidates', () => {
   it.each([
-    ['api_key', { org_uuid: 'o', key_id: 'key_1', api_key: 'k1' }, 'k1'],
-    ['apiKey', { apiKey: 'k2' }, 'k2'],
-    ['key', { key: 'k3' }, 'k3'],
-    ['token', { token: 'k4' }, 'k4'],
-    ['access_token', { access_token: 'k5' }, 'k5'],
-    ['secret', { secret: 'k6' }, 'k6'],
-    ['new_key', { new_key: 'k7' }, 'k7'],
-    ['data.api_key', { data: { api_key: 'k8' } }, 'k8'],
-  ])('finds the key under %s by default', (_where, json, expected) => {
+    ['the key under a common name', JSON.stringify({ key_id: ID, api_key: KEY })],
+    ['an id under key, the key under secret', JSON.stringify({ key: ID, secret: KEY })],
+    ['nested data.credentials.value', JSON.stringify({ data: { id: ID, credentials: { value: KEY } } })],
+    ['an array', JSON.stringify({ keys: [{ key: ID }, [1, KEY]] })],
+    ['an odd field name', JSON.stringify({ key_id: ID, 'x-material': KEY })],
+    [
+      'a JSON document inside a string',
+      JSON.stringify({ payload: JSON.stringify({ issued: { bearer: KEY } }) }),
+    ],
+    ['plain text', `Key ${ID} rotated.\nNew key: ${KEY}\n`],
+  ])('finds the key among the candidates in %s', (_shape, body) => {
     // Act
-    const key = findNewKey(json);
+    const candidates = rotateAnswerCandidates(body);
 
     // Assess
-    expect(key).toBe(expected);
+    expect(candidates).toContain(KEY);
   });
 
-  it.each([
-    ['a key id alone', { key_id: 'key_1' }],
-    ['an empty string', { api_key: '' }],
-    ['a number', { api_key: 42 }],
-    ['no object', 'just text'],
-    ['nothing', undefined],
-  ])('finds no key in %s', (_what, json) => {
+  it('orders the configured path first, then common names, then the rest as they appear', () => {
     // Act
-    const key = findNewKey(json);
+    const candidates = rotateAnswerCandidates(
+      JSON.stringify({ note_text: 'aaaaaaaaaa', key: ID, data: { here: KEY } }),
+      { fieldPath: 'data.here' },
+    );
 
     // Assess
-    expect(key).toBeUndefined();
+    expect(candidates).toEqual([KEY, ID, 'aaaaaaaaaa']);
   });
 
-  it('follows a dot path with array indexes', () => {
+  it('never offers excluded strings, short ones, ones with spaces or control characters, or long ones', () => {
     // Act
-    const key = findNewKey({ result: { keys: [{ value: 'old' }, { value: 'new' }] } }, 'result.keys.1.value');
+    const candidates = rotateAnswerCandidates(
+      JSON.stringify({
+        old: 'sk_old_key_000000',
+        short: 'abc',
+        spaced: 'two words here',
+        control: 'line\nbreak_key_0000',
+        long: 'x'.repeat(CANDIDATE_LIMITS.maxChars + 1),
+        good: KEY,
+      }),
+      { exclude: ['sk_old_key_000000'] },
+    );
 
     // Assess
-    expect(key).toBe('new');
+    expect(candidates).toEqual([KEY]);
+  });
+
+  it('is bounded: at most maxCandidates, however many strings and however deep', () => {
+    // Prepare
+    let deep: unknown = KEY;
+    for (let i = 0; i < 50; i++) deep = { next: deep };
+    const many = Array.from({ length: 500 }, (_, i) => `candidate_${String(i).padStart(4, '0')}`);
+
+    // Act
+    const fromMany = rotateAnswerCandidates(JSON.stringify({ many }));
+    const fromDeep = rotateAnswerCandidates(JSON.stringify(deep));
+
+    // Assess
+    expect(fromMany).toHaveLength(CANDIDATE_LIMITS.maxCandidates);
+    expect(fromDeep).toEqual([]);
   });
 });

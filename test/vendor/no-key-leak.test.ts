@@ -205,8 +205,8 @@ const scenarios: Scenario[] = [
   {
     name: 'successful rotate',
     run: async () => {
-      const rotated = await keysApi().rotateKey();
-      if (rotated.newKey) keys.add(rotated.newKey);
+      await keysApi().rotateKey();
+      keys.add(sim.apiKey);
     },
   },
   {

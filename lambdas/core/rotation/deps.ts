@@ -10,6 +10,8 @@ import type { RotateKeyResult, VendorLogger } from '#core/vendor/types';
 /** The vendor's key-management API, authorised with one fixed key. */
 export interface KeyManagement {
   getKeyInfo(): Promise<{ raw: unknown }>;
+  /** One `GET …/api/key` with exactly this key: true on 200, false on 401/403; throws otherwise. */
+  keyAccepted(): Promise<boolean>;
   rotateKey(): Promise<RotateKeyResult>;
   close(): Promise<void>;
 }
@@ -43,6 +45,11 @@ export interface RotationSettings {
   readonly mirrorSecretIds: readonly string[];
   /** Attempts per mirror (write, then read back and compare). */
   readonly mirrorAttempts: number;
+  /**
+   * Dot path of the new key in the rotate answer (`rotation.newKeyFieldPath`): probed first. The
+   * other strings in the answer are probed after it, so a wrong path costs requests, not the key.
+   */
+  readonly newKeyFieldPath?: string | undefined;
 }
 
 export interface RotationDeps {

@@ -5,9 +5,10 @@
 import { ERROR_NAME } from '#core/errors';
 
 /**
- * The vendor rotated the key and the new key was lost: a probe with the current key was refused
- * after a claimed rotate left no stored answer, or storing the answer failed for good. Nobody holds a
- * working key: break-glass recovery (get a key from the vendor, put it in the secret).
+ * The vendor rotated the key and no working key is stored: a probe with the current key was refused
+ * after a claimed rotate left no stored answer, storing the answer failed for good, or no string in
+ * the kept answer opens GET key info. Nobody holds a working key: break-glass recovery (get a key
+ * from the vendor, put it in the secret). Rotate is never called again for the token.
  */
 export class RotationResponseLostError extends Error {
   constructor(secretId: string, token: string, how: string) {
@@ -36,16 +37,6 @@ export class RotationOutcomeUnknownError extends Error {
       { cause },
     );
     this.name = ERROR_NAME.RotationOutcomeUnknownError;
-  }
-}
-
-/** The vendor's answer held no key we could find: stored whole under AWSPENDING for a human. */
-export class RotateAnswerUnparsableError extends Error {
-  constructor(secretId: string, token: string) {
-    super(
-      `Rotation ${token} of ${secretId}: no key was found in the vendor's rotate answer; the answer is stored whole in the AWSPENDING version under "unreadableRotateAnswer". Set rotation.newKeyFieldPath or recover the key by hand (runbook).`,
-    );
-    this.name = ERROR_NAME.RotateAnswerUnparsableError;
   }
 }
 

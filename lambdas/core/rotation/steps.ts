@@ -4,31 +4,21 @@
  *
  * The invariant every step keeps: either the key that works at the vendor is stored (AWSCURRENT or
  * AWSPENDING), or a RotationResponseLost error (metric, alarm, runbook) names the lockout. Rotate is
- * called at most once per claim, and a new claim for a token is only taken after its last one was
- * released (the rotate provably did nothing) or a probe with the current key proved the vendor did
- * not rotate.
+ * called at most once per claim (./create.ts).
+ *
+ * Every step first checks that the token's version holds AWSPENDING, as AWS's rotation templates
+ * do: a stale or foreign token acts on nothing. A version that is already AWSCURRENT is done.
  */
-import {
-  ConfigurationError,
-  VendorAuthError,
-  VendorHttpError,
-  VendorNetworkError,
-  VendorThrottledError,
-} from '#core/errors';
+import { VendorAuthError } from '#core/errors';
 import { METRIC } from '#core/metrics';
+import { isUnseededPlaceholder } from '#core/secret-placeholder';
 import { type SecretState, STAGE } from '#core/secret-writer';
-import { parseVendorCredentials, type VendorCredentialsValue } from '#core/secrets';
-import type { RotateKeyResult } from '#core/vendor/types';
-import { clearClaim, latestClaim, writeClaim } from './claim.ts';
+import { parseVendorCredentials } from '#core/secrets';
+import { ANSWER_FIELD, clearAnswer, LEGACY_ANSWER_FIELD, pendingKeyOf } from './answer.ts';
+import { clearClaim, latestClaim } from './claim.ts';
+import { createSecret, orgOf } from './create.ts';
 import type { RotationDeps } from './deps.ts';
-import {
-  PendingKeyRefusedError,
-  RotateAnswerUnparsableError,
-  RotationInProgressError,
-  RotationOutcomeUnknownError,
-  RotationResponseLostError,
-  RotationStateError,
-} from './errors.ts';
+import { PendingKeyRefusedError, RotationStateError } from './errors.ts';
 import { type FollowUpResult, runFollowUps } from './follow-ups.ts';
 
 export const ROTATION_STEPS = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'] as const;
@@ -43,10 +33,13 @@ export interface RotationRequest {
 
 export type RotationOutcome =
   | 'rotated'
+  | 'resumed-from-answer'
   | 'already-stored'
   | 'stored-by-peer'
   | 'nothing-to-set'
   | 'pending-key-works'
+  /** testSecret as Secrets Manager's configuration test, on a secret nobody stored a key in yet. */
+  | 'not-seeded'
   | 'finished'
   | 'already-finished';
 
@@ -55,11 +48,6 @@ export interface RotationStepResult {
   readonly outcome: RotationOutcome;
   readonly followUps?: FollowUpResult;
 }
-
-/** The field holding an answer no key could be found in (no `apiKey`: readers skip it). */
-export const UNREADABLE_ANSWER_FIELD = 'unreadableRotateAnswer';
-/** Secrets Manager holds 65,536 bytes per value; the rest of the secret needs a little room. */
-const MAX_STORED_ANSWER_CHARS = 60_000;
 
 export async function runRotationStep(
   request: RotationRequest,
@@ -70,177 +58,66 @@ export async function runRotationStep(
   const stages = state.versions.get(token);
   if (stages === undefined)
     throw new RotationStateError(secretId, token, 'the secret has no version for this token');
+  const current = stages.includes(STAGE.current);
+  const pending = stages.includes(STAGE.pending);
+  if (current && !pending) {
+    if (step === 'finishSecret') await clearMarkers(deps, secretId, state, token);
+    return { step, outcome: 'already-finished' };
+  }
+  if (!pending) {
+    throw new RotationStateError(
+      secretId,
+      token,
+      `the version is not staged AWSPENDING (it holds ${stages.join(', ') || 'no label'}): a stale or foreign token; nothing was done`,
+    );
+  }
   switch (step) {
     case 'createSecret':
-      if (stages.includes(STAGE.current)) return { step, outcome: 'already-finished' };
-      if (!stages.includes(STAGE.pending)) {
-        throw new RotationStateError(secretId, token, 'the version is not staged AWSPENDING');
-      }
+      if (current) return { step, outcome: 'already-finished' };
       return { step, outcome: await createSecret(deps, secretId, token, state) };
     case 'setSecret':
       // The vendor generated the key and already holds it: there is nothing to set.
       return { step, outcome: 'nothing-to-set' };
     case 'testSecret':
-      return { step, outcome: await testSecret(deps, secretId, token) };
+      if (current) return { step, outcome: 'already-finished' };
+      return { step, outcome: await testSecret(deps, secretId, token, state) };
     case 'finishSecret':
       return { step, ...(await finishSecret(deps, secretId, token, state)) };
   }
 }
 
-async function createSecret(
+async function testSecret(
   deps: RotationDeps,
   secretId: string,
   token: string,
   state: SecretState,
 ): Promise<RotationOutcome> {
-  if ((await deps.secrets.read(secretId, { versionId: token })) !== undefined) return 'already-stored';
-  const current = await readCurrent(deps, secretId);
-  const orgUuid = orgOf(deps, secretId, current);
-
-  const claim = await latestClaim(deps.secrets, secretId, state, token);
-  let attempt = 1;
-  if (claim?.state === 'released') {
-    attempt = claim.attempt + 1;
-  } else if (claim?.state === 'claimed') {
-    const age = deps.clock().getTime() - Date.parse(claim.claimedAt);
-    if (!(age >= deps.settings.claimLeaseMs)) {
-      // Its owner may be inside the vendor call right now: wait for its answer, never rotate.
-      if (await peerStored(deps, secretId, token)) return 'stored-by-peer';
-      throw new RotationInProgressError(secretId, token, claim.claimedAt);
+  const pending = await deps.secrets.read(secretId, { versionId: token });
+  if (pending === undefined || isUnseededPlaceholder(pending.value)) {
+    // Secrets Manager tests a new rotation configuration (RotateImmediately false, as the stack
+    // sets it) by creating an AWSPENDING version and running testSecret on it alone ("The test
+    // creates an AWSPENDING version of the secret and then removes it":
+    // https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_RotateSecret.html).
+    // Before the operator seeds the secret there is no key to test: pass quietly, without the vendor.
+    if (
+      (await latestClaim(deps.secrets, secretId, state, token)) === undefined &&
+      (await neverSeeded(deps, secretId))
+    ) {
+      deps.logger.info('configuration test on a secret not seeded yet: nothing to test', { secretId, token });
+      return 'not-seeded';
     }
-    await probeCurrentKey(deps, secretId, token, current.apiKey, orgUuid);
-    attempt = claim.attempt + 1;
+    if (pending === undefined)
+      throw new RotationStateError(secretId, token, 'createSecret stored no pending value');
   }
-  const claimed = await writeClaim(deps.secrets, secretId, {
-    rotationClaim: token,
-    attempt,
-    claimedAt: deps.clock().toISOString(),
-    state: 'claimed',
-  });
-  if (!claimed) {
-    if (await peerStored(deps, secretId, token)) return 'stored-by-peer';
-    throw new RotationInProgressError(secretId, token, deps.clock().toISOString());
-  }
-
-  const vendor = deps.keys(current.apiKey, orgUuid);
-  let answer: RotateKeyResult;
-  try {
-    answer = await vendor.rotateKey();
-  } catch (error) {
-    if (!provablyNotProcessed(error)) {
-      // Settle it now if we can: a refused current key proves the vendor rotated (lost answer).
-      // A 200 proves nothing yet (the request may still be in flight there): the claim stays,
-      // and the next attempt probes again once the lease has passed.
-      await vendor.close();
-      await probeCurrentKey(deps, secretId, token, current.apiKey, orgUuid);
-      throw new RotationOutcomeUnknownError(secretId, token, error);
-    }
-    await writeClaim(deps.secrets, secretId, {
-      rotationClaim: token,
-      attempt: attempt + 1,
-      claimedAt: deps.clock().toISOString(),
-      state: 'released',
-      reason: error instanceof Error ? error.name : 'UnknownError',
-    });
-    throw error;
-  } finally {
-    await vendor.close();
-  }
-
-  // From here the old key is dead and `answer` is the only copy of the new one: store it first.
-  const value = pendingValue(current, orgUuid, answer);
-  try {
-    await storePending(deps, secretId, token, value);
-  } catch (error) {
-    deps.metrics.record(METRIC.rotationResponseLost, 1, 'Count', { workflow: 'rotation' });
-    deps.logger.error('the vendor rotated and storing the new key failed: lockout', {
-      secretId,
-      token,
-      errorName: error instanceof Error ? error.name : 'UnknownError',
-    });
-    throw new RotationResponseLostError(
-      secretId,
-      token,
-      `storing it failed: ${error instanceof Error ? error.name : 'error'}`,
-    );
-  }
-  if (answer.newKey === undefined) {
-    deps.metrics.record(METRIC.rotateAnswerUnparsable, 1, 'Count', { workflow: 'rotation' });
-    throw new RotateAnswerUnparsableError(secretId, token);
-  }
-  deps.logger.info('the vendor rotated the key; the new key is stored under AWSPENDING', { secretId, token });
-  return 'rotated';
-}
-
-/** Puts the pending value; a put whose answer was lost may still have stored it, so look first. */
-async function storePending(
-  deps: RotationDeps,
-  secretId: string,
-  token: string,
-  value: string,
-): Promise<void> {
-  try {
-    await deps.secrets.put(secretId, token, value, [STAGE.pending]);
-  } catch (error) {
-    const stored = await deps.secrets.read(secretId, { versionId: token }).catch(() => undefined);
-    if (stored?.value !== value) throw error;
-  }
-}
-
-/**
- * Met a claim whose owner is gone without a stored answer: did the vendor rotate? A 200 with the
- * current key proves it did not; a refusal proves the new key was lost.
- */
-async function probeCurrentKey(
-  deps: RotationDeps,
-  secretId: string,
-  token: string,
-  currentKey: string,
-  orgUuid: string,
-): Promise<void> {
-  const vendor = deps.keys(currentKey, orgUuid);
-  try {
-    await vendor.getKeyInfo();
-  } catch (error) {
-    if (error instanceof VendorAuthError) {
-      deps.metrics.record(METRIC.rotationResponseLost, 1, 'Count', { workflow: 'rotation' });
-      deps.logger.error('the current key is refused after a claimed rotate left no answer: lockout', {
-        secretId,
-        token,
-        status: error.status,
-      });
-      throw new RotationResponseLostError(
-        secretId,
-        token,
-        `the current key is refused with HTTP ${error.status}`,
-      );
-    }
-    throw error;
-  } finally {
-    await vendor.close();
-  }
-  deps.logger.warn('a claimed rotate left no answer, and the current key still works: rotating again', {
+  const key = pendingKeyOf(pending.value).key;
+  if (key === undefined) throw noKeyInPending(secretId, token, pending.value);
+  await requireAccepted(
+    deps,
     secretId,
     token,
-  });
-}
-
-async function testSecret(deps: RotationDeps, secretId: string, token: string): Promise<RotationOutcome> {
-  const pending = await deps.secrets.read(secretId, { versionId: token });
-  if (pending === undefined)
-    throw new RotationStateError(secretId, token, 'createSecret stored no pending value');
-  if (pending.value.includes(`"${UNREADABLE_ANSWER_FIELD}"`))
-    throw new RotateAnswerUnparsableError(secretId, token);
-  const credentials = parseVendorCredentials(pending.value, secretId);
-  const vendor = deps.keys(credentials.apiKey, orgOf(deps, secretId, credentials));
-  try {
-    await vendor.getKeyInfo();
-  } catch (error) {
-    if (error instanceof VendorAuthError) throw new PendingKeyRefusedError(secretId, token, error.status);
-    throw error;
-  } finally {
-    await vendor.close();
-  }
+    key,
+    orgOf(deps, secretId, parseVendorCredentials(pending.value, secretId)),
+  );
   return 'pending-key-works';
 }
 
@@ -250,16 +127,17 @@ async function finishSecret(
   token: string,
   state: SecretState,
 ): Promise<{ outcome: RotationOutcome; followUps?: FollowUpResult }> {
-  const stages = state.versions.get(token) ?? [];
   const currentVersion = [...state.versions].find(([, s]) => s.includes(STAGE.current))?.[0];
-  if (currentVersion === token && !stages.includes(STAGE.pending)) {
-    await clearClaim(deps.secrets, secretId, state, token);
-    return { outcome: 'already-finished' };
-  }
   const pending = await deps.secrets.read(secretId, { versionId: token });
   if (pending === undefined)
     throw new RotationStateError(secretId, token, 'createSecret stored no pending value');
+  const key = pendingKeyOf(pending.value).key;
+  if (key === undefined) throw noKeyInPending(secretId, token, pending.value);
+  const credentials = parseVendorCredentials(pending.value, secretId);
+  const orgUuid = orgOf(deps, secretId, credentials);
   if (currentVersion !== token) {
+    // Never promote a key the vendor refuses: whatever called finishSecret, the test runs again here.
+    await requireAccepted(deps, secretId, token, key, orgUuid);
     await deps.secrets.moveStage(secretId, STAGE.current, token, currentVersion);
     deps.metrics.record(METRIC.keyRotations, 1, 'Count', { workflow: 'rotation' });
     if (pending.created !== undefined) {
@@ -267,76 +145,66 @@ async function finishSecret(
       deps.metrics.record(METRIC.rotationWindow, Math.max(0, window), 'Seconds', { workflow: 'rotation' });
     }
   }
-  const credentials = parseVendorCredentials(pending.value, secretId);
   const followUps = await runFollowUps(
     deps,
-    {
-      orgUuid: orgOf(deps, secretId, credentials),
-      secretArn: state.arn,
-      versionId: token,
-      rotatedAt: deps.clock().toISOString(),
-    },
-    pending.value,
+    { orgUuid, secretArn: state.arn, versionId: token, rotatedAt: deps.clock().toISOString() },
+    mirrorValue(pending.value),
   );
   // Last, so a finishSecret interrupted before here still finds work to do and redoes the above.
   await deps.secrets.removeStage(secretId, STAGE.pending, token);
-  await clearClaim(deps.secrets, secretId, state, token);
+  await clearMarkers(deps, secretId, state, token);
   deps.logger.info('rotation finished: AWSCURRENT names the new key', { secretId, token });
   return { outcome: 'finished', followUps };
 }
 
-async function readCurrent(deps: RotationDeps, secretId: string): Promise<VendorCredentialsValue> {
-  const stored = await deps.secrets.read(secretId, { stage: STAGE.current });
-  if (stored === undefined) throw new ConfigurationError(secretId, 'has no AWSCURRENT value to rotate');
-  const credentials = parseVendorCredentials(stored.value, secretId);
-  if (credentials.apiKeys.keys !== undefined && credentials.apiKeys.keys !== credentials.apiKey) {
-    // The probe would then prove nothing about the org key: refuse rather than risk a second rotate.
-    throw new ConfigurationError(
-      secretId,
-      'has its own "apiKeys.keys": rotation authorises with the org key it rotates, so remove it or rotate by hand',
-    );
+async function clearMarkers(deps: RotationDeps, secretId: string, state: SecretState, token: string) {
+  await clearClaim(deps.secrets, secretId, state, token);
+  await clearAnswer(deps, secretId, state, token);
+}
+
+/** One GET key info with the pending key; a refusal leaves AWSCURRENT where it is. */
+async function requireAccepted(
+  deps: RotationDeps,
+  secretId: string,
+  token: string,
+  key: string,
+  orgUuid: string,
+): Promise<void> {
+  const vendor = deps.keys(key, orgUuid);
+  try {
+    if (!(await vendor.keyAccepted())) throw new PendingKeyRefusedError(secretId, token, 401);
+  } catch (error) {
+    if (error instanceof VendorAuthError) throw new PendingKeyRefusedError(secretId, token, error.status);
+    throw error;
+  } finally {
+    await vendor.close();
   }
-  return credentials;
 }
 
-function orgOf(deps: RotationDeps, secretId: string, credentials: VendorCredentialsValue): string {
-  const org = credentials.orgUuid ?? deps.settings.orgUuid;
-  if (org === undefined) throw new ConfigurationError(secretId, 'has no "orgUuid", and ORG_UUID is not set');
-  return org;
+/** Whether AWSCURRENT still holds the stack's placeholder. */
+async function neverSeeded(deps: RotationDeps, secretId: string): Promise<boolean> {
+  const current = await deps.secrets.read(secretId, { stage: STAGE.current });
+  return current !== undefined && isUnseededPlaceholder(current.value);
 }
 
-/** Errors that prove the vendor did nothing with the rotate request. */
-function provablyNotProcessed(error: unknown): boolean {
-  if (error instanceof VendorAuthError || error instanceof VendorThrottledError) return true;
-  if (error instanceof VendorNetworkError) return error.requestNotSent;
-  if (error instanceof VendorHttpError) return error.status >= 400 && error.status < 500;
-  return error instanceof ConfigurationError;
+function noKeyInPending(secretId: string, token: string, value: string): RotationStateError {
+  return new RotationStateError(
+    secretId,
+    token,
+    pendingKeyOf(value).hasAnswer
+      ? "the pending version holds the vendor's answer but no key that works (see RotationResponseLost); AWSCURRENT was not moved"
+      : 'the pending version holds no "apiKey"; AWSCURRENT was not moved',
+  );
 }
 
-async function peerStored(deps: RotationDeps, secretId: string, token: string): Promise<boolean> {
-  const step = 1_000;
-  for (let waited = 0; waited < deps.settings.peerWaitMs; waited += step) {
-    await deps.sleep(step);
-    if ((await deps.secrets.read(secretId, { versionId: token })) !== undefined) return true;
+/** Mirrors get what integrations read: the secret without the vendor's raw answer. */
+function mirrorValue(value: string): string {
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(value) as Record<string, unknown>;
+  } catch {
+    return value;
   }
-  return false;
-}
-
-/**
- * The AWSPENDING value: the current secret with the new key, or, when no key was found, the whole
- * answer for a human (no `apiKey`, so no reader ever sends it).
- */
-function pendingValue(current: VendorCredentialsValue, orgUuid: string, answer: RotateKeyResult): string {
-  const { apiKey: _a, api_key: _b, key: _c, [UNREADABLE_ANSWER_FIELD]: _d, ...kept } = current.fields;
-  if (answer.newKey !== undefined) return JSON.stringify({ ...kept, apiKey: answer.newKey, orgUuid });
-  const body = answer.rawBody.slice(0, MAX_STORED_ANSWER_CHARS);
-  return JSON.stringify({
-    ...kept,
-    orgUuid,
-    [UNREADABLE_ANSWER_FIELD]: {
-      body,
-      contentType: answer.contentType ?? null,
-      truncated: body.length < answer.rawBody.length,
-    },
-  });
+  const { [ANSWER_FIELD]: _a, [LEGACY_ANSWER_FIELD]: _b, ...rest } = json;
+  return JSON.stringify(rest);
 }

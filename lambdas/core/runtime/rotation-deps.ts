@@ -34,7 +34,7 @@ export interface RotationClients {
 
 /** Opens the key API with one fixed key: no refresh and no pending fallback can change it. */
 export function keyManagementFactory(
-  settings: Omit<VendorHttpSettings, 'credentials'> & { newKeyFieldPath?: string | undefined },
+  settings: Omit<VendorHttpSettings, 'credentials'>,
 ): KeyManagementFactory {
   return (apiKey, orgUuid) =>
     new KeysClient({
@@ -77,7 +77,6 @@ export function rotationDepsFromEnvironment(
       baseUrl: readUrlEnv(env, ENV.keysApiUrl),
       logger,
       observer: vendorMetricsObserver(metrics),
-      newKeyFieldPath: optionalEnv(env, ENV.newKeyFieldPath),
     }),
     events: eventBridgePublisher(clients.eventBridge, optionalEnv(env, ENV.eventBusName)),
     metrics,
@@ -99,6 +98,7 @@ export function rotationDepsFromEnvironment(
               .map((arn) => arn.trim())
               .filter(Boolean),
       mirrorAttempts: DEFAULT_ROTATION_SETTINGS.mirrorAttempts,
+      newKeyFieldPath: optionalEnv(env, ENV.newKeyFieldPath),
     },
   };
 }

@@ -15,7 +15,8 @@ export {
   DEFAULT_RETRY_POLICY,
   parseRetryAfter,
 } from './http.ts';
-export { findNewKey, KeysClient, type KeysClientSettings, NEW_KEY_FIELDS } from './keys-client.ts';
+export { KeysClient, type KeysClientSettings } from './keys-client.ts';
+export { CANDIDATE_LIMITS, NEW_KEY_FIELDS, rotateAnswerCandidates } from './rotate-answer.ts';
 export { ScanClient, type ScanClientSettings, type StartScanOptions } from './scan-client.ts';
 export { classifyScanStatus, DEFAULT_STATUS_VOCABULARY, parseStatusVocabulary } from './status.ts';
 export type * from './types.ts';
@@ -34,7 +35,6 @@ export interface VendorClientsSettings extends CommonHttpSettings {
   /** Needed only for the keys client; without it `keys` is undefined. */
   readonly orgUuid?: string;
   readonly statusVocabulary?: StatusVocabulary;
-  readonly newKeyFieldPath?: string;
 }
 
 export interface VendorClients {
@@ -55,7 +55,6 @@ export function createVendorClients(settings: VendorClientsSettings): VendorClie
     breachCredentials,
     orgUuid,
     statusVocabulary,
-    newKeyFieldPath,
     ...common
   } = settings;
   const scan = new ScanClient({
@@ -73,7 +72,6 @@ export function createVendorClients(settings: VendorClientsSettings): VendorClie
           baseUrl: keysApiUrl,
           credentials: keysCredentials,
           orgUuid,
-          newKeyFieldPath,
         });
   return {
     scan,

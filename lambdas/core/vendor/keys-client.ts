@@ -5,6 +5,7 @@
  */
 import {
   ConfigurationError,
+  VendorAuthError,
   VendorHttpError,
   VendorNetworkError,
   VendorResponseError,
@@ -13,57 +14,17 @@ import {
 import { ENV } from '#core/runtime/variables';
 import { validateScanUuid } from '#core/validation';
 import { VendorHttp } from './http.ts';
-import { isRecord, parseJsonBody, rawOf, valueAtPath } from './json.ts';
+import { rawOf } from './json.ts';
 import type { RotateKeyResult, VendorHttpSettings, VendorLogger } from './types.ts';
 
 export interface KeysClientSettings extends VendorHttpSettings {
   /** The organisation whose key is read and rotated (a UUID in the path). */
   readonly orgUuid: string;
-  /**
-   * Dot path of the new key in the rotate answer, e.g. `data.credentials.key` (array indexes as
-   * numbers: `keys.0.value`). @default search the common names, see `findNewKey`
-   */
-  readonly newKeyFieldPath?: string;
-}
-
-/** Field names a new key commonly hides under, in order of preference. Never `key_id`. */
-export const NEW_KEY_FIELDS = [
-  'api_key',
-  'apiKey',
-  'key',
-  'token',
-  'access_token',
-  'secret',
-  'new_key',
-] as const;
-
-/**
- * Finds the new key in a parsed rotate answer: at `fieldPath` when given, otherwise the first
- * non-empty string among `NEW_KEY_FIELDS` at the top level, then under `data`. Returns undefined
- * when nothing fits; the caller decides (the raw answer is already safe by then).
- */
-export function findNewKey(json: unknown, fieldPath?: string): string | undefined {
-  if (fieldPath !== undefined && fieldPath.trim() !== '') {
-    return usableKey(valueAtPath(json, fieldPath));
-  }
-  for (const record of [json, isRecord(json) ? json.data : undefined]) {
-    if (!isRecord(record)) continue;
-    for (const field of NEW_KEY_FIELDS) {
-      const key = usableKey(record[field]);
-      if (key !== undefined) return key;
-    }
-  }
-  return undefined;
-}
-
-function usableKey(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 export class KeysClient {
   private readonly http: VendorHttp;
   private readonly orgPath: string;
-  private readonly newKeyFieldPath: string | undefined;
   private readonly logger: VendorLogger | undefined;
 
   constructor(settings: KeysClientSettings) {
@@ -78,7 +39,6 @@ export class KeysClient {
     }
     this.http = new VendorHttp('keys', settings, 'bearer');
     this.orgPath = `/orgs/${encodeURIComponent(org)}/api/key`;
-    this.newKeyFieldPath = settings.newKeyFieldPath;
     this.logger = settings.logger;
   }
 
@@ -93,6 +53,27 @@ export class KeysClient {
   }
 
   /**
+   * Whether the vendor accepts this client's key: one `GET …/api/key`, no credential refresh and
+   * no pending fallback, so a 401 answers for exactly this key. Throws when the answer proves
+   * nothing either way (throttled, unavailable, unreachable), after the usual idempotent retries.
+   */
+  async keyAccepted(): Promise<boolean> {
+    try {
+      await this.http.requestText({
+        operation: 'keys.getKeyInfo',
+        method: 'GET',
+        path: this.orgPath,
+        retry: 'idempotent',
+        refreshOnAuthFailure: false,
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof VendorAuthError) return false;
+      throw error;
+    }
+  }
+
+  /**
    * Rotates the org key. Never retried automatically, not even after a 429 or a 401:
    * - any error after the request left may mean the vendor rotated and the answer (the only copy
    *   of the new key) was lost; a second rotate would kill that key too;
@@ -100,8 +81,8 @@ export class KeysClient {
    *   rotation just issued and nobody has stored yet, locking every integration out.
    * The caller (the rotation workflow) decides, with the whole picture, whether to try again.
    *
-   * The body is read whole as text and returned as `rawBody` before it is parsed, so the caller can
-   * persist it even when the new key cannot be found in it.
+   * The body is read whole as text and returned as `rawBody`, uninterpreted: the caller stores it
+   * before anything looks for the key in it (./rotate-answer.ts).
    */
   async rotateKey(): Promise<RotateKeyResult> {
     const operation = 'keys.rotateKey';
@@ -124,15 +105,7 @@ export class KeysClient {
       }
       throw error;
     }
-    const rawBody = res.text;
-    const parsed = parseJsonBody(rawBody);
-    const json = parsed.ok ? parsed.value : undefined;
-    return {
-      rawBody,
-      contentType: res.contentType,
-      json,
-      newKey: findNewKey(json, this.newKeyFieldPath),
-    };
+    return { rawBody: res.text, contentType: res.contentType };
   }
 
   close(): Promise<void> {

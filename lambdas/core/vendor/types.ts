@@ -167,8 +167,4 @@ export interface RotateKeyResult {
   /** The response body exactly as received. Persist it BEFORE anything else: the old key is dead. */
   readonly rawBody: string;
   readonly contentType: string | undefined;
-  /** Parsed JSON, or undefined when the body is not JSON. */
-  readonly json: unknown;
-  /** The new key, found by the configured field path; undefined when none was found. */
-  readonly newKey: string | undefined;
 }
