@@ -95,7 +95,7 @@ describe('the configuration test on a seeded secret', () => {
     expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(0);
   });
 
-  it('stays as strict as before with an empty test version: RotationStateError, nothing rotated', async () => {
+  it('tests the stored key with an empty test version (a schedule changed after seeding), never rotating', async () => {
     // Prepare
     const w = await setUp();
     w.store.configurationTestVersion = 'empty';
@@ -104,13 +104,32 @@ describe('the configuration test on a seeded secret', () => {
     const configured = configureSchedule(w);
 
     // Assess
-    await expect(configured).rejects.toMatchObject({
-      name: 'InvalidRequestException',
-      message: expect.stringContaining('RotationStateError'),
-    });
+    await expect(configured).resolves.toMatchObject({ ARN: w.secretId });
+    expect(w.sim.requestCount(KEY_INFO_ROUTE)).toBe(1);
     expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(0);
+    expect(w.logger.lines.map((l) => l.message)).toContain(
+      'configuration test on a seeded secret: the current key works',
+    );
     expect(Object.values(w.store.stagesOf(w.secretId))).toEqual([['AWSCURRENT']]);
   });
+
+  it.each(VARIANTS)(
+    'fails the configuration with a %s test version when the stored key no longer works, rotating nothing',
+    async (holds) => {
+      // Prepare: the vendor replaced the key behind the secret's back.
+      const w = await setUp();
+      w.store.configurationTestVersion = holds;
+      w.sim.replaceKey();
+
+      // Act
+      const configured = configureSchedule(w);
+
+      // Assess
+      await expect(configured).rejects.toMatchObject({ name: 'InvalidRequestException' });
+      expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(0);
+      expect(Object.values(w.store.stagesOf(w.secretId))).toEqual([['AWSCURRENT']]);
+    },
+  );
 
   it('after the deploy-time test on the placeholder, seeding and rotating work as usual', async () => {
     // Prepare: deploy (placeholder + configuration test), then the operator seeds the key.

@@ -40,6 +40,8 @@ export type RotationOutcome =
   | 'pending-key-works'
   /** testSecret as Secrets Manager's configuration test, on a secret nobody stored a key in yet. */
   | 'not-seeded'
+  /** testSecret as the configuration test of a schedule changed after seeding: AWSCURRENT's key works. */
+  | 'current-key-works'
   | 'finished'
   | 'already-finished';
 
@@ -99,15 +101,18 @@ async function testSecret(
     // creates an AWSPENDING version of the secret and then removes it":
     // https://docs.aws.amazon.com/secretsmanager/latest/apireference/API_RotateSecret.html).
     // Before the operator seeds the secret there is no key to test: pass quietly, without the vendor.
-    if (
-      (await latestClaim(deps.secrets, secretId, state, token)) === undefined &&
-      (await neverSeeded(deps, secretId))
-    ) {
+    const claimed = (await latestClaim(deps.secrets, secretId, state, token)) !== undefined;
+    if (!claimed && (await neverSeeded(deps, secretId))) {
       deps.logger.info('configuration test on a secret not seeded yet: nothing to test', { secretId, token });
       return 'not-seeded';
     }
-    if (pending === undefined)
+    if (pending === undefined) {
+      // No claim means createSecret never ran for this token, which a rotation always runs first:
+      // this is the configuration test of a schedule changed after seeding, on a value-less version.
+      // Test what it can test without rotating: that the stored key still works.
+      if (!claimed) return await testCurrentKey(deps, secretId, token);
       throw new RotationStateError(secretId, token, 'createSecret stored no pending value');
+    }
   }
   const key = pendingKeyOf(pending.value).key;
   if (key === undefined) throw noKeyInPending(secretId, token, pending.value);
@@ -179,6 +184,17 @@ async function requireAccepted(
   } finally {
     await vendor.close();
   }
+}
+
+/** The configuration test on a seeded secret: one GET key info with AWSCURRENT's key, never a rotate. */
+async function testCurrentKey(deps: RotationDeps, secretId: string, token: string): Promise<RotationOutcome> {
+  const current = await deps.secrets.read(secretId, { stage: STAGE.current });
+  if (current === undefined)
+    throw new RotationStateError(secretId, token, 'the secret has no AWSCURRENT value');
+  const credentials = parseVendorCredentials(current.value, secretId);
+  await requireAccepted(deps, secretId, token, credentials.apiKey, orgOf(deps, secretId, credentials));
+  deps.logger.info('configuration test on a seeded secret: the current key works', { secretId, token });
+  return 'current-key-works';
 }
 
 /** Whether AWSCURRENT still holds the stack's placeholder. */
