@@ -76,6 +76,7 @@ export async function runBreachCommand(
           definition,
           breachClient: clients.breach,
           maxEmails: config.breach.maxEmails,
+          limits: config.breach,
           identityKey,
           logger: logs.logger,
         },
@@ -129,6 +130,7 @@ async function runWatchlistCommand(
           definition,
           breachClient: clients.breach,
           maxEmails: config.breach.maxEmails,
+          limits: config.breach,
           identityKey: await localIdentityKey(out),
           logger: logs.logger,
           onPersonDone: (item, outcome) =>
