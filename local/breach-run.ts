@@ -17,13 +17,13 @@ import {
   type ReconOutput,
 } from '#core/workflows/breach/contracts';
 import type { BreachApi, BreachDeps } from '#core/workflows/breach/deps';
-import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#core/workflows/breach/limits';
 import {
   BREACH_PREFIX,
   breachExecutionName,
   breachRunPrefix,
   personRef,
 } from '#core/workflows/breach/identity';
+import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#core/workflows/breach/limits';
 import type { BreachRunResult } from '#core/workflows/breach/records';
 import {
   type PersonResult,

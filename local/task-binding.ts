@@ -32,7 +32,9 @@ export class DataLimitExceededError extends Error {
   readonly isCatchable = false;
   readonly isRetryable = false;
   constructor(what: string, bytes: number) {
-    super(`${what} is ${bytes} bytes of UTF-8 JSON; Step Functions accepts at most ${MAX_STATE_PAYLOAD_BYTES}`);
+    super(
+      `${what} is ${bytes} bytes of UTF-8 JSON; Step Functions accepts at most ${MAX_STATE_PAYLOAD_BYTES}`,
+    );
     this.name = 'States.DataLimitExceeded';
   }
 }

@@ -33,7 +33,11 @@ function cached(key: string, build: () => Buffer): Buffer {
 }
 
 function zipResponse(zip: Buffer): SimResponse {
-  return { status: 200, headers: { 'content-type': 'application/zip', 'content-length': zip.length }, body: zip };
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/zip', 'content-length': zip.length },
+    body: zip,
+  };
 }
 
 /** The answer a fault sends in place of `response` (the real, already processed one). */

@@ -46,12 +46,18 @@ async function entryIntoCentralDirectory(): Promise<Buffer> {
   const eocd = zip.length - 22;
   const directory = zip.readUInt32LE(eocd + 16);
   const grow = directory - (30 + 'report.json'.length + 20) + 10;
-  for (const field of [20, 24]) zip.writeUInt32LE(zip.readUInt32LE(directory + field) + grow, directory + field);
+  for (const field of [20, 24])
+    zip.writeUInt32LE(zip.readUInt32LE(directory + field) + grow, directory + field);
   return zip;
 }
 
 function body(bytes: Buffer): Fault {
-  return { type: 'status', status: 200, bodyBase64: bytes.toString('base64'), contentType: 'application/zip' };
+  return {
+    type: 'status',
+    status: 200,
+    bodyBase64: bytes.toString('base64'),
+    contentType: 'application/zip',
+  };
 }
 
 function withLimits(limits: Partial<BreachLimits>) {

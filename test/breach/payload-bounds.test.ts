@@ -51,28 +51,37 @@ describe('the recon output in state payloads', () => {
     ['1 MiB', 1024 * 1024],
     ['300 KiB (just past the payload quota)', 300 * 1024],
     ['2 KiB (past the inline bound, far under the quota)', 2 * 1024],
-  ])('a %s output ends in a recorded failure, by reference, with every payload bounded', async (_label, bytes) => {
-    bed.sim.addFault({ api: 'breach', method: 'POST', path: '/recon', fault: { type: 'oversized-output', bytes } });
+  ])(
+    'a %s output ends in a recorded failure, by reference, with every payload bounded',
+    async (_label, bytes) => {
+      bed.sim.addFault({
+        api: 'breach',
+        method: 'POST',
+        path: '/recon',
+        fault: { type: 'oversized-output', bytes },
+      });
 
-    const run = await runBreachReport(options(), PERSON);
+      const run = await runBreachReport(options(), PERSON);
 
-    // Caught and recorded: never States.DataLimitExceeded, which would skip the Catch.
-    expect(run).toMatchObject({ outcome: 'failed', error: 'ArchiveFailed' });
-    const failure = await readJson(bed.s3.client, `${run.outputPrefix}failure.json`);
-    expect(failure).toMatchObject({ failure: 'ArchiveFailed', error: { name: 'VendorResponseError' } });
-    expect(JSON.stringify(failure)).toMatch(`output (${bytes} bytes) is not a usable report name`);
-    const recon = await readJson<{ output: string }>(bed.s3.client, `${run.outputPrefix}recon.json`);
-    expect(recon.output).toHaveLength(bytes);
-    const reconExit = payloads.find((p) => p.state === 'Recon' && (p.payload as { recon?: unknown }).recon);
-    expect((reconExit?.payload as { recon: unknown }).recon).toMatchObject({
-      status: 'success',
-      outputRef: { key: `${run.outputPrefix}recon.json`, field: 'output', bytes },
-    });
-    expect((reconExit?.payload as { recon: object }).recon).not.toHaveProperty('reportName');
-    for (const { state, bytes: size } of payloads) {
-      expect(size, state).toBeLessThanOrEqual(4 * 1024);
-    }
-  });
+      // Caught and recorded: never States.DataLimitExceeded, which would skip the Catch.
+      expect(run).toMatchObject({ outcome: 'failed', error: 'ArchiveFailed' });
+      const failure = await readJson(bed.s3.client, `${run.outputPrefix}failure.json`);
+      expect(failure).toMatchObject({ failure: 'ArchiveFailed', error: { name: 'VendorResponseError' } });
+      expect(JSON.stringify(failure)).toMatch(`output (${bytes} bytes) is not a usable report name`);
+      const recon = await readJson<{ output: string }>(bed.s3.client, `${run.outputPrefix}recon.json`);
+      expect(recon.output).toHaveLength(bytes);
+      const reconExit = payloads.find((p) => p.state === 'Recon' && (p.payload as { recon?: unknown }).recon);
+      const summary = (reconExit?.payload as { recon?: object } | undefined)?.recon;
+      expect(summary).toMatchObject({
+        status: 'success',
+        outputRef: { key: `${run.outputPrefix}recon.json`, field: 'output', bytes },
+      });
+      expect(summary).not.toHaveProperty('reportName');
+      for (const { state, bytes: size } of payloads) {
+        expect(size, state).toBeLessThanOrEqual(4 * 1024);
+      }
+    },
+  );
 
   it('archives a report whose name is kept by reference (past a lowered inline bound)', async () => {
     // 200 characters of 2 UTF-8 bytes: a valid report name, 400 bytes, over a 256-byte bound.

@@ -6,7 +6,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionFor, type Synthesized, synth } from './helpers.ts';
 
-const ARCHIVE_VARIABLES = ['BREACH_MAX_ARCHIVE_BYTES', 'BREACH_MAX_UNCOMPRESSED_BYTES', 'BREACH_MAX_COMPRESSION_RATIO'];
+const ARCHIVE_VARIABLES = [
+  'BREACH_MAX_ARCHIVE_BYTES',
+  'BREACH_MAX_UNCOMPRESSED_BYTES',
+  'BREACH_MAX_COMPRESSION_RATIO',
+];
 
 let defaults: Synthesized;
 let configured: Synthesized;
@@ -36,7 +40,9 @@ describe('breach input bounds', () => {
         BREACH_MAX_UNCOMPRESSED_BYTES: String(32 * 1024 * 1024),
         BREACH_MAX_COMPRESSION_RATIO: '50',
       });
-      expect(functionFor(configured, handler).environment).not.toHaveProperty('BREACH_MAX_INLINE_VALUE_BYTES');
+      expect(functionFor(configured, handler).environment).not.toHaveProperty(
+        'BREACH_MAX_INLINE_VALUE_BYTES',
+      );
     }
   });
 

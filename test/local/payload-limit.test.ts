@@ -30,7 +30,10 @@ function sized(bytes: number, character = 'x'): { readonly blob: string } {
   return { blob: character.repeat(Math.floor((bytes - overhead) / per)) };
 }
 
-async function run(input: unknown, result: unknown): Promise<{ output?: unknown; error?: Error; calls: number }> {
+async function run(
+  input: unknown,
+  result: unknown,
+): Promise<{ output?: unknown; error?: Error; calls: number }> {
   let calls = 0;
   const machine = new StateMachine(DEFINITION as never, { validationOptions: { checkArn: false } });
   const execution = machine.run(input as JSONValue, {
@@ -54,7 +57,12 @@ describe('local Task payload quota', () => {
   it.each([
     ['a result one byte over 256 KiB', {}, sized(MAX_STATE_PAYLOAD_BYTES + 1), 'The result of Work'],
     ['a 1 MiB result', {}, sized(1024 * 1024), 'The result of Work'],
-    ['a result of multi-byte characters, over in UTF-8 bytes only', {}, sized(MAX_STATE_PAYLOAD_BYTES + 3, 'é'), 'The result of Work'],
+    [
+      'a result of multi-byte characters, over in UTF-8 bytes only',
+      {},
+      sized(MAX_STATE_PAYLOAD_BYTES + 3, 'é'),
+      'The result of Work',
+    ],
     ['an input over 256 KiB', sized(MAX_STATE_PAYLOAD_BYTES + 1), { ok: true }, 'The input of Work'],
   ])('fails %s with States.DataLimitExceeded, past Retry and Catch', async (_label, input, result, what) => {
     const outcome = await run(input, result);

@@ -30,7 +30,9 @@ async function storageAnswer(fault: Fault) {
 
 async function entriesOf(zip: Buffer): Promise<yauzl.Entry[]> {
   const file = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.fromBuffer(zip, { lazyEntries: false }, (error, opened) => (error ? reject(error) : resolve(opened))),
+    yauzl.fromBuffer(zip, { lazyEntries: false }, (error, opened) =>
+      error ? reject(error) : resolve(opened),
+    ),
   );
   const entries: yauzl.Entry[] = [];
   await new Promise<void>((resolve, reject) => {
@@ -73,7 +75,9 @@ describe('adversarial faults', () => {
       Array.from({ length: 7 }, (_, index) => `part-${index + 1}.bin`),
     );
     expect(new Set(entries.map((entry) => entry.relativeOffsetOfLocalHeader))).toEqual(new Set([0]));
-    expect(entries.every((entry) => entry.compressionMethod === 0 && entry.uncompressedSize === 1024 * 1024)).toBe(true);
+    expect(
+      entries.every((entry) => entry.compressionMethod === 0 && entry.uncompressedSize === 1024 * 1024),
+    ).toBe(true);
   });
 
   it('oversized-output: the recon is processed and its output replaced', async () => {

@@ -50,7 +50,10 @@ async function consume(maxBytes: number): Promise<{ received: number; error: unk
 
 describe('BreachClient.download with maxBytes', () => {
   it.each<[string, Fault]>([
-    ['a 10 GiB gzip bomb (chunked, Content-Encoding: gzip)', { type: 'oversized-body', bytes: 10 * 1024 ** 3 }],
+    [
+      'a 10 GiB gzip bomb (chunked, Content-Encoding: gzip)',
+      { type: 'oversized-body', bytes: 10 * 1024 ** 3 },
+    ],
     ['a 1 GiB identity body (chunked)', { type: 'oversized-body', bytes: 1024 ** 3, encoding: 'identity' }],
   ])('stops %s within the cap', async (_label, fault) => {
     sim.addFault({ api: 'storage', path: '/reports/', fault });
@@ -67,7 +70,12 @@ describe('BreachClient.download with maxBytes', () => {
     sim.addFault({
       api: 'storage',
       path: '/reports/',
-      fault: { type: 'status', status: 200, bodyBase64: bytes.toString('base64'), contentType: 'application/zip' },
+      fault: {
+        type: 'status',
+        status: 200,
+        bodyBase64: bytes.toString('base64'),
+        contentType: 'application/zip',
+      },
     });
 
     const { received, error } = await consume(CAP);

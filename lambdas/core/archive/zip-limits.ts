@@ -51,7 +51,10 @@ export interface EntryRange {
 
 export function checkEntryCount(count: number, limits: ZipLimits): void {
   if (count > limits.maxEntries) {
-    throw new ArchiveVerificationError('limits', `${count} entries; at most ${limits.maxEntries} are accepted`);
+    throw new ArchiveVerificationError(
+      'limits',
+      `${count} entries; at most ${limits.maxEntries} are accepted`,
+    );
   }
 }
 

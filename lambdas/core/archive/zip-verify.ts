@@ -174,13 +174,18 @@ async function fileDataStartOf(
 ): Promise<number> {
   try {
     const header = await new Promise<{ fileDataStart: number }>((resolve, reject) =>
-      zip.readLocalFileHeader(entry, { minimal: true }, (error, read) => (error ? reject(error) : resolve(read))),
+      zip.readLocalFileHeader(entry, { minimal: true }, (error, read) =>
+        error ? reject(error) : resolve(read),
+      ),
     );
     return header.fileDataStart;
   } catch (error) {
     throw (
       reader.ioError ??
-      new ArchiveVerificationError('entry', `entry ${index} (${printable(entry.fileName)}): ${reasonOf(error)}`)
+      new ArchiveVerificationError(
+        'entry',
+        `entry ${index} (${printable(entry.fileName)}): ${reasonOf(error)}`,
+      )
     );
   }
 }

@@ -13,8 +13,8 @@ import { ENV } from '#core/runtime/variables';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#core/s3/stream-upload';
 import { numberFromText } from '#core/schema';
 import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
-import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#core/workflows/breach/limits';
 import type { BreachApi, BreachDeps, BreachSettings } from '#core/workflows/breach/deps';
+import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#core/workflows/breach/limits';
 
 /** The vendor client takes at most this many addresses per recon. */
 export const MAX_EMAILS_LIMIT = 100;

@@ -25,8 +25,8 @@ import { parseWith } from '#core/schema';
 import { validateReportName } from '#core/validation';
 import { type ArchiveOutput, type ArchiveSummary, reconOutputSchema, type ValueRef } from './contracts.ts';
 import type { BreachDeps } from './deps.ts';
-import type { BreachLimits } from './limits.ts';
 import { reportFolder } from './identity.ts';
+import type { BreachLimits } from './limits.ts';
 
 export const ARCHIVE_FILE = 'report.zip';
 export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
@@ -163,7 +163,8 @@ export async function archiveReport(
     );
   } catch (error) {
     await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: stagingKey }));
-    if (error instanceof ArchiveVerificationError) throw await refused(deps, folder, reportName, error, stored);
+    if (error instanceof ArchiveVerificationError)
+      throw await refused(deps, folder, reportName, error, stored);
     throw error;
   }
 
@@ -310,10 +311,7 @@ async function reportNameByReference(deps: BreachDeps, ref: ValueRef): Promise<s
   const operation = 'breach.recon';
   const record = await getJson<Record<string, unknown>>(deps, ref.bucket, ref.key);
   const value = record[ref.field];
-  if (
-    typeof value !== 'string' ||
-    createHash('sha256').update(value, 'utf8').digest('hex') !== ref.sha256
-  ) {
+  if (typeof value !== 'string' || createHash('sha256').update(value, 'utf8').digest('hex') !== ref.sha256) {
     throw new InvalidInputError('recon.outputRef', `does not match the ${ref.field} stored in ${ref.key}`);
   }
   try {

@@ -6,8 +6,8 @@
 import { ConfigurationError } from '#core/errors';
 import { type Env, optionalEnv } from '#core/runtime/env';
 import { ENV } from '#core/runtime/variables';
-import { numberFromText } from '#core/schema';
 import { MAX_COPY_OBJECT_BYTES } from '#core/s3/stream-upload';
+import { numberFromText } from '#core/schema';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -61,7 +61,10 @@ export function breachLimits(partial: Partial<BreachLimits> = {}): BreachLimits 
     const value = limits[name as BreachLimitName];
     const { min, max } = limit.bounds;
     if (!Number.isInteger(value) || value < min || value > max) {
-      throw new ConfigurationError(limit.variable, `must be a whole number from ${min} to ${max}, got ${value}`);
+      throw new ConfigurationError(
+        limit.variable,
+        `must be a whole number from ${min} to ${max}, got ${value}`,
+      );
     }
   }
   return Object.freeze(limits);
