@@ -30,7 +30,12 @@ const BUCKET = process.env.S3_BUCKET ?? 'bench-results';
 const s3 = { client: createS3rverClient(process.env.S3_ENDPOINT ?? '') };
 const client = new BreachClient({ baseUrl, credentials: async () => apiKey });
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-const settings = createBreachSettings({ resultsBucket: BUCKET });
+// The bench archives a ~1 GiB report, past the default bounds (64 MiB download, 256 MiB inflated):
+// raised here as a deployment that expects reports that large would raise them.
+const settings = createBreachSettings({
+  resultsBucket: BUCKET,
+  limits: { maxArchiveBytes: 2 * 1024 ** 3, maxUncompressedBytes: 2 * 1024 ** 3 },
+});
 const readyRssKiB = process.memoryUsage().rss / 1024;
 const started = performance.now();
 let bytes = 0;

@@ -3,6 +3,7 @@ import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
+import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#core/workflows/breach/limits';
 import { WATCHLIST_SUFFIXES } from '#core/workflows/breach/watchlist';
 import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
 import { AlarmNotifications } from './constructs/alarm-notifications.ts';
@@ -130,6 +131,7 @@ export class SecurityPipelineStack extends Stack {
       vendorSecrets: this.vendorSecrets,
       breachApiUrl: config.vendor.breachApiUrl,
       maxEmails: config.breach.maxEmails,
+      limits: config.breach,
       logRetention,
     });
     this.watchlistWorkflow = new WatchlistWorkflow(this, 'WatchlistRun', {
@@ -174,7 +176,10 @@ export class SecurityPipelineStack extends Stack {
       workflow: 'breach',
       resultsBucket: this.storage.resultsBucket,
       vendorSecrets: this.vendorSecrets,
-      environment: { [ENV.breachApiUrl]: config.vendor.breachApiUrl },
+      environment: {
+        [ENV.breachApiUrl]: config.vendor.breachApiUrl,
+        ...breachLimitsEnvironment(config.breach, ARCHIVE_LIMIT_NAMES),
+      },
       scheduleExpression: config.breach.reconcileSchedule,
       logRetention,
     });

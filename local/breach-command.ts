@@ -76,6 +76,7 @@ export async function runBreachCommand(
           definition,
           breachClient: clients.breach,
           maxEmails: config.breach.maxEmails,
+          limits: config.breach,
           identityKey,
           logger: logs.logger,
         },
@@ -129,6 +130,7 @@ async function runWatchlistCommand(
           definition,
           breachClient: clients.breach,
           maxEmails: config.breach.maxEmails,
+          limits: config.breach,
           identityKey: await localIdentityKey(out),
           logger: logs.logger,
           onPersonDone: (item, outcome) =>
@@ -165,7 +167,7 @@ export function describeResult(result: LocalBreachResult, resultsRoot: string): 
       const { result: run } = result;
       return (
         who +
-        `Recon:    success, ${run.totalBreaches ?? 'an unknown number of'} breach(es), report ${run.reportName}\n` +
+        `Recon:    success, ${run.totalBreaches ?? 'an unknown number of'} breach(es), report ${run.reportName ?? '(named in recon.json: too long for a state payload)'}\n` +
         `Archive:  ${join(resultsRoot, run.archiveKey)} (verified)\n` +
         `Manifest: ${join(resultsRoot, run.manifestKey)}\n`
       );

@@ -23,6 +23,7 @@ import {
   breachRunPrefix,
   personRef,
 } from '#core/workflows/breach/identity';
+import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#core/workflows/breach/limits';
 import type { BreachRunResult } from '#core/workflows/breach/records';
 import {
   type PersonResult,
@@ -58,6 +59,8 @@ export interface LocalBreachOptions {
   readonly breachClient: BreachApi;
   /** `breach.maxEmails`. */
   readonly maxEmails: number;
+  /** The `breach` section's input bounds (`breach.maxArchiveBytes` …). @default DEFAULT_BREACH_LIMITS */
+  readonly limits?: Partial<BreachLimits>;
   /** The key of the keyed hash that names people (at least 32 bytes). */
   readonly identityKey: string;
   readonly logger: VendorLogger;
@@ -91,6 +94,16 @@ export type LocalBreachResult = LocalBreachOutcome & {
   readonly transitions: number;
 };
 
+/** Only the limits from an object that may be the whole `breach` section. */
+function pickLimits(from: Partial<BreachLimits> | undefined): Partial<BreachLimits> {
+  if (from === undefined) return {};
+  return Object.fromEntries(
+    (Object.keys(BREACH_LIMITS) as BreachLimitName[]).flatMap((name) =>
+      from[name] === undefined ? [] : [[name, from[name]]],
+    ),
+  );
+}
+
 /** `breach/requests/<16 hex>-<requestId>.json`: the only object that holds the addresses. */
 export function requestObjectKey(person: PersonRef, requestId: string): string {
   return `${BREACH_PREFIX}requests/${person.id.slice(0, 16)}-${requestId}.json`;
@@ -103,6 +116,7 @@ export async function runBreachReport(
   const settings = createBreachSettings({
     resultsBucket: options.resultsBucket,
     maxEmails: options.maxEmails,
+    limits: pickLimits(options.limits),
   });
   // The same schema Recon applies: a bad address is refused before anything is stored.
   const parsed = parseBreachRequest(
@@ -214,6 +228,7 @@ export async function runWatchlist(
   const settings = createBreachSettings({
     resultsBucket: options.resultsBucket,
     maxEmails: options.maxEmails,
+    limits: pickLimits(options.limits),
   });
   const key = `${options.watchlistPrefix}${file.name.replace(/^.*[\\/]/, '')}`;
   const uploaded = await options.s3.send(

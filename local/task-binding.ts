@@ -13,8 +13,46 @@ export type TaskHandler = NonNullable<
 >[string];
 export type JSONValue = Parameters<TaskHandler>[0];
 
-export function asJson<T>(handler: (event: T) => Promise<unknown>): TaskHandler {
-  return async (input) => (await handler(input as T)) as JSONValue;
+/**
+ * Step Functions' payload quota: a state's input, a task's result and a state's output are at most
+ * 256 KiB as UTF-8 encoded JSON; past it the state fails with States.DataLimitExceeded, a terminal
+ * error that `States.ALL` does not catch and no Retry matches
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html,
+ * https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
+ * aws-local-stepfunctions enforces none of it, so a local run would pass what AWS fails.
+ */
+export const MAX_STATE_PAYLOAD_BYTES = 256 * 1024;
+
+/**
+ * States.DataLimitExceeded as aws-local-stepfunctions understands a terminal error: its Catch
+ * and Retry rules skip an error whose `isCatchable`/`isRetryable` are false (as for its own
+ * States.Runtime), so the execution fails as it would in AWS.
+ */
+export class DataLimitExceededError extends Error {
+  readonly isCatchable = false;
+  readonly isRetryable = false;
+  constructor(what: string, bytes: number) {
+    super(
+      `${what} is ${bytes} bytes of UTF-8 JSON; Step Functions accepts at most ${MAX_STATE_PAYLOAD_BYTES}`,
+    );
+    this.name = 'States.DataLimitExceeded';
+  }
+}
+
+/** Throws DataLimitExceededError when `value` would not fit a Step Functions payload. */
+export function checkPayloadSize(value: unknown, what: string): void {
+  const bytes = value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
+  if (bytes > MAX_STATE_PAYLOAD_BYTES) throw new DataLimitExceededError(what, bytes);
+}
+
+/** A handler as a local Task: its input and its result held to the payload quota, as in AWS. */
+export function asJson<T>(handler: (event: T) => Promise<unknown>, stateName = 'the task'): TaskHandler {
+  return async (input) => {
+    checkPayloadSize(input, `The input of ${stateName}`);
+    const result = await handler(input as T);
+    checkPayloadSize(result, `The result of ${stateName}`);
+    return result as JSONValue;
+  };
 }
 
 /** A handler file's code over its workflow's deps. */
@@ -36,7 +74,7 @@ export function bindTaskHandlers<D>(
         `The synthesized ${machineName} definition has a Task state '${name}' the local runner cannot bind`,
       );
     }
-    bound[name] = asJson(factory(deps));
+    bound[name] = asJson(factory(deps), name);
   }
   return bound;
 }

@@ -26,6 +26,7 @@ export const ERROR_NAME = {
   VendorUnframedBodyError: 'VendorUnframedBodyError',
   VendorResponseError: 'VendorResponseError',
   VendorInsecureRedirectError: 'VendorInsecureRedirectError',
+  VendorBodyTooLargeError: 'VendorBodyTooLargeError',
   InvalidInputError: 'InvalidInputError',
   ConfigurationError: 'ConfigurationError',
   SecretAccessError: 'SecretAccessError',
@@ -227,6 +228,25 @@ export class VendorInsecureRedirectError extends VendorResponseError {
   constructor(operation: string) {
     super(operation, 'a redirect from https to plain http was refused');
     this.name = ERROR_NAME.VendorInsecureRedirectError;
+  }
+}
+
+/**
+ * A download body went past the caller's byte cap (counted after any Content-Encoding is removed),
+ * or announced a length past it: the body is cut there. Permanent: the same download would be as
+ * large again.
+ */
+export class VendorBodyTooLargeError extends VendorResponseError {
+  readonly maxBytes: number;
+  constructor(operation: string, maxBytes: number, announced?: number) {
+    super(
+      operation,
+      announced === undefined
+        ? `the body is larger than ${maxBytes} bytes; the download was cut there`
+        : `the body is announced as ${announced} bytes, more than the ${maxBytes} accepted; nothing was read`,
+    );
+    this.name = ERROR_NAME.VendorBodyTooLargeError;
+    this.maxBytes = maxBytes;
   }
 }
 

@@ -5,6 +5,7 @@
 import * as z from 'zod/mini';
 import { boundedNumber, describeValue, nonEmptyString } from '#core/schema';
 import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
+import { BREACH_LIMITS } from '#core/workflows/breach/limits';
 import { WATCHLIST_LIMITS, watchlistFormatOf } from '#core/workflows/breach/watchlist';
 import { expressionSetting } from './schedule-expression.ts';
 import { scheduleFields } from './schedule-fields.ts';
@@ -43,6 +44,26 @@ export const breachSchema = section({
   maxWatchlistRows: z._default(
     boundedNumber(WATCHLIST_LIMITS.maxRows.bounds),
     WATCHLIST_LIMITS.maxRows.default,
+  ),
+  /** A report download is cut past this many bytes, as it streams (after gzip/br decoding). @default 64 MiB */
+  maxArchiveBytes: z._default(
+    boundedNumber(BREACH_LIMITS.maxArchiveBytes.bounds),
+    BREACH_LIMITS.maxArchiveBytes.default,
+  ),
+  /** A report ZIP whose entries inflate to more than this in total is refused. @default 256 MiB */
+  maxUncompressedBytes: z._default(
+    boundedNumber(BREACH_LIMITS.maxUncompressedBytes.bounds),
+    BREACH_LIMITS.maxUncompressedBytes.default,
+  ),
+  /** A ZIP entry above 1 MiB that inflates more than this many times its size is refused. @default 100 */
+  maxCompressionRatio: z._default(
+    boundedNumber(BREACH_LIMITS.maxCompressionRatio.bounds),
+    BREACH_LIMITS.maxCompressionRatio.default,
+  ),
+  /** A vendor value larger than this (UTF-8 bytes) stays in S3; the state payload carries its reference. @default 1024 */
+  maxInlineValueBytes: z._default(
+    boundedNumber(BREACH_LIMITS.maxInlineValueBytes.bounds),
+    BREACH_LIMITS.maxInlineValueBytes.default,
   ),
   /** People reported on at once by a watchlist run (the Distributed Map's MaxConcurrency). @default 5 */
   maxConcurrency: z._default(boundedNumber({ min: 1, max: 100, integer: true }), 5),

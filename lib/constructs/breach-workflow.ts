@@ -13,6 +13,12 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
+import {
+  ARCHIVE_LIMIT_NAMES,
+  type BreachLimits,
+  breachLimitsEnvironment,
+  DEFAULT_BREACH_LIMITS,
+} from '#core/workflows/breach/limits';
 import type { BreachFailureName } from '#core/workflows/breach/records';
 import { bindDeclared } from './bindings.ts';
 import { PipelineFunction } from './pipeline-function.ts';
@@ -29,6 +35,12 @@ export interface BreachWorkflowProps {
   readonly breachApiUrl: string;
   /** Distinct addresses one report may cover (`BREACH_MAX_EMAILS`). */
   readonly maxEmails: number;
+  /**
+   * The input bounds (`BREACH_MAX_*`): Recon gets the payload bound, ArchiveReport the download
+   * and ZIP bounds.
+   * @default DEFAULT_BREACH_LIMITS
+   */
+  readonly limits?: BreachLimits;
   /**
    * Retention of the functions' and the state machine's logs.
    * @default RetentionDays.THREE_MONTHS
@@ -68,11 +80,16 @@ export class BreachWorkflow extends Construct {
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
     const declared = { resultsBucket: props.resultsBucket, vendorSecrets: props.vendorSecrets };
     const vendorSettings = { [ENV.breachApiUrl]: props.breachApiUrl };
+    const limits = props.limits ?? DEFAULT_BREACH_LIMITS;
 
     this.reconFunction = new PipelineFunction(this, 'ReconFunction', {
       handlerFile: 'breach-recon',
       timeout: VENDOR_CALL_TIMEOUT,
-      environment: { ...vendorSettings, [ENV.breachMaxEmails]: String(props.maxEmails) },
+      environment: {
+        ...vendorSettings,
+        [ENV.breachMaxEmails]: String(props.maxEmails),
+        ...breachLimitsEnvironment(limits, ['maxInlineValueBytes']),
+      },
       logRetention,
     });
     bindDeclared(this.reconFunction, declared);
@@ -82,7 +99,7 @@ export class BreachWorkflow extends Construct {
       timeout: ARCHIVE_TIMEOUT,
       // Streaming with a multipart queue: memory buys parallel part uploads and network throughput.
       memorySize: 1024,
-      environment: vendorSettings,
+      environment: { ...vendorSettings, ...breachLimitsEnvironment(limits, ARCHIVE_LIMIT_NAMES) },
       logRetention,
     });
     bindDeclared(this.archiveFunction, declared);

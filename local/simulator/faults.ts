@@ -178,6 +178,29 @@ function validateFault(fault: Fault): void {
         );
       }
       return;
+    case 'oversized-body':
+      optionalPositive(fault.bytes, 'oversized-body fault bytes');
+      if (fault.encoding !== undefined && fault.encoding !== 'gzip' && fault.encoding !== 'identity') {
+        throw new TypeError(
+          `oversized-body fault encoding must be 'gzip' or 'identity'; got ${JSON.stringify(fault.encoding)}`,
+        );
+      }
+      return;
+    case 'zip-bomb':
+      optionalPositive(fault.inflatedBytes, 'zip-bomb fault inflatedBytes', ZIP32_MAX);
+      return;
+    case 'overlapping-zip':
+      optionalPositive(fault.entries, 'overlapping-zip fault entries', 65_535);
+      optionalPositive(fault.entryBytes, 'overlapping-zip fault entryBytes', ZIP32_MAX);
+      if (fault.data !== undefined && fault.data !== 'stored' && fault.data !== 'deflate') {
+        throw new TypeError(
+          `overlapping-zip fault data must be 'stored' or 'deflate'; got ${JSON.stringify(fault.data)}`,
+        );
+      }
+      return;
+    case 'oversized-output':
+      optionalPositive(fault.bytes, 'oversized-output fault bytes', 64 * 1024 * 1024);
+      return;
     case 'hang':
     case 'malformed-json':
     case 'refuse':
@@ -187,6 +210,15 @@ function validateFault(fault: Fault): void {
       throw new TypeError(
         `unknown fault type ${JSON.stringify((fault as { type?: unknown } | undefined)?.type)}`,
       );
+  }
+}
+
+const ZIP32_MAX = 2 ** 32 - 1;
+
+function optionalPositive(value: unknown, field: string, max = Number.MAX_SAFE_INTEGER): void {
+  if (value === undefined) return;
+  if (!nonNegativeInteger(value) || value < 1 || value > max) {
+    throw new TypeError(`${field} must be a whole number from 1 to ${max}; got ${String(value)}`);
   }
 }
 

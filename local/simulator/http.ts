@@ -5,6 +5,7 @@
  */
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { adversarialResponse, isAdversarial } from './adversarial.ts';
 import type { ShapingFault } from './faults.ts';
 
 export type Body = Buffer | Iterable<Buffer> | AsyncIterable<Buffer>;
@@ -208,6 +209,10 @@ export async function sendResponse(
   }
   if (shaping?.type === 'unframed') {
     await sendUnframed(res, socket, response, shaping);
+    return;
+  }
+  if (isAdversarial(shaping)) {
+    await sendResponse(res, adversarialResponse(shaping, response));
     return;
   }
   const body = response.body;

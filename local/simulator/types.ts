@@ -51,7 +51,28 @@ export type Fault =
    * Key rotation only (`POST …/api/key/rotate`; other requests never match it): rotate as usual and
    * answer in this shape (./rotate-answers.ts), the new key somewhere inside unless `no-key`.
    */
-  | { readonly type: 'rotate-answer'; readonly shape: RotateAnswerShape };
+  | { readonly type: 'rotate-answer'; readonly shape: RotateAnswerShape }
+  /**
+   * Answer 200 with chunked framing and no Content-Length, and a body of `bytes` zeros (default
+   * 10 GiB), generated as it is read: `gzip` (the default) sends it gzip-encoded, about 1000:1, a
+   * gzip bomb; `identity` sends the zeros themselves.
+   */
+  | { readonly type: 'oversized-body'; readonly bytes?: number; readonly encoding?: 'gzip' | 'identity' }
+  /** Answer 200 with a ZIP of one deflated entry of `inflatedBytes` zeros (default 1 GiB, about 1000:1). */
+  | { readonly type: 'zip-bomb'; readonly inflatedBytes?: number }
+  /**
+   * Answer 200 with a ZIP of `entries` entries (default 7) that all point at the same data: stored
+   * bytes that do not compress (`stored`, the default, `entryBytes` default 1 MiB), or a deflate
+   * bomb of zeros (`deflate`, `entryBytes` default 1 GiB).
+   */
+  | {
+      readonly type: 'overlapping-zip';
+      readonly entries?: number;
+      readonly entryBytes?: number;
+      readonly data?: 'stored' | 'deflate';
+    }
+  /** Process the request, then answer with its JSON `output` field replaced by `bytes` characters (default 1 MiB). */
+  | { readonly type: 'oversized-output'; readonly bytes?: number };
 
 export interface FaultRule {
   /** Limit to one API; omitted matches every API, the storage origin included. */

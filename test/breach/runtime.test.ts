@@ -112,6 +112,32 @@ describe('watchlist deps from the environment', () => {
     );
   });
 
+  it.each([
+    ['BREACH_MAX_ARCHIVE_BYTES', '1024'],
+    ['BREACH_MAX_UNCOMPRESSED_BYTES', 'lots'],
+    ['BREACH_MAX_COMPRESSION_RATIO', '1'],
+    ['BREACH_MAX_INLINE_VALUE_BYTES', '999999'],
+  ])('refuses %s=%s, naming the variable', (variable, value) => {
+    expect(() => breachStorageDepsFromEnvironment({ ...BASE, [variable]: value }, tools())).toThrow(
+      new RegExp(`Configuration ${variable}: must`),
+    );
+  });
+
+  it('reads the breach input bounds, defaults for the unset ones', () => {
+    expect(breachStorageDepsFromEnvironment(BASE, tools()).settings.limits).toEqual({
+      maxArchiveBytes: 64 * 1024 * 1024,
+      maxUncompressedBytes: 256 * 1024 * 1024,
+      maxCompressionRatio: 100,
+      maxInlineValueBytes: 1024,
+    });
+    const env = { ...BASE, BREACH_MAX_ARCHIVE_BYTES: '2097152', BREACH_MAX_INLINE_VALUE_BYTES: '256' };
+    expect(breachStorageDepsFromEnvironment(env, tools()).settings.limits).toMatchObject({
+      maxArchiveBytes: 2 * 1024 * 1024,
+      maxInlineValueBytes: 256,
+      maxCompressionRatio: 100,
+    });
+  });
+
   it('gives the summary its child lookup only with BREACH_STATE_MACHINE_ARN', () => {
     const lookup = { describe: async () => ({ status: 'RUNNING' }) };
     const withArn = watchlistDepsFromEnvironment({ ...BASE, BREACH_STATE_MACHINE_ARN: 'arn:sm' }, tools(), {

@@ -4,6 +4,11 @@
  * and the central directory ends exactly where it says; every entry's local header is valid, its
  * data inflates to the declared size, and its CRC-32 (zlib.crc32, computed while streaming)
  * matches the central directory. yauzl itself never checks CRCs.
+ *
+ * Before anything is inflated, the zip-bomb guards of `zip-limits.ts` run over what the archive
+ * declares: the entry count, the total uncompressed size, each entry's compression ratio, and that
+ * no two entries share bytes (each entry's local header is read once for that, and its data is
+ * then streamed from the offset that header gave).
  */
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,6 +16,16 @@ import { crc32 } from 'node:zlib';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import * as yauzl from 'yauzl';
 import { type ArchiveCheck, ArchiveVerificationError } from '#core/errors';
+import {
+  checkCompressionRatio,
+  checkEntryCount,
+  checkNoOverlap,
+  checkTotalUncompressed,
+  DEFAULT_ZIP_LIMITS,
+  type EntryRange,
+  printable,
+  type ZipLimits,
+} from './zip-limits.ts';
 
 export interface ZipEntrySummary {
   readonly name: string;
@@ -25,12 +40,8 @@ export interface VerifiedZip {
   readonly totalUncompressedBytes: number;
 }
 
-export interface ZipVerifyLimits {
-  /** @default 10_000 */
-  readonly maxEntries?: number;
-  /** Zip-bomb guard, checked from the central directory before anything is inflated. @default 8 GiB */
-  readonly maxUncompressedBytes?: number;
-}
+/** The zip-bomb guards (`ZipLimits`); each one left out takes its default (`DEFAULT_ZIP_LIMITS`). */
+export type ZipVerifyLimits = Partial<ZipLimits>;
 
 export interface StoredObjectRef {
   readonly bucket: string;
@@ -91,7 +102,7 @@ class S3RangeReader extends yauzl.RandomAccessReader {
 export async function verifyStoredZip(
   s3: S3Client,
   object: StoredObjectRef,
-  limits: ZipVerifyLimits = {},
+  partialLimits: ZipVerifyLimits = {},
 ): Promise<VerifiedZip> {
   const reader = new S3RangeReader(s3, object);
   const failing = (check: ArchiveCheck, problem: string) => new ArchiveVerificationError(check, problem);
@@ -112,29 +123,70 @@ export async function verifyStoredZip(
     throw reader.ioError ?? failing('end-of-central-directory', reasonOf(error));
   }
   try {
-    const maxEntries = limits.maxEntries ?? 10_000;
-    if (zip.entryCount > maxEntries) {
-      throw failing('limits', `${zip.entryCount} entries; at most ${maxEntries} are accepted`);
-    }
+    const limits: ZipLimits = { ...DEFAULT_ZIP_LIMITS, ...partialLimits };
+    checkEntryCount(zip.entryCount, limits);
+    // yauzl's cursor (typed wrongly as a boolean in @types/yauzl) starts at the central directory.
+    const cursorOf = () => (zip as unknown as { readEntryCursor: number }).readEntryCursor;
+    const centralDirectoryOffset = cursorOf();
     const entries = await readCentralDirectory(zip, reader);
-    // yauzl's offset just past the last entry it read (typed wrongly as a boolean in @types/yauzl).
-    const cursor = (zip as unknown as { readEntryCursor: number }).readEntryCursor;
+    const cursor = cursorOf();
     const after = await reader.bytes(cursor, Math.min(cursor + 4, object.size));
     if (after.length < 4 || !AFTER_CENTRAL_DIRECTORY.has(after.readUInt32LE(0))) {
       throw failing('central-directory', 'the central directory does not end where the end record says');
     }
-    const total = entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0);
-    const maxBytes = limits.maxUncompressedBytes ?? 8 * 1024 ** 3;
-    if (total > maxBytes) {
-      throw failing('limits', `${total} bytes uncompressed; at most ${maxBytes} are accepted`);
+    const declared = entries.map((entry, index) => ({
+      index,
+      name: entry.fileName,
+      compressedSize: entry.compressedSize,
+      uncompressedSize: entry.uncompressedSize,
+    }));
+    const total = checkTotalUncompressed(declared, limits);
+    for (const entry of declared) checkCompressionRatio(entry, limits);
+    const dataStarts: number[] = [];
+    const ranges: EntryRange[] = [];
+    for (const [index, entry] of entries.entries()) {
+      const start = await fileDataStartOf(zip, reader, entry, index);
+      dataStarts.push(start);
+      ranges.push({
+        index,
+        name: entry.fileName,
+        start: entry.relativeOffsetOfLocalHeader,
+        end: start + entry.compressedSize,
+      });
     }
+    checkNoOverlap(ranges, centralDirectoryOffset);
     const summaries: ZipEntrySummary[] = [];
     for (const [index, entry] of entries.entries()) {
-      summaries.push(await verifyEntry(zip, reader, entry, index));
+      summaries.push(await verifyEntry(zip, reader, entry, index, dataStarts[index] as number));
     }
     return { entries: summaries, totalUncompressedBytes: total };
   } finally {
     zip.close();
+  }
+}
+
+/** Where an entry's data starts, from its local header (whose name and extra field may differ). */
+async function fileDataStartOf(
+  zip: yauzl.ZipFile,
+  reader: S3RangeReader,
+  entry: yauzl.Entry,
+  index: number,
+): Promise<number> {
+  try {
+    const header = await new Promise<{ fileDataStart: number }>((resolve, reject) =>
+      zip.readLocalFileHeader(entry, { minimal: true }, (error, read) =>
+        error ? reject(error) : resolve(read),
+      ),
+    );
+    return header.fileDataStart;
+  } catch (error) {
+    throw (
+      reader.ioError ??
+      new ArchiveVerificationError(
+        'entry',
+        `entry ${index} (${printable(entry.fileName)}): ${reasonOf(error)}`,
+      )
+    );
   }
 }
 
@@ -161,6 +213,7 @@ async function verifyEntry(
   reader: S3RangeReader,
   entry: yauzl.Entry,
   index: number,
+  fileDataStart: number,
 ): Promise<ZipEntrySummary> {
   const label = `entry ${index} (${printable(entry.fileName)})`;
   const expected = (entry.crc32 >>> 0).toString(16).padStart(8, '0');
@@ -172,10 +225,25 @@ async function verifyEntry(
   };
   if (entry.isEncrypted()) throw new ArchiveVerificationError('entry', `${label} is encrypted`);
   if (entry.fileName.endsWith('/')) return summary;
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+    throw new ArchiveVerificationError(
+      'entry',
+      `${label} uses compression method ${entry.compressionMethod}; only stored (0) and deflate (8) are read`,
+    );
+  }
   let crc = 0;
   try {
+    // The local header was read once already (fileDataStartOf): no second ranged read for it.
     const stream = await new Promise<Readable>((resolve, reject) =>
-      zip.openReadStream(entry, (error, opened) => (error ? reject(error) : resolve(opened))),
+      zip.openReadStreamLowLevel(
+        fileDataStart,
+        entry.compressedSize,
+        0,
+        entry.compressedSize,
+        entry.compressionMethod === 8,
+        entry.uncompressedSize,
+        (error, opened) => (error ? reject(error) : resolve(opened)),
+      ),
     );
     for await (const chunk of stream) crc = crc32(chunk as Buffer, crc);
   } catch (error) {
@@ -194,8 +262,4 @@ async function verifyEntry(
 /** yauzl's and zlib's messages name structures and offsets, never content; bounded anyway. */
 function reasonOf(error: unknown): string {
   return String((error as Error)?.message ?? error).slice(0, 300);
-}
-
-function printable(name: string): string {
-  return name.replace(/[^\x20-\x7e]/g, '?').slice(0, 120);
 }

@@ -1,5 +1,5 @@
 /**
- * The breach steps' settings (RESULTS_BUCKET, BREACH_MAX_EMAILS) and the deps of the steps that
+ * The breach steps' settings (RESULTS_BUCKET, BREACH_MAX_EMAILS, the BREACH_MAX_* limits) and the deps of the steps that
  * only touch S3. The vendor-calling steps' deps are in `#core/runtime/breach-vendor-deps`, the
  * watchlist steps' in `#core/runtime/watchlist-deps`: each function bundles only what it calls.
  */
@@ -14,6 +14,7 @@ import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#core/s3/stream-upl
 import { numberFromText } from '#core/schema';
 import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
 import type { BreachApi, BreachDeps, BreachSettings } from '#core/workflows/breach/deps';
+import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#core/workflows/breach/limits';
 
 /** The vendor client takes at most this many addresses per recon. */
 export const MAX_EMAILS_LIMIT = 100;
@@ -21,6 +22,8 @@ export const MAX_EMAILS_LIMIT = 100;
 export interface BreachSettingsInput {
   readonly resultsBucket: string;
   readonly maxEmails?: number;
+  /** @default DEFAULT_BREACH_LIMITS */
+  readonly limits?: Partial<BreachLimits>;
 }
 
 /** Complete settings from partial ones; a ConfigurationError names the setting. */
@@ -37,7 +40,7 @@ export function createBreachSettings(input: BreachSettingsInput): BreachSettings
     resultsBucket: input.resultsBucket.trim(),
     maxEmails,
     upload: { partSizeBytes: DEFAULT_PART_SIZE_BYTES, queueSize: DEFAULT_QUEUE_SIZE },
-    zipLimits: Object.freeze({}),
+    limits: breachLimits(input.limits),
   });
 }
 
@@ -54,6 +57,7 @@ export function breachSettingsFromEnv(env: Env): BreachSettings {
   return createBreachSettings({
     resultsBucket: readBucketEnv(env, ENV.resultsBucket),
     ...(maxEmails === undefined ? {} : { maxEmails }),
+    limits: breachLimitsFromEnv(env),
   });
 }
 

@@ -49,6 +49,14 @@ export const ENV = {
   watchlistMaxRows: 'WATCHLIST_MAX_ROWS',
   /** Distinct addresses one breach report may cover. */
   breachMaxEmails: 'BREACH_MAX_EMAILS',
+  /** A report download is cut past this many (decoded) bytes. */
+  breachMaxArchiveBytes: 'BREACH_MAX_ARCHIVE_BYTES',
+  /** The archive's entries may inflate to this many bytes in total. */
+  breachMaxUncompressedBytes: 'BREACH_MAX_UNCOMPRESSED_BYTES',
+  /** An archive entry may inflate at most this many times its compressed size. */
+  breachMaxCompressionRatio: 'BREACH_MAX_COMPRESSION_RATIO',
+  /** A vendor value larger than this (UTF-8 bytes) is kept in S3 and passed by reference. */
+  breachMaxInlineValueBytes: 'BREACH_MAX_INLINE_VALUE_BYTES',
   /** The key of the keyed hash that names people (HMAC), in Secrets Manager. */
   breachIdentityKeySecretArn: 'BREACH_IDENTITY_KEY_SECRET_ARN',
   /** The per-person BreachReport machine (watchlist runs start it). */

@@ -116,8 +116,11 @@ export class BreachClient {
     return { reports, raw, unreadable };
   }
 
-  /** Streams a report ZIP, following the vendor's redirects; credentials never leave the vendor origin. */
-  async download(reportName: string): Promise<VendorDownload> {
+  /**
+   * Streams a report ZIP, following the vendor's redirects; credentials never leave the vendor
+   * origin. `maxBytes` cuts the (decoded) body past that many bytes (VendorBodyTooLargeError).
+   */
+  async download(reportName: string, options: { readonly maxBytes?: number } = {}): Promise<VendorDownload> {
     const name = validateReportName(reportName, 'reportName');
     return this.http.download({
       operation: 'breach.download',
@@ -125,6 +128,7 @@ export class BreachClient {
       path: `/download/${encodeURIComponent(name)}`,
       retry: 'idempotent',
       accept: 'application/zip, */*;q=0.8',
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     });
   }
 

@@ -6,7 +6,13 @@
 import type { Transform } from 'node:stream';
 import { pipeline, Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { VendorError, VendorNetworkError, VendorResponseError, VendorTimeoutError } from '#core/errors';
+import {
+  VendorBodyTooLargeError,
+  VendorError,
+  VendorNetworkError,
+  VendorResponseError,
+  VendorTimeoutError,
+} from '#core/errors';
 import { redactText } from '#core/redact';
 import { errorCode, sanitizeCause } from './outcome.ts';
 import type { HttpResponse, ResponseHeaders } from './send.ts';
@@ -126,13 +132,16 @@ export const BODY_TIMEOUT = 'BODY_TIMEOUT';
  * stream: idle -> VendorTimeoutError('idle'), reset or premature close -> VendorNetworkError.
  * Backpressure is preserved: the generator pulls a chunk only when the consumer reads, and the idle
  * clock runs only while it waits for the vendor (never while the consumer is slow).
+ * `maxBytes` counts the bytes handed on (decoded ones, so a compression bomb is counted as it
+ * inflates) and cuts the body, socket included, at the first chunk that goes past it.
  */
 export function guardBody(
   operation: string,
   body: Readable,
   decoders: Transform[],
-  options: { idleTimeoutMs: number; expectedBytes: number | undefined },
+  options: { idleTimeoutMs: number; expectedBytes: number | undefined; maxBytes?: number | undefined },
 ): Readable {
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
   const source = decodedStream(body, decoders);
   async function* relay(): AsyncGenerator<Buffer> {
     const chunks = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
@@ -143,6 +152,8 @@ export function guardBody(
         const next = await nextWithin(chunks, options.idleTimeoutMs, () => body.destroy());
         if (next.done) break;
         bytes += next.value.length;
+        // Nothing past the cap is handed on: the consumer never holds more than maxBytes.
+        if (bytes > maxBytes) throw new VendorBodyTooLargeError(operation, maxBytes);
         yield next.value;
       }
       finished = true;

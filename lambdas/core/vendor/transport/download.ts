@@ -3,7 +3,7 @@
  * rules of a chain, up to the final 2xx headers, whose body is handed over guarded. Retries and
  * credentials belong to `VendorHttp`, which passes itself in as the context.
  */
-import { VendorInsecureRedirectError, VendorResponseError } from '#core/errors';
+import { VendorBodyTooLargeError, VendorInsecureRedirectError, VendorResponseError } from '#core/errors';
 import { redactUrl } from '#core/redact';
 import type { VendorDownload } from '../types.ts';
 import {
@@ -115,6 +115,12 @@ export async function downloadAttempt(
             cause: new Error('response without Content-Length or chunked transfer coding'),
           };
         }
+        const announced = parseLength(header(res.headers, 'content-length'));
+        if (req.maxBytes !== undefined && announced !== undefined && announced > req.maxBytes) {
+          // Encoded bytes only grow when decoded: a larger announced length is over the cap for sure.
+          discard(res.body);
+          return permanent(new VendorBodyTooLargeError(req.operation, req.maxBytes, announced));
+        }
         return { kind: 'ok', status, value: toDownload(ctx, req, res, url, redirects) };
       }
       // A 401/403 from a foreign origin is about its pre-signed URL, not our key.
@@ -142,6 +148,7 @@ function toDownload(
     body: guardBody(req.operation, res.body, decoders ?? [], {
       idleTimeoutMs: ctx.settings.idleTimeoutMs,
       expectedBytes: decoded ? undefined : declaredLength,
+      maxBytes: req.maxBytes,
     }),
     contentType: header(res.headers, 'content-type'),
     // After transparent decoding the declared length and encoding no longer describe `body`.

@@ -22,6 +22,12 @@ export interface VendorRequest {
    */
   readonly refreshOnAuthFailure?: boolean;
   readonly accept?: string;
+  /**
+   * Downloads only: the body is cut at the first byte past this many, counted after transparent
+   * decoding (a gzip bomb is stopped as it inflates); a larger Content-Length is refused unread.
+   * @default no cap
+   */
+  readonly maxBytes?: number;
 }
 
 /** A 2xx answer read whole (JSON, status and small text answers). */

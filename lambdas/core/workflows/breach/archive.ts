@@ -7,20 +7,27 @@
  * and every entry's CRC (`verifyStoredZip`, ranged reads of the staged object). The manifest is
  * written last; its presence is what "archived" means to a re-run and to reconciliation.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { ZipLimits } from '#core/archive/zip-limits';
 import { verifyStoredZip, type ZipEntrySummary } from '#core/archive/zip-verify';
-import { ArchiveVerificationError, InvalidInputError } from '#core/errors';
+import {
+  ArchiveVerificationError,
+  InvalidInputError,
+  VendorBodyTooLargeError,
+  VendorResponseError,
+} from '#core/errors';
 import { METRIC } from '#core/metrics';
 import { redactText } from '#core/redact';
 import { getJson, getJsonIfExists, headIfExists, putJson } from '#core/s3/json-objects';
 import { storeDownload } from '#core/s3/store-download';
-import { copySource, MAX_COPY_OBJECT_BYTES } from '#core/s3/stream-upload';
+import { copySource } from '#core/s3/stream-upload';
 import { parseWith } from '#core/schema';
 import { validateReportName } from '#core/validation';
-import { type ArchiveOutput, type ArchiveSummary, reconOutputSchema } from './contracts.ts';
+import { type ArchiveOutput, type ArchiveSummary, reconOutputSchema, type ValueRef } from './contracts.ts';
 import type { BreachDeps } from './deps.ts';
 import { reportFolder } from './identity.ts';
+import type { BreachLimits } from './limits.ts';
 
 export const ARCHIVE_FILE = 'report.zip';
 export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
@@ -61,7 +68,23 @@ export interface ArchiveOptions {
   readonly reconKey?: string;
 }
 
-const CHECKS = ['framing', 'local-file-header', 'end-of-central-directory', 'central-directory', 'crc'];
+const CHECKS = [
+  'framing',
+  'size',
+  'local-file-header',
+  'end-of-central-directory',
+  'central-directory',
+  'limits',
+  'crc',
+];
+
+function zipLimitsOf(limits: BreachLimits): ZipLimits {
+  return {
+    maxEntries: 10_000,
+    maxUncompressedBytes: limits.maxUncompressedBytes,
+    maxCompressionRatio: limits.maxCompressionRatio,
+  };
+}
 
 export async function archiveReport(
   deps: BreachDeps,
@@ -88,7 +111,11 @@ export async function archiveReport(
   const promoted = await headIfExists(deps, finalKey);
   if (promoted !== undefined) {
     const size = promoted.ContentLength ?? 0;
-    const verified = await verifyStoredZip(deps.s3, { bucket, key: finalKey, size }, deps.settings.zipLimits);
+    const verified = await verifyStoredZip(
+      deps.s3,
+      { bucket, key: finalKey, size },
+      zipLimitsOf(deps.settings.limits),
+    );
     const sha256 = promoted.Metadata?.sha256 ?? '';
     const manifest = manifestOf(reportName, options, finalKey, bucket, {
       size,
@@ -102,25 +129,27 @@ export async function archiveReport(
   }
 
   await removeStaged(deps, folder);
-  const download = await deps.breachClient.download(reportName);
-  if ((download.contentLength ?? 0) > MAX_COPY_OBJECT_BYTES) {
-    download.body.destroy();
-    // The verified bytes reach their final key by a single CopyObject, which stops at 5 GiB.
-    throw new ArchiveVerificationError(
-      'limits',
-      `${download.contentLength} bytes; at most ${MAX_COPY_OBJECT_BYTES} are archived`,
-    );
-  }
+  const { maxArchiveBytes } = deps.settings.limits;
   const stagingKey = `${folder}${STAGING_FOLDER}${randomUUID()}.zip`;
-  const stored = await storeDownload(download, {
-    s3: deps.s3,
-    bucket,
-    key: stagingKey,
-    operation: OPERATION,
-    upload: deps.settings.upload,
-    // The promotion copy below records the digest on the final key; the staged copy needs none.
-    recordDigest: false,
-  });
+  let stored: Awaited<ReturnType<typeof storeDownload>>;
+  let download: Awaited<ReturnType<BreachDeps['breachClient']['download']>>;
+  try {
+    // The cap applies as the body streams (decoded bytes), so a compression bomb stops at it; a
+    // multipart upload cut there is aborted and leaves nothing staged.
+    download = await deps.breachClient.download(reportName, { maxBytes: maxArchiveBytes });
+    stored = await storeDownload(download, {
+      s3: deps.s3,
+      bucket,
+      key: stagingKey,
+      operation: OPERATION,
+      upload: deps.settings.upload,
+      // The promotion copy below records the digest on the final key; the staged copy needs none.
+      recordDigest: false,
+    });
+  } catch (error) {
+    if (!(error instanceof VendorBodyTooLargeError)) throw error;
+    throw await refused(deps, folder, reportName, new ArchiveVerificationError('limits', sizeProblem(error)));
+  }
 
   let verified: Awaited<ReturnType<typeof verifyStoredZip>>;
   try {
@@ -132,30 +161,12 @@ export async function archiveReport(
         size: stored.size,
         ...(stored.versionId ? { versionId: stored.versionId } : {}),
       },
-      deps.settings.zipLimits,
+      zipLimitsOf(deps.settings.limits),
     );
   } catch (error) {
     await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: stagingKey }));
-    if (error instanceof ArchiveVerificationError) {
-      deps.metrics.record(METRIC.archiveVerificationFailures, 1, 'Count', {
-        workflow: 'breach',
-        outcome: error.check,
-      });
-      await putJson(
-        deps,
-        `${folder}${VERIFICATION_FAILURE_FILE}`,
-        {
-          schemaVersion: 1,
-          reportName: redactText(reportName),
-          check: error.check,
-          message: error.message,
-          size: stored.size,
-          sha256: stored.sha256,
-          recordedAt: deps.clock().toISOString(),
-        },
-        2,
-      );
-    }
+    if (error instanceof ArchiveVerificationError)
+      throw await refused(deps, folder, reportName, error, stored);
     throw error;
   }
 
@@ -189,6 +200,41 @@ export async function archiveReport(
     origin: options.origin,
   });
   return summaryOf(manifest, manifestKey, false);
+}
+
+/** The message of a download cut at the byte cap, without the vendor's operation prefix. */
+function sizeProblem(error: VendorBodyTooLargeError): string {
+  return error.message.replace(/^.*?unusable response: /, '');
+}
+
+/** Records why a download was refused (the runbook and reconciliation read it) and returns the error. */
+async function refused(
+  deps: BreachDeps,
+  folder: string,
+  reportName: string,
+  error: ArchiveVerificationError,
+  stored?: { readonly size: number; readonly sha256: string },
+): Promise<ArchiveVerificationError> {
+  deps.metrics.record(METRIC.archiveVerificationFailures, 1, 'Count', {
+    workflow: 'breach',
+    outcome: error.check,
+  });
+  await putJson(
+    deps,
+    `${folder}${VERIFICATION_FAILURE_FILE}`,
+    {
+      schemaVersion: 1,
+      reportName: redactText(reportName),
+      check: error.check,
+      message: error.message,
+      // Unknown when the download was cut before it was stored.
+      size: stored?.size ?? null,
+      sha256: stored?.sha256 ?? null,
+      recordedAt: deps.clock().toISOString(),
+    },
+    2,
+  );
+  return error;
 }
 
 /** Leftovers of attempts that died before verifying: never promoted, never to be listed. */
@@ -247,19 +293,51 @@ function summaryOf(manifest: ArchiveManifest, manifestKey: string, alreadyArchiv
 /** ArchiveReport: the report a successful recon named, archived on behalf of this run. */
 export async function archiveRunReport(deps: BreachDeps, event: unknown): Promise<ArchiveOutput> {
   const state = parseWith(reconOutputSchema, event);
-  const { status, reportName, reportNameKey, reconKey } = state.recon;
-  if (status !== 'success' || reportName === undefined) {
-    throw new InvalidInputError('recon', "must be a 'success' with a reportName to archive a report");
+  const { status, reportName, reportNameKey, outputRef, reconKey } = state.recon;
+  if (status !== 'success' || (reportName === undefined && outputRef === undefined)) {
+    throw new InvalidInputError(
+      'recon',
+      "must be a 'success' with a reportName or an outputRef to archive a report",
+    );
   }
-  // The state carries the redacted name; the exact one, when it differs, is kept with the request.
-  const exactName =
-    reportNameKey === undefined
-      ? reportName
-      : (await getJson<{ reportName?: unknown }>(deps, deps.settings.resultsBucket, reportNameKey))
-          .reportName;
-  if (typeof exactName !== 'string' || exactName === '') {
+  // The state carries the redacted name (or, for a large value, a reference to it); the exact one,
+  // when redaction changed it, is kept with the request.
+  const name =
+    reportNameKey !== undefined
+      ? await exactReportName(deps, reportNameKey)
+      : (reportName ?? (await reportNameByReference(deps, outputRef as ValueRef)));
+  const archive = await archiveReport(deps, name, { origin: 'workflow', reconKey });
+  return { ...state, archive };
+}
+
+/** The vendor's exact report name, kept apart from the payload because it holds personal data. */
+async function exactReportName(deps: BreachDeps, key: string): Promise<string> {
+  const kept = await getJson<{ reportName?: unknown }>(deps, deps.settings.resultsBucket, key);
+  if (typeof kept.reportName !== 'string' || kept.reportName === '') {
     throw new InvalidInputError('recon.reportNameKey', 'names an object without a reportName');
   }
-  const archive = await archiveReport(deps, exactName, { origin: 'workflow', reconKey });
-  return { ...state, archive };
+  return kept.reportName;
+}
+
+/**
+ * The report name Recon kept out of the payload for its size. It is the vendor's value: one that
+ * is no usable report name (a megabyte of text is none) is the vendor's answer failing, with the
+ * whole answer kept where the reference says.
+ */
+async function reportNameByReference(deps: BreachDeps, ref: ValueRef): Promise<string> {
+  const operation = 'breach.recon';
+  const record = await getJson<Record<string, unknown>>(deps, ref.bucket, ref.key);
+  const value = record[ref.field];
+  if (typeof value !== 'string' || createHash('sha256').update(value, 'utf8').digest('hex') !== ref.sha256) {
+    throw new InvalidInputError('recon.outputRef', `does not match the ${ref.field} stored in ${ref.key}`);
+  }
+  try {
+    return validateReportName(value, 'output');
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new VendorResponseError(
+      operation,
+      `its output (${ref.bytes} bytes) is not a usable report name (${error.reason}); the answer is kept in ${ref.key}`,
+    );
+  }
 }

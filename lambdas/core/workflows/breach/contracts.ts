@@ -128,11 +128,28 @@ export type BreachReportInput = z.infer<typeof breachReportInputSchema>;
 export const RECON_STATUSES = ['success', 'no_results'] as const;
 export type ReconStatus = (typeof RECON_STATUSES)[number];
 
+/**
+ * Where a vendor value too large for a state payload is kept: a string field of a JSON object in
+ * S3 (recon.json), with its size and digest so a reader knows it got the value the writer meant.
+ */
+export const valueRefSchema = object({
+  bucket: text(),
+  key: text(),
+  field: z.literal('output', { error: "must be 'output'" }),
+  bytes: z.number({ error: 'must be a number' }),
+  sha256: hex(64),
+});
+export type ValueRef = z.infer<typeof valueRefSchema>;
+
 /** Recon's answer as the state machine routes on it (the whole answer is in recon.json). */
 export const reconSummarySchema = object({
   status: z.enum(RECON_STATUSES, { error: "must be 'success' or 'no_results'" }),
-  /** The vendor's report name, redacted (`redactText`). */
+  /**
+   * The vendor's `output`, redacted (`redactText`), when it fits `breach.maxInlineValueBytes`;
+   * otherwise `outputRef`.
+   */
   reportName: z.optional(text()),
+  outputRef: z.optional(valueRefSchema),
   totalBreaches: z.optional(z.number()),
   /**
    * Where the vendor's exact report name is kept, when `reportName` is its redacted form (the

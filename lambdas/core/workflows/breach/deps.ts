@@ -3,17 +3,18 @@
  * (`#core/runtime/breach-deps`); the local runner and the tests build it with loopback clients.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { ZipVerifyLimits } from '#core/archive/zip-verify';
 import type { PipelineMetrics } from '#core/metrics';
 import type { UploadSettings } from '#core/runtime/settings';
 import type { BreachReportList } from '#core/vendor/breach-client';
 import type { ReconRequest, ReconResult, VendorDownload, VendorLogger } from '#core/vendor/types';
+import type { BreachLimits } from './limits.ts';
 
 /** The part of the vendor's `BreachClient` the workflow uses. */
 export interface BreachApi {
   recon(request: ReconRequest): Promise<ReconResult>;
   listReports(): Promise<BreachReportList>;
-  download(reportName: string): Promise<VendorDownload>;
+  /** `maxBytes` cuts the body at the first (decoded) byte past it. */
+  download(reportName: string, options?: { readonly maxBytes?: number }): Promise<VendorDownload>;
 }
 
 export interface BreachSettings {
@@ -22,8 +23,8 @@ export interface BreachSettings {
   /** BREACH_MAX_EMAILS: distinct addresses one report may cover. */
   readonly maxEmails: number;
   readonly upload: UploadSettings;
-  /** Zip-bomb guards of the archive check. */
-  readonly zipLimits: ZipVerifyLimits;
+  /** The input bounds: download bytes, the ZIP's zip-bomb guards, vendor values in payloads. */
+  readonly limits: BreachLimits;
 }
 
 export interface BreachDeps {

@@ -8,6 +8,7 @@
  * recon.json therefore knows an earlier call may have made a report, and stops with
  * ReconOutcomeUnknownError instead of making a second one.
  */
+import { createHash } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
   InvalidInputError,
@@ -73,7 +74,7 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
   const recorded = await getJsonIfExists(deps, reconKey);
   if (recorded !== undefined) {
     deps.logger.info('Recon already recorded; not sent again', { personId: input.person.id, reconKey });
-    return { ...input, outputPrefix, recon: summaryOf(recorded as ReconRecord, reconKey) };
+    return { ...input, outputPrefix, recon: summaryOf(deps, recorded as ReconRecord, reconKey) };
   }
   if ((await headIfExists(deps, claimKey)) !== undefined) throw new ReconOutcomeUnknownError(claimKey);
 
@@ -128,7 +129,7 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
   await putJson(deps, reconKey, record, 2);
   // recon.json now answers any re-run; the claim has done its job and would only be an orphan.
   await deps.s3.send(new DeleteObjectCommand({ Bucket: deps.settings.resultsBucket, Key: claimKey }));
-  const summary = summaryOf(record, reconKey);
+  const summary = summaryOf(deps, record, reconKey);
   deps.metrics.record(METRIC.breachReports, 1, 'Count', { workflow: 'breach', outcome: summary.status });
   deps.logger.info('Recon recorded', {
     personId: input.person.id,
@@ -140,8 +141,13 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
   return { ...input, outputPrefix, recon: summary };
 }
 
-/** The routing facts of a recon record; an answer the workflow cannot act on is the vendor's fault. */
-function summaryOf(record: ReconRecord, reconKey: string): ReconOutput['recon'] {
+/**
+ * The routing facts of a recon record; an answer the workflow cannot act on is the vendor's fault.
+ * The vendor's `output` goes into the payload only up to `maxInlineValueBytes`: a larger one stays
+ * in recon.json and the payload names it (`outputRef`), so no answer can push the state past Step
+ * Functions' payload limit.
+ */
+function summaryOf(deps: BreachDeps, record: ReconRecord, reconKey: string): ReconOutput['recon'] {
   const operation = 'breach.recon';
   if (!(RECON_STATUSES as readonly string[]).includes(record.status)) {
     throw new VendorResponseError(
@@ -156,11 +162,25 @@ function summaryOf(record: ReconRecord, reconKey: string): ReconOutput['recon'] 
       `success without a report name; the answer is kept in ${reconKey}`,
     );
   }
+  const output = status === 'success' ? record.output : null;
+  const bytes = output === null ? 0 : Buffer.byteLength(output, 'utf8');
+  const inline = bytes <= deps.settings.limits.maxInlineValueBytes;
   return parseWith(
     reconSummarySchema,
     {
       status,
-      ...(status === 'success' && record.output !== null ? { reportName: record.output } : {}),
+      ...(output !== null && inline ? { reportName: output } : {}),
+      ...(output !== null && !inline
+        ? {
+            outputRef: {
+              bucket: deps.settings.resultsBucket,
+              key: reconKey,
+              field: 'output',
+              bytes,
+              sha256: createHash('sha256').update(output, 'utf8').digest('hex'),
+            },
+          }
+        : {}),
       ...(status === 'success' && record.reportNameKey ? { reportNameKey: record.reportNameKey } : {}),
       ...(record.total_breaches === null ? {} : { totalBreaches: record.total_breaches }),
       reconKey,

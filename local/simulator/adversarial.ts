@@ -1,0 +1,93 @@
+/**
+ * The answers of the adversarial faults (`oversized-body`, `zip-bomb`, `overlapping-zip`,
+ * `oversized-output`): each replaces the real answer of a request that was processed normally.
+ */
+import { gzipBomb, overlappingZip, zeros, zipBomb } from './bombs.ts';
+import { JSON_TYPE, type SimResponse } from './http.ts';
+import type { Fault } from './types.ts';
+
+export type AdversarialFault = Extract<
+  Fault,
+  { type: 'oversized-body' | 'zip-bomb' | 'overlapping-zip' | 'oversized-output' }
+>;
+
+const ADVERSARIAL = new Set(['oversized-body', 'zip-bomb', 'overlapping-zip', 'oversized-output']);
+
+export function isAdversarial(fault: { readonly type: string } | undefined): fault is AdversarialFault {
+  return fault !== undefined && ADVERSARIAL.has(fault.type);
+}
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+/** Built ZIPs by their parameters: building a 1 GiB bomb costs a CRC pass over 1 GiB of zeros. */
+const built = new Map<string, Buffer>();
+
+function cached(key: string, build: () => Buffer): Buffer {
+  let zip = built.get(key);
+  if (zip === undefined) {
+    zip = build();
+    if (built.size >= 8) built.clear();
+    built.set(key, zip);
+  }
+  return zip;
+}
+
+function zipResponse(zip: Buffer): SimResponse {
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/zip', 'content-length': zip.length },
+    body: zip,
+  };
+}
+
+/** The answer a fault sends in place of `response` (the real, already processed one). */
+export function adversarialResponse(fault: AdversarialFault, response: SimResponse): SimResponse {
+  switch (fault.type) {
+    case 'oversized-body': {
+      const bytes = fault.bytes ?? 10 * GiB;
+      const gzip = (fault.encoding ?? 'gzip') === 'gzip';
+      // No Content-Length: Node frames the body as chunked, the framing the client accepts.
+      return {
+        status: 200,
+        headers: {
+          'content-type': String(response.headers?.['content-type'] ?? 'application/zip'),
+          ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+        },
+        body: gzip ? gzipBomb(bytes) : zeros(bytes),
+      };
+    }
+    case 'zip-bomb': {
+      const bytes = fault.inflatedBytes ?? GiB;
+      return zipResponse(cached(`bomb:${bytes}`, () => zipBomb(bytes)));
+    }
+    case 'overlapping-zip': {
+      const data = fault.data ?? 'stored';
+      const entries = fault.entries ?? 7;
+      const bytes = fault.entryBytes ?? (data === 'stored' ? MiB : GiB);
+      return zipResponse(
+        cached(`overlap:${entries}:${bytes}:${data}`, () => overlappingZip(entries, bytes, data)),
+      );
+    }
+    case 'oversized-output': {
+      const body = response.body;
+      let answer: Record<string, unknown> = {};
+      if (Buffer.isBuffer(body)) {
+        try {
+          const parsed = JSON.parse(body.toString('utf8')) as unknown;
+          if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+            answer = parsed as Record<string, unknown>;
+          }
+        } catch {
+          // Not JSON: the answer becomes an object with only the oversized output.
+        }
+      }
+      const output = 'r'.repeat(fault.bytes ?? MiB);
+      const { 'content-length': _length, ...headers } = response.headers ?? {};
+      return {
+        status: response.status,
+        headers: { ...headers, 'content-type': JSON_TYPE },
+        body: Buffer.from(JSON.stringify({ ...answer, output })),
+      };
+    }
+  }
+}
