@@ -83,8 +83,8 @@ describe('alarms on the pipeline metrics', () => {
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'missing',
     });
-    const topic = (alarm?.Properties?.AlarmActions as unknown[])[0];
-    expect(alarm?.Properties?.InsufficientDataActions).toEqual([topic]);
+    expect(alarm?.Properties?.InsufficientDataActions).toEqual(alarm?.Properties?.AlarmActions);
+    expect(alarm?.Properties?.InsufficientDataActions).toHaveLength(1);
   });
 
   it('alarms on vendor 401s and on sustained throttling across every operation', () => {
