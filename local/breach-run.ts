@@ -42,7 +42,13 @@ import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import { createWriteBreachManifestHandler } from '../lambdas/write-breach-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
 import { mapWithConcurrency } from './pipeline.ts';
-import { bindTaskHandlers, type HandlerFactory, type JSONValue, retryOverrides } from './task-binding.ts';
+import {
+  bindTaskHandlers,
+  type HandlerFactory,
+  type JSONValue,
+  retryOverrides,
+  type TaskHandler,
+} from './task-binding.ts';
 
 const BREACH_HANDLER_FACTORIES = {
   'breach-recon': createBreachReconHandler,
@@ -71,6 +77,8 @@ export interface LocalBreachOptions {
   readonly clock?: () => Date;
   /** Told every state's input and output as the engine enters and leaves it (tests read payloads). */
   readonly onStatePayload?: (state: string, payload: unknown) => void;
+  /** Replaces bound handlers by state name (tests make one fail the way Lambda would). */
+  readonly wrap?: (bound: Record<string, TaskHandler>) => Record<string, TaskHandler>;
 }
 
 export interface BreachRunRequest {
@@ -160,7 +168,8 @@ function breachRunner(
     metrics: options.metrics ?? NO_METRICS,
     clock: options.clock ?? (() => new Date()),
   };
-  const handlers = bindTaskHandlers(options.definition, BREACH_HANDLER_FACTORIES, deps, 'BreachReport');
+  const bound = bindTaskHandlers(options.definition, BREACH_HANDLER_FACTORIES, deps, 'BreachReport');
+  const handlers = options.wrap ? options.wrap(bound) : bound;
   const machine = new StateMachine(options.definition as never, { validationOptions: { checkArn: false } });
   return async (input, executionName) => {
     const execution = machine.run(input as unknown as JSONValue, {

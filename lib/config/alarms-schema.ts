@@ -9,8 +9,8 @@ export const alarmsSchema = section({
   /** Started scans in the hour below which the rate is not judged. @default 5 */
   minScansForRate: z._default(boundedNumber({ min: 1, max: 10_000, integer: true }), 5),
   /**
-   * Days without a successful scan or a stored byte that alarm while schedules are configured
-   * (NoSuccessfulScan, NothingStored); CloudWatch evaluates at most 7 daily periods. @default 2
+   * The window, in days, of NoSuccessfulScan, NothingStored and NoScanStarted while schedules are
+   * enabled: one period of this many days, and CloudWatch allows at most 7. @default 2
    */
   quietDays: z._default(boundedNumber({ min: 1, max: 7, integer: true }), 2),
   /** Throttled vendor retries per 5 minutes that, for 15 minutes, alarm. @default 20 */

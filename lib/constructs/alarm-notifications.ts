@@ -1,7 +1,8 @@
 /**
  * Where alarms go: one SNS topic, encrypted with its own KMS key (CloudWatch cannot publish to a
  * topic under the AWS-managed SNS key), SSL-only, with an optional email subscription. Every alarm
- * of the stack, present or added later by any construct, notifies it on ALARM and on OK.
+ * of the stack, present or added later by any construct, notifies it on ALARM and on OK (a silence
+ * alarm also on INSUFFICIENT_DATA).
  */
 import { Aspects, Duration, type IAspect, Stack } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
@@ -11,6 +12,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct, type IConstruct } from 'constructs';
+import { isSilenceAlarm } from './standard-alarms.ts';
 
 export interface AlarmNotificationsProps {
   /** Subscribed to the topic (the address confirms the subscription by email). @default none */
@@ -65,7 +67,10 @@ export function encryptedTopic(
   return topic;
 }
 
-/** Adds the topic as the ALARM and OK action of every Alarm it visits, once. */
+/**
+ * Adds the topic as the ALARM and OK action of every Alarm it visits, once, and as the
+ * INSUFFICIENT_DATA action of the silence alarms (standard-alarms.ts), whose signal that state is.
+ */
 class NotifyOnAlarm implements IAspect {
   private readonly done = new WeakSet<Alarm>();
   constructor(private readonly topic: Topic) {}
@@ -76,5 +81,6 @@ class NotifyOnAlarm implements IAspect {
     const action = new SnsAction(this.topic);
     node.addAlarmAction(action);
     node.addOkAction(action);
+    if (isSilenceAlarm(node)) node.addInsufficientDataAction(action);
   }
 }

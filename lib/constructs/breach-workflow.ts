@@ -22,7 +22,7 @@ import {
 import type { BreachFailureName } from '#core/workflows/breach/records';
 import { bindDeclared } from './bindings.ts';
 import { PipelineFunction } from './pipeline-function.ts';
-import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
+import { lambdaTask, PipelineStateMachine, recordThenFail } from './pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from './retry-policies.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
@@ -124,8 +124,10 @@ export class BreachWorkflow extends Construct {
       causePath: JsonPath.stringAt('$.failure.cause'),
     });
     const recordFailure = lambdaTask(this, 'RecordBreachFailure', this.recordFailureFunction);
-    recordFailure.addRetry(IDEMPOTENT_TASK_RETRY);
-    recordFailure.next(failed);
+    recordThenFail(this, recordFailure, failed, {
+      retry: IDEMPOTENT_TASK_RETRY,
+      unrecordedState: 'BreachFailureNotRecorded',
+    });
     // One Pass per label: a state may be the target of several Catches, but has one name.
     const marks = new Map<BreachFailureName, Pass>();
     const mark = (name: BreachFailureName): Pass => {

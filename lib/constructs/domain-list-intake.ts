@@ -63,6 +63,16 @@ export interface DomainListIntakeProps {
  * object's identity: S3 and EventBridge deliver at least once, and a duplicate becomes
  * ExecutionAlreadyExists instead of a second run.
  */
+/**
+ * Construct IDs of the intake function by handler. Changing one replaces the function (a new
+ * logical ID), which an intake survives: it holds no state, and its event source and grants move
+ * with it.
+ */
+const INTAKE_FUNCTION_IDS = {
+  'start-domain-list': 'StartDomainListFunction',
+  'start-watchlist': 'StartWatchlistFunction',
+} as const;
+
 export class DomainListIntake extends Construct {
   public readonly rule: Rule;
   public readonly startFunction: PipelineFunction;
@@ -83,8 +93,10 @@ export class DomainListIntake extends Construct {
       purpose: `${kind} upload events that could not start a run`,
     });
 
-    this.startFunction = new PipelineFunction(this, 'StartDomainListFunction', {
-      handlerFile: props.handlerFile ?? 'start-domain-list',
+    const handlerFile = props.handlerFile ?? 'start-domain-list';
+    // Named for the handler it runs, so each intake's logical ID says which code it is.
+    this.startFunction = new PipelineFunction(this, INTAKE_FUNCTION_IDS[handlerFile], {
+      handlerFile,
       timeout: Duration.seconds(30),
       memorySize: 256,
       environment: {

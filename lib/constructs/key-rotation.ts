@@ -18,7 +18,7 @@ import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { pipelineMetric } from './pipeline-metric.ts';
 import { invokeOnSchedule, noAsyncRetries } from './scheduled-invoke.ts';
-import { alarmOn } from './standard-alarms.ts';
+import { alarmOn, silenceAlarm } from './standard-alarms.ts';
 
 export interface KeyRotationProps {
   /** The secret holding the org key (`{"apiKey", "orgUuid"}`) that Secrets Manager rotates. */
@@ -41,6 +41,9 @@ export interface KeyRotationProps {
   readonly logRetention?: RetentionDays;
 }
 
+/** Two missed daily checks, not one late one (the schedule's flexible window is an hour). */
+const AGE_CHECK_SILENCE = Duration.days(2);
+
 /** How long one rotation step may take: the vendor call's timeout, the puts' retries, the mirrors. */
 const STEP_TIMEOUT = Duration.minutes(2);
 
@@ -50,7 +53,8 @@ const STEP_TIMEOUT = Duration.minutes(2);
  *   on deploy (`rotateImmediatelyOnUpdate: false`), invocable by Secrets Manager for this secret only;
  * - no blind retries: the function's asynchronous invocations are never retried by Lambda, and a
  *   failed one lands in a dead-letter queue; Secrets Manager itself resumes the same token later;
- * - a daily key-age check (lambdas/check-api-key-age.ts) whose metric the key-age alarm watches;
+ * - a daily key-age check (lambdas/check-api-key-age.ts) whose metric the key-age alarm watches, and
+ *   a silence alarm for when the check stops reporting;
  * - alarms for every way a rotation goes wrong (docs/runbooks/key-rotation.md).
  */
 export class KeyRotation extends Construct {
@@ -167,8 +171,17 @@ export class KeyRotation extends Construct {
         threshold: maxKeyAge.toDays(),
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        // No measurement for a day means the check itself is broken: that must not look healthy.
-        treatMissingData: TreatMissingData.BREACHING,
+        // Every check run publishes an age, seeded secret or not (it dates from the secret's
+        // creation), so a day without one means the check did not run: KeyAgeNotMeasured's to say.
+        // As breaching, it put a fresh stack in ALARM before the first daily check.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      // A failing check lands in the dead-letter queue (RotationDeadLetters); this catches the check
+      // not running at all (schedule disabled or deleted) once it has reported.
+      KeyAgeNotMeasured: silenceAlarm(this, 'KeyAgeNotMeasured', {
+        metric: rotationMetric(METRIC.apiKeyAge, 'SampleCount', AGE_CHECK_SILENCE),
+        meaning: `The daily key-age check has published no ApiKeyAgeDays for ${AGE_CHECK_SILENCE.toDays()} days: KeyNotRotated is blind.`,
+        runbook: 'docs/runbooks/key-rotation.md#keyagenotmeasured',
       }),
     };
   }
@@ -181,7 +194,8 @@ export type RotationAlarmName =
   | 'MirrorWriteFailed'
   | 'RotationEventFailed'
   | 'RotationDeadLetters'
-  | 'KeyNotRotated';
+  | 'KeyNotRotated'
+  | 'KeyAgeNotMeasured';
 
 /** A rotation metric as Powertools writes it: the service dimension plus `workflow=rotation`. */
 function rotationMetric(name: MetricName, statistic: string, period: Duration): Metric {

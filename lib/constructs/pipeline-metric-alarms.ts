@@ -3,7 +3,8 @@
  * `service` dimension): what no single function or state machine sees.
  *
  * - scans failing at more than a configured rate;
- * - no successful scan, or no byte stored, for days while schedules should be producing them;
+ * - while schedules are enabled, over `quietDays`: scans ended and none succeeded; scans succeeded
+ *   and stored nothing; no scan started at all once scans had started (a silence alarm);
  * - vendor 401/403s that survived every retry (a key rotated elsewhere);
  * - vendor throttling sustained over three 5-minute periods.
  *
@@ -13,7 +14,6 @@ import { Duration } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
-  type IMetric,
   MathExpression,
   type Metric,
   TreatMissingData,
@@ -21,7 +21,7 @@ import {
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#core/metrics';
 import { pipelineMetric } from './pipeline-metric.ts';
-import { ALARMS_RUNBOOK } from './standard-alarms.ts';
+import { ALARMS_RUNBOOK, silenceAlarm } from './standard-alarms.ts';
 
 /** The failure labels RecordFailure puts on ScansFailed (lambdas/core/workflows/scan/failure.ts). */
 const SCAN_FAILURE_LABELS = [
@@ -38,9 +38,9 @@ export interface PipelineMetricAlarmsProps {
   readonly scanFailureRate: number;
   /** Started scans in the hour below which the rate is not judged. */
   readonly minScansForRate: number;
-  /** Days without a successful scan, or a stored byte, that fire the alarm. */
+  /** The window, in days, of NoSuccessfulScan, NothingStored and NoScanStarted (1..7). */
   readonly quietDays: number;
-  /** Whether schedules run scans: only then is a quiet day a problem. */
+  /** Whether schedules run scans: only then are these three alarms created. */
   readonly schedulesEnabled: boolean;
   /** Throttled vendor retries per 5 minutes that, three periods running, fire the alarm. */
   readonly throttledRetriesPerFiveMinutes: number;
@@ -50,8 +50,11 @@ export type PipelineMetricAlarmName =
   | 'ScanFailureRate'
   | 'NoSuccessfulScan'
   | 'NothingStored'
+  | 'NoScanStarted'
   | 'VendorAuthFailures'
   | 'VendorThrottlingSustained';
+
+type Describe = (name: PipelineMetricAlarmName, meaning: string) => string;
 
 export class PipelineMetricAlarms extends Construct {
   public readonly alarms: Readonly<Partial<Record<PipelineMetricAlarmName, Alarm>>>;
@@ -59,10 +62,9 @@ export class PipelineMetricAlarms extends Construct {
   constructor(scope: Construct, id: string, props: PipelineMetricAlarmsProps) {
     super(scope, id);
     const hour = Duration.hours(1);
-    const day = Duration.days(1);
     const fiveMinutes = Duration.minutes(5);
     const alarms: Partial<Record<PipelineMetricAlarmName, Alarm>> = {};
-    const describe = (name: PipelineMetricAlarmName, meaning: string) =>
+    const describe: Describe = (name, meaning) =>
       `${meaning} Runbook: ${ALARMS_RUNBOOK}#${name.toLowerCase()}`;
 
     // (failed + timed out) / started, judged only once enough scans started in the hour.
@@ -91,37 +93,7 @@ export class PipelineMetricAlarms extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
-    if (props.schedulesEnabled) {
-      const quiet = (name: PipelineMetricAlarmName, metric: IMetric, meaning: string) =>
-        new Alarm(this, name, {
-          alarmDescription: describe(name, meaning),
-          metric,
-          threshold: 1,
-          evaluationPeriods: props.quietDays,
-          comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-          // No data at all is exactly the silence this alarm is for.
-          treatMissingData: TreatMissingData.BREACHING,
-        });
-      alarms.NoSuccessfulScan = quiet(
-        'NoSuccessfulScan',
-        scanMetric(METRIC.scansSucceeded, day),
-        `No scan succeeded for ${props.quietDays} days although schedules are enabled.`,
-      );
-      alarms.NothingStored = quiet(
-        'NothingStored',
-        new MathExpression({
-          label: 'scan bytes stored',
-          expression: 'FILL(r, 0) + FILL(l, 0) + FILL(d, 0)',
-          usingMetrics: {
-            r: bytesMetric('report', day),
-            l: bytesMetric('logs', day),
-            d: bytesMetric('debug', day),
-          },
-          period: day,
-        }),
-        `No scan output was stored for ${props.quietDays} days although schedules are enabled.`,
-      );
-    }
+    if (props.schedulesEnabled) Object.assign(alarms, quietAlarms(this, props.quietDays, describe));
 
     alarms.VendorAuthFailures = new Alarm(this, 'VendorAuthFailures', {
       alarmDescription: describe(
@@ -148,6 +120,72 @@ export class PipelineMetricAlarms extends Construct {
     });
     this.alarms = alarms;
   }
+}
+
+/**
+ * The quiet-period alarms, each over one period of `days` (CloudWatch allows up to 7 days for
+ * periods of an hour or more: https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html).
+ * Each judges what happened, never the absence of data: a fresh stack, or a window in which no
+ * schedule fired, has no data and stays OK (`notBreaching`). Silence itself is NoScanStarted's, which
+ * can tell a stack that never scanned from one that stopped (standard-alarms.ts, silenceAlarm).
+ */
+function quietAlarms(
+  scope: Construct,
+  days: number,
+  describe: Describe,
+): Pick<Record<PipelineMetricAlarmName, Alarm>, 'NoSuccessfulScan' | 'NothingStored' | 'NoScanStarted'> {
+  const window = Duration.days(days);
+  const judged = (name: PipelineMetricAlarmName, expression: MathExpression, meaning: string) =>
+    new Alarm(scope, name, {
+      alarmDescription: describe(name, meaning),
+      metric: expression,
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+  const failed = Object.fromEntries(
+    SCAN_FAILURE_LABELS.map((label, i) => [`f${i}`, scanMetric(METRIC.scansFailed, window, label)]),
+  );
+  const sumFailed = [...Object.keys(failed), 't'].map((m) => `FILL(${m}, 0)`).join(' + ');
+  return {
+    // The failed and timed-out scans of the window, counted only when none succeeded in it.
+    NoSuccessfulScan: judged(
+      'NoSuccessfulScan',
+      new MathExpression({
+        label: 'scans that ended without success, when none succeeded',
+        expression: `IF(FILL(s, 0) > 0, 0, ${sumFailed})`,
+        usingMetrics: {
+          ...failed,
+          t: scanMetric(METRIC.scansTimedOut, window, 'ScanTimedOut'),
+          s: scanMetric(METRIC.scansSucceeded, window),
+        },
+        period: window,
+      }),
+      `Scans ended in the last ${days} days and none of them succeeded.`,
+    ),
+    // The successful scans of the window, counted only when not one byte was stored.
+    NothingStored: judged(
+      'NothingStored',
+      new MathExpression({
+        label: 'successful scans, when no byte was stored',
+        expression: 'IF(FILL(r, 0) + FILL(l, 0) + FILL(d, 0) > 0, 0, FILL(s, 0))',
+        usingMetrics: {
+          r: bytesMetric('report', window),
+          l: bytesMetric('logs', window),
+          d: bytesMetric('debug', window),
+          s: scanMetric(METRIC.scansSucceeded, window),
+        },
+        period: window,
+      }),
+      `Scans succeeded in the last ${days} days but stored no output at all.`,
+    ),
+    NoScanStarted: silenceAlarm(scope, 'NoScanStarted', {
+      metric: scanMetric(METRIC.scansStarted, window),
+      meaning: `No scan started for ${days} days although schedules are enabled and scans had run before.`,
+      runbook: `${ALARMS_RUNBOOK}#noscanstarted`,
+    }),
+  };
 }
 
 /** A scan-workflow metric summed over `period`, of one outcome when given. */

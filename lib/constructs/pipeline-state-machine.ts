@@ -3,8 +3,11 @@ import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import {
   DefinitionBody,
+  type Fail,
   type IChainable,
+  JsonPath,
   LogLevel,
+  Pass,
   type RetryProps,
   StateMachine,
   StateMachineType,
@@ -142,4 +145,35 @@ export function lambdaTask(
   if (options.retry) task.addRetry(options.retry);
   if (declarationOf(fn.handlerFile).vendorApis.length > 0) task.addRetry(VENDOR_AUTH_RETRY);
   return task;
+}
+
+/**
+ * The end of a per-item failure path: `recorder` (a task that writes the failure record and puts
+ * the Fail state's Error and Cause at `$.failure`), then `failed`. When the recorder itself still
+ * fails after `retry`, its Catch goes to the same Fail state through a Pass named `unrecordedState`
+ * that keeps the failure's own label (`$.failure.error`, set by the Mark* state) as the Error, and
+ * says in the Cause that nothing was recorded and why: the execution must end as the item's failure,
+ * never as the recorder's raw task error.
+ */
+export function recordThenFail(
+  scope: Construct,
+  recorder: LambdaInvoke,
+  failed: Fail,
+  options: { retry: RetryProps; unrecordedState: string },
+): void {
+  recorder.addRetry(options.retry);
+  recorder.next(failed);
+  const unrecorded = new Pass(scope, options.unrecordedState, {
+    parameters: {
+      error: JsonPath.stringAt('$.failure.error'),
+      cause: JsonPath.format(
+        `{} (not recorded: ${recorder.stateId} failed with {}; the original error is in this execution history)`,
+        JsonPath.stringAt('$.failure.error'),
+        JsonPath.stringAt('$.notRecorded.Error'),
+      ),
+    },
+    resultPath: '$.failure',
+  });
+  unrecorded.next(failed);
+  recorder.addCatch(unrecorded, { errors: ['States.ALL'], resultPath: '$.notRecorded' });
 }

@@ -29,7 +29,7 @@ import {
 } from '../config/index.ts';
 import { bindDeclared } from './bindings.ts';
 import { PipelineFunction } from './pipeline-function.ts';
-import { lambdaTask, PipelineStateMachine } from './pipeline-state-machine.ts';
+import { lambdaTask, PipelineStateMachine, recordThenFail } from './pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from './retry-policies.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
@@ -174,8 +174,10 @@ export class ScanWorkflow extends Construct {
       causePath: JsonPath.stringAt('$.failure.cause'),
     });
     const recordFailure = lambdaTask(this, 'RecordFailure', this.recordScanFailureFunction);
-    recordFailure.addRetry(IDEMPOTENT_TASK_RETRY);
-    recordFailure.next(failed);
+    recordThenFail(this, recordFailure, failed, {
+      retry: IDEMPOTENT_TASK_RETRY,
+      unrecordedState: 'FailureNotRecorded',
+    });
     // The labels RecordFailure understands: one type, owned by the step that interprets them.
     const mark = (name: FailureName): Pass => {
       const pass = new Pass(this, `Mark${name}`, {

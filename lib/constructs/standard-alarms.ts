@@ -41,6 +41,46 @@ export function alarmOn(scope: Construct, id: string, spec: AlarmSpec): Alarm {
   });
 }
 
+/** Alarms whose INSUFFICIENT_DATA state is the signal (see {@link silenceAlarm}). */
+const SILENCE_ALARMS = new WeakSet<Alarm>();
+
+export interface SilenceAlarmSpec {
+  /** A count summed over one period: the window in which at least one report is expected. */
+  readonly metric: IMetric;
+  /** What the silence means, in one sentence. */
+  readonly meaning: string;
+  /** `docs/runbooks/<file>.md#<section>`. */
+  readonly runbook: string;
+}
+
+/**
+ * An alarm on something that must keep reporting once it has: OK while `metric` has data in its
+ * window, INSUFFICIENT_DATA once the whole window is empty (`treatMissingData: missing`). The metric
+ * alone cannot tell "never reported" (a fresh stack) from "stopped reporting"; the alarm's state
+ * can. A new alarm starts in INSUFFICIENT_DATA and stays there, quietly, until the first report
+ * (actions run on a change of state); after that, silence is a change from OK, and AlarmNotifications
+ * adds the INSUFFICIENT_DATA action to these alarms only. The metric never breaches the threshold, so
+ * ALARM is not used.
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html
+ */
+export function silenceAlarm(scope: Construct, id: string, spec: SilenceAlarmSpec): Alarm {
+  const alarm = new Alarm(scope, id, {
+    alarmDescription: `${spec.meaning} Signalled by INSUFFICIENT_DATA (not ALARM) once it had reported. Runbook: ${spec.runbook}`,
+    metric: spec.metric,
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+    treatMissingData: TreatMissingData.MISSING,
+  });
+  SILENCE_ALARMS.add(alarm);
+  return alarm;
+}
+
+/** Whether `alarm` signals by INSUFFICIENT_DATA, so its notifications must include that state. */
+export function isSilenceAlarm(alarm: Alarm): boolean {
+  return SILENCE_ALARMS.has(alarm);
+}
+
 export interface FunctionAlarmOptions {
   /**
    * Errors in 5 minutes that fire the alarm. A task function's errors are retried or caught by

@@ -56,6 +56,9 @@ describe('AlarmNotifications', () => {
       expect(alarm.Properties?.AlarmActions, id).toEqual([{ Ref: topic }]);
       expect(alarm.Properties?.OKActions, id).toEqual([{ Ref: topic }]);
       expect(alarm.Properties?.AlarmDescription, id).toMatch(/Runbook: docs\/runbooks\/[\w-]+\.md#[\w-]+$/);
+      // Only an alarm whose signal is silence (missing data) also notifies on INSUFFICIENT_DATA.
+      const silence = alarm.Properties?.TreatMissingData === 'missing';
+      expect(alarm.Properties?.InsufficientDataActions, id).toEqual(silence ? [{ Ref: topic }] : undefined);
     }
   });
 

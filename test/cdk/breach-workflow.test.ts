@@ -66,6 +66,11 @@ describe('BreachReport state machine', () => {
       });
     }
     expect(stateNamed(definition, 'RecordBreachFailure').Next).toBe('BreachReportFailed');
+    // A recorder that fails itself still ends the run as the person's own failure.
+    expect(stateNamed(definition, 'RecordBreachFailure').Catch).toEqual([
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.notRecorded', Next: 'BreachFailureNotRecorded' },
+    ]);
+    expect(stateNamed(definition, 'BreachFailureNotRecorded').Next).toBe('BreachReportFailed');
     expect(stateNamed(definition, 'BreachReportFailed')).toEqual({
       Type: 'Fail',
       ErrorPath: '$.failure.error',
@@ -125,7 +130,7 @@ describe('BreachReport state machine', () => {
       LoggingConfiguration: { IncludeExecutionData: false, Level: 'ALL' },
     });
     expect(definition.TimeoutSeconds).toBe(7200);
-    expect(allStates(definition).size).toBe(11);
+    expect(allStates(definition).size).toBe(12);
   });
 });
 

@@ -35,6 +35,18 @@ describe('DomainListScan state machine: shape', () => {
     expect(stateNamed(definition, 'ListSucceeded').Type).toBe('Succeed');
   });
 
+  it('lets each Lambda step replace the state, so the run input is not carried to the output', () => {
+    // PrepareDomainList returns references only (test/list/list-limits.test.ts); a ResultPath or
+    // OutputPath here would merge the input (up to 256 KiB of ad-hoc domains) back in.
+    for (const name of ['PrepareDomainList', 'WriteListSummary']) {
+      const state = stateNamed(definition, name);
+      expect(state.ResultPath, name).toBeUndefined();
+      expect(state.OutputPath, name).toBeUndefined();
+      expect(state.Parameters, name).toBeUndefined();
+    }
+    expect(stateNamed(definition, 'ScanEachDomain').ResultPath).toBe('$.mapResult');
+  });
+
   it('fails the run with the caught error when the list cannot be prepared', () => {
     expect(stateNamed(definition, 'PrepareDomainList').Catch).toEqual([
       { ErrorEquals: ['States.ALL'], ResultPath: '$.caught', Next: 'ListFailed' },

@@ -43,6 +43,17 @@ function queueIdFor(prefix: string): string {
 }
 
 describe('DomainListIntake', () => {
+  it('names each intake function after the handler it runs, not after the domain-list intake', () => {
+    // The domain-list intake keeps its logical ID; the watchlist intake's once read
+    // `WatchlistIntakeStartDomainListFunction…`, sending an operator to the wrong code.
+    expect(functionFor(synthesized, 'start-domain-list').logicalId).toMatch(/^IntakeStartDomainListFunction/);
+    const watchlist = functionFor(synthesized, 'start-watchlist').logicalId;
+    expect(watchlist).toMatch(/^WatchlistIntakeStartWatchlistFunction/);
+    expect(
+      Object.keys(synthesized.json.Resources).some((id) => id.includes('WatchlistIntakeStartDomainList')),
+    ).toBe(false);
+  });
+
   it('matches Object Created events of the input bucket under the prefix with a list suffix', () => {
     synthesized.template.hasResourceProperties('AWS::Events::Rule', {
       EventPattern: {

@@ -222,14 +222,29 @@ describe('KeyRotation: event and alarms', () => {
     });
   });
 
-  it('alarms when the key is older than the period plus a margin, and when the age is not measured at all', () => {
+  it('alarms when the key is older than the period plus a margin, not merely because no age was measured yet', () => {
     synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApiKeyAgeDays',
       Statistic: 'Maximum',
       Period: 86_400,
       Threshold: 33,
       ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'breaching',
+      // A fresh stack has no age until the first daily check: that is not a stale key.
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
+  it('notices the age check going silent after it has reported, by INSUFFICIENT_DATA', () => {
+    synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApiKeyAgeDays',
+      Statistic: 'SampleCount',
+      Period: 2 * 86_400,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'missing',
+      AlarmDescription: Match.stringLikeRegexp('#keyagenotmeasured$'),
+      InsufficientDataActions: [Match.anyValue()],
     });
   });
 });

@@ -39,19 +39,52 @@ describe('alarms on the pipeline metrics', () => {
     expect(JSON.stringify(tuned?.Properties?.Metrics)).toContain('>= 20');
   });
 
-  it('alarms on quiet days only when a schedule should produce scans, treating no data as breaching', () => {
-    for (const anchor of ['nosuccessfulscan', 'nothingstored']) {
+  it('judges a quiet window only by what happened in it, so a fresh stack with no data stays OK', () => {
+    for (const anchor of ['nosuccessfulscan', 'nothingstored', 'noscanstarted']) {
       expect(alarmsDescribed(plain, anchor), anchor).toHaveLength(0);
-      const [alarm] = alarmsDescribed(scheduled, anchor);
-      expect(alarm?.Properties, anchor).toMatchObject({
-        EvaluationPeriods: 2,
-        Threshold: 1,
-        ComparisonOperator: 'LessThanThreshold',
-        TreatMissingData: 'breaching',
-      });
     }
+    const expressionOf = (anchor: string) => {
+      const [alarm] = alarmsDescribed(scheduled, anchor);
+      // No data (nothing ran yet) is not breaching; one period spans the whole window.
+      expect(alarm?.Properties, anchor).toMatchObject({
+        EvaluationPeriods: 1,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      const metrics = alarm?.Properties?.Metrics as {
+        Expression?: string;
+        MetricStat?: { Period: number };
+      }[];
+      for (const m of metrics.filter((q) => q.MetricStat))
+        expect(m.MetricStat?.Period, anchor).toBe(2 * 86_400);
+      return metrics.find((m) => m.Expression !== undefined)?.Expression ?? '';
+    };
+    // Failed or timed-out scans count only when none succeeded; stored bytes clear NothingStored.
+    expect(expressionOf('nosuccessfulscan')).toMatch(
+      /^IF\(FILL\(s, 0\) > 0, 0, (FILL\(f\d, 0\) \+ ){6}FILL\(t, 0\)\)$/,
+    );
+    expect(expressionOf('nothingstored')).toBe('IF(FILL(r, 0) + FILL(l, 0) + FILL(d, 0) > 0, 0, FILL(s, 0))');
+    const wide = synth({ ...SCHEDULED, alarms: { quietDays: 7 } });
+    const [weekly] = alarmsDescribed(wide, 'nosuccessfulscan');
+    expect(JSON.stringify(weekly?.Properties?.Metrics)).toContain(`"Period":${7 * 86_400}`);
     const disabled = synth({ schedules: [{ ...SCHEDULED.schedules[0], enabled: false }] } as never);
     expect(alarmsDescribed(disabled, 'nosuccessfulscan')).toHaveLength(0);
+  });
+
+  it('notices scans stopping once they had started, by INSUFFICIENT_DATA rather than on a fresh stack', () => {
+    const [alarm] = alarmsDescribed(scheduled, 'noscanstarted');
+    expect(alarm?.Properties).toMatchObject({
+      MetricName: METRIC.scansStarted,
+      Statistic: 'Sum',
+      Period: 2 * 86_400,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'missing',
+    });
+    expect(alarm?.Properties?.InsufficientDataActions).toEqual(alarm?.Properties?.AlarmActions);
+    expect(alarm?.Properties?.InsufficientDataActions).toHaveLength(1);
   });
 
   it('alarms on vendor 401s and on sustained throttling across every operation', () => {

@@ -51,7 +51,7 @@ describe('the pause switch', () => {
     const queues = ['IntakeDeadLetterQueue', 'WatchlistIntakeDeadLetterQueue'].map((p) =>
       idStartingWith('AWS::SQS::Queue', p),
     );
-    const intakes = ['IntakeStartDomainListFunction', 'WatchlistIntakeStartDomainListFunction'].map((p) =>
+    const intakes = ['IntakeStartDomainListFunction', 'WatchlistIntakeStartWatchlistFunction'].map((p) =>
       idStartingWith('AWS::Lambda::Function', p),
     );
     for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage']) {

@@ -65,11 +65,24 @@ describe('ScanDomain state machine: shape', () => {
         'WriteManifest',
         'ScanSucceeded',
         'RecordFailure',
+        'FailureNotRecorded',
         'Failed',
         ...Object.keys(MARK_STATES),
       ].sort(),
     );
     expect(allStates(definition).has('DeleteScanAtVendor')).toBe(false);
+  });
+
+  it('ends in Failed with the label even when RecordFailure itself fails', () => {
+    expect(stateNamed(definition, 'RecordFailure').Catch).toEqual([
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.notRecorded', Next: 'FailureNotRecorded' },
+    ]);
+    expect(stateNamed(definition, 'FailureNotRecorded')).toMatchObject({
+      Type: 'Pass',
+      Parameters: { 'error.$': '$.failure.error' },
+      ResultPath: '$.failure',
+      Next: 'Failed',
+    });
   });
 
   it('loops StartScan -> WaitForScan (SecondsPath) -> PollScanStatus -> ScanFinished?', () => {

@@ -136,6 +136,29 @@ describe('domain-list limits', () => {
     expect((await readJson<ListSummary>(summaryKey)).rejected?.reason).toContain('NoSuchKey');
   });
 
+  it('keeps a near-256 KiB ad-hoc list out of the state: the prepared run and the summary output stay small', async () => {
+    // Prepare: what a hand-started DomainListScan may carry, just under Step Functions' 256 KiB.
+    const domains = Array.from({ length: 9_600 }, (_, i) => `host-${i}.example-${i % 97}.com`);
+    const input = { source: { type: 'adhoc' as const, requestId: 'big-adhoc', domains } };
+    const inputBytes = Buffer.byteLength(JSON.stringify(input));
+    expect(inputBytes).toBeGreaterThan(250 * 1024);
+    expect(inputBytes).toBeLessThan(256 * 1024);
+
+    // Act: the two steps whose outputs become the state (PrepareDomainList) and the execution output.
+    const prepared = await prepareDomainList(deps, input);
+    const written = await writeListSummary(deps, { ...prepared, results: [] });
+
+    // Assess
+    expect(Buffer.byteLength(JSON.stringify(prepared))).toBeLessThan(2 * 1024);
+    expect(prepared.source).toEqual({ type: 'adhoc', requestId: 'big-adhoc', inlineDomains: 9_600 });
+    expect(Buffer.byteLength(JSON.stringify(written))).toBeLessThan(1024);
+    const items = await readJson<{ domain: string }[]>(prepared.itemsKey);
+    expect(items).toHaveLength(9_600);
+    const summary = await readJson<ListSummary>(written.summaryKey);
+    expect(summary.source).toEqual(prepared.source);
+    expect(summary.domains).toHaveLength(9_600);
+  });
+
   it('honours a configured limit', async () => {
     // Prepare
     await upload('incoming/small-limit.txt', Buffer.from('example.com\nexample.org\n'));

@@ -97,7 +97,7 @@ describe('parseDomainListInput', () => {
 describe('the WriteListSummary input', () => {
   const prepared = {
     runId: 'r1',
-    source: { type: 'adhoc', requestId: 'q', domains: ['a.io'] },
+    source: { type: 'adhoc', requestId: 'q', inlineDomains: 1 },
     startedAt: '2026-11-23T00:00:00Z',
     resultsPrefix: 'lists/adhoc/r1/',
     resultsBucket: 'results',
@@ -399,7 +399,7 @@ describe('summary', () => {
   it('is pure: building a summary needs no I/O and keeps lines in input order', () => {
     const summary = buildListSummary({
       runId: 'r',
-      source: { type: 'adhoc', requestId: 'r', domains: [] },
+      source: { type: 'adhoc', requestId: 'r', inlineDomains: 0 },
       startedAt: undefined,
       finishedAt: '2026-11-21T00:00:00Z',
       lines: 2,

@@ -62,6 +62,41 @@ export const domainListSourceSchema = z.discriminatedUnion(
 );
 export type DomainListSource = z.output<typeof domainListSourceSchema>;
 
+/**
+ * The source as the prepared run and summary.json name it: inline domains are replaced by their
+ * count (they are in items.json, and in summary.json's `domains`). Carrying them would copy an
+ * ad-hoc input of up to 256 KiB into every later state and overrun Step Functions' payload limit
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html).
+ */
+export const domainListSourceRefSchema = z.discriminatedUnion(
+  'type',
+  [
+    s3SourceSchema,
+    z.object({
+      type: z.literal('schedule'),
+      scheduleName: text(),
+      scheduledTime: text(),
+      bucket: z.optional(text()),
+      key: z.optional(text()),
+      inlineDomains: z.optional(count()),
+    }),
+    // Optional, so a run prepared before this change (domains inline) still reaches its summary.
+    z.object({ type: z.literal('adhoc'), requestId: text(), inlineDomains: z.optional(count()) }),
+  ],
+  { error: (issue) => (issue.input === undefined ? 'is missing' : 'must be one of s3, schedule, adhoc') },
+);
+export type DomainListSourceRef = z.output<typeof domainListSourceRefSchema>;
+
+/** The source without its inline domains (see {@link domainListSourceRefSchema}). */
+export function sourceRef(source: DomainListSource): DomainListSourceRef {
+  if (source.type === 's3') return source;
+  if (source.type === 'adhoc') {
+    return { type: 'adhoc', requestId: source.requestId, inlineDomains: source.domains.length };
+  }
+  const { domains, ...rest } = source;
+  return domains === undefined ? rest : { ...rest, inlineDomains: domains.length };
+}
+
 /** Input of the domain-list state machine. */
 export const domainListInputSchema = z.object({ source: domainListSourceSchema });
 export type DomainListInput = z.output<typeof domainListInputSchema>;
@@ -73,8 +108,8 @@ export type ListRejection = z.output<typeof listRejectionSchema>;
 /** Output of PrepareDomainList. Big arrays live in S3, not in state (256 KiB payload limit). */
 export const preparedDomainListSchema = z.looseObject({
   runId: text(),
-  /** Carried through the Map so the summary can name what started the run. */
-  source: domainListSourceSchema,
+  /** Carried through the Map so the summary can name what started the run (never its domains). */
+  source: domainListSourceRefSchema,
   /** When PrepareDomainList ran (ISO). */
   startedAt: text(),
   /** `lists/<source-derived path>/<runId>/` in the results bucket; summary.json goes here. */

@@ -10,7 +10,7 @@ import { getJson, putJson } from '#core/s3/json-objects';
 import { isRecord } from '#core/vendor/json';
 import { readIterationResults, tryJson } from '#core/workflows/fan-out-results';
 import type {
-  DomainListSource,
+  DomainListSourceRef,
   ListRejection,
   ResultWriterOutput,
   WriteSummaryInput,
@@ -115,7 +115,7 @@ export async function readResultWriterResults(
 /** Joins the items with their results and accounts for every input line. Pure. */
 export function buildListSummary(options: {
   readonly runId: string;
-  readonly source: DomainListSource;
+  readonly source: DomainListSourceRef;
   readonly startedAt: string | undefined;
   readonly finishedAt: string;
   readonly lines: number;

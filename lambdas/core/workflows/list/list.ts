@@ -28,7 +28,7 @@ import type {
   ListRejection,
   PreparedDomainList,
 } from '#core/workflows/list/contracts';
-import { domainListInputSchema } from '#core/workflows/list/contracts';
+import { domainListInputSchema, sourceRef } from '#core/workflows/list/contracts';
 import type { DomainListItem, DuplicateLine, InvalidLine } from '#core/workflows/scan/contracts';
 
 export interface ListSettings {
@@ -149,7 +149,7 @@ export async function prepareDomainList(deps: ListDeps, input: DomainListInput):
   deps.logger.info('domain list prepared', { runId, resultsPrefix, ...counts });
   return {
     runId,
-    source,
+    source: sourceRef(source),
     startedAt: (deps.clock?.() ?? new Date()).toISOString(),
     resultsPrefix,
     resultsBucket: deps.settings.resultsBucket,

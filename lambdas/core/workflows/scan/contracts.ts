@@ -5,7 +5,7 @@
  * and in execution history.
  */
 import type { ScanState } from '#core/vendor/types';
-import type { DomainListSource, ListRejection } from '#core/workflows/list/contracts';
+import type { DomainListSourceRef, ListRejection } from '#core/workflows/list/contracts';
 
 /** Input of the per-domain state machine, as the list workflow, a schedule or a user passes it. */
 export interface ScanDomainInput {
@@ -118,7 +118,8 @@ export type DomainFinalState = 'succeeded' | 'failed' | 'timed_out' | 'rejected'
 /** summary.json, written last when a list run finishes. Every input line is accounted for. */
 export interface ListSummary {
   readonly runId: string;
-  readonly source: DomainListSource;
+  /** What started the run; inline domains appear as their count (`inlineDomains`). */
+  readonly source: DomainListSourceRef;
   readonly startedAt: string | undefined;
   readonly finishedAt: string;
   readonly counts: Readonly<Record<DomainFinalState, number>> & {
