@@ -73,3 +73,21 @@ describe('redactUrl: paths carry report names', () => {
     expect(redactUrl('https://cdn.example/reports/r-bob%40example.org.zip?sig=1')).not.toMatch(LEAK);
   });
 });
+
+describe('redactText: hostile sizes', () => {
+  // An unbounded repetition before a literal made redaction quadratic: 64 KiB of one of these took
+  // 6-12 s, 1 MiB (a recon `output` the vendor may send) minutes. Bounded, 256 KiB takes well under
+  // a second, so the test timeout (60 s) is a 100-fold margin, not a performance goal.
+  it.each(['a', 'x.', 'a-', 'a%40', ',a:', '@a.', 'sk_', 'token='])(
+    'redacts 256 KiB of %j repeated, in time linear in its length',
+    (unit) => {
+      const text = unit.repeat(Math.ceil((256 * 1024) / unit.length));
+      expect(redactText(text).length).toBeGreaterThan(0);
+    },
+  );
+
+  it('still finds the address at the end of a long run', () => {
+    const text = `${'a'.repeat(100_000)} bob@example.org`;
+    expect(redactText(text)).toBe(`${'a'.repeat(100_000)} ${REDACTED}`);
+  });
+});

@@ -15,17 +15,21 @@ export const REDACTED = '[REDACTED]';
 const SENSITIVE_QUERY =
   /^(x-amz-.*|signature|sig|token|access_token|api_key|apikey|key|credential|policy|expires)$/i;
 
+// Every repetition is bounded (a scheme is at most 32 characters, user-info 256, a local part 64 as
+// RFC 5321 allows, a domain 127 labels): a vendor text is hostile, and an unbounded `*` before a
+// literal makes each start position scan the rest of a long run, quadratic in the text (a 1 MiB
+// recon `output` took minutes). Bounded, the work per position is constant.
 // Order matters: user-info first (`user:pass@host` would otherwise leave `user:` behind), then
 // addresses, then credential shapes.
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]*@/gi;
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@"'<>]{0,256}@/gi;
 /** `user:pass@host` without a scheme, as a line of a domain list may hold it. */
-const BARE_USERINFO = /(^|[\s"'(<,;=])[^\s/?#@"'<>:]+:[^\s/?#@"'<>]+@(?=[A-Za-z0-9[])/g;
+const BARE_USERINFO = /(^|[\s"'(<,;=])[^\s/?#@"'<>:]{1,256}:[^\s/?#@"'<>]{1,256}@(?=[A-Za-z0-9[])/g;
 /**
  * Local part, `@` or `%40`, then a dotted domain: what a person's address looks like in any text,
  * also glued to what follows by `_` (`…@example.org_20260101`, a vendor's report name).
  */
 const EMAIL =
-  /[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]*[A-Za-z0-9!#$&'*+/=?^_`{|}~-](?:@|%40)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,63}(?![A-Za-z0-9-])/gi;
+  /[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{0,63}[A-Za-z0-9!#$&'*+/=?^_`{|}~-](?:@|%40)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?){0,126}\.[A-Za-z]{2,63}(?![A-Za-z0-9-])/gi;
 const BEARER = /\b(Bearer|Basic)\s+(?!\[?REDACTED\]?)[A-Za-z0-9._~+/=-]+/gi;
 const KEY_VALUE =
   /\b(api[_-]?key|apikey|x-api-key|access[_-]?token|refresh[_-]?token|token|secret|password|passwd|pwd|authorization)(["']?\s*[:=]\s*["']?)(?!\[?REDACTED\]?)[^\s"',;&}]+/gi;
