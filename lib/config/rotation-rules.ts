@@ -90,18 +90,23 @@ function parseRotationSchedule(expression: string): RotationSchedule | string {
     return { kind: 'rate-hours', hours: amount };
   }
   const cron = /^cron\((.+)\)$/.exec(expression);
-  if (!cron) return `must be rate(N days), rate(N hours) or a six-field cron(...) (got ${describeValue(expression)})`;
+  if (!cron)
+    return `must be rate(N days), rate(N hours) or a six-field cron(...) (got ${describeValue(expression)})`;
   // The Scheduler grammar is the same dialect; Secrets Manager narrows three of its fields.
   const grammar = scheduleExpressionProblem(expression);
   if (grammar) return `${grammar} (got ${describeValue(expression)})`;
   const [minutes, hours = '', dayOfMonth = '', month = '', dayOfWeek = '', year] = (cron[1] ?? '')
     .trim()
     .split(/\s+/);
-  if (minutes !== '0') return `cron minutes must be 0: Secrets Manager opens rotation windows on the hour (got ${describeValue(expression)})`;
-  if (year !== '*') return `cron year must be *: Secrets Manager does not rotate more than a year apart (got ${describeValue(expression)})`;
-  if (dayOfMonth.includes('W')) return `cron day-of-month may not use W in Secrets Manager (got ${describeValue(expression)})`;
+  if (minutes !== '0')
+    return `cron minutes must be 0: Secrets Manager opens rotation windows on the hour (got ${describeValue(expression)})`;
+  if (year !== '*')
+    return `cron year must be *: Secrets Manager does not rotate more than a year apart (got ${describeValue(expression)})`;
+  if (dayOfMonth.includes('W'))
+    return `cron day-of-month may not use W in Secrets Manager (got ${describeValue(expression)})`;
   const startHours = cronHours(hours);
-  const daily = month === '*' && ((dayOfMonth === '*' && dayOfWeek === '?') || (dayOfMonth === '?' && dayOfWeek === '*'));
+  const daily =
+    month === '*' && ((dayOfMonth === '*' && dayOfWeek === '?') || (dayOfMonth === '?' && dayOfWeek === '*'));
   const gaps = startHours.slice(1).map((start, index) => start - (startHours[index] ?? 0));
   // Across midnight only when every day rotates; other days' gaps are at least a day.
   if (daily && startHours.length > 0) gaps.push(24 - (startHours.at(-1) ?? 0) + (startHours[0] ?? 0));
@@ -121,7 +126,8 @@ function cronHours(field: string): number[] {
     const [fromText, toText] = range.split('-');
     const from = range === '*' ? 0 : Number(fromText);
     // `4/12` runs to the end of the day; `8-20/4` to 20; a wrapping range `22-2` runs past midnight.
-    const to = range === '*' || (toText === undefined && stepText !== undefined) ? 23 : Number(toText ?? fromText);
+    const to =
+      range === '*' || (toText === undefined && stepText !== undefined) ? 23 : Number(toText ?? fromText);
     const span = to >= from ? to - from : to + 24 - from;
     for (let offset = 0; offset <= span; offset += step) hours.add((from + offset) % 24);
   }

@@ -100,7 +100,10 @@ export const rotationSchema = z.pipe(
         });
       }
       const seen = new Set<string>();
-      const all = [...rotation.mirrorSecrets.map(mirrorOf), ...rotation.mirrorSecretArns.map((arn) => ({ secretArn: arn }))];
+      const all = [
+        ...rotation.mirrorSecrets.map(mirrorOf),
+        ...rotation.mirrorSecretArns.map((arn) => ({ secretArn: arn })),
+      ];
       for (const mirror of all) {
         if (seen.has(mirror.secretArn)) {
           context.addIssue({
@@ -124,7 +127,9 @@ export const rotationSchema = z.pipe(
 
 function mirrorOf(entry: string | { secretArn: string; kmsKeyArn?: string | undefined }): MirrorSecret {
   if (typeof entry === 'string') return { secretArn: entry };
-  return entry.kmsKeyArn === undefined ? { secretArn: entry.secretArn } : { secretArn: entry.secretArn, kmsKeyArn: entry.kmsKeyArn };
+  return entry.kmsKeyArn === undefined
+    ? { secretArn: entry.secretArn }
+    : { secretArn: entry.secretArn, kmsKeyArn: entry.kmsKeyArn };
 }
 
 export type RotationConfig = z.output<typeof rotationSchema>;

@@ -11,7 +11,6 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import type { MirrorSecret } from '../config/index.ts';
 import { ENV } from '#core/runtime/variables';
 import { SCAN_STATE_MACHINE_VARIABLE } from '#core/workflows/list/list';
 import {
@@ -21,6 +20,7 @@ import {
   type StateMachineAction,
   type VendorApi,
 } from '../../lambdas/registry.ts';
+import type { MirrorSecret } from '../config/index.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';

@@ -43,7 +43,7 @@ export function stateMachineLogGroupNameProblem(name: string, arnOverheadChars: 
   }
   const arnLength = name.length + arnOverheadChars;
   if (arnLength > MAX_LOG_GROUP_ARN) {
-    return `makes a ${arnLength}-character log group ARN; Step Functions allows ${MAX_LOG_GROUP_ARN} (shorten the stack name by ${arnLength - MAX_LOG_GROUP_ARN} characters)`;
+    return `makes a ${arnLength}-character log group ARN; Step Functions allows ${MAX_LOG_GROUP_ARN} (shorten the stack name or the workflow's construct id by ${arnLength - MAX_LOG_GROUP_ARN} characters)`;
   }
   return undefined;
 }
