@@ -9,6 +9,7 @@ import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
+import { validateEnvironmentSize } from './lambda-environment-size.ts';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
 import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts';
 
@@ -157,6 +158,7 @@ export class PipelineFunction extends NodejsFunction {
     this.handlerFile = props.handlerFile;
     logGroup.grantWrite(role);
     this.alarms = functionAlarms(this, props.handlerFile, props.alarms);
+    validateEnvironmentSize(this);
 
     acknowledgeWildcards(
       role,

@@ -170,7 +170,11 @@ describe('KeyRotation: least privilege', () => {
     const role = functionFor(synthesized, 'rotate-api-key').roleLogicalId;
     const kmsStatements = Object.values(synthesized.json.Resources)
       .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties?.Roles).includes(role))
-      .flatMap((r) => (r.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+      .flatMap(
+        (r) =>
+          (r.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] } | undefined)?.Statement ??
+          [],
+      )
       .filter((statement) => JSON.stringify(statement.Action).includes('kms:'));
     expect(kmsStatements).toEqual([
       {
