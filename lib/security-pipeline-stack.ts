@@ -308,7 +308,7 @@ export class SecurityPipelineStack extends Stack {
       ...(config.rotation.newKeyFieldPath === undefined
         ? {}
         : { newKeyFieldPath: config.rotation.newKeyFieldPath }),
-      mirrorSecretArns: config.rotation.mirrorSecretArns,
+      mirrors: config.rotation.mirrorSecrets,
       maxKeyAge: Duration.days(maxKeyAgeDays(config.rotation)),
       logRetention,
     });

@@ -6,6 +6,7 @@
  * - `parse.ts`: section-by-section validation plus the rules that span sections;
  * - `defaults.ts`: the configuration when nothing is set (derived from the schemas);
  * - `schedule-expression.ts`: the EventBridge Scheduler expression grammar;
+ * - `rotation-rules.ts`: Secrets Manager's rules for a rotation schedule and its window;
  * - `vendor-url.ts`: what a vendor base URL may be (https, or http to loopback only);
  * - `load.ts`: CDK context and configuration files;
  * - `environment.ts`: the handler environment derived from a configuration.
@@ -19,10 +20,12 @@ export { type ConfigIssue, PipelineConfigError } from './errors.ts';
 export { loadPipelineConfig, loadPipelineConfigFile, type PipelineContext } from './load.ts';
 export { parsePipelineConfig } from './parse.ts';
 export {
+  type MirrorSecret,
   maxKeyAgeDays,
   type RotationConfig,
   rotationPeriodDays,
   rotationScheduleProblem,
+  rotationWindowProblem,
 } from './rotation-schema.ts';
 export { scheduleExpressionProblem } from './schedule-expression.ts';
 export {

@@ -20,6 +20,7 @@ import {
   type StateMachineAction,
   type VendorApi,
 } from '../../lambdas/registry.ts';
+import type { MirrorSecret } from '../config/index.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
@@ -41,7 +42,7 @@ export interface DeclaredResources {
     readonly held?: readonly { readonly queue: IQueue; readonly fn: IFunction }[];
   };
   /** The vendor key secret that native rotation rotates, and the secrets that mirror it. */
-  readonly rotatedSecret?: { readonly secret: ISecret; readonly mirrorSecretArns: readonly string[] };
+  readonly rotatedSecret?: { readonly secret: ISecret; readonly mirrors: readonly MirrorSecret[] };
 }
 
 /**
@@ -156,14 +157,40 @@ function bindRotatedSecret(
       resources: [arn],
     }),
   );
-  if (rotated.mirrorSecretArns.length > 0) {
+  const mirrorArns = rotated.mirrors.map((mirror) => mirror.secretArn);
+  if (mirrorArns.length === 0) return;
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['secretsmanager:PutSecretValue', 'secretsmanager:GetSecretValue'],
+      resources: mirrorArns,
+    }),
+  );
+  fn.addEnvironment(ENV.rotationMirrorSecretArns, mirrorArns.join(','));
+  grantMirrorKeys(fn, rotated.mirrors);
+}
+
+/**
+ * A mirror encrypted with a customer managed key: Secrets Manager uses the key on the caller's
+ * behalf, so the caller needs it too (GenerateDataKey and Encrypt to write a version, Decrypt to
+ * read it back), and only through Secrets Manager in the secret's Region (kms:ViaService), never
+ * directly. https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html
+ * The key's own policy must also allow the account's IAM policies (the default key policy does).
+ */
+function grantMirrorKeys(fn: PipelineFunction, mirrors: readonly MirrorSecret[]): void {
+  const keysByRegion = new Map<string, Set<string>>();
+  for (const { secretArn, kmsKeyArn } of mirrors) {
+    if (kmsKeyArn === undefined) continue;
+    const region = secretArn.split(':')[3] ?? '';
+    keysByRegion.set(region, (keysByRegion.get(region) ?? new Set()).add(kmsKeyArn));
+  }
+  for (const [region, keys] of keysByRegion) {
     fn.addToRolePolicy(
       new PolicyStatement({
-        actions: ['secretsmanager:PutSecretValue', 'secretsmanager:GetSecretValue'],
-        resources: [...rotated.mirrorSecretArns],
+        actions: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
+        resources: [...keys],
+        conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${region}.amazonaws.com` } },
       }),
     );
-    fn.addEnvironment(ENV.rotationMirrorSecretArns, rotated.mirrorSecretArns.join(','));
   }
 }
 

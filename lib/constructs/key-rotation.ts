@@ -13,6 +13,7 @@ import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanage
 import { Construct } from 'constructs';
 import { METRIC, type MetricName } from '#core/metrics';
 import { ENV } from '#core/runtime/variables';
+import { type MirrorSecret, rotationScheduleProblem, rotationWindowProblem } from '../config/index.ts';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
@@ -33,8 +34,8 @@ export interface KeyRotationProps {
   readonly window: Duration;
   /** Dot path of the new key in the rotate answer. @default search the common names */
   readonly newKeyFieldPath?: string;
-  /** Secrets that get the new value after every rotation. @default [] */
-  readonly mirrorSecretArns?: readonly string[];
+  /** Secrets that get the new value after every rotation, with their customer managed keys. @default [] */
+  readonly mirrors?: readonly MirrorSecret[];
   /** The key-age alarm fires when the key is older than this. */
   readonly maxKeyAge: Duration;
   /** @default RetentionDays.THREE_MONTHS */
@@ -67,7 +68,15 @@ export class KeyRotation extends Construct {
 
   constructor(scope: Construct, id: string, props: KeyRotationProps) {
     super(scope, id);
-    const mirrors = props.mirrorSecretArns ?? [];
+    const windowHours = props.window.toHours({ integral: false });
+    // The configuration checks these already (naming its settings); this guards any other caller.
+    const scheduleProblem = rotationScheduleProblem(props.scheduleExpression);
+    if (scheduleProblem) throw new Error(`KeyRotation ${id}: scheduleExpression ${scheduleProblem}`);
+    const windowProblem = Number.isInteger(windowHours)
+      ? rotationWindowProblem(props.scheduleExpression, windowHours)
+      : `must be whole hours (got ${windowHours})`;
+    if (windowProblem) throw new Error(`KeyRotation ${id}: window ${windowProblem}`);
+    const mirrors = props.mirrors ?? [];
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
       purpose: 'key rotation and key-age check invocations that failed or could not be delivered',
       runbook: 'docs/runbooks/key-rotation.md#rotationdeadletters',
@@ -88,7 +97,7 @@ export class KeyRotation extends Construct {
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
     bindDeclared(this.rotationFunction, {
-      rotatedSecret: { secret: props.secret, mirrorSecretArns: mirrors },
+      rotatedSecret: { secret: props.secret, mirrors },
     });
     noAsyncRetries(this.rotationFunction, this.deadLetterQueue);
 
@@ -108,7 +117,7 @@ export class KeyRotation extends Construct {
       rotateImmediatelyOnUpdate: false,
       rotationRules: {
         scheduleExpression: props.scheduleExpression,
-        duration: `${Math.round(props.window.toHours())}h`,
+        duration: `${windowHours}h`,
       },
     });
     this.rotationSchedule.node.addDependency(
@@ -121,7 +130,7 @@ export class KeyRotation extends Construct {
       memorySize: 256,
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
-    bindDeclared(this.ageCheckFunction, { rotatedSecret: { secret: props.secret, mirrorSecretArns: [] } });
+    bindDeclared(this.ageCheckFunction, { rotatedSecret: { secret: props.secret, mirrors: [] } });
     invokeOnSchedule(this, 'AgeCheckSchedule', {
       fn: this.ageCheckFunction,
       expression: 'rate(1 day)',
@@ -134,6 +143,8 @@ export class KeyRotation extends Construct {
   }
 
   private createAlarms(maxKeyAge: Duration): Record<RotationAlarmName, IAlarm> {
+    // The threshold may be a fraction of a day: toDays() alone would refuse it with a CDK error.
+    const maxDays = maxKeyAge.toDays({ integral: false });
     const count = (name: MetricName) => rotationMetric(name, 'Sum', Duration.minutes(5));
     const atLeastOnce = (id: RotationAlarmName, metric: IMetric, meaning: string) =>
       alarmOn(this, id, {
@@ -166,9 +177,9 @@ export class KeyRotation extends Construct {
       ),
       RotationDeadLetters: this.deadLetterQueue.depthAlarm,
       KeyNotRotated: new Alarm(this, 'KeyNotRotated', {
-        alarmDescription: `The vendor org key is older than ${maxKeyAge.toDays()} days: rotation is not happening. Runbook: docs/runbooks/key-rotation.md#keynotrotated`,
+        alarmDescription: `The vendor org key is older than ${maxDays} days: rotation is not happening. Runbook: docs/runbooks/key-rotation.md#keynotrotated`,
         metric: rotationMetric(METRIC.apiKeyAge, 'Maximum', Duration.days(1)),
-        threshold: maxKeyAge.toDays(),
+        threshold: maxDays,
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         // Every check run publishes an age, seeded secret or not (it dates from the secret's

@@ -10,6 +10,7 @@ import { DataIdentifier, DataProtectionPolicy, LogGroup, RetentionDays } from 'a
 import type { Construct } from 'constructs';
 import { ENV } from '#core/runtime/variables';
 import { logsMayCarryPersonalData } from '../../lambdas/registry.ts';
+import { validateEnvironmentSize } from './lambda-environment-size.ts';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
 import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts';
 
@@ -182,6 +183,7 @@ export class PipelineFunction extends NodejsFunction {
     this.handlerFile = props.handlerFile;
     logGroup.grantWrite(role);
     this.alarms = functionAlarms(this, props.handlerFile, props.alarms);
+    validateEnvironmentSize(this);
 
     acknowledgeWildcards(
       role,

@@ -21,6 +21,7 @@ import { acknowledge, acknowledgeWildcards, arnFinding } from './nag.ts';
 import { emailMaskingPolicy, type PipelineFunction } from './pipeline-function.ts';
 import { VENDOR_AUTH_RETRY } from './retry-policies.ts';
 import { type StateMachineAlarmOptions, stateMachineAlarms } from './standard-alarms.ts';
+import { stateMachineLogGroupName } from './state-machine-log-group-name.ts';
 
 export interface PipelineStateMachineProps {
   /** The first state of the definition, chained. */
@@ -50,6 +51,7 @@ export interface PipelineStateMachineProps {
  *
  * - logging of every event to its own log group, **without execution data**: state input and
  *   output carry scan status bodies, report names and hashed identities that have no place in logs;
+ *   the group is `/aws/vendedlogs/states/<stack>-<workflow>` (state-machine-log-group-name.ts);
  * - X-Ray tracing;
  * - an execution timeout (a Standard execution otherwise lives for a year), unless the workflow
  *   declares itself unbounded;
@@ -63,7 +65,10 @@ export class PipelineStateMachine extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineStateMachineProps) {
     super(scope, id);
+    // Named after the workflow construct that owns it (ScanDomain, DomainListScan...).
+    const workflow = this.node.scope?.node.id ?? id;
     this.logGroup = new LogGroup(this, 'Logs', {
+      logGroupName: stateMachineLogGroupName(this, workflow),
       retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
       // Execution data is left out, but a failure's error and cause (a function's error message)
       // are not execution input or output: a machine whose functions read vendor answers or handle
@@ -80,8 +85,7 @@ export class PipelineStateMachine extends Construct {
       tracingEnabled: true,
       logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
     });
-    // Named after the workflow construct that owns it (ScanDomain, DomainListScan...).
-    this.alarms = stateMachineAlarms(this, this.stateMachine, this.node.scope?.node.id ?? id, props.alarms);
+    this.alarms = stateMachineAlarms(this, this.stateMachine, workflow, props.alarms);
     if (props.functions.length > 0) {
       acknowledgeWildcards(
         this.stateMachine,

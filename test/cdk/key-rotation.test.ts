@@ -12,9 +12,14 @@ import {
 } from './helpers.ts';
 
 const MIRROR = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:integrations/vendor-key-AbCdEf';
+/** A mirror under a customer managed key, in the newer `mirrorSecrets` form. */
+const CMK_MIRROR = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:partner/vendor-key-GhIjKl';
+const CMK = 'arn:aws:kms:eu-central-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 let synthesized: Synthesized;
 beforeAll(() => {
-  synthesized = synth({ rotation: { mirrorSecretArns: [MIRROR] } });
+  synthesized = synth({
+    rotation: { mirrorSecretArns: [MIRROR], mirrorSecrets: [{ secretArn: CMK_MIRROR, kmsKeyArn: CMK }] },
+  });
 });
 
 const secretRef = () => {
@@ -70,6 +75,18 @@ describe('KeyRotation: the schedule', () => {
     expect(() => parsePipelineConfig({ rotation: { mirrorSecretArns: ['my-secret'] } }, 'test')).toThrow(
       /pipeline\.rotation\.mirrorSecretArns\[0\] must be a Secrets Manager secret ARN/,
     );
+    // Secrets Manager's window rules: test/cdk/aws-constraints.test.ts.
+  });
+
+  it('synthesizes an hourly rotation with a whole-day key-age threshold, not a CDK error', () => {
+    const hourly = synth({ rotation: { schedule: 'rate(6 hours)', windowHours: 2 } });
+    hourly.template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+      RotationRules: { ScheduleExpression: 'rate(6 hours)', Duration: '2h' },
+    });
+    hourly.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApiKeyAgeDays',
+      Threshold: 4,
+    });
   });
 });
 
@@ -118,7 +135,7 @@ describe('KeyRotation: least privilege', () => {
     }
     expect(resourcesAllowed(grants, 'secretsmanager:UpdateSecretVersionStage')).toEqual([`<Ref:${secret}>`]);
     expect(resourcesAllowed(grants, 'secretsmanager:PutSecretValue').sort()).toEqual(
-      [MIRROR, `<Ref:${secret}>`].sort(),
+      [MIRROR, CMK_MIRROR, `<Ref:${secret}>`].sort(),
     );
     expect(resourcesAllowed(grants, 'events:PutEvents')).toEqual([
       'arn:<Ref:AWS::Partition>:events:<Ref:AWS::Region>:<Ref:AWS::AccountId>:event-bus/default',
@@ -130,6 +147,10 @@ describe('KeyRotation: least privilege', () => {
     ).toEqual(
       [
         'events:PutEvents',
+        // The customer managed key of one mirror (next test).
+        'kms:Decrypt',
+        'kms:Encrypt',
+        'kms:GenerateDataKey',
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
         'secretsmanager:PutSecretValue',
@@ -141,8 +162,28 @@ describe('KeyRotation: least privilege', () => {
       ].sort(),
     );
     expect(functionFor(synthesized, 'rotate-api-key').environment).toMatchObject({
-      ROTATION_MIRROR_SECRET_ARNS: MIRROR,
+      ROTATION_MIRROR_SECRET_ARNS: `${CMK_MIRROR},${MIRROR}`,
     });
+  });
+
+  it("lets the rotation function use a mirror's customer managed key only through Secrets Manager in the mirror's Region", () => {
+    const role = functionFor(synthesized, 'rotate-api-key').roleLogicalId;
+    const kmsStatements = Object.values(synthesized.json.Resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties?.Roles).includes(role))
+      .flatMap(
+        (r) =>
+          (r.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] } | undefined)?.Statement ??
+          [],
+      )
+      .filter((statement) => JSON.stringify(statement.Action).includes('kms:'));
+    expect(kmsStatements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
+        Resource: CMK,
+        Condition: { StringEquals: { 'kms:ViaService': 'secretsmanager.eu-central-1.amazonaws.com' } },
+      },
+    ]);
   });
 
   it('lets the age check only describe the secret', () => {
