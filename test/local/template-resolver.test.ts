@@ -1,4 +1,5 @@
 /** The template resolver: CloudFormation's Ref/GetAtt values per type, intrinsics, and its refusals. */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: Fn::Sub text is CloudFormation syntax, not a template literal
 import { describe, expect, it } from 'vitest';
 import { identityPoliciesOf, resourcePolicyFor } from '../../local/iam/template-policies.ts';
 import {
