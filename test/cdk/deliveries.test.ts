@@ -46,6 +46,7 @@ describe('deliveries found by walking the template', () => {
       'lambda.amazonaws.com AWS::Lambda::EventInvokeConfig',
       'lambda.amazonaws.com AWS::Lambda::Function',
       'logging.s3.amazonaws.com AWS::S3::Bucket',
+      's3.amazonaws.com AWS::Events::Rule',
       's3.amazonaws.com AWS::S3::Bucket',
       'scheduler.amazonaws.com AWS::Scheduler::Schedule',
       'secretsmanager.amazonaws.com AWS::SecretsManager::RotationSchedule',
@@ -61,7 +62,9 @@ describe('deliveries found by walking the template', () => {
       idsOfType(resources, 'AWS::CloudWatch::Alarm').length,
     );
     for (const type of ['AWS::Events::Rule', 'AWS::Scheduler::Schedule']) {
-      const paths = from(type).map((d) => d.path);
+      const paths = from(type)
+        .filter((d) => d.service !== 's3.amazonaws.com')
+        .map((d) => d.path);
       for (const id of idsOfType(resources, type)) {
         expect(
           paths.filter((p) => p.includes(` ${id} `) && p.endsWith('DeadLetterConfig')),
@@ -153,6 +156,21 @@ describe('every delivery is allowed by the policies AWS evaluates', () => {
       ),
     ).toBe(true);
     expect(problems.some((p) => p.includes('events.amazonaws.com'))).toBe(true);
+  });
+
+  it('would catch a rule on S3 events of a bucket that does not send them to EventBridge', () => {
+    const silent = variant((r) => {
+      for (const id of idsOfType(r, 'AWS::S3::Bucket')) {
+        const properties = r[id]?.Properties;
+        if (properties) delete properties.NotificationConfiguration;
+      }
+    });
+    const problems = walkDeliveries(silent).flatMap((d) => d.problems);
+    expect(problems.filter((p) => p.includes('does not send its events to EventBridge'))).toHaveLength(
+      idsOfType(synthesized.json.Resources as Resources, 'AWS::Events::Rule').filter((id) =>
+        JSON.stringify(synthesized.json.Resources[id]?.Properties?.EventPattern).includes('aws.s3'),
+      ).length,
+    );
   });
 
   it('would catch a schedule role that Scheduler may assume for any account', async () => {

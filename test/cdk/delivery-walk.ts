@@ -141,8 +141,34 @@ const rule: Model = (resolver, id, props) => {
       );
     }
   }
-  return deliveries;
+  return [...deliveries, ...s3Source(resolver, id, props)];
 };
+
+/**
+ * A rule on S3 events is the end of the bucket's delivery to EventBridge: S3 sends them only for a
+ * bucket with EventBridge notifications on, else the rule never fires.
+ * https://docs.aws.amazon.com/AmazonS3/latest/userguide/EventBridge.html
+ */
+function s3Source(resolver: TemplateResolver, id: string, props: Props): Delivery[] {
+  const pattern = resolver.resolve(props.EventPattern) as
+    | { source?: unknown[]; detail?: { bucket?: { name?: unknown[] } } }
+    | undefined;
+  if (!pattern?.source?.includes('aws.s3')) return [];
+  const path = `AWS::Events::Rule ${id} EventPattern (aws.s3)`;
+  const names = pattern.detail?.bucket?.name ?? [];
+  const problems = names.flatMap((name) => {
+    const bucket = Object.keys(resolver.template.Resources).find(
+      (key) => resolver.resource(key).Type === 'AWS::S3::Bucket' && resolver.ref(key) === name,
+    );
+    const config = bucket
+      ? (resolver.resource(bucket).Properties?.NotificationConfiguration as Props | undefined)
+      : undefined;
+    const enabled = (config?.EventBridgeConfiguration as Props | undefined)?.EventBridgeEnabled === true;
+    return enabled ? [] : [`${path}: bucket ${String(name)} does not send its events to EventBridge`];
+  });
+  if (names.length === 0) problems.push(`${path}: matches no bucket by name; no model`);
+  return [{ path, service: 's3.amazonaws.com', from: id, to: 'the default event bus', checks: [], problems }];
+}
 
 /**
  * EventBridge Scheduler assumes the schedule's execution role for the target and for the
