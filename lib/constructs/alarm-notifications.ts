@@ -1,10 +1,10 @@
 /**
  * Where alarms go: one SNS topic, encrypted with its own KMS key (CloudWatch cannot publish to a
- * topic under the AWS-managed SNS key), SSL-only, with an optional email subscription. Every alarm
- * of the stack, present or added later by any construct, notifies it on ALARM and on OK (a silence
- * alarm also on INSUFFICIENT_DATA).
+ * topic under the AWS-managed SNS key), SSL-only, that CloudWatch may publish to for this account's
+ * alarms only, with an optional email subscription. Every alarm of the stack, present or added later
+ * by any construct, notifies it on ALARM and on OK (a silence alarm also on INSUFFICIENT_DATA).
  */
-import { Aspects, Duration, type IAspect, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Aspects, Duration, type IAspect, Stack } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -30,10 +30,22 @@ export class AlarmNotifications extends Construct {
       enableKeyRotation: true,
       pendingWindow: Duration.days(30),
     });
-    // CloudWatch publishes alarm notifications as itself.
+    // CloudWatch publishes alarm notifications as itself, on behalf of the alarm (aws:SourceArn),
+    // and its KMS requests through SNS carry the same keys.
+    // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html
+    const stack = Stack.of(this);
     this.topic = encryptedTopic(this, 'Topic', {
       key: this.key,
-      publisher: 'cloudwatch.amazonaws.com',
+      publisher: {
+        service: 'cloudwatch.amazonaws.com',
+        sourceArn: stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+        keyRequestsCarrySource: true,
+      },
       displayName: 'Security pipeline alarms',
       ...(props.email === undefined ? {} : { email: props.email }),
     });
@@ -41,21 +53,45 @@ export class AlarmNotifications extends Construct {
   }
 }
 
+/** An AWS service that publishes to a topic as itself. */
+export interface TopicPublisher {
+  /** Its service principal. */
+  readonly service: string;
+  /** What it publishes on behalf of (aws:SourceArn; may hold wildcards). */
+  readonly sourceArn: string;
+  /**
+   * Whether its KMS requests (made through SNS) carry aws:SourceArn and aws:SourceAccount. EventBridge's
+   * do not: AWS documents those keys as unsupported in the key policy for EventBridge, so a key
+   * statement conditioned on them would refuse every event.
+   * https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
+   */
+  readonly keyRequestsCarrySource: boolean;
+}
+
 /**
- * An SSL-only SNS topic under `key`, which `publisher` (a service principal, this account only) may
- * use to publish, with an optional email subscription.
+ * An SSL-only SNS topic under `key` (a customer managed key: AWS services cannot publish to a topic
+ * under the AWS managed SNS key, whose policy cannot name them), which only `publisher`, on behalf
+ * of its sources in this account, may publish to, with an optional email subscription.
+ *
+ * A topic policy replaces SNS's default policy, so the publisher's Allow must be in it: without
+ * one the topic refuses the service.
  */
 export function encryptedTopic(
   scope: Construct,
   id: string,
-  props: { key: Key; publisher: string; displayName: string; email?: string },
+  props: { key: Key; publisher: TopicPublisher; displayName: string; email?: string },
 ): Topic {
+  const { service, sourceArn, keyRequestsCarrySource } = props.publisher;
+  const fromOurSources = {
+    ArnLike: { 'aws:SourceArn': sourceArn },
+    StringEquals: { 'aws:SourceAccount': Stack.of(scope).account },
+  };
   props.key.addToResourcePolicy(
     new PolicyStatement({
-      principals: [new ServicePrincipal(props.publisher)],
+      principals: [new ServicePrincipal(service)],
       actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
       resources: ['*'],
-      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
+      ...(keyRequestsCarrySource ? { conditions: fromOurSources } : {}),
     }),
   );
   const topic = new Topic(scope, id, {
@@ -63,6 +99,15 @@ export function encryptedTopic(
     masterKey: props.key,
     enforceSSL: true,
   });
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'AllowServicePublish',
+      principals: [new ServicePrincipal(service)],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: fromOurSources,
+    }),
+  );
   if (props.email !== undefined) topic.addSubscription(new EmailSubscription(props.email));
   return topic;
 }

@@ -5,8 +5,19 @@
  * findings, a name or an email: the event carries none.
  */
 import { Duration } from 'aws-cdk-lib';
-import { EventField, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
-import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
+import {
+  EventField,
+  type IRule,
+  type IRuleTarget,
+  Rule,
+  type RuleTargetConfig,
+  RuleTargetInput,
+} from 'aws-cdk-lib/aws-events';
+import {
+  addToDeadLetterQueueResourcePolicy,
+  bindBaseTargetConfig,
+  type SnsTopicProps,
+} from 'aws-cdk-lib/aws-events-targets';
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -28,22 +39,26 @@ export class RunNotifications extends Construct {
 
   constructor(scope: Construct, id: string, props: RunNotificationsProps) {
     super(scope, id);
-    // EventBridge publishes to the encrypted topic as itself.
-    this.topic = encryptedTopic(this, 'Topic', {
-      key: props.key,
-      publisher: 'events.amazonaws.com',
-      displayName: 'Security pipeline runs',
-      ...(props.email === undefined ? {} : { email: props.email }),
-    });
     this.rule = new Rule(this, 'RunFinished', {
       description: 'A domain list or watchlist run finished: tell the runs topic',
       eventPattern: { source: [RUN_EVENT_SOURCE], detailType: Object.values(RUN_FINISHED) },
+    });
+    // EventBridge publishes to the encrypted topic as itself, on behalf of this rule only.
+    this.topic = encryptedTopic(this, 'Topic', {
+      key: props.key,
+      publisher: {
+        service: 'events.amazonaws.com',
+        sourceArn: this.rule.ruleArn,
+        keyRequestsCarrySource: false,
+      },
+      displayName: 'Security pipeline runs',
+      ...(props.email === undefined ? {} : { email: props.email }),
     });
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
       purpose: 'run-finished notifications EventBridge could not deliver to the runs topic',
     });
     this.rule.addTarget(
-      new SnsTopic(this.topic, {
+      new ScopedTopicTarget(this.topic, {
         deadLetterQueue: this.deadLetterQueue,
         retryAttempts: 8,
         maxEventAge: Duration.hours(6),
@@ -52,5 +67,27 @@ export class RunNotifications extends Construct {
         ),
       }),
     );
+  }
+}
+
+/**
+ * The SnsTopic target without its grant: SnsTopic lets events.amazonaws.com publish with no
+ * aws:SourceArn condition (any rule, of any account, could use this topic). The topic's own policy
+ * (encryptedTopic) allows this rule only.
+ */
+class ScopedTopicTarget implements IRuleTarget {
+  constructor(
+    private readonly topic: Topic,
+    private readonly props: SnsTopicProps & { deadLetterQueue: DeadLetterQueue },
+  ) {}
+
+  bind(rule: IRule): RuleTargetConfig {
+    addToDeadLetterQueueResourcePolicy(rule, this.props.deadLetterQueue);
+    return {
+      ...bindBaseTargetConfig(this.props),
+      arn: this.topic.topicArn,
+      input: this.props.message,
+      targetResource: this.topic,
+    };
   }
 }

@@ -20,7 +20,15 @@ const topicId = (s: Synthesized) => {
 };
 
 describe('AlarmNotifications', () => {
-  it('encrypts the topic with its own rotating key that CloudWatch (and EventBridge), in this account only, may use', () => {
+  it("encrypts the topic with its own rotating key, which CloudWatch may use for this account's alarms only", () => {
+    const alarmsInThisAccount = {
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': ['', Match.arrayWith([':cloudwatch:', ':alarm:*'])],
+        },
+      },
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+    };
     synthesized.template.hasResourceProperties('AWS::SNS::Topic', {
       KmsMasterKeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AlarmsKey'), 'Arn'] },
     });
@@ -29,18 +37,26 @@ describe('AlarmNotifications', () => {
       KeyPolicy: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            // CloudWatch for alarms, EventBridge for run notifications (one statement, merged).
-            Principal: { Service: ['cloudwatch.amazonaws.com', 'events.amazonaws.com'] },
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+            Condition: alarmsInThisAccount,
           }),
         ]),
       },
     });
+    // A topic policy replaces SNS's default one: without this Allow no alarm could notify
+    // (test/cdk/deliveries.test.ts simulates it).
     synthesized.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId(synthesized) }],
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: alarmsInThisAccount,
+          }),
         ]),
       },
     });

@@ -52,6 +52,30 @@ describe('RunNotifications', () => {
     );
   });
 
+  it('lets EventBridge publish to the runs topic for this rule of this account only', () => {
+    const ruleId = Object.entries(synthesized.json.Resources).find(
+      ([id, r]) => r.Type === 'AWS::Events::Rule' && id.startsWith('RunNotifications'),
+    )?.[0];
+    const policies = Object.values(synthesized.json.Resources).filter(
+      (r) =>
+        r.Type === 'AWS::SNS::TopicPolicy' &&
+        JSON.stringify(r.Properties?.Topics).includes('RunNotificationsTopic'),
+    );
+    expect(policies).toHaveLength(1);
+    const document = policies[0]?.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] };
+    const allows = document.Statement.filter((s) => s.Effect === 'Allow');
+    expect(allows).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'events.amazonaws.com' },
+        Action: 'sns:Publish',
+        Condition: {
+          ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } },
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+        },
+      }),
+    ]);
+  });
+
   it('lets only the two summary functions and the rotation function put events, on the default bus', () => {
     for (const [id, resource] of Object.entries(synthesized.json.Resources)) {
       if (resource.Type !== 'AWS::IAM::Policy') continue;
