@@ -120,7 +120,8 @@ export async function withLocalRun<T>(
       });
     } finally {
       await Promise.all(opened.map((clients) => clients.close()));
-      process.stdout.write(describeEvaluation(iam));
+      // Nothing to say when no handler ran (a usage error found inside the command).
+      if (iam.stats().simulations > 0) process.stdout.write(describeEvaluation(iam));
     }
   } finally {
     await logs.close(process.stderr);

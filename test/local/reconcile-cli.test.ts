@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScanClient } from '#core/vendor/index';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, runCli } from './cli-run.ts';
+import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 
 let outDir: string;
 beforeEach(async () => {
@@ -28,6 +28,7 @@ describe('npm start -- reconcile', () => {
     const run = await runCli(['reconcile', '--out', outDir]);
 
     expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
     const uuid =
       /created scan ([0-9a-f-]{36}) of orphan\.example\.com and lost StartScan's answer; the execution ended ScanRejected/.exec(
         run.stdout,
