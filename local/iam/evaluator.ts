@@ -82,9 +82,7 @@ function secretName(id: string): string {
 
 function resourcePolicyKey(resource: string): string {
   // Object ARNs answer to their bucket's policy.
-  return resource.startsWith('arn:aws:s3:::')
-    ? resource.replace(/^(arn:aws:s3:::[^/]+)\/.*$/, '$1')
-    : resource;
+  return resource.replace(/^(arn:[^:]+:s3:::[^/]+)\/.*$/, '$1');
 }
 
 export function createIamEvaluator(view: IamView, local: LocalResourceNames = {}): IamEvaluator {

@@ -90,7 +90,9 @@ function s3Requests(command: string, input: Input, naming: ResourceNaming): Auth
     }
     case 'CopyObjectCommand': {
       // `bucket/key[?versionId=v]`, key URL-encoded: reading the source is checked on the source
-      // object (GetObjectVersion when a version is named), writing on the destination.
+      // object (GetObjectVersion when a version is named), writing on the destination. s3rver returns
+      // no version ids, so local copies name none and are checked as s3:GetObject; in the versioned
+      // deployed buckets they name one (the least-privilege tests derive s3:GetObjectVersion for it).
       const [path = '', query = ''] = String(input.CopySource).replace(/^\//, '').split('?');
       const slash = path.indexOf('/');
       const sourceBucket = naming.bucket(decodeURIComponent(path.slice(0, slash)));

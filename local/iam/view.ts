@@ -63,6 +63,7 @@ function documentOf(resolve: Resolver, raw: unknown): PolicyDocument {
 function governedArns(
   resolve: Resolver,
   resource: Resource,
+  partition: string,
 ): { arns: string[]; document: unknown } | undefined {
   const props = resource.Properties ?? {};
   const getArn = (value: unknown): string => {
@@ -71,7 +72,10 @@ function governedArns(
   };
   switch (resource.Type) {
     case 'AWS::S3::BucketPolicy':
-      return { arns: [`arn:aws:s3:::${String(resolve(props.Bucket))}`], document: props.PolicyDocument };
+      return {
+        arns: [`arn:${partition}:s3:::${String(resolve(props.Bucket))}`],
+        document: props.PolicyDocument,
+      };
     case 'AWS::SQS::QueuePolicy':
       return { arns: (props.Queues as unknown[]).map(getArn), document: props.PolicyDocument };
     case 'AWS::SNS::TopicPolicy':
@@ -121,7 +125,7 @@ export function iamViewOf(template: CfnTemplate, environment: StackEnvironment =
     } else if (resource.Type === 'AWS::SecretsManager::RotationSchedule') {
       rotatedSecrets.push(String(resolve(props.SecretId)));
     }
-    const governed = governedArns(resolve, resource);
+    const governed = governedArns(resolve, resource, environment.partition);
     if (governed) {
       const arns =
         resource.Type === 'AWS::KMS::Key'
