@@ -1,20 +1,16 @@
 /**
- * The IAM evaluator's parts, without a run: each SDK command the handlers send mapped to the action,
- * resource and condition keys AWS authorizes; the template resolver; and the decisions and errors
- * of the evaluator itself over a small hand-written view.
+ * Each SDK command the handlers send, mapped to the IAM action, resource ARN and condition keys AWS
+ * authorizes for it (local/iam/requests.ts), and a check that no command the handlers send is left
+ * without a mapping.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAs } from '../../local/iam/attribution.ts';
-import { AccessDeniedError, createIamEvaluator } from '../../local/iam/evaluator.ts';
 import {
   type AuthorizationRequest,
   authorizationRequests,
   type ResourceNaming,
 } from '../../local/iam/requests.ts';
-import { LOCAL_STACK } from '../../local/iam/resolve.ts';
-import { type IamView, iamViewOf } from '../../local/iam/view.ts';
 
 const naming: ResourceNaming = {
   partition: 'aws',
@@ -242,183 +238,5 @@ describe('SDK command -> IAM request (local/iam/requests.ts)', () => {
     expect(() =>
       authorizationRequests('S3Client', 'PutBucketPolicyCommand', { Bucket: 'b' }, naming),
     ).toThrow(/no mapping for S3 PutBucketPolicyCommand.*local\/iam\/requests\.ts/);
-  });
-});
-
-describe('template resolution (local/iam/view.ts)', () => {
-  it('resolves Ref, GetAtt, Join, Sub and Select/Split in role and resource policies to concrete ARNs', () => {
-    const view = iamViewOf({
-      Resources: {
-        Results: { Type: 'AWS::S3::Bucket' },
-        Machine: { Type: 'AWS::StepFunctions::StateMachine' },
-        FnRole: { Type: 'AWS::IAM::Role' },
-        Fn: {
-          Type: 'AWS::Lambda::Function',
-          Properties: {
-            Description: 'Security pipeline: lambdas/write-list-summary.ts',
-            Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
-            Environment: { Variables: { RESULTS_BUCKET: { Ref: 'Results' } } },
-          },
-        },
-        FnPolicy: {
-          Type: 'AWS::IAM::Policy',
-          Properties: {
-            Roles: [{ Ref: 'FnRole' }],
-            PolicyDocument: {
-              Statement: [
-                {
-                  Effect: 'Allow',
-                  Action: 's3:GetObject',
-                  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub pattern
-                  Resource: { 'Fn::Sub': '${Results.Arn}/lists/*' },
-                },
-                {
-                  Effect: 'Allow',
-                  Action: 'states:DescribeExecution',
-                  Resource: {
-                    'Fn::Join': [
-                      '',
-                      [
-                        'arn:',
-                        { Ref: 'AWS::Partition' },
-                        ':states:',
-                        { Ref: 'AWS::Region' },
-                        ':',
-                        { Ref: 'AWS::AccountId' },
-                        ':execution:',
-                        { 'Fn::Select': [6, { 'Fn::Split': [':', { Ref: 'Machine' }] }] },
-                        ':*',
-                      ],
-                    ],
-                  },
-                },
-              ],
-            },
-          },
-        },
-      },
-    });
-    const fn = view.functions['write-list-summary'];
-    expect(view.buckets.results).toBe('securitypipeline-results');
-    expect(fn?.roleArn).toBe(`arn:aws:iam::${LOCAL_STACK.account}:role/SecurityPipeline-FnRole`);
-    expect(fn?.policies[0]?.policy.Statement.map((s) => s.Resource)).toEqual([
-      'arn:aws:s3:::securitypipeline-results/lists/*',
-      `arn:aws:states:${LOCAL_STACK.region}:${LOCAL_STACK.account}:execution:SecurityPipeline-Machine:*`,
-    ]);
-  });
-});
-
-/** One function allowed to write and list under scans/, a bucket policy denying deletes and old TLS. */
-const VIEW: IamView = {
-  environment: LOCAL_STACK,
-  functions: {
-    'write-scan-manifest': {
-      functionName: 'ManifestFn',
-      roleName: 'ManifestRole',
-      roleArn: `arn:aws:iam::${LOCAL_STACK.account}:role/ManifestRole`,
-      managedPolicyArns: [],
-      policies: [
-        {
-          name: 'p',
-          policy: {
-            Statement: [
-              {
-                Effect: 'Allow',
-                Action: ['s3:PutObject', 's3:DeleteObject'],
-                Resource: 'arn:aws:s3:::deployed-results/scans/*',
-              },
-              {
-                Effect: 'Allow',
-                Action: 's3:ListBucket',
-                Resource: 'arn:aws:s3:::deployed-results',
-                Condition: { StringLike: { 's3:prefix': ['scans/*'] } },
-              },
-            ],
-          },
-        },
-      ],
-    },
-  },
-  resourcePolicies: {
-    'arn:aws:s3:::deployed-results': {
-      Statement: [
-        {
-          Effect: 'Deny',
-          Principal: { AWS: '*' },
-          Action: 's3:*',
-          Resource: 'arn:aws:s3:::deployed-results/*',
-          Condition: { NumericLessThan: { 's3:TlsVersion': 1.2 } },
-        },
-        {
-          Effect: 'Deny',
-          Principal: { AWS: '*' },
-          Action: 's3:*',
-          Resource: 'arn:aws:s3:::deployed-results/*',
-          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-        },
-        {
-          Effect: 'Deny',
-          Principal: { AWS: '*' },
-          Action: 's3:DeleteObject',
-          Resource: 'arn:aws:s3:::deployed-results/scans/locked/*',
-        },
-      ],
-    },
-  },
-  buckets: { results: 'deployed-results' },
-  rotatedSecrets: [],
-};
-
-describe('the evaluator (local/iam/evaluator.ts)', () => {
-  const evaluator = () => createIamEvaluator(VIEW, { buckets: { 'pipeline-results': 'deployed-results' } });
-  const check = (e: ReturnType<typeof evaluator>, command: string, input: Record<string, unknown>) =>
-    runAs('write-scan-manifest', () => e.check('S3Client', command, input));
-
-  it('allows what the role grants over HTTPS with TLS 1.3, despite the bucket policy transport denies', async () => {
-    const e = evaluator();
-    await check(e, 'PutObjectCommand', { Bucket: 'pipeline-results', Key: 'scans/a/manifest.json' });
-    await check(e, 'ListObjectsV2Command', { Bucket: 'pipeline-results', Prefix: 'scans/a/' });
-    expect(e.stats()).toMatchObject({ simulations: 2, denials: [] });
-  });
-
-  it('denies what no statement allows with the SDK-shaped AccessDenied and AWS wording', async () => {
-    const e = evaluator();
-    const denied = await check(e, 'ListObjectsV2Command', {
-      Bucket: 'pipeline-results',
-      Prefix: 'lists/',
-    }).catch((error: unknown) => error);
-    expect(denied).toBeInstanceOf(AccessDeniedError);
-    expect(denied).toMatchObject({
-      name: 'AccessDenied',
-      $fault: 'client',
-      $metadata: { httpStatusCode: 403 },
-    });
-    expect((denied as Error).message).toBe(
-      `User: arn:aws:sts::${LOCAL_STACK.account}:assumed-role/ManifestRole/ManifestFn is not authorized to perform: ` +
-        's3:ListBucket on resource: "arn:aws:s3:::deployed-results" because no identity-based policy allows the s3:ListBucket action',
-    );
-    expect(e.stats().denials).toEqual([
-      expect.objectContaining({ handler: 'write-scan-manifest', action: 's3:ListBucket' }),
-    ]);
-  });
-
-  it('applies an explicit deny of the resource policy over the role allow', async () => {
-    const e = evaluator();
-    await expect(
-      check(e, 'DeleteObjectCommand', { Bucket: 'pipeline-results', Key: 'scans/locked/x' }),
-    ).rejects.toThrow(
-      /s3:DeleteObject on resource: "arn:aws:s3:::deployed-results\/scans\/locked\/x" with an explicit deny in a resource-based policy/,
-    );
-  });
-
-  it('evaluates only calls made inside a handler; a handler the template lacks is an error', async () => {
-    const e = evaluator();
-    await e.check('S3Client', 'GetObjectCommand', { Bucket: 'pipeline-results', Key: 'lists/anything' });
-    expect(e.stats().simulations).toBe(0);
-    await expect(
-      runAs('start-scan', () =>
-        e.check('S3Client', 'GetObjectCommand', { Bucket: 'pipeline-results', Key: 'x' }),
-      ),
-    ).rejects.toThrow('the synthesized template has no function for lambdas/start-scan.ts');
   });
 });
