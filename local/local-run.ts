@@ -121,7 +121,7 @@ export async function withLocalRun<T>(
     } finally {
       await Promise.all(opened.map((clients) => clients.close()));
       // Nothing to say when no handler ran (a usage error found inside the command).
-      if (iam.stats().simulations > 0) process.stdout.write(describeEvaluation(iam));
+      if (iam.stats().checks > 0) process.stdout.write(describeEvaluation(iam));
     }
   } finally {
     await logs.close(process.stderr);
@@ -133,8 +133,8 @@ export async function withLocalRun<T>(
 
 /** One line on what the IAM evaluator checked, then each denied call as AWS would word it. */
 function describeEvaluation(iam: IamEvaluator): string {
-  const { simulations, milliseconds, denials } = iam.stats();
-  const head = `IAM: ${simulations} handler call(s) checked against the synthesized policies (${Math.round(milliseconds)} ms), ${denials.length} denied\n`;
+  const { checks, simulations, milliseconds, denials } = iam.stats();
+  const head = `IAM: ${checks} handler call(s) checked against the synthesized policies (${simulations} simulated, ${Math.round(milliseconds)} ms), ${denials.length} denied\n`;
   const shown = denials.slice(0, 5).map((d) => `  ${d.handler} ${d.command}: ${d.message}\n`);
   const more = denials.length > shown.length ? [`  … and ${denials.length - shown.length} more\n`] : [];
   return [head, ...shown, ...more].join('');

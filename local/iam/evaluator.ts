@@ -11,6 +11,7 @@
  */
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import { currentHandler } from './attribution.ts';
+import { createDecisionMemo } from './decision-memo.ts';
 import { type AuthorizationRequest, authorizationRequests, type ResourceNaming } from './requests.ts';
 import type { IamView } from './view.ts';
 
@@ -48,6 +49,9 @@ export interface LocalResourceNames {
 }
 
 export interface EvaluationStats {
+  /** Requests checked (a command can be more than one, e.g. CopyObject's read and write). */
+  readonly checks: number;
+  /** Checks the simulator ran; the others were answered by an identical earlier allow (decision-memo.ts). */
   readonly simulations: number;
   /** Time spent in the simulator. */
   readonly milliseconds: number;
@@ -85,7 +89,11 @@ function resourcePolicyKey(resource: string): string {
   return resource.replace(/^(arn:[^:]+:s3:::[^/]+)\/.*$/, '$1');
 }
 
-export function createIamEvaluator(view: IamView, local: LocalResourceNames = {}): IamEvaluator {
+export function createIamEvaluator(
+  view: IamView,
+  local: LocalResourceNames = {},
+  options: { readonly remember?: boolean } = {},
+): IamEvaluator {
   const { account, region, partition } = view.environment;
   const naming: ResourceNaming = {
     account,
@@ -100,8 +108,10 @@ export function createIamEvaluator(view: IamView, local: LocalResourceNames = {}
         : `arn:${partition}:secretsmanager:${region}:${account}:secret:${id}-AbCdEf`;
     },
   };
+  let checks = 0;
   let simulations = 0;
   let milliseconds = 0;
+  const memo = options.remember === false ? undefined : createDecisionMemo();
   const denials: Denial[] = [];
   const watched = new WeakSet<object>();
 
@@ -137,7 +147,17 @@ export function createIamEvaluator(view: IamView, local: LocalResourceNames = {}
         : {}),
       ...request.context,
     };
-    const resourcePolicy = view.resourcePolicies[resourcePolicyKey(request.resource)];
+    const policyKey = resourcePolicyKey(request.resource);
+    const resourcePolicy = view.resourcePolicies[policyKey];
+    checks += 1;
+    const memoKey = memo?.keyOf(
+      `${handler} ${policyKey}`,
+      [...fn.policies.map((p) => p.policy), ...(resourcePolicy ? [resourcePolicy] : [])],
+      request.action,
+      request.resource,
+      context,
+    );
+    if (memo?.isAllowed(memoKey)) return;
     const simulation: Simulation = {
       request: {
         principal: session,
@@ -159,7 +179,10 @@ export function createIamEvaluator(view: IamView, local: LocalResourceNames = {}
         `IAM evaluation of ${request.action} on ${request.resource} (${command}) could not run: ${result.errors.message}`,
       );
     }
-    if (result.overallResult === 'Allowed') return;
+    if (result.overallResult === 'Allowed') {
+      memo?.rememberAllowed(memoKey);
+      return;
+    }
     const analysis = result.resultType === 'single' ? result.result.analysis : undefined;
     const because =
       analysis?.resourceAnalysis?.result === 'ExplicitlyDenied'
@@ -193,7 +216,7 @@ export function createIamEvaluator(view: IamView, local: LocalResourceNames = {}
       );
       return client;
     },
-    stats: () => ({ simulations, milliseconds, denials: [...denials] }),
+    stats: () => ({ checks, simulations, milliseconds, denials: [...denials] }),
   };
   return evaluator;
 }

@@ -22,7 +22,7 @@ export const VENDOR_ENV = [
 
 /** The line every local command ends with when IAM evaluation ran and denied nothing. */
 export const IAM_EVALUATED_CLEAN =
-  /^IAM: [1-9]\d* handler call\(s\) checked against the synthesized policies \(\d+ ms\), 0 denied$/m;
+  /^IAM: [1-9]\d* handler call\(s\) checked against the synthesized policies \([1-9]\d* simulated, \d+ ms\), 0 denied$/m;
 
 export interface CliRun {
   readonly code: number;

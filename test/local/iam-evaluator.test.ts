@@ -146,7 +146,7 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
     const e = evaluator();
     await check(e, 'PutObjectCommand', { Bucket: 'pipeline-results', Key: 'scans/a/manifest.json' });
     await check(e, 'ListObjectsV2Command', { Bucket: 'pipeline-results', Prefix: 'scans/a/' });
-    expect(e.stats()).toMatchObject({ simulations: 2, denials: [] });
+    expect(e.stats()).toMatchObject({ checks: 2, simulations: 2, denials: [] });
   });
 
   it('denies what no statement allows with the SDK-shaped AccessDenied and AWS wording', async () => {
@@ -182,12 +182,83 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
   it('evaluates only calls made inside a handler; a handler the template lacks is an error', async () => {
     const e = evaluator();
     await e.check('S3Client', 'GetObjectCommand', { Bucket: 'pipeline-results', Key: 'lists/anything' });
-    expect(e.stats().simulations).toBe(0);
+    expect(e.stats().checks).toBe(0);
     await expect(
       runAs('start-scan', () =>
         e.check('S3Client', 'GetObjectCommand', { Bucket: 'pipeline-results', Key: 'x' }),
       ),
     ).rejects.toThrow('the synthesized template has no function for lambdas/start-scan.ts');
+  });
+});
+
+describe('remembered allows (local/iam/decision-memo.ts)', () => {
+  /** Every call's outcome: 'allowed' or the denial's message. */
+  async function outcomes(remember: boolean, view: IamView = VIEW) {
+    const e = createIamEvaluator(view, { buckets: { 'pipeline-results': 'deployed-results' } }, { remember });
+    const calls: [string, Record<string, unknown>][] = [];
+    for (let i = 0; i < 40; i++) {
+      calls.push([
+        'PutObjectCommand',
+        { Bucket: 'pipeline-results', Key: `scans/d${i}.example.com/report.json` },
+      ]);
+      calls.push(['PutObjectCommand', { Bucket: 'pipeline-results', Key: `lists/d${i}/summary.json` }]);
+      calls.push([
+        'DeleteObjectCommand',
+        { Bucket: 'pipeline-results', Key: `scans/${i % 2 ? 'locked' : 'open'}/x${i}` },
+      ]);
+      calls.push([
+        'ListObjectsV2Command',
+        { Bucket: 'pipeline-results', Prefix: i % 3 ? `scans/d${i}/` : 'lists/' },
+      ]);
+    }
+    const seen: string[] = [];
+    for (const [command, input] of calls) {
+      seen.push(
+        await runAs('write-scan-manifest', () => e.check('S3Client', command, input)).then(
+          () => 'allowed',
+          (error: Error) => error.message,
+        ),
+      );
+    }
+    return { seen, stats: e.stats() };
+  }
+
+  it('answers repeats from an earlier allow, and every decision is the one the simulator gives', async () => {
+    const simulated = await outcomes(false);
+    const remembered = await outcomes(true);
+
+    expect(remembered.seen).toEqual(simulated.seen);
+    expect(simulated.seen.filter((o) => o === 'allowed').length).toBeGreaterThan(40);
+    expect(simulated.stats.simulations).toBe(160);
+    // Denials (lists/, locked/, listing lists/) are simulated every time; of the allows, one write and
+    // one delete under scans/ stand for all, while each listed prefix is its own s3:prefix (26).
+    expect(remembered.stats.denials).toHaveLength(74);
+    expect(remembered.stats.simulations).toBe(74 + 2 + 26);
+  });
+
+  it('remembers nothing for a policy with a clock condition', async () => {
+    const timed: IamView = {
+      ...VIEW,
+      functions: Object.fromEntries(
+        Object.entries(VIEW.functions).map(([file, fn]) => [
+          file,
+          {
+            ...fn,
+            policies: fn.policies.map((p) => ({
+              ...p,
+              policy: {
+                Statement: p.policy.Statement.map((s) => ({
+                  ...s,
+                  Condition: { DateLessThan: { 'aws:CurrentTime': '2999-01-01T00:00:00Z' } },
+                })),
+              },
+            })),
+          },
+        ]),
+      ),
+    };
+    const { stats } = await outcomes(true, timed);
+    expect(stats.simulations).toBe(stats.checks);
   });
 });
 

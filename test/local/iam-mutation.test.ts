@@ -107,7 +107,7 @@ describe('IAM evaluation of a local scan against the synthesized policies', () =
     expect(run.path).toContain('WriteManifest');
     expect(stats.denials).toEqual([]);
     // StartScan and the polls make no S3 call; the fetches, the manifest listing and write do.
-    expect(stats.simulations).toBeGreaterThanOrEqual(5);
+    expect(stats.checks).toBeGreaterThanOrEqual(5);
     expect(await listKeys(s3.client, RESULTS, 'scans/allowed.example.com/')).toEqual(
       expect.arrayContaining([expect.stringMatching(/\/manifest\.json$/)]),
     );
