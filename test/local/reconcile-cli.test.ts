@@ -77,6 +77,7 @@ describe('npm start -- reconcile', () => {
       expect(first.code).toBe(0);
       expect(first.stdout).not.toContain('Made an orphan');
       expect(first.stdout).toMatch(/First run: 1 listed, 1 archived/);
+      expect(first.stdout).toMatch(IAM_EVALUATED_CLEAN);
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('Loaded 1 manifests and failure records of earlier runs');
       expect(second.stdout).toMatch(/First run: 1 listed, 0 archived, 1 already archived/);
@@ -86,7 +87,8 @@ describe('npm start -- reconcile', () => {
       await client.close();
       await vendor.close();
     }
-  });
+    // A configuration of its own: the first run synthesizes it once, for the IAM evaluator's policies.
+  }, 180_000);
 
   it('reports an unknown flag as a usage error', async () => {
     const run = await runCli(['reconcile', '--bogus']);
