@@ -112,6 +112,8 @@ export function createIamEvaluator(
   let simulations = 0;
   let milliseconds = 0;
   const memo = options.remember === false ? undefined : createDecisionMemo();
+  /** Simulations under way by memo key: parallel lanes making the same request wait for the first. */
+  const pending = new Map<string, Promise<unknown>>();
   const denials: Denial[] = [];
   const watched = new WeakSet<object>();
 
@@ -158,6 +160,11 @@ export function createIamEvaluator(
       context,
     );
     if (memo?.isAllowed(memoKey)) return;
+    const earlier = memoKey === undefined ? undefined : pending.get(memoKey);
+    if (earlier) {
+      await earlier.catch(() => undefined);
+      if (memo?.isAllowed(memoKey)) return;
+    }
     const simulation: Simulation = {
       request: {
         principal: session,
@@ -171,7 +178,13 @@ export function createIamEvaluator(
       ...(resourcePolicy ? { resourcePolicy } : {}),
     };
     const started = performance.now();
-    const result = await runSimulation(simulation, {});
+    const simulating = runSimulation(simulation, {});
+    if (memoKey !== undefined && !pending.has(memoKey)) {
+      pending.set(memoKey, simulating);
+      const done = () => pending.delete(memoKey);
+      void simulating.then(done, done);
+    }
+    const result = await simulating;
     milliseconds += performance.now() - started;
     simulations += 1;
     if (result.resultType === 'error') {
