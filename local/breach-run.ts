@@ -41,6 +41,7 @@ import { createRecordBreachFailureHandler } from '../lambdas/record-breach-failu
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import { createWriteBreachManifestHandler } from '../lambdas/write-breach-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
+import { runAs } from './iam/attribution.ts';
 import { mapWithConcurrency } from './pipeline.ts';
 import {
   bindTaskHandlers,
@@ -257,9 +258,11 @@ export async function runWatchlist(
   };
   // s3rver keeps no versions; each local upload stands for a new S3 version, so each run is its own.
   const stamp = `local-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
-  const prepared = await prepareWatchlist(deps, {
-    source: { type: 's3', bucket: options.inputBucket, key, versionId: uploaded.VersionId ?? stamp },
-  });
+  const prepared = await runAs('prepare-watchlist', () =>
+    prepareWatchlist(deps, {
+      source: { type: 's3', bucket: options.inputBucket, key, versionId: uploaded.VersionId ?? stamp },
+    }),
+  );
   const items = await getJson<WatchlistItem[]>(deps, prepared.resultsBucket, prepared.itemsKey);
   const runner = breachRunner(options, settings);
   const results = await mapWithConcurrency(
@@ -279,6 +282,8 @@ export async function runWatchlist(
       }
     },
   );
-  const written = await writeWatchlistSummary(deps, { ...prepared, results });
+  const written = await runAs('write-watchlist-summary', () =>
+    writeWatchlistSummary(deps, { ...prepared, results }),
+  );
   return { prepared, ...written };
 }

@@ -1,7 +1,8 @@
 /**
  * What every local command sets up and tears down alike: the vendor (simulator or real, checked
- * once up front), the embedded S3 beside the results, the handler log, the vendor clients, and at
- * the end the export of every object written as `<out>/<bucket>/<key>`.
+ * once up front), the embedded S3 beside the results, the handler log, the vendor clients, the IAM
+ * evaluator (every call a handler makes checked against its function's synthesized policies), and
+ * at the end the export of every object written as `<out>/<bucket>/<key>`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,7 +12,9 @@ import type { PipelineConfig } from '../lib/config/index.ts';
 import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
+import { type IamEvaluator, localRunEvaluator } from './iam/evaluator.ts';
 import { createFileLogger, type FileLogger, type LogLevel } from './run-files.ts';
+import { cachedSynthesis } from './synth-cache.ts';
 import { resolveVendor, type VendorTarget } from './vendor-target.ts';
 
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
@@ -28,6 +31,8 @@ export interface LocalRunOptions {
   readonly config: PipelineConfig;
   /** Told about retries and give-ups of vendor calls, as they happen. */
   readonly vendorObserver?: VendorAttemptObserver;
+  /** The local name (or id) of the secret that stands for the stack's rotated secret. */
+  readonly rotatedSecret?: string;
 }
 
 export interface LocalRun {
@@ -39,6 +44,11 @@ export interface LocalRun {
   readonly s3: S3rverFixture;
   readonly logs: FileLogger;
   readonly clients: VendorClients;
+  /**
+   * Checks every AWS call made inside a handler (local/iam/attribution.ts) against the synthesized
+   * policies; already watching `s3.client`. Watch any other client the command creates.
+   */
+  readonly iam: IamEvaluator;
   /**
    * Vendor clients like `clients`, with other credentials (e.g. read from a secret, as the deployed
    * handlers read them); closed with the run.
@@ -73,6 +83,12 @@ export async function withLocalRun<T>(
   try {
     const written = trackWrittenObjects(s3.client);
     const { config } = options;
+    const iam = localRunEvaluator((await cachedSynthesis(config)).iam, {
+      inputBucket: LOCAL_INPUT_BUCKET,
+      resultsBucket: LOCAL_RESULTS_BUCKET,
+      ...(options.rotatedSecret ? { rotatedSecret: options.rotatedSecret } : {}),
+    });
+    iam.watch(s3.client);
     const opened: VendorClients[] = [];
     const clientsWith = (credentials: CredentialProvider): VendorClients => {
       const clients = createVendorClients({
@@ -98,11 +114,14 @@ export async function withLocalRun<T>(
         s3,
         logs,
         clients: clientsWith(async () => vendor.apiKey),
+        iam,
         clientsWith,
         exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
       });
     } finally {
       await Promise.all(opened.map((clients) => clients.close()));
+      // Nothing to say when no handler ran (a usage error found inside the command).
+      if (iam.stats().checks > 0) process.stdout.write(describeEvaluation(iam));
     }
   } finally {
     await logs.close(process.stderr);
@@ -110,4 +129,13 @@ export async function withLocalRun<T>(
     await rm(s3Directory, { recursive: true, force: true });
     await vendor.close();
   }
+}
+
+/** One line on what the IAM evaluator checked, then each denied call as AWS would word it. */
+function describeEvaluation(iam: IamEvaluator): string {
+  const { checks, simulations, milliseconds, denials } = iam.stats();
+  const head = `IAM: ${checks} handler call(s) checked against the synthesized policies (${simulations} simulated, ${Math.round(milliseconds)} ms), ${denials.length} denied\n`;
+  const shown = denials.slice(0, 5).map((d) => `  ${d.handler} ${d.command}: ${d.message}\n`);
+  const more = denials.length > shown.length ? [`  … and ${denials.length - shown.length} more\n`] : [];
+  return [head, ...shown, ...more].join('');
 }

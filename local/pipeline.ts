@@ -35,6 +35,7 @@ import { createStartScanHandler } from '../lambdas/start-scan.ts';
 import { createWriteListSummaryHandler } from '../lambdas/write-list-summary.ts';
 import { createWriteScanManifestHandler } from '../lambdas/write-scan-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
+import { runAs } from './iam/attribution.ts';
 import type { ProgressListener } from './progress.ts';
 import {
   bindTaskHandlers,
@@ -315,7 +316,9 @@ export async function runDomainList(
       allowSpecialUse: options.allowSpecialUse ?? [],
     },
   };
-  const prepared = await createPrepareDomainListHandler(listDeps)({ source });
+  const prepared = await runAs('prepare-domain-list', () =>
+    createPrepareDomainListHandler(listDeps)({ source }),
+  );
   options.onProgress?.({
     type: 'list-prepared',
     total: prepared.counts.valid,
@@ -341,7 +344,9 @@ export async function runDomainList(
     return run.result;
   });
 
-  const written = await createWriteListSummaryHandler(listDeps)({ ...prepared, results });
+  const written = await runAs('write-list-summary', () =>
+    createWriteListSummaryHandler(listDeps)({ ...prepared, results }),
+  );
   const summaryObject = await options.s3.send(
     new GetObjectCommand({ Bucket: prepared.resultsBucket, Key: written.summaryKey }),
   );

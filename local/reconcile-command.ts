@@ -29,6 +29,7 @@ import { VENDOR_STATS_KEY } from '#core/workflows/scan/vendor-stats';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { reconcileFunctionSettings } from '../lib/config/reconciliation-schema.ts';
 import { recordS3Commands } from './embedded-s3.ts';
+import { runAs } from './iam/attribution.ts';
 import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
@@ -83,20 +84,22 @@ export async function runReconcileCommand(
         const client = run.s3.client;
         const writes = recordS3Commands(client, { withKeys: true });
         const metrics = createMetricsRecorder();
-        const result = await reconcileScans({
-          ...createScanDeps({
-            s3: client,
-            scanClient: run.clients.scan,
-            logger: run.logs.logger,
-            metrics,
-            settings: createScanSettings({
-              resultsBucket: LOCAL_RESULTS_BUCKET,
-              ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+        const result = await runAs('reconcile-scans', () =>
+          reconcileScans({
+            ...createScanDeps({
+              s3: client,
+              scanClient: run.clients.scan,
+              logger: run.logs.logger,
+              metrics,
+              settings: createScanSettings({
+                resultsBucket: LOCAL_RESULTS_BUCKET,
+                ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+              }),
             }),
+            inventory: run.clients.scan,
+            reconcile: settings,
           }),
-          inventory: run.clients.scan,
-          reconcile: settings,
-        });
+        );
         const written = [...new Set(writes.flatMap((entry) => WRITES.exec(entry)?.[2] ?? []))];
         report(say, label, result, written, metrics.recorded);
         return { result, written };

@@ -21,7 +21,7 @@ import { ConfigurationError } from '#core/errors';
 import { createMetricsRecorder, METRIC } from '#core/metrics';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS } from '#core/rotation/deps';
-import { keyManagementFactory } from '#core/runtime/rotation-deps';
+import { keyManagementFactory, ROTATION_EVENT } from '#core/runtime/rotation-deps';
 import { ENV } from '#core/runtime/variables';
 import { createSecretWriter, STAGE } from '#core/secret-writer';
 import {
@@ -33,6 +33,7 @@ import { isRecord } from '#core/vendor/json';
 import { createRotateApiKeyHandler } from '../lambdas/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { UsageError } from './cli-checks.ts';
+import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
 import { driveRotation } from './rotation-driver.ts';
@@ -83,11 +84,21 @@ export async function runRotateCommand(
 ): Promise<number> {
   const shape = parseRotateFault(options.fault);
   const secretsManager = await connectSecretsManager(process.env);
+  const secretName = process.env.ROTATION_SECRET_ID?.trim() || DEFAULT_ROTATION_SECRET;
   try {
     return await withLocalRun(
-      { out: options.out, demo: true, logLevel: options.logLevel, api: 'scan', config },
+      {
+        out: options.out,
+        demo: true,
+        logLevel: options.logLevel,
+        api: 'scan',
+        config,
+        rotatedSecret: secretName,
+      },
       async (run) => {
         const { vendor } = run;
+        // The rotation function's calls and the scan handlers' secret reads are checked as theirs.
+        run.iam.watch(secretsManager.client);
         if (!vendor.label.startsWith('built-in simulator') && secretsManager.ephemeral) {
           throw new UsageError(
             `rotating the real vendor's key into the in-memory stand-in would lose the new key when the command ends: set ${SECRETS_MANAGER_ENDPOINT_VARIABLE} to a Secrets Manager that keeps it`,
@@ -101,14 +112,10 @@ export async function runRotateCommand(
         if (vendor.orgUuid === undefined)
           throw new ConfigurationError(ENV.orgUuid, 'is required to rotate the key');
         const { client } = secretsManager;
-        const secretId = await ensureSecret(
-          client,
-          process.env.ROTATION_SECRET_ID?.trim() || DEFAULT_ROTATION_SECRET,
-          {
-            apiKey: vendor.apiKey,
-            orgUuid: vendor.orgUuid,
-          },
-        );
+        const secretId = await ensureSecret(client, secretName, {
+          apiKey: vendor.apiKey,
+          orgUuid: vendor.orgUuid,
+        });
         const keys = keyManagementFactory({ baseUrl: vendor.keysApiUrl, logger: run.logs.logger });
         const writer = createSecretWriter(client);
         process.stdout.write(
@@ -122,7 +129,21 @@ export async function runRotateCommand(
         const deps: RotationDeps = {
           secrets: writer,
           keys,
-          events: { publish: async (detail) => void events.push(detail) },
+          // Kept here rather than sent; checked as the PutEvents the deployed function sends (event-bridge.ts).
+          events: {
+            publish: async (detail) => {
+              await run.iam.check('EventBridgeClient', 'PutEventsCommand', {
+                Entries: [
+                  {
+                    Source: ROTATION_EVENT.source,
+                    DetailType: ROTATION_EVENT.detailType,
+                    Detail: JSON.stringify(detail),
+                  },
+                ],
+              });
+              events.push(detail);
+            },
+          },
           metrics,
           logger: run.logs.logger,
           clock: () => new Date(),
@@ -136,7 +157,9 @@ export async function runRotateCommand(
         };
         const handler = createRotateApiKeyHandler(deps);
         const started = performance.now();
-        const rotation = await driveRotation(client, secretId, (request) => handler(request));
+        const rotation = await driveRotation(client, secretId, (request) =>
+          runAs('rotate-api-key', () => handler(request)),
+        );
         const tookMs = Math.round(performance.now() - started);
         for (const step of rotation.steps) process.stdout.write(`  ${step.step}: ${step.outcome}\n`);
         const record = join(run.out, 'rotation', `rotation-${stamp()}.json`);

@@ -6,8 +6,9 @@
  * The key is a hash of the configuration and of every file that can change what `cdk synth`
  * produces (lib/, bin/, lambdas/, the synth code itself, cdk.json, package.json,
  * package-lock.json, tsconfig.json). Any change to any of them is a new key, so a changed source
- * never runs a stale definition; old entries are simply never read again. Only the state machine
- * resources are kept: they are all the runner reads from the template.
+ * never runs a stale definition; old entries are simply never read again. Only what the runner
+ * reads is kept: the state machine resources, and the IAM evaluator's view (each function's role
+ * policies and every resource policy, resolved to concrete ARNs; local/iam/view.ts).
  *
  * aws-cdk-lib is imported only on a miss, so a cached start never loads it.
  */
@@ -18,11 +19,12 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import type { CfnTemplate } from './definitions.ts';
+import { type IamView, iamViewOf } from './iam/view.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** Bumped when the cached shape changes. */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 
 /** Files and folders whose content decides the synthesized template. */
 export const SYNTHESIS_SOURCES: readonly string[] = [
@@ -32,6 +34,8 @@ export const SYNTHESIS_SOURCES: readonly string[] = [
   'local/synth.ts',
   'local/synth-cache.ts',
   'local/definitions.ts',
+  'local/iam/view.ts',
+  'local/iam/resolve.ts',
   'cdk.json',
   'package.json',
   'package-lock.json',
@@ -99,24 +103,41 @@ async function synthesizeInProcess(config: PipelineConfig): Promise<CfnTemplate>
   return synthesizeTemplate(config);
 }
 
-/** The synthesized template's state machines for this configuration, synthesized at most once per key. */
-export async function cachedTemplate(
+/** What one synthesis leaves for the runner. */
+export interface CachedSynthesis {
+  /** The state machines of the synthesized template. */
+  readonly template: CfnTemplate;
+  /** What the IAM evaluator checks calls against. */
+  readonly iam: IamView;
+}
+
+/** The synthesized state machines and IAM view for this configuration, synthesized at most once per key. */
+export async function cachedSynthesis(
   config: PipelineConfig,
   options: CachedTemplateOptions = {},
-): Promise<CfnTemplate> {
+): Promise<CachedSynthesis> {
   const cacheDir = options.cacheDir ?? DEFAULT_SYNTH_CACHE_DIR;
   const file = join(cacheDir, `synth-${await synthesisKey(config, options.sources)}.json`);
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as CfnTemplate;
+    return JSON.parse(await readFile(file, 'utf8')) as CachedSynthesis;
   } catch (error) {
     // A missing or torn entry is a miss; anything else (permissions) is worth seeing.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error;
   }
-  const template = stateMachinesOnly(await (options.synthesize ?? synthesizeInProcess)(config));
+  const full = await (options.synthesize ?? synthesizeInProcess)(config);
+  const synthesis: CachedSynthesis = { template: stateMachinesOnly(full), iam: iamViewOf(full) };
   await mkdir(cacheDir, { recursive: true });
   // Write then rename: parallel test files may fill the same entry, and a reader must never see half.
   const partial = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(partial, JSON.stringify(template));
+  await writeFile(partial, JSON.stringify(synthesis));
   await rename(partial, file);
-  return template;
+  return synthesis;
+}
+
+/** The synthesized template's state machines for this configuration (see cachedSynthesis). */
+export async function cachedTemplate(
+  config: PipelineConfig,
+  options: CachedTemplateOptions = {},
+): Promise<CfnTemplate> {
+  return (await cachedSynthesis(config, options)).template;
 }

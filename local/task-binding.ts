@@ -6,6 +6,7 @@
 import type { RunOptions } from 'aws-local-stepfunctions';
 import { type HandlerFile, handlerForState } from '../lambdas/registry.ts';
 import { type AslDefinition, taskStates, walkStates } from './definitions.ts';
+import { runAs } from './iam/attribution.ts';
 
 /** What aws-local-stepfunctions calls in place of a Task's Lambda. */
 export type TaskHandler = NonNullable<
@@ -58,7 +59,10 @@ export function asJson<T>(handler: (event: T) => Promise<unknown>, stateName = '
 /** A handler file's code over its workflow's deps. */
 export type HandlerFactory<D> = (deps: D) => (event: never) => Promise<unknown>;
 
-/** Binds every Task state of `definition` to its real handler; a state left unbound is an error. */
+/**
+ * Binds every Task state of `definition` to its real handler; a state left unbound is an error. Each
+ * invocation runs as its handler file, so the IAM evaluator checks its calls as that function.
+ */
 export function bindTaskHandlers<D>(
   definition: AslDefinition,
   factories: Partial<Record<HandlerFile, HandlerFactory<D>>>,
@@ -74,7 +78,8 @@ export function bindTaskHandlers<D>(
         `The synthesized ${machineName} definition has a Task state '${name}' the local runner cannot bind`,
       );
     }
-    bound[name] = asJson(factory(deps), name);
+    const handler = asJson(factory(deps), name);
+    bound[name] = (input) => runAs(file as HandlerFile, async () => handler(input));
   }
   return bound;
 }

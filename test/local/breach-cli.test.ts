@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, runCli } from './cli-run.ts';
+import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 
 let outDir: string;
 beforeEach(async () => {
@@ -37,6 +37,7 @@ describe('npm start -- breach --name --email', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Recon: {4}success, \d+ breach\(es\), report jane-doe_/);
+    expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
     const files = await filesUnder(join(outDir, RESULTS));
     const zip = files.find((file) => file.endsWith('/report.zip')) as string;
     expect(zip).toMatch(/^breach\/reports\/jane-doe-[^/]+\/report\.zip$/);
@@ -223,6 +224,7 @@ describe('npm start -- breach --watchlist', () => {
 
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('2 row(s): 1 archived, 1 no results, 0 failed, 0 invalid, 0 duplicate');
+    expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
   });
 });
 

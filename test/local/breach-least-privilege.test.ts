@@ -27,11 +27,12 @@ import {
 import type { ExecutionLookup } from '#core/workflows/fan-out-results';
 import { declarationOf, type HandlerFile } from '../../lambdas/registry.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import type { IamEvaluator } from '../../local/iam/evaluator.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { type Synthesized, synth } from '../cdk/helpers.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
-import { asHandler, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
+import { asHandler, evaluatorFor, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 
 const RESULTS = 'breach-results';
 const INPUT = 'breach-input';
@@ -61,8 +62,12 @@ const UNREACHABLE_HERE: Partial<Record<HandlerFile, Record<string, string>>> = {
 
 /** Every vendor call first reads the breach API's key secret. */
 function recordingBreachApi(api: BreachApi): BreachApi {
-  const record = <T>(call: () => Promise<T>): Promise<T> => {
+  const record = async <T>(call: () => Promise<T>): Promise<T> => {
     recordUse('secretsmanager:GetSecretValue');
+    // One org key serves every API by default: the breach API's key is that secret.
+    await evaluation.iam.check('SecretsManagerClient', 'GetSecretValueCommand', {
+      SecretId: evaluation.orgKeySecretArn,
+    });
     return call();
   };
   return {
@@ -75,9 +80,11 @@ function recordingBreachApi(api: BreachApi): BreachApi {
 let s3: S3rverFixture;
 let sim: VendorSimulator;
 let synthesized: Synthesized;
+let evaluation: { readonly iam: IamEvaluator; readonly orgKeySecretArn: string };
 
 beforeAll(async () => {
   synthesized = synth();
+  evaluation = evaluatorFor(synthesized, { results: RESULTS, input: INPUT });
   s3 = await startS3rver({ buckets: [RESULTS, INPUT] });
   // Over one 8 MiB part: archives take the multipart path, staged and copied.
   sim = await startVendorSimulator({ reportPaddingBytes: 9 * 1024 * 1024 });
@@ -86,7 +93,7 @@ beforeAll(async () => {
     credentials: async () => sim.apiKey,
     retry: { maxAttempts: 1 },
   });
-  const s3Client = recordingS3(s3.createClient());
+  const s3Client = evaluation.iam.watch(recordingS3(s3.createClient()));
   const logger = createMemoryLogger();
   const deps: BreachDeps = {
     s3: s3Client,
@@ -190,6 +197,12 @@ afterAll(async () => {
 });
 
 describe('least privilege of the breach handlers', () => {
+  it('made every S3 call and key read with what the synthesized policies allow (evaluated as IAM would)', () => {
+    const { checks, denials } = evaluation.iam.stats();
+    expect(denials).toEqual([]);
+    expect(checks).toBeGreaterThan(20);
+  });
+
   it.each(BREACH_HANDLERS)('grants %s exactly the actions its runs used', (handler) => {
     const exempt = UNREACHABLE_HERE[handler] ?? {};
     const granted = grantedActions(synthesized, handler);

@@ -20,6 +20,10 @@ export const VENDOR_ENV = [
   'AWS_REGION',
 ] as const;
 
+/** The line every local command ends with when IAM evaluation ran and denied nothing. */
+export const IAM_EVALUATED_CLEAN =
+  /^IAM: [1-9]\d* handler call\(s\) checked against the synthesized policies \([1-9]\d* simulated, \d+ ms\), 0 denied$/m;
+
 export interface CliRun {
   readonly code: number;
   readonly stdout: string;

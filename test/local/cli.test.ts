@@ -11,7 +11,7 @@ import type { ListSummary } from '#core/workflows/scan/contracts';
 import type { ScanManifest } from '#core/workflows/scan/manifest';
 import { nodeVersionProblem } from '../../local/cli.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, runCli } from './cli-run.ts';
+import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 
 const DEMO_LIST = resolve(import.meta.dirname, '../../examples/domains.txt');
 const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2', '--deadline', '120'];
@@ -42,6 +42,7 @@ describe('npm start -- scan against the built-in simulator', () => {
     expect(run.stdout).toMatch(/line\s+domain\s+result/);
     expect(run.stdout).toMatch(/\ba\.example\.com\s+succeeded\b/);
     expect(run.stdout).toContain('1 line(s): 1 succeeded, 0 failed');
+    expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
 
     // Assess: the mirror holds exactly the list, its run files and the scan's outputs
     const input = await filesUnder(join(outDir, 'pipeline-input'));

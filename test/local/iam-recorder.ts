@@ -1,10 +1,14 @@
 /**
  * What the least-privilege tests record: the IAM actions each handler's calls need, attributed to
- * the handler running them (AsyncLocalStorage), and the actions the synthesized template grants it.
+ * the handler running them (the local runner's AsyncLocalStorage, local/iam/attribution.ts), and the
+ * actions the synthesized template grants it. The same runs are also evaluated against the
+ * synthesized policies (local/iam/evaluator.ts), so a call the grants do not cover fails there.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { HandlerFile } from '../../lambdas/registry.ts';
+import { currentHandler, runAs } from '../../local/iam/attribution.ts';
+import { createIamEvaluator, type IamEvaluator } from '../../local/iam/evaluator.ts';
+import { iamViewOf } from '../../local/iam/view.ts';
 import { actionsAllowed, functionFor, grantsOf, type Synthesized } from '../cdk/helpers.ts';
 
 /**
@@ -42,18 +46,16 @@ function s3Actions(command: string, input: Record<string, unknown>): string[] {
   }
 }
 
-const currentHandler = new AsyncLocalStorage<HandlerFile>();
-
 /** IAM actions each handler was seen using, across the whole test file. */
 export const used = new Map<HandlerFile, Set<string>>();
 
 /** Runs `body` as `handler`: every recorded use inside it counts for that handler. */
 export function asHandler<T>(handler: HandlerFile, body: () => Promise<T>): Promise<T> {
-  return currentHandler.run(handler, body);
+  return runAs(handler, body);
 }
 
 export function recordUse(action: string): void {
-  const handler = currentHandler.getStore();
+  const handler = currentHandler() as HandlerFile | undefined;
   if (handler === undefined) return;
   const actions = used.get(handler) ?? new Set<string>();
   actions.add(action);
@@ -77,4 +79,25 @@ export function recordingS3(client: S3Client): S3Client {
 export function grantedActions(synthesized: Synthesized, handler: HandlerFile): Set<string> {
   const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
   return new Set(actionsAllowed(grants).filter((a) => /^(s3|secretsmanager|states|events):/.test(a)));
+}
+
+/**
+ * An evaluator over the synthesized template's policies, with the test's bucket names standing for
+ * the stack's buckets.
+ */
+export function evaluatorFor(
+  synthesized: Synthesized,
+  buckets: { readonly results: string; readonly input?: string },
+): { readonly iam: IamEvaluator; readonly orgKeySecretArn: string } {
+  const view = iamViewOf(synthesized.json);
+  const orgKeySecretArn = view.rotatedSecrets[0];
+  if (!view.buckets.results || !orgKeySecretArn)
+    throw new Error('the template has no results bucket or org key');
+  const iam = createIamEvaluator(view, {
+    buckets: {
+      [buckets.results]: view.buckets.results,
+      ...(buckets.input && view.buckets.input ? { [buckets.input]: view.buckets.input } : {}),
+    },
+  });
+  return { iam, orgKeySecretArn };
 }

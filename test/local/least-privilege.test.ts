@@ -15,13 +15,14 @@ import { reconcileSettingsSchema } from '#core/workflows/scan/reconcile-settings
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import type { IamEvaluator } from '../../local/iam/evaluator.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { scanDomainStateMachine, synthesizeTemplate } from '../../local/synth.ts';
 import { type Synthesized, synth } from '../cdk/helpers.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 import { executeScan, type Handlers, vendorClientsFor } from './harness.ts';
-import { asHandler, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
+import { asHandler, evaluatorFor, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 
 const RESULTS = 'scan-results';
 const QUICK_POLL = { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 };
@@ -55,10 +56,20 @@ const UNREACHABLE_HERE: Partial<Record<HandlerFile, Record<string, string>>> = {
   },
 };
 
+let evaluation: { readonly iam: IamEvaluator; readonly orgKeySecretArn: string };
+
+/** Reading the org key secret, as the deployed handler does before a vendor call: recorded and evaluated. */
+async function readKeySecret(): Promise<void> {
+  recordUse('secretsmanager:GetSecretValue');
+  await evaluation.iam.check('SecretsManagerClient', 'GetSecretValueCommand', {
+    SecretId: evaluation.orgKeySecretArn,
+  });
+}
+
 /** Every vendor call first reads that API's key secret. */
 function recordingScanApi(api: ScanApi): ScanApi {
-  const record = <T>(call: () => Promise<T>): Promise<T> => {
-    recordUse('secretsmanager:GetSecretValue');
+  const record = async <T>(call: () => Promise<T>): Promise<T> => {
+    await readKeySecret();
     return call();
   };
   return {
@@ -74,12 +85,12 @@ function recordingScanApi(api: ScanApi): ScanApi {
 /** The listing and statistics calls scan reconciliation adds, recorded the same way. */
 function recordingInventory(api: ScanInventoryApi): ScanInventoryApi {
   return {
-    listScans: () => {
-      recordUse('secretsmanager:GetSecretValue');
+    listScans: async () => {
+      await readKeySecret();
       return api.listScans();
     },
-    getStats: () => {
-      recordUse('secretsmanager:GetSecretValue');
+    getStats: async () => {
+      await readKeySecret();
       return api.getStats();
     },
   };
@@ -117,6 +128,7 @@ beforeAll(async () => {
     'least-privilege test',
   );
   synthesized = synth({ scan: { deleteAtVendorAfterManifest: true } });
+  evaluation = evaluatorFor(synthesized, { results: RESULTS });
   const definition = scanDomainStateMachine(synthesizeTemplate(withDelete)).definition;
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
   s3 = await startS3rver({ buckets: [RESULTS] });
@@ -130,7 +142,7 @@ beforeAll(async () => {
   const setup = {
     definition,
     machine,
-    s3: recordingS3(s3.createClient()),
+    s3: evaluation.iam.watch(recordingS3(s3.createClient())),
     resultsBucket: RESULTS,
     scanClient: recordingScanApi(clients.scan),
     poll: QUICK_POLL,
@@ -176,6 +188,12 @@ describe('least privilege of the scan handlers', () => {
     for (const bucket of buckets) {
       expect(bucket.Properties).toMatchObject({ VersioningConfiguration: { Status: 'Enabled' } });
     }
+  });
+
+  it('made every call with what the synthesized policies allow (evaluated as IAM would)', () => {
+    const { checks, denials } = evaluation.iam.stats();
+    expect(denials).toEqual([]);
+    expect(checks).toBeGreaterThan(20);
   });
 
   it.each(SCAN_HANDLERS)('grants %s exactly the actions its runs used', (handler) => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScanClient } from '#core/vendor/index';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, runCli } from './cli-run.ts';
+import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 
 let outDir: string;
 beforeEach(async () => {
@@ -28,6 +28,7 @@ describe('npm start -- reconcile', () => {
     const run = await runCli(['reconcile', '--out', outDir]);
 
     expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
     const uuid =
       /created scan ([0-9a-f-]{36}) of orphan\.example\.com and lost StartScan's answer; the execution ended ScanRejected/.exec(
         run.stdout,
@@ -76,6 +77,7 @@ describe('npm start -- reconcile', () => {
       expect(first.code).toBe(0);
       expect(first.stdout).not.toContain('Made an orphan');
       expect(first.stdout).toMatch(/First run: 1 listed, 1 archived/);
+      expect(first.stdout).toMatch(IAM_EVALUATED_CLEAN);
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('Loaded 1 manifests and failure records of earlier runs');
       expect(second.stdout).toMatch(/First run: 1 listed, 0 archived, 1 already archived/);
@@ -85,7 +87,8 @@ describe('npm start -- reconcile', () => {
       await client.close();
       await vendor.close();
     }
-  });
+    // A configuration of its own: the first run synthesizes it once, for the IAM evaluator's policies.
+  }, 180_000);
 
   it('reports an unknown flag as a usage error', async () => {
     const run = await runCli(['reconcile', '--bogus']);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSecretsManagerServer } from '../../local/secrets-manager/server.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, runCli } from './cli-run.ts';
+import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 
 const FULL_KEY = /sk_sim_[0-9a-f]{32}/;
 const DEFAULT_SECRET = 'security-pipeline/vendor-org-key';
@@ -34,6 +34,7 @@ describe('npm start -- rotate', () => {
 
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
     const before = /Before: key (sha256:[0-9a-f]{12}) \((key_\w+)\) created (\S+)/.exec(run.stdout);
     const after = /After: {2}key (sha256:[0-9a-f]{12}) \((key_\w+)\) created (\S+)/.exec(run.stdout);
     expect(before).not.toBeNull();
