@@ -68,6 +68,7 @@ function recordingScanApi(api: ScanApi): ScanApi {
     getLogs: (uuid) => record(() => api.getLogs(uuid)),
     getDebug: (uuid) => record(() => api.getDebug(uuid)),
     deleteScan: (uuid) => record(() => api.deleteScan(uuid)),
+    listScans: () => record(() => api.listScans()),
   };
 }
 

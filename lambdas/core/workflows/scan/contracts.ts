@@ -50,7 +50,12 @@ export interface ScanInProgress {
   readonly outputPrefix: string;
   readonly poll: PollState;
   readonly status?: StatusSnapshot;
+  /** Set when the start's answer was lost and StartScan settled it from the vendor's listing. */
+  readonly settledStart?: SettledStartOutcome;
 }
+
+/** How a start whose answer was lost was settled: its scan adopted, or the start sent again. */
+export type SettledStartOutcome = 'adopted' | 'retried';
 
 export type ScanOutputName = 'report' | 'logs' | 'debug';
 
@@ -74,6 +79,8 @@ export interface ScanOutcome {
   readonly manifestKey: string | undefined;
   /** Error name and a credential-free message, for failures. */
   readonly error: { readonly name: string; readonly message: string } | undefined;
+  /** Set when StartScan settled a start whose answer was lost (see ScanInProgress). */
+  readonly settledStart?: SettledStartOutcome;
 }
 
 // ---------------------------------------------------------------------------------------------
