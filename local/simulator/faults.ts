@@ -18,7 +18,7 @@ interface ActiveRule {
   remaining: number;
 }
 
-/** Faults that answer for the route before authentication and handling. */
+/** Faults that answer for the route before authentication and handling (or, `phase: 'after'`, in place of its answer). */
 export type PreemptiveFault = Extract<Fault, { type: 'status' | 'latency' | 'hang' | 'refuse' }>;
 /** Faults that shape the real response after the request was processed. */
 export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' }>;
@@ -27,6 +27,19 @@ export function isPreemptive(fault: Fault): fault is PreemptiveFault {
   return (
     fault.type === 'status' || fault.type === 'latency' || fault.type === 'hang' || fault.type === 'refuse'
   );
+}
+
+/** A status or hang fault that lets the request be handled first and takes only its answer. */
+export function strikesAfter(fault: Fault | undefined): boolean {
+  return (fault?.type === 'status' || fault?.type === 'hang') && fault.phase === 'after';
+}
+
+function validatePhase(fault: { readonly type: string; readonly phase?: unknown }): void {
+  if (fault.phase !== undefined && fault.phase !== 'before' && fault.phase !== 'after') {
+    throw new TypeError(
+      `${fault.type} fault phase must be 'before' or 'after'; got ${JSON.stringify(fault.phase)}`,
+    );
+  }
 }
 
 export class FaultBook {
@@ -150,6 +163,10 @@ function validateFault(fault: Fault): void {
       ) {
         throw new TypeError('status fault contentType must be a non-empty string');
       }
+      validatePhase(fault);
+      if (fault.echoRequest && fault.phase === 'after') {
+        throw new TypeError('status fault echoRequest needs the unread request: not with phase after');
+      }
       return;
     case 'latency':
       if (!nonNegativeInteger(fault.ms))
@@ -179,6 +196,8 @@ function validateFault(fault: Fault): void {
       }
       return;
     case 'hang':
+      validatePhase(fault);
+      return;
     case 'malformed-json':
     case 'refuse':
     case 'lose-response':

@@ -81,6 +81,7 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
     closing: closing.signal,
     storageUrl: '',
   };
+  sim.scans.setListingLag(options.listingLag ?? 0);
   const replaceKey = () => sim.keys.replace();
 
   const api = createSimServer(sim, {
@@ -122,6 +123,11 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
     addFault: (rule) => sim.faults.add(rule),
     clearFaults: () => sim.faults.clear(),
     scriptScan: (domain, behaviour) => sim.scans.script(domain, behaviour),
+    setListingLag: (listings) => sim.scans.setListingLag(listings),
+    scansOf: (domain) =>
+      [...sim.scans.list()]
+        .filter((scan) => scan.domain === domain.trim().toLowerCase())
+        .map(({ uuid, createdAt }) => ({ uuid, createdAt })),
     replaceKey,
     get storageRequests() {
       return sim.storageRequests;
