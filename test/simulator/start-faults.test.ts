@@ -91,7 +91,11 @@ describe('start faults before or after the scan is created', () => {
 
   it('accepts the phase in control-plane JSON and refuses an unknown one, naming the field', () => {
     // Act
-    const rule = faultRuleFromJson({ method: 'post', path: '/scan', fault: { type: 'hang', phase: 'after' } });
+    const rule = faultRuleFromJson({
+      method: 'post',
+      path: '/scan',
+      fault: { type: 'hang', phase: 'after' },
+    });
 
     // Assess
     expect(rule.fault).toEqual({ type: 'hang', phase: 'after' });
