@@ -45,6 +45,9 @@ function validatePhase(fault: { readonly type: string; readonly phase?: unknown 
 export class FaultBook {
   private rules: ActiveRule[] = [];
 
+  /** `random` draws for rules with a probability; seeded by the simulator so a soak repeats. */
+  constructor(private readonly random: () => number = seededRandom(1)) {}
+
   add(rule: FaultRule): () => void {
     validateFaultRule(rule);
     const active: ActiveRule = { rule, remaining: rule.times ?? 1 };
@@ -72,6 +75,7 @@ export class FaultBook {
             path:
               typeof rule.path === 'string' ? rule.path : { regex: rule.path.source, flags: rule.path.flags },
           }),
+      ...(rule.probability === undefined ? {} : { probability: rule.probability }),
       remaining: Number.isFinite(remaining) ? remaining : 'unlimited',
       fault: rule.fault,
     }));
@@ -79,7 +83,10 @@ export class FaultBook {
 
   /** Finds the first matching rule, spends one use of it and returns its fault. */
   take(target: FaultTarget): Fault | undefined {
-    const index = this.rules.findIndex((r) => matches(r.rule, target));
+    const index = this.rules.findIndex(
+      (r) =>
+        matches(r.rule, target) && (r.rule.probability === undefined || this.random() < r.rule.probability),
+    );
     const active = this.rules[index];
     if (!active) return undefined;
     active.remaining -= 1;
@@ -126,7 +133,25 @@ export function validateFaultRule(rule: FaultRule): void {
   ) {
     throw new TypeError(`fault rule times must be a positive integer; got ${String(rule.times)}`);
   }
+  if (
+    rule.probability !== undefined &&
+    !(typeof rule.probability === 'number' && rule.probability > 0 && rule.probability <= 1)
+  ) {
+    throw new TypeError(`fault rule probability must be a number in (0, 1]; got ${String(rule.probability)}`);
+  }
   validateFault(rule.fault);
+}
+
+/**
+ * The Lehmer (Park-Miller) generator: seedable and tiny; a soak needs repeatability, not quality.
+ */
+export function seededRandom(seed: number): () => number {
+  const modulus = 2_147_483_647;
+  let state = Math.abs(Math.trunc(seed)) % modulus || 1;
+  return () => {
+    state = (state * 48_271) % modulus;
+    return (state - 1) / (modulus - 1);
+  };
 }
 
 function validateFault(fault: Fault): void {
@@ -230,12 +255,13 @@ export function patternFromJson(value: unknown, field: string): string | RegExp 
 /** Builds a rule from control-plane JSON; throws a TypeError that names the bad field. */
 export function faultRuleFromJson(value: unknown): FaultRule {
   if (!isRecord(value)) throw new TypeError('fault rule must be a JSON object');
-  const { api, method, path, times, fault } = value;
+  const { api, method, path, times, probability, fault } = value;
   const rule: FaultRule = {
     ...(api === undefined ? {} : { api: api as SimulatedApi }),
     ...(method === undefined ? {} : { method: String(method).toUpperCase() }),
     ...(path === undefined ? {} : { path: patternFromJson(path, 'path') }),
     ...(times === undefined ? {} : { times: times as number }),
+    ...(probability === undefined ? {} : { probability: probability as number }),
     fault: fault as Fault,
   };
   if (!isRecord(fault)) throw new TypeError('fault rule needs a "fault" object with a "type"');

@@ -8,7 +8,7 @@ import { breachRoutes, isBreachPath } from './breach-api.ts';
 import type { ResolvedOptions, SimContext } from './context.ts';
 import { controlPlane } from './control-plane.ts';
 import { KeyStore } from './credentials.ts';
-import { FaultBook } from './faults.ts';
+import { FaultBook, seededRandom } from './faults.ts';
 import { type HttpError, jsonError } from './http.ts';
 import { isKeysPath, keyRoutes } from './keys-api.ts';
 import { ReportStore } from './reports.ts';
@@ -74,7 +74,7 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
       now,
     ),
     reports: new ReportStore(now, resolved.reportPaddingBytes),
-    faults: new FaultBook(),
+    faults: new FaultBook(seededRandom(options.faultSeed ?? 1)),
     signer: new UrlSigner(options.downloadUrlTtlSeconds ?? 300, now),
     counts: new Map(),
     storageRequests: [],

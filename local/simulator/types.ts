@@ -73,6 +73,11 @@ export interface FaultRule {
   readonly path?: string | RegExp;
   /** How many matching requests get the fault before the rule is used up. @default 1 */
   readonly times?: number;
+  /**
+   * The share of matching requests the fault strikes (0-1], drawn from the simulator's seeded
+   * generator (`faultSeed`), so a soak is repeatable; a request it spares spends no use. @default 1
+   */
+  readonly probability?: number;
   readonly fault: Fault;
 }
 
@@ -120,6 +125,8 @@ export interface SimulatorOptions {
    * would lag behind a start. @default 0
    */
   readonly listingLag?: number;
+  /** Seed of the generator `probability` rules draw from. @default 1 */
+  readonly faultSeed?: number;
   /** Print one line per request to stderr (never the key). @default false */
   readonly verbose?: boolean;
 }

@@ -144,7 +144,18 @@ export interface ListSummary {
     readonly outputPrefix: string | undefined;
     readonly manifestKey: string | undefined;
     readonly error: { readonly name: string; readonly message: string } | undefined;
+    /** How StartScan settled this domain's start whose answer was lost, when it was. */
+    readonly settledStart?: SettledStartOutcome | 'unresolved';
   }[];
+  /**
+   * Starts whose answer was lost, by how StartScan settled them (`unresolved` ones are rejected
+   * domains); absent when every start answered.
+   */
+  readonly settledStarts?: {
+    readonly adopted: number;
+    readonly retried: number;
+    readonly unresolved: number;
+  };
   /** The first invalid lines (at most the sample limit); `counts.invalid` counts them all. */
   readonly invalid: readonly InvalidLine[];
   /** True when `invalid` or the duplicate rows hold only the first of more lines than listed. */
