@@ -153,7 +153,9 @@ describe('npm start with no command', () => {
     // The demo loses its first start's answer after the scan was created: settled by adoption.
     expect(run.stdout).toContain('StartScan (start answer lost: adopted the scan it created');
     expect(summary.settledStarts).toEqual({ adopted: 1, retried: 0, unresolved: 0 });
-    expect(run.stdout).toContain("Starts whose answer was lost, settled from the vendor's listing: 1 adopted");
+    expect(run.stdout).toContain(
+      "Starts whose answer was lost, settled from the vendor's listing: 1 adopted",
+    );
     for (const entry of summary.domains.filter((d) => d.state === 'succeeded')) {
       expect(results, entry.domain).toContain(entry.manifestKey);
     }
