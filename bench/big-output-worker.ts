@@ -40,6 +40,7 @@ const scanClient = {
   getLogs: (uuid: string) => vendor.getLogs(uuid),
   getDebug: (uuid: string) => vendor.getDebug(uuid),
   deleteScan: (uuid: string) => vendor.deleteScan(uuid),
+  listScans: () => vendor.listScans(),
   close: async () => {
     await vendor.close();
     if (reports !== vendor) await reports.close();

@@ -65,6 +65,8 @@ function virtualTimeVendor(
     getLogs: async () => download('log line\n', 'text/plain'),
     getDebug: async () => download('{"debug":1}\n', 'application/x-ndjson'),
     deleteScan: async () => ({}),
+    // Every start answers here, so nothing is ever settled from the listing.
+    listScans: async () => ({ raw: { scans: [] } }),
   };
   return vendor;
 }

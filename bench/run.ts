@@ -17,6 +17,7 @@ import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles
 import { costModel } from './cost.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { measureReconciliation } from './reconcile.ts';
+import { soak } from './soak.ts';
 
 function runChild(
   command: string,
@@ -405,5 +406,6 @@ if (!which || which === 'bundles') await bundles();
 if (!which || which === 'local') await localRun();
 if (!which || which === 'archive') await archive();
 if (!which || which === 'reconcile') await reconcile();
+if (!which || which === 'soak') await soak();
 // Heavy (over 5 GiB of disk and minutes): only when asked for by name.
 if (which === 'big-output') await bigOutput();

@@ -133,6 +133,7 @@ export const HANDLERS = {
     s3: [],
     // It only computes the output prefix; the shared scan settings validate RESULTS_BUCKET.
     bucketNamesOnly: ['results'],
+    // POST /scan, and GET /scans to settle a start whose answer was lost: one key, one grant.
     vendorApis: ['scan'],
     listStateMachine: [],
   },

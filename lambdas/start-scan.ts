@@ -11,7 +11,9 @@ export function createStartScanHandler(deps: ScanDeps): Handler<unknown, ScanInP
     const input = parseScanDomainInput(event);
     // The raw input may be invalid: log it only once normalised (startScan does), never the event.
     const scoped = withLogKeys(deps, { runId: input.runId, requestId: context?.awsRequestId });
-    return startScan(scoped, input);
+    // The settle waits must fit the invocation: no new start without time for its answer.
+    const timeLeft = context?.getRemainingTimeInMillis;
+    return startScan(scoped, input, timeLeft ? { timeLeftMs: () => timeLeft.call(context) } : {});
   };
 }
 

@@ -161,6 +161,11 @@ export async function runScanExecution(
         const status = state.status;
         const wait = state.poll?.deadlineExceeded ? undefined : state.poll?.nextWaitSeconds;
         const detail = [
+          name === 'StartScan' && state.settledStart === 'adopted'
+            ? 'start answer lost: adopted the scan it created'
+            : name === 'StartScan' && state.settledStart === 'retried'
+              ? 'start answer lost, no scan created: started again'
+              : '',
           status?.vendorStatus ?? status?.state,
           status?.progress === undefined ? '' : `${status.progress}%`,
           // What it waits for next, so a long quiet stretch is never a mystery.

@@ -267,6 +267,13 @@ export function formatTotals(summary: ListSummary): string {
       `${c.rejected} rejected, ${c.invalid} invalid, ${c.duplicate} duplicate, ${c.ignored - header} blank or comment` +
       (summary.header ? `, CSV header on line ${summary.header.line}` : ''),
   );
+  const settled = summary.settledStarts;
+  if (settled) {
+    lines.push(
+      `Starts whose answer was lost, settled from the vendor's listing: ${settled.adopted} adopted, ` +
+        `${settled.retried} started again, ${settled.unresolved} unresolved (rejected; reconciliation links what the vendor ran)`,
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

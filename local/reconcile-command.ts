@@ -58,8 +58,20 @@ export async function runReconcileCommand(
       const simulator = run.vendor.simulator;
       let orphanUuid: string | undefined;
       if (simulator !== undefined) {
+        // A lost answer alone is settled by adopting the scan: the listing is unreadable too while
+        // StartScan looks, so the start stays unresolved (ScanRejected) and the scan an orphan.
+        simulator.clearFaults();
         simulator.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
-        const scanned = await scanOneDomain(run, config, run.clients.scan, options.orphanDomain);
+        const blind = simulator.addFault({
+          api: 'scan',
+          method: 'GET',
+          path: '/scans',
+          times: Number.POSITIVE_INFINITY,
+          fault: { type: 'status', status: 503 },
+        });
+        const scanned = await scanOneDomain(run, config, run.clients.scan, options.orphanDomain).finally(
+          blind,
+        );
         const listed = await run.clients.scan.listScans();
         const scans = (listed.raw as { scans?: { uuid: string; domain: string }[] }).scans ?? [];
         orphanUuid = scans.find((scan) => scan.domain === options.orphanDomain)?.uuid;

@@ -55,6 +55,10 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
     };
   }
   const simulator = await startVendorSimulator({ pollsToFinish: demo ? 2 : 3 });
+  // The demo loses the answer of its first start after the scan is created, so its progress shows
+  // StartScan settling the doubt from the listing (adopting that scan) instead of rejecting it.
+  if (demo)
+    simulator.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
   return {
     scanApiUrl: simulator.url,
     keysApiUrl: simulator.url,

@@ -31,6 +31,8 @@ export const ERROR_NAME = {
   ConfigurationError: 'ConfigurationError',
   SecretAccessError: 'SecretAccessError',
   ReconOutcomeUnknownError: 'ReconOutcomeUnknownError',
+  /** A start whose answer was lost, and the vendor's listing could not say whether it created a scan. */
+  ScanStartUnresolvedError: 'ScanStartUnresolvedError',
   ArchiveVerificationError: 'ArchiveVerificationError',
   VersionConflictError: 'VersionConflictError',
   /** The vendor rotated the key and the answer, the only copy of the new key, was lost. */
@@ -289,6 +291,24 @@ export class ReconOutcomeUnknownError extends Error {
     );
     this.name = ERROR_NAME.ReconOutcomeUnknownError;
     this.claimKey = claimKey;
+  }
+}
+
+/**
+ * StartScan lost the answer of a start and could not settle, from the vendor's listing, whether a
+ * scan was created (several candidates, a listing that cannot be read, or no time left). Never
+ * retried: the state machine records the domain as ScanRejected, and scan reconciliation archives
+ * whatever the vendor did run. The reason names the problem, never a key or an address.
+ */
+export class ScanStartUnresolvedError extends Error {
+  readonly reason: string;
+  constructor(operation: string, reason: string, options: { cause?: unknown } = {}) {
+    super(
+      `${operation}: the outcome of the start is unknown and could not be settled: ${reason}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = ERROR_NAME.ScanStartUnresolvedError;
+    this.reason = reason;
   }
 }
 

@@ -14,6 +14,12 @@ export const METRICS_NAMESPACE = 'SecurityPipeline';
 /** The pipeline's metric names, so a dashboard or alarm can never name one that is not emitted. */
 export const METRIC = {
   scansStarted: 'ScansStarted',
+  /**
+   * Starts whose answer was lost and that StartScan settled from the vendor's listing, by outcome:
+   * `adopted` (the scan the start created), `retried` (none was created; sent again),
+   * `unresolved` (recorded as ScanRejected for reconciliation).
+   */
+  startsSettled: 'StartsSettled',
   scansSucceeded: 'ScansSucceeded',
   scansFailed: 'ScansFailed',
   scansTimedOut: 'ScansTimedOut',

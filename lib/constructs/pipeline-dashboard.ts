@@ -52,6 +52,10 @@ export class PipelineDashboard extends Construct {
           shown(METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'succeeded'),
           search(METRIC.scansFailed, 'workflow, outcome', 'Sum', 'failed'),
           search(METRIC.scansTimedOut, 'workflow, outcome', 'Sum', 'timed out'),
+          // Starts whose answer was lost, by how they were settled. No alarm of its own: an
+          // unresolved one ends ScanRejected, which the failed-scan alarm and reconciliation cover;
+          // adopted and retried ones are the at-most-once guarantee working.
+          search(METRIC.startsSettled, 'workflow, outcome', 'Sum', 'start settled'),
         ],
         width: 12,
       }),

@@ -70,6 +70,14 @@ export interface ScanWorkflowProps {
  * streams a possibly large output and gets Lambda's maximum.
  */
 const VENDOR_CALL_TIMEOUT = Duration.seconds(80);
+/**
+ * StartScan settles a start whose answer was lost inside its invocation (settle-start.ts): its
+ * start, two listings 2 s apart and possibly one more start. Settling inside the function (not as
+ * states) keeps the ASL and the execution history as they were; it checks the time left and never
+ * sends a start without 35 s for its answer. A timeout while it lists is harmless (ScanRejected,
+ * no start in flight), so this bounds the common case, not the worst one.
+ */
+const START_SCAN_TIMEOUT = Duration.seconds(150);
 const S3_WRITE_TIMEOUT = Duration.seconds(50);
 const FETCH_TIMEOUT = Duration.minutes(15);
 /** Backstop only: the Choice's deadline check ends the loop first. */
@@ -117,7 +125,7 @@ export class ScanWorkflow extends Construct {
     // --- Functions: each gets what its handler declares in lambdas/registry.ts -------------------------------
     this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {
       handlerFile: 'start-scan',
-      timeout: VENDOR_CALL_TIMEOUT,
+      timeout: START_SCAN_TIMEOUT,
       environment: scanSettings,
       logRetention,
     });

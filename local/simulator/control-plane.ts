@@ -77,6 +77,16 @@ async function handle(sim: SimContext, actions: ControlActions, req: IncomingMes
       }
       return jsonResponse(201, { scripted: true });
     }
+    case 'POST /__simulator/listing-lag': {
+      const body = (await jsonBody(req)) as { listings?: unknown } | null;
+      try {
+        if (typeof body !== 'object' || body === null) throw new TypeError('body must be {"listings": N}');
+        sim.scans.setListingLag(body.listings as number);
+      } catch (error) {
+        invalid(error);
+      }
+      return jsonResponse(200, { listingLag: body?.listings });
+    }
     case 'POST /__simulator/replace-key':
       return jsonResponse(200, { apiKey: actions.replaceKey() });
     default:

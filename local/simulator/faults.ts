@@ -18,7 +18,7 @@ interface ActiveRule {
   remaining: number;
 }
 
-/** Faults that answer for the route before authentication and handling. */
+/** Faults that answer for the route before authentication and handling (or, `phase: 'after'`, in place of its answer). */
 export type PreemptiveFault = Extract<Fault, { type: 'status' | 'latency' | 'hang' | 'refuse' }>;
 /** Faults that shape the real response after the request was processed. */
 export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' }>;
@@ -29,8 +29,24 @@ export function isPreemptive(fault: Fault): fault is PreemptiveFault {
   );
 }
 
+/** A status or hang fault that lets the request be handled first and takes only its answer. */
+export function strikesAfter(fault: Fault | undefined): boolean {
+  return (fault?.type === 'status' || fault?.type === 'hang') && fault.phase === 'after';
+}
+
+function validatePhase(fault: { readonly type: string; readonly phase?: unknown }): void {
+  if (fault.phase !== undefined && fault.phase !== 'before' && fault.phase !== 'after') {
+    throw new TypeError(
+      `${fault.type} fault phase must be 'before' or 'after'; got ${JSON.stringify(fault.phase)}`,
+    );
+  }
+}
+
 export class FaultBook {
   private rules: ActiveRule[] = [];
+
+  /** `random` draws for rules with a probability; seeded by the simulator so a soak repeats. */
+  constructor(private readonly random: () => number = seededRandom(1)) {}
 
   add(rule: FaultRule): () => void {
     validateFaultRule(rule);
@@ -59,6 +75,7 @@ export class FaultBook {
             path:
               typeof rule.path === 'string' ? rule.path : { regex: rule.path.source, flags: rule.path.flags },
           }),
+      ...(rule.probability === undefined ? {} : { probability: rule.probability }),
       remaining: Number.isFinite(remaining) ? remaining : 'unlimited',
       fault: rule.fault,
     }));
@@ -66,7 +83,10 @@ export class FaultBook {
 
   /** Finds the first matching rule, spends one use of it and returns its fault. */
   take(target: FaultTarget): Fault | undefined {
-    const index = this.rules.findIndex((r) => matches(r.rule, target));
+    const index = this.rules.findIndex(
+      (r) =>
+        matches(r.rule, target) && (r.rule.probability === undefined || this.random() < r.rule.probability),
+    );
     const active = this.rules[index];
     if (!active) return undefined;
     active.remaining -= 1;
@@ -113,7 +133,25 @@ export function validateFaultRule(rule: FaultRule): void {
   ) {
     throw new TypeError(`fault rule times must be a positive integer; got ${String(rule.times)}`);
   }
+  if (
+    rule.probability !== undefined &&
+    !(typeof rule.probability === 'number' && rule.probability > 0 && rule.probability <= 1)
+  ) {
+    throw new TypeError(`fault rule probability must be a number in (0, 1]; got ${String(rule.probability)}`);
+  }
   validateFault(rule.fault);
+}
+
+/**
+ * The Lehmer (Park-Miller) generator: seedable and tiny; a soak needs repeatability, not quality.
+ */
+export function seededRandom(seed: number): () => number {
+  const modulus = 2_147_483_647;
+  let state = Math.abs(Math.trunc(seed)) % modulus || 1;
+  return () => {
+    state = (state * 48_271) % modulus;
+    return (state - 1) / (modulus - 1);
+  };
 }
 
 function validateFault(fault: Fault): void {
@@ -149,6 +187,10 @@ function validateFault(fault: Fault): void {
         (typeof fault.contentType !== 'string' || fault.contentType === '')
       ) {
         throw new TypeError('status fault contentType must be a non-empty string');
+      }
+      validatePhase(fault);
+      if (fault.echoRequest && fault.phase === 'after') {
+        throw new TypeError('status fault echoRequest needs the unread request: not with phase after');
       }
       return;
     case 'latency':
@@ -202,6 +244,8 @@ function validateFault(fault: Fault): void {
       optionalPositive(fault.bytes, 'oversized-output fault bytes', 64 * 1024 * 1024);
       return;
     case 'hang':
+      validatePhase(fault);
+      return;
     case 'malformed-json':
     case 'refuse':
     case 'lose-response':
@@ -243,12 +287,13 @@ export function patternFromJson(value: unknown, field: string): string | RegExp 
 /** Builds a rule from control-plane JSON; throws a TypeError that names the bad field. */
 export function faultRuleFromJson(value: unknown): FaultRule {
   if (!isRecord(value)) throw new TypeError('fault rule must be a JSON object');
-  const { api, method, path, times, fault } = value;
+  const { api, method, path, times, probability, fault } = value;
   const rule: FaultRule = {
     ...(api === undefined ? {} : { api: api as SimulatedApi }),
     ...(method === undefined ? {} : { method: String(method).toUpperCase() }),
     ...(path === undefined ? {} : { path: patternFromJson(path, 'path') }),
     ...(times === undefined ? {} : { times: times as number }),
+    ...(probability === undefined ? {} : { probability: probability as number }),
     fault: fault as Fault,
   };
   if (!isRecord(fault)) throw new TypeError('fault rule needs a "fault" object with a "type"');

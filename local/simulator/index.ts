@@ -8,7 +8,7 @@ import { breachRoutes, isBreachPath } from './breach-api.ts';
 import type { ResolvedOptions, SimContext } from './context.ts';
 import { controlPlane } from './control-plane.ts';
 import { KeyStore } from './credentials.ts';
-import { FaultBook } from './faults.ts';
+import { FaultBook, seededRandom } from './faults.ts';
 import { type HttpError, jsonError } from './http.ts';
 import { isKeysPath, keyRoutes } from './keys-api.ts';
 import { ReportStore } from './reports.ts';
@@ -74,13 +74,14 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
       now,
     ),
     reports: new ReportStore(now, resolved.reportPaddingBytes),
-    faults: new FaultBook(),
+    faults: new FaultBook(seededRandom(options.faultSeed ?? 1)),
     signer: new UrlSigner(options.downloadUrlTtlSeconds ?? 300, now),
     counts: new Map(),
     storageRequests: [],
     closing: closing.signal,
     storageUrl: '',
   };
+  sim.scans.setListingLag(options.listingLag ?? 0);
   const replaceKey = () => sim.keys.replace();
 
   const api = createSimServer(sim, {
@@ -122,6 +123,11 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
     addFault: (rule) => sim.faults.add(rule),
     clearFaults: () => sim.faults.clear(),
     scriptScan: (domain, behaviour) => sim.scans.script(domain, behaviour),
+    setListingLag: (listings) => sim.scans.setListingLag(listings),
+    scansOf: (domain) =>
+      [...sim.scans.list()]
+        .filter((scan) => scan.domain === domain.trim().toLowerCase())
+        .map(({ uuid, createdAt }) => ({ uuid, createdAt })),
     replaceKey,
     get storageRequests() {
       return sim.storageRequests;

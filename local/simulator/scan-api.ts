@@ -106,7 +106,7 @@ export const scanRoutes: readonly Route[] = [
   route('scan', 'GET', '/debug/{uuid}', 'bearer', output('debug')),
   route('scan', 'GET', '/scans', 'bearer', ({ sim }) => {
     const scans = [];
-    for (const scan of sim.scans.list()) {
+    for (const scan of sim.scans.listed()) {
       scans.push({
         uuid: scan.uuid,
         domain: scan.domain,

@@ -25,6 +25,8 @@ export interface ScanRecord {
   progress: number;
   polls: number;
   error: string | undefined;
+  /** Listings this scan is still left out of (an index lagging behind the start). */
+  hiddenListings: number;
   /** Length and ETag per output, computed on first download; outputs never change once finished. */
   readonly outputs: Map<OutputKind, ContentMeta>;
 }
@@ -56,10 +58,27 @@ export class ScanStore {
     failed: 0,
   };
 
+  private listingLag = 0;
+
   constructor(
     private readonly defaults: ScanDefaults,
     private readonly now: () => Date,
   ) {}
+
+  /** Listings each scan created from now on stays out of. */
+  setListingLag(listings: number): void {
+    this.listingLag = validatePolls(listings, 'listingLag');
+  }
+
+  /** One `GET /scans`: the scans it shows; each lagging scan moves one listing closer to showing. */
+  listed(): ScanRecord[] {
+    const shown: ScanRecord[] = [];
+    for (const scan of this.scans.values()) {
+      if (scan.hiddenListings > 0) scan.hiddenListings -= 1;
+      else shown.push(scan);
+    }
+    return shown;
+  }
 
   script(pattern: string | RegExp, behaviour: ScanBehaviour): void {
     if (!['succeed', 'fail', 'never-finish'].includes(behaviour?.outcome)) {
@@ -100,6 +119,7 @@ export class ScanStore {
       progress: 0,
       polls: 0,
       error: undefined,
+      hiddenListings: this.listingLag,
       outputs: new Map(),
     };
     this.scans.set(scan.uuid, scan);

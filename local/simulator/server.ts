@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthScheme, Route, SimContext } from './context.ts';
-import { isPreemptive } from './faults.ts';
+import { isPreemptive, strikesAfter } from './faults.ts';
 import { HttpError, readBody, type SimResponse, sendResponse } from './http.ts';
 import type { Fault, SimulatedApi } from './types.ts';
 
@@ -151,8 +151,9 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
       req.socket.destroy();
       return;
     }
-    if (fault?.type === 'hang') return;
-    if (fault?.type === 'status') {
+    const after = strikesAfter(fault);
+    if (fault?.type === 'hang' && !after) return;
+    if (fault?.type === 'status' && !after) {
       await sendResponse(
         res,
         fault.echoRequest ? await echoResponse(fault, req) : statusFaultResponse(fault),
@@ -192,6 +193,12 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
         process.stderr.write(`[${spec.name}] internal error in ${found.route?.template}: ${String(error)}\n`);
         response = spec.renderError(new HttpError(500, 'internal_error', 'simulator error'));
       }
+    }
+    // The request was handled (a scan created); its answer is the one thing lost.
+    if (after && fault?.type === 'hang') return;
+    if (after && fault?.type === 'status') {
+      await sendResponse(res, statusFaultResponse(fault));
+      return;
     }
     const shaping = fault && !isPreemptive(fault) && fault.type !== 'rotate-answer' ? fault : undefined;
     await sendResponse(res, response, shaping);

@@ -25,11 +25,19 @@ export type Fault =
        * addresses a recon sent) and its headers (the API key), as some APIs do. Not with `body`.
        */
       readonly echoRequest?: boolean;
+      /**
+       * `before` (the default): answer instead of handling, nothing was done. `after`: handle the
+       * request (a POST /scan creates its scan), then answer with this status instead.
+       */
+      readonly phase?: FaultPhase;
     }
   /** Handle normally, but wait this long before sending headers. */
   | { readonly type: 'latency'; readonly ms: number }
-  /** Accept the request and never answer (until the client gives up or the server closes). */
-  | { readonly type: 'hang' }
+  /**
+   * Accept the request and never answer (until the client gives up or the server closes);
+   * `phase: 'after'` handles it first (the scan exists, its answer never comes).
+   */
+  | { readonly type: 'hang'; readonly phase?: FaultPhase }
   /** Send headers and `afterBytes` of the body, then destroy the socket (ECONNRESET at the client). */
   | { readonly type: 'reset-mid-body'; readonly afterBytes: number }
   /** Declare the full Content-Length, send `afterBytes`, then end the socket cleanly (premature close). */
@@ -74,6 +82,9 @@ export type Fault =
   /** Process the request, then answer with its JSON `output` field replaced by `bytes` characters (default 1 MiB). */
   | { readonly type: 'oversized-output'; readonly bytes?: number };
 
+/** Whether a fault strikes before the request is handled or after (its effect done, its answer lost). */
+export type FaultPhase = 'before' | 'after';
+
 export interface FaultRule {
   /** Limit to one API; omitted matches every API, the storage origin included. */
   readonly api?: SimulatedApi;
@@ -83,6 +94,11 @@ export interface FaultRule {
   readonly path?: string | RegExp;
   /** How many matching requests get the fault before the rule is used up. @default 1 */
   readonly times?: number;
+  /**
+   * The share of matching requests the fault strikes (0-1], drawn from the simulator's seeded
+   * generator (`faultSeed`), so a soak is repeatable; a request it spares spends no use. @default 1
+   */
+  readonly probability?: number;
   readonly fault: Fault;
 }
 
@@ -125,6 +141,13 @@ export interface SimulatorOptions {
   readonly downloadUrlTtlSeconds?: number;
   /** Clock for timestamps and URL expiry; tests inject one to expire pre-signed URLs. @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * Listings (`GET /scans`) a newly created scan stays out of, as an eventually consistent index
+   * would lag behind a start. @default 0
+   */
+  readonly listingLag?: number;
+  /** Seed of the generator `probability` rules draw from. @default 1 */
+  readonly faultSeed?: number;
   /** Print one line per request to stderr (never the key). @default false */
   readonly verbose?: boolean;
 }
@@ -156,6 +179,13 @@ export interface VendorSimulator {
   clearFaults(): void;
   /** Script what scans of a domain do from now on. */
   scriptScan(domain: string | RegExp, behaviour: ScanBehaviour): void;
+  /** Listings each scan created from now on stays out of (see `listingLag`). */
+  setListingLag(listings: number): void;
+  /**
+   * Every scan the vendor holds for a domain, oldest first, whether the listing shows it yet or
+   * not: the ground truth a test counts duplicates against.
+   */
+  scansOf(domain: string): readonly { readonly uuid: string; readonly createdAt: Date }[];
   /** Make the current key invalid on all three APIs and issue a new one; returns the new key. */
   replaceKey(): string;
   /** Every request the storage origin received (to prove no credential reached it). */

@@ -133,6 +133,7 @@ describe('the dashboard', () => {
       METRIC.vendorFinishedIncrease,
       METRIC.vendorFailedIncrease,
       METRIC.scansReconciled,
+      METRIC.startsSettled,
     ]) {
       expect(body, metric).toContain(metric);
     }

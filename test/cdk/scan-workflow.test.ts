@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_START_SETTLE } from '#core/workflows/scan/settle-start';
 import {
   type AslDefinition,
   allStates,
@@ -252,6 +253,12 @@ describe('ScanDomain state machine: retries and timeouts', () => {
     const lambdaTimeout = functionFor(synthesized, handler).properties.Timeout as number;
     expect(taskTimeout).toBeGreaterThan(lambdaTimeout);
     expect(taskTimeout - lambdaTimeout).toBeLessThanOrEqual(15);
+  });
+
+  it('gives StartScan room to settle a lost answer: a start, the looks and one more start', () => {
+    const lambdaTimeoutMs = (functionFor(synthesized, 'start-scan').properties.Timeout as number) * 1000;
+    const { startReserveMs, lagWaitMs, looks } = DEFAULT_START_SETTLE;
+    expect(lambdaTimeoutMs).toBeGreaterThanOrEqual(2 * startReserveMs + (looks - 1) * lagWaitMs);
   });
 
   it('gives every task a timeout between 60 s and 910 s', () => {

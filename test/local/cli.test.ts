@@ -151,6 +151,12 @@ describe('npm start with no command', () => {
     ) as ListSummary;
     expect(summary.counts).toMatchObject({ failed: 0, timed_out: 0, rejected: 0, invalid: 0 });
     expect(summary.counts.succeeded).toBeGreaterThan(0);
+    // The demo loses its first start's answer after the scan was created: settled by adoption.
+    expect(run.stdout).toContain('StartScan (start answer lost: adopted the scan it created');
+    expect(summary.settledStarts).toEqual({ adopted: 1, retried: 0, unresolved: 0 });
+    expect(run.stdout).toContain(
+      "Starts whose answer was lost, settled from the vendor's listing: 1 adopted",
+    );
     for (const entry of summary.domains.filter((d) => d.state === 'succeeded')) {
       expect(results, entry.domain).toContain(entry.manifestKey);
     }

@@ -79,6 +79,7 @@ function recordingScanApi(api: ScanApi): ScanApi {
     getLogs: (uuid) => record(() => api.getLogs(uuid)),
     getDebug: (uuid) => record(() => api.getDebug(uuid)),
     deleteScan: (uuid) => record(() => api.deleteScan(uuid)),
+    listScans: () => record(() => api.listScans()),
   };
 }
 
@@ -153,9 +154,18 @@ beforeAll(async () => {
   try {
     for (const domain of ['example.com', 'broken.example.com']) await executeScan(setup, domain);
     // An orphan: the vendor creates the scan and StartScan's answer is lost (ScanRejected); the
-    // vendor then finishes it, and reconciliation archives it and links the rejection.
+    // vendor then finishes it, and reconciliation archives it and links the rejection. The listing
+    // is unreadable while StartScan settles the start, so it cannot adopt the scan.
     sim.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+    const blind = sim.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: '/scans',
+      times: Number.POSITIVE_INFINITY,
+      fault: { type: 'status', status: 503 },
+    });
     await executeScan(setup, 'orphan.example.com');
+    blind();
     const listed = (await clients.scan.listScans()).raw as { scans: { uuid: string; domain: string }[] };
     const orphan = listed.scans.find((scan) => scan.domain === 'orphan.example.com');
     for (let i = 0; orphan && i < 5; i++) await clients.scan.getStatus(orphan.uuid);

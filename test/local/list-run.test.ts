@@ -73,6 +73,7 @@ function countingScanClient(inner: ScanApi): ScanApi {
     getLogs: (uuid) => inner.getLogs(uuid),
     getDebug: (uuid) => inner.getDebug(uuid),
     deleteScan: (uuid) => inner.deleteScan(uuid),
+    listScans: () => inner.listScans(),
   };
 }
 

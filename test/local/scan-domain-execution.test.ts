@@ -441,6 +441,55 @@ describe('a start the vendor refuses for good', () => {
   });
 });
 
+describe('a start whose answer was lost', () => {
+  it('adopts the scan the start created in the same execution, not left for reconciliation', async () => {
+    // Prepare
+    sim.addFault({
+      api: 'scan',
+      method: 'POST',
+      path: '/scan',
+      fault: { type: 'status', status: 503, phase: 'after' },
+    });
+
+    // Act
+    const run = await execute('adopted.example.com');
+
+    // Assess
+    const end = executionEnd(run.events);
+    const held = sim.scansOf('adopted.example.com');
+    expect(held).toHaveLength(1);
+    expect(run.path).not.toContain('MarkScanRejected');
+    expect(sim.requestCount('POST /scan')).toBe(1);
+    expect(end).toMatchObject({
+      status: 'succeeded',
+      output: { state: 'succeeded', scanUuid: held[0]?.uuid, settledStart: 'adopted' },
+    });
+  });
+
+  it('is rejected as unresolved when the listing cannot be read, with the one scan left for reconciliation', async () => {
+    // Prepare
+    sim.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+    sim.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: '/scans',
+      times: Number.POSITIVE_INFINITY,
+      fault: { type: 'status', status: 503 },
+    });
+
+    // Act
+    const run = await execute('unresolved.example.com');
+
+    // Assess
+    const outcome = failedOutcome(run, 'ScanRejected');
+    expect(outcome).toMatchObject({ state: 'rejected', error: { name: 'ScanStartUnresolvedError' } });
+    expect(outcome.error?.message).toContain('the scan listing could not be read');
+    expect(sim.scansOf('unresolved.example.com')).toHaveLength(1);
+    expect(sim.requestCount('POST /scan')).toBe(1);
+    expect(await rejectedFailureRecords('unresolved.example.com')).toHaveLength(1);
+  });
+});
+
 describe('transient errors while polling', () => {
   it('retries PollScanStatus after 503s exhaust the client (VendorUnavailableError) and succeeds', async () => {
     // Prepare

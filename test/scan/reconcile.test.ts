@@ -97,9 +97,13 @@ function reconcileDeps(bucket: string, settings: Partial<ReconcileSettingsInput>
   return { deps, logger, metrics, s3: s3Client };
 }
 
-/** Runs a domain through the synthesized ScanDomain with StartScan's answer lost at the vendor. */
+/**
+ * Runs a domain through the synthesized ScanDomain with StartScan's answer lost at the vendor and
+ * the listing unreadable while StartScan settles it: ScanRejected, with an orphan at the vendor.
+ */
 async function scanWithLostStartAnswer(bucket: string, domain: string) {
   sim.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+  const blind = blindListing();
   const run = await executeScan(
     {
       ...machine,
@@ -112,7 +116,19 @@ async function scanWithLostStartAnswer(bucket: string, domain: string) {
     },
     domain,
   );
+  blind();
   return executionEnd(run.events);
+}
+
+/** GET /scans answers 503 until the returned function is called: a start cannot be settled. */
+function blindListing(): () => void {
+  return sim.addFault({
+    api: 'scan',
+    method: 'GET',
+    path: '/scans',
+    times: Number.POSITIVE_INFINITY,
+    fault: { type: 'status', status: 503 },
+  });
 }
 
 /** Polls the scan at the vendor until it is finished: the vendor ran it while nobody watched. */
@@ -428,7 +444,9 @@ describe('what reconciliation leaves alone, and what it records', () => {
     expect(executionEnd(refused.events)).toMatchObject({ status: 'failed', error: 'ScanRejected' });
     refuse();
     sim.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+    const blind = blindListing();
     await executeScan({ ...setup, scanClient: scanClient(), clock: twoHoursLater }, 'window.example.com');
+    blind();
     await letVendorFinish();
 
     // Act

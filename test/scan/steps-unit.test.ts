@@ -57,6 +57,7 @@ function fakeVendor(answers: { status?: ScanStatus; output?: () => VendorDownloa
     getLogs: async () => answers.output?.() ?? Promise.reject(new Error('not scripted')),
     getDebug: async () => answers.output?.() ?? Promise.reject(new Error('not scripted')),
     deleteScan: missing,
+    listScans: missing,
   };
 }
 

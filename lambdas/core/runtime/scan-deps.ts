@@ -25,6 +25,9 @@ export interface CreateScanDepsOptions {
   readonly metrics?: PipelineMetrics;
   /** @default () => new Date() */
   readonly clock?: () => Date;
+  /** See ScanDeps. */
+  readonly startSettle?: ScanDeps['startSettle'];
+  readonly sleep?: ScanDeps['sleep'];
 }
 
 export function createScanDeps(options: CreateScanDepsOptions): ScanDeps {
@@ -35,6 +38,8 @@ export function createScanDeps(options: CreateScanDepsOptions): ScanDeps {
     logger: options.logger,
     metrics: options.metrics ?? NO_METRICS,
     clock: options.clock ?? (() => new Date()),
+    ...(options.startSettle === undefined ? {} : { startSettle: options.startSettle }),
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   };
 }
 

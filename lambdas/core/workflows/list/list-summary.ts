@@ -4,7 +4,7 @@
  * summary.json, which accounts for every input line.
  */
 
-import { InvalidInputError } from '#core/errors';
+import { ERROR_NAME, InvalidInputError } from '#core/errors';
 import { announceRunFinished } from '#core/run-events';
 import { getJson, putJson } from '#core/s3/json-objects';
 import { isRecord } from '#core/vendor/json';
@@ -142,12 +142,18 @@ export function buildListSummary(options: {
     duplicate: options.duplicateCount ?? options.rejects.duplicates.length,
   };
   const domains: ListSummary['domains'][number][] = [];
+  const settled = { adopted: 0, retried: 0, unresolved: 0 };
   for (const item of options.items) {
     const result = byName.get(item.executionName) ?? byName.get(`domain:${item.domain}`);
     const outcome = result?.outcome;
     const state: DomainFinalState = outcome ? outcome.state : 'failed';
     counts[state] += 1;
+    const settledStart =
+      outcome?.settledStart ??
+      (outcome?.error?.name === ERROR_NAME.ScanStartUnresolvedError ? 'unresolved' : undefined);
+    if (settledStart) settled[settledStart] += 1;
     domains.push({
+      ...(settledStart ? { settledStart } : {}),
       domain: item.domain,
       line: item.line,
       state,
@@ -177,6 +183,8 @@ export function buildListSummary(options: {
     startedAt: options.startedAt,
     finishedAt: options.finishedAt,
     counts: { ...counts, lines: options.lines, ignored: options.ignored },
+    // Only when a start's answer was lost: the line that shows the at-most-once guarantee at work.
+    ...(settled.adopted + settled.retried + settled.unresolved > 0 ? { settledStarts: settled } : {}),
     ...(options.header ? { header: options.header } : {}),
     domains,
     invalid: options.rejects.invalid,

@@ -50,7 +50,12 @@ export interface ScanInProgress {
   readonly outputPrefix: string;
   readonly poll: PollState;
   readonly status?: StatusSnapshot;
+  /** Set when the start's answer was lost and StartScan settled it from the vendor's listing. */
+  readonly settledStart?: SettledStartOutcome;
 }
+
+/** How a start whose answer was lost was settled: its scan adopted, or the start sent again. */
+export type SettledStartOutcome = 'adopted' | 'retried';
 
 export type ScanOutputName = 'report' | 'logs' | 'debug';
 
@@ -74,6 +79,8 @@ export interface ScanOutcome {
   readonly manifestKey: string | undefined;
   /** Error name and a credential-free message, for failures. */
   readonly error: { readonly name: string; readonly message: string } | undefined;
+  /** Set when StartScan settled a start whose answer was lost (see ScanInProgress). */
+  readonly settledStart?: SettledStartOutcome;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,7 +145,18 @@ export interface ListSummary {
     readonly outputPrefix: string | undefined;
     readonly manifestKey: string | undefined;
     readonly error: { readonly name: string; readonly message: string } | undefined;
+    /** How StartScan settled this domain's start whose answer was lost, when it was. */
+    readonly settledStart?: SettledStartOutcome | 'unresolved';
   }[];
+  /**
+   * Starts whose answer was lost, by how StartScan settled them (`unresolved` ones are rejected
+   * domains); absent when every start answered.
+   */
+  readonly settledStarts?: {
+    readonly adopted: number;
+    readonly retried: number;
+    readonly unresolved: number;
+  };
   /** The first invalid lines (at most the sample limit); `counts.invalid` counts them all. */
   readonly invalid: readonly InvalidLine[];
   /** True when `invalid` or the duplicate rows hold only the first of more lines than listed. */

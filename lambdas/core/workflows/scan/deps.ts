@@ -6,6 +6,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { PipelineMetrics } from '#core/metrics';
 import type { ScanSettings } from '#core/runtime/settings';
 import type { ScanStatus, StartScanResult, VendorDownload, VendorLogger } from '#core/vendor/types';
+import type { StartSettleSettings } from '#core/workflows/scan/settle-start';
 
 /**
  * The part of the vendor's `ScanClient` the workflow uses. Declared structurally so that a fake (or a
@@ -18,6 +19,8 @@ export interface ScanApi {
   getLogs(scanUuid: string): Promise<VendorDownload>;
   getDebug(scanUuid: string): Promise<VendorDownload>;
   deleteScan(scanUuid: string): Promise<unknown>;
+  /** `GET /scans`: StartScan reads it to settle a start whose answer was lost. */
+  listScans(): Promise<{ readonly raw: unknown }>;
 }
 
 /**
@@ -39,6 +42,12 @@ export interface ScanDeps {
   readonly metrics: PipelineMetrics;
   /** Injected so tests can drive deadlines and dates. */
   readonly clock: () => Date;
+  /** How StartScan settles a start whose answer was lost. @default DEFAULT_START_SETTLE */
+  readonly startSettle?: Partial<StartSettleSettings>;
+  /** The settle waits; injected so tests and the local runner do not wait in real time. @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Jitter of the settle backoff. @default Math.random */
+  readonly random?: () => number;
 }
 
 /**

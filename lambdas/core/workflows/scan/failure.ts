@@ -97,6 +97,9 @@ export async function recordScanFailure<T extends RecordScanFailureInput>(
     outputPrefix,
     manifestKey: undefined,
     error,
+    ...(fields.settledStart === 'adopted' || fields.settledStart === 'retried'
+      ? { settledStart: fields.settledStart }
+      : {}),
   };
   const recordedAt = deps.clock();
   const key =

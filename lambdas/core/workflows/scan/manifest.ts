@@ -155,6 +155,7 @@ export async function writeScanManifest(
     outputPrefix: state.outputPrefix,
     manifestKey,
     error: undefined,
+    ...(state.settledStart === undefined ? {} : { settledStart: state.settledStart }),
   };
 }
 

@@ -144,6 +144,7 @@ export const scanInProgressSchema = z.pipe(
           z.nullish(statusSnapshotSchema),
           z.transform((status) => status ?? undefined),
         ),
+        settledStart: z.optional(z.enum(['adopted', 'retried'], { error: 'must be adopted or retried' })),
       },
       { error: 'must be a JSON object' },
     )

@@ -9,13 +9,19 @@ import type { ScanDomainInput, ScanInProgress } from '#core/workflows/scan/contr
 import { parseRunId } from '#core/workflows/scan/parse';
 import { initialPollState } from '#core/workflows/scan/poll-schedule';
 import type { ScanDeps } from './deps.ts';
+import { type SettleContext, startAndSettle } from './settle-start.ts';
 
-export async function startScan(deps: ScanDeps, input: ScanDomainInput): Promise<ScanInProgress> {
+export async function startScan(
+  deps: ScanDeps,
+  input: ScanDomainInput,
+  context: SettleContext = {},
+): Promise<ScanInProgress> {
   // Both throw InvalidInputError naming the field; Step Functions catches it as ScanRejected.
   const domain = normalizeDomain(input.domain, 'domain', { allowSpecialUse: deps.settings.allowSpecialUse });
   const runId = parseRunId(input.runId);
 
-  const { uuid } = await deps.scanClient.startScan(domain);
+  // A start whose answer was lost is settled from the vendor's listing (settle-start.ts).
+  const { uuid, settled, starts } = await startAndSettle(deps, domain, context);
   // The date in the prefix is the day the scan started, in UTC: one scan, one folder, however long it runs.
   const startedAt = deps.clock();
   const outputPrefix = scanOutputPrefix(domain, startedAt, uuid);
@@ -27,6 +33,14 @@ export async function startScan(deps: ScanDeps, input: ScanDomainInput): Promise
     runId,
     outputPrefix,
     nextWaitSeconds: poll.nextWaitSeconds,
+    ...(settled === undefined ? {} : { settledStart: settled, starts }),
   });
-  return { domain, runId, scanUuid: uuid, outputPrefix, poll };
+  return {
+    domain,
+    runId,
+    scanUuid: uuid,
+    outputPrefix,
+    poll,
+    ...(settled === undefined ? {} : { settledStart: settled }),
+  };
 }

@@ -1,0 +1,216 @@
+/**
+ * StartScan settles a start whose answer was lost from the vendor's listing: for each fault on the
+ * start, the outcome is right and the vendor never holds two scans for one start.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ScanStartUnresolvedError, VendorThrottledError } from '#core/errors';
+import { createMetricsRecorder } from '#core/metrics';
+import { createScanDeps } from '#core/runtime/scan-deps';
+import { createScanSettings } from '#core/runtime/settings';
+import { ScanClient } from '#core/vendor/index';
+import type { ScanDeps } from '#core/workflows/scan/deps';
+import { startScan } from '#core/workflows/scan/steps';
+import type { Fault, VendorSimulator } from '#local/simulator/types';
+import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { RESULTS_BUCKET, startSimulator } from './fixture.ts';
+
+let sim: VendorSimulator;
+let client: ScanClient;
+
+beforeAll(async () => {
+  sim = await startSimulator();
+  client = new ScanClient({
+    baseUrl: sim.url,
+    credentials: async () => sim.apiKey,
+    // One attempt per call: each fault reaches the settling; short enough for a hang to time out.
+    retry: { maxAttempts: 1 },
+    requestTimeoutMs: 400,
+    sleep: async () => {},
+  });
+});
+
+afterEach(() => {
+  sim.clearFaults();
+  sim.setListingLag(0);
+});
+
+afterAll(async () => {
+  await client.close();
+  await sim.close();
+});
+
+function bed() {
+  const metrics = createMetricsRecorder();
+  const slept: number[] = [];
+  const deps: ScanDeps = {
+    ...createScanDeps({
+      s3: undefined as never,
+      scanClient: client,
+      logger: createMemoryLogger(),
+      metrics,
+      settings: createScanSettings({ resultsBucket: RESULTS_BUCKET }),
+      // The vendor stamps scans with the real time: settling compares against the same clock.
+      clock: () => new Date(),
+    }),
+    sleep: async (ms) => {
+      slept.push(ms);
+    },
+    random: () => 0.5,
+  };
+  const settled = () =>
+    metrics.recorded.filter((m) => m.name === 'StartsSettled').map((m) => m.dimensions.outcome);
+  return { deps, slept, settled };
+}
+
+function onStart(fault: Fault) {
+  sim.addFault({ api: 'scan', method: 'POST', path: '/scan', fault });
+}
+
+describe('a start whose answer was lost', () => {
+  it.each([
+    ['a 503 before creation', { type: 'status', status: 503 }],
+    ['a reset before creation', { type: 'refuse' }],
+  ] satisfies [string, Fault][])(
+    'is sent again after %s, when the listing shows no scan',
+    async (_, fault) => {
+      // Prepare
+      const { deps, settled, slept } = bed();
+      onStart(fault);
+      const domain = `again-${fault.type}.example.com`;
+
+      // Act
+      const state = await startScan(deps, { domain });
+
+      // Assess
+      expect(state.settledStart).toBe('retried');
+      expect(sim.scansOf(domain).map((s) => s.uuid)).toEqual([state.scanUuid]);
+      expect(settled()).toEqual(['retried']);
+      // Two looks a lag wait apart, then the backoff before the second start.
+      expect(slept).toEqual([2_000, 250]);
+      expect(sim.requestCount('POST /scan')).toBeGreaterThanOrEqual(2);
+    },
+  );
+
+  it.each([
+    ['a 503 after creation', { type: 'status', status: 503, phase: 'after' }],
+    ['a reset after creation', { type: 'lose-response' }],
+    ['a timeout after creation', { type: 'hang', phase: 'after' }],
+  ] satisfies [string, Fault][])('adopts the scan after %s, without a second start', async (_, fault) => {
+    // Prepare
+    const { deps, settled } = bed();
+    onStart(fault);
+    const domain = `adopt-${fault.type}.example.com`;
+    const starts = sim.requestCount('POST /scan');
+
+    // Act
+    const state = await startScan(deps, { domain });
+
+    // Assess
+    expect(state.settledStart).toBe('adopted');
+    expect(sim.scansOf(domain).map((s) => s.uuid)).toEqual([state.scanUuid]);
+    expect(sim.requestCount('POST /scan')).toBe(starts + 1);
+    expect(settled()).toEqual(['adopted']);
+  });
+
+  it('looks again after the lag wait when the listing lags by one, and adopts', async () => {
+    // Prepare
+    const { deps, settled, slept } = bed();
+    sim.setListingLag(1);
+    onStart({ type: 'status', status: 503, phase: 'after' });
+    const domain = 'lagging.example.com';
+
+    // Act
+    const state = await startScan(deps, { domain });
+
+    // Assess
+    expect(state.settledStart).toBe('adopted');
+    expect(slept).toEqual([2_000]);
+    expect(sim.scansOf(domain).map((s) => s.uuid)).toEqual([state.scanUuid]);
+    expect(settled()).toEqual(['adopted']);
+  });
+
+  it('is unresolved when the listing is unavailable, and sends no second start', async () => {
+    // Prepare
+    const { deps, settled } = bed();
+    onStart({ type: 'status', status: 503, phase: 'after' });
+    sim.addFault({ api: 'scan', method: 'GET', path: '/scans', fault: { type: 'status', status: 503 } });
+    const domain = 'blind.example.com';
+    const starts = sim.requestCount('POST /scan');
+
+    // Act
+    const attempt = startScan(deps, { domain });
+
+    // Assess
+    await expect(attempt).rejects.toBeInstanceOf(ScanStartUnresolvedError);
+    await expect(attempt).rejects.toThrow(/scan listing could not be read \(VendorUnavailableError\)/);
+    expect(sim.scansOf(domain)).toHaveLength(1);
+    expect(sim.requestCount('POST /scan')).toBe(starts + 1);
+    expect(settled()).toEqual(['unresolved']);
+  });
+
+  it('is unresolved when the listing cannot be parsed', async () => {
+    // Prepare
+    const { deps } = bed();
+    onStart({ type: 'status', status: 502, phase: 'after' });
+    sim.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: '/scans',
+      fault: { type: 'status', status: 200, body: '{"nope":1}' },
+    });
+
+    // Act
+    const attempt = startScan(deps, { domain: 'garbled.example.com' });
+
+    // Assess
+    await expect(attempt).rejects.toThrow(/could not be parsed: no list of scans/);
+    expect(sim.scansOf('garbled.example.com')).toHaveLength(1);
+  });
+
+  it('is unresolved when two scans of the domain were created since the start, and adopts neither', async () => {
+    // Prepare: another start of the same domain (a second list run, say) lands at the same time.
+    const { deps, settled } = bed();
+    const domain = 'twice.example.com';
+    await client.startScan(domain);
+    onStart({ type: 'status', status: 503, phase: 'after' });
+
+    // Act
+    const attempt = startScan(deps, { domain });
+
+    // Assess
+    await expect(attempt).rejects.toThrow(/2 scans of this domain were created since the start/);
+    // One scan from this start, one from the other: never two for one start.
+    expect(sim.scansOf(domain)).toHaveLength(2);
+    expect(settled()).toEqual(['unresolved']);
+  });
+
+  it('sends no second start when the invocation has too little time left', async () => {
+    // Prepare
+    const { deps, settled } = bed();
+    onStart({ type: 'status', status: 503 });
+    const domain = 'late.example.com';
+
+    // Act
+    const attempt = startScan(deps, { domain }, { timeLeftMs: () => 10_000 });
+
+    // Assess
+    await expect(attempt).rejects.toThrow(/too little of the invocation is left/);
+    expect(sim.scansOf(domain)).toHaveLength(0);
+    expect(settled()).toEqual(['unresolved']);
+  });
+
+  it('does not settle a start that provably did nothing (429): it surfaces for the state machine to retry', async () => {
+    // Prepare
+    const { deps, settled } = bed();
+    onStart({ type: 'status', status: 429 });
+    const listings = sim.requestCount('GET /scans');
+
+    // Act
+    const attempt = startScan(deps, { domain: 'busy.example.com' });
+
+    // Assess
+    await expect(attempt).rejects.toBeInstanceOf(VendorThrottledError);
+    expect(sim.requestCount('GET /scans')).toBe(listings);
+    expect(settled()).toEqual([]);
+  });
+});
