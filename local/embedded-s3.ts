@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { injectLatency, type Latency } from './latency.ts';
+import { defaultLatency, injectLatency, type Latency } from './latency.ts';
 import { addCopyAndConditions } from './s3rver-copy-and-conditions.ts';
 
 export interface S3rverFixture {
@@ -160,10 +160,11 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
   const endpoint = `http://127.0.0.1:${address.port}`;
   const clients: S3Client[] = [];
   const requests = { count: 0 };
+  const latency = options.latency ?? defaultLatency('s3');
   const createClient = (): S3Client => {
     const client = createS3rverClient(endpoint, options.maxSockets, {
       requests,
-      ...(options.latency ? { latency: options.latency } : {}),
+      ...(latency ? { latency } : {}),
     });
     clients.push(client);
     return client;

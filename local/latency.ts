@@ -5,6 +5,7 @@
  * a realistic latency; the tests keep loopback speed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Command, InvalidArgumentError } from 'commander';
 
 export interface Latency {
   /** Added to every request. */
@@ -41,8 +42,53 @@ export function delayOf(latency: Latency, random: () => number = Math.random): n
   return Math.max(0, latency.meanMs + (random() * 2 - 1) * jitter);
 }
 
+const defaults: { s3?: Latency; vendor?: Latency } = {};
+
+/**
+ * The latency the stand-ins a local run starts get when they are given none: set once by
+ * `npm start --s3-latency/--vendor-latency`, so the flags need no plumbing through every command.
+ * Tests never set it, and keep loopback speed.
+ */
+export function setDefaultLatency(kind: 's3' | 'vendor', latency: Latency | undefined): void {
+  defaults[kind] = latency;
+}
+
+export function defaultLatency(kind: 's3' | 'vendor'): Latency | undefined {
+  return defaults[kind];
+}
+
 /** Waits one request's delay (nothing at zero latency). */
 export async function injectLatency(latency: Latency | undefined): Promise<void> {
   if (latency === undefined || latency.meanMs <= 0) return;
   await sleep(delayOf(latency));
+}
+
+/**
+ * `--s3-latency` and `--vendor-latency` on every command: each request to the embedded S3 or the
+ * vendor simulator waits that long (e.g. `--s3-latency 25ms`, or `25ms,10ms` with jitter).
+ */
+export function addLatencyFlags(program: Command): Command {
+  const flag = (name: string) => (value: string) => {
+    try {
+      return parseLatency(value, name);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+  return program
+    .option(
+      '--s3-latency <duration>',
+      'added to every embedded-S3 request, e.g. 25ms or 25ms,10ms (jitter)',
+      flag('--s3-latency'),
+    )
+    .option(
+      '--vendor-latency <duration>',
+      'added to every vendor-simulator answer, e.g. 80ms',
+      flag('--vendor-latency'),
+    )
+    .hook('preAction', (command) => {
+      const options = command.opts<{ s3Latency?: Latency; vendorLatency?: Latency }>();
+      setDefaultLatency('s3', options.s3Latency);
+      setDefaultLatency('vendor', options.vendorLatency);
+    });
 }

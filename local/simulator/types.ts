@@ -4,6 +4,7 @@
  * controls over HTTP under /__simulator/ (loopback only).
  */
 
+import type { Latency } from '../latency.ts';
 import type { RotateAnswerShape } from './rotate-answers.ts';
 
 /** `storage` is the separate origin that serves report ZIPs behind the pre-signed redirect. */
@@ -125,6 +126,11 @@ export interface SimulatorOptions {
   readonly downloadUrlTtlSeconds?: number;
   /** Clock for timestamps and URL expiry; tests inject one to expire pre-signed URLs. @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * Added to every answer (vendor APIs and storage origin), as a real vendor is not on loopback.
+   * @default none, or `npm start --vendor-latency`
+   */
+  readonly latency?: Latency;
   /** Print one line per request to stderr (never the key). @default false */
   readonly verbose?: boolean;
 }
