@@ -17,6 +17,7 @@ import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles
 import { costModel } from './cost.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { measureReconciliation } from './reconcile.ts';
+import { measureScale } from './scale.ts';
 
 function runChild(
   command: string,
@@ -405,5 +406,7 @@ if (!which || which === 'bundles') await bundles();
 if (!which || which === 'local') await localRun();
 if (!which || which === 'archive') await archive();
 if (!which || which === 'reconcile') await reconcile();
+// Heavy (minutes at S3 latency, 100,000-row inputs): only when asked for by name.
+if (which === 'scale') await measureScale();
 // Heavy (over 5 GiB of disk and minutes): only when asked for by name.
 if (which === 'big-output') await bigOutput();
