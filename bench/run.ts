@@ -18,6 +18,7 @@ import { costModel } from './cost.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { measureReconciliation } from './reconcile.ts';
 import { soak } from './soak.ts';
+import { measureScale } from './scale.ts';
 
 function runChild(
   command: string,
@@ -407,5 +408,7 @@ if (!which || which === 'local') await localRun();
 if (!which || which === 'archive') await archive();
 if (!which || which === 'reconcile') await reconcile();
 if (!which || which === 'soak') await soak();
+// Heavy (minutes at S3 latency, 100,000-row inputs): only when asked for by name.
+if (which === 'scale') await measureScale();
 // Heavy (over 5 GiB of disk and minutes): only when asked for by name.
 if (which === 'big-output') await bigOutput();

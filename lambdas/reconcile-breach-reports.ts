@@ -4,13 +4,31 @@ import { createLazyHandler, type Handler } from '#core/runtime/observability';
 import { tracedS3Client } from '#core/runtime/s3-client';
 import type { BreachDeps } from '#core/workflows/breach/deps';
 import { type ReconcileResult, reconcileReports } from '#core/workflows/breach/reconcile';
+import {
+  type BreachReconcileSettings,
+  breachReconcileSettingsFromEnv,
+} from '#core/workflows/breach/reconcile-settings';
 
-export function createReconcileBreachReportsHandler(deps: BreachDeps): Handler<unknown, ReconcileResult> {
+export type BreachReconcileDeps = BreachDeps & { readonly reconcile?: BreachReconcileSettings };
+
+export function createReconcileBreachReportsHandler(
+  deps: BreachReconcileDeps,
+): Handler<unknown, ReconcileResult> {
   // The schedule's input carries nothing the run needs: what to do comes from the vendor's list.
-  return async () => reconcileReports(deps);
+  // Lambda's clock decides when to stop starting archives; the next run takes the rest.
+  return async (_event, context) => {
+    const timeLeftMs = context?.getRemainingTimeInMillis?.bind(context);
+    return reconcileReports(deps, {
+      ...(deps.reconcile ? { settings: deps.reconcile } : {}),
+      ...(timeLeftMs ? { timeLeftMs } : {}),
+    });
+  };
 }
 
 export const handler = createLazyHandler({
-  deps: (tools) => breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  deps: (tools): BreachReconcileDeps => ({
+    ...breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+    reconcile: breachReconcileSettingsFromEnv(process.env),
+  }),
   handler: createReconcileBreachReportsHandler,
 });

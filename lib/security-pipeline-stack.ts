@@ -179,6 +179,7 @@ export class SecurityPipelineStack extends Stack {
       environment: {
         [ENV.breachApiUrl]: config.vendor.breachApiUrl,
         ...breachLimitsEnvironment(config.breach, ARCHIVE_LIMIT_NAMES),
+        [ENV.breachReconcileMaxArchives]: String(config.breach.reconcileMaxArchivesPerRun),
       },
       scheduleExpression: config.breach.reconcileSchedule,
       logRetention,

@@ -27,6 +27,7 @@ import {
   unknownCommandProblem,
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
+import { addLatencyFlags } from './latency.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
 import { addReconcileCommand } from './reconcile-command.ts';
 import { addRotateCommand } from './rotate-command.ts';
@@ -241,6 +242,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
     .exitOverride()
     // One line of error, not the whole usage: the hint says where the usage is.
     .showHelpAfterError('(npm start -- --help lists every command and flag)');
+  addLatencyFlags(program);
   const withScanFlags = (command: Command) =>
     command
       .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')

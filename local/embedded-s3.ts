@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { defaultLatency, injectLatency, type Latency } from './latency.ts';
 import { addCopyAndConditions } from './s3rver-copy-and-conditions.ts';
 
 export interface S3rverFixture {
@@ -25,6 +26,8 @@ export interface S3rverFixture {
   readonly directory: string;
   /** Builds another client for the same server (e.g. with a command-recording middleware). */
   createClient(): S3Client;
+  /** Requests sent by this fixture's clients (each SDK attempt counts). */
+  readonly requests: { count: number };
   /**
    * The file in which s3rver keeps an object's bytes, as they were stored (it writes them raw), so
    * the local runner can hard-link rather than copy them. Undefined where keys are encoded (Windows).
@@ -42,14 +45,23 @@ export interface StartS3rverOptions {
   readonly directory?: string;
   /** Sockets the client may open to the server. @default the SDK's (50) */
   readonly maxSockets?: number;
+  /** Added to every request its clients send, as S3 seen from Lambda adds 10-30 ms. @default none */
+  readonly latency?: Latency;
 }
 
 /** s3rver's built-in account: it verifies SigV4 signatures, so any other key pair is refused. */
 const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
-/** Creates an S3Client for an s3rver endpoint (path-style; no AWS account needed). */
-export function createS3rverClient(endpoint: string, maxSockets?: number): S3Client {
-  return new S3Client({
+/**
+ * Creates an S3Client for an s3rver endpoint (path-style; no AWS account needed). With `latency`,
+ * every request (each retry too) waits that long before it is sent, and is counted in `requests`.
+ */
+export function createS3rverClient(
+  endpoint: string,
+  maxSockets?: number,
+  options: { readonly latency?: Latency; readonly requests?: { count: number } } = {},
+): S3Client {
+  const client = new S3Client({
     ...(maxSockets === undefined
       ? {}
       : { requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets }) } }),
@@ -61,6 +73,19 @@ export function createS3rverClient(endpoint: string, maxSockets?: number): S3Cli
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  const { latency, requests } = options;
+  if (latency !== undefined || requests !== undefined) {
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        if (requests) requests.count += 1;
+        await injectLatency(latency);
+        return next(args);
+      },
+      // finalizeRequest runs once per attempt, after signing: where a network round trip would start.
+      { step: 'finalizeRequest', name: 'injectedLatency', priority: 'low' },
+    );
+  }
+  return client;
 }
 
 interface ListedObject {
@@ -134,8 +159,13 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
   const clients: S3Client[] = [];
+  const requests = { count: 0 };
+  const latency = options.latency ?? defaultLatency('s3');
   const createClient = (): S3Client => {
-    const client = createS3rverClient(endpoint, options.maxSockets);
+    const client = createS3rverClient(endpoint, options.maxSockets, {
+      requests,
+      ...(latency ? { latency } : {}),
+    });
     clients.push(client);
     return client;
   };
@@ -146,6 +176,7 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
     client,
     directory,
     createClient,
+    requests,
     storedFile: (bucket, key) =>
       process.platform === 'win32' ? undefined : store.getResourcePath(bucket, key, 'object'),
     async close() {

@@ -6,6 +6,7 @@ import * as z from 'zod/mini';
 import { boundedNumber, describeValue, nonEmptyString } from '#core/schema';
 import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
 import { BREACH_LIMITS } from '#core/workflows/breach/limits';
+import { BREACH_RECONCILE_LIMITS } from '#core/workflows/breach/reconcile-settings';
 import { WATCHLIST_LIMITS, watchlistFormatOf } from '#core/workflows/breach/watchlist';
 import { expressionSetting } from './schedule-expression.ts';
 import { scheduleFields } from './schedule-fields.ts';
@@ -69,6 +70,14 @@ export const breachSchema = section({
   maxConcurrency: z._default(boundedNumber({ min: 1, max: 100, integer: true }), 5),
   /** When reconciliation archives reports the workflow never did. @default 'rate(1 day)' */
   reconcileSchedule: expressionSetting('rate(1 day)'),
+  /**
+   * Report archives one reconciliation run starts (failed ones count); the rest wait for the next
+   * run, and none starts with less than 5 minutes left in the invocation. @default 25
+   */
+  reconcileMaxArchivesPerRun: z._default(
+    boundedNumber(BREACH_RECONCILE_LIMITS.maxArchivesPerRun.bounds),
+    BREACH_RECONCILE_LIMITS.maxArchivesPerRun.default,
+  ),
   /** EventBridge Scheduler schedules that each start a watchlist run. @default [] */
   schedules: z._default(
     z.array(breachScheduleSchema).check(

@@ -34,6 +34,15 @@ export interface WatchlistWorkflowProps {
 }
 
 const STEP_TIMEOUT = Duration.minutes(5);
+/**
+ * PrepareWatchlist at the largest watchlist allowed (100,000 people): parsing, hashing and signing
+ * 100,000 PUTs is about a minute of one vCPU, and the PUTs themselves, 32 at a time at S3's
+ * 10-30 ms, about as long again (`npm run bench -- scale`). Lambda's longest timeout, and a whole
+ * vCPU (1,769 MB: https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html), keep it
+ * under half its limit.
+ */
+const PREPARE_TIMEOUT = Duration.minutes(15);
+const PREPARE_MEMORY_MB = 1769;
 
 /**
  * A watchlist run (`WatchlistRun`, Standard): PrepareWatchlist reads the list once and stores one
@@ -68,9 +77,8 @@ export class WatchlistWorkflow extends Construct {
 
     this.prepareFunction = new PipelineFunction(this, 'PrepareWatchlistFunction', {
       handlerFile: 'prepare-watchlist',
-      timeout: STEP_TIMEOUT,
-      // Up to 10,000 people are parsed, hashed and written one request each.
-      memorySize: 1024,
+      timeout: PREPARE_TIMEOUT,
+      memorySize: PREPARE_MEMORY_MB,
       environment: {
         [ENV.breachMaxEmails]: String(props.maxEmails),
         [ENV.watchlistMaxBytes]: String(props.maxWatchlistBytes ?? WATCHLIST_LIMITS.maxBytes.default),

@@ -1,5 +1,6 @@
 /** The simulator's state, shared by both servers and every route. */
 import type { IncomingMessage } from 'node:http';
+import type { Latency } from '../latency.ts';
 import type { KeyStore } from './credentials.ts';
 import type { FaultBook } from './faults.ts';
 import type { SimResponse } from './http.ts';
@@ -19,6 +20,7 @@ export interface ResolvedOptions {
   readonly debugBytes: number;
   readonly logsBytes: number;
   readonly verbose: boolean;
+  readonly latency: Latency | undefined;
 }
 
 export interface SimContext {

@@ -4,6 +4,7 @@
  * on loopback; `npm run simulator` runs it alone.
  */
 import { randomUUID } from 'node:crypto';
+import { defaultLatency } from '../latency.ts';
 import { breachRoutes, isBreachPath } from './breach-api.ts';
 import type { ResolvedOptions, SimContext } from './context.ts';
 import { controlPlane } from './control-plane.ts';
@@ -49,6 +50,7 @@ function resolveOptions(options: SimulatorOptions): ResolvedOptions {
     debugBytes: nonNegative(options.debugBytes, 64 * 1024, 'debugBytes'),
     logsBytes: nonNegative(options.logsBytes, 32 * 1024, 'logsBytes'),
     verbose: options.verbose ?? false,
+    latency: options.latency ?? defaultLatency('vendor'),
   };
 }
 

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { injectLatency } from '../latency.ts';
 import type { AuthScheme, Route, SimContext } from './context.ts';
 import { isPreemptive, strikesAfter } from './faults.ts';
 import { HttpError, readBody, type SimResponse, sendResponse } from './http.ts';
@@ -121,6 +122,7 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
+    await injectLatency(sim.options.latency);
     res.setHeader('x-request-id', randomUUID());
     const method = (req.method ?? 'GET').toUpperCase();
     const url = req.url ?? '/';

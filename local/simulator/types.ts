@@ -4,6 +4,7 @@
  * controls over HTTP under /__simulator/ (loopback only).
  */
 
+import type { Latency } from '../latency.ts';
 import type { RotateAnswerShape } from './rotate-answers.ts';
 
 /** `storage` is the separate origin that serves report ZIPs behind the pre-signed redirect. */
@@ -148,6 +149,11 @@ export interface SimulatorOptions {
   readonly listingLag?: number;
   /** Seed of the generator `probability` rules draw from. @default 1 */
   readonly faultSeed?: number;
+  /**
+   * Added to every answer (vendor APIs and storage origin), as a real vendor is not on loopback.
+   * @default none, or `npm start --vendor-latency`
+   */
+  readonly latency?: Latency;
   /** Print one line per request to stderr (never the key). @default false */
   readonly verbose?: boolean;
 }

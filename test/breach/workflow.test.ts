@@ -390,7 +390,7 @@ describe('breach reconciliation', () => {
 
     const first = await reconcileReports({ ...bed.deps, clock: () => new Date('2026-11-23T01:00:00Z') });
 
-    expect(first.counts).toEqual({ alreadyArchived: 1, archived: 2, failed: 0, unreadable: 0 });
+    expect(first.counts).toEqual({ alreadyArchived: 1, archived: 2, deferred: 0, failed: 0, unreadable: 0 });
     for (const name of ['lost-answer_1', 'never-archived_2']) {
       expect(await readJson(bed.s3.client, `${reportFolder(name)}manifest.json`)).toMatchObject({
         origin: 'reconciled',
@@ -402,7 +402,7 @@ describe('breach reconciliation', () => {
 
     const second = await reconcileReports({ ...bed.deps, clock: () => new Date('2026-11-23T02:00:00Z') });
 
-    expect(second.counts).toEqual({ alreadyArchived: 3, archived: 0, failed: 0, unreadable: 0 });
+    expect(second.counts).toEqual({ alreadyArchived: 3, archived: 0, deferred: 0, failed: 0, unreadable: 0 });
     expect(bed.sim.storageRequests.length).toBe(downloads);
     expect(await keysUnder(bed.s3.client, 'breach/reports/')).toEqual(keysBefore);
   });
@@ -437,7 +437,7 @@ describe('breach reconciliation', () => {
     const result = await reconcileReports(bed.deps);
     const record = await readJson(bed.s3.client, result.recordKey);
 
-    expect(result.counts).toEqual({ alreadyArchived: 0, archived: 1, failed: 0, unreadable: 2 });
+    expect(result.counts).toEqual({ alreadyArchived: 0, archived: 1, deferred: 0, failed: 0, unreadable: 2 });
     expect(record.unreadable).toEqual([
       { index: 0, reason: 'an object without a report name (name/report_name/output)' },
       { index: 2, reason: 'an object without a report name (name/report_name/output)' },

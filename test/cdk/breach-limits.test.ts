@@ -23,6 +23,7 @@ beforeAll(() => {
       maxUncompressedBytes: 32 * 1024 * 1024,
       maxCompressionRatio: 50,
       maxInlineValueBytes: 512,
+      reconcileMaxArchivesPerRun: 7,
     },
   });
 });
@@ -46,6 +47,18 @@ describe('breach input bounds', () => {
     }
   });
 
+  it('gives breach reconciliation its per-run budget, and no other function', () => {
+    expect(functionFor(defaults, 'reconcile-breach-reports').environment).toMatchObject({
+      BREACH_RECONCILE_MAX_ARCHIVES: '25',
+    });
+    expect(functionFor(configured, 'reconcile-breach-reports').environment).toMatchObject({
+      BREACH_RECONCILE_MAX_ARCHIVES: '7',
+    });
+    expect(functionFor(configured, 'archive-breach-report').environment).not.toHaveProperty(
+      'BREACH_RECONCILE_MAX_ARCHIVES',
+    );
+  });
+
   it('gives Recon the payload bound and nothing of the archive', () => {
     expect(functionFor(defaults, 'breach-recon').environment).toMatchObject({
       BREACH_MAX_INLINE_VALUE_BYTES: '1024',
@@ -62,6 +75,8 @@ describe('breach input bounds', () => {
     [{ maxCompressionRatio: 1 }, /pipeline\.breach\.maxCompressionRatio/],
     [{ maxCompressionRatio: 2.5 }, /pipeline\.breach\.maxCompressionRatio/],
     [{ maxInlineValueBytes: 300 * 1024 }, /pipeline\.breach\.maxInlineValueBytes/],
+    [{ reconcileMaxArchivesPerRun: 0 }, /pipeline\.breach\.reconcileMaxArchivesPerRun/],
+    [{ reconcileMaxArchivesPerRun: 501 }, /pipeline\.breach\.reconcileMaxArchivesPerRun/],
   ])('refuses a bound out of range: %j', (breach, message) => {
     expect(() => synth({ breach })).toThrow(message);
   });

@@ -241,6 +241,13 @@ describe('WatchlistRun', () => {
     });
   });
 
+  it('gives the prepare step time and a whole vCPU for the largest watchlist allowed (100,000 people)', () => {
+    expect(functionFor(synthesized, 'prepare-watchlist').properties).toMatchObject({
+      Timeout: 900,
+      MemorySize: 1769,
+    });
+  });
+
   it.each([
     [{ maxWatchlistBytes: 100 }, /pipeline\.breach\.maxWatchlistBytes/],
     [{ maxWatchlistRows: 0 }, /pipeline\.breach\.maxWatchlistRows/],

@@ -29,7 +29,7 @@ function result(
 function summaryOf(results: DomainScanResult[]) {
   return buildListSummary({
     runId: 'r',
-    source: { type: 'adhoc', requestId: 'r', domains: [] },
+    source: { type: 'adhoc', requestId: 'r', inlineDomains: 0 },
     startedAt: undefined,
     finishedAt: '2026-11-24T00:00:00Z',
     lines: results.length,

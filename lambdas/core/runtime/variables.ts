@@ -57,6 +57,8 @@ export const ENV = {
   breachMaxCompressionRatio: 'BREACH_MAX_COMPRESSION_RATIO',
   /** A vendor value larger than this (UTF-8 bytes) is kept in S3 and passed by reference. */
   breachMaxInlineValueBytes: 'BREACH_MAX_INLINE_VALUE_BYTES',
+  /** Report archives breach reconciliation starts per run (breach.reconcileMaxArchivesPerRun). */
+  breachReconcileMaxArchives: 'BREACH_RECONCILE_MAX_ARCHIVES',
   /** The key of the keyed hash that names people (HMAC), in Secrets Manager. */
   breachIdentityKeySecretArn: 'BREACH_IDENTITY_KEY_SECRET_ARN',
   /** The per-person BreachReport machine (watchlist runs start it). */

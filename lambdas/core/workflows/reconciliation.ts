@@ -6,6 +6,8 @@
  * - An error that belongs to one item (the vendor refusing it, a corrupt output, bad input) is
  *   recorded and the run goes on; anything else (S3 down, a bug) stops the run, and the next
  *   scheduled run, idempotent, catches up.
+ * - A budget bounds each run: so many items worked on, and never one started with less time left in
+ *   the invocation than one may need. What is left is deferred; the next run, idempotent, goes on.
  * - The record is written under `<prefix>reconciliation/<yyyy>/<mm>/<dd>/<time>.json`, never over
  *   an earlier one, and names items only by what the caller says is safe (a folder, a scan id).
  */
@@ -20,15 +22,43 @@ export interface ItemFailure {
   readonly error: { readonly name: string; readonly message: string };
 }
 
+/**
+ * Time an archive may need (a streamed download or three, a verification, a manifest); with less
+ * left in the invocation, no new archive starts and the rest are deferred to the next run.
+ */
+export const ARCHIVE_TIME_RESERVE_MS = 5 * 60_000;
+
+export interface RunBudget {
+  /** Items worked on per run (an archive started counts, whether it succeeds or fails). */
+  readonly maxPerRun: number;
+  /** Milliseconds left in the invocation (Lambda's context). @default unlimited */
+  readonly timeLeftMs?: () => number;
+  /** No item starts with less time left than this. @default ARCHIVE_TIME_RESERVE_MS */
+  readonly reserveMs?: number;
+}
+
+/** The run's budget as one item sees it. */
+export interface BudgetGate {
+  /** True once no further item may start: the count is spent or the time reserve is reached. */
+  exhausted(): boolean;
+  /** Counts one item worked on. */
+  spend(): void;
+  /** `spend()` unless exhausted; false when the item must be deferred. */
+  take(): boolean;
+}
+
 export interface ReconcileEachOptions<Item, Outcome extends string> {
   readonly items: readonly Item[];
   /** How the record names an item: never personal data. */
   readonly label: (item: Item) => string;
+  /** @default unlimited */
+  readonly budget?: RunBudget;
   /**
    * Brings one item into the archive (or finds it there) and says how it ended; a per-run budget
-   * is an outcome too (`deferred`), decided by the caller once it knows the item needs work.
+   * is an outcome too (`deferred`), decided by the caller through `gate` once it knows the item
+   * needs work (finding an item archived already costs nothing).
    */
-  readonly reconcileOne: (item: Item) => Promise<Outcome>;
+  readonly reconcileOne: (item: Item, gate: BudgetGate) => Promise<Outcome>;
 }
 
 export interface ReconcileEachResult<Outcome extends string> {
@@ -42,10 +72,11 @@ export async function reconcileEach<Item, Outcome extends string>(
 ): Promise<ReconcileEachResult<Outcome>> {
   const byOutcome = new Map<Outcome, string[]>();
   const failed: ItemFailure[] = [];
+  const gate = budgetGate(options.budget);
   for (const item of options.items) {
     const label = options.label(item);
     try {
-      const outcome = await options.reconcileOne(item);
+      const outcome = await options.reconcileOne(item, gate);
       const labels = byOutcome.get(outcome) ?? [];
       labels.push(label);
       byOutcome.set(outcome, labels);
@@ -58,6 +89,25 @@ export async function reconcileEach<Item, Outcome extends string>(
     }
   }
   return { byOutcome, failed };
+}
+
+function budgetGate(budget: RunBudget | undefined): BudgetGate {
+  let spent = 0;
+  const reserveMs = budget?.reserveMs ?? ARCHIVE_TIME_RESERVE_MS;
+  const gate: BudgetGate = {
+    exhausted: () =>
+      budget !== undefined &&
+      (spent >= budget.maxPerRun || (budget.timeLeftMs !== undefined && budget.timeLeftMs() < reserveMs)),
+    spend: () => {
+      spent += 1;
+    },
+    take: () => {
+      if (gate.exhausted()) return false;
+      gate.spend();
+      return true;
+    },
+  };
+  return gate;
 }
 
 /**

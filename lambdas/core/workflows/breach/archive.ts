@@ -4,7 +4,7 @@
  *
  * The bytes go to a staging key first, whatever their size, so the final key only ever holds an
  * archive that passed every check: framing (the transport and the length check), the ZIP structure
- * and every entry's CRC (`verifyStoredZip`, ranged reads of the staged object). The manifest is
+ * and every entry's CRC (`verifyStoredZip`: the staged object's tail, then one streamed pass). The manifest is
  * written last; its presence is what "archived" means to a re-run and to reconciliation.
  */
 import { createHash, randomUUID } from 'node:crypto';

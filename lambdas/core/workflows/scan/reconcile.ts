@@ -98,12 +98,6 @@ export interface ScanReconcileResult {
 
 const DAY_MS = 86_400_000;
 
-/**
- * Time an archive may need (three streamed outputs and a manifest); with less left in the
- * invocation, no new archive starts and the rest are deferred to the next run.
- */
-export const ARCHIVE_TIME_RESERVE_MS = 5 * 60_000;
-
 export interface ReconcileRunOptions {
   /** Milliseconds left in the invocation (Lambda's context). @default unlimited */
   readonly timeLeftMs?: () => number;
@@ -165,21 +159,22 @@ export async function reconcileScans(
   const result = await reconcileEach<ListedScan, Outcome>({
     items: candidates,
     label: (scan) => scan.uuid,
-    reconcileOne: async (scan) => {
+    budget: {
+      maxPerRun: settings.maxArchivesPerRun,
+      ...(options.timeLeftMs ? { timeLeftMs: options.timeLeftMs } : {}),
+    },
+    reconcileOne: async (scan, gate) => {
       const folder = (await archiveOf(scan.domain)).folders.get(scan.uuid);
       if (folder?.manifestKey !== undefined) return 'alreadyArchived';
       // A scan the listing already calls failed needs no status call: there is nothing to fetch.
       if (scan.state === 'failed') return 'vendorFailed';
-      // The budget: archives per run, and time enough left in the invocation to finish one.
-      if (
-        archived.length >= settings.maxArchivesPerRun ||
-        (options.timeLeftMs !== undefined && options.timeLeftMs() < ARCHIVE_TIME_RESERVE_MS)
-      ) {
-        return 'deferred';
-      }
+      // The budget: archives per run, and time enough left in the invocation to finish one. A
+      // status call is cheap and spends nothing; an archive started does, even one that fails.
+      if (gate.exhausted()) return 'deferred';
       const status = toSnapshot(await deps.scanClient.getStatus(scan.uuid));
       if (status.state === 'failed') return 'vendorFailed';
       if (status.state !== 'succeeded') return 'unfinished';
+      gate.spend();
 
       const now = deps.clock();
       const createdAt = scan.createdAt ?? now;

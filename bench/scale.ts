@@ -1,0 +1,190 @@
+/**
+ * `npm run bench -- scale`: each step at three sizes up to its documented maximum, with S3's real
+ * latency injected (BENCH_S3_LATENCY_MS, default 25 ms a request, ±20 % jitter), each figure
+ * against the limit that applies: the function's timeout and memory (read from the synthesized
+ * template), and 256 KiB for what the step returns into the state. Each step runs in its own
+ * worker process (bench/scale-worker.ts); the embedded S3 and the vendor simulator run here.
+ *
+ * BENCH_SCALE_SIZES=small runs the two smaller sizes of each step only.
+ */
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { startS3rver } from '../local/embedded-s3.ts';
+import { startVendorSimulator } from '../local/simulator/index.ts';
+import { synthesizeTemplate } from '../local/synth.ts';
+import { measurePollCost } from './poll-cost.ts';
+
+const LATENCY_MS = Number(process.env.BENCH_S3_LATENCY_MS ?? 25);
+const PAYLOAD_LIMIT = 256 * 1024;
+const HISTORY_LIMIT = 25_000;
+const BUCKET = 'bench-scale';
+
+interface Case {
+  readonly kind: string;
+  readonly label: string;
+  /** The function whose timeout and memory apply. */
+  readonly handler: string;
+  readonly sizes: readonly number[];
+  readonly unit: string;
+  /** Sizes at or above this answer the per-person PUTs in-process (see scale-worker.ts). */
+  readonly standInFrom?: number;
+  /** Whether the step returns into a state payload (scheduled functions do not). */
+  readonly payload: boolean;
+  readonly history: string;
+}
+
+const CASES: readonly Case[] = [
+  {
+    kind: 'list-prepare',
+    label: 'PrepareDomainList',
+    handler: 'prepare-domain-list',
+    sizes: [1_000, 10_000, 100_000],
+    unit: 'lines',
+    payload: true,
+    history: 'list run: O(1) per run (Distributed Map; each domain is its own ScanDomain execution)',
+  },
+  {
+    kind: 'watchlist-prepare',
+    label: 'PrepareWatchlist',
+    handler: 'prepare-watchlist',
+    sizes: [1_000, 10_000, 100_000],
+    unit: 'rows',
+    standInFrom: 10_000,
+    payload: true,
+    history: 'watchlist run: O(1) per run (Distributed Map; each person is its own BreachReport execution)',
+  },
+  {
+    kind: 'zip-verify',
+    label: 'ZIP verification (ArchiveReport)',
+    handler: 'archive-breach-report',
+    sizes: [100, 1_000, 10_000],
+    unit: 'entries',
+    payload: true,
+    history: 'BreachReport: a fixed path of states, whatever the entry count',
+  },
+  {
+    kind: 'breach-reconcile',
+    label: 'Breach reconciliation',
+    handler: 'reconcile-breach-reports',
+    sizes: [100, 1_000, 10_000],
+    unit: 'listed',
+    payload: false,
+    history: 'no state machine (a scheduled function); 25 archives a run by default',
+  },
+];
+
+interface Measured {
+  readonly seconds: number;
+  readonly cpuSeconds: number;
+  readonly requests: number;
+  readonly peakRssMiB: number;
+  readonly payloadBytes: number;
+  readonly standIn: boolean;
+}
+
+function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', resolve(import.meta.dirname, 'scale-worker.ts'), kind, String(size)],
+      { env },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-4000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = stdout.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || !line.startsWith('{'))
+        reject(new Error(`${kind} ${size} failed (${code}): ${stderr}`));
+      else resolvePromise(JSON.parse(line) as Measured);
+    });
+  });
+}
+
+interface Limits {
+  readonly timeoutSeconds: number;
+  readonly memoryMiB: number;
+}
+
+function limitsOf(
+  template: { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> },
+  handler: string,
+): Limits {
+  const found = Object.values(template.Resources).find(
+    (resource) =>
+      resource.Type === 'AWS::Lambda::Function' &&
+      String(resource.Properties?.Description ?? '').endsWith(`lambdas/${handler}.ts`),
+  );
+  if (!found) throw new Error(`no function for ${handler} in the template`);
+  return {
+    timeoutSeconds: Number(found.Properties?.Timeout ?? 3),
+    memoryMiB: Number(found.Properties?.MemorySize ?? 128),
+  };
+}
+
+const pct = (value: number, limit: number) => `${((100 * value) / limit).toFixed(1)}%`;
+
+export async function measureScale(): Promise<void> {
+  process.stdout.write(
+    `\n== Scale: each step at three sizes, S3 at ${LATENCY_MS} ms a request (±20 %), against its limits ==\n`,
+  );
+  // The whole template (the synth cache keeps only the state machines): the functions' limits.
+  const template = synthesizeTemplate(DEFAULT_PIPELINE_CONFIG) as unknown as Parameters<typeof limitsOf>[0];
+  const simulator = await startVendorSimulator({ reportBytes: 64 * 1024 });
+  const small = process.env.BENCH_SCALE_SIZES === 'small';
+  process.stdout.write(
+    'step | size | wall s (of timeout) | CPU s | S3 requests | peak RSS MiB (of memory) | payload bytes (of 256 KiB)\n' +
+      '--- | --- | --- | --- | --- | --- | ---\n',
+  );
+  const notes: string[] = [];
+  try {
+    for (const spec of CASES) {
+      const limits = limitsOf(template, spec.handler);
+      for (const size of small ? spec.sizes.slice(0, 2) : spec.sizes) {
+        if (spec.kind === 'breach-reconcile') {
+          for (let i = 0; i < size; i += 1) simulator.createReport(`person-${i}_20261120T100000Z_s${size}`);
+        }
+        const standIn = spec.standInFrom !== undefined && size >= spec.standInFrom;
+        // A fresh embedded S3 each time: one measurement's objects never slow the next one's listings.
+        const s3 = await startS3rver({ buckets: [BUCKET] });
+        const m = await runWorker(spec.kind, size, {
+          ...process.env,
+          S3_ENDPOINT: s3.endpoint,
+          S3_BUCKET: BUCKET,
+          S3_LATENCY_MS: String(LATENCY_MS),
+          S3_PUT_STANDIN: standIn ? '1' : '0',
+          BREACH_API_URL: simulator.url,
+          VENDOR_API_KEY: simulator.apiKey,
+        }).finally(() => s3.close());
+        process.stdout.write(
+          `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${m.seconds.toFixed(1)} (${pct(m.seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s) | ` +
+            `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')}${standIn ? ' *' : ''} | ` +
+            `${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, limits.memoryMiB)} of ${limits.memoryMiB}) | ` +
+            `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'}\n`,
+        );
+      }
+      notes.push(`${spec.label}: history ${spec.history}`);
+    }
+    // The adaptive loop next to a fixed 30 s one, as `npm run bench -- poll` measures it.
+    const poll = await measurePollCost([3600, 6 * 3600]);
+    for (const row of poll) {
+      notes.push(
+        `ScanDomain, one scan of ${(row.scanSeconds / 3600).toFixed(0)} h: ${row.adaptiveHistoryEvents} history events (${pct(row.adaptiveHistoryEvents, HISTORY_LIMIT)} of ${HISTORY_LIMIT.toLocaleString('en-US')})`,
+      );
+    }
+  } finally {
+    await simulator.close();
+  }
+  process.stdout.write(
+    `${notes.map((note) => `- ${note}`).join('\n')}\n` +
+      '* the per-person request-object PUTs were answered in-process after the injected latency, not stored by s3rver (it stores ~150-200 small objects a second here); the wall time is measured, with the real concurrency.\n' +
+      'Peak RSS is the whole worker process (Node, tsx and the SDK included), sampled every 20 ms.\n',
+  );
+}
