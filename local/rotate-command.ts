@@ -17,7 +17,7 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { Command } from 'commander';
-import { ConfigurationError } from '#core/errors';
+import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { createMetricsRecorder, METRIC } from '#core/metrics';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS } from '#core/rotation/deps';
@@ -29,6 +29,7 @@ import {
   credentialProviderFromSecret,
   parseVendorCredentials,
 } from '#core/secrets';
+import { normalizeDomain } from '#core/validation';
 import { isRecord } from '#core/vendor/json';
 import { createRotateApiKeyHandler } from '../lambdas/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
@@ -65,6 +66,16 @@ export function parseRotateFault(spec: string | undefined): RotateAnswerShape | 
   return shape;
 }
 
+/** `--check-domain` as the scan's own intake would take it; a UsageError naming the flag otherwise. */
+function checkDomainFlag(domain: string, config: PipelineConfig): void {
+  try {
+    normalizeDomain(domain, '--check-domain', { allowSpecialUse: config.scan.allowSpecialUseDomains });
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new UsageError(`${error.message}; nothing was rotated`);
+    throw error;
+  }
+}
+
 /** The secret rotated, by name; override with ROTATION_SECRET_ID (a name or an ARN). */
 export const DEFAULT_ROTATION_SECRET = 'security-pipeline/vendor-org-key';
 
@@ -82,6 +93,8 @@ export async function runRotateCommand(
   config: PipelineConfig,
 ): Promise<number> {
   const shape = parseRotateFault(options.fault);
+  // Rotating cannot be undone: every flag is checked before it, with the rule the scan would apply.
+  checkDomainFlag(options.checkDomain, config);
   const secretsManager = await connectSecretsManager(process.env);
   try {
     return await withLocalRun(
@@ -164,7 +177,7 @@ export async function runRotateCommand(
         const scanClient = run.clientsWith(credentialProviderFromSecret(reader, secretId, 'scan')).scan;
         const scan = await scanOneDomain(run, config, scanClient, options.checkDomain);
         process.stdout.write(
-          `Scan of ${options.checkDomain} with the rotated key: ${scan.state} (${scan.where})\n`,
+          `Scan of ${options.checkDomain} with the rotated key: ${scan.state}${scan.reason ? `: ${scan.reason}` : ''} (${scan.where})\n`,
         );
         await writeFile(
           record,
