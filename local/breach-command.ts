@@ -58,7 +58,7 @@ export async function runBreachCommand(
     throw new UsageError('give --name NAME and at least one --email ADDRESS, or --watchlist FILE');
   }
   return withLocalRun(
-    { out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
+    { command: 'breach', out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(`Vendor: ${vendor.label}\n`);
@@ -111,7 +111,7 @@ async function runWatchlistCommand(
     );
   }
   return withLocalRun(
-    { out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
+    { command: 'breach', out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(

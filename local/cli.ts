@@ -108,6 +108,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   let onProgress: ProgressListener = () => {};
   return withLocalRun(
     {
+      command: options.demo ? 'demo' : 'scan',
       out: options.out,
       demo: options.demo,
       logLevel: options.logLevel,

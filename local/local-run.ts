@@ -3,6 +3,7 @@
  * once up front), the embedded S3 beside the results, the handler log, the vendor clients, and at
  * the end the export of every object written as `<out>/<bucket>/<key>`.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createVendorClients, type VendorClients } from '#core/vendor/index';
@@ -11,7 +12,7 @@ import type { PipelineConfig } from '../lib/config/index.ts';
 import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
-import { createFileLogger, type FileLogger, type LogLevel } from './run-files.ts';
+import { createFileLogger, type FileLogger, type LogLevel, logLine } from './run-files.ts';
 import { resolveVendor, type VendorTarget } from './vendor-target.ts';
 
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
@@ -19,6 +20,8 @@ export const LOCAL_INPUT_BUCKET = 'pipeline-input';
 export const LOCAL_RESULTS_BUCKET = 'pipeline-results';
 
 export interface LocalRunOptions {
+  /** The command (`scan`, `rotate`...): names the handler log of a run that has no run folder. */
+  readonly command: string;
   readonly out: string;
   /** The demo shortens the simulator's scans. */
   readonly demo: boolean;
@@ -105,9 +108,25 @@ export async function withLocalRun<T>(
       await Promise.all(opened.map((clients) => clients.close()));
     }
   } finally {
+    await keepUnattachedLog(out, options.command, logs);
     await logs.close(process.stderr);
     await s3.close();
     await rm(s3Directory, { recursive: true, force: true });
     await vendor.close();
   }
+}
+
+/** Where a command without a run folder of its own (rotate, reconcile) keeps its handler log. */
+export const HANDLER_LOGS_FOLDER = 'handler-logs';
+
+/**
+ * Handler lines of a command that never gave its log a run folder go to
+ * `<out>/handler-logs/<command>-<time>.jsonl`, never to the terminal, and the path is printed.
+ */
+async function keepUnattachedLog(out: string, command: string, logs: FileLogger): Promise<void> {
+  if (logs.unattached() === 0) return;
+  const stamp = `${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(2).toString('hex')}`;
+  logs.attach(join(out, HANDLER_LOGS_FOLDER, `${command}-${stamp}.jsonl`));
+  const path = await logs.close(process.stderr);
+  process.stdout.write(logLine(path, logs));
 }

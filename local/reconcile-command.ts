@@ -33,6 +33,8 @@ import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.t
 import { scanOneDomain } from './one-domain-scan.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 
+const COMMAND = 'reconcile';
+
 export interface ReconcileCommandOptions {
   readonly out: string;
   readonly logLevel: LogLevel;
@@ -47,7 +49,7 @@ export async function runReconcileCommand(
   config: PipelineConfig,
 ): Promise<number> {
   return withLocalRun(
-    { out: options.out, demo: true, logLevel: options.logLevel, api: 'scan', config },
+    { command: COMMAND, out: options.out, demo: true, logLevel: options.logLevel, api: 'scan', config },
     async (run) => {
       const say = (line: string) => process.stdout.write(`${line}\n`);
       say(`Vendor: ${run.vendor.label}`);

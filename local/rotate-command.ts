@@ -45,6 +45,8 @@ import {
   type RotateAnswerShape,
 } from './simulator/rotate-answers.ts';
 
+const COMMAND = 'rotate';
+
 export interface RotateCommandOptions {
   readonly out: string;
   readonly logLevel: LogLevel;
@@ -98,7 +100,7 @@ export async function runRotateCommand(
   const secretsManager = await connectSecretsManager(process.env);
   try {
     return await withLocalRun(
-      { out: options.out, demo: true, logLevel: options.logLevel, api: 'scan', config },
+      { command: COMMAND, out: options.out, demo: true, logLevel: options.logLevel, api: 'scan', config },
       async (run) => {
         const { vendor } = run;
         if (!vendor.label.startsWith('built-in simulator') && secretsManager.ephemeral) {

@@ -30,6 +30,8 @@ export interface FileLogger {
   readonly lines: () => number;
   /** From now on lines go to `path`; lines logged before are written there first. */
   attach(path: string): void;
+  /** Lines logged that found no file yet: a run that never attached one must still keep them. */
+  readonly unattached: () => number;
   /** Flushes and closes the file; lines that never found a file go to `fallback`. */
   close(fallback: { write(text: string): unknown }): Promise<string | undefined>;
 }
@@ -64,6 +66,7 @@ export function createFileLogger(level: LogLevel, secrets: () => string[]): File
     logger: { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') },
     warnings: () => warnings,
     lines: () => count,
+    unattached: () => (path === undefined ? pending.length : 0),
     attach(target) {
       // Synchronously, so the stream never opens before its folder exists.
       mkdirSync(dirname(target), { recursive: true });
