@@ -17,6 +17,7 @@ import {
   runBreachReport,
   runWatchlist,
 } from './breach-run.ts';
+import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { breachReportStateMachine } from './definitions.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
@@ -52,13 +53,20 @@ export async function runBreachCommand(
     if (options.name !== undefined || options.emails.length > 0) {
       throw new UsageError('give either --watchlist FILE or --name with --email, not both');
     }
-    return runWatchlistCommand({ ...options, watchlist: options.watchlist }, config);
+    return runWatchlistCommand({ ...options, watchlist: userPath(options.watchlist) }, config);
   }
   if (options.name === undefined || options.emails.length === 0) {
     throw new UsageError('give --name NAME and at least one --email ADDRESS, or --watchlist FILE');
   }
   return withLocalRun(
-    { command: 'breach', out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
+    {
+      command: 'breach',
+      out: userPath(options.out),
+      demo: false,
+      logLevel: options.logLevel,
+      api: 'breach',
+      config,
+    },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(`Vendor: ${vendor.label}\n`);
@@ -111,7 +119,14 @@ async function runWatchlistCommand(
     );
   }
   return withLocalRun(
-    { command: 'breach', out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
+    {
+      command: 'breach',
+      out: userPath(options.out),
+      demo: false,
+      logLevel: options.logLevel,
+      api: 'breach',
+      config,
+    },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(

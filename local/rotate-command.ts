@@ -33,6 +33,7 @@ import { normalizeDomain } from '#core/validation';
 import { isRecord } from '#core/vendor/json';
 import { createRotateApiKeyHandler } from '../lambdas/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
+import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
@@ -100,7 +101,14 @@ export async function runRotateCommand(
   const secretsManager = await connectSecretsManager(process.env);
   try {
     return await withLocalRun(
-      { command: COMMAND, out: options.out, demo: true, logLevel: options.logLevel, api: 'scan', config },
+      {
+        command: COMMAND,
+        out: userPath(options.out),
+        demo: true,
+        logLevel: options.logLevel,
+        api: 'scan',
+        config,
+      },
       async (run) => {
         const { vendor } = run;
         if (!vendor.label.startsWith('built-in simulator') && secretsManager.ephemeral) {
