@@ -179,6 +179,10 @@ describe('npm start -- breach --watchlist', () => {
     expect(run.stdout).toContain(
       '4 row(s): 1 archived, 1 no results, 0 failed, 1 invalid, 1 duplicate; 2 blank or comment line(s)',
     );
+    // The terminal names the rows that were not reported on, and why, as a scan names its lines.
+    expect(run.stdout).toMatch(/^ {2}row 5: invalid: emails\[0\]: has no '@'$/m);
+    expect(run.stdout).toMatch(/^ {2}row 7: duplicate: .*row 3/m);
+    expect(run.stdout).not.toContain('nope');
     const summaryPath = /Summary: (\S+)/.exec(run.stdout)?.[1] as string;
     const summary = JSON.parse(await readFile(summaryPath, 'utf8'));
     expect(summary.rows.map((row: { row: number; status: string }) => [row.row, row.status])).toEqual([
