@@ -28,6 +28,7 @@ import {
   unknownCommandProblem,
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
+import { installInterruptHandlers } from './interrupts.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
 import { addReconcileCommand } from './reconcile-command.ts';
 import { addRotateCommand } from './rotate-command.ts';
@@ -385,5 +386,6 @@ export async function main(argv: readonly string[], configOverride?: PipelineCon
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  installInterruptHandlers();
   process.exitCode = await main(process.argv.slice(2));
 }

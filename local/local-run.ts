@@ -4,16 +4,21 @@
  * the end the export of every object written as `<out>/<bucket>/<key>`.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createVendorClients, type VendorClients } from '#core/vendor/index';
 import type { CredentialProvider, VendorAttemptObserver } from '#core/vendor/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
+import { onInterrupt, removeLeftovers, s3FolderPrefix } from './interrupts.ts';
 import { createFileLogger, type FileLogger, type LogLevel, logLine } from './run-files.ts';
 import { resolveVendor, type VendorTarget } from './vendor-target.ts';
+
+/** Written into the run folder of a run that was interrupted, instead of its summary. */
+export const INTERRUPTED_FILE = 'interrupted.json';
 
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
 export const LOCAL_INPUT_BUCKET = 'pipeline-input';
@@ -66,13 +71,29 @@ export async function withLocalRun<T>(
   }
   // Loopback S3 can take every request at once; the SDK's default 50 sockets only queue (and warn).
   // The embedded S3 keeps its data beside the results, so the export can hard-link its files.
-  const s3Directory = await mkdtemp(join(out, '.s3-'));
+  const leftovers = removeLeftovers(out, LOCAL_RESULTS_BUCKET);
+  if (leftovers.length > 0) {
+    process.stdout.write(`Removed what interrupted earlier runs left: ${leftovers.join(', ')}\n`);
+  }
+  // The pid in the name tells a later run whether its owner is still running.
+  const s3Directory = await mkdtemp(join(out, s3FolderPrefix()));
   const s3 = await startS3rver({
     buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET],
     maxSockets: 1024,
     directory: s3Directory,
   });
   const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
+  const forget = onInterrupt(() => {
+    rmSync(s3Directory, { recursive: true, force: true });
+    const logPath = logs.path();
+    if (logPath === undefined || !existsSync(dirname(logPath))) return 'removed its embedded S3 files';
+    const marker = join(dirname(logPath), INTERRUPTED_FILE);
+    writeFileSync(
+      marker,
+      `${JSON.stringify({ interruptedAt: new Date().toISOString(), summary: 'none: the run was interrupted' }, null, 2)}\n`,
+    );
+    return `removed its embedded S3 files; the run folder says so in ${marker}`;
+  });
   try {
     const written = trackWrittenObjects(s3.client);
     const { config } = options;
@@ -108,6 +129,7 @@ export async function withLocalRun<T>(
       await Promise.all(opened.map((clients) => clients.close()));
     }
   } finally {
+    forget();
     await keepUnattachedLog(out, options.command, logs);
     await logs.close(process.stderr);
     await s3.close();
