@@ -15,6 +15,7 @@ import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
 import { onInterrupt, removeLeftovers, s3FolderPrefix } from './interrupts.ts';
 import { createFileLogger, type FileLogger, type LogLevel, logLine } from './run-files.ts';
+import { spentFaultsLine } from './spent-faults.ts';
 import { resolveVendor, type VendorTarget } from './vendor-target.ts';
 
 /** Written into the run folder of a run that was interrupted, instead of its summary. */
@@ -63,6 +64,7 @@ export async function withLocalRun<T>(
 ): Promise<T> {
   const out = await usableOutputDirectory(options.out);
   const vendor = await resolveVendor(process.env, options.demo);
+  const startedAt = new Date().toISOString();
   try {
     await preflight(vendor, options.api);
   } catch (error) {
@@ -115,7 +117,7 @@ export async function withLocalRun<T>(
       return clients;
     };
     try {
-      return await body({
+      const result = await body({
         out,
         resultsRoot: join(out, LOCAL_RESULTS_BUCKET),
         vendor,
@@ -125,6 +127,8 @@ export async function withLocalRun<T>(
         clientsWith,
         exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
       });
+      process.stdout.write(await spentFaultsLine(vendor.scanApiUrl, startedAt));
+      return result;
     } finally {
       await Promise.all(opened.map((clients) => clients.close()));
     }

@@ -233,9 +233,21 @@ describe('GET /__simulator/faults', () => {
           fault: { type: 'unframed', afterBytes: 10 },
         },
       ],
+      spent: [],
     });
     expect(after.faults[0]?.remaining).toBe(1);
     await control('DELETE', 'faults');
-    expect(await (await control('GET', 'faults')).json()).toEqual({ faults: [] });
+    // Spent uses stay listed, each naming the operation it hit.
+    expect(await (await control('GET', 'faults')).json()).toEqual({
+      faults: [],
+      spent: [
+        {
+          operation: 'GET /stats',
+          api: 'scan',
+          fault: { type: 'status', status: 503 },
+          at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        },
+      ],
+    });
   });
 });
