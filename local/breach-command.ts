@@ -10,6 +10,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { MIN_IDENTITY_KEY_BYTES } from '#core/workflows/breach/identity';
 import { watchlistFormatOf } from '#core/workflows/breach/watchlist';
+import type { WatchlistSummary } from '#core/workflows/breach/watchlist-run';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import {
   type BreachRunRequest,
@@ -17,6 +18,7 @@ import {
   runBreachReport,
   runWatchlist,
 } from './breach-run.ts';
+import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { breachReportStateMachine } from './definitions.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
@@ -52,13 +54,20 @@ export async function runBreachCommand(
     if (options.name !== undefined || options.emails.length > 0) {
       throw new UsageError('give either --watchlist FILE or --name with --email, not both');
     }
-    return runWatchlistCommand({ ...options, watchlist: options.watchlist }, config);
+    return runWatchlistCommand({ ...options, watchlist: userPath(options.watchlist) }, config);
   }
   if (options.name === undefined || options.emails.length === 0) {
     throw new UsageError('give --name NAME and at least one --email ADDRESS, or --watchlist FILE');
   }
   return withLocalRun(
-    { out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
+    {
+      command: 'breach',
+      out: userPath(options.out),
+      demo: false,
+      logLevel: options.logLevel,
+      api: 'breach',
+      config,
+    },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(`Vendor: ${vendor.label}\n`);
@@ -112,7 +121,14 @@ async function runWatchlistCommand(
     );
   }
   return withLocalRun(
-    { out: options.out, demo: false, logLevel: options.logLevel, api: 'breach', config },
+    {
+      command: 'breach',
+      out: userPath(options.out),
+      demo: false,
+      logLevel: options.logLevel,
+      api: 'breach',
+      config,
+    },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(
@@ -146,17 +162,31 @@ async function runWatchlistCommand(
       const logPath = await logs.close(process.stderr);
       const latest = await pointLatestAt(out, runFolder);
       const { counts } = run;
+      const summaryPath = join(resultsRoot, run.summaryKey);
       process.stdout.write(
-        (run.refused ? `\nRefused: ${run.refused}` : '') +
+        (await rowProblems(summaryPath)) +
+          (run.refused ? `\nRefused: ${run.refused}` : '') +
           `\n${counts.rows} row(s): ${counts.archived} archived, ${counts.no_results} no results, ${counts.failed} failed, ` +
           `${counts.invalid} invalid, ${counts.duplicate} duplicate; ${counts.ignoredLines} blank or comment line(s)\n` +
-          `Summary: ${join(resultsRoot, run.summaryKey)}\n` +
+          `Summary: ${summaryPath}\n` +
           logLine(logPath, logs) +
           latestLine(latest, runFolder),
       );
       return run.refused || counts.failed > 0 || counts.invalid > 0 ? 1 : 0;
     },
   );
+}
+
+/**
+ * The rows that never became a report, with their reasons, as a scan run lists its invalid lines.
+ * The reasons name the field by position (`emails[0]: has no '@'`), never an address.
+ */
+async function rowProblems(summaryPath: string): Promise<string> {
+  const summary = JSON.parse(await readFile(summaryPath, 'utf8')) as WatchlistSummary;
+  const problems = summary.rows.filter((row) => row.status === 'invalid' || row.status === 'duplicate');
+  return problems
+    .map((row) => `  row ${row.row}: ${row.status}${row.reason ? `: ${row.reason}` : ''}\n`)
+    .join('');
 }
 
 /** What a person's run did, in a few lines; never an address, the name only as its slug. */

@@ -69,6 +69,9 @@ async function makeDirectories(path: string): Promise<void> {
   for (const level of missing) await mkdir(level);
 }
 
+/** The requests `preflight` makes, as the simulator names operations (`METHOD path`). */
+export const PREFLIGHT_OPERATIONS: readonly string[] = ['GET /stats', 'GET /view_breaches'];
+
 /** The vendor API a local command needs. */
 export type PreflightApi = 'scan' | 'breach';
 

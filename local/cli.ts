@@ -19,6 +19,7 @@ import { splitLines } from '#core/domain-list';
 import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import { runBreachCommand } from './breach-command.ts';
+import { flagBeforeCommandProblem, swallowedFlagsProblem, userDirectory, userPath } from './cli-args.ts';
 import {
   configFlag,
   hasDomainLines,
@@ -28,6 +29,7 @@ import {
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
 import { addLatencyFlags } from './latency.ts';
+import { installInterruptHandlers } from './interrupts.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
 import { addReconcileCommand } from './reconcile-command.ts';
 import { addRotateCommand } from './rotate-command.ts';
@@ -86,30 +88,30 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   if (options.domains.length === 0 && !options.domainsFile) {
     throw new UsageError('give at least one domain or --domains-file FILE');
   }
-  const file = options.domainsFile
-    ? { name: basename(options.domainsFile), bytes: await readDomainsFile(options.domainsFile) }
+  // Absolute from here on, resolved where the user typed it, so every message shows the real path.
+  const domainsFile = options.domainsFile === undefined ? undefined : userPath(options.domainsFile);
+  const file = domainsFile
+    ? { name: basename(domainsFile), bytes: await readDomainsFile(domainsFile) }
     : undefined;
   // The intake only treats these suffixes as domain lists; say so before anything starts.
-  if (
-    options.domainsFile &&
-    file &&
-    !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))
-  ) {
+  if (domainsFile && file && !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))) {
     throw new UsageError(
-      `--domains-file ${options.domainsFile}: must end with one of ${config.intake.suffixes.join(', ')}`,
+      `--domains-file ${domainsFile}: must end with one of ${config.intake.suffixes.join(', ')} ` +
+        '(the intake.suffixes setting of the pipeline configuration)',
     );
   }
   const { poll, deadlineNote } = localPollSettings(config, options);
   if (options.domains.length === 0 && file && !hasDomainLines(file.bytes)) {
     throw new InvalidInputError(
-      `--domains-file ${options.domainsFile}`,
+      `--domains-file ${domainsFile}`,
       'is empty: it has no domain lines (only blank lines or # comments)',
     );
   }
   let onProgress: ProgressListener = () => {};
   return withLocalRun(
     {
-      out: options.out,
+      command: options.demo ? 'demo' : 'scan',
+      out: userPath(options.out),
       demo: options.demo,
       logLevel: options.logLevel,
       api: 'scan',
@@ -349,14 +351,17 @@ export async function main(argv: readonly string[], configOverride?: PipelineCon
       configOverride ??
       (configFile === undefined
         ? await loadLocalPipelineConfig(PROJECT_ROOT)
-        : loadPipelineConfigFile(configFile, process.cwd(), '--config'));
+        : loadPipelineConfigFile(configFile, userDirectory(), '--config'));
     const program = buildProgram(config, (code) => {
       exitCode = code;
     });
-    const unknown = unknownCommandProblem(
-      argv,
-      program.commands.map((command) => command.name()),
-    );
+    const unknown =
+      swallowedFlagsProblem(argv, program) ??
+      flagBeforeCommandProblem(argv, program) ??
+      unknownCommandProblem(
+        argv,
+        program.commands.map((command) => command.name()),
+      );
     if (unknown) throw new UsageError(unknown);
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
@@ -383,5 +388,6 @@ export async function main(argv: readonly string[], configOverride?: PipelineCon
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  installInterruptHandlers();
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -4,8 +4,10 @@
  * evaluator (every call a handler makes checked against its function's synthesized policies), and
  * at the end the export of every object written as `<out>/<bucket>/<key>`.
  */
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createVendorClients, type VendorClients } from '#core/vendor/index';
 import type { CredentialProvider, VendorAttemptObserver } from '#core/vendor/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
@@ -13,15 +15,22 @@ import { type PreflightApi, preflight, usableOutputDirectory } from './cli-check
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
 import { type IamEvaluator, localRunEvaluator } from './iam/evaluator.ts';
-import { createFileLogger, type FileLogger, type LogLevel } from './run-files.ts';
+import { onInterrupt, removeLeftovers, s3FolderPrefix } from './interrupts.ts';
+import { createFileLogger, type FileLogger, type LogLevel, logLine } from './run-files.ts';
+import { spentFaultsLine } from './spent-faults.ts';
 import { cachedSynthesis } from './synth-cache.ts';
 import { resolveVendor, type VendorTarget } from './vendor-target.ts';
+
+/** Written into the run folder of a run that was interrupted, instead of its summary. */
+export const INTERRUPTED_FILE = 'interrupted.json';
 
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
 export const LOCAL_INPUT_BUCKET = 'pipeline-input';
 export const LOCAL_RESULTS_BUCKET = 'pipeline-results';
 
 export interface LocalRunOptions {
+  /** The command (`scan`, `rotate`...): names the handler log of a run that has no run folder. */
+  readonly command: string;
   readonly out: string;
   /** The demo shortens the simulator's scans. */
   readonly demo: boolean;
@@ -65,6 +74,7 @@ export async function withLocalRun<T>(
 ): Promise<T> {
   const out = await usableOutputDirectory(options.out);
   const vendor = await resolveVendor(process.env, options.demo);
+  const startedAt = new Date().toISOString();
   try {
     await preflight(vendor, options.api);
   } catch (error) {
@@ -73,13 +83,29 @@ export async function withLocalRun<T>(
   }
   // Loopback S3 can take every request at once; the SDK's default 50 sockets only queue (and warn).
   // The embedded S3 keeps its data beside the results, so the export can hard-link its files.
-  const s3Directory = await mkdtemp(join(out, '.s3-'));
+  const leftovers = removeLeftovers(out, LOCAL_RESULTS_BUCKET);
+  if (leftovers.length > 0) {
+    process.stdout.write(`Removed what interrupted earlier runs left: ${leftovers.join(', ')}\n`);
+  }
+  // The pid in the name tells a later run whether its owner is still running.
+  const s3Directory = await mkdtemp(join(out, s3FolderPrefix()));
   const s3 = await startS3rver({
     buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET],
     maxSockets: 1024,
     directory: s3Directory,
   });
   const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
+  const forget = onInterrupt(() => {
+    rmSync(s3Directory, { recursive: true, force: true });
+    const logPath = logs.path();
+    if (logPath === undefined || !existsSync(dirname(logPath))) return 'removed its embedded S3 files';
+    const marker = join(dirname(logPath), INTERRUPTED_FILE);
+    writeFileSync(
+      marker,
+      `${JSON.stringify({ interruptedAt: new Date().toISOString(), summary: 'none: the run was interrupted' }, null, 2)}\n`,
+    );
+    return `removed its embedded S3 files; the run folder says so in ${marker}`;
+  });
   try {
     const written = trackWrittenObjects(s3.client);
     const { config } = options;
@@ -107,7 +133,7 @@ export async function withLocalRun<T>(
       return clients;
     };
     try {
-      return await body({
+      const result = await body({
         out,
         resultsRoot: join(out, LOCAL_RESULTS_BUCKET),
         vendor,
@@ -118,12 +144,16 @@ export async function withLocalRun<T>(
         clientsWith,
         exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
       });
+      process.stdout.write(await spentFaultsLine(vendor.scanApiUrl, startedAt));
+      return result;
     } finally {
       await Promise.all(opened.map((clients) => clients.close()));
       // Nothing to say when no handler ran (a usage error found inside the command).
       if (iam.stats().checks > 0) process.stdout.write(describeEvaluation(iam));
     }
   } finally {
+    forget();
+    await keepUnattachedLog(out, options.command, logs);
     await logs.close(process.stderr);
     await s3.close();
     await rm(s3Directory, { recursive: true, force: true });
@@ -138,4 +168,19 @@ function describeEvaluation(iam: IamEvaluator): string {
   const shown = denials.slice(0, 5).map((d) => `  ${d.handler} ${d.command}: ${d.message}\n`);
   const more = denials.length > shown.length ? [`  … and ${denials.length - shown.length} more\n`] : [];
   return [head, ...shown, ...more].join('');
+}
+
+/** Where a command without a run folder of its own (rotate, reconcile) keeps its handler log. */
+export const HANDLER_LOGS_FOLDER = 'handler-logs';
+
+/**
+ * Handler lines of a command that never gave its log a run folder go to
+ * `<out>/handler-logs/<command>-<time>.jsonl`, never to the terminal, and the path is printed.
+ */
+async function keepUnattachedLog(out: string, command: string, logs: FileLogger): Promise<void> {
+  if (logs.unattached() === 0) return;
+  const stamp = `${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(2).toString('hex')}`;
+  logs.attach(join(out, HANDLER_LOGS_FOLDER, `${command}-${stamp}.jsonl`));
+  const path = await logs.close(process.stderr);
+  process.stdout.write(logLine(path, logs));
 }

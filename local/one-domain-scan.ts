@@ -19,6 +19,8 @@ export interface OneDomainScan {
   readonly state: string;
   /** Where its outputs or its failure record are, under the run's results. */
   readonly where: string;
+  /** Why the domain was never scanned (an invalid line, a refused list), when it was not. */
+  readonly reason?: string;
 }
 
 export async function scanOneDomain(
@@ -48,9 +50,14 @@ export async function scanOneDomain(
   await run.exportWritten();
   const scanned = result.summary.domains[0];
   const prefix = scanned?.manifestKey ?? scanned?.outputPrefix ?? result.summaryKey;
-  return {
-    domain,
-    state: scanned?.state ?? (result.summary.rejected ? 'rejected' : 'unknown'),
-    where: join(run.resultsRoot, prefix),
-  };
+  if (scanned !== undefined) return { domain, state: scanned.state, where: join(run.resultsRoot, prefix) };
+  // Not scanned at all: the summary says why, and so must whoever prints this.
+  const { summary } = result;
+  const invalid = summary.invalid[0];
+  const [state, reason] = summary.rejected
+    ? ['rejected', summary.rejected.reason]
+    : invalid
+      ? ['invalid', invalid.reason]
+      : ['unknown', 'the list summary holds no entry for it'];
+  return { domain, state, where: join(run.resultsRoot, prefix), reason };
 }

@@ -28,11 +28,14 @@ import type { ReconcileSettings } from '#core/workflows/scan/reconcile-settings'
 import { VENDOR_STATS_KEY } from '#core/workflows/scan/vendor-stats';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { reconcileFunctionSettings } from '../lib/config/reconciliation-schema.ts';
+import { userPath } from './cli-args.ts';
 import { recordS3Commands } from './embedded-s3.ts';
 import { runAs } from './iam/attribution.ts';
 import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
+
+const COMMAND = 'reconcile';
 
 export interface ReconcileCommandOptions {
   readonly out: string;
@@ -48,7 +51,14 @@ export async function runReconcileCommand(
   config: PipelineConfig,
 ): Promise<number> {
   return withLocalRun(
-    { out: options.out, demo: true, logLevel: options.logLevel, api: 'scan', config },
+    {
+      command: COMMAND,
+      out: userPath(options.out),
+      demo: true,
+      logLevel: options.logLevel,
+      api: 'scan',
+      config,
+    },
     async (run) => {
       const say = (line: string) => process.stdout.write(`${line}\n`);
       say(`Vendor: ${run.vendor.label}`);

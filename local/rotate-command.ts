@@ -17,7 +17,7 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { Command } from 'commander';
-import { ConfigurationError } from '#core/errors';
+import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { createMetricsRecorder, METRIC } from '#core/metrics';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS } from '#core/rotation/deps';
@@ -29,9 +29,11 @@ import {
   credentialProviderFromSecret,
   parseVendorCredentials,
 } from '#core/secrets';
+import { normalizeDomain } from '#core/validation';
 import { isRecord } from '#core/vendor/json';
 import { createRotateApiKeyHandler } from '../lambdas/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
+import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
@@ -44,6 +46,8 @@ import {
   ROTATE_ANSWER_SHAPES,
   type RotateAnswerShape,
 } from './simulator/rotate-answers.ts';
+
+const COMMAND = 'rotate';
 
 export interface RotateCommandOptions {
   readonly out: string;
@@ -66,6 +70,16 @@ export function parseRotateFault(spec: string | undefined): RotateAnswerShape | 
   return shape;
 }
 
+/** `--check-domain` as the scan's own intake would take it; a UsageError naming the flag otherwise. */
+function checkDomainFlag(domain: string, config: PipelineConfig): void {
+  try {
+    normalizeDomain(domain, '--check-domain', { allowSpecialUse: config.scan.allowSpecialUseDomains });
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new UsageError(`${error.message}; nothing was rotated`);
+    throw error;
+  }
+}
+
 /** The secret rotated, by name; override with ROTATION_SECRET_ID (a name or an ARN). */
 export const DEFAULT_ROTATION_SECRET = 'security-pipeline/vendor-org-key';
 
@@ -83,12 +97,15 @@ export async function runRotateCommand(
   config: PipelineConfig,
 ): Promise<number> {
   const shape = parseRotateFault(options.fault);
+  // Rotating cannot be undone: every flag is checked before it, with the rule the scan would apply.
+  checkDomainFlag(options.checkDomain, config);
   const secretsManager = await connectSecretsManager(process.env);
   const secretName = process.env.ROTATION_SECRET_ID?.trim() || DEFAULT_ROTATION_SECRET;
   try {
     return await withLocalRun(
       {
-        out: options.out,
+        command: COMMAND,
+        out: userPath(options.out),
         demo: true,
         logLevel: options.logLevel,
         api: 'scan',
@@ -187,7 +204,7 @@ export async function runRotateCommand(
         const scanClient = run.clientsWith(credentialProviderFromSecret(reader, secretId, 'scan')).scan;
         const scan = await scanOneDomain(run, config, scanClient, options.checkDomain);
         process.stdout.write(
-          `Scan of ${options.checkDomain} with the rotated key: ${scan.state} (${scan.where})\n`,
+          `Scan of ${options.checkDomain} with the rotated key: ${scan.state}${scan.reason ? `: ${scan.reason}` : ''} (${scan.where})\n`,
         );
         await writeFile(
           record,

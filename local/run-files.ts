@@ -30,6 +30,10 @@ export interface FileLogger {
   readonly lines: () => number;
   /** From now on lines go to `path`; lines logged before are written there first. */
   attach(path: string): void;
+  /** Lines logged that found no file yet: a run that never attached one must still keep them. */
+  readonly unattached: () => number;
+  /** The file lines go to, once attached (it exists only once a line was written). */
+  readonly path: () => string | undefined;
   /** Flushes and closes the file; lines that never found a file go to `fallback`. */
   close(fallback: { write(text: string): unknown }): Promise<string | undefined>;
 }
@@ -50,7 +54,12 @@ export function createFileLogger(level: LogLevel, secrets: () => string[]): File
       pending.push(line);
       return;
     }
-    stream ??= createWriteStream(path, { flags: 'a' });
+    if (stream === undefined) {
+      // Synchronously, so the stream never opens before its folder exists; and only now, so a run
+      // folder exists only once it holds something (an empty one is an interrupted older run's).
+      mkdirSync(dirname(path), { recursive: true });
+      stream = createWriteStream(path, { flags: 'a' });
+    }
     stream.write(line);
   };
   const emit = (lineLevel: LogLevel) => (message: string, extra?: Record<string, unknown>) => {
@@ -64,9 +73,9 @@ export function createFileLogger(level: LogLevel, secrets: () => string[]): File
     logger: { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') },
     warnings: () => warnings,
     lines: () => count,
+    unattached: () => (path === undefined ? pending.length : 0),
+    path: () => path,
     attach(target) {
-      // Synchronously, so the stream never opens before its folder exists.
-      mkdirSync(dirname(target), { recursive: true });
       path = target;
       for (const line of pending.splice(0)) write(line);
     },

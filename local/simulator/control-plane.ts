@@ -62,7 +62,7 @@ async function handle(sim: SimContext, actions: ControlActions, req: IncomingMes
       return jsonResponse(201, { added: true });
     }
     case 'GET /__simulator/faults':
-      return jsonResponse(200, { faults: sim.faults.list() });
+      return jsonResponse(200, { faults: sim.faults.list(), spent: sim.faults.spent() });
     case 'DELETE /__simulator/faults':
       sim.faults.clear();
       return jsonResponse(200, { cleared: true });

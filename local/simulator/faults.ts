@@ -41,9 +41,27 @@ function validatePhase(fault: { readonly type: string; readonly phase?: unknown 
     );
   }
 }
+/** One use of a rule: the operation it hit, so a fault spent where nobody looked can be found. */
+export interface SpentFault {
+  /** `GET /stats`: the request's method and path (without the query). */
+  readonly operation: string;
+  readonly api: SimulatedApi | null;
+  readonly fault: Fault;
+  /** When it was spent (ISO). */
+  readonly at: string;
+}
+
+/** Spent uses kept for GET /__simulator/faults; the oldest are dropped beyond this. */
+const SPENT_KEPT = 1_000;
 
 export class FaultBook {
   private rules: ActiveRule[] = [];
+  private spentUses: SpentFault[] = [];
+
+  /** Every use spent so far (the last SPENT_KEPT), oldest first. */
+  spent(): readonly SpentFault[] {
+    return this.spentUses;
+  }
 
   /** `random` draws for rules with a probability; seeded by the simulator so a soak repeats. */
   constructor(private readonly random: () => number = seededRandom(1)) {}
@@ -91,6 +109,13 @@ export class FaultBook {
     if (!active) return undefined;
     active.remaining -= 1;
     if (active.remaining <= 0) this.rules.splice(index, 1);
+    this.spentUses.push({
+      operation: `${target.method} ${target.path}`,
+      api: target.api ?? null,
+      fault: active.rule.fault,
+      at: new Date().toISOString(),
+    });
+    if (this.spentUses.length > SPENT_KEPT) this.spentUses.shift();
     return active.rule.fault;
   }
 }

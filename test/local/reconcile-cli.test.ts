@@ -29,6 +29,13 @@ describe('npm start -- reconcile', () => {
 
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
+    // The orphan's ScanRejected makes the handlers warn: into a file whose path is printed, never stderr.
+    expect(run.stderr).toBe('');
+    const log = /^Log: +(\S+) \((\d+) line\(s\), (\d+) warning/m.exec(run.stdout);
+    expect(log?.[1]).toMatch(/\/handler-logs\/reconcile-[0-9TZ]+-[0-9a-f]{4}\.jsonl$/);
+    const logLines = (await readFile(log?.[1] ?? '', 'utf8')).trim().split('\n');
+    expect(logLines).toHaveLength(Number(log?.[2]));
+    expect(logLines.map((line) => JSON.parse(line).level)).toContain('WARN');
     const uuid =
       /created scan ([0-9a-f-]{36}) of orphan\.example\.com and lost StartScan's answer; the execution ended ScanRejected/.exec(
         run.stdout,

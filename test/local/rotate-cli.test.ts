@@ -171,6 +171,31 @@ describe('npm start -- rotate', () => {
     }
   });
 
+  it('refuses (exit 2) a --check-domain the scan would refuse, before anything is rotated', async () => {
+    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
+    const endpoint = await startSecretsManagerServer();
+    try {
+      const run = await runCli(['rotate', '--out', outDir, '--check-domain', 'foo.test'], {
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+        ORG_UUID: vendor.orgUuid,
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_REGION: 'eu-west-1',
+      });
+
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^error: Invalid --check-domain: .*\.test.*; nothing was rotated\n$/);
+      expect(vendor.requestCount('POST /orgs/{org_uuid}/api/key/rotate')).toBe(0);
+      expect(endpoint.store.calls).toEqual([]);
+      expect(await filesUnder(outDir)).toEqual([]);
+    } finally {
+      await endpoint.close();
+      await vendor.close();
+    }
+  });
+
   it('refuses (exit 2) a --fault it does not know, naming the shapes', async () => {
     const run = await runCli(['rotate', '--out', outDir, '--fault', 'rotate-answer=xml']);
 

@@ -225,6 +225,8 @@ describe('GET /__simulator/faults', () => {
 
     // Assess
     expect(before).toEqual({
+      // Spent uses of the earlier tests' rules on this simulator.
+      spent: expect.any(Array),
       faults: [
         { api: 'scan', path: '/stats', remaining: 2, fault: { type: 'status', status: 503 } },
         {
@@ -236,6 +238,20 @@ describe('GET /__simulator/faults', () => {
     });
     expect(after.faults[0]?.remaining).toBe(1);
     await control('DELETE', 'faults');
-    expect(await (await control('GET', 'faults')).json()).toEqual({ faults: [] });
+    // Spent uses stay listed, each naming the operation it hit.
+    const spentBefore = (before as { spent: unknown[] }).spent.length;
+    const cleared = (await (await control('GET', 'faults')).json()) as {
+      faults: unknown[];
+      spent: unknown[];
+    };
+    expect(cleared.faults).toEqual([]);
+    expect(cleared.spent.slice(spentBefore)).toEqual([
+      {
+        operation: 'GET /stats',
+        api: 'scan',
+        fault: { type: 'status', status: 503 },
+        at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      },
+    ]);
   });
 });
