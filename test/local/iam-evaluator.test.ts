@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAs } from '../../local/iam/attribution.ts';
 import { AccessDeniedError, createIamEvaluator } from '../../local/iam/evaluator.ts';
-import { LOCAL_STACK } from '../../local/iam/resolve.ts';
+import { FAKE_ENVIRONMENT } from '../../local/iam/template-resolver.ts';
 import { type IamView, iamViewOf } from '../../local/iam/view.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -68,22 +68,22 @@ describe('template resolution (local/iam/view.ts)', () => {
     });
     const fn = view.functions['write-list-summary'];
     expect(view.buckets.results).toBe('securitypipeline-results');
-    expect(fn?.roleArn).toBe(`arn:aws:iam::${LOCAL_STACK.account}:role/SecurityPipeline-FnRole`);
+    expect(fn?.roleArn).toBe(`arn:aws:iam::${FAKE_ENVIRONMENT.account}:role/SecurityPipeline-FnRole`);
     expect(fn?.policies[0]?.policy.Statement.map((s) => s.Resource)).toEqual([
       'arn:aws:s3:::securitypipeline-results/lists/*',
-      `arn:aws:states:${LOCAL_STACK.region}:${LOCAL_STACK.account}:execution:SecurityPipeline-Machine:*`,
+      `arn:aws:states:${FAKE_ENVIRONMENT.region}:${FAKE_ENVIRONMENT.account}:execution:SecurityPipeline-Machine:*`,
     ]);
   });
 });
 
 /** One function allowed to write and list under scans/, a bucket policy denying deletes and old TLS. */
 const VIEW: IamView = {
-  environment: LOCAL_STACK,
+  environment: FAKE_ENVIRONMENT,
   functions: {
     'write-scan-manifest': {
       functionName: 'ManifestFn',
       roleName: 'ManifestRole',
-      roleArn: `arn:aws:iam::${LOCAL_STACK.account}:role/ManifestRole`,
+      roleArn: `arn:aws:iam::${FAKE_ENVIRONMENT.account}:role/ManifestRole`,
       managedPolicyArns: [],
       policies: [
         {
@@ -162,7 +162,7 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
       $metadata: { httpStatusCode: 403 },
     });
     expect((denied as Error).message).toBe(
-      `User: arn:aws:sts::${LOCAL_STACK.account}:assumed-role/ManifestRole/ManifestFn is not authorized to perform: ` +
+      `User: arn:aws:sts::${FAKE_ENVIRONMENT.account}:assumed-role/ManifestRole/ManifestFn is not authorized to perform: ` +
         's3:ListBucket on resource: "arn:aws:s3:::deployed-results" because no identity-based policy allows the s3:ListBucket action',
     );
     expect(e.stats().denials).toEqual([
