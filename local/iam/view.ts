@@ -5,7 +5,12 @@
  */
 import { ENV } from '#core/runtime/variables';
 import type { CfnTemplate } from '../definitions.ts';
-import { type NamedPolicy, type PolicyDocument, resourcePolicyOf, rolePoliciesOf } from './template-policies.ts';
+import {
+  type NamedPolicy,
+  type PolicyDocument,
+  resourcePolicyOf,
+  rolePoliciesOf,
+} from './template-policies.ts';
 import {
   type CfnTemplateLike,
   FAKE_ENVIRONMENT,
@@ -57,7 +62,10 @@ function refTo(value: unknown): string | undefined {
 }
 
 /** The evaluator's view of `template`; a template without functions (a test's) yields an empty one. */
-export function iamViewOf(template: CfnTemplate, environment: ResolverEnvironment = FAKE_ENVIRONMENT): IamView {
+export function iamViewOf(
+  template: CfnTemplate,
+  environment: ResolverEnvironment = FAKE_ENVIRONMENT,
+): IamView {
   const resolver = new TemplateResolver(
     { ...template, Resources: template.Resources ?? {} } as CfnTemplateLike,
     environment,

@@ -191,6 +191,43 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
   });
 });
 
+describe('secrets named by name (local/iam/requests.ts with the resolver)', () => {
+  it("gives a secret named in a call the ARN the template's secret resolves to, so its grant applies", async () => {
+    const view = iamViewOf({
+      Resources: {
+        Key: { Type: 'AWS::SecretsManager::Secret', Properties: { Name: 'vendor/api-key' } },
+        FnRole: { Type: 'AWS::IAM::Role' },
+        Fn: {
+          Type: 'AWS::Lambda::Function',
+          Properties: {
+            Description: 'Security pipeline: lambdas/start-scan.ts',
+            Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
+          },
+        },
+        FnPolicy: {
+          Type: 'AWS::IAM::Policy',
+          Properties: {
+            Roles: [{ Ref: 'FnRole' }],
+            PolicyDocument: {
+              Statement: [
+                { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Key' } },
+              ],
+            },
+          },
+        },
+      },
+    });
+    const e = createIamEvaluator(view);
+    const get = (SecretId: string) =>
+      runAs('start-scan', () => e.check('SecretsManagerClient', 'GetSecretValueCommand', { SecretId }));
+    await get('vendor/api-key');
+    await expect(get('vendor/other-key')).rejects.toThrow(AccessDeniedError);
+    expect(e.stats().denials.map((d) => d.resource)).toEqual([
+      expect.stringMatching(/:secret:vendor\/other-key-\w{6}$/),
+    ]);
+  });
+});
+
 describe('remembered allows (local/iam/decision-memo.ts)', () => {
   /** Every call's outcome: 'allowed' or the denial's message. */
   async function outcomes(remember: boolean, view: IamView = VIEW) {
