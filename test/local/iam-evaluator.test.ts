@@ -13,59 +13,73 @@ import { type IamView, iamViewOf } from '../../local/iam/view.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
+/** A template with `resources` and one function of `handler`, whose role has one policy of `statements`. */
+function oneFunctionTemplate(
+  handler: string,
+  resources: Record<string, unknown>,
+  statements: Record<string, unknown>[],
+  variables: Record<string, unknown> = {},
+) {
+  return {
+    Resources: {
+      ...resources,
+      FnRole: { Type: 'AWS::IAM::Role' },
+      Fn: {
+        Type: 'AWS::Lambda::Function',
+        Properties: {
+          Description: `Security pipeline: lambdas/${handler}.ts`,
+          Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
+          Environment: { Variables: variables },
+        },
+      },
+      FnPolicy: {
+        Type: 'AWS::IAM::Policy',
+        Properties: { Roles: [{ Ref: 'FnRole' }], PolicyDocument: { Statement: statements } },
+      },
+    },
+  };
+}
+
 describe('template resolution (local/iam/view.ts)', () => {
   it('resolves Ref, GetAtt, Join, Sub and Select/Split in role and resource policies to concrete ARNs', () => {
-    const view = iamViewOf({
-      Resources: {
-        Results: { Type: 'AWS::S3::Bucket' },
-        Machine: { Type: 'AWS::StepFunctions::StateMachine' },
-        FnRole: { Type: 'AWS::IAM::Role' },
-        Fn: {
-          Type: 'AWS::Lambda::Function',
-          Properties: {
-            Description: 'Security pipeline: lambdas/write-list-summary.ts',
-            Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
-            Environment: { Variables: { RESULTS_BUCKET: { Ref: 'Results' } } },
-          },
+    const view = iamViewOf(
+      oneFunctionTemplate(
+        'write-list-summary',
+        {
+          Results: { Type: 'AWS::S3::Bucket' },
+          Machine: { Type: 'AWS::StepFunctions::StateMachine' },
         },
-        FnPolicy: {
-          Type: 'AWS::IAM::Policy',
-          Properties: {
-            Roles: [{ Ref: 'FnRole' }],
-            PolicyDocument: {
-              Statement: [
-                {
-                  Effect: 'Allow',
-                  Action: 's3:GetObject',
-                  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub pattern
-                  Resource: { 'Fn::Sub': '${Results.Arn}/lists/*' },
-                },
-                {
-                  Effect: 'Allow',
-                  Action: 'states:DescribeExecution',
-                  Resource: {
-                    'Fn::Join': [
-                      '',
-                      [
-                        'arn:',
-                        { Ref: 'AWS::Partition' },
-                        ':states:',
-                        { Ref: 'AWS::Region' },
-                        ':',
-                        { Ref: 'AWS::AccountId' },
-                        ':execution:',
-                        { 'Fn::Select': [6, { 'Fn::Split': [':', { Ref: 'Machine' }] }] },
-                        ':*',
-                      ],
-                    ],
-                  },
-                },
+        [
+          {
+            Effect: 'Allow',
+            Action: 's3:GetObject',
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub pattern
+            Resource: { 'Fn::Sub': '${Results.Arn}/lists/*' },
+          },
+          {
+            Effect: 'Allow',
+            Action: 'states:DescribeExecution',
+            Resource: {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':states:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':execution:',
+                  { 'Fn::Select': [6, { 'Fn::Split': [':', { Ref: 'Machine' }] }] },
+                  ':*',
+                ],
               ],
             },
           },
-        },
-      },
-    });
+        ],
+        { RESULTS_BUCKET: { Ref: 'Results' } },
+      ),
+    );
     const fn = view.functions['write-list-summary'];
     expect(view.buckets.results).toBe('securitypipeline-results');
     expect(fn?.roleArn).toBe(`arn:aws:iam::${FAKE_ENVIRONMENT.account}:role/SecurityPipeline-FnRole`);
@@ -193,30 +207,13 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
 
 describe('secrets named by name (local/iam/requests.ts with the resolver)', () => {
   it("gives a secret named in a call the ARN the template's secret resolves to, so its grant applies", async () => {
-    const view = iamViewOf({
-      Resources: {
-        Key: { Type: 'AWS::SecretsManager::Secret', Properties: { Name: 'vendor/api-key' } },
-        FnRole: { Type: 'AWS::IAM::Role' },
-        Fn: {
-          Type: 'AWS::Lambda::Function',
-          Properties: {
-            Description: 'Security pipeline: lambdas/start-scan.ts',
-            Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
-          },
-        },
-        FnPolicy: {
-          Type: 'AWS::IAM::Policy',
-          Properties: {
-            Roles: [{ Ref: 'FnRole' }],
-            PolicyDocument: {
-              Statement: [
-                { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Key' } },
-              ],
-            },
-          },
-        },
-      },
-    });
+    const view = iamViewOf(
+      oneFunctionTemplate(
+        'start-scan',
+        { Key: { Type: 'AWS::SecretsManager::Secret', Properties: { Name: 'vendor/api-key' } } },
+        [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Key' } }],
+      ),
+    );
     const e = createIamEvaluator(view);
     const get = (SecretId: string) =>
       runAs('start-scan', () => e.check('SecretsManagerClient', 'GetSecretValueCommand', { SecretId }));
