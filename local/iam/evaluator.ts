@@ -13,6 +13,7 @@ import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
 import { currentHandler } from './attribution.ts';
 import { createDecisionMemo } from './decision-memo.ts';
 import { type AuthorizationRequest, authorizationRequests, type ResourceNaming } from './requests.ts';
+import { secretArn } from './resource-types.ts';
 import type { IamView } from './view.ts';
 
 /** What the deployed service answers a denied call with; S3 and SQS say AccessDenied, the JSON services AccessDeniedException. */
@@ -78,7 +79,7 @@ export interface WatchableClient {
   };
 }
 
-/** `name` from a secret ARN (`…:secret:name-AbCdEf`), or the id itself when it is a name. */
+/** `name` from a secret ARN (`…:secret:name-` and six characters), or the id itself when it is a name. */
 function secretName(id: string): string {
   const match = /^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:(.+)-[A-Za-z0-9]{6}$/.exec(id);
   return match?.[1] ?? id;
@@ -103,9 +104,7 @@ export function createIamEvaluator(
     secret: (id) => {
       const mapped = local.secrets?.[secretName(id)];
       if (mapped) return mapped;
-      return id.startsWith('arn:')
-        ? id
-        : `arn:${partition}:secretsmanager:${region}:${account}:secret:${id}-AbCdEf`;
+      return id.startsWith('arn:') ? id : secretArn({ partition, region, account }, id);
     },
   };
   let checks = 0;

@@ -11,6 +11,8 @@
  * which iam-simulate's iam-data package encodes and validates these requests against.
  */
 
+import { secretArn } from './resource-types.ts';
+
 export interface AuthorizationRequest {
   /** `service:Action`, as IAM names it. */
   readonly action: string;
@@ -147,7 +149,7 @@ function secretsManagerRequests(
     return [
       {
         action,
-        resource: `arn:${naming.partition}:secretsmanager:${naming.region}:${naming.account}:secret:${name}-AbCdEf`,
+        resource: secretArn(naming, name),
         context: { 'secretsmanager:Name': name },
       },
     ];

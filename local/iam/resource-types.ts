@@ -113,9 +113,8 @@ export const TYPES: Readonly<Record<string, TypeModel>> = {
   'AWS::SecretsManager::Secret': {
     nameProperty: 'Name',
     ref: 'arn',
-    // A secret's ARN ends in a hyphen and six random characters.
-    arn: (n) => arnIn('secretsmanager', `secret:${n.name}-${digest(n.name, 6)}`, n),
-    attributes: { Id: (n) => arnIn('secretsmanager', `secret:${n.name}-${digest(n.name, 6)}`, n) },
+    arn: (n) => secretArn(n.env, n.name),
+    attributes: { Id: (n) => secretArn(n.env, n.name) },
   },
   'AWS::Logs::LogGroup': {
     nameProperty: 'LogGroupName',
@@ -155,6 +154,17 @@ export const TYPES: Readonly<Record<string, TypeModel>> = {
   'AWS::SecretsManager::RotationSchedule': OPAQUE,
   'AWS::CDK::Metadata': OPAQUE,
 };
+
+/**
+ * The ARN of the secret named `name`: it ends in a hyphen and six random characters, here a digest
+ * of the name, so a secret named in a request resolves to the same ARN as the template's.
+ */
+export function secretArn(
+  env: Pick<ResolverEnvironment, 'partition' | 'region' | 'account'>,
+  name: string,
+): string {
+  return `arn:${env.partition}:secretsmanager:${env.region}:${env.account}:secret:${name}-${digest(name, 6)}`;
+}
 
 /** A KMS key ID is a UUID. */
 export function keyId(name: string): string {

@@ -31,12 +31,19 @@ function resourcesOfType(resolver: TemplateResolver, type: string): [string, Rec
     .map(([id, r]) => [id, r.Properties ?? {}]);
 }
 
+/** A role's policies from the template, and the managed policies it names from outside it. */
+export interface RolePolicies {
+  readonly policies: NamedPolicy[];
+  /** ManagedPolicyArns of no policy in the template (AWS managed ones): their text is not here. */
+  readonly outsideManagedPolicyArns: string[];
+}
+
 /**
  * The identity policies of a role: its inline Policies and every AWS::IAM::Policy or
- * AWS::IAM::ManagedPolicy of the template attached to it. A managed policy from outside the
- * template (ManagedPolicyArns) has no text here, so it is an error rather than silently missing.
+ * AWS::IAM::ManagedPolicy of the template attached to it, plus the managed policy ARNs whose text
+ * is not in the template (the caller decides whether those may be left out).
  */
-export function identityPoliciesOf(resolver: TemplateResolver, roleLogicalId: string): NamedPolicy[] {
+export function rolePoliciesOf(resolver: TemplateResolver, roleLogicalId: string): RolePolicies {
   const role = resolver.resource(roleLogicalId);
   if (role.Type !== 'AWS::IAM::Role')
     throw new Error(`template-policies: ${roleLogicalId} is a ${role.Type}, not an AWS::IAM::Role`);
@@ -50,24 +57,31 @@ export function identityPoliciesOf(resolver: TemplateResolver, roleLogicalId: st
       policy: documentOf(resolver, inline.PolicyDocument, `${roleLogicalId} policy ${name}`),
     });
   }
-  for (const arn of asList(resolver.resolve(properties.ManagedPolicyArns)) as string[]) {
-    const local = resolver.logicalIdOfArn(arn);
-    if (!local)
-      throw new Error(
-        `template-policies: role ${roleLogicalId} uses managed policy ${arn}, whose text is not in the template`,
-      );
-  }
+  const managedArns = asList(resolver.resolve(properties.ManagedPolicyArns)) as string[];
+  const outsideManagedPolicyArns = managedArns.filter((arn) => !resolver.logicalIdOfArn(arn));
   for (const type of ['AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy']) {
     for (const [id, props] of resourcesOfType(resolver, type)) {
       const roles = asList(resolver.resolve(props.Roles));
       const managedArn = type === 'AWS::IAM::ManagedPolicy' ? resolver.arn(id) : undefined;
-      const viaArn =
-        managedArn !== undefined &&
-        asList(resolver.resolve(properties.ManagedPolicyArns)).includes(managedArn);
+      const viaArn = managedArn !== undefined && managedArns.includes(managedArn);
       if (roles.includes(roleName) || viaArn)
         policies.push({ name: id, policy: documentOf(resolver, props.PolicyDocument, id) });
     }
   }
+  return { policies, outsideManagedPolicyArns };
+}
+
+/**
+ * The identity policies of a role (rolePoliciesOf). A managed policy from outside the template
+ * (ManagedPolicyArns) has no text here, so it is an error rather than silently missing.
+ */
+export function identityPoliciesOf(resolver: TemplateResolver, roleLogicalId: string): NamedPolicy[] {
+  const { policies, outsideManagedPolicyArns } = rolePoliciesOf(resolver, roleLogicalId);
+  const [arn] = outsideManagedPolicyArns;
+  if (arn !== undefined)
+    throw new Error(
+      `template-policies: role ${roleLogicalId} uses managed policy ${arn}, whose text is not in the template`,
+    );
   return policies;
 }
 
@@ -136,6 +150,14 @@ export function resourcePolicyFor(resolver: TemplateResolver, arn: string): Poli
     s3Object ? `arn:${resolver.env.partition}:s3:::${s3Object[1]}` : arn,
   );
   if (!logicalId) throw new Error(`template-policies: no resource of the template has the ARN ${arn}`);
+  return resourcePolicyOf(resolver, logicalId);
+}
+
+/**
+ * The resource policy of the template's resource `logicalId`, or undefined when it has none; a
+ * resource of a type this model does not know is an error.
+ */
+export function resourcePolicyOf(resolver: TemplateResolver, logicalId: string): PolicyDocument | undefined {
   const resource = resolver.resource(logicalId);
   const props = resource.Properties ?? {};
   switch (resource.Type) {
@@ -161,7 +183,7 @@ export function resourcePolicyFor(resolver: TemplateResolver, arn: string): Poli
       return undefined;
     case 'AWS::SecretsManager::Secret': {
       const policies = resourcesOfType(resolver, 'AWS::SecretsManager::ResourcePolicy').filter(
-        ([, p]) => resolver.resolve(p.SecretId) === arn,
+        ([, p]) => resolver.resolve(p.SecretId) === resolver.arn(logicalId),
       );
       return policies.length === 0
         ? undefined

@@ -5,17 +5,20 @@
  */
 import { ENV } from '#core/runtime/variables';
 import type { CfnTemplate } from '../definitions.ts';
-import { LOCAL_STACK, type Resolver, type StackEnvironment, templateResolver } from './resolve.ts';
+import {
+  type NamedPolicy,
+  type PolicyDocument,
+  resourcePolicyOf,
+  rolePoliciesOf,
+} from './template-policies.ts';
+import {
+  type CfnTemplateLike,
+  FAKE_ENVIRONMENT,
+  type ResolverEnvironment,
+  TemplateResolver,
+} from './template-resolver.ts';
 
-export interface PolicyDocument {
-  readonly Version?: string;
-  readonly Statement: readonly Record<string, unknown>[];
-}
-
-export interface NamedPolicy {
-  readonly name: string;
-  readonly policy: PolicyDocument;
-}
+export type { NamedPolicy, PolicyDocument } from './template-policies.ts';
 
 export interface FunctionIdentity {
   readonly functionName: string;
@@ -28,7 +31,7 @@ export interface FunctionIdentity {
 }
 
 export interface IamView {
-  readonly environment: StackEnvironment;
+  readonly environment: ResolverEnvironment;
   /** By handler file (`lambdas/<file>.ts`), read from each function's description. */
   readonly functions: Readonly<Record<string, FunctionIdentity>>;
   /** Bucket, queue, topic, key and secret policies, by the ARN of what they govern. */
@@ -39,12 +42,16 @@ export interface IamView {
   readonly rotatedSecrets: readonly string[];
 }
 
-interface Resource {
-  readonly Type: string;
-  readonly Properties?: Record<string, unknown>;
-}
-
 const HANDLER_DESCRIPTION = /lambdas\/([\w-]+)\.ts$/;
+
+/** The types whose resource policy the evaluator applies to a handler's calls on them. */
+const GOVERNED_TYPES = new Set([
+  'AWS::S3::Bucket',
+  'AWS::SQS::Queue',
+  'AWS::SNS::Topic',
+  'AWS::KMS::Key',
+  'AWS::SecretsManager::Secret',
+]);
 
 function refTo(value: unknown): string | undefined {
   if (value && typeof value === 'object' && 'Ref' in value) return String((value as { Ref: unknown }).Ref);
@@ -54,116 +61,47 @@ function refTo(value: unknown): string | undefined {
   return undefined;
 }
 
-function documentOf(resolve: Resolver, raw: unknown): PolicyDocument {
-  const document = resolve(raw) as PolicyDocument;
-  return { ...document, Statement: ([] as Record<string, unknown>[]).concat(document.Statement ?? []) };
-}
-
-/** The resource policy's governed ARN per resource-policy type. */
-function governedArns(
-  resolve: Resolver,
-  resource: Resource,
-  partition: string,
-): { arns: string[]; document: unknown } | undefined {
-  const props = resource.Properties ?? {};
-  const getArn = (value: unknown): string => {
-    const logicalId = refTo(value);
-    return String(resolve(logicalId ? { 'Fn::GetAtt': [logicalId, 'Arn'] } : value));
-  };
-  switch (resource.Type) {
-    case 'AWS::S3::BucketPolicy':
-      return {
-        arns: [`arn:${partition}:s3:::${String(resolve(props.Bucket))}`],
-        document: props.PolicyDocument,
-      };
-    case 'AWS::SQS::QueuePolicy':
-      return { arns: (props.Queues as unknown[]).map(getArn), document: props.PolicyDocument };
-    case 'AWS::SNS::TopicPolicy':
-      return {
-        arns: (props.Topics as unknown[]).map((t) => String(resolve(t))),
-        document: props.PolicyDocument,
-      };
-    case 'AWS::KMS::Key':
-      return props.KeyPolicy ? { arns: [], document: props.KeyPolicy } : undefined;
-    case 'AWS::SecretsManager::ResourcePolicy':
-      return { arns: [String(resolve(props.SecretId))], document: props.ResourcePolicy };
-    default:
-      return undefined;
-  }
-}
-
 /** The evaluator's view of `template`; a template without functions (a test's) yields an empty one. */
-export function iamViewOf(template: CfnTemplate, environment: StackEnvironment = LOCAL_STACK): IamView {
-  const resolve = templateResolver(template, environment);
-  const resources = Object.entries((template.Resources ?? {}) as Record<string, Resource>);
-  const policiesByRole = new Map<string, NamedPolicy[]>();
-  const attach = (roleRef: unknown, policy: NamedPolicy) => {
-    const role = refTo(roleRef);
-    if (role === undefined) return;
-    policiesByRole.set(role, [...(policiesByRole.get(role) ?? []), policy]);
-  };
+export function iamViewOf(
+  template: CfnTemplate,
+  environment: ResolverEnvironment = FAKE_ENVIRONMENT,
+): IamView {
+  const resolver = new TemplateResolver(
+    { ...template, Resources: template.Resources ?? {} } as CfnTemplateLike,
+    environment,
+  );
+  const text = (value: unknown, what: string) => resolver.resolveString(value, what);
+  const resources = Object.entries(resolver.template.Resources);
   const resourcePolicies: Record<string, PolicyDocument> = {};
   const buckets: { input?: string; results?: string } = {};
   const rotatedSecrets: string[] = [];
-  for (const [logicalId, resource] of resources) {
-    const props = resource.Properties ?? {};
-    if (resource.Type === 'AWS::IAM::Policy' || resource.Type === 'AWS::IAM::ManagedPolicy') {
-      const policy = {
-        name: String(props.PolicyName ?? logicalId),
-        policy: documentOf(resolve, props.PolicyDocument),
-      };
-      for (const role of (props.Roles as unknown[] | undefined) ?? []) attach(role, policy);
-    } else if (resource.Type === 'AWS::IAM::Role') {
-      for (const inline of (props.Policies as
-        | { PolicyName: string; PolicyDocument: unknown }[]
-        | undefined) ?? []) {
-        attach(
-          { Ref: logicalId },
-          { name: inline.PolicyName, policy: documentOf(resolve, inline.PolicyDocument) },
-        );
-      }
-    } else if (resource.Type === 'AWS::SecretsManager::RotationSchedule') {
-      rotatedSecrets.push(String(resolve(props.SecretId)));
-    }
-    const governed = governedArns(resolve, resource, environment.partition);
-    if (governed) {
-      const arns =
-        resource.Type === 'AWS::KMS::Key'
-          ? [String(resolve({ 'Fn::GetAtt': [logicalId, 'Arn'] }))]
-          : governed.arns;
-      const document = documentOf(resolve, governed.document);
-      for (const arn of arns) {
-        const earlier = resourcePolicies[arn];
-        resourcePolicies[arn] = earlier
-          ? { ...earlier, Statement: [...earlier.Statement, ...document.Statement] }
-          : document;
-      }
-    }
-  }
   const functions: Record<string, FunctionIdentity> = {};
   for (const [logicalId, resource] of resources) {
-    if (resource.Type !== 'AWS::Lambda::Function') continue;
     const props = resource.Properties ?? {};
+    if (resource.Type === 'AWS::SecretsManager::RotationSchedule') {
+      rotatedSecrets.push(text(props.SecretId, `${logicalId}.SecretId`));
+    } else if (GOVERNED_TYPES.has(resource.Type)) {
+      const policy = resourcePolicyOf(resolver, logicalId);
+      if (policy) resourcePolicies[resolver.arn(logicalId)] = policy;
+    }
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
     const handler = HANDLER_DESCRIPTION.exec(String(props.Description ?? ''))?.[1];
     const roleId = refTo(props.Role);
     if (handler === undefined || roleId === undefined) continue;
-    const role = (template.Resources?.[roleId] ?? { Type: '' }) as Resource;
+    const { policies, outsideManagedPolicyArns } = rolePoliciesOf(resolver, roleId);
     functions[handler] = {
-      functionName: String(resolve({ Ref: logicalId })),
-      roleName: String(resolve({ Ref: roleId })),
-      roleArn: String(resolve({ 'Fn::GetAtt': [roleId, 'Arn'] })),
-      policies: policiesByRole.get(roleId) ?? [],
-      managedPolicyArns: ((role.Properties?.ManagedPolicyArns as unknown[] | undefined) ?? []).map((arn) =>
-        String(resolve(arn)),
-      ),
+      functionName: resolver.ref(logicalId),
+      roleName: resolver.ref(roleId),
+      roleArn: resolver.arn(roleId),
+      policies,
+      managedPolicyArns: outsideManagedPolicyArns,
     };
     const variables =
       (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
     if (variables[ENV.inputBucket] !== undefined)
-      buckets.input ??= String(resolve(variables[ENV.inputBucket]));
-    if (variables[ENV.resultsBucket] !== undefined) {
-      buckets.results ??= String(resolve(variables[ENV.resultsBucket]));
-    }
+      buckets.input ??= text(variables[ENV.inputBucket], `${logicalId} ${ENV.inputBucket}`);
+    if (variables[ENV.resultsBucket] !== undefined)
+      buckets.results ??= text(variables[ENV.resultsBucket], `${logicalId} ${ENV.resultsBucket}`);
   }
   return { environment, functions, resourcePolicies, buckets, rotatedSecrets };
 }

@@ -8,82 +8,96 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAs } from '../../local/iam/attribution.ts';
 import { AccessDeniedError, createIamEvaluator } from '../../local/iam/evaluator.ts';
-import { LOCAL_STACK } from '../../local/iam/resolve.ts';
+import { FAKE_ENVIRONMENT } from '../../local/iam/template-resolver.ts';
 import { type IamView, iamViewOf } from '../../local/iam/view.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
+/** A template with `resources` and one function of `handler`, whose role has one policy of `statements`. */
+function oneFunctionTemplate(
+  handler: string,
+  resources: Record<string, unknown>,
+  statements: Record<string, unknown>[],
+  variables: Record<string, unknown> = {},
+) {
+  return {
+    Resources: {
+      ...resources,
+      FnRole: { Type: 'AWS::IAM::Role' },
+      Fn: {
+        Type: 'AWS::Lambda::Function',
+        Properties: {
+          Description: `Security pipeline: lambdas/${handler}.ts`,
+          Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
+          Environment: { Variables: variables },
+        },
+      },
+      FnPolicy: {
+        Type: 'AWS::IAM::Policy',
+        Properties: { Roles: [{ Ref: 'FnRole' }], PolicyDocument: { Statement: statements } },
+      },
+    },
+  };
+}
+
 describe('template resolution (local/iam/view.ts)', () => {
   it('resolves Ref, GetAtt, Join, Sub and Select/Split in role and resource policies to concrete ARNs', () => {
-    const view = iamViewOf({
-      Resources: {
-        Results: { Type: 'AWS::S3::Bucket' },
-        Machine: { Type: 'AWS::StepFunctions::StateMachine' },
-        FnRole: { Type: 'AWS::IAM::Role' },
-        Fn: {
-          Type: 'AWS::Lambda::Function',
-          Properties: {
-            Description: 'Security pipeline: lambdas/write-list-summary.ts',
-            Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
-            Environment: { Variables: { RESULTS_BUCKET: { Ref: 'Results' } } },
-          },
+    const view = iamViewOf(
+      oneFunctionTemplate(
+        'write-list-summary',
+        {
+          Results: { Type: 'AWS::S3::Bucket' },
+          Machine: { Type: 'AWS::StepFunctions::StateMachine' },
         },
-        FnPolicy: {
-          Type: 'AWS::IAM::Policy',
-          Properties: {
-            Roles: [{ Ref: 'FnRole' }],
-            PolicyDocument: {
-              Statement: [
-                {
-                  Effect: 'Allow',
-                  Action: 's3:GetObject',
-                  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub pattern
-                  Resource: { 'Fn::Sub': '${Results.Arn}/lists/*' },
-                },
-                {
-                  Effect: 'Allow',
-                  Action: 'states:DescribeExecution',
-                  Resource: {
-                    'Fn::Join': [
-                      '',
-                      [
-                        'arn:',
-                        { Ref: 'AWS::Partition' },
-                        ':states:',
-                        { Ref: 'AWS::Region' },
-                        ':',
-                        { Ref: 'AWS::AccountId' },
-                        ':execution:',
-                        { 'Fn::Select': [6, { 'Fn::Split': [':', { Ref: 'Machine' }] }] },
-                        ':*',
-                      ],
-                    ],
-                  },
-                },
+        [
+          {
+            Effect: 'Allow',
+            Action: 's3:GetObject',
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation Fn::Sub pattern
+            Resource: { 'Fn::Sub': '${Results.Arn}/lists/*' },
+          },
+          {
+            Effect: 'Allow',
+            Action: 'states:DescribeExecution',
+            Resource: {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':states:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':execution:',
+                  { 'Fn::Select': [6, { 'Fn::Split': [':', { Ref: 'Machine' }] }] },
+                  ':*',
+                ],
               ],
             },
           },
-        },
-      },
-    });
+        ],
+        { RESULTS_BUCKET: { Ref: 'Results' } },
+      ),
+    );
     const fn = view.functions['write-list-summary'];
     expect(view.buckets.results).toBe('securitypipeline-results');
-    expect(fn?.roleArn).toBe(`arn:aws:iam::${LOCAL_STACK.account}:role/SecurityPipeline-FnRole`);
+    expect(fn?.roleArn).toBe(`arn:aws:iam::${FAKE_ENVIRONMENT.account}:role/SecurityPipeline-FnRole`);
     expect(fn?.policies[0]?.policy.Statement.map((s) => s.Resource)).toEqual([
       'arn:aws:s3:::securitypipeline-results/lists/*',
-      `arn:aws:states:${LOCAL_STACK.region}:${LOCAL_STACK.account}:execution:SecurityPipeline-Machine:*`,
+      `arn:aws:states:${FAKE_ENVIRONMENT.region}:${FAKE_ENVIRONMENT.account}:execution:SecurityPipeline-Machine:*`,
     ]);
   });
 });
 
 /** One function allowed to write and list under scans/, a bucket policy denying deletes and old TLS. */
 const VIEW: IamView = {
-  environment: LOCAL_STACK,
+  environment: FAKE_ENVIRONMENT,
   functions: {
     'write-scan-manifest': {
       functionName: 'ManifestFn',
       roleName: 'ManifestRole',
-      roleArn: `arn:aws:iam::${LOCAL_STACK.account}:role/ManifestRole`,
+      roleArn: `arn:aws:iam::${FAKE_ENVIRONMENT.account}:role/ManifestRole`,
       managedPolicyArns: [],
       policies: [
         {
@@ -162,7 +176,7 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
       $metadata: { httpStatusCode: 403 },
     });
     expect((denied as Error).message).toBe(
-      `User: arn:aws:sts::${LOCAL_STACK.account}:assumed-role/ManifestRole/ManifestFn is not authorized to perform: ` +
+      `User: arn:aws:sts::${FAKE_ENVIRONMENT.account}:assumed-role/ManifestRole/ManifestFn is not authorized to perform: ` +
         's3:ListBucket on resource: "arn:aws:s3:::deployed-results" because no identity-based policy allows the s3:ListBucket action',
     );
     expect(e.stats().denials).toEqual([
@@ -188,6 +202,26 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
         e.check('S3Client', 'GetObjectCommand', { Bucket: 'pipeline-results', Key: 'x' }),
       ),
     ).rejects.toThrow('the synthesized template has no function for lambdas/start-scan.ts');
+  });
+});
+
+describe('secrets named by name (local/iam/requests.ts with the resolver)', () => {
+  it("gives a secret named in a call the ARN the template's secret resolves to, so its grant applies", async () => {
+    const view = iamViewOf(
+      oneFunctionTemplate(
+        'start-scan',
+        { Key: { Type: 'AWS::SecretsManager::Secret', Properties: { Name: 'vendor/api-key' } } },
+        [{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: 'Key' } }],
+      ),
+    );
+    const e = createIamEvaluator(view);
+    const get = (SecretId: string) =>
+      runAs('start-scan', () => e.check('SecretsManagerClient', 'GetSecretValueCommand', { SecretId }));
+    await get('vendor/api-key');
+    await expect(get('vendor/other-key')).rejects.toThrow(AccessDeniedError);
+    expect(e.stats().denials.map((d) => d.resource)).toEqual([
+      expect.stringMatching(/:secret:vendor\/other-key-\w{6}$/),
+    ]);
   });
 });
 
