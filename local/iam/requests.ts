@@ -63,9 +63,12 @@ function s3Requests(command: string, input: Input, naming: ResourceNaming): Auth
   };
   switch (command) {
     case 'PutObjectCommand':
+    case 'CompleteMultipartUploadCommand':
+      // A write conditioned on the current object's ETag (If-Match) also needs to read it, as the
+      // least-privilege recorder derives (test/local/iam-recorder.ts).
+      return input.IfMatch === undefined ? write() : [...write(), object('s3:GetObject')];
     case 'CreateMultipartUploadCommand':
     case 'UploadPartCommand':
-    case 'CompleteMultipartUploadCommand':
       return write();
     case 'AbortMultipartUploadCommand':
       return [object('s3:AbortMultipartUpload')];
@@ -90,7 +93,9 @@ function s3Requests(command: string, input: Input, naming: ResourceNaming): Auth
         }),
       );
     }
-    case 'CopyObjectCommand': {
+    case 'CopyObjectCommand':
+    // A multipart copy's part is the same two checks as a whole-object copy.
+    case 'UploadPartCopyCommand': {
       // `bucket/key[?versionId=v]`, key URL-encoded: reading the source is checked on the source
       // object (GetObjectVersion when a version is named), writing on the destination. s3rver returns
       // no version ids, so local copies name none and are checked as s3:GetObject; in the versioned

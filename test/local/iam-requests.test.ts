@@ -94,6 +94,34 @@ const TABLE: [string, string, Record<string, unknown>, AuthorizationRequest[]][]
       },
     ],
   ],
+  // The promotion of a staged output: a multipart copy (each part two checks, like CopyObject), then
+  // a completion conditioned on the current object (If-Match also reads it).
+  [
+    'S3Client',
+    'UploadPartCopyCommand',
+    { ...put, CopySource: 'pipeline-results/scans/a.example.com/.staging/r.json?versionId=v3' },
+    [
+      {
+        action: 's3:GetObjectVersion',
+        resource: 'arn:aws:s3:::deployed-results/scans/a.example.com/.staging/r.json',
+        context: { 's3:versionid': 'v3' },
+      },
+      {
+        action: 's3:PutObject',
+        resource: OBJ,
+        context: { 's3:x-amz-copy-source': 'deployed-results/scans/a.example.com/.staging/r.json' },
+      },
+    ],
+  ],
+  [
+    'S3Client',
+    'CompleteMultipartUploadCommand',
+    { ...put, IfMatch: '"etag"' },
+    [
+      { action: 's3:PutObject', resource: OBJ, context: {} },
+      { action: 's3:GetObject', resource: OBJ, context: {} },
+    ],
+  ],
   [
     'SecretsManagerClient',
     'GetSecretValueCommand',
