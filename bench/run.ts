@@ -2,7 +2,6 @@
  * `npm run bench`: figures, not pass/fail. Every goal is printed as a ratio against a baseline
  * measured in the same run, because these machines are shared and noisy.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
@@ -14,31 +13,12 @@ import { startS3rver } from '../local/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
 import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
+import { runChild } from './child.ts';
 import { costModel } from './cost.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { measureReconciliation } from './reconcile.ts';
-import { soak } from './soak.ts';
 import { measureScale } from './scale.ts';
-
-function runChild(
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-20_000);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ stdout, stderr, code }));
-  });
-}
+import { soak } from './soak.ts';
 
 function fmt(n: number, digits = 2): string {
   return n.toFixed(digits);

@@ -7,12 +7,12 @@
  *
  * BENCH_SCALE_SIZES=small runs the two smaller sizes of each step only.
  */
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';
+import { runChild } from './child.ts';
 import { measurePollCost } from './poll-cost.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_S3_LATENCY_MS ?? 25);
@@ -83,29 +83,16 @@ interface Measured {
   readonly standIn: boolean;
 }
 
-function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', resolve(import.meta.dirname, 'scale-worker.ts'), kind, String(size)],
-      { env },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-4000);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = stdout.trim().split('\n').at(-1) ?? '';
-      if (code !== 0 || !line.startsWith('{'))
-        reject(new Error(`${kind} ${size} failed (${code}): ${stderr}`));
-      else resolvePromise(JSON.parse(line) as Measured);
-    });
-  });
+async function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
+  const { stdout, stderr, code } = await runChild(
+    process.execPath,
+    ['--import', 'tsx', resolve(import.meta.dirname, 'scale-worker.ts'), kind, String(size)],
+    env,
+  );
+  const line = stdout.trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || !line.startsWith('{'))
+    throw new Error(`${kind} ${size} failed (${code}): ${stderr.slice(-4000)}`);
+  return JSON.parse(line) as Measured;
 }
 
 interface Limits {

@@ -5,12 +5,12 @@
  * Prints the share that succeeded, the rejections, the duplicates the vendor holds (a domain with
  * more than one scan) and how the settled starts came out.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import type { Fault } from '../local/simulator/types.ts';
+import { runChild } from './child.ts';
 
 const DOMAINS = 400;
 const CONCURRENCY = 25;
@@ -28,19 +28,7 @@ const FAULTS: readonly Fault[] = [
 ];
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn('npx', args, { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-20_000);
-    });
-    child.on('error', fail);
-    child.on('close', () => done({ stdout, stderr }));
-  });
+  return runChild('npx', args, env);
 }
 
 export async function soak(): Promise<void> {
