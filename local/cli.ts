@@ -28,8 +28,8 @@ import {
   unknownCommandProblem,
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
-import { addLatencyFlags } from './latency.ts';
 import { installInterruptHandlers } from './interrupts.ts';
+import { addLatencyFlags } from './latency.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
 import { addReconcileCommand } from './reconcile-command.ts';
 import { addRotateCommand } from './rotate-command.ts';
