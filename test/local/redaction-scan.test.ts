@@ -1,6 +1,6 @@
 /**
  * The CLI's runs against a hostile vendor and hostile input, then every file under --out and all
- * terminal output searched: no email address (but in the request objects that carry a person's
+ * terminal output searched (scan, single-person and watchlist breach runs, rotate, reconcile): no email address (but in the request objects that carry a person's
  * addresses to Recon, and the user's own uploaded input), no URL password, no API key.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +14,8 @@ const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2', '--deadline', '120'];
 /** An address in any form the pipeline could write it: plain or percent-encoded. */
 const EMAIL = /[A-Za-z0-9._+-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/;
 const PASSWORDS = /hunter2|user:pass@|:pass@/;
+/** Any simulator's key (rotate and reconcile run their own), not only this test's. */
+const KEY_SHAPE = /sk_sim_[0-9a-f]{32}/;
 
 let dir: string;
 let out: string;
@@ -83,7 +85,22 @@ beforeAll(async () => {
       breachEnv,
     ),
   );
-}, 300_000);
+
+  // A watchlist whose report names hold addresses, with a row whose name is an address.
+  vendor.scriptReportName('report-for-carol@example.net');
+  const watchlist = join(dir, 'vips.csv');
+  await writeFile(
+    watchlist,
+    ['name,email', 'Carol Jones,carol@example.com', 'dave@example.com,dave@example.com'].join('\n'),
+  );
+  runs.push(
+    await runCli(['breach', '--watchlist', watchlist, '--out', out, '--log-level', 'debug'], breachEnv),
+  );
+
+  // The two commands without a run folder, each against its own built-in simulator.
+  runs.push(await runCli(['rotate', '--out', out, '--log-level', 'debug']));
+  runs.push(await runCli(['reconcile', '--out', out, '--log-level', 'debug']));
+}, 600_000);
 
 afterAll(async () => {
   await vendor.close();
@@ -96,8 +113,9 @@ function holdsAddressesByDesign(path: string): boolean {
 }
 
 describe('the runs', () => {
-  it('ran as expected: a scan with refused lines, an archived report, a refused recon', () => {
-    expect(runs.map((run) => run.code)).toEqual([1, 0, 1]);
+  it('ran as expected: a scan with refused lines, an archived report, a refused recon, a watchlist with a refused row, a rotation, a reconciliation', () => {
+    expect(runs.map((run) => run.code)).toEqual([1, 0, 1, 1, 0, 0]);
+    expect(runs[3]?.stdout).toMatch(/row 3: invalid/);
     expect(runs[1]?.stdout).toContain('Archive:');
     expect(runs[2]?.stdout).toMatch(/VendorHttpError: breach\.recon failed with HTTP 422/);
   });
@@ -110,6 +128,7 @@ describe('no address, URL password or key anywhere', () => {
         expect(text).not.toMatch(EMAIL);
         expect(text).not.toMatch(PASSWORDS);
         expect(text).not.toContain(vendor.apiKey);
+        expect(text).not.toMatch(KEY_SHAPE);
       }
     }
   });
@@ -123,6 +142,9 @@ describe('no address, URL password or key anywhere', () => {
       true,
     );
     expect(files.some((file) => file.endsWith('/failure.json'))).toBe(true);
+    expect(files.some((file) => file.includes('handler-logs/rotate-'))).toBe(true);
+    expect(files.some((file) => file.includes('scans/reconciliation/'))).toBe(true);
+    expect(files.some((file) => file.includes('breach/watchlists/'))).toBe(true);
     const checked: string[] = [];
     for (const file of files) {
       // Keys are checked for every file; contents of all but the ZIP (the vendor's report itself).
@@ -133,6 +155,7 @@ describe('no address, URL password or key anywhere', () => {
       expect(text, file).not.toMatch(EMAIL);
       expect(text, file).not.toMatch(PASSWORDS);
       expect(text, file).not.toContain(vendor.apiKey);
+      expect(text, file).not.toMatch(KEY_SHAPE);
       checked.push(file);
     }
     expect(checked.length).toBeGreaterThan(10);
