@@ -7,90 +7,17 @@
  * grow into the one map from state names to handlers read by constructs, local runner and tests.
  */
 
-/** S3 actions, named as IAM names them (`s3:<action>`). */
-export type S3Action =
-  | 'GetObject'
-  | 'GetObjectVersion'
-  | 'PutObject'
-  | 'AbortMultipartUpload'
-  | 'DeleteObjectVersion'
-  | 'ListBucket'
-  | 'DeleteObject';
+import type { BucketUse, HandlerDeclaration, S3Action, WorkflowName } from './registry-types.ts';
 
-export type BucketName = 'results' | 'input';
-
-export interface BucketUse {
-  readonly bucket: BucketName;
-  /** Key prefix the actions apply to; '' is the whole bucket. */
-  readonly prefix: '' | 'scans/' | 'lists/' | 'breach/';
-  readonly actions: readonly S3Action[];
-}
-
-export type VendorApi = 'scan' | 'keys' | 'breach';
-
-export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
-
-/** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
-export type WorkflowName = 'scan' | 'list' | 'breach' | 'watchlist' | 'rotation';
-
-export interface HandlerDeclaration {
-  readonly workflow: WorkflowName;
-  /** Task states of the synthesized workflows that invoke this handler. */
-  readonly states: readonly string[];
-  /** Object access, per bucket and prefix. */
-  readonly s3: readonly BucketUse[];
-  /**
-   * Buckets whose name the handler's settings read without any access (validated at cold start or
-   * used to ignore foreign events): env var only, no grant.
-   */
-  readonly bucketNamesOnly: readonly BucketName[];
-  /** Vendor APIs called; each means reading that API's key secret. */
-  readonly vendorApis: readonly VendorApi[];
-  /** Actions on the domain-list state machine (its executions for DescribeExecution). */
-  readonly listStateMachine: readonly StateMachineAction[];
-  /**
-   * Actions on the per-domain ScanDomain machine's executions: the list summary looks up a child
-   * that already ran when a redriven run meets ExecutionAlreadyExists.
-   * @default []
-   */
-  readonly scanStateMachine?: readonly StateMachineAction[];
-  /**
-   * Actions on the per-person BreachReport machine's executions: the watchlist summary looks up a
-   * child that already ran when a redriven run meets ExecutionAlreadyExists.
-   * @default []
-   */
-  readonly breachStateMachine?: readonly StateMachineAction[];
-  /**
-   * Reads the key of the keyed hash that names people (`BREACH_IDENTITY_KEY_SECRET_ARN`).
-   * @default false
-   */
-  readonly breachIdentityKey?: boolean;
-  /**
-   * What it does with the rotated vendor key secret:
-   * - `rotate`: the four rotation steps (DescribeSecret, GetSecretValue, PutSecretValue,
-   *   UpdateSecretVersionStage on that secret only), the mirror secrets (PutSecretValue,
-   *   GetSecretValue) and ApiKeyRotated on the default event bus (events:PutEvents);
-   * - `describe`: its rotation dates only (DescribeSecret), for the key-age check.
-   * @default none
-   */
-  readonly rotatedSecret?: 'rotate' | 'describe';
-  /**
-   * Puts events on the default EventBridge bus (`events:PutEvents`): run-finished, ApiKeyRotated.
-   * @default false
-   */
-  readonly publishesEvents?: boolean;
-  /**
-   * Reads the pause switch (`ssm:GetParameter` on that parameter, `PAUSE_PARAMETER_NAME`).
-   * @default false
-   */
-  readonly readsPauseSwitch?: boolean;
-  /**
-   * Replays the starts a pause held: receives and deletes messages of the intake dead-letter queues
-   * and invokes the intake functions (`HELD_START_QUEUE_URLS`).
-   * @default false
-   */
-  readonly replaysHeldStarts?: boolean;
-}
+export type {
+  BucketName,
+  BucketUse,
+  HandlerDeclaration,
+  S3Action,
+  StateMachineAction,
+  VendorApi,
+  WorkflowName,
+} from './registry-types.ts';
 
 /**
  * Writes on the results bucket go through `streamToS3` (lambdas/core/s3/stream-upload.ts):
