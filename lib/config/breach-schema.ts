@@ -23,6 +23,14 @@ const breachScheduleSchema = section({
   ),
 });
 
+/** A bounded numeric setting whose bounds and default live with the limit, in one place. */
+function limitSetting(limit: {
+  readonly bounds: Parameters<typeof boundedNumber>[0];
+  readonly default: number;
+}) {
+  return z._default(boundedNumber(limit.bounds), limit.default);
+}
+
 export const breachSchema = section({
   /** Distinct addresses one report may cover (BREACH_MAX_EMAILS); the vendor client takes 100. @default 50 */
   maxEmails: z._default(boundedNumber({ min: 1, max: 100, integer: true }), DEFAULT_MAX_EMAILS),
@@ -37,35 +45,17 @@ export const breachSchema = section({
     'watchlists/',
   ),
   /** A watchlist larger than this is refused before it is read, with a summary saying why. @default 5 MiB */
-  maxWatchlistBytes: z._default(
-    boundedNumber(WATCHLIST_LIMITS.maxBytes.bounds),
-    WATCHLIST_LIMITS.maxBytes.default,
-  ),
+  maxWatchlistBytes: limitSetting(WATCHLIST_LIMITS.maxBytes),
   /** People per watchlist; rows beyond are accounted for as invalid. @default 10000 */
-  maxWatchlistRows: z._default(
-    boundedNumber(WATCHLIST_LIMITS.maxRows.bounds),
-    WATCHLIST_LIMITS.maxRows.default,
-  ),
+  maxWatchlistRows: limitSetting(WATCHLIST_LIMITS.maxRows),
   /** A report download is cut past this many bytes, as it streams (after gzip/br decoding). @default 64 MiB */
-  maxArchiveBytes: z._default(
-    boundedNumber(BREACH_LIMITS.maxArchiveBytes.bounds),
-    BREACH_LIMITS.maxArchiveBytes.default,
-  ),
+  maxArchiveBytes: limitSetting(BREACH_LIMITS.maxArchiveBytes),
   /** A report ZIP whose entries inflate to more than this in total is refused. @default 256 MiB */
-  maxUncompressedBytes: z._default(
-    boundedNumber(BREACH_LIMITS.maxUncompressedBytes.bounds),
-    BREACH_LIMITS.maxUncompressedBytes.default,
-  ),
+  maxUncompressedBytes: limitSetting(BREACH_LIMITS.maxUncompressedBytes),
   /** A ZIP entry above 1 MiB that inflates more than this many times its size is refused. @default 100 */
-  maxCompressionRatio: z._default(
-    boundedNumber(BREACH_LIMITS.maxCompressionRatio.bounds),
-    BREACH_LIMITS.maxCompressionRatio.default,
-  ),
+  maxCompressionRatio: limitSetting(BREACH_LIMITS.maxCompressionRatio),
   /** A vendor value larger than this (UTF-8 bytes) stays in S3; the state payload carries its reference. @default 1024 */
-  maxInlineValueBytes: z._default(
-    boundedNumber(BREACH_LIMITS.maxInlineValueBytes.bounds),
-    BREACH_LIMITS.maxInlineValueBytes.default,
-  ),
+  maxInlineValueBytes: limitSetting(BREACH_LIMITS.maxInlineValueBytes),
   /** People reported on at once by a watchlist run (the Distributed Map's MaxConcurrency). @default 5 */
   maxConcurrency: z._default(boundedNumber({ min: 1, max: 100, integer: true }), 5),
   /** When reconciliation archives reports the workflow never did. @default 'rate(1 day)' */
@@ -74,10 +64,7 @@ export const breachSchema = section({
    * Report archives one reconciliation run starts (failed ones count); the rest wait for the next
    * run, and none starts with less than 5 minutes left in the invocation. @default 25
    */
-  reconcileMaxArchivesPerRun: z._default(
-    boundedNumber(BREACH_RECONCILE_LIMITS.maxArchivesPerRun.bounds),
-    BREACH_RECONCILE_LIMITS.maxArchivesPerRun.default,
-  ),
+  reconcileMaxArchivesPerRun: limitSetting(BREACH_RECONCILE_LIMITS.maxArchivesPerRun),
   /** EventBridge Scheduler schedules that each start a watchlist run. @default [] */
   schedules: z._default(
     z.array(breachScheduleSchema).check(
