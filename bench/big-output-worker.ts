@@ -6,10 +6,10 @@
  * key, staged version deleted). Prints one JSON line with the figures.
  */
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/scan-client';
-import { fetchScanOutput, pollScanStatus, startScan } from '#core/workflows/scan/steps';
+import { createScanSettings } from '#lambdas/platform/runtime/settings';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
 import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
 
 const baseUrl = process.env.SCAN_API_URL ?? '';

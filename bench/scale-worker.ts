@@ -12,15 +12,15 @@
 import { Readable } from 'node:stream';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { ZipFile } from 'yazl';
-import { verifyStoredZip } from '#core/archive/zip-verify';
-import { forEachBounded } from '#core/bounded';
-import { NO_METRICS } from '#core/metrics';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { BreachClient } from '#core/vendor/breach-client';
-import { reportFolder } from '#core/workflows/breach/identity';
-import { reconcileReports } from '#core/workflows/breach/reconcile';
-import { prepareWatchlist } from '#core/workflows/breach/watchlist-run';
-import { prepareDomainList } from '#core/workflows/list/list';
+import { createBreachSettings } from '#lambdas/breach/deps-from-env';
+import { reportFolder } from '#lambdas/breach/identity';
+import { reconcileReports } from '#lambdas/breach/reconcile';
+import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
+import { prepareDomainList } from '#lambdas/domain-list/list';
+import { forEachBounded } from '#lambdas/platform/bounded';
+import { NO_METRICS } from '#lambdas/platform/metrics';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import { prepareWatchlist } from '#lambdas/watchlist/watchlist-run';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
 const [kind, sizeText] = process.argv.slice(2);

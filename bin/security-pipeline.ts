@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { loadPipelineConfig, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
-import { PipelineChecks } from '../lib/rules/pipeline-checks.ts';
+import {
+  loadPipelineConfig,
+  type PipelineConfig,
+  PipelineConfigError,
+} from '../lib/platform/config/index.ts';
+import { PipelineChecks } from '../lib/platform/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 
 const app = new App();

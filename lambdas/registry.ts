@@ -324,6 +324,24 @@ export function handlerForState(state: string): HandlerFile | undefined {
 }
 
 /**
+ * The folder each workflow's runtime code lives in (`lambdas/<folder>/`, mirrored by
+ * `lib/workflows/<folder>/` and `test/<folder>/`). The workflow names stay as they are: they are
+ * metric dimensions and configuration words.
+ */
+const WORKFLOW_FOLDERS: Readonly<Record<WorkflowName, string>> = {
+  scan: 'scan',
+  list: 'domain-list',
+  breach: 'breach',
+  watchlist: 'watchlist',
+  rotation: 'rotation',
+};
+
+/** A handler's file relative to the repository: `lambdas/<workflow folder>/handlers/<file>.ts`. */
+export function handlerEntryPath(handlerFile: string): string {
+  return `lambdas/${WORKFLOW_FOLDERS[declarationOf(handlerFile).workflow]}/handlers/${handlerFile}.ts`;
+}
+
+/**
  * Whether a handler's log may carry an email address despite the redaction every line passes: it
  * reads the vendor's answers (a vendor API, or the key API during rotation) or handles people (the
  * breach and watchlist workflows). Its log group gets a CloudWatch Logs data protection policy as a

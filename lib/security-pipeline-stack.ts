@@ -2,30 +2,30 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cd
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ENV } from '#core/runtime/variables';
-import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#core/workflows/breach/limits';
-import { WATCHLIST_SUFFIXES } from '#core/workflows/breach/watchlist';
-import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
-import { AlarmNotifications } from './constructs/alarm-notifications.ts';
-import { BreachWorkflow } from './constructs/breach-workflow.ts';
-import { DeadLetterQueue } from './constructs/dead-letter-queue.ts';
-import { DomainListIntake } from './constructs/domain-list-intake.ts';
-import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
-import { KeyRotation } from './constructs/key-rotation.ts';
-import { PipelineDashboard } from './constructs/pipeline-dashboard.ts';
-import { PipelineMetricAlarms } from './constructs/pipeline-metric-alarms.ts';
-import { PipelinePause } from './constructs/pipeline-pause.ts';
-import { PipelineStorage } from './constructs/pipeline-storage.ts';
-import { RunNotifications } from './constructs/run-notifications.ts';
-import { ScanReconciliation } from './constructs/scan-reconciliation.ts';
-import { ScanSchedules } from './constructs/scan-schedules.ts';
-import { ScanWorkflow } from './constructs/scan-workflow.ts';
-import { ScheduledReconciliation } from './constructs/scheduled-reconciliation.ts';
-import { VendorSecrets } from './constructs/vendor-secrets.ts';
-import { WatchlistWorkflow } from './constructs/watchlist-workflow.ts';
+import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
+import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './platform/config/index.ts';
+import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
+import { DomainListIntake } from './platform/object-intake.ts';
+import { PipelineStorage } from './platform/pipeline-storage.ts';
+import { ScheduledReconciliation } from './platform/scheduled-reconciliation.ts';
+import { ScanSchedules } from './platform/scheduled-starts.ts';
+import { VendorSecrets } from './platform/vendor-secrets.ts';
+import { BreachWorkflow } from './workflows/breach/breach-workflow.ts';
+import { DomainListWorkflow } from './workflows/domain-list/domain-list-workflow.ts';
+import { AlarmNotifications } from './workflows/operations/alarm-notifications.ts';
+import { PipelineDashboard } from './workflows/operations/pipeline-dashboard.ts';
+import { PipelineMetricAlarms } from './workflows/operations/pipeline-metric-alarms.ts';
+import { PipelinePause } from './workflows/operations/pipeline-pause.ts';
+import { RunNotifications } from './workflows/operations/run-notifications.ts';
+import { KeyRotation } from './workflows/rotation/key-rotation.ts';
+import { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
+import { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
+import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
 
 export interface SecurityPipelineStackProps extends StackProps {
-  /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
+  /** Validated configuration (lib/platform/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
   readonly config: PipelineConfig;
 }
 

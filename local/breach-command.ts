@@ -8,10 +8,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { MIN_IDENTITY_KEY_BYTES } from '#core/workflows/breach/identity';
-import { watchlistFormatOf } from '#core/workflows/breach/watchlist';
-import type { WatchlistSummary } from '#core/workflows/breach/watchlist-run';
-import type { PipelineConfig } from '../lib/config/index.ts';
+import { MIN_IDENTITY_KEY_BYTES } from '#lambdas/breach/identity';
+import { watchlistFormatOf } from '#lambdas/watchlist/watchlist';
+import type { WatchlistSummary } from '#lambdas/watchlist/watchlist-run';
+import type { PipelineConfig } from '../lib/platform/config/index.ts';
 import {
   type BreachRunRequest,
   type LocalBreachResult,

@@ -15,9 +15,13 @@ import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { splitLines } from '#core/domain-list';
-import { ConfigurationError, InvalidInputError } from '#core/errors';
-import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
+import { splitLines } from '#lambdas/domain-list/domain-list';
+import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
+import {
+  loadPipelineConfigFile,
+  type PipelineConfig,
+  PipelineConfigError,
+} from '../lib/platform/config/index.ts';
 import { runBreachCommand } from './breach-command.ts';
 import { flagBeforeCommandProblem, swallowedFlagsProblem, userDirectory, userPath } from './cli-args.ts';
 import {

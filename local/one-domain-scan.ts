@@ -5,8 +5,8 @@
  * here is a special path.
  */
 import { join } from 'node:path';
-import type { ScanApi } from '#core/workflows/scan/deps';
-import type { PipelineConfig } from '../lib/config/index.ts';
+import type { ScanApi } from '#lambdas/scan/deps';
+import type { PipelineConfig } from '../lib/platform/config/index.ts';
 import { scanDomainStateMachine } from './definitions.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, type LocalRun } from './local-run.ts';
 import { runDomainList } from './pipeline.ts';

@@ -17,22 +17,22 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { Command } from 'commander';
-import { ConfigurationError, InvalidInputError } from '#core/errors';
-import { createMetricsRecorder, METRIC } from '#core/metrics';
-import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
-import { DEFAULT_ROTATION_SETTINGS } from '#core/rotation/deps';
-import { keyManagementFactory, ROTATION_EVENT } from '#core/runtime/rotation-deps';
-import { ENV } from '#core/runtime/variables';
-import { createSecretWriter, STAGE } from '#core/secret-writer';
+import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
+import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { createSecretWriter, STAGE } from '#lambdas/platform/secret-writer';
 import {
   createSecretsManagerReader,
   credentialProviderFromSecret,
   parseVendorCredentials,
-} from '#core/secrets';
-import { normalizeDomain } from '#core/validation';
-import { isRecord } from '#core/vendor/json';
-import { createRotateApiKeyHandler } from '../lambdas/rotate-api-key.ts';
-import type { PipelineConfig } from '../lib/config/index.ts';
+} from '#lambdas/platform/secrets';
+import { normalizeDomain } from '#lambdas/platform/validation';
+import { isRecord } from '#lambdas/platform/vendor-api/json';
+import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
+import { DEFAULT_ROTATION_SETTINGS } from '#lambdas/rotation/deps';
+import { keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps-from-env';
+import { createRotateApiKeyHandler } from '../lambdas/rotation/handlers/rotate-api-key.ts';
+import type { PipelineConfig } from '../lib/platform/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';

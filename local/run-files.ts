@@ -12,8 +12,8 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Option } from 'commander';
-import { redactText } from '#core/redact';
-import type { ScanLogger } from '#core/workflows/scan/deps';
+import { redactText } from '#lambdas/platform/redact';
+import type { ScanLogger } from '#lambdas/scan/deps';
 
 export const SUMMARY_TABLE_FILE = 'summary.txt';
 export const HANDLER_LOG_FILE = 'handler-log.jsonl';

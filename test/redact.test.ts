@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { containsEmail, REDACTED, redactDeep, redactSecrets, redactText, redactUrl } from '#core/redact';
+import {
+  containsEmail,
+  REDACTED,
+  redactDeep,
+  redactSecrets,
+  redactText,
+  redactUrl,
+} from '#lambdas/platform/redact';
 
 describe('redactUrl', () => {
   it('removes user-info and signature-like query values but keeps the path', () => {

@@ -3,7 +3,7 @@
  * synthesis, kept in the synth cache): each handler file's execution role and its policies, every
  * resource policy by the ARN it governs, and which buckets and secrets the local stand-ins play.
  */
-import { ENV } from '#core/runtime/variables';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import type { CfnTemplate } from '../definitions.ts';
 import {
   type NamedPolicy,

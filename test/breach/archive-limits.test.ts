@@ -7,11 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { ArchiveVerificationError } from '#core/errors';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { archiveReport } from '#core/workflows/breach/archive';
-import { reportFolder } from '#core/workflows/breach/identity';
-import type { BreachLimits } from '#core/workflows/breach/limits';
+import { archiveReport } from '#lambdas/breach/archive';
+import { createBreachSettings } from '#lambdas/breach/deps-from-env';
+import { reportFolder } from '#lambdas/breach/identity';
+import type { BreachLimits } from '#lambdas/breach/limits';
+import { ArchiveVerificationError } from '#lambdas/platform/errors';
 import type { Fault } from '#local/simulator/types';
 import { type BreachTestBed, keysUnder, RESULTS_BUCKET, readJson, startBreachBed } from './fixture.ts';
 

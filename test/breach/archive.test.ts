@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { ArchiveVerificationError, VendorInsecureRedirectError } from '#core/errors';
-import { BreachClient } from '#core/vendor/breach-client';
-import { archiveReport } from '#core/workflows/breach/archive';
-import { reportFolder } from '#core/workflows/breach/identity';
+import { archiveReport } from '#lambdas/breach/archive';
+import { reportFolder } from '#lambdas/breach/identity';
+import { ArchiveVerificationError, VendorInsecureRedirectError } from '#lambdas/platform/errors';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { type BreachTestBed, keysUnder, readJson, readObject, startBreachBed } from './fixture.ts';
 
 const REPORT = 'jane-doe_20261120T100000Z_abc123';

@@ -5,13 +5,13 @@
  */
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createMetricsRecorder } from '#core/metrics';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { BreachClient } from '#core/vendor/breach-client';
-import type { VendorAttemptObserver } from '#core/vendor/types';
-import type { BreachReportInput } from '#core/workflows/breach/contracts';
-import type { BreachDeps } from '#core/workflows/breach/deps';
-import { personRef } from '#core/workflows/breach/identity';
+import type { BreachReportInput } from '#lambdas/breach/contracts';
+import type { BreachDeps } from '#lambdas/breach/deps';
+import { createBreachSettings } from '#lambdas/breach/deps-from-env';
+import { personRef } from '#lambdas/breach/identity';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import type { VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
 import { type S3rverFixture, startS3rver } from '#local/embedded-s3';
 import { startVendorSimulator } from '#local/simulator/index';
 import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';

@@ -4,14 +4,14 @@
  * between states and returned is searched for the address.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
-import { parseBreachRequest } from '#core/workflows/breach/contracts';
-import { reportFolder } from '#core/workflows/breach/identity';
+import { parseBreachRequest } from '#lambdas/breach/contracts';
+import { reportFolder } from '#lambdas/breach/identity';
+import { InvalidInputError } from '#lambdas/platform/errors';
 import { describeResult } from '#local/breach-command';
 import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
 import {
   type BreachTestBed,
   everythingStored,

@@ -4,8 +4,8 @@
  * metric or the step's output.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError, ReconOutcomeUnknownError, VendorThrottledError } from '#core/errors';
-import { recon } from '#core/workflows/breach/recon';
+import { recon } from '#lambdas/breach/recon';
+import { InvalidInputError, ReconOutcomeUnknownError, VendorThrottledError } from '#lambdas/platform/errors';
 import {
   type BreachTestBed,
   everythingStored,

@@ -4,9 +4,9 @@
  * ends the invocation mid-archive, never holds up the ones listed after it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BreachDeps } from '#core/workflows/breach/deps';
-import { reportFolder } from '#core/workflows/breach/identity';
-import { ATTEMPT_FILE, type ReconcileResult, reconcileReports } from '#core/workflows/breach/reconcile';
+import type { BreachDeps } from '#lambdas/breach/deps';
+import { reportFolder } from '#lambdas/breach/identity';
+import { ATTEMPT_FILE, type ReconcileResult, reconcileReports } from '#lambdas/breach/reconcile';
 import { type BreachTestBed, keysUnder, readJson, startBreachBed } from './fixture.ts';
 
 let bed: BreachTestBed;

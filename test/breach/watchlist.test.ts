@@ -1,7 +1,7 @@
 /** Watchlist parsing: every row accounted for, junk never stopping the valid rows, no address quoted. */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
-import { parseWatchlist, watchlistFormatOf } from '#core/workflows/breach/watchlist';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import { parseWatchlist, watchlistFormatOf } from '#lambdas/watchlist/watchlist';
 
 const OPTIONS = { identityKey: 'k'.repeat(40), maxEmails: 50 };
 const csv = (text: string) => parseWatchlist(Buffer.from(text), 'csv', OPTIONS);

@@ -5,14 +5,14 @@
  */
 
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunFinishedDetail } from '#core/run-events';
-import { reportFolder } from '#core/workflows/breach/identity';
-import { reconcileReports } from '#core/workflows/breach/reconcile';
-import { prepareWatchlist, writeWatchlistSummary } from '#core/workflows/breach/watchlist-run';
+import { reportFolder } from '#lambdas/breach/identity';
+import { reconcileReports } from '#lambdas/breach/reconcile';
+import type { RunFinishedDetail } from '#lambdas/platform/run-events';
+import { prepareWatchlist, writeWatchlistSummary } from '#lambdas/watchlist/watchlist-run';
 import { type LocalBreachOptions, runBreachReport, runWatchlist } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
 import {
   type BreachTestBed,
   everythingStored,

@@ -9,12 +9,12 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Pass } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { maxKeyAgeDays, PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
-import { PipelineStateMachine } from '../../lib/constructs/pipeline-state-machine.ts';
+import { maxKeyAgeDays, PipelineConfigError, parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { PipelineStateMachine } from '../../lib/platform/pipeline-state-machine.ts';
 import {
   STATE_MACHINE_LOG_PREFIX,
   stateMachineLogGroupNameProblem,
-} from '../../lib/constructs/state-machine-log-group-name.ts';
+} from '../../lib/platform/state-machine-log-group-name.ts';
 import { type Synthesized, synth } from './helpers.ts';
 
 const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:integrations/vendor-key-AbCdEf';

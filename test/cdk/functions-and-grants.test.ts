@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDLERS_DIR, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/constructs/pipeline-function.ts';
+import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import {
   actionsAllowed,
   functionFor,
@@ -212,7 +211,7 @@ describe('least privilege', () => {
 describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => {
   async function bundledInputs(handlerFile: string): Promise<string[]> {
     const result = await build({
-      entryPoints: [join(HANDLERS_DIR, `${handlerFile}.ts`)],
+      entryPoints: [handlerEntry(handlerFile)],
       bundle: true,
       write: false,
       outdir: 'out',

@@ -4,8 +4,8 @@
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { environmentSizeProblem } from '../../lib/constructs/lambda-environment-size.ts';
-import { PipelineFunction } from '../../lib/constructs/pipeline-function.ts';
+import { environmentSizeProblem } from '../../lib/platform/lambda-environment-size.ts';
+import { PipelineFunction } from '../../lib/platform/pipeline-function.ts';
 import { testApp } from './helpers.ts';
 
 const ARN = (index: number) =>

@@ -2,9 +2,9 @@ import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import type { PipelineConfigInput } from '../../lib/config/index.ts';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
-import { PipelineChecks } from '../../lib/rules/pipeline-checks.ts';
+import type { PipelineConfigInput } from '../../lib/platform/config/index.ts';
+import { parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { PipelineChecks } from '../../lib/platform/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { testApp } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RUN_EVENT_SOURCE } from '#core/run-events';
+import { RUN_EVENT_SOURCE } from '#lambdas/platform/run-events';
 import { functionFor, grantsOf, resourcesAllowed, type Synthesized, synth } from './helpers.ts';
 
 let synthesized: Synthesized;

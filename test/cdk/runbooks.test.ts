@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../lib/constructs/pipeline-function.ts';
+import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import { type Synthesized, synth } from './helpers.ts';
 
 const RUNBOOKS = join(REPO_ROOT, 'docs/runbooks');

@@ -1,7 +1,7 @@
 /** Scan reconciliation as synthesized: schedule, retries and queue, grants, settings, alarms. */
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseReconcileSettings } from '#core/workflows/scan/reconcile-settings';
+import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import {
   actionsAllowed,
   functionFor,

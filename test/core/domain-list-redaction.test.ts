@@ -3,7 +3,7 @@
  * refused. A line may hold a URL password or an address: what is quoted is redacted first.
  */
 import { describe, expect, it } from 'vitest';
-import { parseDomainListText } from '#core/domain-list';
+import { parseDomainListText } from '#lambdas/domain-list/domain-list';
 
 const LEAK = /hunter2|bob(?:@|%40)|:pass@|p%40ss/;
 

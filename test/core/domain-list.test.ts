@@ -6,8 +6,8 @@ import {
   parseDomainList,
   parseDomainListText,
   splitLines,
-} from '#core/domain-list';
-import { InvalidInputError } from '#core/errors';
+} from '#lambdas/domain-list/domain-list';
+import { InvalidInputError } from '#lambdas/platform/errors';
 
 function expectAccounted(parsed: ParsedDomainList): void {
   expect(parsed.domains.length + parsed.invalidCount + parsed.duplicateCount + parsed.ignored).toBe(

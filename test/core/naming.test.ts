@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
+import type { DomainListSource } from '#lambdas/domain-list/contracts';
+import { InvalidInputError } from '#lambdas/platform/errors';
 import {
   childExecutionName,
   listExecutionName,
   listResultsPrefix,
   runIdFor,
   scanOutputPrefix,
-} from '#core/naming';
-import type { DomainListSource } from '#core/workflows/list/contracts';
+} from '#lambdas/platform/naming';
 
 /** Step Functions execution names: 1-80 characters; we also keep to a URL- and log-safe charset. */
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;

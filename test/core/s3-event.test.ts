@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
-import { decodeS3EventKey, objectFromS3Event } from '#core/s3-event';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import { decodeS3EventKey, objectFromS3Event } from '#lambdas/platform/s3-event';
 import { thrownBy } from '../helpers/errors.ts';
 
 function eventBridgeEvent(

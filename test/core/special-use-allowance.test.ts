@@ -3,10 +3,10 @@
  * anyway, honoured the same way at synth (inline lists), at StartScan and in the list parser.
  */
 import { describe, expect, it } from 'vitest';
-import { parseDomainListText } from '#core/domain-list';
-import { ConfigurationError } from '#core/errors';
-import { createScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
+import { parseDomainListText } from '#lambdas/domain-list/domain-list';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { createScanSettings, scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
+import { PipelineConfigError, parsePipelineConfig } from '../../lib/platform/config/index.ts';
 import { thrownBy } from '../helpers/errors.ts';
 
 const inline = (allow?: string[]) => ({

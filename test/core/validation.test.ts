@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
+import { InvalidInputError } from '#lambdas/platform/errors';
 import {
   checkAllowedSpecialUse,
   normalizeDomain,
   validateEmail,
   validateReportName,
   validateScanUuid,
-} from '#core/validation';
+} from '#lambdas/platform/validation';
 import { thrownBy } from '../helpers/errors.ts';
 
 const label63 = 'a'.repeat(63);

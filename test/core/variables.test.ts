@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENV } from '#core/runtime/variables';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import { synth } from '../cdk/helpers.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

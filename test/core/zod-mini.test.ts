@@ -1,16 +1,9 @@
-/**
- * The schemas are written against `zod/mini` (`#core/schema` registers the English messages) because classic zod cannot be
- * tree-shaken: it put about 443 KiB into every handler bundle. These tests hold the two things the
- * move must keep: the bundles stay free of classic, and zod's own messages stay in English (mini
- * registers no locale by itself).
- */
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
-import { scheduleSchemaFor } from '../../lib/config/schema.ts';
-import { HANDLERS_DIR, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/constructs/pipeline-function.ts';
+import { HANDLERS } from '../../lambdas/registry.ts';
+import { PipelineConfigError, parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { scheduleSchemaFor } from '../../lib/platform/config/schema.ts';
+import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 
 /** Mini with the English locale measures at most about 27 KiB per handler; classic was about 444 KiB. */
 const ZOD_BUDGET_BYTES = 40 * 1024;
@@ -42,13 +35,13 @@ async function zodInputs(entry: string): Promise<Map<string, number>> {
 describe('schemas on zod/mini', () => {
   it('bundles no classic zod into any handler, and zod adds at most 40 KiB to each', async () => {
     // Prepare
-    const handlers = (await readdir(HANDLERS_DIR)).filter((file) => file.endsWith('.ts')).sort();
-    expect(handlers).toContain('write-scan-manifest.ts');
+    const handlers = Object.keys(HANDLERS).sort();
+    expect(handlers).toContain('write-scan-manifest');
 
     // Act
     const figures = [];
     for (const file of handlers) {
-      const inputs = await zodInputs(join(HANDLERS_DIR, file));
+      const inputs = await zodInputs(handlerEntry(file));
       figures.push({
         handler: file,
         classicFiles: [...inputs.keys()].filter((path) => path.includes('/v4/classic/')),

@@ -1,14 +1,14 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
-import type { VendorLogger } from '#core/vendor/types';
 import {
   type IntakeDeps,
   startDomainListsFromEvent,
   startScheduledListRun,
-} from '#core/workflows/list/intake';
-import { createStartDomainListHandler } from '../../lambdas/start-domain-list.ts';
+} from '#lambdas/domain-list/intake';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers/start-domain-list.ts';
 
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:DomainListScan';
 const sfnMock = mockClient(SFNClient);

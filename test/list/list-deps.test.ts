@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '#core/errors';
-import { intakeDepsFromEnvironment, listDepsFromEnvironment } from '#core/runtime/list-deps';
+import { intakeDepsFromEnvironment, listDepsFromEnvironment } from '#lambdas/domain-list/deps';
+import { ConfigurationError } from '#lambdas/platform/errors';
 
 describe('list handler environment', () => {
   it('reads the intake suffixes the EventBridge rule was built with', () => {

@@ -6,9 +6,9 @@
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VendorLogger } from '#core/vendor/types';
-import { type ListDeps, prepareDomainList, writeListSummary } from '#core/workflows/list/list';
-import type { ListSummary } from '#core/workflows/scan/contracts';
+import { type ListDeps, prepareDomainList, writeListSummary } from '#lambdas/domain-list/list';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { ListSummary } from '#lambdas/scan/contracts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 
 const INPUT = 'limits-input';

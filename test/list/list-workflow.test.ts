@@ -1,10 +1,6 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
-import { childExecutionName } from '#core/naming';
-import type { RunFinishedDetail } from '#core/run-events';
-import type { VendorLogger } from '#core/vendor/types';
-import type { PreparedDomainList } from '#core/workflows/list/contracts';
+import type { PreparedDomainList } from '#lambdas/domain-list/contracts';
 import {
   buildListSummary,
   domainResultFromFailure,
@@ -13,9 +9,13 @@ import {
   parseDomainListInput,
   prepareDomainList,
   writeListSummary,
-} from '#core/workflows/list/list';
-import type { DomainListItem, ListSummary, ScanOutcome } from '#core/workflows/scan/contracts';
-import { createWriteListSummaryHandler } from '../../lambdas/write-list-summary.ts';
+} from '#lambdas/domain-list/list';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import { childExecutionName } from '#lambdas/platform/naming';
+import type { RunFinishedDetail } from '#lambdas/platform/run-events';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { DomainListItem, ListSummary, ScanOutcome } from '#lambdas/scan/contracts';
+import { createWriteListSummaryHandler } from '../../lambdas/domain-list/handlers/write-list-summary.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 

@@ -15,11 +15,11 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigurationError } from '#core/errors';
-import { PipelinePausedError, pauseSwitch } from '#core/pause';
-import type { IntakeDeps } from '#core/workflows/list/intake';
-import { heldStartIn, resumePausedStarts } from '#core/workflows/list/resume';
-import { createStartDomainListHandler } from '../../lambdas/start-domain-list.ts';
+import type { IntakeDeps } from '#lambdas/domain-list/intake';
+import { heldStartIn, resumePausedStarts } from '#lambdas/domain-list/resume';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { PipelinePausedError, pauseSwitch } from '#lambdas/platform/pause';
+import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers/start-domain-list.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 
 const FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:IntakeStartDomainListFunction';

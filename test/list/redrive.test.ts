@@ -9,10 +9,10 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sfnExecutionLookup } from '#core/runtime/list-deps';
-import type { VendorLogger } from '#core/vendor/types';
-import { type ListDeps, prepareDomainList, writeListSummary } from '#core/workflows/list/list';
-import type { ListSummary, ScanOutcome } from '#core/workflows/scan/contracts';
+import { sfnExecutionLookup } from '#lambdas/domain-list/deps';
+import { type ListDeps, prepareDomainList, writeListSummary } from '#lambdas/domain-list/list';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { ListSummary, ScanOutcome } from '#lambdas/scan/contracts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 
 const RESULTS = 'redrive-results';

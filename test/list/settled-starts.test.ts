@@ -3,8 +3,8 @@
  * summary.json (settledStart, or a ScanStartUnresolvedError rejection) and printed with the totals.
  */
 import { describe, expect, it } from 'vitest';
-import { buildListSummary } from '#core/workflows/list/list';
-import type { DomainScanResult, ScanOutcome } from '#core/workflows/scan/contracts';
+import { buildListSummary } from '#lambdas/domain-list/list';
+import type { DomainScanResult, ScanOutcome } from '#lambdas/scan/contracts';
 import { formatTotals } from '../../local/progress.ts';
 
 function result(

@@ -6,12 +6,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { PipelineMetrics } from '#core/metrics';
-import { createVendorClients, type VendorAttemptObserver, type VendorClients } from '#core/vendor/index';
-import type { ScanOutcome } from '#core/workflows/scan/contracts';
-import type { ScanApi, ScanLogger } from '#core/workflows/scan/deps';
-import type { PollSettings } from '#core/workflows/scan/poll-schedule';
-import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
+import type { PipelineMetrics } from '#lambdas/platform/metrics';
+import {
+  createVendorClients,
+  type VendorAttemptObserver,
+  type VendorClients,
+} from '#lambdas/platform/vendor-api/index';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanApi, ScanLogger } from '#lambdas/scan/deps';
+import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/platform/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
 import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';

@@ -4,12 +4,12 @@
  * definition, against the vendor simulator and s3rver on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VendorClients } from '#core/vendor/index';
-import type { ListDeps } from '#core/workflows/list/list';
-import type { DomainListItem, ListSummary } from '#core/workflows/scan/contracts';
-import type { ScanApi } from '#core/workflows/scan/deps';
-import { createPrepareDomainListHandler } from '../../lambdas/prepare-domain-list.ts';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import type { ListDeps } from '#lambdas/domain-list/list';
+import type { VendorClients } from '#lambdas/platform/vendor-api/index';
+import type { DomainListItem, ListSummary } from '#lambdas/scan/contracts';
+import type { ScanApi } from '#lambdas/scan/deps';
+import { createPrepareDomainListHandler } from '../../lambdas/domain-list/handlers/prepare-domain-list.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

@@ -7,9 +7,9 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { VendorClients } from '#core/vendor/index';
-import type { ScanOutcome } from '#core/workflows/scan/contracts';
-import type { ScanManifest } from '#core/workflows/scan/manifest';
+import type { VendorClients } from '#lambdas/platform/vendor-api/index';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanManifest } from '#lambdas/scan/manifest';
 import {
   DEFAULT_POLL_SETTINGS,
   estimateHistoryEvents,
@@ -17,7 +17,7 @@ import {
   type PollSettings,
   STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
   worstCaseLoopIterations,
-} from '#core/workflows/scan/poll-schedule';
+} from '#lambdas/scan/poll-schedule';
 import type { AslDefinition, AslState } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';

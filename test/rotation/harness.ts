@@ -7,11 +7,11 @@ import {
   SecretsManagerClient,
   SecretsManagerServiceException,
 } from '@aws-sdk/client-secrets-manager';
-import { createMetricsRecorder } from '#core/metrics';
-import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
-import { runRotationStep } from '#core/rotation/steps';
-import { keyManagementFactory } from '#core/runtime/rotation-deps';
-import { createSecretWriter } from '#core/secret-writer';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
+import { createSecretWriter } from '#lambdas/platform/secret-writer';
+import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
+import { keyManagementFactory } from '#lambdas/rotation/deps-from-env';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation, LOCAL_ROTATION_LAMBDA_ARN } from '#local/rotation-driver';
 import { SecretsManagerStandIn, type StandInHook } from '#local/secrets-manager/stand-in';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';

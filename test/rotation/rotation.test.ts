@@ -6,9 +6,9 @@
  */
 import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runRotationStep } from '#core/rotation/steps';
-import { createSecretsManagerReader, credentialProviderFromSecret } from '#core/secrets';
-import { ScanClient } from '#core/vendor/index';
+import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation } from '#local/rotation-driver';
 import {
   createRotationWorld,
@@ -435,7 +435,7 @@ describe('key rotation, a fault at every boundary', () => {
 
   it('refuses a malformed event with an error that names the field', async () => {
     const w = await setUp();
-    const { parseRotationRequest } = await import('#core/rotation/request');
+    const { parseRotationRequest } = await import('#lambdas/rotation/request');
     expect(() =>
       parseRotationRequest({ Step: 'dropSecret', SecretId: w.secretId, ClientRequestToken: 'x'.repeat(36) }),
     ).toThrow(/Step/);

@@ -6,10 +6,10 @@
  * refused with the dead key re-read AWSCURRENT, and during the window take AWSPENDING.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRotationStep } from '#core/rotation/steps';
-import { createSecretsManagerReader, credentialProviderFromSecret } from '#core/secrets';
-import { ScanClient } from '#core/vendor/index';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import { runRotationStep } from '#lambdas/rotation/steps';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { runDomainList } from '../../local/pipeline.ts';

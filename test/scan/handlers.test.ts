@@ -3,18 +3,18 @@
  * JSON the way Step Functions feeds them: every result goes through JSON before the next state.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { scanLoggerFromPowertools } from '#core/runtime/logger';
-import { createObservability } from '#core/runtime/observability';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import type { ScanInProgress, StoredObject } from '#core/workflows/scan/contracts';
+import { scanLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { createObservability } from '#lambdas/platform/runtime/observability';
+import { createScanSettings } from '#lambdas/platform/runtime/settings';
+import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
+import { createScanDeps } from '#lambdas/scan/deps-from-env';
 import type { VendorSimulator } from '#local/simulator/types';
-import { createDeleteScanHandler } from '../../lambdas/delete-scan.ts';
-import { createFetchScanOutputHandler } from '../../lambdas/fetch-scan-output.ts';
-import { createPollScanStatusHandler } from '../../lambdas/poll-scan-status.ts';
-import { createRecordScanFailureHandler } from '../../lambdas/record-scan-failure.ts';
-import { createStartScanHandler } from '../../lambdas/start-scan.ts';
-import { createWriteScanManifestHandler } from '../../lambdas/write-scan-manifest.ts';
+import { createDeleteScanHandler } from '../../lambdas/scan/handlers/delete-scan.ts';
+import { createFetchScanOutputHandler } from '../../lambdas/scan/handlers/fetch-scan-output.ts';
+import { createPollScanStatusHandler } from '../../lambdas/scan/handlers/poll-scan-status.ts';
+import { createRecordScanFailureHandler } from '../../lambdas/scan/handlers/record-scan-failure.ts';
+import { createStartScanHandler } from '../../lambdas/scan/handlers/start-scan.ts';
+import { createWriteScanManifestHandler } from '../../lambdas/scan/handlers/write-scan-manifest.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import {
   closeTestClients,

@@ -4,7 +4,7 @@
  * disturbed by other tests in the same process.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fetchScanOutput, startScan } from '#core/workflows/scan/steps';
+import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import {

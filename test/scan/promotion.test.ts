@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DestinationTakenError, streamToS3 } from '#core/s3/stream-upload';
+import { DestinationTakenError, streamToS3 } from '#lambdas/platform/s3/stream-upload';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { listKeys, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 

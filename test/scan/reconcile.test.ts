@@ -6,25 +6,25 @@
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMetricsRecorder, METRIC } from '#core/metrics';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import type { ScanClient } from '#core/vendor/index';
-import type { LinkedFailureRecord } from '#core/workflows/scan/failure-links';
-import { MANIFEST_FILE, type ScanManifest } from '#core/workflows/scan/manifest';
+import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
+import { createScanSettings } from '#lambdas/platform/runtime/settings';
+import type { ScanClient } from '#lambdas/platform/vendor-api/index';
+import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
+import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/manifest';
 import {
   reconcileScans,
   type ScanReconcileDeps,
   type ScanReconciliationRecord,
-} from '#core/workflows/scan/reconcile';
+} from '#lambdas/scan/reconcile';
 import {
   parseReconcileSettings,
   type ReconcileSettingsInput,
   reconcileSettingsSchema,
-} from '#core/workflows/scan/reconcile-settings';
-import { VENDOR_STATS_KEY } from '#core/workflows/scan/vendor-stats';
+} from '#lambdas/scan/reconcile-settings';
+import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import type { VendorSimulator } from '#local/simulator/types';
-import { createReconcileScansHandler } from '../../lambdas/reconcile-scans.ts';
+import { createReconcileScansHandler } from '../../lambdas/scan/handlers/reconcile-scans.ts';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 import {

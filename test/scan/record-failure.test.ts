@@ -1,14 +1,10 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import type { ScanInProgress } from '#core/workflows/scan/contracts';
-import type { ScanApi, ScanDeps } from '#core/workflows/scan/deps';
-import {
-  MAX_ERROR_MESSAGE_BYTES,
-  type RecordScanFailureInput,
-  recordScanFailure,
-} from '#core/workflows/scan/steps';
+import { createScanSettings } from '#lambdas/platform/runtime/settings';
+import type { ScanInProgress } from '#lambdas/scan/contracts';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { MAX_ERROR_MESSAGE_BYTES, type RecordScanFailureInput, recordScanFailure } from '#lambdas/scan/steps';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger, type MemoryLogger } from '../helpers/memory-logger.ts';
 import { manualClock, RESULTS_BUCKET } from './fixture.ts';

@@ -6,9 +6,9 @@
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanInProgress } from '#core/workflows/scan/contracts';
-import { STAGING_FOLDER } from '#core/workflows/scan/fetch';
-import { fetchScanOutput, startScan, writeScanManifest } from '#core/workflows/scan/steps';
+import type { ScanInProgress } from '#lambdas/scan/contracts';
+import { STAGING_FOLDER } from '#lambdas/scan/fetch';
+import { fetchScanOutput, startScan, writeScanManifest } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import {

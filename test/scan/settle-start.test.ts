@@ -3,13 +3,13 @@
  * start, the outcome is right and the vendor never holds two scans for one start.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ScanStartUnresolvedError, VendorThrottledError } from '#core/errors';
-import { createMetricsRecorder } from '#core/metrics';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/index';
-import type { ScanDeps } from '#core/workflows/scan/deps';
-import { startScan } from '#core/workflows/scan/steps';
+import { ScanStartUnresolvedError, VendorThrottledError } from '#lambdas/platform/errors';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
+import { createScanSettings } from '#lambdas/platform/runtime/settings';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import type { ScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';
 import { RESULTS_BUCKET, startSimulator } from './fixture.ts';

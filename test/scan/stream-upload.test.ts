@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VendorNetworkError } from '#core/errors';
-import { BodyLengthMismatchError, streamToS3 } from '#core/s3/stream-upload';
+import { VendorNetworkError } from '#lambdas/platform/errors';
+import { BodyLengthMismatchError, streamToS3 } from '#lambdas/platform/s3/stream-upload';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { listKeys, objectExists, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 

@@ -4,11 +4,11 @@
  * fetch step into the embedded S3: none may store a byte, and the idempotent fetch tries again.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { VendorNetworkError } from '#core/errors';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/index';
-import { fetchScanOutput, startScan } from '#core/workflows/scan/steps';
+import { VendorNetworkError } from '#lambdas/platform/errors';
+import { createScanSettings } from '#lambdas/platform/runtime/settings';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';

@@ -4,11 +4,11 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#core/errors';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/index';
-import type { ScanInProgress, StoredObject } from '#core/workflows/scan/contracts';
+import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#lambdas/platform/errors';
+import { createScanSettings } from '#lambdas/platform/runtime/settings';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
+import { createScanDeps } from '#lambdas/scan/deps-from-env';
 import {
   deleteScanAtVendor,
   fetchScanOutput,
@@ -16,7 +16,7 @@ import {
   recordScanFailure,
   startScan,
   writeScanManifest,
-} from '#core/workflows/scan/steps';
+} from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';

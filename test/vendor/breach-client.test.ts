@@ -1,8 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidInputError, VendorHttpError, VendorResponseError, VendorTimeoutError } from '#core/errors';
-import { BreachClient } from '#core/vendor/breach-client';
-import { ScanClient } from '#core/vendor/scan-client';
-import type { VendorHttpSettings } from '#core/vendor/types';
+import {
+  InvalidInputError,
+  VendorHttpError,
+  VendorResponseError,
+  VendorTimeoutError,
+} from '#lambdas/platform/errors';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
 import type { VendorSimulator } from '#local/simulator/types';
 import {
   digestStream,

@@ -6,8 +6,8 @@
  * over the cap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VendorBodyTooLargeError } from '#core/errors';
-import { BreachClient } from '#core/vendor/breach-client';
+import { VendorBodyTooLargeError } from '#lambdas/platform/errors';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { startSimulator, testSettings } from './helpers.ts';
 

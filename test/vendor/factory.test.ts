@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError } from '#core/errors';
-import { createVendorClients, parseRetryAfter } from '#core/vendor/index';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { createVendorClients, parseRetryAfter } from '#lambdas/platform/vendor-api/index';
 import type { VendorSimulator } from '#local/simulator/types';
 import { fixedCredentials, rejectionOf, startSimulator, testSettings } from './helpers.ts';
 

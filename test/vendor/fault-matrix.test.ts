@@ -11,10 +11,10 @@ import {
   VendorResponseError,
   VendorThrottledError,
   VendorTimeoutError,
-} from '#core/errors';
-import { BreachClient } from '#core/vendor/breach-client';
-import { ScanClient } from '#core/vendor/scan-client';
-import type { VendorHttpSettings } from '#core/vendor/types';
+} from '#lambdas/platform/errors';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
 import type { VendorSimulator } from '#local/simulator/types';
 import {
   closedPort,

@@ -18,7 +18,7 @@ import type {
   CredentialRequest,
   VendorHttpSettings,
   VendorLogger,
-} from '#core/vendor/types';
+} from '#lambdas/platform/vendor-api/types';
 import { startVendorSimulator } from '#local/simulator/index';
 import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';
 

@@ -5,8 +5,8 @@
  */
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_SNIPPET_CHARS, VendorHttpError } from '#core/errors';
-import { BreachClient } from '#core/vendor/breach-client';
+import { MAX_BODY_SNIPPET_CHARS, VendorHttpError } from '#lambdas/platform/errors';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import type { Fault, VendorSimulator } from '../../local/simulator/index.ts';
 import { rejectionOf, startSimulator, testSettings } from './helpers.ts';
 

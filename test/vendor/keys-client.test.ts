@@ -1,8 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, VendorAuthError, VendorNetworkError, VendorThrottledError } from '#core/errors';
-import { KeysClient } from '#core/vendor/keys-client';
-import { CANDIDATE_LIMITS, rotateAnswerCandidates } from '#core/vendor/rotate-answer';
-import type { VendorHttpSettings } from '#core/vendor/types';
+import {
+  ConfigurationError,
+  VendorAuthError,
+  VendorNetworkError,
+  VendorThrottledError,
+} from '#lambdas/platform/errors';
+import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
+import { CANDIDATE_LIMITS, rotateAnswerCandidates } from '#lambdas/platform/vendor-api/rotate-answer';
+import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
 import type { VendorSimulator } from '#local/simulator/types';
 import {
   fixedCredentials,

@@ -5,10 +5,10 @@
  * util.inspect (which shows `cause` chains and hidden properties).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BreachClient } from '#core/vendor/breach-client';
-import { KeysClient } from '#core/vendor/keys-client';
-import { ScanClient } from '#core/vendor/scan-client';
-import type { VendorHttpSettings } from '#core/vendor/types';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
 import type { FaultRule, VendorSimulator } from '#local/simulator/types';
 import {
   capturingLogger,

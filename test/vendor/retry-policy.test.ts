@@ -5,7 +5,7 @@ import {
   parseRetryAfter,
   type RetryableOutcome,
   retryDelay,
-} from '#core/vendor/transport/retry-policy';
+} from '#lambdas/platform/vendor-api/transport/retry-policy';
 
 const status = (code: number, retryAfterMs?: number): RetryableOutcome => ({
   kind: 'status',

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidInputError, VendorHttpError, VendorResponseError } from '#core/errors';
-import { ScanClient } from '#core/vendor/scan-client';
-import { parseStatusVocabulary } from '#core/vendor/status';
+import { InvalidInputError, VendorHttpError, VendorResponseError } from '#lambdas/platform/errors';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { parseStatusVocabulary } from '#lambdas/platform/vendor-api/status';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream, readAll, rejectionOf, startSimulator, testSettings } from './helpers.ts';
 

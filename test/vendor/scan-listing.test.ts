@@ -1,6 +1,11 @@
 /** Tolerant reading of `GET /scans` and `GET /stats`, whose shapes the seed does not show. */
 import { describe, expect, it } from 'vitest';
-import { MAX_STATISTICS, readScanListing, readVendorStatistics, timeOf } from '#core/vendor/scan-listing';
+import {
+  MAX_STATISTICS,
+  readScanListing,
+  readVendorStatistics,
+  timeOf,
+} from '#lambdas/platform/vendor-api/scan-listing';
 
 const UUID = '0b7c3f7e-2d1a-4c36-9f0e-6a1f4c2b9d10';
 

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '#core/errors';
-import { classifyScanStatus, DEFAULT_STATUS_VOCABULARY, parseStatusVocabulary } from '#core/vendor/status';
-import type { ScanState } from '#core/vendor/types';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import {
+  classifyScanStatus,
+  DEFAULT_STATUS_VOCABULARY,
+  parseStatusVocabulary,
+} from '#lambdas/platform/vendor-api/status';
+import type { ScanState } from '#lambdas/platform/vendor-api/types';
 
 const JSON_TYPE = 'application/json';
 

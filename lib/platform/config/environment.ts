@@ -1,0 +1,33 @@
+/**
+ * Handler environment derived from the configuration (the CDK bindings and the local runner both
+ * use it). Variable names come from the handlers' own readers, never restated here.
+ */
+
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { ALLOW_SPECIAL_USE_VARIABLE } from '#lambdas/platform/validation';
+import { POLL_VARIABLES } from '#lambdas/scan/poll-schedule';
+import type { PollConfig, StatusVocabularyConfig } from './schema.ts';
+
+/** The poll-loop variables the start and poll handlers read (docs/contracts.md). */
+export function pollEnvironment(poll: PollConfig): Record<string, string> {
+  return Object.fromEntries(
+    (Object.keys(POLL_VARIABLES) as (keyof PollConfig)[]).map((field) => [
+      POLL_VARIABLES[field],
+      String(poll[field]),
+    ]),
+  );
+}
+
+/** `STATUS_VOCABULARY` when a vocabulary is configured; nothing otherwise (handlers use their own). */
+export function statusVocabularyEnvironment(
+  vocabulary: StatusVocabularyConfig | undefined,
+): Record<string, string> {
+  return vocabulary === undefined ? {} : { [ENV.statusVocabulary]: JSON.stringify(vocabulary) };
+}
+
+/** `ALLOW_SPECIAL_USE_DOMAINS` when special-use suffixes are allowed; nothing otherwise. */
+export function allowSpecialUseEnvironment(suffixes: readonly string[] | undefined): Record<string, string> {
+  return suffixes === undefined || suffixes.length === 0
+    ? {}
+    : { [ALLOW_SPECIAL_USE_VARIABLE]: suffixes.join(',') };
+}

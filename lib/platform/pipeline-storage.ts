@@ -1,0 +1,130 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type BucketProps,
+  type CfnBucket,
+  type LifecycleRule,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
+import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
+import { Construct } from 'constructs';
+import type { DataRemovalPolicy } from './config/index.ts';
+import { acknowledge } from './nag.ts';
+
+export interface PipelineStorageProps {
+  /**
+   * What happens to the buckets when the stack is deleted. `destroy` also empties them first.
+   * @default 'retain'
+   */
+  readonly removalPolicy?: DataRemovalPolicy;
+  /**
+   * Days after which a non-current object version is deleted.
+   * @default 90
+   */
+  readonly noncurrentVersionExpirationDays?: number;
+  /**
+   * Days after which server access logs are deleted; undefined keeps them forever.
+   * @default 90
+   */
+  readonly accessLogExpirationDays?: number;
+}
+
+/**
+ * The pipeline's buckets: domain lists come in (input), scan outputs and list summaries go out
+ * (results), and S3 server access logs of both land in a third bucket.
+ *
+ * Encryption is SSE-S3 (S3_MANAGED), not KMS: every reader (handlers, the Distributed Map's
+ * ItemReader/ResultWriter, operators downloading reports) would need a key-policy grant, and a
+ * customer-managed key adds a monthly and a per-request cost. SSE-S3 encrypts at rest with no policy
+ * to keep in sync; switch to KMS here if your compliance regime demands it.
+ */
+export class PipelineStorage extends Construct {
+  /** Domain lists are uploaded here; S3 sends its events to EventBridge. */
+  public readonly inputBucket: Bucket;
+  /** Scan outputs, manifests, failures, list items and summaries (docs/contracts.md S3 layout). */
+  public readonly resultsBucket: Bucket;
+  /** S3 server access logs of the input and results buckets. */
+  public readonly accessLogsBucket: Bucket;
+
+  constructor(scope: Construct, id: string, props: PipelineStorageProps = {}) {
+    super(scope, id);
+    // Log delivery authorised by a bucket policy (not the legacy LogDeliveryWrite ACL), so every
+    // bucket can be BUCKET_OWNER_ENFORCED. Set here so the construct does not depend on cdk.json.
+    this.node.setContext(S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, true);
+    const removal = props.removalPolicy ?? 'retain';
+    if (removal !== 'retain' && removal !== 'destroy') {
+      throw new Error(
+        `PipelineStorage ${id}: removalPolicy must be 'retain' or 'destroy' (got '${String(removal)}')`,
+      );
+    }
+    const noncurrentDays = props.noncurrentVersionExpirationDays ?? 90;
+    if (!Number.isInteger(noncurrentDays) || noncurrentDays < 1) {
+      throw new Error(
+        `PipelineStorage ${id}: noncurrentVersionExpirationDays must be a whole number >= 1 (got ${noncurrentDays})`,
+      );
+    }
+    const logDays = props.accessLogExpirationDays === undefined ? 90 : props.accessLogExpirationDays;
+    if (!Number.isInteger(logDays) || logDays < 1) {
+      throw new Error(
+        `PipelineStorage ${id}: accessLogExpirationDays must be a whole number >= 1 (got ${logDays})`,
+      );
+    }
+
+    const lifecycle: LifecycleRule[] = [
+      {
+        id: 'abort-incomplete-multipart-uploads',
+        // Outputs are streamed as multipart uploads; a crashed fetch leaves parts that are billed until aborted.
+        abortIncompleteMultipartUploadAfter: Duration.days(1),
+      },
+      {
+        id: 'expire-noncurrent-versions',
+        // Versioning guards against overwrites; old versions need not be kept forever.
+        noncurrentVersionExpiration: Duration.days(noncurrentDays),
+      },
+    ];
+    const common: BucketProps = {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      encryption: BucketEncryption.S3_MANAGED,
+      versioned: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: removal === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      // A non-empty bucket cannot be deleted; `destroy` is for throw-away stacks, so empty it first.
+      autoDeleteObjects: removal === 'destroy',
+    };
+
+    this.accessLogsBucket = new Bucket(this, 'AccessLogs', {
+      ...common,
+      lifecycleRules: [...lifecycle, { id: 'expire-access-logs', expiration: Duration.days(logDays) }],
+    });
+    acknowledge(
+      this.accessLogsBucket,
+      'AwsSolutions-S1',
+      'This is the server access log bucket; logging it into itself would log its own log deliveries.',
+    );
+
+    this.inputBucket = new Bucket(this, 'Input', {
+      ...common,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'input/',
+      lifecycleRules: lifecycle,
+    });
+    // EventBridge delivery set on the bucket itself, not through `eventBridgeEnabled`: that property
+    // makes CDK add a Python custom resource (function, role, managed policy, log group without
+    // retention) to apply a setting CloudFormation supports natively.
+    (this.inputBucket.node.defaultChild as CfnBucket).addPropertyOverride(
+      'NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled',
+      true,
+    );
+
+    this.resultsBucket = new Bucket(this, 'Results', {
+      ...common,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'results/',
+      lifecycleRules: lifecycle,
+    });
+  }
+}
