@@ -9,7 +9,7 @@
  */
 
 import { handlerForState } from '../lambdas/registry.ts';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';
 import { measureScanWork } from './poll-cost.ts';
 

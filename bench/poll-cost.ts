@@ -13,7 +13,7 @@ import type { ScanStatus, VendorDownload } from '#lambdas/platform/vendor-api/ty
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { scanDomainStateMachine } from '../local/definitions.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
 import { bindScanHandlers, runScanExecution } from '../local/pipeline.ts';

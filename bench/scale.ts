@@ -8,7 +8,7 @@
  * BENCH_SCALE_SIZES=small runs the two smaller sizes of each step only.
  */
 import { resolve } from 'node:path';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';

@@ -1,11 +1,7 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import {
-  loadPipelineConfig,
-  type PipelineConfig,
-  PipelineConfigError,
-} from '../lib/platform/config/index.ts';
+import { loadPipelineConfig, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import { PipelineChecks } from '../lib/platform/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 

@@ -5,7 +5,7 @@ import type { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
-import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './platform/config/index.ts';
+import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
 import { DomainListIntake } from './platform/object-intake.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
@@ -25,7 +25,7 @@ import { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
 import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
 
 export interface SecurityPipelineStackProps extends StackProps {
-  /** Validated configuration (lib/platform/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
+  /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
   readonly config: PipelineConfig;
 }
 

@@ -11,7 +11,7 @@ import { basename, join, resolve } from 'node:path';
 import { MIN_IDENTITY_KEY_BYTES } from '#lambdas/breach/identity';
 import { watchlistFormatOf } from '#lambdas/watchlist/watchlist';
 import type { WatchlistSummary } from '#lambdas/watchlist/watchlist-run';
-import type { PipelineConfig } from '../lib/platform/config/index.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
 import {
   type BreachRunRequest,
   type LocalBreachResult,

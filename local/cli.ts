@@ -17,11 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { splitLines } from '#lambdas/domain-list/domain-list';
 import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
-import {
-  loadPipelineConfigFile,
-  type PipelineConfig,
-  PipelineConfigError,
-} from '../lib/platform/config/index.ts';
+import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import { runBreachCommand } from './breach-command.ts';
 import { flagBeforeCommandProblem, swallowedFlagsProblem, userDirectory, userPath } from './cli-args.ts';
 import {

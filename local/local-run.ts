@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createVendorClients, type VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
-import type { PipelineConfig } from '../lib/platform/config/index.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
 import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';

@@ -32,7 +32,7 @@ import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS } from '#lambdas/rotation/deps';
 import { keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps-from-env';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/handlers/rotate-api-key.ts';
-import type { PipelineConfig } from '../lib/platform/config/index.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';

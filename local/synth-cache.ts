@@ -17,7 +17,7 @@ import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PipelineConfig } from '../lib/platform/config/index.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
 import type { CfnTemplate } from './definitions.ts';
 import { type IamView, iamViewOf } from './iam/view.ts';
 

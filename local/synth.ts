@@ -4,7 +4,7 @@
  * The runner, tests and bench go through local/synth-cache.ts, which calls this only on a miss.
  */
 import { App } from 'aws-cdk-lib';
-import type { PipelineConfig } from '../lib/platform/config/index.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 import type { CfnTemplate } from './definitions.ts';
 

@@ -5,7 +5,7 @@
 
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { vendorUrlProblem } from '../lib/platform/config/index.ts';
+import { vendorUrlProblem } from '../lib/config/index.ts';
 import { startVendorSimulator } from './simulator/index.ts';
 import type { VendorSimulator } from './simulator/types.ts';
 

@@ -20,7 +20,7 @@ import {
   type StateMachineAction,
   type VendorApi,
 } from '../../lambdas/registry.ts';
-import type { MirrorSecret } from './config/index.ts';
+import type { MirrorSecret } from '../config/index.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';

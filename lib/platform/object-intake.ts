@@ -81,7 +81,7 @@ export class DomainListIntake extends Construct {
 
   constructor(scope: Construct, id: string, props: DomainListIntakeProps) {
     super(scope, id);
-    // The configuration schema (lib/platform/config/) has validated prefix and suffixes; these defaults
+    // The configuration schema (lib/config/) has validated prefix and suffixes; these defaults
     // serve direct use of the construct.
     const prefix = props.prefix ?? 'incoming/';
     const suffixes = props.suffixes ?? DEFAULT_DOMAIN_LIST_SUFFIXES;

@@ -10,7 +10,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import type { DataRemovalPolicy } from './config/index.ts';
+import type { DataRemovalPolicy } from '../config/index.ts';
 import { acknowledge } from './nag.ts';
 
 export interface PipelineStorageProps {

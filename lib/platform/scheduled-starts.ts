@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import type { DomainListDefinition, ScheduleConfig } from './config/index.ts';
+import type { DomainListDefinition, ScheduleConfig } from '../config/index.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 
@@ -24,7 +24,7 @@ export interface ScanSchedulesProps {
   readonly startFunction: IFunction;
   /** Where `objectKey` domain lists live. */
   readonly inputBucket: IBucket;
-  /** Validated schedules (lib/platform/config/). */
+  /** Validated schedules (lib/config/). */
   readonly schedules: readonly ScheduleConfig[];
   /**
    * Named lists that schedules refer to by `domainList`.

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBreachReport } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { type BreachTestBed, IDENTITY_KEY, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 
 let definition: AslDefinition;

@@ -11,7 +11,7 @@ import { describeResult } from '#local/breach-command';
 import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import {
   type BreachTestBed,
   everythingStored,

@@ -9,7 +9,7 @@ import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
 import { MAX_STATE_PAYLOAD_BYTES } from '#local/task-binding';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { type BreachTestBed, IDENTITY_KEY, RESULTS_BUCKET, readJson, startBreachBed } from './fixture.ts';
 
 let definition: AslDefinition;

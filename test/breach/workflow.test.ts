@@ -12,7 +12,7 @@ import { prepareWatchlist, writeWatchlistSummary } from '#lambdas/watchlist/watc
 import { type LocalBreachOptions, runBreachReport, runWatchlist } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import {
   type BreachTestBed,
   everythingStored,

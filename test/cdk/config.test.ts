@@ -12,7 +12,7 @@ import {
   pollEnvironment,
   scheduleExpressionProblem,
   VENDOR_URL_PLACEHOLDER,
-} from '../../lib/platform/config/index.ts';
+} from '../../lib/config/index.ts';
 
 /** Parses `raw` and returns the error message (fails the test when parsing succeeds). */
 function problemsOf(raw: unknown): string {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/config/index.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROTATION_EVENT } from '#lambdas/rotation/deps-from-env';
-import { parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/index.ts';
 import {
   actionsAllowed,
   functionFor,

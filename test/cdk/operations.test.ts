@@ -2,7 +2,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { METRIC } from '#lambdas/platform/metrics';
-import { parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { type Synthesized, synth } from './helpers.ts';
 
 const SCHEDULED = { schedules: [{ name: 'hourly', expression: 'rate(1 hour)', domains: ['example.com'] }] };

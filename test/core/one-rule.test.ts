@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
 import { POLL_BOUNDS, POLL_VARIABLES, type PollSettings } from '#lambdas/scan/poll-schedule';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
 import { thrownBy } from '../helpers/errors.ts';
 
 const outOfRange: [keyof PollSettings, number][] = (

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDomainListText } from '#lambdas/domain-list/domain-list';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { createScanSettings, scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
 import { thrownBy } from '../helpers/errors.ts';
 
 const inline = (allow?: string[]) => ({

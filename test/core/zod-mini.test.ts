@@ -1,8 +1,8 @@
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { HANDLERS } from '../../lambdas/registry.ts';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/platform/config/index.ts';
-import { scheduleSchemaFor } from '../../lib/platform/config/schema.ts';
+import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
+import { scheduleSchemaFor } from '../../lib/config/schema.ts';
 import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 
 /** Mini with the English locale measures at most about 27 KiB per handler; classic was about 444 KiB. */

@@ -15,7 +15,7 @@ import {
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanLogger } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
-import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
 import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';

@@ -13,7 +13,7 @@ import { createScanDeps } from '#lambdas/scan/deps-from-env';
 import { reconcileScans, type ScanInventoryApi } from '#lambdas/scan/reconcile';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
-import { parsePipelineConfig } from '../../lib/platform/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import type { IamEvaluator } from '../../local/iam/evaluator.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';

@@ -9,7 +9,7 @@ import type { VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { DomainListItem, ListSummary } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
 import { createPrepareDomainListHandler } from '../../lambdas/domain-list/handlers/prepare-domain-list.ts';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

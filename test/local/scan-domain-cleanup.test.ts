@@ -7,7 +7,7 @@ import type { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';

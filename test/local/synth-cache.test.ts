@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import { type CfnTemplate, scanDomainStateMachine } from '../../local/definitions.ts';
 import { synthesizeTemplate } from '../../local/synth.ts';
 import { cachedTemplate, SYNTHESIS_SOURCES } from '../../local/synth-cache.ts';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import { runRotationStep } from '#lambdas/rotation/steps';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/platform/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { runDomainList } from '../../local/pipeline.ts';

@@ -6,13 +6,13 @@ import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#lambdas/domain-list/domain-list';
 import { LIST_SIZE_LIMIT } from '#lambdas/domain-list/list';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { allowSpecialUseEnvironment } from '../../config/index.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import {
   fanOutDefinition,
   grantChildExecutionMap,
   useResultWriterV2,
 } from '../../platform/child-execution-map.ts';
-import { allowSpecialUseEnvironment } from '../../platform/config/index.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { PipelineStateMachine } from '../../platform/pipeline-state-machine.ts';
 
@@ -70,7 +70,7 @@ export class DomainListWorkflow extends Construct {
 
   constructor(scope: Construct, id: string, props: DomainListWorkflowProps) {
     super(scope, id);
-    // The configuration schema (lib/platform/config/) has validated these; the defaults serve direct use.
+    // The configuration schema (lib/config/) has validated these; the defaults serve direct use.
     const maxConcurrency = props.maxConcurrency ?? 10;
     const suffixes = props.suffixes ?? DEFAULT_DOMAIN_LIST_SUFFIXES;
     useResultWriterV2(this);

@@ -13,12 +13,8 @@ import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanage
 import { Construct } from 'constructs';
 import { METRIC, type MetricName } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { type MirrorSecret, rotationScheduleProblem, rotationWindowProblem } from '../../config/index.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
-import {
-  type MirrorSecret,
-  rotationScheduleProblem,
-  rotationWindowProblem,
-} from '../../platform/config/index.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { pipelineMetric } from '../../platform/pipeline-metric.ts';

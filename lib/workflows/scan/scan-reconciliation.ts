@@ -19,7 +19,7 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import {
   reconcileFunctionSettings,
   type ScanReconciliationConfig,
-} from '../../platform/config/reconciliation-schema.ts';
+} from '../../config/reconciliation-schema.ts';
 import { ScheduledReconciliation } from '../../platform/scheduled-reconciliation.ts';
 import { ALARMS_RUNBOOK } from '../../platform/standard-alarms.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';

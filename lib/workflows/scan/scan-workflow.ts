@@ -20,14 +20,14 @@ import {
 import { Construct } from 'constructs';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { FailureName } from '#lambdas/scan/failure';
-import { bindDeclared } from '../../platform/bindings.ts';
 import {
   allowSpecialUseEnvironment,
   type PollConfig,
   pollEnvironment,
   type StatusVocabularyConfig,
   statusVocabularyEnvironment,
-} from '../../platform/config/index.ts';
+} from '../../config/index.ts';
+import { bindDeclared } from '../../platform/bindings.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from '../../platform/retry-policies.ts';
