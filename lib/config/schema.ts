@@ -25,6 +25,7 @@ import { checkAllowedSpecialUse, normalizeDomain } from '#lambdas/platform/valid
 import { type PollSettingNamer, pollSettingsSchema } from '#lambdas/scan/poll-schedule';
 import type { AlarmsConfig, alarmsSchema } from './alarms-schema.ts';
 import type { BreachConfig, breachSchema } from './breach-schema.ts';
+import { intakePrefixProblem } from './intake-prefix.ts';
 import type { NotificationsConfig, notificationsSchema } from './notifications-schema.ts';
 import { scanReconciliationSchema } from './reconciliation-schema.ts';
 import type { RotationConfig, rotationSchema } from './rotation-schema.ts';
@@ -58,6 +59,7 @@ export const LOG_RETENTION_DAYS: readonly number[] = [
 export const MAX_SCHEDULE_INPUT_CHARS = 8192;
 
 export { section } from '#lambdas/platform/schema';
+export { intakePrefixProblem } from './intake-prefix.ts';
 
 /** An array of non-empty strings; `nonEmpty` refuses `[]`; `missing` is the message when it is absent. */
 export function stringList(options: { nonEmpty: boolean; missing?: string }) {
@@ -201,16 +203,6 @@ export const intakeSchema = section({
   /** A list object larger than this is refused before it is read, with a summary saying why. @default 20 MiB */
   maxListBytes: z._default(boundedNumber(LIST_SIZE_LIMIT.bounds), LIST_SIZE_LIMIT.default),
 });
-
-export function intakePrefixProblem(prefix: string): string | undefined {
-  const got = `(got ${describeValue(prefix)})`;
-  if (prefix.length === 0) return `must be a non-empty string ${got}`;
-  if (prefix.startsWith('/')) return `must not start with '/' (S3 keys have no leading slash) ${got}`;
-  if (!prefix.endsWith('/')) return `must end with '/' ${got}`;
-  // '*' and '\' are special in EventBridge wildcard patterns; '//' is almost certainly a typo.
-  if (/[*?\\]/.test(prefix) || prefix.includes('//')) return `must not contain '*', '?', '\\' or '//' ${got}`;
-  return undefined;
-}
 
 /**
  * Inline domains (a named list or a schedule's), each checked with the validator the handlers and

@@ -11,7 +11,6 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { SCAN_STATE_MACHINE_VARIABLE } from '#lambdas/domain-list/list';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import {
   type BucketName,
@@ -87,7 +86,7 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
         'DescribeExecution on the executions of the ScanDomain machine only: child names are chosen per list run, so they cannot be listed in advance.',
       );
     }
-    fn.addEnvironment(SCAN_STATE_MACHINE_VARIABLE, machine.stateMachineArn);
+    fn.addEnvironment(ENV.scanStateMachineArn, machine.stateMachineArn);
   }
   const breachActions = declaration.breachStateMachine ?? [];
   if (breachActions.includes('DescribeExecution')) {

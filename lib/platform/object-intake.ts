@@ -6,7 +6,6 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { DEFAULT_DOMAIN_LIST_SUFFIXES } from '#lambdas/domain-list/domain-list';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
@@ -26,10 +25,10 @@ export interface DomainListIntakeProps {
    */
   readonly prefix?: string;
   /**
-   * Lower-case key suffixes that count as domain lists.
-   * @default DEFAULT_DOMAIN_LIST_SUFFIXES
+   * Lower-case key suffixes that count as the workflow's input (a domain list's or a watchlist's:
+   * each workflow owns its suffixes, so this construct names none).
    */
-  readonly suffixes?: readonly string[];
+  readonly suffixes: readonly string[];
   /**
    * How often EventBridge retries a failed delivery to the function.
    * @default 10
@@ -84,7 +83,7 @@ export class DomainListIntake extends Construct {
     // The configuration schema (lib/config/) has validated prefix and suffixes; these defaults
     // serve direct use of the construct.
     const prefix = props.prefix ?? 'incoming/';
-    const suffixes = props.suffixes ?? DEFAULT_DOMAIN_LIST_SUFFIXES;
+    const { suffixes } = props;
     const retryAttempts = props.retryAttempts ?? 10;
     const maxEventAge = props.maxEventAge ?? Duration.hours(6);
 

@@ -29,3 +29,8 @@ export function pipelineMetric(
     ...(options.label === undefined ? {} : { label: options.label }),
   });
 }
+
+/** A scan-workflow metric summed over `period`, of one outcome when given. */
+export function scanMetric(name: MetricName, period: Duration, outcome?: string): Metric {
+  return pipelineMetric(name, { workflow: 'scan', ...(outcome ? { outcome } : {}) }, { period });
+}

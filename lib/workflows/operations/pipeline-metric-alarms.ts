@@ -188,11 +188,6 @@ function quietAlarms(
   };
 }
 
-/** A scan-workflow metric summed over `period`, of one outcome when given. */
-export function scanMetric(name: MetricName, period: Duration, outcome?: string): Metric {
-  return pipelineMetric(name, { workflow: 'scan', ...(outcome ? { outcome } : {}) }, { period });
-}
-
 function bytesMetric(output: string, period: Duration): Metric {
   return pipelineMetric(METRIC.bytesStored, { workflow: 'scan', output }, { period });
 }

@@ -23,7 +23,7 @@ import {
 import { ScheduledReconciliation } from '../../platform/scheduled-reconciliation.ts';
 import { ALARMS_RUNBOOK } from '../../platform/standard-alarms.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
-import { scanMetric } from '../operations/pipeline-metric-alarms.ts';
+import { scanMetric } from '../../platform/pipeline-metric.ts';
 import type { ScanWorkflow } from './scan-workflow.ts';
 
 export interface ScanReconciliationProps {
