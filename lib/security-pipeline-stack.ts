@@ -7,10 +7,10 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
 import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
-import { DomainListIntake } from './platform/object-intake.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
 import { ScheduledReconciliation } from './platform/scheduled-reconciliation.ts';
-import { ScanSchedules } from './platform/scheduled-starts.ts';
+import { ScheduledRuns } from './platform/scheduled-runs.ts';
+import { UploadIntake } from './platform/upload-intake.ts';
 import { VendorSecrets } from './platform/vendor-secrets.ts';
 import { BreachWorkflow } from './workflows/breach/breach-workflow.ts';
 import { DomainListWorkflow } from './workflows/domain-list/domain-list-workflow.ts';
@@ -38,15 +38,15 @@ export class SecurityPipelineStack extends Stack {
   public readonly scanWorkflow: ScanWorkflow;
   public readonly domainListWorkflow: DomainListWorkflow;
   public readonly pause: PipelinePause;
-  public readonly intake: DomainListIntake;
-  public readonly schedules: ScanSchedules;
+  public readonly intake: UploadIntake;
+  public readonly schedules: ScheduledRuns;
   public readonly breachWorkflow: BreachWorkflow;
   public readonly watchlistWorkflow: WatchlistWorkflow;
-  public readonly watchlistIntake: DomainListIntake;
+  public readonly watchlistIntake: UploadIntake;
   public readonly breachReconciliation: ScheduledReconciliation;
   /** Undefined when `scan.reconciliation.enabled` is false. */
   public readonly scanReconciliation: ScanReconciliation | undefined;
-  public readonly watchlistSchedules: ScanSchedules;
+  public readonly watchlistSchedules: ScheduledRuns;
   public readonly metricAlarms: PipelineMetricAlarms;
   public readonly dashboard: PipelineDashboard;
   /** Undefined when `rotation.enabled` is false. */
@@ -109,7 +109,7 @@ export class SecurityPipelineStack extends Stack {
     });
 
     this.pause = new PipelinePause(this, 'Pause');
-    this.intake = new DomainListIntake(this, 'Intake', {
+    this.intake = new UploadIntake(this, 'Intake', {
       pause: this.pause,
       inputBucket: this.storage.inputBucket,
       listStateMachine: this.domainListWorkflow.stateMachine,
@@ -119,7 +119,7 @@ export class SecurityPipelineStack extends Stack {
       logRetention,
     });
 
-    this.schedules = new ScanSchedules(this, 'Schedules', {
+    this.schedules = new ScheduledRuns(this, 'Schedules', {
       startFunction: this.intake.startFunction,
       inputBucket: this.storage.inputBucket,
       schedules: config.schedules,
@@ -147,7 +147,7 @@ export class SecurityPipelineStack extends Stack {
     });
     // The same intake as domain lists (execution named by the object's version, duplicates
     // ignored), for watchlist uploads under their own prefix.
-    this.watchlistIntake = new DomainListIntake(this, 'WatchlistIntake', {
+    this.watchlistIntake = new UploadIntake(this, 'WatchlistIntake', {
       pause: this.pause,
       inputBucket: this.storage.inputBucket,
       listStateMachine: this.watchlistWorkflow.stateMachine,
@@ -159,7 +159,7 @@ export class SecurityPipelineStack extends Stack {
       logRetention,
     });
     // Each breach schedule names its watchlist object; the schedules' own names key the lists.
-    this.watchlistSchedules = new ScanSchedules(this, 'WatchlistSchedules', {
+    this.watchlistSchedules = new ScheduledRuns(this, 'WatchlistSchedules', {
       startFunction: this.watchlistIntake.startFunction,
       inputBucket: this.storage.inputBucket,
       schedules: config.breach.schedules.map(({ watchlistKey: _key, ...schedule }) => ({

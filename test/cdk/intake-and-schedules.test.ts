@@ -42,7 +42,7 @@ function queueIdFor(prefix: string): string {
   return logicalIdOfType(synthesized, 'AWS::SQS::Queue', prefix);
 }
 
-describe('DomainListIntake', () => {
+describe('UploadIntake', () => {
   it('names each intake function after the handler it runs, not after the domain-list intake', () => {
     // The domain-list intake keeps its logical ID; the watchlist intake's once read
     // `WatchlistIntakeStartDomainListFunction…`, sending an operator to the wrong code.
@@ -145,7 +145,7 @@ describe('DomainListIntake', () => {
   });
 });
 
-describe('ScanSchedules', () => {
+describe('ScheduledRuns', () => {
   it('creates one schedule per configured schedule with its expression, time zone and window', () => {
     // The two configured list schedules, breach and scan reconciliation's, the daily key-age check
     // and the pause switch's resume safety net.

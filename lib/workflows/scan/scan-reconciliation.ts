@@ -20,10 +20,10 @@ import {
   reconcileFunctionSettings,
   type ScanReconciliationConfig,
 } from '../../config/reconciliation-schema.ts';
+import { scanMetric } from '../../platform/pipeline-metric.ts';
 import { ScheduledReconciliation } from '../../platform/scheduled-reconciliation.ts';
 import { ALARMS_RUNBOOK } from '../../platform/standard-alarms.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
-import { scanMetric } from '../../platform/pipeline-metric.ts';
 import type { ScanWorkflow } from './scan-workflow.ts';
 
 export interface ScanReconciliationProps {

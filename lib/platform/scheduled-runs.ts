@@ -15,7 +15,7 @@ import type { DomainListDefinition, ScheduleConfig } from '../config/index.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 
-export interface ScanSchedulesProps {
+export interface ScheduledRunsProps {
   /** The list state machine each schedule starts. */
   /**
    * The intake function (`start-domain-list`), which starts the list run under a name derived from
@@ -43,7 +43,7 @@ export interface ScanSchedulesProps {
  * state machine. The input carries `<aws.scheduler.scheduled-time>`: the list run's identity is
  * the fire time, so every fire is its own run and a retried delivery of the same fire is not.
  */
-export class ScanSchedules extends Construct {
+export class ScheduledRuns extends Construct {
   /** By schedule name. */
   public readonly schedules: ReadonlyMap<string, Schedule>;
   /** Fires that could not start a run after all retries; undefined when no schedule is configured. */
@@ -51,7 +51,7 @@ export class ScanSchedules extends Construct {
   /** Assumed by Scheduler: states:StartExecution on the list machine only (plus the DLQ). */
   public readonly role?: Role;
 
-  constructor(scope: Construct, id: string, props: ScanSchedulesProps) {
+  constructor(scope: Construct, id: string, props: ScheduledRunsProps) {
     super(scope, id);
     const domainLists = props.domainLists ?? {};
     const schedules = new Map<string, Schedule>();

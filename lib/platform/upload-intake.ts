@@ -12,7 +12,7 @@ import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { sendAsyncFailuresTo } from './scheduled-invoke.ts';
 
-export interface DomainListIntakeProps {
+export interface UploadIntakeProps {
   /** The bucket domain lists are uploaded to; must have EventBridge notifications enabled. */
   readonly inputBucket: IBucket;
   /** The list state machine an upload starts. */
@@ -72,13 +72,13 @@ const INTAKE_FUNCTION_IDS = {
   'start-watchlist': 'StartWatchlistFunction',
 } as const;
 
-export class DomainListIntake extends Construct {
+export class UploadIntake extends Construct {
   public readonly rule: Rule;
   public readonly startFunction: PipelineFunction;
   /** Events that could not be delivered to, or failed in, the start function. */
   public readonly deadLetterQueue: DeadLetterQueue;
 
-  constructor(scope: Construct, id: string, props: DomainListIntakeProps) {
+  constructor(scope: Construct, id: string, props: UploadIntakeProps) {
     super(scope, id);
     // The configuration schema (lib/config/) has validated prefix and suffixes; these defaults
     // serve direct use of the construct.
@@ -118,7 +118,7 @@ export class DomainListIntake extends Construct {
     );
     if (keyPatterns.length > MAX_KEY_PATTERNS) {
       throw new Error(
-        `DomainListIntake ${id}: suffixes ${JSON.stringify(suffixes)} need ${keyPatterns.length} case-insensitive key patterns; at most ${MAX_KEY_PATTERNS} fit in one rule (use fewer or shorter suffixes)`,
+        `UploadIntake ${id}: suffixes ${JSON.stringify(suffixes)} need ${keyPatterns.length} case-insensitive key patterns; at most ${MAX_KEY_PATTERNS} fit in one rule (use fewer or shorter suffixes)`,
       );
     }
     this.rule = new Rule(this, 'ListUploaded', {
