@@ -20,7 +20,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/metrics';
-import { pipelineMetric } from '../../platform/pipeline-metric.ts';
+import { pipelineMetric, scanMetric } from '../../platform/pipeline-metric.ts';
 import { ALARMS_RUNBOOK, silenceAlarm } from '../../platform/standard-alarms.ts';
 
 /** The failure labels RecordFailure puts on ScansFailed (lambdas/core/workflows/scan/failure.ts). */
