@@ -84,3 +84,41 @@ export interface HandlerDeclaration {
    */
   readonly replaysHeldStarts?: boolean;
 }
+
+/**
+ * Writes on the results bucket go through `streamToS3` (lambdas/core/s3/stream-upload.ts):
+ * PutObject or a multipart upload (PutObject, AbortMultipartUpload on failure), then a multipart
+ * copy of the version just written to the final key to add the sha256 metadata (UploadPartCopy
+ * reads its source by version id: GetObjectVersion, as the buckets are versioned; PutObject for
+ * CreateMultipartUpload, UploadPartCopy and the conditional CompleteMultipartUpload), then the
+ * uploaded version is deleted by its id (DeleteObjectVersion), so no noncurrent copy stays.
+ */
+export const STREAMED_WRITE: readonly S3Action[] = [
+  'PutObject',
+  'AbortMultipartUpload',
+  'GetObjectVersion',
+  'DeleteObjectVersion',
+];
+
+/**
+ * A breach archive is staged with `recordDigest: false` (no copy onto itself, never a tag), read
+ * back by ranged GETs of that version for the ZIP check, and copied from that version to its final
+ * key: PutObject, AbortMultipartUpload on a failed upload, GetObjectVersion.
+ */
+export const STAGED_ARCHIVE_WRITE: readonly S3Action[] = [
+  'PutObject',
+  'AbortMultipartUpload',
+  'GetObjectVersion',
+];
+
+/**
+ * What the fetch step holds on `scans/`: STREAMED_WRITE; ListBucket + GetObject (HeadObject) to
+ * find a verified object of an earlier attempt and keep it, and the version id of each unverified
+ * leftover, which it deletes by that id (DeleteObjectVersion); DeleteObject for a bucket that does
+ * not return version ids (unversioned, as the local S3 is).
+ */
+export const SCAN_OUTPUT_FETCH: BucketUse = {
+  bucket: 'results',
+  prefix: 'scans/',
+  actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+};
