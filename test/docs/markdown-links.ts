@@ -25,7 +25,8 @@ function proseLines(markdown: string): string[] {
   return markdown.split('\n').map((line) => {
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence) {
-      if (marker?.[0] === fence[0] && marker.length >= fence.length && line.trim() === marker)
+      // A fence closes on a bare run of its own character, at least as long as the opening one.
+      if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker)
         fence = undefined;
       return '';
     }
