@@ -77,7 +77,7 @@ describe('npm start -- breach --name --email', () => {
     const bytes = await readFile(join(outDir, RESULTS, zip));
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(manifest.archive.sha256);
     expect(bytes.subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
-    // An address only in the report itself and in the keys the README's storage table marks.
+    // An address only in the report itself and in the keys docs/breach-reports.md's storage table marks.
     const documented = await addressHoldingKeys();
     const holding: string[] = [];
     for (const file of files.filter((f) => !f.endsWith('.zip'))) {
