@@ -1,5 +1,5 @@
 /**
- * `npm start`: the real pipeline on this machine (see "Contracts" in the README).
+ * `npm start`: the real pipeline on this machine (see docs/local-runs.md and docs/contracts.md).
  *
  *   npm start                                   demo: examples/domains.txt against the simulator
  *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]

@@ -177,7 +177,7 @@ export function describeVendorAttempt(
     return (
       `${a.operation}: ${what} asking to wait ${seconds(a.retryAfterMs)} (Retry-After), longer than the client ` +
       `waits inside one invocation; the call fails and the state machine's Retry rule decides when to try again ` +
-      `(its own interval, not Retry-After: README "Retry-After")`
+      `(its own interval, not Retry-After: docs/local-runs.md "Retry-After")`
     );
   }
   return `${a.operation}: ${what} on attempt ${a.attempt}/${a.maxAttempts}; the client gives up`;

@@ -113,7 +113,7 @@ export interface PipelineFunctionProps {
 /**
  * Masks email addresses in a log group's events, as a second net under `redactText`: whoever reads
  * the logs without logs:Unmask sees them masked. CloudWatch Logs bills it per GB scanned (see the
- * README's cost notes).
+ * cost notes in docs/operations.md).
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/cloudwatch-logs-data-protection-policies.html
  */
 export function emailMaskingPolicy(what: string): DataProtectionPolicy {

@@ -1,21 +1,28 @@
-/** The README's Mermaid diagrams are the synthesized state machines, not a drawing of them. */
+/** The Mermaid diagrams of docs/state-machines.md are the synthesized state machines, not a drawing of them. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import { type CfnTemplate, stateMachineWithState, walkStates } from '../../local/definitions.ts';
-import { DIAGRAMS, diagramIn, mermaidFor, renderDiagrams, withDiagrams } from '../../local/diagrams.ts';
+import {
+  DIAGRAMS,
+  DIAGRAMS_PAGE,
+  diagramIn,
+  mermaidFor,
+  renderDiagrams,
+  withDiagrams,
+} from '../../local/diagrams.ts';
 import { cachedTemplate } from '../../local/synth-cache.ts';
 
 let template: CfnTemplate;
 let readme: string;
 beforeAll(async () => {
   template = await cachedTemplate(DEFAULT_PIPELINE_CONFIG);
-  readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  readme = readFileSync(join(REPO_ROOT, DIAGRAMS_PAGE), 'utf8');
 });
 
-describe('README state machine diagrams', () => {
+describe('state machine diagrams (docs/state-machines.md)', () => {
   it.each(DIAGRAMS.map((d) => d.name))(
     '%s is Mermaid rendered from the synthesized definition (npm run diagrams)',
     (name) => {

@@ -1,7 +1,7 @@
 /**
  * `npx cdk synth --quiet` stays quiet: cdk.json sets every feature flag aws-cdk-lib recommends for
  * a new app (the CDK CLI otherwise prints a notice counting the unconfigured ones), and the README
- * deploys with the quiet form. No synth needed: both are files.
+ * and docs/deploying.md deploy with the quiet form. No synth needed: both are files.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,8 +25,10 @@ describe('feature flags', () => {
     expect(differing).toEqual([]);
   });
 
-  it("the README's synth commands use the quiet form", () => {
-    const readme = readFileSync(new URL('README.md', root), 'utf8');
+  it("the README's and docs/deploying.md's synth commands use the quiet form", () => {
+    const readme = ['README.md', 'docs/deploying.md']
+      .map((page) => readFileSync(new URL(page, root), 'utf8'))
+      .join('\n');
     const synths = [...readme.matchAll(/`(?:npm ci && )?npx cdk synth[^`]*`/g)].map((match) => match[0]);
     expect(synths.length).toBeGreaterThan(0);
     for (const synth of synths) expect(synth).toContain('--quiet');

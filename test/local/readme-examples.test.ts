@@ -86,7 +86,9 @@ function readmeExamples(readme: string): ReadmeExample[] {
   return examples;
 }
 
-const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+const readme = ['README.md', 'docs/local-runs.md', 'docs/breach-reports.md']
+  .map((page) => readFileSync(join(PROJECT_ROOT, page), 'utf8'))
+  .join('\n');
 const examples = readmeExamples(readme);
 
 let clone: string;
