@@ -1,6 +1,6 @@
 /**
  * Bundle figures: every handler bundled exactly as the CDK app bundles it (PIPELINE_BUNDLING from
- * lib/constructs/pipeline-function.ts, esbuild with a metafile), zipped like the Lambda asset, and
+ * lib/platform/pipeline-function.ts, esbuild with a metafile), zipped like the Lambda asset, and
  * imported by fresh `node --enable-source-maps` processes against an empty ESM handler measured in
  * the same run. Also: undici against Node's built-in HTTP clients, and the source-map options.
  */

@@ -1,6 +1,6 @@
 /**
  * What each handler declares it touches: plain data, no CDK. The constructs grant exactly this and
- * bind the matching environment variables (lib/constructs/bindings.ts); the least-privilege test
+ * bind the matching environment variables (lib/platform/bindings.ts); the least-privilege test
  * compares it with what the handlers were seen doing and with the synthesized policies.
  *
  * Keyed by handler file (`lambdas/<file>.ts`), with the state names that invoke it, so that it can

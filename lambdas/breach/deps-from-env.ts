@@ -1,7 +1,7 @@
 /**
  * The breach steps' settings (RESULTS_BUCKET, BREACH_MAX_EMAILS, the BREACH_MAX_* limits) and the deps of the steps that
- * only touch S3. The vendor-calling steps' deps are in `#core/runtime/breach-vendor-deps`, the
- * watchlist steps' in `#core/runtime/watchlist-deps`: each function bundles only what it calls.
+ * only touch S3. The vendor-calling steps' deps are in `#lambdas/breach/vendor-deps`, the
+ * watchlist steps' in `#lambdas/watchlist/deps`: each function bundles only what it calls.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_MAX_EMAILS } from '#lambdas/breach/contracts';

@@ -1,6 +1,6 @@
 /**
  * What the breach steps need from the outside world. Handlers build it from the environment
- * (`#core/runtime/breach-deps`); the local runner and the tests build it with loopback clients.
+ * (`#lambdas/breach/deps-from-env`); the local runner and the tests build it with loopback clients.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';

@@ -5,7 +5,7 @@
  * handler parses its input with these, and an error names the field (`source.scheduleName`).
  *
  * Documents the list steps write to S3 (items.json, summary.json) are ours alone and stay plain
- * interfaces in `#core/workflows/scan/contracts`.
+ * interfaces in `#lambdas/scan/contracts`.
  */
 import * as z from 'zod/mini';
 import type { DomainScanResult } from '#lambdas/scan/contracts';

@@ -28,7 +28,7 @@ export interface IntakeDeps {
   readonly sfn: SFNClient;
   readonly logger: VendorLogger;
   readonly settings: IntakeSettings;
-  /** While on, nothing starts (see #core/pause). @default never paused */
+  /** While on, nothing starts (see #lambdas/platform/pause). @default never paused */
   readonly pause?: PauseSwitch;
 }
 

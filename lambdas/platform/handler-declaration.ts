@@ -86,7 +86,7 @@ export interface HandlerDeclaration {
 }
 
 /**
- * Writes on the results bucket go through `streamToS3` (lambdas/core/s3/stream-upload.ts):
+ * Writes on the results bucket go through `streamToS3` (lambdas/platform/s3/stream-upload.ts):
  * PutObject or a multipart upload (PutObject, AbortMultipartUpload on failure), then a multipart
  * copy of the version just written to the final key to add the sha256 metadata (UploadPartCopy
  * reads its source by version id: GetObjectVersion, as the buckets are versioned; PutObject for

@@ -1,7 +1,7 @@
 /**
  * The pipeline's metrics as core code sees them: names, closed dimensions, and the small
  * {@link PipelineMetrics} interface it records through. Powertools Metrics stands behind it in a
- * Lambda (`#core/runtime/observability`); the local runner and the tests pass an in-memory recorder.
+ * Lambda (`#lambdas/platform/runtime/observability`); the local runner and the tests pass an in-memory recorder.
  *
  * Dimensions are a closed set of low-cardinality words: never a domain, an email, a scan id or a
  * key, which would leak them into CloudWatch and make every value its own (billed) metric.

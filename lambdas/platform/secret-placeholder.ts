@@ -1,6 +1,6 @@
 /**
  * What a key secret holds before anyone stored a key in it. The stack creates it with a placeholder
- * (lib/constructs/vendor-secrets.ts), because the key must never be in the template; readers fail on
+ * (lib/platform/vendor-secrets.ts), because the key must never be in the template; readers fail on
  * it with "no apiKey", and the rotation function treats it as "never seeded". Kept free of SDK
  * imports: the CDK app loads it too.
  */

@@ -1,6 +1,6 @@
 /**
  * What the scan workflow steps need from the outside world. The Lambda handlers build it from the
- * environment (`#core/runtime/deps`); the local runner and the tests build it with loopback clients.
+ * environment (`#lambdas/scan/vendor-deps`); the local runner and the tests build it with loopback clients.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';

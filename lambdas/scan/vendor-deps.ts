@@ -1,6 +1,6 @@
 /**
  * The deps of the scan steps that call the vendor, from the Lambda environment: the vendor-free
- * part (`#core/runtime/scan-deps`) plus the scan client with its key from Secrets Manager. Fails
+ * part (`#lambdas/scan/deps-from-env`) plus the scan client with its key from Secrets Manager. Fails
  * with a ConfigurationError naming the variable.
  *
  * This module brings in the vendor's scan client (and its HTTP stack); steps that only write S3

@@ -3,7 +3,7 @@
  * are inferred from them (`PipelineConfig` …), so a rule and its type cannot drift apart.
  *
  * Rules shared with the handlers are imported, never restated: the poll bounds and the history
- * budget (`#core/workflows/scan/poll-schedule`), the domain-list suffix rule (`#core/domain-list`). Rules that
+ * budget (`#lambdas/scan/poll-schedule`), the domain-list suffix rule (`#lambdas/domain-list/domain-list`). Rules that
  * span sections (a schedule naming a domain list, a list key ending in an intake suffix) live in
  * `parse.ts`, which sees every section at once.
  *

@@ -18,7 +18,7 @@ export interface DeadLetterQueueProps {
  * so an operator has time to inspect and redrive.
  */
 export class DeadLetterQueue extends Queue {
-  /** Fires on the first message (lib/constructs/standard-alarms.ts). */
+  /** Fires on the first message (lib/platform/standard-alarms.ts). */
   public readonly depthAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: DeadLetterQueueProps) {

@@ -98,7 +98,7 @@ export interface PipelineFunctionProps {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
    * A CloudWatch Logs data protection policy on its log group that masks email addresses, a second
-   * net under the redaction every log line passes (lambdas/core/redact.ts).
+   * net under the redaction every log line passes (lambdas/platform/redact.ts).
    * @default - the registry decides: on for handlers that read vendor answers or handle people
    *   (`logsMayCarryPersonalData` in lambdas/registry.ts)
    */
@@ -139,7 +139,7 @@ export class PipelineFunction extends NodejsFunction {
   public readonly executionRole: Role;
   /** The handler file name this function was built from, e.g. `start-scan`. */
   public readonly handlerFile: string;
-  /** Its standard alarms (lib/constructs/standard-alarms.ts). */
+  /** Its standard alarms (lib/platform/standard-alarms.ts). */
   public readonly alarms: { readonly errors: Alarm; readonly throttles: Alarm };
 
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {

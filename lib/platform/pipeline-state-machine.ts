@@ -60,7 +60,7 @@ export interface PipelineStateMachineProps {
 export class PipelineStateMachine extends Construct {
   public readonly stateMachine: StateMachine;
   public readonly logGroup: LogGroup;
-  /** Its standard alarms (lib/constructs/standard-alarms.ts). */
+  /** Its standard alarms (lib/platform/standard-alarms.ts). */
   public readonly alarms: { readonly failed: Alarm; readonly timedOut: Alarm; readonly aborted: Alarm };
 
   constructor(scope: Construct, id: string, props: PipelineStateMachineProps) {

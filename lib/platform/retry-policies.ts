@@ -1,6 +1,6 @@
 /**
  * Retry policies shared by the state machines. Error names are the ones the handlers throw
- * (lambdas/core/errors.ts) or Step Functions reports; renaming one breaks these rules.
+ * (lambdas/platform/errors.ts) or Step Functions reports; renaming one breaks these rules.
  */
 import { Duration } from 'aws-cdk-lib';
 import { JitterType, type RetryProps } from 'aws-cdk-lib/aws-stepfunctions';

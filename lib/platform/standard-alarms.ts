@@ -2,7 +2,7 @@
  * The standard alarms every function, state machine and dead-letter queue of the pipeline gets,
  * written once here and created by PipelineFunction, PipelineStateMachine and DeadLetterQueue
  * themselves (as AWS Solutions Constructs do), so a new workflow is covered without asking.
- * `lib/rules/alarm-coverage.ts` fails cdk-nag when anything slips through.
+ * `lib/platform/rules/alarm-coverage.ts` fails cdk-nag when anything slips through.
  *
  * Every alarm's description says what it means and names its runbook section; the stack sends
  * every alarm to the alarm topic (lib/workflows/operations/alarm-notifications.ts).

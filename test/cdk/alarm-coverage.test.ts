@@ -1,5 +1,5 @@
 /**
- * The `Pipeline-AlarmCoverage` rule (lib/rules/alarm-coverage.ts), in the style of cdk-nag's own
+ * The `Pipeline-AlarmCoverage` rule (lib/platform/rules/alarm-coverage.ts), in the style of cdk-nag's own
  * rule tests: a non-compliant and a compliant resource of each kind, then the whole stack.
  */
 import { App, Duration, Stack } from 'aws-cdk-lib';

@@ -2,7 +2,7 @@
  * AWS's documented limits on what the settings turn into, refused at synth with the setting's name
  * rather than by CloudFormation at deploy: Secrets Manager's rotation schedule and window
  * (lib/config/rotation-rules.ts), mirror keys (lib/config/rotation-schema.ts), and the state
- * machines' log group names (lib/constructs/state-machine-log-group-name.ts).
+ * machines' log group names (lib/platform/state-machine-log-group-name.ts).
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';

@@ -1,6 +1,6 @@
 /**
  * Lambda's 4 KB limit on a function's environment variables, refused at synth
- * (lib/constructs/lambda-environment-size.ts) instead of by CloudFormation at deploy.
+ * (lib/platform/lambda-environment-size.ts) instead of by CloudFormation at deploy.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Environment variable names, one place: every variable the synthesized functions get is named in
- * ENV (lambdas/core/runtime/variables.ts), and no source outside that file spells one.
+ * ENV (lambdas/platform/runtime/variables.ts), and no source outside that file spells one.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';

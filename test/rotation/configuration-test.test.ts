@@ -32,7 +32,7 @@ async function setUp(options: WorldOptions = {}): Promise<RotationWorld> {
   return world;
 }
 
-/** The value lib/constructs/vendor-secrets.ts creates the secret with (nonce generated there). */
+/** The value lib/platform/vendor-secrets.ts creates the secret with (nonce generated there). */
 const PLACEHOLDER = JSON.stringify({
   placeholder: 'replace this secret with the vendor API key',
   nonce: 'Zq8x1',

@@ -1,6 +1,6 @@
 /**
  * After a pause: give every upload and schedule fire the intake refused while paused back to it.
- * Run by the pause parameter's change event and every 15 minutes (lib/constructs/pause-switch.ts).
+ * Run by the pause parameter's change event and every 15 minutes (lib/platform/pause-switch.ts).
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';

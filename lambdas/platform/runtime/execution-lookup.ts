@@ -1,4 +1,4 @@
-/** The AWS side of `ExecutionLookup` (#core/workflows/fan-out-results). */
+/** The AWS side of `ExecutionLookup` (#lambdas/platform/fan-out-results). */
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 

@@ -25,7 +25,7 @@ export interface UploadSettings {
   readonly queueSize: number;
   /**
    * Part size of the server-side copy that adds the sha256 to a multipart output (5 MiB to 5 GiB).
-   * @default 512 MiB (lambdas/core/s3/promote.ts)
+   * @default 512 MiB (lambdas/platform/s3/promote.ts)
    */
   readonly copyPartSizeBytes?: number;
 }

@@ -1,5 +1,5 @@
 /**
- * The contract of the vendor clients (`#core/vendor/*`). Core code only: no AWS or Lambda types.
+ * The contract of the vendor clients (`#lambdas/platform/vendor-api/*`). Core code only: no AWS or Lambda types.
  * The seeds leave most shapes "not shown", so parsed results keep the raw body next to
  * whatever fields we could find.
  */

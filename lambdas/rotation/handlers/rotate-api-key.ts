@@ -1,6 +1,6 @@
 /**
  * Secrets Manager's rotation function for the vendor org key: createSecret, setSecret, testSecret
- * and finishSecret (lambdas/core/rotation/steps.ts). Secrets Manager invokes it; nothing else should.
+ * and finishSecret (lambdas/rotation/steps.ts). Secrets Manager invokes it; nothing else should.
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';

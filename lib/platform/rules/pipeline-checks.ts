@@ -16,7 +16,7 @@ export class PipelineChecks extends NagPack {
     this.applyRule({
       info: 'The resource lacks a standard alarm (function: Errors and Throttles; state machine: ExecutionsFailed, ExecutionsTimedOut, ExecutionsAborted; queue: ApproximateNumberOfMessagesVisible).',
       explanation:
-        'A failure nobody is told about is found by a user. PipelineFunction, PipelineStateMachine and DeadLetterQueue create these alarms themselves (lib/constructs/standard-alarms.ts); a resource built another way must add them.',
+        'A failure nobody is told about is found by a user. PipelineFunction, PipelineStateMachine and DeadLetterQueue create these alarms themselves (lib/platform/standard-alarms.ts); a resource built another way must add them.',
       level: NagMessageLevel.ERROR,
       rule: AlarmCoverage,
       node,

@@ -2,7 +2,7 @@
  * One CloudWatch dashboard for the on-call engineer: scans by outcome, scan duration p50/p95,
  * vendor retries and errors by operation, bytes archived, breach results, the key's age, DLQ
  * depths, and the state of every alarm. Built from the same metric names the handlers emit
- * (lambdas/core/metrics.ts), so a panel can never show a metric nobody writes.
+ * (lambdas/platform/metrics.ts), so a panel can never show a metric nobody writes.
  */
 import { Duration } from 'aws-cdk-lib';
 import {

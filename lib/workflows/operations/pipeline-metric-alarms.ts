@@ -1,5 +1,5 @@
 /**
- * Alarms on the pipeline's own metrics (lambdas/core/metrics.ts, written by Powertools with the
+ * Alarms on the pipeline's own metrics (lambdas/platform/metrics.ts, written by Powertools with the
  * `service` dimension): what no single function or state machine sees.
  *
  * - scans failing at more than a configured rate;
@@ -23,7 +23,7 @@ import { METRIC, METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/me
 import { pipelineMetric, scanMetric } from '../../platform/pipeline-metric.ts';
 import { ALARMS_RUNBOOK, silenceAlarm } from '../../platform/standard-alarms.ts';
 
-/** The failure labels RecordFailure puts on ScansFailed (lambdas/core/workflows/scan/failure.ts). */
+/** The failure labels RecordFailure puts on ScansFailed (lambdas/scan/failure.ts). */
 const SCAN_FAILURE_LABELS = [
   'ScanFailed',
   'ScanRejected',

@@ -1,5 +1,5 @@
 /**
- * The pause switch (#core/pause): one SSM parameter, `running` or `paused`, that every intake reads
+ * The pause switch (#lambdas/platform/pause): one SSM parameter, `running` or `paused`, that every intake reads
  * (uploads and schedule fires go through them), and the resume function that gives back what a
  * pause held. Nothing is redeployed to pause or resume: `aws ssm put-parameter --overwrite`.
  *

@@ -1,6 +1,6 @@
 /**
  * When a domain list or a watchlist finishes, its summary handler puts a run-finished event on the
- * default bus (lambdas/core/run-events.ts). This rule turns each into a short notification on the
+ * default bus (lambdas/platform/run-events.ts). This rule turns each into a short notification on the
  * runs topic: kind, run id, what started it, the counts and where summary.json is. Never a domain's
  * findings, a name or an email: the event carries none.
  */
