@@ -249,7 +249,9 @@ describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => 
         inputs.some((path) => path.includes('@aws-sdk/client-s3') || path.includes('@aws-sdk/client-sfn')),
       ).toBe(true);
       const transport = inputs.filter(
-        (path) => path === 'lambdas/platform/vendor-api/http.ts' || path.startsWith('lambdas/platform/vendor-api/transport/'),
+        (path) =>
+          path === 'lambdas/platform/vendor-api/http.ts' ||
+          path.startsWith('lambdas/platform/vendor-api/transport/'),
       );
       expect(transport).toEqual([]);
       expect(inputs.filter((path) => path.includes('node_modules/undici/'))).toEqual([]);
