@@ -7,7 +7,7 @@ import { parseDomainListText } from '#core/domain-list';
 import { ConfigurationError } from '#core/errors';
 import { createScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
 import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
-import { thrownBy } from '../helpers/errors.ts';
+import { thrownBy } from '../kit/errors.ts';
 
 const inline = (allow?: string[]) => ({
   scan: allow === undefined ? {} : { allowSpecialUseDomains: allow },

@@ -20,7 +20,7 @@ import { PipelinePausedError, pauseSwitch } from '#core/pause';
 import type { IntakeDeps } from '#core/workflows/list/intake';
 import { heldStartIn, resumePausedStarts } from '#core/workflows/list/resume';
 import { createStartDomainListHandler } from '../../lambdas/start-domain-list.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 
 const FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:IntakeStartDomainListFunction';
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/IntakeDeadLetterQueue';

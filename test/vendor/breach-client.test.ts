@@ -4,15 +4,14 @@ import { BreachClient } from '#core/vendor/breach-client';
 import { ScanClient } from '#core/vendor/scan-client';
 import type { VendorHttpSettings } from '#core/vendor/types';
 import type { VendorSimulator } from '#local/simulator/types';
+import { digestStream, readAll } from '../kit/digest.ts';
+import { loopbackServer } from '../kit/http.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
-  digestStream,
   fixedCredentials,
   headersContain,
-  loopbackServer,
-  readAll,
   rejectionOf,
   secretStoreCredentials,
-  startSimulator,
   testSettings,
 } from './helpers.ts';
 

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VendorBodyTooLargeError } from '#core/errors';
 import { BreachClient } from '#core/vendor/breach-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
-import { startSimulator, testSettings } from './helpers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { testSettings } from './helpers.ts';
 
 const REPORT = 'capped-report';
 const CAP = 2 * 1024 * 1024;

@@ -4,13 +4,8 @@ import { KeysClient } from '#core/vendor/keys-client';
 import { CANDIDATE_LIMITS, rotateAnswerCandidates } from '#core/vendor/rotate-answer';
 import type { VendorHttpSettings } from '#core/vendor/types';
 import type { VendorSimulator } from '#local/simulator/types';
-import {
-  fixedCredentials,
-  rejectionOf,
-  secretStoreCredentials,
-  startSimulator,
-  testSettings,
-} from './helpers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { fixedCredentials, rejectionOf, secretStoreCredentials, testSettings } from './helpers.ts';
 
 const ROTATE = 'POST /orgs/{org_uuid}/api/key/rotate';
 

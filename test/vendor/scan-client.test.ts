@@ -5,7 +5,9 @@ import { InvalidInputError, VendorHttpError, VendorResponseError } from '#core/e
 import { ScanClient } from '#core/vendor/scan-client';
 import { parseStatusVocabulary } from '#core/vendor/status';
 import type { VendorSimulator } from '#local/simulator/types';
-import { digestStream, readAll, rejectionOf, startSimulator, testSettings } from './helpers.ts';
+import { digestStream, readAll } from '../kit/digest.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { rejectionOf, testSettings } from './helpers.ts';
 
 let sim: VendorSimulator;
 let client: ScanClient;
