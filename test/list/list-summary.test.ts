@@ -1,42 +1,21 @@
 /** The domain-list workflow's summary: per-domain results from child executions, and the summary written to S3. */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunFinishedDetail } from '#core/run-events';
-import type { VendorLogger } from '#core/vendor/types';
 import type { PreparedDomainList } from '#core/workflows/list/contracts';
 import {
   buildListSummary,
   domainResultFromFailure,
   domainResultFromIteration,
-  type ListDeps,
   prepareDomainList,
   writeListSummary,
 } from '#core/workflows/list/list';
 import type { DomainListItem, ListSummary, ScanOutcome } from '#core/workflows/scan/contracts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
+import { deps, RESULTS, s3, useListBed } from './list-fixture.ts';
 
-const INPUT = 'input-bucket';
-const RESULTS = 'results-bucket';
-const silent: VendorLogger = { debug() {}, info() {}, warn() {}, error() {} };
-
-let s3: S3rverFixture;
-let deps: ListDeps;
-
-beforeAll(async () => {
-  s3 = await startS3rver({ buckets: [INPUT, RESULTS] });
-  deps = {
-    s3: s3.client,
-    logger: silent,
-    settings: { resultsBucket: RESULTS, inputBucket: INPUT },
-    clock: () => new Date('2026-11-21T10:00:00Z'),
-  };
-});
-
-afterAll(async () => {
-  await s3.close();
-});
+useListBed();
 
 function outcome(domain: string, state: ScanOutcome['state'], error?: ScanOutcome['error']): ScanOutcome {
   return {

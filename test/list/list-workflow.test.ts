@@ -1,35 +1,15 @@
 /** The domain-list workflow's input: parsing the start input and the WriteListSummary input, and preparing the list in S3. */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#core/errors';
 import { childExecutionName } from '#core/naming';
-import type { VendorLogger } from '#core/vendor/types';
 import { type ListDeps, parseDomainListInput, prepareDomainList } from '#core/workflows/list/list';
 import type { DomainListItem } from '#core/workflows/scan/contracts';
 import { createWriteListSummaryHandler } from '../../lambdas/write-list-summary.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { readJson } from '../kit/s3.ts';
+import { deps, INPUT, RESULTS, s3, useListBed } from './list-fixture.ts';
 
-const INPUT = 'input-bucket';
-const RESULTS = 'results-bucket';
-const silent: VendorLogger = { debug() {}, info() {}, warn() {}, error() {} };
-
-let s3: S3rverFixture;
-let deps: ListDeps;
-
-beforeAll(async () => {
-  s3 = await startS3rver({ buckets: [INPUT, RESULTS] });
-  deps = {
-    s3: s3.client,
-    logger: silent,
-    settings: { resultsBucket: RESULTS, inputBucket: INPUT },
-    clock: () => new Date('2026-11-21T10:00:00Z'),
-  };
-});
-
-afterAll(async () => {
-  await s3.close();
-});
+useListBed();
 
 describe('parseDomainListInput', () => {
   it.each([

@@ -1,26 +1,11 @@
 /** The simulator's scanning API apart from outputs: starting, auth, status progression, listing, deleting, counting. */
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
+import { describe, expect, it } from 'vitest';
+import { startVendorSimulator } from '#local/simulator/index';
 import { bearer, finishedScan, pollStatus, startScan } from '../kit/simulator.ts';
+import { get, sim, useScanSimulator } from './scan-fixture.ts';
 
-let sim: VendorSimulator;
-
-beforeAll(async () => {
-  sim = await startVendorSimulator({ failingDomains: ['broken.example.com', /^fail-/] });
-});
-
-afterAll(async () => {
-  await sim.close();
-});
-
-beforeEach(() => {
-  sim.clearFaults();
-});
-
-function get(path: string, headers: Record<string, string> = bearer(sim.apiKey)) {
-  return fetch(`${sim.url}${path}`, { headers });
-}
+useScanSimulator();
 
 describe('starting a scan', () => {
   it('answers a form POST with a v4 uuid, the domain and status queued', async () => {

@@ -1,27 +1,12 @@
 /** The simulator's scan outputs (report, logs, debug): bytes, caching headers, gzip, and their timestamps. */
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
 import { rawRequest } from '../kit/http.ts';
 import { bearer, finishedScan, pollStatus, startScan } from '../kit/simulator.ts';
+import { get, sim, useScanSimulator } from './scan-fixture.ts';
 
-let sim: VendorSimulator;
-
-beforeAll(async () => {
-  sim = await startVendorSimulator({ failingDomains: ['broken.example.com', /^fail-/] });
-});
-
-afterAll(async () => {
-  await sim.close();
-});
-
-beforeEach(() => {
-  sim.clearFaults();
-});
-
-function get(path: string, headers: Record<string, string> = bearer(sim.apiKey)) {
-  return fetch(`${sim.url}${path}`, { headers });
-}
+useScanSimulator();
 
 describe('scan outputs', () => {
   it('serves the report as JSON that names the domain and has findings, about reportBytes long', async () => {
