@@ -208,7 +208,13 @@ export class PipelineFunction extends NodejsFunction {
         `PipelineFunction ${id}: handlerFile must be a kebab-case file name without extension, e.g. 'start-scan' (got '${props.handlerFile}')`,
       );
     }
-    const entry = handlerEntry(props.handlerFile);
+    let entry: string;
+    try {
+      entry = handlerEntry(props.handlerFile);
+    } catch (error) {
+      // The registry names the handler's folder: a file it does not declare has no entry.
+      throw new Error(`PipelineFunction ${id}: ${(error as Error).message}`);
+    }
     if (!existsSync(entry)) {
       throw new Error(`PipelineFunction ${id}: handler file ${entry} does not exist`);
     }

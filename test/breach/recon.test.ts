@@ -6,11 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recon } from '#lambdas/breach/recon';
 import { InvalidInputError, ReconOutcomeUnknownError, VendorThrottledError } from '#lambdas/platform/errors';
+import { listKeys, readJson } from '../kit/s3.ts';
 import {
   type BreachTestBed,
   everythingStored,
-  keysUnder,
-  readJson,
+  RESULTS_BUCKET,
   startBreachBed,
   storeRequest,
 } from './fixture.ts';
@@ -40,7 +40,7 @@ describe('Recon', () => {
     expect(output.recon.reportName).toMatch(/^jane-doe_/);
     expect(output.recon.totalBreaches).toBeGreaterThan(0);
     expect(output.outputPrefix).toMatch(/^breach\/people\/jane-doe-[0-9a-f]{16}\/req-1\/$/);
-    const record = await readJson(bed.s3.client, output.recon.reconKey);
+    const record = await readJson(bed.s3.client, RESULTS_BUCKET, output.recon.reconKey);
     expect(record).toMatchObject({
       status: 'success',
       output: output.recon.reportName,
@@ -68,7 +68,9 @@ describe('Recon', () => {
 
     expect(output.recon).toMatchObject({ status: 'no_results', totalBreaches: 0 });
     expect(output.recon.reportName).toBeUndefined();
-    expect(await keysUnder(bed.s3.client, output.outputPrefix)).toEqual([`${output.outputPrefix}recon.json`]);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, output.outputPrefix)).toEqual([
+      `${output.outputPrefix}recon.json`,
+    ]);
   });
 
   it('answers a re-run from recon.json and never asks the vendor again', async () => {
@@ -91,7 +93,7 @@ describe('Recon', () => {
     await expect(retried).rejects.toBeInstanceOf(ReconOutcomeUnknownError);
     await expect(retried).rejects.toMatchObject({ name: 'ReconOutcomeUnknownError' });
     expect(bed.sim.requestCount('POST /recon')).toBe(1);
-    expect(await keysUnder(bed.s3.client, 'breach/people/')).toEqual([
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/people/')).toEqual([
       expect.stringMatching(/\/req-1\/\.recon-claim$/),
     ]);
   });
@@ -109,7 +111,9 @@ describe('Recon', () => {
 
     expect(output.recon.status).toBe('success');
     expect(bed.sim.requestCount('POST /recon')).toBe(2);
-    expect(await keysUnder(bed.s3.client, output.outputPrefix)).toEqual([`${output.outputPrefix}recon.json`]);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, output.outputPrefix)).toEqual([
+      `${output.outputPrefix}recon.json`,
+    ]);
   });
 
   it('keeps the claim after a 500, which may come after the report was made', async () => {
@@ -131,9 +135,9 @@ describe('Recon', () => {
     });
 
     await expect(recon(bed.deps, input)).rejects.toThrow(/status must be success or no_results/);
-    const kept = await keysUnder(bed.s3.client, 'breach/people/');
+    const kept = await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/people/');
     expect(kept).toEqual([expect.stringMatching(/recon\.json$/)]);
-    expect(await readJson(bed.s3.client, kept[0] as string)).toMatchObject({
+    expect(await readJson(bed.s3.client, RESULTS_BUCKET, kept[0] as string)).toMatchObject({
       status: 'queued',
       raw: { output: 'later' },
     });
@@ -151,7 +155,7 @@ describe('Recon', () => {
     await expect(attempt).rejects.toThrow(/request\.emails\[1\]: has no '@'/);
     await expect(attempt).rejects.not.toThrow(/not-an-address/);
     expect(bed.sim.requestCount('POST /recon')).toBe(0);
-    expect(await keysUnder(bed.s3.client, 'breach/people/')).toEqual([]);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/people/')).toEqual([]);
   });
 
   it('refuses an input that carries addresses instead of a request object', async () => {

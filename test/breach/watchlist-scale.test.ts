@@ -7,7 +7,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareWatchlist, WATCHLIST_WRITE_CONCURRENCY } from '#lambdas/watchlist/watchlist-run';
 import { type S3rverFixture, startS3rver } from '#local/embedded-s3';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { IDENTITY_KEY, RESULTS_BUCKET } from './fixture.ts';
 
 const INPUT = 'watchlist-input';

@@ -7,7 +7,7 @@ import { ConfigurationError } from '#lambdas/platform/errors';
 import { scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
 import { POLL_BOUNDS, POLL_VARIABLES, type PollSettings } from '#lambdas/scan/poll-schedule';
 import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
-import { thrownBy } from '../helpers/errors.ts';
+import { thrownBy } from '../kit/errors.ts';
 
 const outOfRange: [keyof PollSettings, number][] = (
   Object.keys(POLL_BOUNDS) as (keyof PollSettings)[]

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { decodeS3EventKey, objectFromS3Event } from '#lambdas/platform/s3-event';
-import { thrownBy } from '../helpers/errors.ts';
+import { thrownBy } from '../kit/errors.ts';
 
 function eventBridgeEvent(
   object: Record<string, unknown>,

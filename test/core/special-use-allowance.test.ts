@@ -7,7 +7,7 @@ import { parseDomainListText } from '#lambdas/domain-list/domain-list';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { createScanSettings, scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
 import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
-import { thrownBy } from '../helpers/errors.ts';
+import { thrownBy } from '../kit/errors.ts';
 
 const inline = (allow?: string[]) => ({
   scan: allow === undefined ? {} : { allowSpecialUseDomains: allow },

@@ -4,12 +4,13 @@
  * summary.json that says what happened. Heap figures are printed for the closing note; the
  * assertion is only that the heap stays far below the function's memory, never a timing.
  */
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ListDeps, prepareDomainList, writeListSummary } from '#lambdas/domain-list/list';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import type { ListSummary } from '#lambdas/scan/contracts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { readJson } from '../kit/s3.ts';
 
 const INPUT = 'limits-input';
 const RESULTS = 'limits-results';
@@ -44,11 +45,6 @@ async function upload(key: string, body: Buffer): Promise<void> {
   await s3.client.send(
     new PutObjectCommand({ Bucket: INPUT, Key: key, Body: body, ContentType: 'text/plain' }),
   );
-}
-
-async function readJson<T>(key: string): Promise<T> {
-  const object = await s3.client.send(new GetObjectCommand({ Bucket: RESULTS, Key: key }));
-  return JSON.parse((await object.Body?.transformToString()) ?? 'null') as T;
 }
 
 /** Runs `work` while sampling the heap; returns its result and the peak growth in MiB. */
@@ -87,7 +83,7 @@ describe('domain-list limits', () => {
       /incoming\/huge\.txt is \d+ bytes, over the limit of 20971520 bytes/,
     );
     expect(prepared.counts).toEqual({ lines: 0, valid: 0, invalid: 0, duplicate: 0, ignored: 0 });
-    const summary = await readJson<ListSummary>(summaryKey);
+    const summary = await readJson<ListSummary>(s3.client, RESULTS, summaryKey);
     expect(summary.rejected?.reason).toBe(prepared.rejected?.reason);
     expect(summary.domains).toEqual([]);
     expect(peakGrowthMiB).toBeLessThan(64);
@@ -111,12 +107,16 @@ describe('domain-list limits', () => {
     );
     expect(prepared.rejected).toBeUndefined();
     expect(prepared.counts).toEqual({ lines, valid: 0, invalid: lines, duplicate: 0, ignored: 0 });
-    const rejects = await readJson<{ invalid: { line: number; reason: string }[] }>(prepared.rejectsKey);
+    const rejects = await readJson<{ invalid: { line: number; reason: string }[] }>(
+      s3.client,
+      RESULTS,
+      prepared.rejectsKey,
+    );
     expect(rejects.invalid).toHaveLength(1_000);
     expect(rejects.invalid[0]).toMatchObject({ line: 1 });
     expect(rejects.invalid[999]?.line).toBe(1_000);
     expect(rejects.invalid.every((entry) => entry.reason.length > 0)).toBe(true);
-    const summary = await readJson<ListSummary>(summaryKey);
+    const summary = await readJson<ListSummary>(s3.client, RESULTS, summaryKey);
     expect(summary.counts).toMatchObject({ lines, invalid: lines });
     expect(summary.sampled).toBe(true);
     expect(summary.invalid).toHaveLength(1_000);
@@ -133,7 +133,9 @@ describe('domain-list limits', () => {
 
     // Assess
     expect(prepared.rejected?.reason).toContain('cannot be read (NoSuchKey)');
-    expect((await readJson<ListSummary>(summaryKey)).rejected?.reason).toContain('NoSuchKey');
+    expect((await readJson<ListSummary>(s3.client, RESULTS, summaryKey)).rejected?.reason).toContain(
+      'NoSuchKey',
+    );
   });
 
   it('keeps a near-256 KiB ad-hoc list out of the state: the prepared run and the summary output stay small', async () => {
@@ -152,9 +154,9 @@ describe('domain-list limits', () => {
     expect(Buffer.byteLength(JSON.stringify(prepared))).toBeLessThan(2 * 1024);
     expect(prepared.source).toEqual({ type: 'adhoc', requestId: 'big-adhoc', inlineDomains: 9_600 });
     expect(Buffer.byteLength(JSON.stringify(written))).toBeLessThan(1024);
-    const items = await readJson<{ domain: string }[]>(prepared.itemsKey);
+    const items = await readJson<{ domain: string }[]>(s3.client, RESULTS, prepared.itemsKey);
     expect(items).toHaveLength(9_600);
-    const summary = await readJson<ListSummary>(written.summaryKey);
+    const summary = await readJson<ListSummary>(s3.client, RESULTS, written.summaryKey);
     expect(summary.source).toEqual(prepared.source);
     expect(summary.domains).toHaveLength(9_600);
   });

@@ -20,7 +20,7 @@ import { heldStartIn, resumePausedStarts } from '#lambdas/domain-list/resume';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { PipelinePausedError, pauseSwitch } from '#lambdas/platform/pause';
 import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers/start-domain-list.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 
 const FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:IntakeStartDomainListFunction';
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/IntakeDeadLetterQueue';

@@ -26,7 +26,7 @@ import type { IamEvaluator } from '../../local/iam/evaluator.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { type Synthesized, synth } from '../cdk/helpers.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { asHandler, evaluatorFor, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 
 const RESULTS = 'breach-results';

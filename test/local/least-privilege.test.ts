@@ -20,7 +20,7 @@ import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { scanDomainStateMachine, synthesizeTemplate } from '../../local/synth.ts';
 import { type Synthesized, synth } from '../cdk/helpers.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { executeScan, type Handlers, vendorClientsFor } from './harness.ts';
 import { asHandler, evaluatorFor, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 

@@ -18,8 +18,9 @@ import type { ProgressEvent } from '../../local/progress.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { cachedTemplate } from '../../local/synth-cache.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
-import { objectExists, readJson, readObject, vendorClientsFor } from './harness.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { objectExists, readJson, readObject } from '../kit/s3.ts';
+import { vendorClientsFor } from './harness.ts';
 
 const INPUT = 'list-input';
 const RESULTS = 'list-results';

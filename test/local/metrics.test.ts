@@ -18,7 +18,7 @@ import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { executeScan, executionEnd, synthesizedScanMachine, vendorClientsFor } from './harness.ts';
 
 const RESULTS = 'metrics-results';

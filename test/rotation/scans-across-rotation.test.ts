@@ -15,7 +15,7 @@ import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { runDomainList } from '../../local/pipeline.ts';
 import { driveRotation } from '../../local/rotation-driver.ts';
 import { cachedTemplate } from '../../local/synth-cache.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { createRotationWorld, ROTATE_ROUTE, type RotationWorld } from './harness.ts';
 
 const DOMAINS = [

@@ -16,14 +16,14 @@ import { createRecordScanFailureHandler } from '../../lambdas/scan/handlers/reco
 import { createStartScanHandler } from '../../lambdas/scan/handlers/start-scan.ts';
 import { createWriteScanManifestHandler } from '../../lambdas/scan/handlers/write-scan-manifest.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { listKeys } from '../kit/s3.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
   closeTestClients,
   createTestDeps,
-  listKeys,
   RESULTS_BUCKET,
   type ScanTestBed,
   scanClientFor,
-  startSimulator,
 } from './fixture.ts';
 
 let s3: S3rverFixture;
@@ -90,7 +90,7 @@ describe('the scan handlers', () => {
       outputPrefix: finished.outputPrefix,
       manifestKey: `${finished.outputPrefix}manifest.json`,
     });
-    expect(await listKeys(s3.client, finished.outputPrefix)).toEqual(
+    expect(await listKeys(s3.client, RESULTS_BUCKET, finished.outputPrefix)).toEqual(
       ['debug.ndjson', 'logs.txt', 'manifest.json', 'report.json'].map((f) => `${finished.outputPrefix}${f}`),
     );
     expect(cleaned).toMatchObject({ scanUuid: finished.scanUuid, deletedAtVendor: true });

@@ -13,8 +13,9 @@ import {
   handler as startScanLambda,
 } from '../../lambdas/scan/handlers/start-scan.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { thrownBy } from '../helpers/errors.ts';
-import { RESULTS_BUCKET, startSimulator } from './fixture.ts';
+import { thrownBy } from '../kit/errors.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { RESULTS_BUCKET } from './fixture.ts';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vendor-key';
 
@@ -96,7 +97,7 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
 
   beforeAll(async () => {
     s3 = await startS3rver({ buckets: [RESULTS_BUCKET] });
-    sim = await startSimulator();
+    sim = await startSimulator({ pollsToFinish: 2 });
   });
 
   afterEach(() => {

@@ -11,14 +11,15 @@ import type { ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps-from-env';
 import { startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
-import { RESULTS_BUCKET, startSimulator } from './fixture.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { RESULTS_BUCKET } from './fixture.ts';
 
 let sim: VendorSimulator;
 let client: ScanClient;
 
 beforeAll(async () => {
-  sim = await startSimulator();
+  sim = await startSimulator({ pollsToFinish: 2 });
   client = new ScanClient({
     baseUrl: sim.url,
     credentials: async () => sim.apiKey,

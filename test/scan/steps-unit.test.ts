@@ -19,7 +19,7 @@ import {
   withLogKeys,
 } from '#lambdas/scan/steps';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { manualClock, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 
 const UUID = '6f1d2c3b-4a59-4e6f-8a7b-9c0d1e2f3a4b';

@@ -19,18 +19,17 @@ import {
 } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { listKeys, objectExists } from '../kit/s3.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
   closeTestClients,
   createTestDeps,
-  listKeys,
   manualClock,
-  objectExists,
   pollUntilDone,
   RESULTS_BUCKET,
   type ScanTestBed,
   s3ObjectDigest,
-  startSimulator,
   vendorOutputDigest,
 } from './fixture.ts';
 
@@ -226,7 +225,9 @@ describe('a scan that does not succeed', () => {
         message: `The vendor reported scan ${started.scanUuid} as failed (status "failed")`,
       },
     });
-    expect(await listKeys(s3.client, started.outputPrefix)).toEqual([`${started.outputPrefix}failure.json`]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, started.outputPrefix)).toEqual([
+      `${started.outputPrefix}failure.json`,
+    ]);
   });
 
   it('leaves the poll loop at the deadline for a scan that never finishes, and records it as timed out', async () => {
@@ -310,7 +311,7 @@ describe('a scan that does not succeed', () => {
     // Assess
     expect(error).toBeInstanceOf(VendorNetworkError);
     expect((error as Error).name).toBe('VendorNetworkError');
-    expect(await listKeys(s3.client, started.outputPrefix)).toEqual([]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, started.outputPrefix)).toEqual([]);
   });
 
   it('leaves no object when the vendor closes the connection before the announced length', async () => {
@@ -325,7 +326,7 @@ describe('a scan that does not succeed', () => {
 
     // Assess
     await expect(attempt).rejects.toMatchObject({ name: 'VendorNetworkError' });
-    expect(await objectExists(s3.client, `${started.outputPrefix}debug.ndjson`)).toBe(false);
+    expect(await objectExists(s3.client, RESULTS_BUCKET, `${started.outputPrefix}debug.ndjson`)).toBe(false);
   });
 
   it('refuses to write a manifest unless all three outputs are stored', async () => {
@@ -341,7 +342,7 @@ describe('a scan that does not succeed', () => {
     // Assess
     await expect(attempt).rejects.toThrow(InvalidInputError);
     await expect(attempt).rejects.toMatchObject({ input: 'stored', reason: 'lacks the logs, debug outputs' });
-    expect(await objectExists(s3.client, `${started.outputPrefix}manifest.json`)).toBe(false);
+    expect(await objectExists(s3.client, RESULTS_BUCKET, `${started.outputPrefix}manifest.json`)).toBe(false);
   });
 });
 

@@ -9,15 +9,14 @@ import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
 import type { VendorSimulator } from '#local/simulator/types';
+import { digestStream, readAll } from '../kit/digest.ts';
+import { loopbackServer } from '../kit/http.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
-  digestStream,
   fixedCredentials,
   headersContain,
-  loopbackServer,
-  readAll,
   rejectionOf,
   secretStoreCredentials,
-  startSimulator,
   testSettings,
 } from './helpers.ts';
 

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VendorBodyTooLargeError } from '#lambdas/platform/errors';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
-import { startSimulator, testSettings } from './helpers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { testSettings } from './helpers.ts';
 
 const REPORT = 'capped-report';
 const CAP = 2 * 1024 * 1024;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { createVendorClients, parseRetryAfter } from '#lambdas/platform/vendor-api/index';
 import type { VendorSimulator } from '#local/simulator/types';
-import { fixedCredentials, rejectionOf, startSimulator, testSettings } from './helpers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { fixedCredentials, rejectionOf, testSettings } from './helpers.ts';
 
 let sim: VendorSimulator;
 
@@ -43,7 +44,7 @@ describe('createVendorClients', () => {
 
     // Assess
     expect([scanCredentials.calls, keysCredentials.calls, breachCredentials.calls]).toEqual([1, 2, 1]);
-    expect(new Set(logger.lines.map((l) => l.extra?.api))).toEqual(new Set(['scan', 'keys', 'breach']));
+    expect(new Set(logger.lines.map((l) => l.fields.api))).toEqual(new Set(['scan', 'keys', 'breach']));
   });
 
   it('leaves the keys client out when no org uuid is configured', async () => {

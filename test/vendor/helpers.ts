@@ -1,30 +1,16 @@
 /**
- * Shared fixtures of the vendor-client tests: a real simulator on loopback, credential providers
- * that behave like the Secrets Manager reader (cached, re-read on forceRefresh), a recording
- * sleep, a capturing logger, and tools to prove that no key leaks.
+ * Fixtures of the vendor-client tests: credential providers that behave like the Secrets Manager
+ * reader (cached, re-read on forceRefresh), a recording sleep, fast settings, and tools to prove
+ * that no key leaks.
  */
-import { createHash } from 'node:crypto';
-import {
-  createServer as createHttpServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
-import { connect, createServer, type Socket } from 'node:net';
-import type { Readable } from 'node:stream';
 import { inspect } from 'node:util';
 import type {
   CredentialProvider,
   CredentialRequest,
   VendorHttpSettings,
-  VendorLogger,
 } from '#lambdas/platform/vendor-api/types';
-import { startVendorSimulator } from '#local/simulator/index';
-import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';
-
-export async function startSimulator(options: SimulatorOptions = {}): Promise<VendorSimulator> {
-  return startVendorSimulator({ pollsToFinish: 0, ...options });
-}
+import type { VendorSimulator } from '#local/simulator/types';
+import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
 
 /**
  * Like the real secret reader: returns a cached key, and re-reads "the secret" (here: the
@@ -82,27 +68,13 @@ export function recordingSleep(): ((ms: number) => Promise<void>) & { delays: nu
   return Object.assign(sleep, { delays });
 }
 
-export interface LogLine {
-  readonly level: string;
-  readonly message: string;
-  readonly extra: Record<string, unknown> | undefined;
-}
-
-export function capturingLogger(): VendorLogger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = (level: string) => (message: string, extra?: Record<string, unknown>) => {
-    lines.push({ level, message, extra });
-  };
-  return { lines, debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
-}
-
 /** Fast, deterministic settings: no real sleeping, jitter fixed at its maximum, short timeouts. */
 export function testSettings(
   sim: VendorSimulator,
   overrides: Partial<VendorHttpSettings> = {},
 ): VendorHttpSettings & {
   sleep: ReturnType<typeof recordingSleep>;
-  logger: ReturnType<typeof capturingLogger>;
+  logger: MemoryLogger;
 } {
   return {
     baseUrl: sim.url,
@@ -112,25 +84,8 @@ export function testSettings(
     random: () => 1,
     ...overrides,
     sleep: (overrides.sleep as ReturnType<typeof recordingSleep> | undefined) ?? recordingSleep(),
-    logger: (overrides.logger as ReturnType<typeof capturingLogger> | undefined) ?? capturingLogger(),
+    logger: (overrides.logger as MemoryLogger | undefined) ?? createMemoryLogger(),
   };
-}
-
-/** Reads a stream chunk by chunk (never whole) into a size and a sha256. */
-export async function digestStream(stream: Readable): Promise<{ bytes: number; sha256: string }> {
-  const hash = createHash('sha256');
-  let bytes = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    bytes += chunk.length;
-  }
-  return { bytes, sha256: hash.digest('hex') };
-}
-
-export async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks);
 }
 
 /** Resolves with what the promise rejected with; fails the test when it resolved. */
@@ -162,75 +117,6 @@ function safeJson(value: unknown): string {
   } catch {
     return '';
   }
-}
-
-/** A loopback port with nobody listening (connections get ECONNREFUSED). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** A TCP relay on `port` to `target`: lets a test make a refused port start answering. */
-export async function relay(port: number, targetUrl: string): Promise<{ close(): Promise<void> }> {
-  const target = new URL(targetUrl);
-  const sockets = new Set<Socket>();
-  const track = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
-  };
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port), target.hostname);
-    track(client);
-    track(upstream);
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
-  };
-}
-
-export interface RecordedRequest {
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-}
-
-/**
- * A plain loopback HTTP server for shapes the simulator does not script (redirect loops, chains
- * across several origins, a body that stalls). It records every request it gets.
- */
-export async function loopbackServer(
-  handle: (req: IncomingMessage, res: ServerResponse, self: { url: string }) => void,
-): Promise<{ url: string; requests: RecordedRequest[]; close(): Promise<void> }> {
-  const requests: RecordedRequest[] = [];
-  const self = { url: '' };
-  const server = createHttpServer((req, res) => {
-    requests.push({ url: req.url ?? '', headers: { ...req.headers } });
-    handle(req, res, self);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  self.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  return {
-    url: self.url,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }
 
 /** True when any header of the request carries the key, under any name. */

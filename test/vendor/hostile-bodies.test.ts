@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_SNIPPET_CHARS, VendorHttpError } from '#lambdas/platform/errors';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import type { Fault, VendorSimulator } from '../../local/simulator/index.ts';
-import { rejectionOf, startSimulator, testSettings } from './helpers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { rejectionOf, testSettings } from './helpers.ts';
 
 let sim: VendorSimulator;
 const clients: BreachClient[] = [];

@@ -9,13 +9,8 @@ import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
 import { CANDIDATE_LIMITS, rotateAnswerCandidates } from '#lambdas/platform/vendor-api/rotate-answer';
 import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
 import type { VendorSimulator } from '#local/simulator/types';
-import {
-  fixedCredentials,
-  rejectionOf,
-  secretStoreCredentials,
-  startSimulator,
-  testSettings,
-} from './helpers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { fixedCredentials, rejectionOf, secretStoreCredentials, testSettings } from './helpers.ts';
 
 const ROTATE = 'POST /orgs/{org_uuid}/api/key/rotate';
 

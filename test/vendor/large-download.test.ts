@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
-import { startSimulator, testSettings } from './helpers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { testSettings } from './helpers.ts';
 
 const FIFTY_MIB = 50 * 1024 * 1024;
 

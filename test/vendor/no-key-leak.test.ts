@@ -10,21 +10,16 @@ import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
 import type { FaultRule, VendorSimulator } from '#local/simulator/types';
-import {
-  capturingLogger,
-  closedPort,
-  fixedCredentials,
-  loopbackServer,
-  readAll,
-  renderings,
-  startSimulator,
-  testSettings,
-} from './helpers.ts';
+import { readAll } from '../kit/digest.ts';
+import { closedPort, loopbackServer } from '../kit/http.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { fixedCredentials, renderings, testSettings } from './helpers.ts';
 
 const WRONG_KEY = 'sk_sim_wrong_0123456789abcdef';
 
 let sim: VendorSimulator;
-const logger = capturingLogger();
+const logger = createMemoryLogger();
 const keys = new Set<string>([WRONG_KEY]);
 const clients: { close(): Promise<void> }[] = [];
 

@@ -5,7 +5,9 @@ import { InvalidInputError, VendorHttpError, VendorResponseError } from '#lambda
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import { parseStatusVocabulary } from '#lambdas/platform/vendor-api/status';
 import type { VendorSimulator } from '#local/simulator/types';
-import { digestStream, readAll, rejectionOf, startSimulator, testSettings } from './helpers.ts';
+import { digestStream, readAll } from '../kit/digest.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { rejectionOf, testSettings } from './helpers.ts';
 
 let sim: VendorSimulator;
 let client: ScanClient;
