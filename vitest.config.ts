@@ -25,6 +25,10 @@ export default defineConfig({
           // memo serves one synthesis per configuration to every file. Nothing here mocks modules
           // or changes process.env, and the shared synthesis is frozen and locked.
           isolate: false,
+          // A worker's first synthesis runs cold (aws-cdk-lib's lazy modules, no JIT yet): under the
+          // shared machine's load (load average 15-20 on 2 cores) a beforeAll that synthesizes took
+          // over the 60 s default.
+          hookTimeout: 180_000,
         },
       },
       {
