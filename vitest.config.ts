@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** Tests that synthesize the whole CDK stack; they share one module graph per worker (see below). */
+const SYNTH_TESTS = ['test/cdk/**/*.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     // Loopback servers (simulator, s3rver) and local state-machine runs need more than the 5 s default.
     testTimeout: 60_000,
@@ -12,5 +14,31 @@ export default defineConfig({
     // V8 last ran a scavenge (which depends on the load on a shared machine).
     execArgv: ['--expose-gc'],
     setupFiles: ['test/setup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'cdk',
+          include: SYNTH_TESTS,
+          // Each file used to import aws-cdk-lib afresh and synthesize the same stack again. Without
+          // per-file isolation a worker loads aws-cdk-lib once and test/cdk/helpers.ts's `synth`
+          // memo serves one synthesis per configuration to every file. Nothing here mocks modules
+          // or changes process.env, and the shared synthesis is frozen and locked.
+          isolate: false,
+          // A worker's first synthesis runs cold (aws-cdk-lib's lazy modules, no JIT yet): under the
+          // shared machine's load (load average 15-20 on 2 cores) a beforeAll that synthesizes took
+          // over the 60 s default.
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SYNTH_TESTS],
+        },
+      },
+    ],
   },
 });

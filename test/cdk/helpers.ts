@@ -27,14 +27,54 @@ export interface Synthesized {
   readonly json: { Resources: Record<string, { Type: string; Properties?: Json }> };
 }
 
-/** Synthesizes the stack for `raw` settings (validated by the real config parser). */
+/**
+ * The same configuration synthesizes to the same template, so each worker synthesizes it once:
+ * test/cdk runs without per-file isolation (vitest.config.ts), and a whole stack costs seconds of
+ * CPU while the default configuration alone is asked for by ten files. Keyed by the parsed
+ * configuration, so `synth()` and `synth({})` share one entry. Bounded, as each entry holds a whole
+ * construct tree (about 5 MB of heap).
+ */
+const memo = new Map<string, Synthesized>();
+const MEMO_ENTRIES = 16;
+
+/**
+ * Synthesizes the stack for `raw` settings (validated by the real config parser), or returns the
+ * worker's earlier synthesis of the same settings. What it returns is shared, so it is made
+ * read-only: the template JSON is frozen and the construct tree is locked, so a test that tried to
+ * change either fails at once instead of leaking into another test. A test that needs to change a
+ * stack builds its own with `testApp()`.
+ */
 export function synth(raw?: PipelineConfigInput): Synthesized {
+  const config = parsePipelineConfig(raw, 'test');
+  const key = canonicalJson(config);
+  const cached = memo.get(key);
+  if (cached) return cached;
   const app = testApp();
-  const stack = new SecurityPipelineStack(app, 'SecurityPipeline', {
-    config: parsePipelineConfig(raw, 'test'),
-  });
+  const stack = new SecurityPipelineStack(app, 'SecurityPipeline', { config });
   const template = Template.fromStack(stack);
-  return { app, stack, template, json: template.toJSON() as Synthesized['json'] };
+  const json = deepFreeze(template.toJSON()) as Synthesized['json'];
+  app.node.lock();
+  const synthesized: Synthesized = Object.freeze({ app, stack, template, json });
+  if (memo.size >= MEMO_ENTRIES) memo.delete(memo.keys().next().value as string);
+  memo.set(key, synthesized);
+  return synthesized;
+}
+
+/** JSON with object keys sorted, so two equal configurations give one key whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 // ---------------------------------------------------------------------------------------------
