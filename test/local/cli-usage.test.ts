@@ -118,7 +118,8 @@ describe('npm start fails fast, before any work', () => {
     ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/\bexample\.com\s+succeeded\b/);
-  });
+    // A configuration of its own: the run synthesizes it once (a cold CDK synth in this process).
+  }, 180_000);
 });
 
 describe('npm start usage and configuration errors', () => {

@@ -2,8 +2,11 @@
  * Every `npm start` line in the README's ```sh blocks runs as written, in-process (`main(argv)`),
  * from a directory laid out like a fresh clone (INIT_CWD, so `./results` and `examples/...` mean
  * what they mean there), against the built-in simulator, or against one started here where the
- * README points at a vendor URL (`$URL`, `$KEY`: the simulator's banner values). Waits are only
- * shortened where the README's own comment says how ("add --min-wait 1 --max-wait 2 for a quick run").
+ * README points at a vendor URL (`$URL`, `$KEY`: the simulator's banner values). The flags are the
+ * README's, plus those its own comment adds for a quick run ("add --min-wait 1 --max-wait 2 for a
+ * quick run"); the engine's Wait and Retry durations are 0 ms (cli-run.ts), since what is checked
+ * is that each line runs and exits 0. The README's `npm start` also runs as a real process in
+ * cli-process.test.ts.
  */
 
 import { readFileSync } from 'node:fs';
