@@ -188,7 +188,8 @@ beforeAll(async () => {
   } finally {
     await clients.close();
   }
-}, 60_000);
+  // Two syntheses on a cold cache (the full template, then the runner's definition), in this process.
+}, 180_000);
 
 afterAll(async () => {
   await sim?.close();
