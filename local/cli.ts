@@ -14,12 +14,19 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { splitLines } from '#core/domain-list';
 import { ConfigurationError, InvalidInputError } from '#core/errors';
 import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import { runBreachCommand } from './breach-command.ts';
-import { flagBeforeCommandProblem, swallowedFlagsProblem, userDirectory, userPath } from './cli-args.ts';
+import {
+  collect,
+  concurrencyFlag,
+  flagBeforeCommandProblem,
+  swallowedFlagsProblem,
+  userDirectory,
+  userPath,
+} from './cli-args.ts';
 import {
   configFlag,
   hasDomainLines,
@@ -182,21 +189,6 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   );
 }
 
-/** Commander's way to take a flag more than once. */
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
-    throw new InvalidArgumentError(
-      `--concurrency must be a whole number between 1 and 1000 (got ${JSON.stringify(value)})`,
-    );
-  }
-  return parsed;
-}
-
 interface RawScanFlags {
   domainsFile?: string;
   out: string;
@@ -261,7 +253,7 @@ export function buildProgram(
         'give up on a scan (ScanTimedOut) after this long',
         pollFlag('--deadline', 'deadlineSeconds'),
       )
-      .option('--concurrency <n>', 'domains scanned at once', positiveInteger)
+      .option('--concurrency <n>', 'domains scanned at once', concurrencyFlag)
       .addOption(
         new Option(
           '--quiet',
