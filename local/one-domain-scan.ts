@@ -44,6 +44,7 @@ export async function scanOneDomain(
       maxListBytes: config.intake.maxListBytes,
       allowSpecialUse: config.scan.allowSpecialUseDomains,
       logger: run.logs.logger,
+      ...run.timing,
     },
     { domains: [domain] },
   );

@@ -74,6 +74,12 @@ export interface LocalPipelineOptions {
   readonly onProgress?: ProgressListener;
 }
 
+/**
+ * Waits and retry intervals replaced, for runs that are not about timing (the CLI's tests). The
+ * CLI never sets them from the command line: a user's run waits what the definition says.
+ */
+export type LocalTiming = Pick<LocalPipelineOptions, 'retryIntervalMs' | 'waitOverrideMs'>;
+
 export interface DomainListRequest {
   /** Domains given on the command line. */
   readonly domains: readonly string[];

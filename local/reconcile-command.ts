@@ -33,6 +33,7 @@ import { recordS3Commands } from './embedded-s3.ts';
 import { runAs } from './iam/attribution.ts';
 import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
+import type { LocalTiming } from './pipeline.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 
 const COMMAND = 'reconcile';
@@ -42,6 +43,8 @@ export interface ReconcileCommandOptions {
   readonly logLevel: LogLevel;
   /** The domain whose scan the simulator orphans. */
   readonly orphanDomain: string;
+  /** @default {}: the orphan's scan waits and retries as the definition says */
+  readonly timing?: LocalTiming;
 }
 
 const WRITES = /^(PutObject|CopyObject|CreateMultipartUpload|DeleteObject)Command (.+)$/;
@@ -58,6 +61,7 @@ export async function runReconcileCommand(
       logLevel: options.logLevel,
       api: 'scan',
       config,
+      timing: options.timing,
     },
     async (run) => {
       const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -207,6 +211,7 @@ export function addReconcileCommand(
   program: Command,
   config: PipelineConfig,
   setExitCode: (code: number) => void,
+  timing: LocalTiming = {},
 ): void {
   program
     .command('reconcile')
@@ -220,7 +225,7 @@ export function addReconcileCommand(
     .action(async (flags: { out: string; logLevel: LogLevel; orphanDomain: string }) => {
       setExitCode(
         await runReconcileCommand(
-          { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain },
+          { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain, timing },
           config,
         ),
       );

@@ -38,6 +38,7 @@ import { UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
+import type { LocalTiming } from './pipeline.ts';
 import { driveRotation } from './rotation-driver.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
@@ -56,6 +57,8 @@ export interface RotateCommandOptions {
   readonly checkDomain: string;
   /** `rotate-answer=<shape>`: the simulator answers the rotate in that shape (simulator only). */
   readonly fault?: string | undefined;
+  /** @default {}: the check scan waits as the definition says */
+  readonly timing?: LocalTiming;
 }
 
 /** The shape a `--fault rotate-answer=<shape>` asks for; a UsageError for anything else. */
@@ -111,6 +114,7 @@ export async function runRotateCommand(
         api: 'scan',
         config,
         rotatedSecret: secretName,
+        timing: options.timing,
       },
       async (run) => {
         const { vendor } = run;
@@ -289,6 +293,7 @@ export function addRotateCommand(
   program: Command,
   config: PipelineConfig,
   setExitCode: (code: number) => void,
+  timing: LocalTiming = {},
 ): void {
   program
     .command('rotate')
@@ -306,7 +311,13 @@ export function addRotateCommand(
     .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string; fault?: string }) => {
       setExitCode(
         await runRotateCommand(
-          { out: flags.out, logLevel: flags.logLevel, checkDomain: flags.checkDomain, fault: flags.fault },
+          {
+            out: flags.out,
+            logLevel: flags.logLevel,
+            checkDomain: flags.checkDomain,
+            fault: flags.fault,
+            timing,
+          },
           config,
         ),
       );
