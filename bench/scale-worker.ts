@@ -38,6 +38,23 @@ const s3 = createS3rverClient(endpoint, 64, {
   latency: { meanMs: latencyMs, jitterMs: latencyMs / 5 },
   requests,
 });
+// A failure names the command that failed: an SDK error alone does not say which request it was.
+for (const [client, role] of [
+  [setup, 'setup'],
+  [s3, 'step'],
+] as const) {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (error instanceof Error) error.message = `${role} ${context.commandName}: ${error.message}`;
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'nameFailedCommand' },
+  );
+}
 if (standIn) {
   s3.middlewareStack.add(
     (next, context) => async (args) => {

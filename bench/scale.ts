@@ -5,7 +5,8 @@
  * template), and 256 KiB for what the step returns into the state. Each step runs in its own
  * worker process (bench/scale-worker.ts); the embedded S3 and the vendor simulator run here.
  *
- * BENCH_SCALE_SIZES=small runs the two smaller sizes of each step only.
+ * BENCH_SCALE_SIZES=small runs the two smaller sizes of each step only; BENCH_SCALE_ONLY=kind[:size]
+ * (comma-separated, e.g. `breach-reconcile:10000`) runs only those, and skips the poll-cost rows.
  */
 import { resolve } from 'node:path';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
@@ -126,6 +127,9 @@ export async function measureScale(): Promise<void> {
   const template = synthesizeTemplate(DEFAULT_PIPELINE_CONFIG) as unknown as Parameters<typeof limitsOf>[0];
   const simulator = await startVendorSimulator({ reportBytes: 64 * 1024 });
   const small = process.env.BENCH_SCALE_SIZES === 'small';
+  const only = (process.env.BENCH_SCALE_ONLY ?? '').split(',').filter(Boolean);
+  const picked = (kind: string, size: number) =>
+    only.length === 0 || only.some((one) => one === kind || one === `${kind}:${size}`);
   process.stdout.write(
     'step | size | wall s (of timeout) | CPU s | S3 requests | peak RSS MiB (of memory) | payload bytes (of 256 KiB)\n' +
       '--- | --- | --- | --- | --- | --- | ---\n',
@@ -134,7 +138,9 @@ export async function measureScale(): Promise<void> {
   try {
     for (const spec of CASES) {
       const limits = limitsOf(template, spec.handler);
+      if (!spec.sizes.some((size) => picked(spec.kind, size))) continue;
       for (const size of small ? spec.sizes.slice(0, 2) : spec.sizes) {
+        if (!picked(spec.kind, size)) continue;
         if (spec.kind === 'breach-reconcile') {
           for (let i = 0; i < size; i += 1) simulator.createReport(`person-${i}_20261120T100000Z_s${size}`);
         }
@@ -160,7 +166,7 @@ export async function measureScale(): Promise<void> {
       notes.push(`${spec.label}: history ${spec.history}`);
     }
     // The adaptive loop next to a fixed 30 s one, as `npm run bench -- poll` measures it.
-    const poll = await measurePollCost([3600, 6 * 3600]);
+    const poll = only.length === 0 ? await measurePollCost([3600, 6 * 3600]) : [];
     for (const row of poll) {
       notes.push(
         `ScanDomain, one scan of ${(row.scanSeconds / 3600).toFixed(0)} h: ${row.adaptiveHistoryEvents} history events (${pct(row.adaptiveHistoryEvents, HISTORY_LIMIT)} of ${HISTORY_LIMIT.toLocaleString('en-US')})`,
