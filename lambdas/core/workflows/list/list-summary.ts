@@ -4,11 +4,16 @@
  * summary.json, which accounts for every input line.
  */
 
+import { mapBounded } from '#core/bounded';
 import { ERROR_NAME, InvalidInputError } from '#core/errors';
 import { announceRunFinished } from '#core/run-events';
 import { getJson, putJson } from '#core/s3/json-objects';
 import { isRecord } from '#core/vendor/json';
-import { readIterationResults, tryJson } from '#core/workflows/fan-out-results';
+import {
+  DESCRIBE_EXECUTION_CONCURRENCY,
+  readIterationResults,
+  tryJson,
+} from '#core/workflows/fan-out-results';
 import type {
   DomainListSourceRef,
   ListRejection,
@@ -231,7 +236,9 @@ export async function writeListSummary(
     if (!input.mapResult) throw new InvalidInputError('mapResult', 'is missing (no results to summarise)');
     results = await readResultWriterResults(deps, input.mapResult);
   }
-  results = await Promise.all(results.map((result) => resolveEarlierExecution(deps, result)));
+  results = await mapBounded(results, DESCRIBE_EXECUTION_CONCURRENCY, (result) =>
+    resolveEarlierExecution(deps, result),
+  );
   const summary = buildListSummary({
     runId: input.runId,
     source: input.source,
