@@ -3,13 +3,8 @@
  * own. The setup (objects the step reads) is written at loopback speed; the step itself runs with
  * S3_LATENCY_MS added to every S3 request, as from a Lambda function, and prints one JSON line:
  * wall seconds, S3 requests, peak RSS, and the bytes of what the step returns into the state.
- *
- * S3_PUT_STANDIN=1 answers the PUTs of per-person request objects in-process after the same
- * latency instead of writing them to s3rver, which stores only ~150-200 small objects a second
- * on this machine (a 100,000-row watchlist would measure s3rver, not the step). Everything else
- * (the watchlist read, items.json, rows.json) still goes to s3rver.
+
  */
-import { Readable } from 'node:stream';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { ZipFile } from 'yazl';
 import { verifyStoredZip } from '#core/archive/zip-verify';
@@ -28,7 +23,6 @@ const size = Number(sizeText);
 const endpoint = process.env.S3_ENDPOINT ?? '';
 const BUCKET = process.env.S3_BUCKET ?? 'bench-scale';
 const latencyMs = Number(process.env.S3_LATENCY_MS ?? 25);
-const standIn = process.env.S3_PUT_STANDIN === '1';
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const IDENTITY_KEY = 'bench-identity-key-0123456789abcdef-0123456789';
 
@@ -55,21 +49,6 @@ for (const [client, role] of [
     { step: 'initialize', name: 'nameFailedCommand' },
   );
 }
-if (standIn) {
-  s3.middlewareStack.add(
-    (next, context) => async (args) => {
-      const key = (args.input as { Key?: string }).Key ?? '';
-      if (context.commandName !== 'PutObjectCommand' || !key.includes('/requests/row-')) return next(args);
-      return {
-        response: { statusCode: 200, headers: { etag: '"standin"' }, body: Readable.from([]) },
-        output: { $metadata: { httpStatusCode: 200 }, ETag: '"standin"' },
-      };
-    },
-    // After the latency (same step, added later): the request is counted and waits like the rest.
-    { step: 'finalizeRequest', name: 'putStandIn', priority: 'low' },
-  );
-}
-
 /** s3rver answers InternalError now and then under a burst of writes: the setup tries again. */
 async function put(key: string, body: string | Buffer, attempt = 1): Promise<void> {
   try {
@@ -193,7 +172,6 @@ process.stdout.write(
     requests: requests.count,
     peakRssMiB: peakRss / 2 ** 20,
     payloadBytes: Buffer.byteLength(JSON.stringify(output)),
-    standIn,
   })}\n`,
 );
 process.exit(0);

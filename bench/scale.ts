@@ -28,8 +28,6 @@ interface Case {
   readonly handler: string;
   readonly sizes: readonly number[];
   readonly unit: string;
-  /** Sizes at or above this answer the per-person PUTs in-process (see scale-worker.ts). */
-  readonly standInFrom?: number;
   /** Whether the step returns into a state payload (scheduled functions do not). */
   readonly payload: boolean;
   readonly history: string;
@@ -51,7 +49,6 @@ const CASES: readonly Case[] = [
     handler: 'prepare-watchlist',
     sizes: [1_000, 10_000, 100_000],
     unit: 'rows',
-    standInFrom: 10_000,
     payload: true,
     history: 'watchlist run: O(1) per run (Distributed Map; each person is its own BreachReport execution)',
   },
@@ -81,13 +78,20 @@ interface Measured {
   readonly requests: number;
   readonly peakRssMiB: number;
   readonly payloadBytes: number;
-  readonly standIn: boolean;
 }
 
 async function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
   const { stdout, stderr, code } = await runChild(
     process.execPath,
-    ['--import', 'tsx', resolve(import.meta.dirname, 'scale-worker.ts'), kind, String(size)],
+    [
+      // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each worker, to see where a step's CPU goes.
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
+      '--import',
+      'tsx',
+      resolve(import.meta.dirname, 'scale-worker.ts'),
+      kind,
+      String(size),
+    ],
     env,
   );
   const line = stdout.trim().split('\n').at(-1) ?? '';
@@ -144,7 +148,6 @@ export async function measureScale(): Promise<void> {
         if (spec.kind === 'breach-reconcile') {
           for (let i = 0; i < size; i += 1) simulator.createReport(`person-${i}_20261120T100000Z_s${size}`);
         }
-        const standIn = spec.standInFrom !== undefined && size >= spec.standInFrom;
         // A fresh embedded S3 each time: one measurement's objects never slow the next one's listings.
         const s3 = await startS3rver({ buckets: [BUCKET] });
         const m = await runWorker(spec.kind, size, {
@@ -152,13 +155,12 @@ export async function measureScale(): Promise<void> {
           S3_ENDPOINT: s3.endpoint,
           S3_BUCKET: BUCKET,
           S3_LATENCY_MS: String(LATENCY_MS),
-          S3_PUT_STANDIN: standIn ? '1' : '0',
           BREACH_API_URL: simulator.url,
           VENDOR_API_KEY: simulator.apiKey,
         }).finally(() => s3.close());
         process.stdout.write(
           `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${m.seconds.toFixed(1)} (${pct(m.seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s) | ` +
-            `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')}${standIn ? ' *' : ''} | ` +
+            `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')} | ` +
             `${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, limits.memoryMiB)} of ${limits.memoryMiB}) | ` +
             `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'}\n`,
         );
@@ -177,7 +179,6 @@ export async function measureScale(): Promise<void> {
   }
   process.stdout.write(
     `${notes.map((note) => `- ${note}`).join('\n')}\n` +
-      '* the per-person request-object PUTs were answered in-process after the injected latency, not stored by s3rver (it stores ~150-200 small objects a second here); the wall time is measured, with the real concurrency.\n' +
       'Peak RSS is the whole worker process (Node, tsx and the SDK included), sampled every 20 ms.\n',
   );
 }
