@@ -5,7 +5,7 @@
  * wall seconds, S3 requests, peak RSS, and the bytes of what the step returns into the state.
 
  */
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ZipFile } from 'yazl';
 import { verifyStoredZip } from '#core/archive/zip-verify';
 import { forEachBounded } from '#core/bounded';
@@ -14,8 +14,9 @@ import { createBreachSettings } from '#core/runtime/breach-deps';
 import { BreachClient } from '#core/vendor/breach-client';
 import { reportFolder } from '#core/workflows/breach/identity';
 import { reconcileReports } from '#core/workflows/breach/reconcile';
-import { prepareWatchlist } from '#core/workflows/breach/watchlist-run';
+import { prepareWatchlist, writeWatchlistSummary } from '#core/workflows/breach/watchlist-run';
 import { prepareDomainList } from '#core/workflows/list/list';
+import { writeListSummary } from '#core/workflows/list/list-summary';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
 const [kind, sizeText] = process.argv.slice(2);
@@ -60,6 +61,42 @@ async function put(key: string, body: string | Buffer, attempt = 1): Promise<voi
   }
 }
 
+/** The bytes of an object the step wrote or reads (items.json against the ItemReader's limit). */
+let itemsKey: string | undefined;
+async function sizeOf(key: string): Promise<number> {
+  return (await setup.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }))).ContentLength ?? 0;
+}
+
+/**
+ * What the Distributed Map's ResultWriter leaves for a summary: a manifest naming result files of
+ * `{ Input, Output }` entries (strings, as Step Functions writes them), here one file of them.
+ */
+async function writeMapResults(run: string, entries: { Input: string; Output: string }[]): Promise<string> {
+  const file = `map-results/${run}/SUCCEEDED_0.json`;
+  await put(file, JSON.stringify(entries));
+  const manifestKey = `map-results/${run}/manifest.json`;
+  await put(manifestKey, JSON.stringify({ ResultFiles: { SUCCEEDED: [{ Key: file, Size: 0 }] } }));
+  return manifestKey;
+}
+
+const listDeps = (client: typeof s3) => ({
+  s3: client,
+  logger: quiet,
+  settings: { resultsBucket: BUCKET, inputBucket: BUCKET, maxDomains: 100_000 },
+});
+const watchlistDeps = (client: typeof s3) => ({
+  s3: client,
+  logger: quiet,
+  clock: () => new Date(),
+  settings: {
+    resultsBucket: BUCKET,
+    maxEmails: 50,
+    maxWatchlistRows: 100_000,
+    maxWatchlistBytes: 100 * 1024 * 1024,
+  },
+  identityKey: async () => IDENTITY_KEY,
+});
+
 /** Prepares what the step reads, then returns the step. */
 async function prepare(): Promise<() => Promise<unknown>> {
   const run = `${kind}-${size}-${Date.now()}`;
@@ -99,6 +136,74 @@ async function prepare(): Promise<() => Promise<unknown>> {
           },
           { source: { type: 's3', bucket: BUCKET, key } },
         );
+    }
+    case 'list-summary': {
+      const key = `incoming/${run}.txt`;
+      await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
+      const prepared = await prepareDomainList(listDeps(setup), {
+        source: { type: 's3', bucket: BUCKET, key },
+      } as Parameters<typeof prepareDomainList>[1]);
+      itemsKey = prepared.itemsKey;
+      const items = JSON.parse(
+        (await (
+          await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: prepared.itemsKey }))
+        ).Body?.transformToString()) ?? '[]',
+      ) as { domain: string; executionName: string }[];
+      // Every domain scanned: what ReportOneDomain returns for a child that succeeded.
+      const manifestKey = await writeMapResults(
+        run,
+        items.map((item, i) => ({
+          Input: JSON.stringify(item),
+          Output: JSON.stringify({
+            domain: item.domain,
+            executionName: item.executionName,
+            output: {
+              domain: item.domain,
+              state: 'succeeded',
+              scanUuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+              outputPrefix: `scans/${item.domain}/2026/11/24/x/`,
+              manifestKey: `scans/${item.domain}/2026/11/24/x/manifest.json`,
+            },
+          }),
+        })),
+      );
+      return () =>
+        writeListSummary(listDeps(s3), {
+          ...prepared,
+          mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
+        } as Parameters<typeof writeListSummary>[1]);
+    }
+    case 'watchlist-summary': {
+      const key = `watchlists/${run}.csv`;
+      await put(
+        key,
+        Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'),
+      );
+      const prepared = await prepareWatchlist(watchlistDeps(setup), {
+        source: { type: 's3', bucket: BUCKET, key },
+      });
+      itemsKey = prepared.itemsKey;
+      const items = JSON.parse(
+        (await (
+          await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: prepared.itemsKey }))
+        ).Body?.transformToString()) ?? '[]',
+      ) as { row: number; executionName: string }[];
+      // Every person archived: what ReportOnePerson returns for a child that succeeded.
+      const manifestKey = await writeMapResults(
+        run,
+        items.map((item) => ({
+          Input: JSON.stringify(item),
+          Output: JSON.stringify({
+            executionName: item.executionName,
+            output: { manifestKey: `breach/people/p-${item.row}/r/manifest.json` },
+          }),
+        })),
+      );
+      return () =>
+        writeWatchlistSummary(watchlistDeps(s3), {
+          ...prepared,
+          mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
+        });
     }
     case 'zip-verify': {
       const zip = new ZipFile();
@@ -157,10 +262,13 @@ const sampler = setInterval(() => {
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const output = await step();
+const itemsKeyOut = (output as { itemsKey?: unknown } | undefined)?.itemsKey;
+if (typeof itemsKeyOut === 'string') itemsKey = itemsKeyOut;
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
+const itemsBytes = itemsKey === undefined ? undefined : await sizeOf(itemsKey);
 setup.destroy();
 s3.destroy();
 process.stdout.write(
@@ -172,6 +280,7 @@ process.stdout.write(
     requests: requests.count,
     peakRssMiB: peakRss / 2 ** 20,
     payloadBytes: Buffer.byteLength(JSON.stringify(output)),
+    itemsBytes,
   })}\n`,
 );
 process.exit(0);

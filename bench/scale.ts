@@ -31,6 +31,8 @@ interface Case {
   /** Whether the step returns into a state payload (scheduled functions do not). */
   readonly payload: boolean;
   readonly history: string;
+  /** The history column: why the step's history does not grow with its size (n/a rows). */
+  readonly historyColumn: string;
 }
 
 const CASES: readonly Case[] = [
@@ -42,6 +44,7 @@ const CASES: readonly Case[] = [
     unit: 'lines',
     payload: true,
     history: 'list run: O(1) per run (Distributed Map; each domain is its own ScanDomain execution)',
+    historyColumn: 'n/a: constant (Map items are child executions)',
   },
   {
     kind: 'watchlist-prepare',
@@ -51,6 +54,27 @@ const CASES: readonly Case[] = [
     unit: 'rows',
     payload: true,
     history: 'watchlist run: O(1) per run (Distributed Map; each person is its own BreachReport execution)',
+    historyColumn: 'n/a: constant (Map items are child executions)',
+  },
+  {
+    kind: 'list-summary',
+    label: 'WriteListSummary',
+    handler: 'write-list-summary',
+    sizes: [1_000, 10_000, 100_000],
+    unit: 'domains',
+    payload: true,
+    history: 'list run: O(1) per run (reads the Map results from S3)',
+    historyColumn: 'n/a: constant (results read from S3)',
+  },
+  {
+    kind: 'watchlist-summary',
+    label: 'WriteWatchlistSummary',
+    handler: 'write-watchlist-summary',
+    sizes: [1_000, 10_000, 100_000],
+    unit: 'people',
+    payload: true,
+    history: 'watchlist run: O(1) per run (reads the Map results from S3)',
+    historyColumn: 'n/a: constant (results read from S3)',
   },
   {
     kind: 'zip-verify',
@@ -60,6 +84,7 @@ const CASES: readonly Case[] = [
     unit: 'entries',
     payload: true,
     history: 'BreachReport: a fixed path of states, whatever the entry count',
+    historyColumn: 'n/a: fixed path of states',
   },
   {
     kind: 'breach-reconcile',
@@ -69,6 +94,7 @@ const CASES: readonly Case[] = [
     unit: 'listed',
     payload: false,
     history: 'no state machine (a scheduled function); 25 archives a run by default',
+    historyColumn: 'n/a: no state machine',
   },
 ];
 
@@ -78,6 +104,8 @@ interface Measured {
   readonly requests: number;
   readonly peakRssMiB: number;
   readonly payloadBytes: number;
+  /** items.json, for the steps that write or read it. */
+  readonly itemsBytes?: number;
 }
 
 async function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
@@ -135,8 +163,8 @@ export async function measureScale(): Promise<void> {
   const picked = (kind: string, size: number) =>
     only.length === 0 || only.some((one) => one === kind || one === `${kind}:${size}`);
   process.stdout.write(
-    'step | size | wall s (of timeout) | CPU s | S3 requests | peak RSS MiB (of memory) | payload bytes (of 256 KiB)\n' +
-      '--- | --- | --- | --- | --- | --- | ---\n',
+    'step | size | wall s (of timeout) | CPU s | S3 requests | peak RSS MiB (of memory) | payload bytes (of 256 KiB) | history events (of 25,000) | items.json MiB\n' +
+      '--- | --- | --- | --- | --- | --- | --- | --- | ---\n',
   );
   const notes: string[] = [];
   try {
@@ -162,7 +190,8 @@ export async function measureScale(): Promise<void> {
           `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${m.seconds.toFixed(1)} (${pct(m.seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s) | ` +
             `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')} | ` +
             `${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, limits.memoryMiB)} of ${limits.memoryMiB}) | ` +
-            `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'}\n`,
+            `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'} | ` +
+            `${spec.historyColumn} | ${m.itemsBytes === undefined ? '-' : (m.itemsBytes / 2 ** 20).toFixed(1)}\n`,
         );
       }
       notes.push(`${spec.label}: history ${spec.history}`);
