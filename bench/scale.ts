@@ -15,6 +15,7 @@ import { startVendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';
 import { runChild } from './child.ts';
 import { measurePollCost } from './poll-cost.ts';
+import { startReportServer } from './report-server.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_S3_LATENCY_MS ?? 25);
 const PAYLOAD_LIMIT = 256 * 1024;
@@ -149,6 +150,54 @@ function limitsOf(
   };
 }
 
+/**
+ * One scan output through the real StartScan, polls and FetchReport (bench/big-output-worker.ts, the
+ * same worker as `npm run bench -- big-output`), S3 at the bench's latency.
+ */
+async function measureScanOutput(bytes: number): Promise<{
+  seconds: number;
+  cpuSeconds: number;
+  requests: number;
+  peakRssMiB: number;
+  payloadBytes: number;
+}> {
+  const simulator = await startVendorSimulator({ pollsToFinish: 0 });
+  const report = await startReportServer(bytes);
+  const s3 = await startS3rver({ buckets: [BUCKET] });
+  try {
+    const { stdout, stderr, code } = await runChild(
+      process.execPath,
+      ['--import', 'tsx', resolve(import.meta.dirname, 'big-output-worker.ts')],
+      {
+        ...process.env,
+        SCAN_API_URL: simulator.url,
+        VENDOR_API_KEY: simulator.apiKey,
+        S3_ENDPOINT: s3.endpoint,
+        S3_BUCKET: BUCKET,
+        REPORT_URL: report.url,
+        S3_LATENCY_MS: String(LATENCY_MS),
+      },
+    );
+    const line = stdout.trim().split('\n').at(-1) ?? '';
+    if (code !== 0 || !line.startsWith('{'))
+      throw new Error(`scan output of ${bytes} bytes failed (${code}): ${stderr.slice(-4000)}`);
+    const f = JSON.parse(line) as {
+      bytes: number;
+      seconds: number;
+      cpuSeconds: number;
+      peakRssMiB: number;
+      payloadBytes: number;
+      requests: Record<string, number>;
+    };
+    if (f.bytes !== bytes) throw new Error(`scan output: ${f.bytes} bytes stored, ${bytes} served`);
+    return { ...f, requests: Object.values(f.requests).reduce((sum, n) => sum + n, 0) };
+  } finally {
+    report.server.close();
+    await simulator.close();
+    await s3.close();
+  }
+}
+
 const pct = (value: number, limit: number) => `${((100 * value) / limit).toFixed(1)}%`;
 
 export async function measureScale(): Promise<void> {
@@ -195,6 +244,16 @@ export async function measureScale(): Promise<void> {
         );
       }
       notes.push(`${spec.label}: history ${spec.history}`);
+    }
+    const fetchLimits = limitsOf(template, 'fetch-scan-output');
+    for (const mib of [64, 1024]) {
+      if (!picked('scan-output', mib)) continue;
+      const m = await measureScanOutput(mib * 2 ** 20);
+      process.stdout.write(
+        `FetchReport (scan output) | ${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} | ${m.seconds.toFixed(1)} (${pct(m.seconds, fetchLimits.timeoutSeconds)} of ${fetchLimits.timeoutSeconds} s) | ` +
+          `${m.cpuSeconds.toFixed(1)} | ${m.requests} | ${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, fetchLimits.memoryMiB)} of ${fetchLimits.memoryMiB}) | ` +
+          `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)}) | n/a: one Task state whatever the size | -\n`,
+      );
     }
     // The adaptive loop next to a fixed 30 s one, as `npm run bench -- poll` measures it.
     const poll = only.length === 0 ? await measurePollCost([3600, 6 * 3600]) : [];
