@@ -10,13 +10,21 @@ import { ZipFile } from 'yazl';
 import { verifyStoredZip } from '#core/archive/zip-verify';
 import { forEachBounded } from '#core/bounded';
 import { NO_METRICS } from '#core/metrics';
+import { scanOutputPrefix } from '#core/naming';
 import { createBreachSettings } from '#core/runtime/breach-deps';
+import { createScanDeps } from '#core/runtime/scan-deps';
+import { createScanSettings } from '#core/runtime/settings';
 import { BreachClient } from '#core/vendor/breach-client';
+import { ScanClient } from '#core/vendor/scan-client';
+import { readScanListing } from '#core/vendor/scan-listing';
 import { reportFolder } from '#core/workflows/breach/identity';
 import { reconcileReports } from '#core/workflows/breach/reconcile';
 import { prepareWatchlist, writeWatchlistSummary } from '#core/workflows/breach/watchlist-run';
 import { prepareDomainList } from '#core/workflows/list/list';
 import { writeListSummary } from '#core/workflows/list/list-summary';
+import { MANIFEST_FILE } from '#core/workflows/scan/manifest';
+import { reconcileScans } from '#core/workflows/scan/reconcile';
+import { reconcileSettingsSchema } from '#core/workflows/scan/reconcile-settings';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
 const [kind, sizeText] = process.argv.slice(2);
@@ -247,6 +255,43 @@ async function prepare(): Promise<() => Promise<unknown>> {
       const started = Date.now();
       return async () =>
         (await reconcileReports(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
+    }
+    case 'scan-reconcile': {
+      // The vendor (a simulator of this measurement's own) lists `size` finished scans, ten a
+      // domain; all but the last 30 are archived already, as on an ordinary day.
+      const client = new ScanClient({
+        baseUrl: process.env.SCAN_API_URL ?? '',
+        credentials: async () => process.env.VENDOR_API_KEY ?? '',
+      });
+      await forEachBounded(
+        Array.from({ length: size }, (_, i) => `host-${Math.floor(i / 10)}.bench-scale.net`),
+        8,
+        async (domain) => {
+          const { uuid } = await client.startScan(domain);
+          await client.getStatus(uuid);
+        },
+      );
+      const settings = createScanSettings({ resultsBucket: BUCKET });
+      const reconcile = reconcileSettingsSchema.parse({ minAgeSeconds: 0 });
+      const listed = readScanListing(
+        (await client.listScans()).raw,
+        reconcile.listFields,
+        settings.statusVocabulary,
+      );
+      if (listed.scans.length !== size)
+        throw new Error(`the vendor lists ${listed.scans.length} scans, not ${size}`);
+      await forEachBounded(listed.scans.slice(0, -30), 8, async (scan) => {
+        const prefix = scanOutputPrefix(scan.domain, scan.createdAt ?? new Date(), scan.uuid);
+        await put(`${prefix}${MANIFEST_FILE}`, '{}');
+      });
+      const deps = {
+        ...createScanDeps({ s3, scanClient: client, logger: quiet, metrics: NO_METRICS, settings }),
+        inventory: client,
+        reconcile,
+      };
+      const started = Date.now();
+      return async () =>
+        (await reconcileScans(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
     }
     default:
       throw new Error(`unknown case ${kind}`);

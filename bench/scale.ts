@@ -97,6 +97,17 @@ const CASES: readonly Case[] = [
     history: 'no state machine (a scheduled function); 25 archives a run by default',
     historyColumn: 'n/a: no state machine',
   },
+  {
+    kind: 'scan-reconcile',
+    label: 'Scan reconciliation',
+    handler: 'reconcile-scans',
+    sizes: [100, 1_000, 10_000],
+    unit: 'listed',
+    payload: false,
+    history:
+      'no state machine (a scheduled function); archives a run as `scan.reconcile.maxArchivesPerRun` allows',
+    historyColumn: 'n/a: no state machine',
+  },
 ];
 
 interface Measured {
@@ -225,6 +236,11 @@ export async function measureScale(): Promise<void> {
         if (spec.kind === 'breach-reconcile') {
           for (let i = 0; i < size; i += 1) simulator.createReport(`person-${i}_20261120T100000Z_s${size}`);
         }
+        // A vendor of its own for the scan backlog: its scans would show in every later listing.
+        const scanVendor =
+          spec.kind === 'scan-reconcile'
+            ? await startVendorSimulator({ pollsToFinish: 0, reportBytes: 8 * 1024 })
+            : undefined;
         // A fresh embedded S3 each time: one measurement's objects never slow the next one's listings.
         const s3 = await startS3rver({ buckets: [BUCKET] });
         const m = await runWorker(spec.kind, size, {
@@ -233,8 +249,12 @@ export async function measureScale(): Promise<void> {
           S3_BUCKET: BUCKET,
           S3_LATENCY_MS: String(LATENCY_MS),
           BREACH_API_URL: simulator.url,
-          VENDOR_API_KEY: simulator.apiKey,
-        }).finally(() => s3.close());
+          VENDOR_API_KEY: (scanVendor ?? simulator).apiKey,
+          ...(scanVendor ? { SCAN_API_URL: scanVendor.url } : {}),
+        }).finally(async () => {
+          await s3.close();
+          await scanVendor?.close();
+        });
         process.stdout.write(
           `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${m.seconds.toFixed(1)} (${pct(m.seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s) | ` +
             `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')} | ` +
