@@ -80,8 +80,10 @@ export function reportFolder(reportName: string): string {
  * (`<request>.report-name.json`), or under `breach/requests/` when the request is elsewhere.
  */
 export function reportNameObjectKey(input: BreachReportInput, resultsBucket: string): string {
-  const { bucket, key } = input.request;
-  if (bucket === resultsBucket && key.startsWith(BREACH_PREFIX) && /\/requests\/[^/]+\.json$/.test(key)) {
+  const { bucket, key, range } = input.request;
+  if (bucket === resultsBucket && key.startsWith(BREACH_PREFIX) && /\/requests\/[^/]+\.jsonl?$/.test(key)) {
+    // A shard holds many people: each one's report name gets a key of its own beside it.
+    if (range) return `${key.slice(0, key.lastIndexOf('/') + 1)}${input.requestId}.report-name.json`;
     return key.replace(/\.json$/, '.report-name.json');
   }
   return `${BREACH_PREFIX}requests/${input.person.id.slice(0, 16)}-${input.requestId}.report-name.json`;

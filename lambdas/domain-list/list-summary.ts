@@ -10,8 +10,13 @@ import type {
   ResultWriterOutput,
   WriteSummaryInput,
 } from '#lambdas/domain-list/contracts';
+import { mapBounded } from '#lambdas/platform/bounded';
 import { ERROR_NAME, InvalidInputError } from '#lambdas/platform/errors';
-import { readIterationResults, tryJson } from '#lambdas/platform/fan-out-results';
+import {
+  DESCRIBE_EXECUTION_CONCURRENCY,
+  readIterationResults,
+  tryJson,
+} from '#lambdas/platform/fan-out-results';
 import { announceRunFinished } from '#lambdas/platform/run-events';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
@@ -231,7 +236,9 @@ export async function writeListSummary(
     if (!input.mapResult) throw new InvalidInputError('mapResult', 'is missing (no results to summarise)');
     results = await readResultWriterResults(deps, input.mapResult);
   }
-  results = await Promise.all(results.map((result) => resolveEarlierExecution(deps, result)));
+  results = await mapBounded(results, DESCRIBE_EXECUTION_CONCURRENCY, (result) =>
+    resolveEarlierExecution(deps, result),
+  );
   const summary = buildListSummary({
     runId: input.runId,
     source: input.source,

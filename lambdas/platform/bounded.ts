@@ -27,3 +27,16 @@ export async function forEachBounded<T>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   if (failure !== undefined) throw failure.error;
 }
+
+/** {@link forEachBounded}, keeping each item's result in the items' order. */
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  step: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  await forEachBounded(items, limit, async (item, index) => {
+    results[index] = await step(item, index);
+  });
+  return results;
+}

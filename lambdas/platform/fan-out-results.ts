@@ -61,6 +61,17 @@ export function tryJson(value: unknown): unknown {
   return parsed.ok ? parsed.value : undefined;
 }
 
+/**
+ * DescribeExecution calls a summary makes at once for a redriven run's children. The API is
+ * throttled per account and Region with a token bucket shared by every caller (the console, the
+ * other runs' summaries); an unbounded burst of 100,000 would drain it and fail on
+ * ThrottlingException after the SDK's retries
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html, "Quotas related to
+ * API action throttling"). At 10 in flight and ~30 ms a call, some 300 a second at most: the SDK's
+ * backoff absorbs what the bucket's refill cannot.
+ */
+export const DESCRIBE_EXECUTION_CONCURRENCY = 10;
+
 /** The part of Step Functions the summary uses: looking up a child execution that already ran. */
 export interface ExecutionLookup {
   describe(executionName: string): Promise<

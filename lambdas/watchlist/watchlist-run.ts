@@ -1,14 +1,19 @@
 /**
- * A watchlist run: PrepareWatchlist reads the watchlist once, stores one request object per
- * person under the run's prefix and lists the people (hashed) in items.json for the Distributed
+ * A watchlist run: PrepareWatchlist reads the watchlist once, stores the people's requests in
+ * shards under the run's prefix (one line each) and lists the people (hashed, each with its shard
+ * and the bytes of its line) in items.json for the Distributed
  * Map; each runs as a child BreachReport execution; WriteWatchlistSummary accounts for every row.
  */
 
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
-import { forEachBounded } from '#lambdas/platform/bounded';
+import type { BreachReportInput } from '#lambdas/breach/contracts';
+import type { BreachDeps } from '#lambdas/breach/deps';
+import { BREACH_PREFIX, slugOf } from '#lambdas/breach/identity';
+import { forEachBounded, mapBounded } from '#lambdas/platform/bounded';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import {
+  DESCRIBE_EXECUTION_CONCURRENCY,
   type ExecutionLookup,
   type IterationResult,
   readIterationResults,
@@ -19,9 +24,6 @@ import { redactText } from '#lambdas/platform/redact';
 import { announceRunFinished, type RunEventPublisher } from '#lambdas/platform/run-events';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
-import type { BreachReportInput } from '../breach/contracts.ts';
-import type { BreachDeps } from '../breach/deps.ts';
-import { BREACH_PREFIX, breachExecutionName, slugOf } from '../breach/identity.ts';
 import {
   DEFAULT_MAX_WATCHLIST_BYTES,
   DEFAULT_MAX_WATCHLIST_ROWS,
@@ -30,6 +32,7 @@ import {
   type WatchlistRejection,
   watchlistFormatOf,
 } from './watchlist.ts';
+import { shardRequests, type WatchlistItem } from './watchlist-shards.ts';
 
 const text = () =>
   z
@@ -77,9 +80,6 @@ export interface WatchlistDeps {
   readonly executions?: ExecutionLookup;
 }
 
-/** One person of the run, as the Map hands it to a child: hashes and object keys only. */
-export type WatchlistItem = BreachReportInput & { readonly row: number; readonly executionName: string };
-
 export interface PreparedWatchlist {
   readonly runId: string;
   readonly source: WatchlistSource;
@@ -97,19 +97,15 @@ export interface PreparedWatchlist {
   };
 }
 
-/** `w<runId>-<row>`: with the person it names the child execution, so a redrive finds it again. */
 /**
- * Request objects PrepareWatchlist writes at once: at 25 ms a PUT, 100,000 people take about 80 s
- * (the step's timeout is 5 minutes). That is some 1,300 PUTs a second, within the SDK's 50 sockets
- * and below the 3,500 a second S3 supports per partitioned prefix; a burst it answers with 503
- * SlowDown while it scales is retried by the SDK
+ * Shards PrepareWatchlist writes at once. At 25 ms a PUT and WATCHLIST_SHARD_PEOPLE people a
+ * shard, 100,000 people are 100 PUTs: a few seconds. Far below the 3,500 PUTs a second S3
+ * supports per partitioned prefix; a 503 SlowDown is retried by the SDK
  * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/optimizing-performance.html).
  */
 export const WATCHLIST_WRITE_CONCURRENCY = 32;
 
-function requestIdFor(runId: string, row: number): string {
-  return `w${runId}-${row}`;
-}
+export { WATCHLIST_SHARD_PEOPLE, type WatchlistItem } from './watchlist-shards.ts';
 
 export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Promise<PreparedWatchlist> {
   const { source } = parseWith(z.object({ source: watchlistSourceSchema }), event);
@@ -137,29 +133,23 @@ export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Pro
     parsed = { format, people: [], rejected: [], headerRow: undefined, rows: 0, ignoredLines: 0 };
   }
   const bucket = deps.settings.resultsBucket;
-  const items: WatchlistItem[] = parsed.people.map(({ row, person }) => {
-    const requestId = requestIdFor(runId, row);
-    return {
-      row,
-      requestId,
-      person,
-      request: { bucket, key: `${resultsPrefix}requests/row-${row}.json` },
-      executionName: breachExecutionName(person, requestId),
-    };
+  const { items, shards } = shardRequests(parsed.people, {
+    runId,
+    bucket,
+    requestsPrefix: `${resultsPrefix}requests/`,
   });
-  // The only copy of each person's addresses in this run: Recon reads it, nothing else does. One
-  // object per person keeps addresses out of every state payload; written WATCHLIST_WRITE_CONCURRENCY
-  // at a time, so 100,000 people take minutes at Lambda's S3 latency, not hours.
+  // The only copy of each person's addresses in this run: Recon reads its own line, nothing else
+  // reads them. Written WATCHLIST_WRITE_CONCURRENCY shards at a time.
   await forEachBounded(
-    parsed.people,
+    shards,
     deps.settings.writeConcurrency ?? WATCHLIST_WRITE_CONCURRENCY,
-    async ({ request }, index) => {
+    async (shard) => {
       await deps.s3.send(
         new PutObjectCommand({
           Bucket: bucket,
-          Key: (items[index] as WatchlistItem).request.key,
-          Body: JSON.stringify(request),
-          ContentType: 'application/json',
+          Key: shard.key,
+          Body: shard.body,
+          ContentType: 'application/x-ndjson',
         }),
       );
     },
@@ -321,7 +311,9 @@ export async function writeWatchlistSummary(
           (entry) => resultFromIteration(entry) ?? [],
         )
       : []);
-  const resolved = await Promise.all(results.map((result) => resolveEarlierExecution(deps, result)));
+  const resolved = await mapBounded(results, DESCRIBE_EXECUTION_CONCURRENCY, (result) =>
+    resolveEarlierExecution(deps, result),
+  );
   const byName = new Map(resolved.map((result) => [result.executionName, result]));
   const items = await getJson<WatchlistItem[]>(deps, prepared.resultsBucket, prepared.itemsKey);
   const { headerRow, rejected, refused } = await getJson<{

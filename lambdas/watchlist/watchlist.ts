@@ -146,7 +146,10 @@ function csvRows(text: string): { rows: RawRow[]; headerRow: number | undefined;
     }
     let cells: string[];
     try {
-      cells = (parse(line, { relax_column_count: true, trim: true }) as string[][])[0] ?? [];
+      // One line at a time (a bad row is only that row); its delimiter named, not discovered per line.
+      cells =
+        (parse(line, { relax_column_count: true, trim: true, record_delimiter: '\n' }) as string[][])[0] ??
+        [];
     } catch {
       rows.push({ row, value: undefined, problem: 'is not a readable CSV row (check its quotes)' });
       continue;

@@ -3,13 +3,16 @@
  * `POST /recon` is sent at most once per request, and no address reaches a key, a log line, a
  * metric or the step's output.
  */
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { personRef } from '#lambdas/breach/identity';
 import { recon } from '#lambdas/breach/recon';
 import { InvalidInputError, ReconOutcomeUnknownError, VendorThrottledError } from '#lambdas/platform/errors';
 import { listKeys, readJson } from '../kit/s3.ts';
 import {
   type BreachTestBed,
   everythingStored,
+  IDENTITY_KEY,
   RESULTS_BUCKET,
   startBreachBed,
   storeRequest,
@@ -176,5 +179,43 @@ describe('Recon', () => {
 
     for (const address of addresses) expect(everything).not.toContain(address.toLowerCase());
     expect(everything).not.toContain('jane doe');
+  });
+
+  it("reads only its own line of a watchlist shard, and refuses a range that cannot be one person's", async () => {
+    const lines = [CLEAN, JANE].map((person) => `${JSON.stringify(person)}\n`);
+    const key = 'breach/watchlists/w/run-1/requests/shard-00000.jsonl';
+    await bed.s3.client.send(
+      new PutObjectCommand({ Bucket: RESULTS_BUCKET, Key: key, Body: lines.join('') }),
+    );
+    const janeStart = Buffer.byteLength(lines[0] ?? '');
+    const jane = {
+      requestId: 'w1-2',
+      person: personRef(IDENTITY_KEY, JANE),
+      request: {
+        bucket: RESULTS_BUCKET,
+        key,
+        range: { start: janeStart, end: janeStart + Buffer.byteLength(lines[1] ?? '') - 2 },
+      },
+    };
+
+    const output = await recon(bed.deps, jane);
+
+    // Jane's line was read (the clean person's would have found nothing).
+    expect(output.recon.status).toBe('success');
+    expect(output.recon.reportName).toMatch(/^jane-doe_/);
+    await expect(
+      recon(bed.deps, {
+        ...jane,
+        requestId: 'w1-3',
+        request: { ...jane.request, range: { start: 0, end: 70_000 } },
+      }),
+    ).rejects.toThrow(new InvalidInputError('request.range', 'is larger than 65536 bytes'));
+    await expect(
+      recon(bed.deps, {
+        ...jane,
+        requestId: 'w1-4',
+        request: { ...jane.request, range: { start: janeStart, end: janeStart + 5_000 } },
+      }),
+    ).rejects.toThrow(new InvalidInputError('request.range', 'lies outside the stored object'));
   });
 });
