@@ -10,18 +10,19 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
-import type { DomainListSource, PreparedDomainList } from '#lambdas/domain-list/contracts';
-import { domainResultFromFailure, type ListDeps } from '#lambdas/domain-list/list';
+import type {
+  DomainListItem,
+  DomainListSource,
+  DomainScanResult,
+  ListSummary,
+  PreparedDomainList,
+} from '#lambdas/domain-list/contracts';
+import type { ListDeps } from '#lambdas/domain-list/list';
+import { domainResultFromFailure } from '#lambdas/domain-list/list-summary';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
-import type {
-  DomainListItem,
-  DomainScanResult,
-  ListSummary,
-  ScanInProgress,
-  ScanOutcome,
-} from '#lambdas/scan/contracts';
+import type { ScanInProgress, ScanOutcome } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps, ScanLogger } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps-from-env';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';

@@ -4,10 +4,11 @@
  * Every input line ends up in exactly one bucket (domains, invalid, duplicates, ignored) so the list
  * summary can account for all of them, and a bad line never stops the good ones.
  */
+
+import type { DuplicateLine, InvalidLine } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { redactText } from '#lambdas/platform/redact';
 import { normalizeDomain } from '#lambdas/platform/validation';
-import type { DuplicateLine, InvalidLine } from '#lambdas/scan/contracts';
 
 export const DEFAULT_MAX_DOMAINS = 100_000;
 

@@ -1,20 +1,18 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PreparedDomainList } from '#lambdas/domain-list/contracts';
+import type { DomainListItem, ListSummary, PreparedDomainList } from '#lambdas/domain-list/contracts';
+import { type ListDeps, parseDomainListInput, prepareDomainList } from '#lambdas/domain-list/list';
 import {
   buildListSummary,
   domainResultFromFailure,
   domainResultFromIteration,
-  type ListDeps,
-  parseDomainListInput,
-  prepareDomainList,
   writeListSummary,
-} from '#lambdas/domain-list/list';
+} from '#lambdas/domain-list/list-summary';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { childExecutionName } from '#lambdas/platform/naming';
 import type { RunFinishedDetail } from '#lambdas/platform/run-events';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-import type { DomainListItem, ListSummary, ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { createWriteListSummaryHandler } from '../../lambdas/domain-list/handlers/write-list-summary.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../helpers/memory-logger.ts';

@@ -6,7 +6,7 @@ import { lstat, mkdir, mkdtemp, readFile, readlink, realpath, rm, writeFile } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ListSummary } from '#lambdas/scan/contracts';
+import type { ListSummary } from '#lambdas/domain-list/contracts';
 import { pointLatestAt } from '../../local/run-files.ts';
 import { startVendorSimulator, type VendorSimulator } from '../../local/simulator/index.ts';
 import { runCli } from './cli-run.ts';

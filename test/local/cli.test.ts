@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ListSummary } from '#lambdas/scan/contracts';
+import type { ListSummary } from '#lambdas/domain-list/contracts';
 import type { ScanManifest } from '#lambdas/scan/manifest';
 import { nodeVersionProblem } from '../../local/cli.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
