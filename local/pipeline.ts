@@ -20,10 +20,11 @@ import type {
 import type { ListDeps } from '#lambdas/domain-list/list';
 import { domainResultFromFailure } from '#lambdas/domain-list/list-summary';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
+import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress, ScanOutcome } from '#lambdas/scan/contracts';
-import type { ScanApi, ScanDeps, ScanLogger } from '#lambdas/scan/deps';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps-from-env';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { createPrepareDomainListHandler } from '../lambdas/domain-list/handlers/prepare-domain-list.ts';
@@ -69,7 +70,7 @@ export interface LocalPipelineOptions {
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
   readonly waitOverrideMs?: number;
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   /** Where the handlers' metrics go (the CLI keeps them for its summary). @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
   readonly onProgress?: ProgressListener;

@@ -9,7 +9,7 @@ import type { BreachApi, BreachDeps, BreachSettings } from '#lambdas/breach/deps
 import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#lambdas/breach/limits';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
-import { scanLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
@@ -81,7 +81,7 @@ export function breachStorageDepsFromEnvironment(
   return {
     s3: options.s3 ?? NO_S3_ACCESS,
     breachClient: options.breachClient ?? NO_BREACH_ACCESS,
-    logger: scanLoggerFromPowertools(tools.logger),
+    logger: pipelineLoggerFromPowertools(tools.logger),
     settings: breachSettingsFromEnv(env),
     metrics,
     clock: () => new Date(),

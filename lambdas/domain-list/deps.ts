@@ -16,7 +16,7 @@ import { LIST_SIZE_LIMIT, type ListDeps, SCAN_STATE_MACHINE_VARIABLE } from '#la
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
 import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#lambdas/platform/runtime/env';
-import { scanLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createObservability, type Observability } from '#lambdas/platform/runtime/observability';
 import { pauseSwitchFromEnvironment } from '#lambdas/platform/runtime/pause-deps';
 import { allowSpecialUseFromEnv } from '#lambdas/platform/runtime/settings';
@@ -69,7 +69,7 @@ export function listDepsFromEnvironment(
             scanStateMachineArn,
           ),
         }),
-    logger: scanLoggerFromPowertools(tools.logger),
+    logger: pipelineLoggerFromPowertools(tools.logger),
     settings: {
       resultsBucket: readBucketEnv(env, ENV.resultsBucket),
       inputBucket: optionalEnv(env, ENV.inputBucket),
@@ -89,7 +89,7 @@ export function intakeDepsFromEnvironment(
   return {
     ...(pause === undefined ? {} : { pause }),
     sfn: tools.tracer.captureAWSv3Client(new SFNClient({})),
-    logger: scanLoggerFromPowertools(tools.logger),
+    logger: pipelineLoggerFromPowertools(tools.logger),
     settings: {
       stateMachineArn: requireEnv(env, ENV.domainListStateMachineArn),
       prefix: optionalEnv(env, ENV.intakePrefix) ?? 'incoming/',

@@ -18,7 +18,7 @@ import {
 } from '#lambdas/rotation/deps';
 import { type Env, optionalEnv, readUrlEnv } from '../platform/runtime/env.ts';
 import { putEvent } from '../platform/runtime/event-bridge.ts';
-import { scanLoggerFromPowertools } from '../platform/runtime/logger.ts';
+import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import {
   type Observability,
   powertoolsMetrics,
@@ -71,7 +71,7 @@ export function rotationDepsFromEnvironment(
   tools: Observability,
   clients: RotationClients,
 ): RotationDeps {
-  const logger = scanLoggerFromPowertools(tools.logger);
+  const logger = pipelineLoggerFromPowertools(tools.logger);
   const metrics: PipelineMetrics = powertoolsMetrics(tools.metrics);
   const lease = optionalEnv(env, ENV.rotationClaimLeaseSeconds);
   const mirrors = optionalEnv(env, ENV.rotationMirrorSecretArns);

@@ -9,18 +9,18 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import type { Env } from '#lambdas/platform/runtime/env';
-import { scanLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { type PipelineLogger, pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { type ScanSettings, scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import type { ScanApi, ScanDeps, ScanLogger } from '#lambdas/scan/deps';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 
 export interface CreateScanDepsOptions {
   readonly s3: S3Client;
   readonly scanClient: ScanApi;
   readonly settings: ScanSettings;
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   /** @default NO_METRICS (records nothing) */
   readonly metrics?: PipelineMetrics;
   /** @default () => new Date() */
@@ -57,7 +57,7 @@ export interface StorageDepsOptions {
    */
   readonly s3?: S3Client;
   /** The vendor client; functions without vendor access get one that fails loudly. */
-  readonly scanClient?: (settings: ScanSettings, logger: ScanLogger, metrics: PipelineMetrics) => ScanApi;
+  readonly scanClient?: (settings: ScanSettings, logger: PipelineLogger, metrics: PipelineMetrics) => ScanApi;
 }
 
 /**
@@ -71,7 +71,7 @@ export function storageScanDepsFromEnvironment(
   options: StorageDepsOptions = {},
 ): ScanDeps {
   const settings = scanSettingsFromEnv(env);
-  const logger = scanLoggerFromPowertools(tools.logger);
+  const logger = pipelineLoggerFromPowertools(tools.logger);
   const metrics = powertoolsMetrics(tools.metrics);
   const scanClient = options.scanClient?.(settings, logger, metrics) ?? NO_VENDOR_ACCESS;
   const s3 = options.s3 ?? NO_S3_ACCESS;

@@ -4,6 +4,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
+import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import type { ScanSettings } from '#lambdas/platform/runtime/settings';
 import type {
   ScanStatus,
@@ -28,20 +29,10 @@ export interface ScanApi {
   listScans(): Promise<{ readonly raw: unknown }>;
 }
 
-/**
- * A structured logger. Powertools' Logger satisfies it; when `createChild` and `appendKeys` exist the
- * handlers use them to tag one invocation's lines without touching the shared instance (the local
- * runner drives many domains concurrently through one logger).
- */
-export interface ScanLogger extends VendorLogger {
-  createChild?(): ScanLogger;
-  appendKeys?(keys: Record<string, unknown>): void;
-}
-
 export interface ScanDeps {
   readonly s3: S3Client;
   readonly scanClient: ScanApi;
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   readonly settings: ScanSettings;
   /** Scans started, finished and stored bytes (docs/contracts.md "Metrics"). */
   readonly metrics: PipelineMetrics;

@@ -16,7 +16,7 @@ import { numberFromText } from '#lambdas/platform/schema';
 import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
 import type { WatchlistDeps } from '#lambdas/watchlist/watchlist-run';
 import { breachSettingsFromEnv } from '../breach/deps-from-env.ts';
-import { scanLoggerFromPowertools } from '../platform/runtime/logger.ts';
+import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 
 export interface WatchlistDepsOptions {
   /** Object access (`tracedS3Client(tools)`). @default NO_S3_ACCESS */
@@ -39,7 +39,7 @@ export function watchlistDepsFromEnvironment(
   return {
     ...(options.events ? { events: options.events(tools) } : {}),
     s3: options.s3 ?? NO_S3_ACCESS,
-    logger: scanLoggerFromPowertools(tools.logger),
+    logger: pipelineLoggerFromPowertools(tools.logger),
     clock: () => new Date(),
     settings: {
       resultsBucket: settings.resultsBucket,

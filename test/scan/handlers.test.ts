@@ -3,7 +3,7 @@
  * JSON the way Step Functions feeds them: every result goes through JSON before the next state.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { scanLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createObservability } from '#lambdas/platform/runtime/observability';
 import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
@@ -124,7 +124,7 @@ describe('the scan handlers', () => {
       writes.push(String(chunk));
       return true;
     });
-    const logger = scanLoggerFromPowertools(
+    const logger = pipelineLoggerFromPowertools(
       createObservability({ POWERTOOLS_LOG_LEVEL: 'INFO' }, 'scan-test').logger,
     );
     const deps = createScanDeps({
