@@ -12,9 +12,9 @@ import type { Env } from '#lambdas/platform/runtime/env';
 import { type PipelineLogger, pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
-import { type ScanSettings, scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
+import { type ScanSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 
 export interface CreateScanDepsOptions {
   readonly s3: S3Client;

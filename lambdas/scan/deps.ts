@@ -5,14 +5,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
-import type { ScanSettings } from '#lambdas/platform/runtime/settings';
-import type {
-  ScanStatus,
-  StartScanResult,
-  VendorDownload,
-  VendorLogger,
-} from '#lambdas/platform/vendor-api/types';
-import type { StartSettleSettings } from '#lambdas/scan/settle-start';
+import type { ScanStatus, StartScanResult, VendorDownload } from '#lambdas/platform/vendor-api/types';
+import type { ScanSettings, StartSettleSettings } from '#lambdas/scan/settings';
 
 /**
  * The part of the vendor's `ScanClient` the workflow uses. Declared structurally so that a fake (or a

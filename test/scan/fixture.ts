@@ -5,12 +5,12 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { createScanSettings, type ScanSettingsInput } from '#lambdas/platform/runtime/settings';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps-from-env';
 import { pollScanStatus } from '#lambdas/scan/poll';
+import { createScanSettings, type ScanSettingsInput } from '#lambdas/scan/settings';
 import { startVendorSimulator } from '#local/simulator/index';
 import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger, type MemoryLogger } from '../helpers/memory-logger.ts';

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import type { ScanClient } from '#lambdas/platform/vendor-api/index';
 import { createScanDeps } from '#lambdas/scan/deps-from-env';
 import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
@@ -22,6 +21,7 @@ import {
   type ReconcileSettingsInput,
   reconcileSettingsSchema,
 } from '#lambdas/scan/reconcile-settings';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createReconcileScansHandler } from '../../lambdas/scan/handlers/reconcile-scans.ts';
