@@ -4,20 +4,16 @@
  * watchlist steps' in `#core/runtime/watchlist-deps`: each function bundles only what it calls.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DEFAULT_MAX_EMAILS } from '#lambdas/breach/contracts';
+import { DEFAULT_MAX_EMAILS, MAX_EMAILS_LIMIT, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import type { BreachApi, BreachDeps, BreachSettings } from '#lambdas/breach/deps';
 import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#lambdas/breach/limits';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
+import { type Env, readBucketEnv } from '#lambdas/platform/runtime/env';
 import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#lambdas/platform/s3/stream-upload';
-import { numberFromText } from '#lambdas/platform/schema';
-
-/** The vendor client takes at most this many addresses per recon. */
-export const MAX_EMAILS_LIMIT = 100;
 
 export interface BreachSettingsInput {
   readonly resultsBucket: string;
@@ -45,15 +41,7 @@ export function createBreachSettings(input: BreachSettingsInput): BreachSettings
 }
 
 export function breachSettingsFromEnv(env: Env): BreachSettings {
-  const raw = optionalEnv(env, ENV.breachMaxEmails);
-  let maxEmails: number | undefined;
-  if (raw !== undefined) {
-    const parsed = numberFromText({ min: 1, max: MAX_EMAILS_LIMIT, integer: true }).safeParse(raw);
-    if (!parsed.success) {
-      throw new ConfigurationError(ENV.breachMaxEmails, parsed.error.issues[0]?.message ?? 'is invalid');
-    }
-    maxEmails = parsed.data;
-  }
+  const maxEmails = maxEmailsFromEnv(env);
   return createBreachSettings({
     resultsBucket: readBucketEnv(env, ENV.resultsBucket),
     ...(maxEmails === undefined ? {} : { maxEmails }),

@@ -4,8 +4,14 @@
  * Map; each runs as a child BreachReport execution; WriteWatchlistSummary accounts for every row.
  */
 
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
+import {
+  BREACH_PREFIX,
+  type BreachReportInput,
+  breachExecutionName,
+  slugOf,
+} from '#lambdas/breach/contracts';
 import { forEachBounded } from '#lambdas/platform/bounded';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import {
@@ -19,9 +25,7 @@ import { redactText } from '#lambdas/platform/redact';
 import { announceRunFinished, type RunEventPublisher } from '#lambdas/platform/run-events';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
-import type { BreachReportInput } from '../breach/contracts.ts';
-import type { BreachDeps } from '../breach/deps.ts';
-import { BREACH_PREFIX, breachExecutionName, slugOf } from '../breach/identity.ts';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import {
   DEFAULT_MAX_WATCHLIST_BYTES,
   DEFAULT_MAX_WATCHLIST_ROWS,
@@ -56,10 +60,10 @@ export const watchlistSourceSchema = z.discriminatedUnion('type', [
 export type WatchlistSource = z.infer<typeof watchlistSourceSchema>;
 
 export interface WatchlistDeps {
-  readonly s3: BreachDeps['s3'];
+  readonly s3: S3Client;
   /** Told when a run's summary is written (WriteWatchlistSummary only). */
   readonly events?: RunEventPublisher;
-  readonly logger: BreachDeps['logger'];
+  readonly logger: VendorLogger;
   readonly clock: () => Date;
   readonly settings: {
     readonly resultsBucket: string;
