@@ -26,6 +26,7 @@ import { announceRunFinished, type RunEventPublisher } from '#lambdas/platform/r
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import { type WatchlistSource, watchlistInputSchema, watchlistSourceSchema } from './contracts.ts';
 import {
   DEFAULT_MAX_WATCHLIST_BYTES,
   DEFAULT_MAX_WATCHLIST_ROWS,
@@ -39,25 +40,6 @@ const text = () =>
   z
     .string({ error: 'must be a non-empty string' })
     .check(z.minLength(1, { error: 'must be a non-empty string' }));
-
-/** What started a watchlist run: an upload, or a schedule fire naming a watchlist object. */
-export const watchlistSourceSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('s3'),
-    bucket: text(),
-    key: text(),
-    versionId: z.optional(text()),
-    etag: z.optional(text()),
-  }),
-  z.object({
-    type: z.literal('schedule'),
-    scheduleName: text(),
-    scheduledTime: text(),
-    bucket: text(),
-    key: text(),
-  }),
-]);
-export type WatchlistSource = z.infer<typeof watchlistSourceSchema>;
 
 export interface WatchlistDeps {
   readonly s3: S3Client;
@@ -116,7 +98,7 @@ function requestIdFor(runId: string, row: number): string {
 }
 
 export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Promise<PreparedWatchlist> {
-  const { source } = parseWith(z.object({ source: watchlistSourceSchema }), event);
+  const { source } = parseWith(watchlistInputSchema, event);
   const format = watchlistFormatOf(source.key);
   if (format === undefined)
     throw new InvalidInputError('source.key', 'must end with .csv or .json to be a watchlist');
