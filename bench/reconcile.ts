@@ -11,7 +11,7 @@
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { NO_METRICS } from '#lambdas/platform/metrics';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';

@@ -12,7 +12,7 @@
 import { Readable } from 'node:stream';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { ZipFile } from 'yazl';
-import { createBreachSettings } from '#lambdas/breach/deps-from-env';
+import { createBreachSettings } from '#lambdas/breach/deps';
 import { reportFolder } from '#lambdas/breach/identity';
 import { reconcileReports } from '#lambdas/breach/reconcile';
 import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';

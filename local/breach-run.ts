@@ -16,7 +16,7 @@ import {
   type ReconOutput,
 } from '#lambdas/breach/contracts';
 import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
-import { createBreachSettings } from '#lambdas/breach/deps-from-env';
+import { createBreachSettings } from '#lambdas/breach/deps';
 import { breachRunPrefix } from '#lambdas/breach/identity';
 import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#lambdas/breach/limits';
 import type { BreachRunResult } from '#lambdas/breach/records';

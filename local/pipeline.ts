@@ -24,7 +24,7 @@ import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress, ScanOutcome } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { createPrepareDomainListHandler } from '../lambdas/domain-list/handlers/prepare-domain-list.ts';

@@ -19,7 +19,7 @@ import { join, relative, sep } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Command } from 'commander';
 import { createMetricsRecorder, METRIC, type RecordedMetric } from '#lambdas/platform/metrics';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { FAILURE_FILE } from '#lambdas/scan/failure';
 import { MANIFEST_FILE } from '#lambdas/scan/manifest';
 import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile';

@@ -15,7 +15,7 @@ import type { SecretReader } from '#lambdas/platform/secrets';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
-import { breachStorageDepsFromEnvironment } from './deps-from-env.ts';
+import { breachStorageDepsFromEnvironment } from './deps.ts';
 
 export interface BreachDepsOptions {
   /** Object access (`tracedS3Client(tools)`). */

@@ -13,7 +13,7 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import type { ScanDeps } from '#lambdas/scan/deps';
-import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps-from-env';
+import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
 
 export { apiKeySecretId, vendorCredentials } from '../platform/runtime/vendor-credentials.ts';

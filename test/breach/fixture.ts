@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type BreachReportInput, personRef } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { createBreachSettings } from '#lambdas/breach/deps-from-env';
+import { createBreachSettings } from '#lambdas/breach/deps';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import type { VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';

@@ -8,7 +8,7 @@
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanApi } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans, type ScanInventoryApi } from '#lambdas/scan/reconcile';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';

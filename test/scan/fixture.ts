@@ -8,7 +8,7 @@ import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Clien
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanDeps } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { pollScanStatus } from '#lambdas/scan/poll';
 import { createScanSettings, type ScanSettingsInput } from '#lambdas/scan/settings';
 import { startVendorSimulator } from '#local/simulator/index';

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createObservability } from '#lambdas/platform/runtime/observability';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createDeleteScanHandler } from '../../lambdas/scan/handlers/delete-scan.ts';

@@ -8,7 +8,7 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
 import type { ScanClient } from '#lambdas/platform/vendor-api/index';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
 import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/manifest';
 import {

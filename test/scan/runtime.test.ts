@@ -4,7 +4,7 @@ import { readUrlEnv, requireEnv } from '#lambdas/platform/runtime/env';
 import { createLazyHandler, createObservability } from '#lambdas/platform/runtime/observability';
 import { createStaticSecretReader } from '#lambdas/platform/secrets';
 import type { ScanDeps } from '#lambdas/scan/deps';
-import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps-from-env';
+import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
 import { createScanSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 import type { VendorSimulator } from '#local/simulator/types';

@@ -7,7 +7,7 @@ import { ScanStartUnresolvedError, VendorThrottledError } from '#lambdas/platfor
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanDeps } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';

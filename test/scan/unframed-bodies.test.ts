@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VendorNetworkError } from '#lambdas/platform/errors';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
