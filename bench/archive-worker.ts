@@ -11,7 +11,7 @@
  */
 import { Upload } from '@aws-sdk/lib-storage';
 import { archiveReport } from '#lambdas/breach/archive';
-import { createBreachSettings } from '#lambdas/breach/deps-from-env';
+import { createBreachSettings } from '#lambdas/breach/deps';
 import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
 import { NO_METRICS } from '#lambdas/platform/metrics';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';

@@ -6,9 +6,9 @@
  * key, staged version deleted). Prints one JSON line with the figures.
  */
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
 import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
 

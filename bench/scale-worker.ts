@@ -7,7 +7,7 @@
  */
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ZipFile } from 'yazl';
-import { createBreachSettings } from '#lambdas/breach/deps-from-env';
+import { createBreachSettings } from '#lambdas/breach/deps';
 import { reportFolder } from '#lambdas/breach/identity';
 import { reconcileReports } from '#lambdas/breach/reconcile';
 import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
@@ -16,14 +16,14 @@ import { writeListSummary } from '#lambdas/domain-list/list-summary';
 import { forEachBounded } from '#lambdas/platform/bounded';
 import { NO_METRICS } from '#lambdas/platform/metrics';
 import { scanOutputPrefix } from '#lambdas/platform/naming';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import { readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { MANIFEST_FILE } from '#lambdas/scan/manifest';
 import { reconcileScans } from '#lambdas/scan/reconcile';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { prepareWatchlist, writeWatchlistSummary } from '#lambdas/watchlist/watchlist-run';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 

@@ -7,14 +7,17 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
 import {
+  BREACH_PREFIX,
   type BreachReportInput,
+  breachExecutionName,
   type PersonRef,
   parseBreachRequest,
+  personRef,
   type ReconOutput,
 } from '#lambdas/breach/contracts';
 import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
-import { createBreachSettings } from '#lambdas/breach/deps-from-env';
-import { BREACH_PREFIX, breachExecutionName, breachRunPrefix, personRef } from '#lambdas/breach/identity';
+import { createBreachSettings } from '#lambdas/breach/deps';
+import { breachRunPrefix } from '#lambdas/breach/identity';
 import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#lambdas/breach/limits';
 import type { BreachRunResult } from '#lambdas/breach/records';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';

@@ -10,21 +10,23 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
-import type { DomainListSource, PreparedDomainList } from '#lambdas/domain-list/contracts';
-import { domainResultFromFailure, type ListDeps } from '#lambdas/domain-list/list';
-import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
-import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import type {
   DomainListItem,
+  DomainListSource,
   DomainScanResult,
   ListSummary,
-  ScanInProgress,
-  ScanOutcome,
-} from '#lambdas/scan/contracts';
-import type { ScanApi, ScanDeps, ScanLogger } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+  PreparedDomainList,
+} from '#lambdas/domain-list/contracts';
+import type { ListDeps } from '#lambdas/domain-list/list';
+import { domainResultFromFailure } from '#lambdas/domain-list/list-summary';
+import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
+import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
+import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
+import type { ScanInProgress, ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { createPrepareDomainListHandler } from '../lambdas/domain-list/handlers/prepare-domain-list.ts';
 import { createWriteListSummaryHandler } from '../lambdas/domain-list/handlers/write-list-summary.ts';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
@@ -68,7 +70,7 @@ export interface LocalPipelineOptions {
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
   readonly waitOverrideMs?: number;
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   /** Where the handlers' metrics go (the CLI keeps them for its summary). @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
   readonly onProgress?: ProgressListener;

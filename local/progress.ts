@@ -9,8 +9,9 @@
  *
  * A terminal always gets the redrawn status line; problems are printed above it as they happen.
  */
+
+import type { DomainFinalState, ListSummary } from '#lambdas/domain-list/contracts';
 import type { VendorAttemptEvent } from '#lambdas/platform/vendor-api/types';
-import type { DomainFinalState, ListSummary } from '#lambdas/scan/contracts';
 
 export type ProgressEvent =
   | {

@@ -29,8 +29,7 @@ import {
 import { normalizeDomain } from '#lambdas/platform/validation';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
-import { DEFAULT_ROTATION_SETTINGS } from '#lambdas/rotation/deps';
-import { keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps-from-env';
+import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/handlers/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';

@@ -5,13 +5,20 @@
  * starter writes (the local runner, a watchlist run). State payloads, execution names, keys and log
  * lines carry only the person's keyed hash (`person.id`) and a slug of the name.
  */
+import { createHash, createHmac } from 'node:crypto';
 import * as z from 'zod/mini';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { MAX_EXECUTION_NAME_LENGTH } from '#lambdas/platform/naming';
 import { containsEmail } from '#lambdas/platform/redact';
-import { parseWith, validated } from '#lambdas/platform/schema';
+import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { numberFromText, parseWith, validated } from '#lambdas/platform/schema';
 import { validateEmail } from '#lambdas/platform/validation';
 
 /** How many distinct addresses one report may cover unless configured otherwise (BREACH_MAX_EMAILS). */
 export const DEFAULT_MAX_EMAILS = 50;
+/** The vendor client takes at most this many addresses per recon. */
+export const MAX_EMAILS_LIMIT = 100;
 /** The vendor stores the name in the report; a bounded length keeps it a name. */
 export const MAX_PERSON_NAME_LENGTH = 200;
 
@@ -209,3 +216,68 @@ export type ArchiveSummary = z.infer<typeof archiveSummarySchema>;
 
 export const archiveOutputSchema = z.extend(reconOutputSchema, { archive: archiveSummarySchema });
 export type ArchiveOutput = z.infer<typeof archiveOutputSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Names a starter (the local runner, a watchlist run) gives a request, none of which reveals an
+// email. A keyed hash (HMAC-SHA256), not a plain one: the set of plausible addresses of an
+// organisation is small enough to hash exhaustively, so an unkeyed digest in a key or a log line
+// would give the address away. The identity key lives in Secrets Manager (or, locally, in the run's
+// state folder).
+// ---------------------------------------------------------------------------------------------
+
+/** Where every breach object lives in the results bucket. */
+export const BREACH_PREFIX = 'breach/';
+const SLUG_MAX = 40;
+/** An identity key shorter than this is a configuration mistake, not a key. */
+export const MIN_IDENTITY_KEY_BYTES = 32;
+
+/** The keyed hash and slug of a person: `id` covers the name and every address, in any order or case. */
+export function personRef(identityKey: string, request: BreachRequest): PersonRef {
+  if (Buffer.byteLength(identityKey) < MIN_IDENTITY_KEY_BYTES) {
+    throw new ConfigurationError(
+      'breach identity key',
+      `must be at least ${MIN_IDENTITY_KEY_BYTES} bytes long`,
+    );
+  }
+  const canonical = [
+    request.name.normalize('NFC').toLowerCase(),
+    ...request.emails.map((email) => email.toLowerCase()).sort(),
+  ].join('\n');
+  return {
+    id: createHmac('sha256', identityKey).update(canonical).digest('hex'),
+    slug: slugOf(request.name),
+  };
+}
+
+/** ASCII letters and digits of `text`, lower case, dashes between words; `person` when none is left. */
+export function slugOf(text: string): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/, '');
+  return slug === '' ? 'person' : slug;
+}
+
+/**
+ * `breach-<48 hex>`: the same person and request always give the same name, so Step Functions
+ * refuses a duplicate start and a recon is never repeated. Neither the name nor a slug is in it.
+ */
+export function breachExecutionName(person: PersonRef, requestId: string): string {
+  const name = `breach-${createHash('sha256').update(`${person.id}\n${requestId}`).digest('hex').slice(0, 48)}`;
+  return name.slice(0, MAX_EXECUTION_NAME_LENGTH);
+}
+
+/** BREACH_MAX_EMAILS, held to 1..MAX_EMAILS_LIMIT; undefined when unset (DEFAULT_MAX_EMAILS applies). */
+export function maxEmailsFromEnv(env: Env): number | undefined {
+  const raw = optionalEnv(env, ENV.breachMaxEmails);
+  if (raw === undefined) return undefined;
+  const parsed = numberFromText({ min: 1, max: MAX_EMAILS_LIMIT, integer: true }).safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigurationError(ENV.breachMaxEmails, parsed.error.issues[0]?.message ?? 'is invalid');
+  }
+  return parsed.data;
+}

@@ -1,66 +1,19 @@
 /**
- * Names for the breach workflow, none of which reveals an email: the person's keyed hash, the slug
- * of their name, run prefixes, execution names and the folder of a report's archive.
+ * Names inside the breach workflow, none of which reveals an email: run prefixes and the folder of
+ * a report's archive. The names a starter needs too (the person's keyed hash and slug, the
+ * execution name) are part of the workflow's contract (contracts.ts).
  *
  * A keyed hash (HMAC-SHA256), not a plain one: the set of plausible addresses of an organisation is
  * small enough to hash exhaustively, so an unkeyed digest in a key or a log line would give the
  * address away. The identity key lives in Secrets Manager (or, locally, in the run's state folder).
  */
-import { createHash, createHmac } from 'node:crypto';
-import { ConfigurationError } from '#lambdas/platform/errors';
-import { MAX_EXECUTION_NAME_LENGTH } from '#lambdas/platform/naming';
+import { createHash } from 'node:crypto';
 import { redactText } from '#lambdas/platform/redact';
-import type { BreachReportInput, BreachRequest, PersonRef } from './contracts.ts';
-
-/** Where every breach object lives in the results bucket. */
-export const BREACH_PREFIX = 'breach/';
-const SLUG_MAX = 40;
-/** An identity key shorter than this is a configuration mistake, not a key. */
-export const MIN_IDENTITY_KEY_BYTES = 32;
-
-/** The keyed hash and slug of a person: `id` covers the name and every address, in any order or case. */
-export function personRef(identityKey: string, request: BreachRequest): PersonRef {
-  if (Buffer.byteLength(identityKey) < MIN_IDENTITY_KEY_BYTES) {
-    throw new ConfigurationError(
-      'breach identity key',
-      `must be at least ${MIN_IDENTITY_KEY_BYTES} bytes long`,
-    );
-  }
-  const canonical = [
-    request.name.normalize('NFC').toLowerCase(),
-    ...request.emails.map((email) => email.toLowerCase()).sort(),
-  ].join('\n');
-  return {
-    id: createHmac('sha256', identityKey).update(canonical).digest('hex'),
-    slug: slugOf(request.name),
-  };
-}
-
-/** ASCII letters and digits of `text`, lower case, dashes between words; `person` when none is left. */
-export function slugOf(text: string): string {
-  const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+/, '')
-    .slice(0, SLUG_MAX)
-    .replace(/-+$/, '');
-  return slug === '' ? 'person' : slug;
-}
+import { BREACH_PREFIX, type BreachReportInput, type PersonRef, slugOf } from './contracts.ts';
 
 /** `breach/people/<slug>-<16 hex>/<requestId>/`: recon.json, manifest.json or failure.json of one run. */
 export function breachRunPrefix(person: PersonRef, requestId: string): string {
   return `${BREACH_PREFIX}people/${person.slug}-${person.id.slice(0, 16)}/${requestId}/`;
-}
-
-/**
- * `breach-<48 hex>`: the same person and request always give the same name, so Step Functions
- * refuses a duplicate start and a recon is never repeated. Neither the name nor a slug is in it.
- */
-export function breachExecutionName(person: PersonRef, requestId: string): string {
-  const name = `breach-${sha256Hex(`${person.id}\n${requestId}`).slice(0, 48)}`;
-  return name.slice(0, MAX_EXECUTION_NAME_LENGTH);
 }
 
 /**

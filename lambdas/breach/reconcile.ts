@@ -16,8 +16,9 @@ import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aw
 import { labelsOf, reconcileEach, writeReconciliationRecord } from '#lambdas/platform/reconcile-each';
 import type { UnreadableEntry } from '#lambdas/platform/vendor-api/json';
 import { ARCHIVE_MANIFEST_FILE, archiveReport } from './archive.ts';
+import { BREACH_PREFIX } from './contracts.ts';
 import type { BreachDeps } from './deps.ts';
-import { BREACH_PREFIX, reportFolder } from './identity.ts';
+import { reportFolder } from './identity.ts';
 import { BREACH_RECONCILE_DEFAULTS, type BreachReconcileSettings } from './reconcile-settings.ts';
 
 /** Written in a report's folder before reconciliation archives it; removed once it is archived. */

@@ -11,11 +11,12 @@ import { parseWith } from '#lambdas/platform/schema';
 import {
   type ArchiveOutput,
   archiveOutputSchema,
+  BREACH_PREFIX,
   breachReportInputSchema,
   personRefSchema,
 } from './contracts.ts';
 import type { BreachDeps } from './deps.ts';
-import { BREACH_PREFIX, breachRunPrefix } from './identity.ts';
+import { breachRunPrefix } from './identity.ts';
 
 export const RUN_MANIFEST_FILE = 'manifest.json';
 export const FAILURE_FILE = 'failure.json';

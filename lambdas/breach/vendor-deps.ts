@@ -13,9 +13,9 @@ import {
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { scanLoggerFromPowertools } from '../platform/runtime/logger.ts';
+import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
-import { breachStorageDepsFromEnvironment } from './deps-from-env.ts';
+import { breachStorageDepsFromEnvironment } from './deps.ts';
 
 export interface BreachDepsOptions {
   /** Object access (`tracedS3Client(tools)`). */
@@ -32,7 +32,7 @@ export function breachDepsFromEnvironment(
   const breachClient = new BreachClient({
     baseUrl: readUrlEnv(env, ENV.breachApiUrl),
     credentials: vendorCredentials(env, 'breach', tools, options.secrets),
-    logger: scanLoggerFromPowertools(tools.logger),
+    logger: pipelineLoggerFromPowertools(tools.logger),
     observer: vendorMetricsObserver(powertoolsMetrics(tools.metrics)),
   });
   return breachStorageDepsFromEnvironment(env, tools, { s3: options.s3, breachClient });

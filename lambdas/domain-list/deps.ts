@@ -10,35 +10,25 @@ import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 
 export { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 
-import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/domain-list/domain-list';
-import type { IntakeDeps } from '#lambdas/domain-list/intake';
-import { LIST_SIZE_LIMIT, type ListDeps, SCAN_STATE_MACHINE_VARIABLE } from '#lambdas/domain-list/list';
+import {
+  LIST_SIZE_LIMIT,
+  type ListDeps,
+  parseDomainListInput,
+  SCAN_STATE_MACHINE_VARIABLE,
+} from '#lambdas/domain-list/list';
 import { ConfigurationError } from '#lambdas/platform/errors';
+import type { IntakeDeps } from '#lambdas/platform/intake';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
-import { type Env, optionalEnv, readBucketEnv, requireEnv } from '#lambdas/platform/runtime/env';
-import { scanLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
+import { intakeSuffixes, objectIntakeDepsFromEnvironment } from '#lambdas/platform/runtime/intake-deps';
+import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createObservability, type Observability } from '#lambdas/platform/runtime/observability';
-import { pauseSwitchFromEnvironment } from '#lambdas/platform/runtime/pause-deps';
 import { allowSpecialUseFromEnv } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
 
 /** The service name of the list functions when the environment names none. */
 const LIST_SERVICE = 'domain-lists';
-
-/** INTAKE_SUFFIXES: comma-separated, lower-case, each starting with '.'; the rule and the handler must agree. */
-function intakeSuffixes(env: Env): string[] {
-  const raw = optionalEnv(env, ENV.intakeSuffixes);
-  if (raw === undefined) return [...DEFAULT_DOMAIN_LIST_SUFFIXES];
-  const suffixes = raw.split(',').map((suffix) => suffix.trim().toLowerCase());
-  if (suffixes.some((suffix) => !DOMAIN_LIST_SUFFIX_PATTERN.test(suffix))) {
-    throw new ConfigurationError(
-      ENV.intakeSuffixes,
-      `must be comma-separated suffixes like .txt,.csv, got "${raw}"`,
-    );
-  }
-  return suffixes;
-}
 
 /** DOMAIN_LIST_MAX_BYTES, held to the bounds the configuration uses. */
 function maxListBytes(env: Env): number {
@@ -69,7 +59,7 @@ export function listDepsFromEnvironment(
             scanStateMachineArn,
           ),
         }),
-    logger: scanLoggerFromPowertools(tools.logger),
+    logger: pipelineLoggerFromPowertools(tools.logger),
     settings: {
       resultsBucket: readBucketEnv(env, ENV.resultsBucket),
       inputBucket: optionalEnv(env, ENV.inputBucket),
@@ -80,21 +70,10 @@ export function listDepsFromEnvironment(
   };
 }
 
-/** Deps of the intake handler, which starts list runs for uploads and schedule fires. */
+/** Deps of the domain-list intake handler, which starts list runs for uploads and schedule fires. */
 export function intakeDepsFromEnvironment(
   env: Env = process.env,
   tools: Observability = createObservability(env, LIST_SERVICE),
 ): IntakeDeps {
-  const pause = pauseSwitchFromEnvironment(env, tools);
-  return {
-    ...(pause === undefined ? {} : { pause }),
-    sfn: tools.tracer.captureAWSv3Client(new SFNClient({})),
-    logger: scanLoggerFromPowertools(tools.logger),
-    settings: {
-      stateMachineArn: requireEnv(env, ENV.domainListStateMachineArn),
-      prefix: optionalEnv(env, ENV.intakePrefix) ?? 'incoming/',
-      suffixes: intakeSuffixes(env),
-      inputBucket: optionalEnv(env, ENV.inputBucket),
-    },
-  };
+  return objectIntakeDepsFromEnvironment(env, tools, parseDomainListInput);
 }

@@ -4,20 +4,16 @@
  * Every input line ends up in exactly one bucket (domains, invalid, duplicates, ignored) so the list
  * summary can account for all of them, and a bad line never stops the good ones.
  */
+
+import type { DuplicateLine, InvalidLine } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { redactText } from '#lambdas/platform/redact';
 import { normalizeDomain } from '#lambdas/platform/validation';
-import type { DuplicateLine, InvalidLine } from '#lambdas/scan/contracts';
 
 export const DEFAULT_MAX_DOMAINS = 100_000;
 
-/**
- * An object-key suffix that marks a domain list (`intake.suffixes`, `INTAKE_SUFFIXES`). One rule
- * for the synth-time config check and the handlers, so a deployable suffix is never refused later.
- */
-export const DOMAIN_LIST_SUFFIX_PATTERN = /^\.[a-z0-9._-]{1,31}$/;
-/** The suffixes that mark a domain list when none are configured. */
-export const DEFAULT_DOMAIN_LIST_SUFFIXES: readonly string[] = Object.freeze(['.txt', '.csv']);
+// The intake's suffix rule, which the watchlist intake shares; re-exported for the list's own users.
+export { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/platform/intake-suffixes';
 /** Longest raw line kept by `linesFromStream`; the rest of an over-long line is dropped (it is invalid anyway). */
 export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024;
 const MAX_INVALID_TEXT = 200;

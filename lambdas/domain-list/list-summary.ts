@@ -5,8 +5,12 @@
  */
 
 import type {
+  DomainFinalState,
+  DomainListItem,
   DomainListSourceRef,
+  DomainScanResult,
   ListRejection,
+  ListSummary,
   ResultWriterOutput,
   WriteSummaryInput,
 } from '#lambdas/domain-list/contracts';
@@ -20,13 +24,7 @@ import {
 import { announceRunFinished } from '#lambdas/platform/run-events';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
-import type {
-  DomainFinalState,
-  DomainListItem,
-  DomainScanResult,
-  ListSummary,
-  ScanOutcome,
-} from '#lambdas/scan/contracts';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
 import type { ListDeps, Rejects } from './list.ts';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * The fan-out level of a domain-list run: prepare the list (parse, dedupe, name the child
- * executions). The summary, once every child has finished, is in list-summary.ts (re-exported
- * here, so callers import both levels from one module).
+ * executions). The summary, once every child has finished, is in list-summary.ts, which builds on
+ * this module (not the other way round: a re-export here made the two a cycle).
  *
  * In AWS these run as the `PrepareDomainList` and `WriteListSummary` tasks around a Distributed
  * Map; locally the runner calls the same functions around its own bounded fan-out.
@@ -10,7 +10,10 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type {
   DomainListInput,
+  DomainListItem,
   DomainListSource,
+  DuplicateLine,
+  InvalidLine,
   ListRejection,
   PreparedDomainList,
 } from '#lambdas/domain-list/contracts';
@@ -29,7 +32,6 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-import type { DomainListItem, DuplicateLine, InvalidLine } from '#lambdas/scan/contracts';
 
 export interface ListSettings {
   readonly resultsBucket: string;
@@ -213,11 +215,3 @@ async function openListLines(
   }
   return linesFromStream(object.Body);
 }
-
-export {
-  buildListSummary,
-  domainResultFromFailure,
-  domainResultFromIteration,
-  readResultWriterResults,
-  writeListSummary,
-} from './list-summary.ts';

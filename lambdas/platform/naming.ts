@@ -6,7 +6,6 @@
  * second execution under an existing name: a re-run never starts a second scan.
  */
 import { createHash } from 'node:crypto';
-import type { DomainListSource } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
 
@@ -21,6 +20,21 @@ const MAX_LIST_PATH_BYTES = 700;
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
+ * What started a run, as far as its names depend on it. Structural, so the domain-list source
+ * (`DomainListSource`) and a watchlist's source both fit without the platform knowing either.
+ */
+export type RunSource =
+  | {
+      readonly type: 's3';
+      readonly bucket: string;
+      readonly key: string;
+      readonly versionId?: string | undefined;
+      readonly etag?: string | undefined;
+    }
+  | { readonly type: 'schedule'; readonly scheduleName: string; readonly scheduledTime: string }
+  | { readonly type: 'adhoc'; readonly requestId: string };
+
+/**
  * The run id of a list run: 20 hex characters of SHA-256 over the source's identity.
  *
  * - s3: bucket, key and version id; without a version id (unversioned bucket), the ETag, so uploading
@@ -28,7 +42,7 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/g;
  * - schedule: schedule name and scheduled time, so each fire is its own run.
  * - adhoc: the request id.
  */
-export function runIdFor(source: DomainListSource): string {
+export function runIdFor(source: RunSource): string {
   return sha256Hex(JSON.stringify(identityOf(source))).slice(0, RUN_ID_HEX);
 }
 
@@ -48,7 +62,7 @@ export function childExecutionName(runId: string, domain: string): string {
 }
 
 /** The execution name of the list run itself: `list-<runId>`. */
-export function listExecutionName(source: DomainListSource): string {
+export function listExecutionName(source: RunSource): string {
   return `list-${runIdFor(source)}`;
 }
 
@@ -57,7 +71,7 @@ export function listExecutionName(source: DomainListSource): string {
  * `lists/<S3 key without extension>/<runId>/`, `lists/schedules/<schedule name>/<runId>/` or
  * `lists/adhoc/<runId>/`. Unicode is kept; empty, '.' and '..' segments and control characters are not.
  */
-export function listResultsPrefix(source: DomainListSource, runId: string): string {
+export function listResultsPrefix(source: RunSource, runId: string): string {
   requireText(runId, 'runId');
   if (/[^A-Za-z0-9_-]/.test(runId)) {
     throw new InvalidInputError('runId', 'may contain only letters, digits, "-" and "_"');
@@ -98,7 +112,7 @@ export function scanOutputPrefix(domain: string, startedAt: Date, scanUuid: stri
 // ---------------------------------------------------------------------------------------------
 
 /** A JSON array, so field boundaries cannot be confused ("a","bc" vs "ab","c"). */
-function identityOf(source: DomainListSource): readonly string[] {
+function identityOf(source: RunSource): readonly string[] {
   if (source === null || typeof source !== 'object') {
     throw new InvalidInputError('source', 'is not an object');
   }

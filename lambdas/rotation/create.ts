@@ -35,7 +35,7 @@ import {
   RotationResponseLostError,
   RotationStateError,
 } from './errors.ts';
-import type { RotationOutcome } from './steps.ts';
+import type { RotationOutcome } from './request.ts';
 
 export async function createSecret(
   deps: RotationDeps,

@@ -20,30 +20,7 @@ import { createSecret, orgOf } from './create.ts';
 import type { RotationDeps } from './deps.ts';
 import { PendingKeyRefusedError, RotationStateError } from './errors.ts';
 import { type FollowUpResult, runFollowUps } from './follow-ups.ts';
-
-export const ROTATION_STEPS = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'] as const;
-export type RotationStep = (typeof ROTATION_STEPS)[number];
-
-/** What Secrets Manager sends the rotation function. */
-export interface RotationRequest {
-  readonly Step: RotationStep;
-  readonly SecretId: string;
-  readonly ClientRequestToken: string;
-}
-
-export type RotationOutcome =
-  | 'rotated'
-  | 'resumed-from-answer'
-  | 'already-stored'
-  | 'stored-by-peer'
-  | 'nothing-to-set'
-  | 'pending-key-works'
-  /** testSecret as Secrets Manager's configuration test, on a secret nobody stored a key in yet. */
-  | 'not-seeded'
-  /** testSecret as the configuration test of a schedule changed after seeding: AWSCURRENT's key works. */
-  | 'current-key-works'
-  | 'finished'
-  | 'already-finished';
+import type { RotationOutcome, RotationRequest, RotationStep } from './request.ts';
 
 export interface RotationStepResult {
   readonly step: RotationStep;

@@ -5,7 +5,6 @@
  * and in execution history.
  */
 
-import type { DomainListSourceRef, ListRejection } from '#lambdas/domain-list/contracts';
 import type { ScanState } from '#lambdas/platform/vendor-api/types';
 
 /** Input of the per-domain state machine, as the list workflow, a schedule or a user passes it. */
@@ -82,86 +81,4 @@ export interface ScanOutcome {
   readonly error: { readonly name: string; readonly message: string } | undefined;
   /** Set when StartScan settled a start whose answer was lost (see ScanInProgress). */
   readonly settledStart?: SettledStartOutcome;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Domain-list workflow (the fan-out level)
-// ---------------------------------------------------------------------------------------------
-
-/** One entry of items.json, the Distributed Map's ItemReader input. */
-export interface DomainListItem {
-  readonly domain: string;
-  /** Deterministic: same run identity + same domain => same name, so a re-run never starts a second scan. */
-  readonly executionName: string;
-  readonly runId: string;
-  /** 1-based line of the input where the domain first appeared (0 for inline lists: index + 1). */
-  readonly line: number;
-}
-
-export interface InvalidLine {
-  readonly line: number;
-  readonly reason: string;
-  /** The raw text, truncated to 200 characters. */
-  readonly text: string;
-}
-
-export interface DuplicateLine {
-  readonly line: number;
-  readonly domain: string;
-  readonly firstLine: number;
-}
-
-/** One Map iteration's result: what the child execution produced or why it did not. */
-export interface DomainScanResult {
-  readonly domain: string;
-  readonly executionName: string;
-  /** Parsed from the child's output (success) or from its failure cause (a JSON ScanOutcome). */
-  readonly outcome: ScanOutcome | undefined;
-  /** Set when the child could not be started or its cause was not a ScanOutcome. */
-  readonly error: { readonly name: string; readonly message: string } | undefined;
-}
-
-export type DomainFinalState = 'succeeded' | 'failed' | 'timed_out' | 'rejected' | 'invalid' | 'duplicate';
-
-/** summary.json, written last when a list run finishes. Every input line is accounted for. */
-export interface ListSummary {
-  readonly runId: string;
-  /** What started the run; inline domains appear as their count (`inlineDomains`). */
-  readonly source: DomainListSourceRef;
-  readonly startedAt: string | undefined;
-  readonly finishedAt: string;
-  readonly counts: Readonly<Record<DomainFinalState, number>> & {
-    readonly lines: number;
-    /** Blank lines, # comments and a CSV header row (`header` names the latter). */
-    readonly ignored: number;
-  };
-  /** The CSV header row, when the list starts with one. */
-  readonly header?: { readonly line: number; readonly text: string };
-  readonly domains: readonly {
-    readonly domain: string;
-    readonly line: number;
-    readonly state: DomainFinalState;
-    /** For a duplicate line: the line where its domain first appeared. */
-    readonly duplicateOf?: number;
-    readonly outputPrefix: string | undefined;
-    readonly manifestKey: string | undefined;
-    readonly error: { readonly name: string; readonly message: string } | undefined;
-    /** How StartScan settled this domain's start whose answer was lost, when it was. */
-    readonly settledStart?: SettledStartOutcome | 'unresolved';
-  }[];
-  /**
-   * Starts whose answer was lost, by how StartScan settled them (`unresolved` ones are rejected
-   * domains); absent when every start answered.
-   */
-  readonly settledStarts?: {
-    readonly adopted: number;
-    readonly retried: number;
-    readonly unresolved: number;
-  };
-  /** The first invalid lines (at most the sample limit); `counts.invalid` counts them all. */
-  readonly invalid: readonly InvalidLine[];
-  /** True when `invalid` or the duplicate rows hold only the first of more lines than listed. */
-  readonly sampled: boolean;
-  /** Set when the list as a whole was refused: nothing was scanned. */
-  readonly rejected?: ListRejection;
 }

@@ -1,17 +1,20 @@
 /**
  * What the scan workflow steps need from the outside world. The Lambda handlers build it from the
- * environment (`#lambdas/scan/vendor-deps`); the local runner and the tests build it with loopback clients.
+ * environment (below, and vendor-deps.ts); the local runner and the tests build it with loopback clients.
+ *
+ * The vendor-calling steps' wiring (the scan client and its HTTP stack) stays in vendor-deps.ts:
+ * a handler bundles what this module imports, and the S3-only steps (manifest, failure record)
+ * must not carry an HTTP client they never call (test/cdk/functions-and-grants.test.ts, "bundles").
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { PipelineMetrics } from '#lambdas/platform/metrics';
-import type { ScanSettings } from '#lambdas/platform/runtime/settings';
-import type {
-  ScanStatus,
-  StartScanResult,
-  VendorDownload,
-  VendorLogger,
-} from '#lambdas/platform/vendor-api/types';
-import type { StartSettleSettings } from '#lambdas/scan/settle-start';
+import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
+import type { Env } from '#lambdas/platform/runtime/env';
+import { type PipelineLogger, pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
+import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import type { ScanStatus, StartScanResult, VendorDownload } from '#lambdas/platform/vendor-api/types';
+import { type ScanSettings, type StartSettleSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 
 /**
  * The part of the vendor's `ScanClient` the workflow uses. Declared structurally so that a fake (or a
@@ -28,20 +31,10 @@ export interface ScanApi {
   listScans(): Promise<{ readonly raw: unknown }>;
 }
 
-/**
- * A structured logger. Powertools' Logger satisfies it; when `createChild` and `appendKeys` exist the
- * handlers use them to tag one invocation's lines without touching the shared instance (the local
- * runner drives many domains concurrently through one logger).
- */
-export interface ScanLogger extends VendorLogger {
-  createChild?(): ScanLogger;
-  appendKeys?(keys: Record<string, unknown>): void;
-}
-
 export interface ScanDeps {
   readonly s3: S3Client;
   readonly scanClient: ScanApi;
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   readonly settings: ScanSettings;
   /** Scans started, finished and stored bytes (docs/contracts.md "Metrics"). */
   readonly metrics: PipelineMetrics;
@@ -82,4 +75,71 @@ export function withLogKeys(deps: ScanDeps, keys: Record<string, string | undefi
       error: withKeys(base.error),
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The vendor-free wiring: `createScanDeps` (ready-made clients: the local runner and the tests) and
+// the environment factory of the steps that only write S3. Nothing here may import a vendor client.
+// ---------------------------------------------------------------------------------------------
+
+export interface CreateScanDepsOptions {
+  readonly s3: S3Client;
+  readonly scanClient: ScanApi;
+  readonly settings: ScanSettings;
+  readonly logger: PipelineLogger;
+  /** @default NO_METRICS (records nothing) */
+  readonly metrics?: PipelineMetrics;
+  /** @default () => new Date() */
+  readonly clock?: () => Date;
+  /** See ScanDeps. */
+  readonly startSettle?: ScanDeps['startSettle'];
+  readonly sleep?: ScanDeps['sleep'];
+}
+
+export function createScanDeps(options: CreateScanDepsOptions): ScanDeps {
+  return {
+    s3: options.s3,
+    scanClient: options.scanClient,
+    settings: options.settings,
+    logger: options.logger,
+    metrics: options.metrics ?? NO_METRICS,
+    clock: options.clock ?? (() => new Date()),
+    ...(options.startSettle === undefined ? {} : { startSettle: options.startSettle }),
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+  };
+}
+
+/** Stands in for the vendor client in functions that are deliberately given no vendor access. */
+export const NO_VENDOR_ACCESS: ScanApi = noAccess<ScanApi>(
+  ENV.scanApiUrl,
+  'scan',
+  'this function has no vendor access by design',
+);
+
+export interface StorageDepsOptions {
+  /**
+   * The S3 client, for functions that read or write objects (`tracedS3Client`, or one bound to the
+   * embedded S3 server in tests). @default NO_S3_ACCESS
+   */
+  readonly s3?: S3Client;
+  /** The vendor client; functions without vendor access get one that fails loudly. */
+  readonly scanClient?: (settings: ScanSettings, logger: PipelineLogger, metrics: PipelineMetrics) => ScanApi;
+}
+
+/**
+ * Deps for the steps that write S3 only: RESULTS_BUCKET, the POLL_* and SCAN_DEADLINE_SECONDS
+ * settings, STATUS_VOCABULARY and ALLOW_SPECIAL_USE_DOMAINS. No vendor URL and no secret is read.
+ * Logs, metrics and traces go through the function's Powertools utilities.
+ */
+export function storageScanDepsFromEnvironment(
+  env: Env,
+  tools: Observability,
+  options: StorageDepsOptions = {},
+): ScanDeps {
+  const settings = scanSettingsFromEnv(env);
+  const logger = pipelineLoggerFromPowertools(tools.logger);
+  const metrics = powertoolsMetrics(tools.metrics);
+  const scanClient = options.scanClient?.(settings, logger, metrics) ?? NO_VENDOR_ACCESS;
+  const s3 = options.s3 ?? NO_S3_ACCESS;
+  return createScanDeps({ s3, scanClient, settings, logger, metrics });
 }

@@ -30,34 +30,9 @@ import {
 import { METRIC } from '#lambdas/platform/metrics';
 import { type ListedScan, readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
 import type { ScanDeps } from './deps.ts';
+import { DEFAULT_START_SETTLE, type StartSettleSettings } from './settings.ts';
 
 export type StartSettleOutcome = 'adopted' | 'retried' | 'unresolved';
-
-export interface StartSettleSettings {
-  /** Starts sent in one invocation, the first included. */
-  readonly maxStarts: number;
-  /** Listings read before concluding that no scan was created. */
-  readonly looks: number;
-  /** Wait between two looks: how far behind a start the listing may lag. */
-  readonly lagWaitMs: number;
-  /** How far the vendor's clock may be behind ours when it stamps a scan's creation. */
-  readonly clockSkewMs: number;
-  /** Backoff before a repeated start: the transport's policy (full jitter, doubling). */
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-  /** Time one start may take (the transport's request timeout and a margin); none is sent with less left. */
-  readonly startReserveMs: number;
-}
-
-export const DEFAULT_START_SETTLE: StartSettleSettings = Object.freeze({
-  maxStarts: 3,
-  looks: 2,
-  lagWaitMs: 2_000,
-  clockSkewMs: 5_000,
-  baseDelayMs: 500,
-  maxDelayMs: 20_000,
-  startReserveMs: 35_000,
-});
 
 export interface SettledStart {
   readonly uuid: string;

@@ -6,7 +6,7 @@
 
 export { cleanMessage, describeCaught, MAX_ERROR_MESSAGE_BYTES } from '#lambdas/platform/caught';
 export { type DeleteScanOutput, deleteScanAtVendor } from './delete.ts';
-export { type ScanApi, type ScanDeps, type ScanLogger, withLogKeys } from './deps.ts';
+export { type ScanApi, type ScanDeps, withLogKeys } from './deps.ts';
 export {
   FAILURE_FILE,
   type FailureName,

@@ -1,6 +1,6 @@
 /**
  * The deps of the scan steps that call the vendor, from the Lambda environment: the vendor-free
- * part (`#lambdas/scan/deps-from-env`) plus the scan client with its key from Secrets Manager. Fails
+ * part (`#lambdas/scan/deps`) plus the scan client with its key from Secrets Manager. Fails
  * with a ConfigurationError naming the variable.
  *
  * This module brings in the vendor's scan client (and its HTTP stack); steps that only write S3
@@ -13,7 +13,7 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import type { ScanDeps } from '#lambdas/scan/deps';
-import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps-from-env';
+import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
 
 export { apiKeySecretId, vendorCredentials } from '../platform/runtime/vendor-credentials.ts';

@@ -1,22 +1,23 @@
 /**
- * Deps of the watchlist steps from the environment: the breach settings, plus what each step
+ * Deps of the watchlist steps from the environment: the results bucket and the breach request
+ * limit (BREACH_MAX_EMAILS, from the breach contract), plus what each step
  * alone needs, passed in by its handler so that no function bundles the other's client: the
  * identity key (PrepareWatchlist, `identityKeyFromSecret`) and DescribeExecution on BreachReport
  * executions (WriteWatchlistSummary, `sfnExecutionLookup` over BREACH_STATE_MACHINE_ARN).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import { DEFAULT_MAX_EMAILS, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
-import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
+import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
 import { NO_S3_ACCESS } from '#lambdas/platform/runtime/no-access';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
 import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
 import type { WatchlistDeps } from '#lambdas/watchlist/watchlist-run';
-import { breachSettingsFromEnv } from '../breach/deps-from-env.ts';
-import { scanLoggerFromPowertools } from '../platform/runtime/logger.ts';
+import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 
 export interface WatchlistDepsOptions {
   /** Object access (`tracedS3Client(tools)`). @default NO_S3_ACCESS */
@@ -34,16 +35,15 @@ export function watchlistDepsFromEnvironment(
   tools: Observability,
   options: WatchlistDepsOptions = {},
 ): WatchlistDeps {
-  const settings = breachSettingsFromEnv(env);
   const breachStateMachineArn = optionalEnv(env, ENV.breachStateMachineArn);
   return {
     ...(options.events ? { events: options.events(tools) } : {}),
     s3: options.s3 ?? NO_S3_ACCESS,
-    logger: scanLoggerFromPowertools(tools.logger),
+    logger: pipelineLoggerFromPowertools(tools.logger),
     clock: () => new Date(),
     settings: {
-      resultsBucket: settings.resultsBucket,
-      maxEmails: settings.maxEmails,
+      resultsBucket: readBucketEnv(env, ENV.resultsBucket),
+      maxEmails: maxEmailsFromEnv(env) ?? DEFAULT_MAX_EMAILS,
       maxWatchlistBytes: limitFromEnv(env, WATCHLIST_LIMITS.maxBytes),
       maxWatchlistRows: limitFromEnv(env, WATCHLIST_LIMITS.maxRows),
     },

@@ -5,11 +5,9 @@
  * Map; each runs as a child BreachReport execution; WriteWatchlistSummary accounts for every row.
  */
 
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
-import type { BreachReportInput } from '#lambdas/breach/contracts';
-import type { BreachDeps } from '#lambdas/breach/deps';
-import { BREACH_PREFIX, slugOf } from '#lambdas/breach/identity';
+import { BREACH_PREFIX, type BreachReportInput, slugOf } from '#lambdas/breach/contracts';
 import { forEachBounded, mapBounded } from '#lambdas/platform/bounded';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import {
@@ -24,6 +22,8 @@ import { redactText } from '#lambdas/platform/redact';
 import { announceRunFinished, type RunEventPublisher } from '#lambdas/platform/run-events';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import { type WatchlistSource, watchlistInputSchema, watchlistSourceSchema } from './contracts.ts';
 import {
   DEFAULT_MAX_WATCHLIST_BYTES,
   DEFAULT_MAX_WATCHLIST_ROWS,
@@ -39,30 +39,11 @@ const text = () =>
     .string({ error: 'must be a non-empty string' })
     .check(z.minLength(1, { error: 'must be a non-empty string' }));
 
-/** What started a watchlist run: an upload, or a schedule fire naming a watchlist object. */
-export const watchlistSourceSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('s3'),
-    bucket: text(),
-    key: text(),
-    versionId: z.optional(text()),
-    etag: z.optional(text()),
-  }),
-  z.object({
-    type: z.literal('schedule'),
-    scheduleName: text(),
-    scheduledTime: text(),
-    bucket: text(),
-    key: text(),
-  }),
-]);
-export type WatchlistSource = z.infer<typeof watchlistSourceSchema>;
-
 export interface WatchlistDeps {
-  readonly s3: BreachDeps['s3'];
+  readonly s3: S3Client;
   /** Told when a run's summary is written (WriteWatchlistSummary only). */
   readonly events?: RunEventPublisher;
-  readonly logger: BreachDeps['logger'];
+  readonly logger: VendorLogger;
   readonly clock: () => Date;
   readonly settings: {
     readonly resultsBucket: string;
@@ -108,7 +89,7 @@ export const WATCHLIST_WRITE_CONCURRENCY = 32;
 export { WATCHLIST_SHARD_PEOPLE, type WatchlistItem } from './watchlist-shards.ts';
 
 export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Promise<PreparedWatchlist> {
-  const { source } = parseWith(z.object({ source: watchlistSourceSchema }), event);
+  const { source } = parseWith(watchlistInputSchema, event);
   const format = watchlistFormatOf(source.key);
   if (format === undefined)
     throw new InvalidInputError('source.key', 'must end with .csv or .json to be a watchlist');

@@ -3,7 +3,7 @@
  * item naming its shard and the bytes of its line.
  */
 import type { BreachReportInput } from '#lambdas/breach/contracts';
-import { breachExecutionName } from '#lambdas/breach/identity';
+import { breachExecutionName } from '#lambdas/breach/contracts';
 import type { ParsedWatchlist } from './watchlist.ts';
 
 /** One person of the run, as the Map hands it to a child: hashes and object keys only. */

@@ -9,11 +9,11 @@
  * `{ "people": [...] }`.
  */
 import { parse } from 'csv-parse/sync';
+import { personRef } from '#lambdas/breach/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { parseJsonBody } from '#lambdas/platform/vendor-api/json';
 import { type BreachRequest, type PersonRef, parseBreachRequest } from '../breach/contracts.ts';
-import { personRef } from '../breach/identity.ts';
 
 export type WatchlistFormat = 'csv' | 'json';
 

@@ -5,18 +5,14 @@
  */
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { CfnTemplate } from '../definitions.ts';
+import type { ResolverEnvironment } from './resource-types.ts';
 import {
   type NamedPolicy,
   type PolicyDocument,
   resourcePolicyOf,
   rolePoliciesOf,
 } from './template-policies.ts';
-import {
-  type CfnTemplateLike,
-  FAKE_ENVIRONMENT,
-  type ResolverEnvironment,
-  TemplateResolver,
-} from './template-resolver.ts';
+import { type CfnTemplateLike, FAKE_ENVIRONMENT, TemplateResolver } from './template-resolver.ts';
 
 export type { NamedPolicy, PolicyDocument } from './template-policies.ts';
 

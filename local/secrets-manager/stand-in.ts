@@ -29,32 +29,12 @@ import {
   type RotationFunction,
   testConfiguration,
 } from './configuration-test.ts';
+import type { Secret, Version } from './secret.ts';
 import { type Input, meta, notFound, optionalString, requiredString, withoutValues } from './wire-input.ts';
 
 export const CURRENT = 'AWSCURRENT';
 export const PENDING = 'AWSPENDING';
 export const PREVIOUS = 'AWSPREVIOUS';
-
-export interface Version {
-  readonly id: string;
-  value: string | undefined;
-  readonly stages: Set<string>;
-  readonly created: Date;
-  /** Made by RotateSecret: promoting it to AWSCURRENT completes a rotation. */
-  readonly fromRotation: boolean;
-}
-
-export interface Secret {
-  readonly arn: string;
-  readonly name: string;
-  readonly description: string | undefined;
-  readonly created: Date;
-  readonly versions: Map<string, Version>;
-  rotationLambdaArn: string | undefined;
-  rotationRules: Record<string, unknown> | undefined;
-  lastRotated: Date | undefined;
-  lastChanged: Date;
-}
 
 /** The operations the stand-in serves, by their Secrets Manager names. */
 export const STAND_IN_OPERATIONS = [

@@ -3,14 +3,14 @@
  * item by position and never quote an address.
  */
 import { describe, expect, it } from 'vitest';
-import { breachReportInputSchema, parseBreachRequest } from '#lambdas/breach/contracts';
 import {
   breachExecutionName,
-  breachRunPrefix,
+  breachReportInputSchema,
+  parseBreachRequest,
   personRef,
-  reportFolder,
   slugOf,
-} from '#lambdas/breach/identity';
+} from '#lambdas/breach/contracts';
+import { breachRunPrefix, reportFolder } from '#lambdas/breach/identity';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { parseWith } from '#lambdas/platform/schema';
 

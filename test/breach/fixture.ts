@@ -5,10 +5,9 @@
  */
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
-import type { BreachReportInput } from '#lambdas/breach/contracts';
+import { type BreachReportInput, personRef } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { createBreachSettings } from '#lambdas/breach/deps-from-env';
-import { personRef } from '#lambdas/breach/identity';
+import { createBreachSettings } from '#lambdas/breach/deps';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import type { VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';

@@ -3,7 +3,7 @@
  * each function is given, and the errors that name a missing variable.
  */
 import { describe, expect, it } from 'vitest';
-import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps-from-env';
+import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
 import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { identityKeyFromSecret } from '#lambdas/platform/runtime/identity-key';

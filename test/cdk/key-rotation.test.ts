@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROTATION_EVENT } from '#lambdas/rotation/deps-from-env';
+import { ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
 import {
   actionsAllowed,

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_START_SETTLE } from '#lambdas/scan/settle-start';
+import { DEFAULT_START_SETTLE } from '#lambdas/scan/settings';
 import {
   type AslDefinition,
   allStates,

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
 import { POLL_BOUNDS, POLL_VARIABLES, type PollSettings } from '#lambdas/scan/poll-schedule';
+import { scanSettingsFromEnv } from '#lambdas/scan/settings';
 import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
 import { thrownBy } from '../kit/errors.ts';
 

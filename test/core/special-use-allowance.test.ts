@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDomainListText } from '#lambdas/domain-list/domain-list';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { createScanSettings, scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
+import { createScanSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
 import { thrownBy } from '../kit/errors.ts';
 

@@ -1,6 +1,6 @@
 /**
  * A logger that keeps its lines in memory, for asserting what was (and was not) logged. It has the
- * shape of the core's ScanLogger / VendorLogger, including `createChild` and `appendKeys`: a child
+ * shape of the core's PipelineLogger / VendorLogger, including `createChild` and `appendKeys`: a child
  * shares the parent's line list and adds its own keys to each line.
  */
 export interface LogLine {

@@ -1,12 +1,9 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  type IntakeDeps,
-  startDomainListsFromEvent,
-  startScheduledListRun,
-} from '#lambdas/domain-list/intake';
+import { parseDomainListInput } from '#lambdas/domain-list/list';
 import { InvalidInputError } from '#lambdas/platform/errors';
+import { type IntakeDeps, startDomainListsFromEvent, startScheduledListRun } from '#lambdas/platform/intake';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers/start-domain-list.ts';
 
@@ -48,6 +45,7 @@ const logger: VendorLogger = {
 function deps(): IntakeDeps {
   return {
     sfn: new SFNClient({ region: 'us-east-1' }),
+    parseInput: parseDomainListInput,
     logger,
     settings: {
       stateMachineArn: STATE_MACHINE_ARN,

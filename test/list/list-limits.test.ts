@@ -6,9 +6,10 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ListDeps, prepareDomainList, writeListSummary } from '#lambdas/domain-list/list';
+import type { ListSummary } from '#lambdas/domain-list/contracts';
+import { type ListDeps, prepareDomainList } from '#lambdas/domain-list/list';
+import { writeListSummary } from '#lambdas/domain-list/list-summary';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-import type { ListSummary } from '#lambdas/scan/contracts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { readJson } from '../kit/s3.ts';
 

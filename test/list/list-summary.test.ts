@@ -1,16 +1,16 @@
 /** The domain-list workflow's summary: per-domain results from child executions, and the summary written to S3. */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import type { PreparedDomainList } from '#lambdas/domain-list/contracts';
+import type { DomainListItem, ListSummary, PreparedDomainList } from '#lambdas/domain-list/contracts';
+import { prepareDomainList } from '#lambdas/domain-list/list';
 import {
   buildListSummary,
   domainResultFromFailure,
   domainResultFromIteration,
-  prepareDomainList,
   writeListSummary,
-} from '#lambdas/domain-list/list';
+} from '#lambdas/domain-list/list-summary';
 import type { RunFinishedDetail } from '#lambdas/platform/run-events';
-import type { DomainListItem, ListSummary, ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
 import { deps, RESULTS, s3, useListBed } from './list-fixture.ts';

@@ -1,10 +1,10 @@
 /** The domain-list workflow's input: parsing the start input and the WriteListSummary input, and preparing the list in S3. */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
+import type { DomainListItem } from '#lambdas/domain-list/contracts';
 import { type ListDeps, parseDomainListInput, prepareDomainList } from '#lambdas/domain-list/list';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { childExecutionName } from '#lambdas/platform/naming';
-import type { DomainListItem } from '#lambdas/scan/contracts';
 import { createWriteListSummaryHandler } from '../../lambdas/domain-list/handlers/write-list-summary.ts';
 import { readJson } from '../kit/s3.ts';
 import { deps, INPUT, RESULTS, s3, useListBed } from './list-fixture.ts';

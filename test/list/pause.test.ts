@@ -15,9 +15,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IntakeDeps } from '#lambdas/domain-list/intake';
+import { parseDomainListInput } from '#lambdas/domain-list/list';
 import { heldStartIn, resumePausedStarts } from '#lambdas/domain-list/resume';
 import { ConfigurationError } from '#lambdas/platform/errors';
+import type { IntakeDeps } from '#lambdas/platform/intake';
 import { PipelinePausedError, pauseSwitch } from '#lambdas/platform/pause';
 import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers/start-domain-list.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
@@ -73,6 +74,7 @@ function onFailureRecord(event: unknown, error: Error): string {
 function intakeDeps(): IntakeDeps {
   return {
     sfn: new SFNClient({ region: 'eu-west-1' }),
+    parseInput: parseDomainListInput,
     logger: createMemoryLogger(),
     settings: { stateMachineArn: MACHINE, prefix: 'incoming/', suffixes: ['.txt'], inputBucket: 'input' },
     pause: pauseSwitch('/pipeline/paused', async () => state.value),

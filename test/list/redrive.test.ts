@@ -9,10 +9,12 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ListSummary } from '#lambdas/domain-list/contracts';
 import { sfnExecutionLookup } from '#lambdas/domain-list/deps';
-import { type ListDeps, prepareDomainList, writeListSummary } from '#lambdas/domain-list/list';
+import { type ListDeps, prepareDomainList } from '#lambdas/domain-list/list';
+import { writeListSummary } from '#lambdas/domain-list/list-summary';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-import type { ListSummary, ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 
 const RESULTS = 'redrive-results';

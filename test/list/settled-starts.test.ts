@@ -3,8 +3,9 @@
  * summary.json (settledStart, or a ScanStartUnresolvedError rejection) and printed with the totals.
  */
 import { describe, expect, it } from 'vitest';
-import { buildListSummary } from '#lambdas/domain-list/list';
-import type { DomainScanResult, ScanOutcome } from '#lambdas/scan/contracts';
+import type { DomainScanResult } from '#lambdas/domain-list/contracts';
+import { buildListSummary } from '#lambdas/domain-list/list-summary';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { formatTotals } from '../../local/progress.ts';
 
 function result(

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ListSummary } from '#lambdas/scan/contracts';
+import type { ListSummary } from '#lambdas/domain-list/contracts';
 import { filesUnder, runCliProcess } from './cli-run.ts';
 
 const DEMO_LIST = resolve(import.meta.dirname, '../../examples/domains.txt');

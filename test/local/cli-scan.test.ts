@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ListSummary } from '#lambdas/scan/contracts';
+import type { ListSummary } from '#lambdas/domain-list/contracts';
 import type { ScanManifest } from '#lambdas/scan/manifest';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';

@@ -7,13 +7,14 @@ import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
+import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import {
   createVendorClients,
   type VendorAttemptObserver,
   type VendorClients,
 } from '#lambdas/platform/vendor-api/index';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import type { ScanApi, ScanLogger } from '#lambdas/scan/deps';
+import type { ScanApi } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
@@ -83,7 +84,7 @@ export interface ScanExecutionSetup {
   readonly resultsBucket: string;
   readonly scanClient: ScanApi;
   readonly poll: PollSettings;
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   readonly clock: () => Date;
   /** Replaces bound handlers, e.g. to make one throw a Lambda service error first. */
   readonly wrap?: (bound: Handlers) => Handlers;

@@ -7,11 +7,11 @@
  */
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import type { ScanApi } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans, type ScanInventoryApi } from '#lambdas/scan/reconcile';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';

@@ -4,9 +4,9 @@
  * definition, against the vendor simulator and s3rver on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DomainListItem, ListSummary } from '#lambdas/domain-list/contracts';
 import type { ListDeps } from '#lambdas/domain-list/list';
 import type { VendorClients } from '#lambdas/platform/vendor-api/index';
-import type { DomainListItem, ListSummary } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
 import { createPrepareDomainListHandler } from '../../lambdas/domain-list/handlers/prepare-domain-list.ts';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';

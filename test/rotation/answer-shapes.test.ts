@@ -8,7 +8,8 @@
  */
 import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
-import { ROTATION_STEPS, runRotationStep } from '#lambdas/rotation/steps';
+import { ROTATION_STEPS } from '#lambdas/rotation/request';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import type { RotateAnswerShape } from '#local/simulator/rotate-answers';
 import {
   invariantHolds,

@@ -11,7 +11,7 @@ import { afterEach } from 'vitest';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import { createSecretWriter } from '#lambdas/platform/secret-writer';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
-import { keyManagementFactory } from '#lambdas/rotation/deps-from-env';
+import { keyManagementFactory } from '#lambdas/rotation/deps';
 import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation, LOCAL_ROTATION_LAMBDA_ARN } from '#local/rotation-driver';
 import { SecretsManagerStandIn, type StandInHook } from '#local/secrets-manager/stand-in';

@@ -3,11 +3,11 @@
  * JSON the way Step Functions feeds them: every result goes through JSON before the next state.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { scanLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createObservability } from '#lambdas/platform/runtime/observability';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createDeleteScanHandler } from '../../lambdas/scan/handlers/delete-scan.ts';
 import { createFetchScanOutputHandler } from '../../lambdas/scan/handlers/fetch-scan-output.ts';
@@ -124,7 +124,7 @@ describe('the scan handlers', () => {
       writes.push(String(chunk));
       return true;
     });
-    const logger = scanLoggerFromPowertools(
+    const logger = pipelineLoggerFromPowertools(
       createObservability({ POWERTOOLS_LOG_LEVEL: 'INFO' }, 'scan-test').logger,
     );
     const deps = createScanDeps({

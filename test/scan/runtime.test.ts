@@ -2,10 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { readUrlEnv, requireEnv } from '#lambdas/platform/runtime/env';
 import { createLazyHandler, createObservability } from '#lambdas/platform/runtime/observability';
-import { createScanSettings, scanSettingsFromEnv } from '#lambdas/platform/runtime/settings';
 import { createStaticSecretReader } from '#lambdas/platform/secrets';
 import type { ScanDeps } from '#lambdas/scan/deps';
-import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps-from-env';
+import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
+import { createScanSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 import type { VendorSimulator } from '#local/simulator/types';
 import {

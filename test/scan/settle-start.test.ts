@@ -5,10 +5,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ScanStartUnresolvedError, VendorThrottledError } from '#lambdas/platform/errors';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanDeps } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger } from '../kit/loggers.ts';

@@ -5,11 +5,11 @@
 import { Readable } from 'node:stream';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import type { ScanStatus, VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import {
   extensionFor,
   fetchScanOutput,

@@ -5,9 +5,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VendorNetworkError } from '#lambdas/platform/errors';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

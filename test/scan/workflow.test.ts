@@ -5,10 +5,10 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#lambdas/platform/errors';
-import { createScanSettings } from '#lambdas/platform/runtime/settings';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
-import { createScanDeps } from '#lambdas/scan/deps-from-env';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import {
   deleteScanAtVendor,
   fetchScanOutput,

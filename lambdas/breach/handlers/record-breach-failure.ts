@@ -4,7 +4,7 @@
  */
 
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps-from-env';
+import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
 import { type RecordedBreachFailure, recordBreachFailure } from '#lambdas/breach/records';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';

@@ -1,7 +1,7 @@
 /** `WriteBreachManifest`: the run's manifest, listing its recon, its archive and its objects. */
 
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps-from-env';
+import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
 import { type BreachRunResult, writeBreachManifest } from '#lambdas/breach/records';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';

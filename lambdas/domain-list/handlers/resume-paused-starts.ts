@@ -7,7 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { type ResumeDeps, type ResumeResult, resumePausedStarts } from '#lambdas/domain-list/resume';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { requireEnv } from '#lambdas/platform/runtime/env';
-import { scanLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { pauseSwitchFromEnvironment } from '#lambdas/platform/runtime/pause-deps';
 import { ENV } from '#lambdas/platform/runtime/variables';
@@ -25,7 +25,7 @@ export const handler = createLazyHandler({
       sqs: tools.tracer.captureAWSv3Client(new SQSClient({})),
       lambda: tools.tracer.captureAWSv3Client(new LambdaClient({})),
       pause,
-      logger: scanLoggerFromPowertools(tools.logger),
+      logger: pipelineLoggerFromPowertools(tools.logger),
       queueUrls: requireEnv(process.env, ENV.heldStartQueueUrls)
         .split(',')
         .map((url) => url.trim())

@@ -3,7 +3,8 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { writeSummaryInputSchema } from '#lambdas/domain-list/contracts';
 import { listDepsFromEnvironment } from '#lambdas/domain-list/deps';
-import { type ListDeps, writeListSummary } from '#lambdas/domain-list/list';
+import type { ListDeps } from '#lambdas/domain-list/list';
+import { writeListSummary } from '#lambdas/domain-list/list-summary';
 import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { parseWith } from '#lambdas/platform/schema';

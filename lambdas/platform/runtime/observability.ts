@@ -1,6 +1,6 @@
 /**
  * Powertools Logger, Metrics and Tracer, created in one place and handed to core code as
- * parameters (core never creates its own). Core code sees two small interfaces: `ScanLogger`-style
+ * parameters (core never creates its own). Core code sees two small interfaces: `PipelineLogger`-style
  * logging and {@link PipelineMetrics}, so tests and the local runner pass in-memory ones.
  *
  * Metrics go to CloudWatch as embedded-metric-format log lines under one namespace. Their

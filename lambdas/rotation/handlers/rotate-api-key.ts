@@ -6,7 +6,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import type { RotationDeps } from '#lambdas/rotation/deps';
-import { rotationDepsFromEnvironment } from '#lambdas/rotation/deps-from-env';
+import { rotationDepsFromEnvironment } from '#lambdas/rotation/deps';
 import { parseRotationRequest } from '#lambdas/rotation/request';
 import { type RotationStepResult, runRotationStep } from '#lambdas/rotation/steps';
 

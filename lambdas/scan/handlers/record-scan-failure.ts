@@ -6,8 +6,7 @@
 
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
-import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps-from-env';
+import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import {
   type RecordScanFailureInput,
   type RecordScanFailureOutput,

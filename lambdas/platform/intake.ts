@@ -1,23 +1,27 @@
 /**
- * Domain-list intake: an S3 "Object Created" event or a schedule fire becomes one run of the list
- * state machine.
+ * Object intake: an S3 "Object Created" event or a schedule fire becomes one run of a workflow's
+ * state machine (a domain list, a watchlist). The workflow gives its input schema (`parseInput`),
+ * which a schedule fire is checked against; an upload becomes `{ source: { type: 's3', ... } }`.
  *
  * The execution name is derived from the object's identity (bucket, key, version), so S3's
  * at-least-once delivery and EventBridge retries cannot start a second run for the same upload:
  * Step Functions answers ExecutionAlreadyExists and we record a duplicate instead.
  */
 import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { DomainListInput } from '#lambdas/domain-list/contracts';
-import { parseDomainListInput } from '#lambdas/domain-list/list';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { listExecutionName } from '#lambdas/platform/naming';
+import { listExecutionName, type RunSource } from '#lambdas/platform/naming';
 import { type PauseSwitch, refuseWhilePaused } from '#lambdas/platform/pause';
 import { objectFromS3Event } from '#lambdas/platform/s3-event';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 
+/** What the intake starts a run with: its source, and whatever else the workflow's input holds. */
+export interface RunInput {
+  readonly source: RunSource;
+}
+
 export interface IntakeSettings {
   readonly stateMachineArn: string;
-  /** Only keys under this prefix are domain lists. */
+  /** Only keys under this prefix start runs. */
   readonly prefix: string;
   readonly suffixes: readonly string[];
   /** When set, events for other buckets are ignored. */
@@ -28,6 +32,8 @@ export interface IntakeDeps {
   readonly sfn: SFNClient;
   readonly logger: VendorLogger;
   readonly settings: IntakeSettings;
+  /** The workflow's input schema: a schedule fire is started only if it passes. */
+  readonly parseInput: (event: unknown) => RunInput;
   /** While on, nothing starts (see #lambdas/platform/pause). @default never paused */
   readonly pause?: PauseSwitch;
 }
@@ -53,7 +59,7 @@ export async function startDomainListsFromEvent(deps: IntakeDeps, event: unknown
       decisions.push({ key, action: 'ignored', reason });
       continue;
     }
-    const input: DomainListInput = {
+    const input: RunInput = {
       source: {
         type: 's3',
         bucket,
@@ -74,7 +80,7 @@ export async function startDomainListsFromEvent(deps: IntakeDeps, event: unknown
  * Scheduler retry after a lost response meets the run it already started instead of a second one.
  */
 export async function startScheduledListRun(deps: IntakeDeps, event: unknown): Promise<IntakeDecision> {
-  const input = parseDomainListInput(event);
+  const input = deps.parseInput(event);
   if (input.source.type !== 'schedule') {
     throw new InvalidInputError('source.type', 'must be schedule for a scheduled start');
   }
@@ -92,7 +98,7 @@ export async function startDomainListRuns(deps: IntakeDeps, event: unknown): Pro
   return scheduled ? [await startScheduledListRun(deps, event)] : startDomainListsFromEvent(deps, event);
 }
 
-async function startRun(deps: IntakeDeps, input: DomainListInput, key: string): Promise<IntakeDecision> {
+async function startRun(deps: IntakeDeps, input: RunInput, key: string): Promise<IntakeDecision> {
   const executionName = listExecutionName(input.source);
   try {
     const started = await deps.sfn.send(

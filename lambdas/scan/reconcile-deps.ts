@@ -10,7 +10,7 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import type { ScanApi } from '#lambdas/scan/deps';
 import type { ScanInventoryApi, ScanReconcileDeps } from '#lambdas/scan/reconcile';
 import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
-import { type ScanDepsFromEnvironmentOptions, scanDepsFromEnvironment } from '../../scan/vendor-deps.ts';
+import { type ScanDepsFromEnvironmentOptions, scanDepsFromEnvironment } from './vendor-deps.ts';
 
 export function scanReconcileDepsFromEnvironment(
   env: Env,
