@@ -1,7 +1,7 @@
 /**
  * A stateful Secrets Manager stand-in: the subset of the service that key rotation touches, with
  * the service's documented rules for versions and staging labels. The tests put it behind
- * aws-sdk-client-mock (test/helpers/secrets-manager-mock.ts); `npm start -- rotate` serves it over
+ * aws-sdk-client-mock (test/kit/secrets-manager-mock.ts); `npm start -- rotate` serves it over
  * loopback HTTP (./server.ts), so the real SDK client talks to it as it would to AWS.
  *
  * The rules it keeps, because rotation depends on each of them:

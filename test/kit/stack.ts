@@ -18,6 +18,13 @@ export function bareStack(id = 'Bare'): Stack {
   return new Stack(app, id);
 }
 
+/**
+ * A file's first synthesis pays for loading CDK's lazily required modules (45-70 s measured on the
+ * loaded 2-core machine, against about a second for each later one). Calling this in a beforeAll
+ * with a long timeout pays it there, so no single test runs into the test timeout.
+ */
+export const FIRST_SYNTH_TIMEOUT_MS = 240_000;
+
 /** Adds what `build` creates to a fresh bare Stack and returns the stack's Template. */
 export function templateOf(build: (stack: Stack) => void): Template {
   const stack = bareStack();

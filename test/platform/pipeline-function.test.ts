@@ -1,9 +1,9 @@
 import { Duration, type Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PipelineFunction, type PipelineFunctionProps } from '../../lib/platform/pipeline-function.ts';
-import { bareStack, templateOf } from '../kit/stack.ts';
+import { bareStack, FIRST_SYNTH_TIMEOUT_MS, templateOf } from '../kit/stack.ts';
 
 const PLAIN = 'write-scan-manifest';
 const VENDOR = 'start-scan';
@@ -24,6 +24,10 @@ function refusal(props: Partial<PipelineFunctionProps>): { message: string; stac
   }
   throw new Error('expected PipelineFunction to refuse its props');
 }
+
+beforeAll(() => {
+  functionOf();
+}, FIRST_SYNTH_TIMEOUT_MS);
 
 describe('PipelineFunction defaults', () => {
   it('runs Node.js 22 on arm64 with active tracing, 512 MB and the given timeout', () => {

@@ -8,13 +8,13 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Pass } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PipelineFunction } from '../../lib/platform/pipeline-function.ts';
 import {
   PipelineStateMachine,
   type PipelineStateMachineProps,
 } from '../../lib/platform/pipeline-state-machine.ts';
-import { bareStack } from '../kit/stack.ts';
+import { bareStack, FIRST_SYNTH_TIMEOUT_MS } from '../kit/stack.ts';
 
 /** A workflow construct holding one PipelineStateMachine, as the workflows build theirs. */
 function workflowIn(
@@ -63,6 +63,10 @@ function refusal(build: (stack: Stack) => void): string {
   }
   throw new Error('expected PipelineStateMachine to refuse');
 }
+
+beforeAll(() => {
+  machineTemplate();
+}, FIRST_SYNTH_TIMEOUT_MS);
 
 describe('PipelineStateMachine defaults', () => {
   it('is a Standard machine with X-Ray tracing and every event logged without execution data', () => {
