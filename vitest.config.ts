@@ -14,6 +14,15 @@ export default defineConfig({
     // V8 last ran a scavenge (which depends on the load on a shared machine).
     execArgv: ['--expose-gc'],
     setupFiles: ['test/setup.ts'],
+    // Vitest's default here is availableParallelism - 1 = 1 worker. Measured on the shared 2-core
+    // machine (load average 16-24 from other users, so wall times are noisy; CPU is user + sys):
+    //  - test/vendor (loopback I/O, 14 files): 1 worker 384 s wall, 2 workers 177 s, same 24 s CPU;
+    //  - test/cdk (CPU-bound synthesis, 27 files, 405 tests): 1 worker 343 s wall / 68 s CPU,
+    //    2 workers 356 s / 97 s, 3 workers 485 s / 130 s with a starved test past its timeout.
+    // So 2: the I/O-bound files halve, the CPU-bound ones barely lose, and 3 starves the CDK files.
+    // One count for both projects: projects with different counts cannot share a group and would
+    // run one after the other.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
