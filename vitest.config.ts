@@ -1,7 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** Tests that synthesize the whole CDK stack; they share one module graph per worker (see below). */
-const SYNTH_TESTS = ['test/cdk/**/*.test.ts'];
+/**
+ * Tests that synthesize the whole CDK stack through test/cdk/helpers.ts; they share one module graph
+ * per worker (see below).
+ */
+const SYNTH_TESTS = ['test/cdk/**/*.test.ts', 'test/core/variables.test.ts'];
 
 export default defineConfig({
   test: {
@@ -31,8 +34,8 @@ export default defineConfig({
           include: SYNTH_TESTS,
           // Each file used to import aws-cdk-lib afresh and synthesize the same stack again. Without
           // per-file isolation a worker loads aws-cdk-lib once and test/cdk/helpers.ts's `synth`
-          // memo serves one synthesis per configuration to every file. Nothing here mocks modules
-          // or changes process.env, and the shared synthesis is frozen and locked.
+          // memo serves one synthesis per configuration to every file. None of these files mocks
+          // modules or changes process.env, and the shared synthesis is frozen and locked.
           isolate: false,
           // A worker's first synthesis runs cold (aws-cdk-lib's lazy modules, no JIT yet): under the
           // shared machine's load (load average 15-20 on 2 cores) a beforeAll that synthesizes took
