@@ -1,7 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** Tests that synthesize the whole CDK stack; they share one module graph per worker (see below). */
-const SYNTH_TESTS = ['test/cdk/**/*.test.ts'];
+/**
+ * Tests that synthesize the whole CDK stack through test/cdk/helpers.ts; they share one module graph
+ * per worker (see below).
+ */
+const SYNTH_TESTS = ['test/cdk/**/*.test.ts', 'test/core/variables.test.ts'];
 
 export default defineConfig({
   test: {
@@ -14,6 +17,15 @@ export default defineConfig({
     // V8 last ran a scavenge (which depends on the load on a shared machine).
     execArgv: ['--expose-gc'],
     setupFiles: ['test/setup.ts'],
+    // Vitest's default here is availableParallelism - 1 = 1 worker. Measured on the shared 2-core
+    // machine (load average 16-24 from other users, so wall times are noisy; CPU is user + sys):
+    //  - test/vendor (loopback I/O, 14 files): 1 worker 384 s wall, 2 workers 177 s, same 24 s CPU;
+    //  - test/cdk (CPU-bound synthesis, 27 files, 405 tests): 1 worker 343 s wall / 68 s CPU,
+    //    2 workers 356 s / 97 s, 3 workers 485 s / 130 s with a starved test past its timeout.
+    // So 2: the I/O-bound files halve, the CPU-bound ones barely lose, and 3 starves the CDK files.
+    // One count for both projects: projects with different counts cannot share a group and would
+    // run one after the other.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
@@ -22,8 +34,8 @@ export default defineConfig({
           include: SYNTH_TESTS,
           // Each file used to import aws-cdk-lib afresh and synthesize the same stack again. Without
           // per-file isolation a worker loads aws-cdk-lib once and test/cdk/helpers.ts's `synth`
-          // memo serves one synthesis per configuration to every file. Nothing here mocks modules
-          // or changes process.env, and the shared synthesis is frozen and locked.
+          // memo serves one synthesis per configuration to every file. None of these files mocks
+          // modules or changes process.env, and the shared synthesis is frozen and locked.
           isolate: false,
           // A worker's first synthesis runs cold (aws-cdk-lib's lazy modules, no JIT yet): under the
           // shared machine's load (load average 15-20 on 2 cores) a beforeAll that synthesizes took
