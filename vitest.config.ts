@@ -1,10 +1,10 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Tests that synthesize the whole CDK stack through test/cdk/helpers.ts; they share one module graph
+ * Tests that synthesize the whole CDK stack through test/kit/synth.ts; they share one module graph
  * per worker (see below).
  */
-const SYNTH_TESTS = ['test/cdk/**/*.test.ts', 'test/core/variables.test.ts'];
+const SYNTH_TESTS = ['test/**/*.cdk.test.ts'];
 
 export default defineConfig({
   test: {
@@ -33,7 +33,7 @@ export default defineConfig({
           name: 'cdk',
           include: SYNTH_TESTS,
           // Each file used to import aws-cdk-lib afresh and synthesize the same stack again. Without
-          // per-file isolation a worker loads aws-cdk-lib once and test/cdk/helpers.ts's `synth`
+          // per-file isolation a worker loads aws-cdk-lib once and test/kit/synth.ts's `synth`
           // memo serves one synthesis per configuration to every file. None of these files mocks
           // modules or changes process.env, and the shared synthesis is frozen and locked.
           isolate: false,

@@ -4,7 +4,7 @@
  *
  *   npm run diagrams            rewrites that page's diagrams from `cdk synth`
  *
- * test/cdk/diagrams.test.ts fails when a diagram there differs from what this renders, so the
+ * test/stack/diagrams.cdk.test.ts fails when a diagram there differs from what this renders, so the
  * pictures can never drift from the deployed workflow.
  */
 import { readFile, writeFile } from 'node:fs/promises';

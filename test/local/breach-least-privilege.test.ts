@@ -25,8 +25,8 @@ import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import type { IamEvaluator } from '../../local/iam/evaluator.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { type Synthesized, synth } from '../cdk/helpers.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
+import { type Synthesized, synth } from '../kit/synth.ts';
 import { asHandler, evaluatorFor, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 
 const RESULTS = 'breach-results';

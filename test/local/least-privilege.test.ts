@@ -20,8 +20,8 @@ import type { IamEvaluator } from '../../local/iam/evaluator.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { cachedTemplate } from '../../local/synth-cache.ts';
-import { type Synthesized, synth } from '../cdk/helpers.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
+import { type Synthesized, synth } from '../kit/synth.ts';
 import { executeScan, type Handlers, vendorClientsFor } from './harness.ts';
 import { asHandler, evaluatorFor, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 
