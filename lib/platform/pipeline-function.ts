@@ -160,7 +160,7 @@ export class PipelineFunction extends NodejsFunction {
     super(scope, id, {
       entry,
       handler: 'handler',
-      description: props.description ?? `Security pipeline: lambdas/${props.handlerFile}.ts`,
+      description: props.description ?? `Security pipeline: ${handlerEntryPath(props.handlerFile)}`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,

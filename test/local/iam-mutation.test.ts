@@ -30,9 +30,9 @@ function withoutPutObject(template: CfnTemplate, handlerFile: string): CfnTempla
   const fn = Object.values(mutated.Resources).find(
     (r) =>
       r.Type === 'AWS::Lambda::Function' &&
-      String(r.Properties?.Description).endsWith(`lambdas/${handlerFile}.ts`),
+      String(r.Properties?.Description).endsWith(`/handlers/${handlerFile}.ts`),
   );
-  if (!fn) throw new Error(`the template has no function for lambdas/${handlerFile}.ts`);
+  if (!fn) throw new Error(`the template has no function for the ${handlerFile} handler`);
   const role = (fn.Properties as { Role: { 'Fn::GetAtt': [string] } }).Role['Fn::GetAtt'][0];
   let removed = 0;
   for (const resource of Object.values(mutated.Resources)) {

@@ -38,7 +38,7 @@ describe('PipelineFunction defaults', () => {
       MemorySize: 512,
       Timeout: 30,
       Handler: 'index.handler',
-      Description: `Security pipeline: lambdas/${PLAIN}.ts`,
+      Description: `Security pipeline: lambdas/scan/handlers/${PLAIN}.ts`,
     });
   });
 
@@ -219,7 +219,7 @@ describe('PipelineFunction.validate', () => {
 
   it('refuses a file that exists but that lambdas/registry.ts does not declare as a handler', () => {
     expect(refusal({ handlerFile: 'registry' }).message).toBe(
-      "lambdas/registry.ts declares no handler 'registry'; add what it touches before deploying it",
+      "PipelineFunction Fn: lambdas/registry.ts declares no handler 'registry'; add what it touches before deploying it",
     );
   });
 

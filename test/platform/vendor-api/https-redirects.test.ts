@@ -12,7 +12,7 @@ import { VendorResponseError } from '#lambdas/platform/errors';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 
-const FIXTURES = join(import.meta.dirname, '../fixtures');
+const FIXTURES = join(import.meta.dirname, '../../fixtures');
 const CERT = readFileSync(join(FIXTURES, 'loopback-test-only.cert.pem'), 'utf8');
 const KEY = readFileSync(join(FIXTURES, 'loopback-test-only.key.pem'), 'utf8');
 const UUID = '0b56a9df-50fa-44ae-87d7-c51248d4d9d5';
