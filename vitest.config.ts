@@ -46,6 +46,8 @@ export default defineConfig({
     //  - test/cdk (CPU-bound synthesis, 27 files, 405 tests): 1 worker 343 s wall / 68 s CPU,
     //    2 workers 356 s / 97 s, 3 workers 485 s / 130 s with a starved test past its timeout.
     // So 2: the I/O-bound files halve, the CPU-bound ones barely lose, and 3 starves the CDK files.
+    // On a quiet machine (load average about 1), the whole suite with the non-isolated projects
+    // below: 2 workers 217 s, 3 workers 197 s (1.7 cores busy either way), not worth the starvation.
     // One count for both projects: projects with different counts cannot share a group and would
     // run one after the other.
     maxWorkers: 2,
