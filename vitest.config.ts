@@ -1,8 +1,36 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Tests that synthesize the whole CDK stack through test/kit/synth.ts; they share one module graph
+ * per worker (see below).
+ */
+const SYNTH_TESTS = ['test/**/*.cdk.test.ts'];
+
+/**
+ * Files that change what other files in the same process would see: aws-sdk-client-mock patches a
+ * client class for the whole process, vi.mock replaces a module, and some set process.env or stub
+ * timers; the CLI tests (test/local/cli-run.ts) run main() in-process, which writes to
+ * process.exitCode and the environment. These keep a fresh module graph per file.
+ */
+const ISOLATED_TESTS = [
+  'test/domain-list/intake.test.ts',
+  'test/domain-list/pause.test.ts',
+  'test/domain-list/redrive.test.ts',
+  'test/local/*cli*.test.ts',
+  'test/local/metrics.test.ts',
+  'test/local/readme-examples.test.ts',
+  'test/local/redaction-scan.test.ts',
+  'test/rotation/stand-in.test.ts',
+  'test/scan/handlers.test.ts',
+  'test/scan/promotion.test.ts',
+  'test/scan/runtime.test.ts',
+  'test/scan/secrets.test.ts',
+  'test/simulator/lifecycle.test.ts',
+  'test/watchlist/watchlist-summary-lookups.test.ts',
+];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     // Loopback servers (simulator, s3rver) and local state-machine runs need more than the 5 s default.
     testTimeout: 60_000,
@@ -12,5 +40,53 @@ export default defineConfig({
     // V8 last ran a scavenge (which depends on the load on a shared machine).
     execArgv: ['--expose-gc'],
     setupFiles: ['test/setup.ts'],
+    // Vitest's default here is availableParallelism - 1 = 1 worker. Measured on the shared 2-core
+    // machine (load average 16-24 from other users, so wall times are noisy; CPU is user + sys):
+    //  - test/vendor (loopback I/O, 14 files): 1 worker 384 s wall, 2 workers 177 s, same 24 s CPU;
+    //  - test/cdk (CPU-bound synthesis, 27 files, 405 tests): 1 worker 343 s wall / 68 s CPU,
+    //    2 workers 356 s / 97 s, 3 workers 485 s / 130 s with a starved test past its timeout.
+    // So 2: the I/O-bound files halve, the CPU-bound ones barely lose, and 3 starves the CDK files.
+    // On a quiet machine (load average about 1), the whole suite with the non-isolated projects
+    // below: 2 workers 217 s, 3 workers 197 s (1.7 cores busy either way), not worth the starvation.
+    // One count for both projects: projects with different counts cannot share a group and would
+    // run one after the other.
+    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'cdk',
+          include: SYNTH_TESTS,
+          // Each file used to import aws-cdk-lib afresh and synthesize the same stack again. Without
+          // per-file isolation a worker loads aws-cdk-lib once and test/kit/synth.ts's `synth`
+          // memo serves one synthesis per configuration to every file. None of these files mocks
+          // modules or changes process.env, and the shared synthesis is frozen and locked.
+          isolate: false,
+          // A worker's first synthesis runs cold (aws-cdk-lib's lazy modules, no JIT yet): under the
+          // shared machine's load (load average 15-20 on 2 cores) a beforeAll that synthesizes took
+          // over the 60 s default.
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...SYNTH_TESTS, ...ISOLATED_TESTS],
+          // Importing the SDK clients, the local runner and aws-local-stepfunctions afresh for every
+          // file was a third of the suite's time (vitest's "import": 154 s of 351 s on 2 workers).
+          // These files leave no process-wide state behind (see ISOLATED_TESTS for those that do).
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'isolated',
+          include: ISOLATED_TESTS,
+        },
+      },
+    ],
   },
 });

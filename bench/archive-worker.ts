@@ -10,11 +10,11 @@
  * and for `archive` the seconds spent verifying.
  */
 import { Upload } from '@aws-sdk/lib-storage';
-import { verifyStoredZip } from '#core/archive/zip-verify';
-import { NO_METRICS } from '#core/metrics';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { BreachClient } from '#core/vendor/breach-client';
-import { archiveReport } from '#core/workflows/breach/archive';
+import { archiveReport } from '#lambdas/breach/archive';
+import { createBreachSettings } from '#lambdas/breach/deps';
+import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
+import { NO_METRICS } from '#lambdas/platform/metrics';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
 const [mode, reportName] = process.argv.slice(2);

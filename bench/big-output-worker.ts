@@ -6,10 +6,10 @@
  * key, staged version deleted). Prints one JSON line with the figures.
  */
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/scan-client';
-import { fetchScanOutput, pollScanStatus, startScan } from '#core/workflows/scan/steps';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
+import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
 import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
 
 const baseUrl = process.env.SCAN_API_URL ?? '';
@@ -21,7 +21,13 @@ if (!baseUrl || !bucket || !process.env.S3_ENDPOINT) {
   );
   process.exit(2);
 }
-const s3 = createS3rverClient(process.env.S3_ENDPOINT);
+// S3_LATENCY_MS (the scale bench): each S3 request waits as long as from a Lambda function.
+const latencyMs = Number(process.env.S3_LATENCY_MS ?? 0);
+const s3 = createS3rverClient(
+  process.env.S3_ENDPOINT,
+  undefined,
+  latencyMs > 0 ? { latency: { meanMs: latencyMs, jitterMs: latencyMs / 5 } } : {},
+);
 const commands = recordS3Commands(s3);
 const vendor = new ScanClient({ baseUrl, credentials: async () => apiKey, idleTimeoutMs: 120_000 });
 // The simulator's JSON generator runs at about 10 MiB/s on these machines (twice per output); a
@@ -65,9 +71,11 @@ if (state.status?.state !== 'succeeded') throw new Error(`the scan did not succe
 
 const readyRssKiB = process.memoryUsage().rss / 1024;
 const started = performance.now();
+const cpuBefore = process.cpuUsage();
 const before = commands.length;
 const stored = await fetchScanOutput(deps, { ...state, output: 'report' });
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuBefore);
 const peakRssKiB = process.resourceUsage().maxRSS;
 
 const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: stored.key }));
@@ -85,6 +93,8 @@ process.stdout.write(
     bytes: stored.size,
     sha256: stored.sha256,
     seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    payloadBytes: Buffer.byteLength(JSON.stringify(stored)),
     readyRssMiB: readyRssKiB / 1024,
     peakRssMiB: peakRssKiB / 1024,
     requests,

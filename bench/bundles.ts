@@ -1,6 +1,6 @@
 /**
  * Bundle figures: every handler bundled exactly as the CDK app bundles it (PIPELINE_BUNDLING from
- * lib/constructs/pipeline-function.ts, esbuild with a metafile), zipped like the Lambda asset, and
+ * lib/platform/pipeline-function.ts, esbuild with a metafile), zipped like the Lambda asset, and
  * imported by fresh `node --enable-source-maps` processes against an empty ESM handler measured in
  * the same run. Also: undici against Node's built-in HTTP clients, and the source-map options.
  */
@@ -13,7 +13,8 @@ import { pipeline } from 'node:stream/promises';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build, type Metafile } from 'esbuild';
 import { ZipFile } from 'yazl';
-import { HANDLERS_DIR, PIPELINE_BUNDLING, REPO_ROOT } from '../lib/constructs/pipeline-function.ts';
+import { HANDLERS } from '../lambdas/registry.ts';
+import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 
 const RUNS = 15;
 const KiB = 1024;
@@ -120,7 +121,7 @@ export async function handlerBundles(): Promise<BundleFigures[]> {
   const work = await mkdtemp(join(tmpdir(), 'bench-bundles-'));
   try {
     const empty = await emptyBaseline(work);
-    const handlers = (await readdir(HANDLERS_DIR)).filter((file) => file.endsWith('.ts')).sort();
+    const handlers = Object.keys(HANDLERS).sort();
     const rows: BundleFigures[] = [];
     process.stdout.write(
       `empty ESM handler: ${empty.toFixed(1)} ms (median of ${RUNS} fresh processes, --enable-source-maps)\n`,
@@ -129,8 +130,8 @@ export async function handlerBundles(): Promise<BundleFigures[]> {
       'handler              | index.mjs KiB | map KiB | zip KiB | undici KiB | import ms | x empty\n',
     );
     for (const file of handlers) {
-      const name = file.replace(/\.ts$/, '');
-      const row = await measure(name, join(HANDLERS_DIR, file), work, PIPELINE_BUNDLING, MAPS);
+      const name = file;
+      const row = await measure(name, handlerEntry(file), work, PIPELINE_BUNDLING, MAPS);
       rows.push(row);
       process.stdout.write(
         `${name.padEnd(20)} | ${kib(row.bundleBytes).padStart(13)} | ${kib(row.mapBytes).padStart(7)} | ` +
@@ -208,7 +209,7 @@ export async function sourceMaps(): Promise<void> {
     for (const [index, variant] of variants.entries()) {
       const row = await measure(
         `v${index}`,
-        join(HANDLERS_DIR, 'start-scan.ts'),
+        handlerEntry('start-scan'),
         work,
         variant.options,
         variant.flags,
@@ -253,7 +254,7 @@ export async function sdkPlacement(): Promise<void> {
       ] as const) {
         const row = await measure(
           `${handler}-${external.length}`,
-          join(HANDLERS_DIR, `${handler}.ts`),
+          handlerEntry(handler),
           work,
           PIPELINE_BUNDLING,
           MAPS,

@@ -9,10 +9,10 @@
  */
 import { Readable } from 'node:stream';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { ScanStatus, VendorDownload } from '#core/vendor/types';
-import type { ScanInProgress } from '#core/workflows/scan/contracts';
-import type { ScanApi } from '#core/workflows/scan/deps';
-import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#core/workflows/scan/poll-schedule';
+import type { ScanStatus, VendorDownload } from '#lambdas/platform/vendor-api/types';
+import type { ScanInProgress } from '#lambdas/scan/contracts';
+import type { ScanApi } from '#lambdas/scan/deps';
+import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { scanDomainStateMachine } from '../local/definitions.ts';
 import { startS3rver } from '../local/embedded-s3.ts';

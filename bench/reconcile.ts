@@ -9,12 +9,12 @@
  * of it, with no status call and no download, and about one S3 listing per domain.
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { NO_METRICS } from '#core/metrics';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/scan-client';
-import { reconcileScans, type ScanReconcileResult } from '#core/workflows/scan/reconcile';
-import { reconcileSettingsSchema } from '#core/workflows/scan/reconcile-settings';
+import { NO_METRICS } from '#lambdas/platform/metrics';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile';
+import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { recordS3Commands, startS3rver } from '../local/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 

@@ -5,8 +5,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startS3rver } from '../local/embedded-s3.ts';
@@ -17,6 +15,7 @@ import { runChild } from './child.ts';
 import { costModel } from './cost.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { measureReconciliation } from './reconcile.ts';
+import { startReportServer } from './report-server.ts';
 import { measureScale } from './scale.ts';
 import { soak } from './soak.ts';
 
@@ -289,26 +288,7 @@ async function bigOutput(): Promise<void> {
     return;
   }
   const simulator = await startVendorSimulator({ pollsToFinish: 0 });
-  // The report: `bytes` of JSON-ish text, generated chunk by chunk, never held whole.
-  const block = Buffer.alloc(1024 * 1024, '{"finding":"synthetic","severity":"info"}\n');
-  const reportServer = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes });
-    let sent = 0;
-    const pump = (): void => {
-      while (sent < bytes) {
-        const chunk = block.subarray(0, Math.min(block.length, bytes - sent));
-        sent += chunk.length;
-        if (!res.write(chunk)) {
-          res.once('drain', pump);
-          return;
-        }
-      }
-      res.end();
-    };
-    pump();
-  });
-  await new Promise<void>((done) => reportServer.listen(0, '127.0.0.1', done));
-  const reportUrl = `http://127.0.0.1:${(reportServer.address() as AddressInfo).port}`;
+  const { server: reportServer, url: reportUrl } = await startReportServer(bytes);
   const s3 = await startS3rver({ buckets: ['bench-results'] });
   let lowestFree = free;
   const sampler = setInterval(() => {

@@ -3,24 +3,28 @@
  * own. The setup (objects the step reads) is written at loopback speed; the step itself runs with
  * S3_LATENCY_MS added to every S3 request, as from a Lambda function, and prints one JSON line:
  * wall seconds, S3 requests, peak RSS, and the bytes of what the step returns into the state.
- *
- * S3_PUT_STANDIN=1 answers the PUTs of per-person request objects in-process after the same
- * latency instead of writing them to s3rver, which stores only ~150-200 small objects a second
- * on this machine (a 100,000-row watchlist would measure s3rver, not the step). Everything else
- * (the watchlist read, items.json, rows.json) still goes to s3rver.
+
  */
-import { Readable } from 'node:stream';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ZipFile } from 'yazl';
-import { verifyStoredZip } from '#core/archive/zip-verify';
-import { forEachBounded } from '#core/bounded';
-import { NO_METRICS } from '#core/metrics';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { BreachClient } from '#core/vendor/breach-client';
-import { reportFolder } from '#core/workflows/breach/identity';
-import { reconcileReports } from '#core/workflows/breach/reconcile';
-import { prepareWatchlist } from '#core/workflows/breach/watchlist-run';
-import { prepareDomainList } from '#core/workflows/list/list';
+import { createBreachSettings } from '#lambdas/breach/deps';
+import { reportFolder } from '#lambdas/breach/identity';
+import { reconcileReports } from '#lambdas/breach/reconcile';
+import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
+import { prepareDomainList } from '#lambdas/domain-list/list';
+import { writeListSummary } from '#lambdas/domain-list/list-summary';
+import { forEachBounded } from '#lambdas/platform/bounded';
+import { NO_METRICS } from '#lambdas/platform/metrics';
+import { scanOutputPrefix } from '#lambdas/platform/naming';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { MANIFEST_FILE } from '#lambdas/scan/manifest';
+import { reconcileScans } from '#lambdas/scan/reconcile';
+import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
+import { createScanSettings } from '#lambdas/scan/settings';
+import { prepareWatchlist, writeWatchlistSummary } from '#lambdas/watchlist/watchlist-run';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
 const [kind, sizeText] = process.argv.slice(2);
@@ -28,7 +32,6 @@ const size = Number(sizeText);
 const endpoint = process.env.S3_ENDPOINT ?? '';
 const BUCKET = process.env.S3_BUCKET ?? 'bench-scale';
 const latencyMs = Number(process.env.S3_LATENCY_MS ?? 25);
-const standIn = process.env.S3_PUT_STANDIN === '1';
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const IDENTITY_KEY = 'bench-identity-key-0123456789abcdef-0123456789';
 
@@ -38,21 +41,23 @@ const s3 = createS3rverClient(endpoint, 64, {
   latency: { meanMs: latencyMs, jitterMs: latencyMs / 5 },
   requests,
 });
-if (standIn) {
-  s3.middlewareStack.add(
+// A failure names the command that failed: an SDK error alone does not say which request it was.
+for (const [client, role] of [
+  [setup, 'setup'],
+  [s3, 'step'],
+] as const) {
+  client.middlewareStack.add(
     (next, context) => async (args) => {
-      const key = (args.input as { Key?: string }).Key ?? '';
-      if (context.commandName !== 'PutObjectCommand' || !key.includes('/requests/row-')) return next(args);
-      return {
-        response: { statusCode: 200, headers: { etag: '"standin"' }, body: Readable.from([]) },
-        output: { $metadata: { httpStatusCode: 200 }, ETag: '"standin"' },
-      };
+      try {
+        return await next(args);
+      } catch (error) {
+        if (error instanceof Error) error.message = `${role} ${context.commandName}: ${error.message}`;
+        throw error;
+      }
     },
-    // After the latency (same step, added later): the request is counted and waits like the rest.
-    { step: 'finalizeRequest', name: 'putStandIn', priority: 'low' },
+    { step: 'initialize', name: 'nameFailedCommand' },
   );
 }
-
 /** s3rver answers InternalError now and then under a burst of writes: the setup tries again. */
 async function put(key: string, body: string | Buffer, attempt = 1): Promise<void> {
   try {
@@ -63,6 +68,42 @@ async function put(key: string, body: string | Buffer, attempt = 1): Promise<voi
     await put(key, body, attempt + 1);
   }
 }
+
+/** The bytes of an object the step wrote or reads (items.json against the ItemReader's limit). */
+let itemsKey: string | undefined;
+async function sizeOf(key: string): Promise<number> {
+  return (await setup.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }))).ContentLength ?? 0;
+}
+
+/**
+ * What the Distributed Map's ResultWriter leaves for a summary: a manifest naming result files of
+ * `{ Input, Output }` entries (strings, as Step Functions writes them), here one file of them.
+ */
+async function writeMapResults(run: string, entries: { Input: string; Output: string }[]): Promise<string> {
+  const file = `map-results/${run}/SUCCEEDED_0.json`;
+  await put(file, JSON.stringify(entries));
+  const manifestKey = `map-results/${run}/manifest.json`;
+  await put(manifestKey, JSON.stringify({ ResultFiles: { SUCCEEDED: [{ Key: file, Size: 0 }] } }));
+  return manifestKey;
+}
+
+const listDeps = (client: typeof s3) => ({
+  s3: client,
+  logger: quiet,
+  settings: { resultsBucket: BUCKET, inputBucket: BUCKET, maxDomains: 100_000 },
+});
+const watchlistDeps = (client: typeof s3) => ({
+  s3: client,
+  logger: quiet,
+  clock: () => new Date(),
+  settings: {
+    resultsBucket: BUCKET,
+    maxEmails: 50,
+    maxWatchlistRows: 100_000,
+    maxWatchlistBytes: 100 * 1024 * 1024,
+  },
+  identityKey: async () => IDENTITY_KEY,
+});
 
 /** Prepares what the step reads, then returns the step. */
 async function prepare(): Promise<() => Promise<unknown>> {
@@ -103,6 +144,74 @@ async function prepare(): Promise<() => Promise<unknown>> {
           },
           { source: { type: 's3', bucket: BUCKET, key } },
         );
+    }
+    case 'list-summary': {
+      const key = `incoming/${run}.txt`;
+      await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
+      const prepared = await prepareDomainList(listDeps(setup), {
+        source: { type: 's3', bucket: BUCKET, key },
+      } as Parameters<typeof prepareDomainList>[1]);
+      itemsKey = prepared.itemsKey;
+      const items = JSON.parse(
+        (await (
+          await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: prepared.itemsKey }))
+        ).Body?.transformToString()) ?? '[]',
+      ) as { domain: string; executionName: string }[];
+      // Every domain scanned: what ReportOneDomain returns for a child that succeeded.
+      const manifestKey = await writeMapResults(
+        run,
+        items.map((item, i) => ({
+          Input: JSON.stringify(item),
+          Output: JSON.stringify({
+            domain: item.domain,
+            executionName: item.executionName,
+            output: {
+              domain: item.domain,
+              state: 'succeeded',
+              scanUuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+              outputPrefix: `scans/${item.domain}/2026/11/24/x/`,
+              manifestKey: `scans/${item.domain}/2026/11/24/x/manifest.json`,
+            },
+          }),
+        })),
+      );
+      return () =>
+        writeListSummary(listDeps(s3), {
+          ...prepared,
+          mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
+        } as Parameters<typeof writeListSummary>[1]);
+    }
+    case 'watchlist-summary': {
+      const key = `watchlists/${run}.csv`;
+      await put(
+        key,
+        Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'),
+      );
+      const prepared = await prepareWatchlist(watchlistDeps(setup), {
+        source: { type: 's3', bucket: BUCKET, key },
+      });
+      itemsKey = prepared.itemsKey;
+      const items = JSON.parse(
+        (await (
+          await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: prepared.itemsKey }))
+        ).Body?.transformToString()) ?? '[]',
+      ) as { row: number; executionName: string }[];
+      // Every person archived: what ReportOnePerson returns for a child that succeeded.
+      const manifestKey = await writeMapResults(
+        run,
+        items.map((item) => ({
+          Input: JSON.stringify(item),
+          Output: JSON.stringify({
+            executionName: item.executionName,
+            output: { manifestKey: `breach/people/p-${item.row}/r/manifest.json` },
+          }),
+        })),
+      );
+      return () =>
+        writeWatchlistSummary(watchlistDeps(s3), {
+          ...prepared,
+          mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
+        });
     }
     case 'zip-verify': {
       const zip = new ZipFile();
@@ -147,6 +256,43 @@ async function prepare(): Promise<() => Promise<unknown>> {
       return async () =>
         (await reconcileReports(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
     }
+    case 'scan-reconcile': {
+      // The vendor (a simulator of this measurement's own) lists `size` finished scans, ten a
+      // domain; all but the last 30 are archived already, as on an ordinary day.
+      const client = new ScanClient({
+        baseUrl: process.env.SCAN_API_URL ?? '',
+        credentials: async () => process.env.VENDOR_API_KEY ?? '',
+      });
+      await forEachBounded(
+        Array.from({ length: size }, (_, i) => `host-${Math.floor(i / 10)}.bench-scale.net`),
+        8,
+        async (domain) => {
+          const { uuid } = await client.startScan(domain);
+          await client.getStatus(uuid);
+        },
+      );
+      const settings = createScanSettings({ resultsBucket: BUCKET });
+      const reconcile = reconcileSettingsSchema.parse({ minAgeSeconds: 0 });
+      const listed = readScanListing(
+        (await client.listScans()).raw,
+        reconcile.listFields,
+        settings.statusVocabulary,
+      );
+      if (listed.scans.length !== size)
+        throw new Error(`the vendor lists ${listed.scans.length} scans, not ${size}`);
+      await forEachBounded(listed.scans.slice(0, -30), 8, async (scan) => {
+        const prefix = scanOutputPrefix(scan.domain, scan.createdAt ?? new Date(), scan.uuid);
+        await put(`${prefix}${MANIFEST_FILE}`, '{}');
+      });
+      const deps = {
+        ...createScanDeps({ s3, scanClient: client, logger: quiet, metrics: NO_METRICS, settings }),
+        inventory: client,
+        reconcile,
+      };
+      const started = Date.now();
+      return async () =>
+        (await reconcileScans(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
+    }
     default:
       throw new Error(`unknown case ${kind}`);
   }
@@ -161,10 +307,13 @@ const sampler = setInterval(() => {
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const output = await step();
+const itemsKeyOut = (output as { itemsKey?: unknown } | undefined)?.itemsKey;
+if (typeof itemsKeyOut === 'string') itemsKey = itemsKeyOut;
 const seconds = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
+const itemsBytes = itemsKey === undefined ? undefined : await sizeOf(itemsKey);
 setup.destroy();
 s3.destroy();
 process.stdout.write(
@@ -176,7 +325,7 @@ process.stdout.write(
     requests: requests.count,
     peakRssMiB: peakRss / 2 ** 20,
     payloadBytes: Buffer.byteLength(JSON.stringify(output)),
-    standIn,
+    itemsBytes,
   })}\n`,
 );
 process.exit(0);

@@ -5,7 +5,8 @@
  * template), and 256 KiB for what the step returns into the state. Each step runs in its own
  * worker process (bench/scale-worker.ts); the embedded S3 and the vendor simulator run here.
  *
- * BENCH_SCALE_SIZES=small runs the two smaller sizes of each step only.
+ * BENCH_SCALE_SIZES=small runs the two smaller sizes of each step only; BENCH_SCALE_ONLY=kind[:size]
+ * (comma-separated, e.g. `breach-reconcile:10000`) runs only those, and skips the poll-cost rows.
  */
 import { resolve } from 'node:path';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
@@ -14,6 +15,7 @@ import { startVendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';
 import { runChild } from './child.ts';
 import { measurePollCost } from './poll-cost.ts';
+import { startReportServer } from './report-server.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_S3_LATENCY_MS ?? 25);
 const PAYLOAD_LIMIT = 256 * 1024;
@@ -27,11 +29,11 @@ interface Case {
   readonly handler: string;
   readonly sizes: readonly number[];
   readonly unit: string;
-  /** Sizes at or above this answer the per-person PUTs in-process (see scale-worker.ts). */
-  readonly standInFrom?: number;
   /** Whether the step returns into a state payload (scheduled functions do not). */
   readonly payload: boolean;
   readonly history: string;
+  /** The history column: why the step's history does not grow with its size (n/a rows). */
+  readonly historyColumn: string;
 }
 
 const CASES: readonly Case[] = [
@@ -43,6 +45,7 @@ const CASES: readonly Case[] = [
     unit: 'lines',
     payload: true,
     history: 'list run: O(1) per run (Distributed Map; each domain is its own ScanDomain execution)',
+    historyColumn: 'n/a: constant (Map items are child executions)',
   },
   {
     kind: 'watchlist-prepare',
@@ -50,9 +53,29 @@ const CASES: readonly Case[] = [
     handler: 'prepare-watchlist',
     sizes: [1_000, 10_000, 100_000],
     unit: 'rows',
-    standInFrom: 10_000,
     payload: true,
     history: 'watchlist run: O(1) per run (Distributed Map; each person is its own BreachReport execution)',
+    historyColumn: 'n/a: constant (Map items are child executions)',
+  },
+  {
+    kind: 'list-summary',
+    label: 'WriteListSummary',
+    handler: 'write-list-summary',
+    sizes: [1_000, 10_000, 100_000],
+    unit: 'domains',
+    payload: true,
+    history: 'list run: O(1) per run (reads the Map results from S3)',
+    historyColumn: 'n/a: constant (results read from S3)',
+  },
+  {
+    kind: 'watchlist-summary',
+    label: 'WriteWatchlistSummary',
+    handler: 'write-watchlist-summary',
+    sizes: [1_000, 10_000, 100_000],
+    unit: 'people',
+    payload: true,
+    history: 'watchlist run: O(1) per run (reads the Map results from S3)',
+    historyColumn: 'n/a: constant (results read from S3)',
   },
   {
     kind: 'zip-verify',
@@ -62,6 +85,7 @@ const CASES: readonly Case[] = [
     unit: 'entries',
     payload: true,
     history: 'BreachReport: a fixed path of states, whatever the entry count',
+    historyColumn: 'n/a: fixed path of states',
   },
   {
     kind: 'breach-reconcile',
@@ -71,6 +95,18 @@ const CASES: readonly Case[] = [
     unit: 'listed',
     payload: false,
     history: 'no state machine (a scheduled function); 25 archives a run by default',
+    historyColumn: 'n/a: no state machine',
+  },
+  {
+    kind: 'scan-reconcile',
+    label: 'Scan reconciliation',
+    handler: 'reconcile-scans',
+    sizes: [100, 1_000, 10_000],
+    unit: 'listed',
+    payload: false,
+    history:
+      'no state machine (a scheduled function); archives a run as `scan.reconcile.maxArchivesPerRun` allows',
+    historyColumn: 'n/a: no state machine',
   },
 ];
 
@@ -80,13 +116,22 @@ interface Measured {
   readonly requests: number;
   readonly peakRssMiB: number;
   readonly payloadBytes: number;
-  readonly standIn: boolean;
+  /** items.json, for the steps that write or read it. */
+  readonly itemsBytes?: number;
 }
 
 async function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
   const { stdout, stderr, code } = await runChild(
     process.execPath,
-    ['--import', 'tsx', resolve(import.meta.dirname, 'scale-worker.ts'), kind, String(size)],
+    [
+      // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each worker, to see where a step's CPU goes.
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
+      '--import',
+      'tsx',
+      resolve(import.meta.dirname, 'scale-worker.ts'),
+      kind,
+      String(size),
+    ],
     env,
   );
   const line = stdout.trim().split('\n').at(-1) ?? '';
@@ -107,13 +152,61 @@ function limitsOf(
   const found = Object.values(template.Resources).find(
     (resource) =>
       resource.Type === 'AWS::Lambda::Function' &&
-      String(resource.Properties?.Description ?? '').endsWith(`lambdas/${handler}.ts`),
+      String(resource.Properties?.Description ?? '').endsWith(`/handlers/${handler}.ts`),
   );
   if (!found) throw new Error(`no function for ${handler} in the template`);
   return {
     timeoutSeconds: Number(found.Properties?.Timeout ?? 3),
     memoryMiB: Number(found.Properties?.MemorySize ?? 128),
   };
+}
+
+/**
+ * One scan output through the real StartScan, polls and FetchReport (bench/big-output-worker.ts, the
+ * same worker as `npm run bench -- big-output`), S3 at the bench's latency.
+ */
+async function measureScanOutput(bytes: number): Promise<{
+  seconds: number;
+  cpuSeconds: number;
+  requests: number;
+  peakRssMiB: number;
+  payloadBytes: number;
+}> {
+  const simulator = await startVendorSimulator({ pollsToFinish: 0 });
+  const report = await startReportServer(bytes);
+  const s3 = await startS3rver({ buckets: [BUCKET] });
+  try {
+    const { stdout, stderr, code } = await runChild(
+      process.execPath,
+      ['--import', 'tsx', resolve(import.meta.dirname, 'big-output-worker.ts')],
+      {
+        ...process.env,
+        SCAN_API_URL: simulator.url,
+        VENDOR_API_KEY: simulator.apiKey,
+        S3_ENDPOINT: s3.endpoint,
+        S3_BUCKET: BUCKET,
+        REPORT_URL: report.url,
+        S3_LATENCY_MS: String(LATENCY_MS),
+      },
+    );
+    const line = stdout.trim().split('\n').at(-1) ?? '';
+    if (code !== 0 || !line.startsWith('{'))
+      throw new Error(`scan output of ${bytes} bytes failed (${code}): ${stderr.slice(-4000)}`);
+    const f = JSON.parse(line) as {
+      bytes: number;
+      seconds: number;
+      cpuSeconds: number;
+      peakRssMiB: number;
+      payloadBytes: number;
+      requests: Record<string, number>;
+    };
+    if (f.bytes !== bytes) throw new Error(`scan output: ${f.bytes} bytes stored, ${bytes} served`);
+    return { ...f, requests: Object.values(f.requests).reduce((sum, n) => sum + n, 0) };
+  } finally {
+    report.server.close();
+    await simulator.close();
+    await s3.close();
+  }
 }
 
 const pct = (value: number, limit: number) => `${((100 * value) / limit).toFixed(1)}%`;
@@ -126,19 +219,28 @@ export async function measureScale(): Promise<void> {
   const template = synthesizeTemplate(DEFAULT_PIPELINE_CONFIG) as unknown as Parameters<typeof limitsOf>[0];
   const simulator = await startVendorSimulator({ reportBytes: 64 * 1024 });
   const small = process.env.BENCH_SCALE_SIZES === 'small';
+  const only = (process.env.BENCH_SCALE_ONLY ?? '').split(',').filter(Boolean);
+  const picked = (kind: string, size: number) =>
+    only.length === 0 || only.some((one) => one === kind || one === `${kind}:${size}`);
   process.stdout.write(
-    'step | size | wall s (of timeout) | CPU s | S3 requests | peak RSS MiB (of memory) | payload bytes (of 256 KiB)\n' +
-      '--- | --- | --- | --- | --- | --- | ---\n',
+    'step | size | wall s (of timeout) | CPU s | S3 requests | peak RSS MiB (of memory) | payload bytes (of 256 KiB) | history events (of 25,000) | items.json MiB\n' +
+      '--- | --- | --- | --- | --- | --- | --- | --- | ---\n',
   );
   const notes: string[] = [];
   try {
     for (const spec of CASES) {
       const limits = limitsOf(template, spec.handler);
+      if (!spec.sizes.some((size) => picked(spec.kind, size))) continue;
       for (const size of small ? spec.sizes.slice(0, 2) : spec.sizes) {
+        if (!picked(spec.kind, size)) continue;
         if (spec.kind === 'breach-reconcile') {
           for (let i = 0; i < size; i += 1) simulator.createReport(`person-${i}_20261120T100000Z_s${size}`);
         }
-        const standIn = spec.standInFrom !== undefined && size >= spec.standInFrom;
+        // A vendor of its own for the scan backlog: its scans would show in every later listing.
+        const scanVendor =
+          spec.kind === 'scan-reconcile'
+            ? await startVendorSimulator({ pollsToFinish: 0, reportBytes: 8 * 1024 })
+            : undefined;
         // A fresh embedded S3 each time: one measurement's objects never slow the next one's listings.
         const s3 = await startS3rver({ buckets: [BUCKET] });
         const m = await runWorker(spec.kind, size, {
@@ -146,21 +248,35 @@ export async function measureScale(): Promise<void> {
           S3_ENDPOINT: s3.endpoint,
           S3_BUCKET: BUCKET,
           S3_LATENCY_MS: String(LATENCY_MS),
-          S3_PUT_STANDIN: standIn ? '1' : '0',
           BREACH_API_URL: simulator.url,
-          VENDOR_API_KEY: simulator.apiKey,
-        }).finally(() => s3.close());
+          VENDOR_API_KEY: (scanVendor ?? simulator).apiKey,
+          ...(scanVendor ? { SCAN_API_URL: scanVendor.url } : {}),
+        }).finally(async () => {
+          await s3.close();
+          await scanVendor?.close();
+        });
         process.stdout.write(
           `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${m.seconds.toFixed(1)} (${pct(m.seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s) | ` +
-            `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')}${standIn ? ' *' : ''} | ` +
+            `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')} | ` +
             `${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, limits.memoryMiB)} of ${limits.memoryMiB}) | ` +
-            `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'}\n`,
+            `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'} | ` +
+            `${spec.historyColumn} | ${m.itemsBytes === undefined ? '-' : (m.itemsBytes / 2 ** 20).toFixed(1)}\n`,
         );
       }
       notes.push(`${spec.label}: history ${spec.history}`);
     }
+    const fetchLimits = limitsOf(template, 'fetch-scan-output');
+    for (const mib of [64, 1024]) {
+      if (!picked('scan-output', mib)) continue;
+      const m = await measureScanOutput(mib * 2 ** 20);
+      process.stdout.write(
+        `FetchReport (scan output) | ${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} | ${m.seconds.toFixed(1)} (${pct(m.seconds, fetchLimits.timeoutSeconds)} of ${fetchLimits.timeoutSeconds} s) | ` +
+          `${m.cpuSeconds.toFixed(1)} | ${m.requests} | ${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, fetchLimits.memoryMiB)} of ${fetchLimits.memoryMiB}) | ` +
+          `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)}) | n/a: one Task state whatever the size | -\n`,
+      );
+    }
     // The adaptive loop next to a fixed 30 s one, as `npm run bench -- poll` measures it.
-    const poll = await measurePollCost([3600, 6 * 3600]);
+    const poll = only.length === 0 ? await measurePollCost([3600, 6 * 3600]) : [];
     for (const row of poll) {
       notes.push(
         `ScanDomain, one scan of ${(row.scanSeconds / 3600).toFixed(0)} h: ${row.adaptiveHistoryEvents} history events (${pct(row.adaptiveHistoryEvents, HISTORY_LIMIT)} of ${HISTORY_LIMIT.toLocaleString('en-US')})`,
@@ -171,7 +287,6 @@ export async function measureScale(): Promise<void> {
   }
   process.stdout.write(
     `${notes.map((note) => `- ${note}`).join('\n')}\n` +
-      '* the per-person request-object PUTs were answered in-process after the injected latency, not stored by s3rver (it stores ~150-200 small objects a second here); the wall time is measured, with the real concurrency.\n' +
       'Peak RSS is the whole worker process (Node, tsx and the SDK included), sampled every 20 ms.\n',
   );
 }

@@ -2,7 +2,7 @@
  * Bundled by bench/bundles.ts like a handler: throws from a core module and prints the stack, so
  * the bench can tell whether a deployed trace still names the TypeScript file and line.
  */
-import { readUrlEnv } from '#core/runtime/env';
+import { readUrlEnv } from '#lambdas/platform/runtime/env';
 
 try {
   readUrlEnv({}, 'SCAN_API_URL');

@@ -2,7 +2,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { loadPipelineConfig, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
-import { PipelineChecks } from '../lib/rules/pipeline-checks.ts';
+import { PipelineChecks } from '../lib/platform/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 
 const app = new App();

@@ -2,27 +2,27 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cd
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ENV } from '#core/runtime/variables';
-import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#core/workflows/breach/limits';
-import { WATCHLIST_SUFFIXES } from '#core/workflows/breach/watchlist';
+import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
 import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
-import { AlarmNotifications } from './constructs/alarm-notifications.ts';
-import { BreachWorkflow } from './constructs/breach-workflow.ts';
-import { DeadLetterQueue } from './constructs/dead-letter-queue.ts';
-import { DomainListIntake } from './constructs/domain-list-intake.ts';
-import { DomainListWorkflow } from './constructs/domain-list-workflow.ts';
-import { KeyRotation } from './constructs/key-rotation.ts';
-import { PipelineDashboard } from './constructs/pipeline-dashboard.ts';
-import { PipelineMetricAlarms } from './constructs/pipeline-metric-alarms.ts';
-import { PipelinePause } from './constructs/pipeline-pause.ts';
-import { PipelineStorage } from './constructs/pipeline-storage.ts';
-import { RunNotifications } from './constructs/run-notifications.ts';
-import { ScanReconciliation } from './constructs/scan-reconciliation.ts';
-import { ScanSchedules } from './constructs/scan-schedules.ts';
-import { ScanWorkflow } from './constructs/scan-workflow.ts';
-import { ScheduledReconciliation } from './constructs/scheduled-reconciliation.ts';
-import { VendorSecrets } from './constructs/vendor-secrets.ts';
-import { WatchlistWorkflow } from './constructs/watchlist-workflow.ts';
+import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
+import { PipelineStorage } from './platform/pipeline-storage.ts';
+import { ScheduledReconciliation } from './platform/scheduled-reconciliation.ts';
+import { ScheduledRuns } from './platform/scheduled-runs.ts';
+import { UploadIntake } from './platform/upload-intake.ts';
+import { VendorSecrets } from './platform/vendor-secrets.ts';
+import { BreachWorkflow } from './workflows/breach/breach-workflow.ts';
+import { DomainListWorkflow } from './workflows/domain-list/domain-list-workflow.ts';
+import { AlarmNotifications } from './workflows/operations/alarm-notifications.ts';
+import { PipelineDashboard } from './workflows/operations/pipeline-dashboard.ts';
+import { PipelineMetricAlarms } from './workflows/operations/pipeline-metric-alarms.ts';
+import { PipelinePause } from './workflows/operations/pipeline-pause.ts';
+import { RunNotifications } from './workflows/operations/run-notifications.ts';
+import { KeyRotation } from './workflows/rotation/key-rotation.ts';
+import { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
+import { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
+import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
 
 export interface SecurityPipelineStackProps extends StackProps {
   /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
@@ -38,15 +38,15 @@ export class SecurityPipelineStack extends Stack {
   public readonly scanWorkflow: ScanWorkflow;
   public readonly domainListWorkflow: DomainListWorkflow;
   public readonly pause: PipelinePause;
-  public readonly intake: DomainListIntake;
-  public readonly schedules: ScanSchedules;
+  public readonly intake: UploadIntake;
+  public readonly schedules: ScheduledRuns;
   public readonly breachWorkflow: BreachWorkflow;
   public readonly watchlistWorkflow: WatchlistWorkflow;
-  public readonly watchlistIntake: DomainListIntake;
+  public readonly watchlistIntake: UploadIntake;
   public readonly breachReconciliation: ScheduledReconciliation;
   /** Undefined when `scan.reconciliation.enabled` is false. */
   public readonly scanReconciliation: ScanReconciliation | undefined;
-  public readonly watchlistSchedules: ScanSchedules;
+  public readonly watchlistSchedules: ScheduledRuns;
   public readonly metricAlarms: PipelineMetricAlarms;
   public readonly dashboard: PipelineDashboard;
   /** Undefined when `rotation.enabled` is false. */
@@ -109,7 +109,7 @@ export class SecurityPipelineStack extends Stack {
     });
 
     this.pause = new PipelinePause(this, 'Pause');
-    this.intake = new DomainListIntake(this, 'Intake', {
+    this.intake = new UploadIntake(this, 'Intake', {
       pause: this.pause,
       inputBucket: this.storage.inputBucket,
       listStateMachine: this.domainListWorkflow.stateMachine,
@@ -119,7 +119,7 @@ export class SecurityPipelineStack extends Stack {
       logRetention,
     });
 
-    this.schedules = new ScanSchedules(this, 'Schedules', {
+    this.schedules = new ScheduledRuns(this, 'Schedules', {
       startFunction: this.intake.startFunction,
       inputBucket: this.storage.inputBucket,
       schedules: config.schedules,
@@ -147,7 +147,7 @@ export class SecurityPipelineStack extends Stack {
     });
     // The same intake as domain lists (execution named by the object's version, duplicates
     // ignored), for watchlist uploads under their own prefix.
-    this.watchlistIntake = new DomainListIntake(this, 'WatchlistIntake', {
+    this.watchlistIntake = new UploadIntake(this, 'WatchlistIntake', {
       pause: this.pause,
       inputBucket: this.storage.inputBucket,
       listStateMachine: this.watchlistWorkflow.stateMachine,
@@ -159,7 +159,7 @@ export class SecurityPipelineStack extends Stack {
       logRetention,
     });
     // Each breach schedule names its watchlist object; the schedules' own names key the lists.
-    this.watchlistSchedules = new ScanSchedules(this, 'WatchlistSchedules', {
+    this.watchlistSchedules = new ScheduledRuns(this, 'WatchlistSchedules', {
       startFunction: this.watchlistIntake.startFunction,
       inputBucket: this.storage.inputBucket,
       schedules: config.breach.schedules.map(({ watchlistKey: _key, ...schedule }) => ({

@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { MIN_IDENTITY_KEY_BYTES } from '#core/workflows/breach/identity';
-import { watchlistFormatOf } from '#core/workflows/breach/watchlist';
-import type { WatchlistSummary } from '#core/workflows/breach/watchlist-run';
+import { MIN_IDENTITY_KEY_BYTES } from '#lambdas/breach/contracts';
+import { watchlistFormatOf } from '#lambdas/watchlist/watchlist';
+import type { WatchlistSummary } from '#lambdas/watchlist/watchlist-run';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import {
   type BreachRunRequest,
@@ -22,6 +22,7 @@ import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { breachReportStateMachine } from './definitions.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
+import type { LocalTiming } from './pipeline.ts';
 import {
   HANDLER_LOG_FILE,
   type LogLevel,
@@ -39,6 +40,8 @@ export interface BreachCommandOptions {
   readonly watchlist?: string;
   readonly out: string;
   readonly logLevel: LogLevel;
+  /** @default {}: failed states are retried at the definition's intervals */
+  readonly timing?: LocalTiming;
 }
 
 /** Where the local identity key lives: the same people get the same names across runs into one `--out`. */
@@ -67,8 +70,9 @@ export async function runBreachCommand(
       logLevel: options.logLevel,
       api: 'breach',
       config,
+      timing: options.timing,
     },
-    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
+    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, timing }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(`Vendor: ${vendor.label}\n`);
       const request: BreachRunRequest = {
@@ -88,6 +92,7 @@ export async function runBreachCommand(
           limits: config.breach,
           identityKey,
           logger: logs.logger,
+          retryIntervalMs: timing.retryIntervalMs,
         },
         request,
       );
@@ -128,8 +133,9 @@ async function runWatchlistCommand(
       logLevel: options.logLevel,
       api: 'breach',
       config,
+      timing: options.timing,
     },
-    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
+    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, timing }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       process.stdout.write(
         `Vendor: ${vendor.label}\nWatchlist: ${options.watchlist}; ${config.breach.maxConcurrency} at once\n`,
@@ -149,6 +155,7 @@ async function runWatchlistCommand(
           limits: config.breach,
           identityKey: await localIdentityKey(out),
           logger: logs.logger,
+          retryIntervalMs: timing.retryIntervalMs,
           onPersonDone: (item, outcome) =>
             process.stdout.write(
               `  row ${item.row}: ${item.person.slug}: ${outcome.outcome === 'failed' ? `failed (${outcome.error})` : outcome.outcome}\n`,

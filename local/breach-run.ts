@@ -6,25 +6,23 @@
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
-import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { getJson } from '#core/s3/json-objects';
-import type { VendorLogger } from '#core/vendor/types';
-import {
-  type BreachReportInput,
-  type PersonRef,
-  parseBreachRequest,
-  type ReconOutput,
-} from '#core/workflows/breach/contracts';
-import type { BreachApi, BreachDeps } from '#core/workflows/breach/deps';
 import {
   BREACH_PREFIX,
+  type BreachReportInput,
   breachExecutionName,
-  breachRunPrefix,
+  type PersonRef,
+  parseBreachRequest,
   personRef,
-} from '#core/workflows/breach/identity';
-import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#core/workflows/breach/limits';
-import type { BreachRunResult } from '#core/workflows/breach/records';
+  type ReconOutput,
+} from '#lambdas/breach/contracts';
+import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
+import { createBreachSettings } from '#lambdas/breach/deps';
+import { breachRunPrefix } from '#lambdas/breach/identity';
+import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#lambdas/breach/limits';
+import type { BreachRunResult } from '#lambdas/breach/records';
+import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
+import { getJson } from '#lambdas/platform/s3/json-objects';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import {
   type PersonResult,
   type PreparedWatchlist,
@@ -34,12 +32,12 @@ import {
   type WatchlistItem,
   type WatchlistSummary,
   writeWatchlistSummary,
-} from '#core/workflows/breach/watchlist-run';
-import { createArchiveBreachReportHandler } from '../lambdas/archive-breach-report.ts';
-import { createBreachReconHandler } from '../lambdas/breach-recon.ts';
-import { createRecordBreachFailureHandler } from '../lambdas/record-breach-failure.ts';
+} from '#lambdas/watchlist/watchlist-run';
+import { createArchiveBreachReportHandler } from '../lambdas/breach/handlers/archive-breach-report.ts';
+import { createBreachReconHandler } from '../lambdas/breach/handlers/breach-recon.ts';
+import { createRecordBreachFailureHandler } from '../lambdas/breach/handlers/record-breach-failure.ts';
+import { createWriteBreachManifestHandler } from '../lambdas/breach/handlers/write-breach-manifest.ts';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
-import { createWriteBreachManifestHandler } from '../lambdas/write-breach-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
 import { runAs } from './iam/attribution.ts';
 import { mapWithConcurrency } from './pipeline.ts';

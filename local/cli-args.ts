@@ -4,7 +4,7 @@
  * before its own `--` (so the CLI never sees it), and the default command takes only its own flags.
  */
 import { isAbsolute, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 
 /** The directory the user ran `npm start` from: npm's INIT_CWD, else this process's own. */
 export function userDirectory(env: NodeJS.ProcessEnv = process.env): string {
@@ -95,4 +95,20 @@ export function swallowedFlagsProblem(
     (strays.length > 0 ? `, and their values (${strays.join(', ')}) arrived as arguments` : '') +
     `. Type: npm start -- ${[...words.map(shellWord), ...swallowed.map((flag) => `${flag} …`)].join(' ')}`
   );
+}
+
+/** Commander's way to take a flag more than once. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** `--concurrency`: a whole number of domains at once, as scan.maxConcurrency allows. */
+export function concurrencyFlag(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
+    throw new InvalidArgumentError(
+      `--concurrency must be a whole number between 1 and 1000 (got ${JSON.stringify(value)})`,
+    );
+  }
+  return parsed;
 }

@@ -6,10 +6,15 @@
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ConfigurationError, VendorAuthError, VendorNetworkError, VendorTimeoutError } from '#core/errors';
-import { ENV } from '#core/runtime/variables';
-import { BreachClient } from '#core/vendor/breach-client';
-import { ScanClient } from '#core/vendor/scan-client';
+import {
+  ConfigurationError,
+  VendorAuthError,
+  VendorNetworkError,
+  VendorTimeoutError,
+} from '#lambdas/platform/errors';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 
 /** A mistake in how the command was called: exit 2, before any work. */
 export class UsageError extends Error {

@@ -1,5 +1,5 @@
 /**
- * `npm start`: the real pipeline on this machine (see "Contracts" in the README).
+ * `npm start`: the real pipeline on this machine (see docs/local-runs.md and docs/contracts.md).
  *
  *   npm start                                   demo: examples/domains.txt against the simulator
  *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]
@@ -14,12 +14,19 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { splitLines } from '#core/domain-list';
-import { ConfigurationError, InvalidInputError } from '#core/errors';
+import { Command, CommanderError, Option } from 'commander';
+import { splitLines } from '#lambdas/domain-list/domain-list';
+import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
 import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
 import { runBreachCommand } from './breach-command.ts';
-import { flagBeforeCommandProblem, swallowedFlagsProblem, userDirectory, userPath } from './cli-args.ts';
+import {
+  collect,
+  concurrencyFlag,
+  flagBeforeCommandProblem,
+  swallowedFlagsProblem,
+  userDirectory,
+  userPath,
+} from './cli-args.ts';
 import {
   configFlag,
   hasDomainLines,
@@ -39,16 +46,15 @@ export { localPollSettings } from './poll-flags.ts';
 
 import { scanDomainStateMachine } from './definitions.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
-import { runDomainList } from './pipeline.ts';
+import { type LocalTiming, runDomainList } from './pipeline.ts';
 import {
   COMPACT_THRESHOLD,
   createConsoleReporter,
-  formatProblems,
-  formatSummaryTable,
-  formatTotals,
   lineLabeller,
   type OutputMode,
+  outputModeFor,
   type ProgressListener,
+  scanRunEnding,
   summaryHasFailures,
 } from './progress.ts';
 import {
@@ -81,6 +87,8 @@ export interface ScanCommandOptions {
   readonly output?: OutputMode;
   /** The demo shortens the poll waits and the simulator's scans. */
   readonly demo: boolean;
+  /** @default {}: the definition's own waits and retry intervals */
+  readonly timing?: LocalTiming;
 }
 
 /** Runs a scan list locally; returns the exit code. */
@@ -116,6 +124,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       logLevel: options.logLevel,
       api: 'scan',
       config,
+      timing: options.timing,
       // Retries and give-ups show as they happen, instead of minutes of silence.
       vendorObserver: {
         retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt }),
@@ -132,7 +141,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       let reporter: ReturnType<typeof createConsoleReporter> | undefined;
       onProgress = (event) => {
         if (event.type === 'list-prepared') {
-          mode = options.output ?? (event.total > COMPACT_THRESHOLD ? 'compact' : 'verbose');
+          mode = outputModeFor(event.total, options.output);
           reporter = createConsoleReporter(process.stdout, { mode });
           // In the run folder from before the first scan, so it can be followed while the run goes on.
           logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
@@ -155,6 +164,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           allowSpecialUse: config.scan.allowSpecialUseDomains,
           logger: logs.logger,
           onProgress,
+          ...options.timing,
         },
         { domains: options.domains, ...(file ? { file } : {}) },
       );
@@ -163,17 +173,11 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
       // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
       const lineLabel = lineLabeller(file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0);
-      const table = formatSummaryTable(run.summary, { resultsDir: resultsRoot, lineLabel });
-      const tablePath = await writeSummaryTable(runFolder, table);
+      const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel });
+      const tablePath = await writeSummaryTable(runFolder, ending.table);
       const logPath = await logs.close(process.stderr);
       const latest = await pointLatestAt(out, runFolder);
-      const problems =
-        mode === 'compact' ? formatProblems(run.summary, { resultsDir: resultsRoot, lineLabel }) : '';
-      process.stdout.write(
-        mode === 'compact'
-          ? `\n${problems}${problems ? '\n' : ''}${formatTotals(run.summary)}`
-          : `\n${table}`,
-      );
+      process.stdout.write(ending.printed);
       process.stdout.write(
         `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
           logLine(logPath, logs) +
@@ -183,21 +187,6 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       return summaryHasFailures(run.summary) ? 1 : 0;
     },
   );
-}
-
-/** Commander's way to take a flag more than once. */
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function positiveInteger(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
-    throw new InvalidArgumentError(
-      `--concurrency must be a whole number between 1 and 1000 (got ${JSON.stringify(value)})`,
-    );
-  }
-  return parsed;
 }
 
 interface RawScanFlags {
@@ -236,7 +225,11 @@ function sharedScanOptions(
   };
 }
 
-export function buildProgram(config: PipelineConfig, setExitCode: (code: number) => void): Command {
+export function buildProgram(
+  config: PipelineConfig,
+  setExitCode: (code: number) => void,
+  timing: LocalTiming = {},
+): Command {
   const program = new Command('npm start --')
     .description(
       'Run the vendor security pipeline locally: the synthesized state machine, the real handlers, embedded S3.',
@@ -260,7 +253,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
         'give up on a scan (ScanTimedOut) after this long',
         pollFlag('--deadline', 'deadlineSeconds'),
       )
-      .option('--concurrency <n>', 'domains scanned at once', positiveInteger)
+      .option('--concurrency <n>', 'domains scanned at once', concurrencyFlag)
       .addOption(
         new Option(
           '--quiet',
@@ -283,6 +276,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
           ...(flags.domainsFile ? { domainsFile: flags.domainsFile } : {}),
           ...sharedScanOptions(flags),
           demo: false,
+          timing,
         },
         config,
       ),
@@ -313,14 +307,15 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
               emails: flags.email,
               out: flags.out,
               logLevel: flags.logLevel,
+              timing,
             },
             config,
           ),
         );
       },
     );
-  addRotateCommand(program, config, setExitCode);
-  addReconcileCommand(program, config, setExitCode);
+  addRotateCommand(program, config, setExitCode, timing);
+  addReconcileCommand(program, config, setExitCode, timing);
   withScanFlags(
     program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
   ).action(async (flags: RawScanFlags) => {
@@ -332,6 +327,7 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
           domainsFile: DEMO_LIST,
           ...sharedScanOptions(flags),
           demo: true,
+          timing,
         },
         config,
       ),
@@ -340,21 +336,33 @@ export function buildProgram(config: PipelineConfig, setExitCode: (code: number)
   return program;
 }
 
+/** What only an in-process caller (the tests) can set; the command line reaches none of it. */
+export interface MainOptions {
+  /** Used instead of the configuration `--config` or config/ would give. */
+  readonly config?: PipelineConfig;
+  /** Replaced waits and retry intervals, for runs that are not about timing. */
+  readonly timing?: LocalTiming;
+}
+
 /** Parses argv and runs; never throws: every failure becomes a message and an exit code. */
-export async function main(argv: readonly string[], configOverride?: PipelineConfig): Promise<number> {
+export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
   let exitCode = 0;
   try {
     const nodeProblem = nodeVersionProblem();
     if (nodeProblem) throw new UsageError(nodeProblem);
     const configFile = configFlag(argv);
     const config =
-      configOverride ??
+      options.config ??
       (configFile === undefined
         ? await loadLocalPipelineConfig(PROJECT_ROOT)
         : loadPipelineConfigFile(configFile, userDirectory(), '--config'));
-    const program = buildProgram(config, (code) => {
-      exitCode = code;
-    });
+    const program = buildProgram(
+      config,
+      (code) => {
+        exitCode = code;
+      },
+      options.timing,
+    );
     const unknown =
       swallowedFlagsProblem(argv, program) ??
       flagBeforeCommandProblem(argv, program) ??

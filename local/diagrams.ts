@@ -1,10 +1,10 @@
 /**
  * Mermaid diagrams of the state machines, generated from the synthesized definitions, and kept in
- * the README between `<!-- diagram:<Name> -->` and `<!-- /diagram -->` markers.
+ * docs/state-machines.md between `<!-- diagram:<Name> -->` and `<!-- /diagram -->` markers.
  *
- *   npm run diagrams            rewrites the README's diagrams from `cdk synth`
+ *   npm run diagrams            rewrites that page's diagrams from `cdk synth`
  *
- * test/cdk/diagrams.test.ts fails when a README diagram differs from what this renders, so the
+ * test/stack/diagrams.cdk.test.ts fails when a diagram there differs from what this renders, so the
  * pictures can never drift from the deployed workflow.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -14,7 +14,10 @@ import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { type AslDefinition, type AslState, type CfnTemplate, stateMachineWithState } from './definitions.ts';
 import { cachedTemplate } from './synth-cache.ts';
 
-/** The diagrams in the README: a name, and a top-level state that identifies the machine. */
+/** The page that holds the diagrams, relative to the repository root. */
+export const DIAGRAMS_PAGE = 'docs/state-machines.md';
+
+/** The diagrams on that page: a name, and a top-level state that identifies the machine. */
 export const DIAGRAMS = [
   { name: 'DomainListScan', stateName: 'PrepareDomainList' },
   { name: 'ScanDomain', stateName: 'StartScan' },
@@ -81,7 +84,7 @@ function edges(state: AslState, end: string): string[] {
   return [...new Set(out)];
 }
 
-/** Each README diagram's Mermaid, rendered from `template`. */
+/** Each diagram's Mermaid, rendered from `template`. */
 export function renderDiagrams(template: CfnTemplate): Map<string, string> {
   return new Map(
     DIAGRAMS.map(({ name, stateName }) => [
@@ -104,7 +107,7 @@ export function withDiagrams(readme: string, diagrams: ReadonlyMap<string, strin
   let text = readme;
   for (const [name, mermaid] of diagrams) {
     if (diagramIn(text, name) === undefined)
-      throw new Error(`README.md has no <!-- diagram:${name} --> block`);
+      throw new Error(`${DIAGRAMS_PAGE} has no <!-- diagram:${name} --> block`);
     text = text.replace(
       new RegExp(`(<!-- diagram:${name} -->\\n\`\`\`mermaid\\n)[\\s\\S]*?(\\n\`\`\`\\n<!-- /diagram -->)`),
       (_all, open: string, close: string) => `${open}${mermaid}${close}`,
@@ -114,8 +117,8 @@ export function withDiagrams(readme: string, diagrams: ReadonlyMap<string, strin
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const readmePath = resolve(import.meta.dirname, '..', 'README.md');
+  const readmePath = resolve(import.meta.dirname, '..', DIAGRAMS_PAGE);
   const diagrams = renderDiagrams(await cachedTemplate(DEFAULT_PIPELINE_CONFIG));
   await writeFile(readmePath, withDiagrams(await readFile(readmePath, 'utf8'), diagrams));
-  process.stdout.write(`README.md: ${[...diagrams.keys()].join(', ')} rendered from cdk synth\n`);
+  process.stdout.write(`${DIAGRAMS_PAGE}: ${[...diagrams.keys()].join(', ')} rendered from cdk synth\n`);
 }

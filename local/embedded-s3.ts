@@ -16,6 +16,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { defaultLatency, injectLatency, type Latency } from './latency.ts';
 import { addCopyAndConditions } from './s3rver-copy-and-conditions.ts';
+import { addListingTokens } from './s3rver-listing-tokens.ts';
 
 export interface S3rverFixture {
   /** e.g. http://127.0.0.1:54321 */
@@ -156,6 +157,7 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
   const store = server.store as ListingStore;
   scopeListingsToPrefixFolder(store);
   addCopyAndConditions(server, server.store as Parameters<typeof addCopyAndConditions>[1]);
+  addListingTokens(server);
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
   const clients: S3Client[] = [];

@@ -8,14 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createVendorClients, type VendorClients } from '#core/vendor/index';
-import type { CredentialProvider, VendorAttemptObserver } from '#core/vendor/types';
+import { createVendorClients, type VendorClients } from '#lambdas/platform/vendor-api/index';
+import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
 import { type IamEvaluator, localRunEvaluator } from './iam/evaluator.ts';
 import { onInterrupt, removeLeftovers, s3FolderPrefix } from './interrupts.ts';
+import type { LocalTiming } from './pipeline.ts';
 import { createFileLogger, type FileLogger, type LogLevel, logLine } from './run-files.ts';
 import { spentFaultsLine } from './spent-faults.ts';
 import { cachedSynthesis } from './synth-cache.ts';
@@ -42,6 +43,8 @@ export interface LocalRunOptions {
   readonly vendorObserver?: VendorAttemptObserver;
   /** The local name (or id) of the secret that stands for the stack's rotated secret. */
   readonly rotatedSecret?: string;
+  /** Replaced waits and retry intervals for the state machines the run executes. @default {} */
+  readonly timing?: LocalTiming;
 }
 
 export interface LocalRun {
@@ -65,6 +68,8 @@ export interface LocalRun {
   clientsWith(credentials: CredentialProvider): VendorClients;
   /** Copies every object written so far to `<out>/<bucket>/<key>`. */
   exportWritten(): Promise<ExportReport>;
+  /** What every state machine run of this command passes on (LocalRunOptions.timing). */
+  readonly timing: LocalTiming;
 }
 
 /** Runs `body` inside a local run and always tears it down (log, S3, vendor), whatever happens. */
@@ -142,6 +147,7 @@ export async function withLocalRun<T>(
         clients: clientsWith(async () => vendor.apiKey),
         iam,
         clientsWith,
+        timing: options.timing ?? {},
         exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
       });
       process.stdout.write(await spentFaultsLine(vendor.scanApiUrl, startedAt));

@@ -5,7 +5,7 @@
  * here is a special path.
  */
 import { join } from 'node:path';
-import type { ScanApi } from '#core/workflows/scan/deps';
+import type { ScanApi } from '#lambdas/scan/deps';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { scanDomainStateMachine } from './definitions.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, type LocalRun } from './local-run.ts';
@@ -44,6 +44,7 @@ export async function scanOneDomain(
       maxListBytes: config.intake.maxListBytes,
       allowSpecialUse: config.scan.allowSpecialUseDomains,
       logger: run.logs.logger,
+      ...run.timing,
     },
     { domains: [domain] },
   );

@@ -10,30 +10,32 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
-import { NO_METRICS, type PipelineMetrics } from '#core/metrics';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import type { StatusVocabulary } from '#core/vendor/types';
-import type { DomainListSource, PreparedDomainList } from '#core/workflows/list/contracts';
-import { domainResultFromFailure, type ListDeps } from '#core/workflows/list/list';
 import type {
   DomainListItem,
+  DomainListSource,
   DomainScanResult,
   ListSummary,
-  ScanInProgress,
-  ScanOutcome,
-} from '#core/workflows/scan/contracts';
-import type { ScanApi, ScanDeps, ScanLogger } from '#core/workflows/scan/deps';
-import type { PollSettings } from '#core/workflows/scan/poll-schedule';
-import { createDeleteScanHandler } from '../lambdas/delete-scan.ts';
-import { createFetchScanOutputHandler } from '../lambdas/fetch-scan-output.ts';
-import { createPollScanStatusHandler } from '../lambdas/poll-scan-status.ts';
-import { createPrepareDomainListHandler } from '../lambdas/prepare-domain-list.ts';
-import { createRecordScanFailureHandler } from '../lambdas/record-scan-failure.ts';
+  PreparedDomainList,
+} from '#lambdas/domain-list/contracts';
+import type { ListDeps } from '#lambdas/domain-list/list';
+import { domainResultFromFailure } from '#lambdas/domain-list/list-summary';
+import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
+import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
+import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
+import type { ScanInProgress, ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps';
+import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import { createScanSettings } from '#lambdas/scan/settings';
+import { createPrepareDomainListHandler } from '../lambdas/domain-list/handlers/prepare-domain-list.ts';
+import { createWriteListSummaryHandler } from '../lambdas/domain-list/handlers/write-list-summary.ts';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
-import { createStartScanHandler } from '../lambdas/start-scan.ts';
-import { createWriteListSummaryHandler } from '../lambdas/write-list-summary.ts';
-import { createWriteScanManifestHandler } from '../lambdas/write-scan-manifest.ts';
+import { createDeleteScanHandler } from '../lambdas/scan/handlers/delete-scan.ts';
+import { createFetchScanOutputHandler } from '../lambdas/scan/handlers/fetch-scan-output.ts';
+import { createPollScanStatusHandler } from '../lambdas/scan/handlers/poll-scan-status.ts';
+import { createRecordScanFailureHandler } from '../lambdas/scan/handlers/record-scan-failure.ts';
+import { createStartScanHandler } from '../lambdas/scan/handlers/start-scan.ts';
+import { createWriteScanManifestHandler } from '../lambdas/scan/handlers/write-scan-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
 import { runAs } from './iam/attribution.ts';
 import type { ProgressListener } from './progress.ts';
@@ -68,11 +70,17 @@ export interface LocalPipelineOptions {
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
   readonly waitOverrideMs?: number;
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   /** Where the handlers' metrics go (the CLI keeps them for its summary). @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
   readonly onProgress?: ProgressListener;
 }
+
+/**
+ * Waits and retry intervals replaced, for runs that are not about timing (the CLI's tests). The
+ * CLI never sets them from the command line: a user's run waits what the definition says.
+ */
+export type LocalTiming = Pick<LocalPipelineOptions, 'retryIntervalMs' | 'waitOverrideMs'>;
 
 export interface DomainListRequest {
   /** Domains given on the command line. */

@@ -3,14 +3,14 @@
  * rules a deployment uses (`pollSettingsSchema`, `POLL_BOUNDS`) and named by this command's flags.
  */
 import { InvalidArgumentError } from 'commander';
-import { numberFromText, problemsOf } from '#core/schema';
+import { numberFromText, problemsOf } from '#lambdas/platform/schema';
 import {
   largestDeadlineWithinBudget,
   POLL_BOUNDS,
   type PollSettingNamer,
   type PollSettings,
   pollSettingsSchema,
-} from '#core/workflows/scan/poll-schedule';
+} from '#lambdas/scan/poll-schedule';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { UsageError } from './cli-checks.ts';
 

@@ -9,8 +9,9 @@
  *
  * A terminal always gets the redrawn status line; problems are printed above it as they happen.
  */
-import type { VendorAttemptEvent } from '#core/vendor/types';
-import type { DomainFinalState, ListSummary } from '#core/workflows/scan/contracts';
+
+import type { DomainFinalState, ListSummary } from '#lambdas/domain-list/contracts';
+import type { VendorAttemptEvent } from '#lambdas/platform/vendor-api/types';
 
 export type ProgressEvent =
   | {
@@ -57,6 +58,11 @@ export type OutputMode = 'compact' | 'verbose';
 
 /** Above this many domains `npm start` switches to compact output unless `--verbose` is given. */
 export const COMPACT_THRESHOLD = 50;
+
+/** The flag's mode, else compact above COMPACT_THRESHOLD domains. */
+export function outputModeFor(total: number, requested?: OutputMode): OutputMode {
+  return requested ?? (total > COMPACT_THRESHOLD ? 'compact' : 'verbose');
+}
 
 /** How often a pipe or log gets a progress line in compact mode. */
 export const PROGRESS_INTERVAL_MS = 5_000;
@@ -177,7 +183,7 @@ export function describeVendorAttempt(
     return (
       `${a.operation}: ${what} asking to wait ${seconds(a.retryAfterMs)} (Retry-After), longer than the client ` +
       `waits inside one invocation; the call fails and the state machine's Retry rule decides when to try again ` +
-      `(its own interval, not Retry-After: README "Retry-After")`
+      `(its own interval, not Retry-After: docs/local-runs.md "Retry-After")`
     );
   }
   return `${a.operation}: ${what} on attempt ${a.attempt}/${a.maxAttempts}; the client gives up`;
@@ -333,4 +339,19 @@ export function formatProblems(summary: ListSummary, options: ProblemOptions = {
     if (groups.size > maxListed) out.push(`  ... and ${groups.size - maxListed} more domain(s) repeated`);
   }
   return out.length === 0 ? '' : `${out.join('\n')}\n`;
+}
+
+/** What a scan run prints once its scans are done, and the full table it keeps as summary.txt. */
+export interface ScanRunEnding {
+  /** Every line's fate: printed in verbose mode, always kept. */
+  readonly table: string;
+  /** What the terminal gets: the table (verbose), or only the problems and the totals (compact). */
+  readonly printed: string;
+}
+
+export function scanRunEnding(summary: ListSummary, mode: OutputMode, options: TableOptions): ScanRunEnding {
+  const table = formatSummaryTable(summary, options);
+  if (mode === 'verbose') return { table, printed: `\n${table}` };
+  const problems = formatProblems(summary, options);
+  return { table, printed: `\n${problems}${problems ? '\n' : ''}${formatTotals(summary)}` };
 }

@@ -18,14 +18,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Command } from 'commander';
-import { createMetricsRecorder, METRIC, type RecordedMetric } from '#core/metrics';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { FAILURE_FILE } from '#core/workflows/scan/failure';
-import { MANIFEST_FILE } from '#core/workflows/scan/manifest';
-import { reconcileScans, type ScanReconcileResult } from '#core/workflows/scan/reconcile';
-import type { ReconcileSettings } from '#core/workflows/scan/reconcile-settings';
-import { VENDOR_STATS_KEY } from '#core/workflows/scan/vendor-stats';
+import { createMetricsRecorder, METRIC, type RecordedMetric } from '#lambdas/platform/metrics';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { FAILURE_FILE } from '#lambdas/scan/failure';
+import { MANIFEST_FILE } from '#lambdas/scan/manifest';
+import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile';
+import type { ReconcileSettings } from '#lambdas/scan/reconcile-settings';
+import { createScanSettings } from '#lambdas/scan/settings';
+import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { reconcileFunctionSettings } from '../lib/config/reconciliation-schema.ts';
 import { userPath } from './cli-args.ts';
@@ -33,6 +33,7 @@ import { recordS3Commands } from './embedded-s3.ts';
 import { runAs } from './iam/attribution.ts';
 import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
+import type { LocalTiming } from './pipeline.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 
 const COMMAND = 'reconcile';
@@ -42,6 +43,8 @@ export interface ReconcileCommandOptions {
   readonly logLevel: LogLevel;
   /** The domain whose scan the simulator orphans. */
   readonly orphanDomain: string;
+  /** @default {}: the orphan's scan waits and retries as the definition says */
+  readonly timing?: LocalTiming;
 }
 
 const WRITES = /^(PutObject|CopyObject|CreateMultipartUpload|DeleteObject)Command (.+)$/;
@@ -58,6 +61,7 @@ export async function runReconcileCommand(
       logLevel: options.logLevel,
       api: 'scan',
       config,
+      timing: options.timing,
     },
     async (run) => {
       const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -207,6 +211,7 @@ export function addReconcileCommand(
   program: Command,
   config: PipelineConfig,
   setExitCode: (code: number) => void,
+  timing: LocalTiming = {},
 ): void {
   program
     .command('reconcile')
@@ -220,7 +225,7 @@ export function addReconcileCommand(
     .action(async (flags: { out: string; logLevel: LogLevel; orphanDomain: string }) => {
       setExitCode(
         await runReconcileCommand(
-          { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain },
+          { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain, timing },
           config,
         ),
       );

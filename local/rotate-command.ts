@@ -17,27 +17,27 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { Command } from 'commander';
-import { ConfigurationError, InvalidInputError } from '#core/errors';
-import { createMetricsRecorder, METRIC } from '#core/metrics';
-import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
-import { DEFAULT_ROTATION_SETTINGS } from '#core/rotation/deps';
-import { keyManagementFactory, ROTATION_EVENT } from '#core/runtime/rotation-deps';
-import { ENV } from '#core/runtime/variables';
-import { createSecretWriter, STAGE } from '#core/secret-writer';
+import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
+import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { createSecretWriter, STAGE } from '#lambdas/platform/secret-writer';
 import {
   createSecretsManagerReader,
   credentialProviderFromSecret,
   parseVendorCredentials,
-} from '#core/secrets';
-import { normalizeDomain } from '#core/validation';
-import { isRecord } from '#core/vendor/json';
-import { createRotateApiKeyHandler } from '../lambdas/rotate-api-key.ts';
+} from '#lambdas/platform/secrets';
+import { normalizeDomain } from '#lambdas/platform/validation';
+import { isRecord } from '#lambdas/platform/vendor-api/json';
+import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
+import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
+import { createRotateApiKeyHandler } from '../lambdas/rotation/handlers/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
+import type { LocalTiming } from './pipeline.ts';
 import { driveRotation } from './rotation-driver.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
@@ -56,6 +56,8 @@ export interface RotateCommandOptions {
   readonly checkDomain: string;
   /** `rotate-answer=<shape>`: the simulator answers the rotate in that shape (simulator only). */
   readonly fault?: string | undefined;
+  /** @default {}: the check scan waits as the definition says */
+  readonly timing?: LocalTiming;
 }
 
 /** The shape a `--fault rotate-answer=<shape>` asks for; a UsageError for anything else. */
@@ -111,6 +113,7 @@ export async function runRotateCommand(
         api: 'scan',
         config,
         rotatedSecret: secretName,
+        timing: options.timing,
       },
       async (run) => {
         const { vendor } = run;
@@ -289,6 +292,7 @@ export function addRotateCommand(
   program: Command,
   config: PipelineConfig,
   setExitCode: (code: number) => void,
+  timing: LocalTiming = {},
 ): void {
   program
     .command('rotate')
@@ -306,7 +310,13 @@ export function addRotateCommand(
     .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string; fault?: string }) => {
       setExitCode(
         await runRotateCommand(
-          { out: flags.out, logLevel: flags.logLevel, checkDomain: flags.checkDomain, fault: flags.fault },
+          {
+            out: flags.out,
+            logLevel: flags.logLevel,
+            checkDomain: flags.checkDomain,
+            fault: flags.fault,
+            timing,
+          },
           config,
         ),
       );

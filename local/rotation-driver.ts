@@ -9,8 +9,9 @@ import {
   RotateSecretCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import type { RotationRequest, RotationStepResult } from '#core/rotation/steps';
-import { ROTATION_STEPS } from '#core/rotation/steps';
+import type { RotationRequest } from '#lambdas/rotation/request';
+import { ROTATION_STEPS } from '#lambdas/rotation/request';
+import type { RotationStepResult } from '#lambdas/rotation/steps';
 
 /** The rotation function as Secrets Manager invokes it. */
 export type RotationInvoker = (request: RotationRequest) => Promise<RotationStepResult>;

@@ -12,8 +12,8 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Option } from 'commander';
-import { redactText } from '#core/redact';
-import type { ScanLogger } from '#core/workflows/scan/deps';
+import { redactText } from '#lambdas/platform/redact';
+import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 
 export const SUMMARY_TABLE_FILE = 'summary.txt';
 export const HANDLER_LOG_FILE = 'handler-log.jsonl';
@@ -23,7 +23,7 @@ const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
 export interface FileLogger {
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   /** Lines at warn or above so far: the run says how many, and where they are. */
   readonly warnings: () => number;
   /** Lines logged so far (none: no file is written). */

@@ -3,8 +3,8 @@
  * simulator on a free loopback port.
  */
 
-import { ConfigurationError } from '#core/errors';
-import { ENV } from '#core/runtime/variables';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorUrlProblem } from '../lib/config/index.ts';
 import { startVendorSimulator } from './simulator/index.ts';
 import type { VendorSimulator } from './simulator/types.ts';

@@ -3,14 +3,14 @@
  * watchlists and reconciliation, and schema.ts holds the scan side.
  */
 import * as z from 'zod/mini';
-import { boundedNumber, describeValue, nonEmptyString } from '#core/schema';
-import { DEFAULT_MAX_EMAILS } from '#core/workflows/breach/contracts';
-import { BREACH_LIMITS } from '#core/workflows/breach/limits';
-import { BREACH_RECONCILE_LIMITS } from '#core/workflows/breach/reconcile-settings';
-import { WATCHLIST_LIMITS, watchlistFormatOf } from '#core/workflows/breach/watchlist';
+import { DEFAULT_MAX_EMAILS } from '#lambdas/breach/contracts';
+import { BREACH_LIMITS } from '#lambdas/breach/limits';
+import { BREACH_RECONCILE_LIMITS } from '#lambdas/breach/reconcile-settings';
+import { boundedNumber, describeValue, nonEmptyString, section } from '#lambdas/platform/schema';
+import { WATCHLIST_LIMITS, watchlistFormatOf } from '#lambdas/watchlist/watchlist';
+import { intakePrefixProblem } from './intake-prefix.ts';
 import { expressionSetting } from './schedule-expression.ts';
 import { scheduleFields } from './schedule-fields.ts';
-import { intakePrefixProblem, section } from './schema.ts';
 
 /** A schedule that runs one watchlist object of the input bucket. */
 const breachScheduleSchema = section({

@@ -3,9 +3,9 @@
  * use it). Variable names come from the handlers' own readers, never restated here.
  */
 
-import { ENV } from '#core/runtime/variables';
-import { ALLOW_SPECIAL_USE_VARIABLE } from '#core/validation';
-import { POLL_VARIABLES } from '#core/workflows/scan/poll-schedule';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { ALLOW_SPECIAL_USE_VARIABLE } from '#lambdas/platform/validation';
+import { POLL_VARIABLES } from '#lambdas/scan/poll-schedule';
 import type { PollConfig, StatusVocabularyConfig } from './schema.ts';
 
 /** The poll-loop variables the start and poll handlers read (docs/contracts.md). */

@@ -1,8 +1,7 @@
 /** The `notifications` section: who hears of alarms. */
 import * as z from 'zod/mini';
-import { describeValue, validated } from '#core/schema';
-import { validateEmail } from '#core/validation';
-import { section } from './schema.ts';
+import { describeValue, section, validated } from '#lambdas/platform/schema';
+import { validateEmail } from '#lambdas/platform/validation';
 
 export const notificationsSchema = section({
   /** Subscribed to the alarm topic; the address must confirm by email. @default none */

@@ -5,7 +5,13 @@
  * because the schedule's name is what an operator searches their configuration for.
  */
 import type * as z from 'zod/mini';
-import { describeValue, type IssuePath, knownKeysOf, problemsOf, type SettingProblem } from '#core/schema';
+import {
+  describeValue,
+  type IssuePath,
+  knownKeysOf,
+  problemsOf,
+  type SettingProblem,
+} from '#lambdas/platform/schema';
 import { alarmsSchema } from './alarms-schema.ts';
 import { breachSchema } from './breach-schema.ts';
 import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';

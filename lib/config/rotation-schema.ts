@@ -4,10 +4,9 @@
  * rules for the schedule and its window are in rotation-rules.ts.
  */
 import * as z from 'zod/mini';
-import { boundedNumber, describeValue } from '#core/schema';
+import { boundedNumber, describeValue, section } from '#lambdas/platform/schema';
 import { rotationPeriodDays, rotationScheduleProblem, rotationWindowProblem } from './rotation-rules.ts';
 import { expressionSetting } from './schedule-expression.ts';
-import { section } from './schema.ts';
 
 export { rotationPeriodDays, rotationScheduleProblem, rotationWindowProblem } from './rotation-rules.ts';
 

@@ -3,21 +3,29 @@
  * are inferred from them (`PipelineConfig` …), so a rule and its type cannot drift apart.
  *
  * Rules shared with the handlers are imported, never restated: the poll bounds and the history
- * budget (`#core/workflows/scan/poll-schedule`), the domain-list suffix rule (`#core/domain-list`). Rules that
+ * budget (`#lambdas/scan/poll-schedule`), the domain-list suffix rule (`#lambdas/domain-list/domain-list`). Rules that
  * span sections (a schedule naming a domain list, a list key ending in an intake suffix) live in
  * `parse.ts`, which sees every section at once.
  *
  * Plain TypeScript and zod: no aws-cdk-lib import, so the local runner loads it without the CDK.
  */
 import * as z from 'zod/mini';
-import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#core/domain-list';
-import { InvalidInputError } from '#core/errors';
-import { boundedNumber, describeValue, nonEmptyString, oneOf, section, strictBoolean } from '#core/schema';
-import { checkAllowedSpecialUse, normalizeDomain } from '#core/validation';
-import { LIST_SIZE_LIMIT } from '#core/workflows/list/list';
-import { type PollSettingNamer, pollSettingsSchema } from '#core/workflows/scan/poll-schedule';
+import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/domain-list/domain-list';
+import { LIST_SIZE_LIMIT } from '#lambdas/domain-list/list';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import {
+  boundedNumber,
+  describeValue,
+  nonEmptyString,
+  oneOf,
+  section,
+  strictBoolean,
+} from '#lambdas/platform/schema';
+import { checkAllowedSpecialUse, normalizeDomain } from '#lambdas/platform/validation';
+import { type PollSettingNamer, pollSettingsSchema } from '#lambdas/scan/poll-schedule';
 import type { AlarmsConfig, alarmsSchema } from './alarms-schema.ts';
 import type { BreachConfig, breachSchema } from './breach-schema.ts';
+import { intakePrefixProblem } from './intake-prefix.ts';
 import type { NotificationsConfig, notificationsSchema } from './notifications-schema.ts';
 import { scanReconciliationSchema } from './reconciliation-schema.ts';
 import type { RotationConfig, rotationSchema } from './rotation-schema.ts';
@@ -50,7 +58,8 @@ export const LOG_RETENTION_DAYS: readonly number[] = [
 /** EventBridge Scheduler's limit on a target's Input. */
 export const MAX_SCHEDULE_INPUT_CHARS = 8192;
 
-export { section } from '#core/schema';
+export { section } from '#lambdas/platform/schema';
+export { intakePrefixProblem } from './intake-prefix.ts';
 
 /** An array of non-empty strings; `nonEmpty` refuses `[]`; `missing` is the message when it is absent. */
 export function stringList(options: { nonEmpty: boolean; missing?: string }) {
@@ -194,16 +203,6 @@ export const intakeSchema = section({
   /** A list object larger than this is refused before it is read, with a summary saying why. @default 20 MiB */
   maxListBytes: z._default(boundedNumber(LIST_SIZE_LIMIT.bounds), LIST_SIZE_LIMIT.default),
 });
-
-export function intakePrefixProblem(prefix: string): string | undefined {
-  const got = `(got ${describeValue(prefix)})`;
-  if (prefix.length === 0) return `must be a non-empty string ${got}`;
-  if (prefix.startsWith('/')) return `must not start with '/' (S3 keys have no leading slash) ${got}`;
-  if (!prefix.endsWith('/')) return `must end with '/' ${got}`;
-  // '*' and '\' are special in EventBridge wildcard patterns; '//' is almost certainly a typo.
-  if (/[*?\\]/.test(prefix) || prefix.includes('//')) return `must not contain '*', '?', '\\' or '//' ${got}`;
-  return undefined;
-}
 
 /**
  * Inline domains (a named list or a schedule's), each checked with the validator the handlers and

@@ -10,6 +10,7 @@
  * imported from lambdas/ or lib/, so never bundled into a Lambda.
  */
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
+import { handlerEntryPath } from '#lambdas/registry';
 import { currentHandler } from './attribution.ts';
 import { createDecisionMemo } from './decision-memo.ts';
 import { type AuthorizationRequest, authorizationRequests, type ResourceNaming } from './requests.ts';
@@ -124,7 +125,9 @@ export function createIamEvaluator(
   ) {
     const fn = view.functions[handler];
     if (!fn) {
-      throw new Error(`IAM evaluation: the synthesized template has no function for lambdas/${handler}.ts`);
+      throw new Error(
+        `IAM evaluation: the synthesized template has no function for ${handlerEntryPath(handler)}`,
+      );
     }
     const now = new Date();
     const session = `arn:${partition}:sts::${account}:assumed-role/${fn.roleName}/${fn.functionName}`;

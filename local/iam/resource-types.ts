@@ -3,7 +3,16 @@
  * physical name: the model behind template-resolver.ts.
  */
 import { createHash } from 'node:crypto';
-import type { ResolverEnvironment } from './template-resolver.ts';
+
+/** The account, region, partition and stack a template is resolved in. */
+export interface ResolverEnvironment {
+  readonly account: string;
+  readonly region: string;
+  readonly partition: string;
+  readonly stackName: string;
+  /** Values of template parameters; otherwise a parameter's Default (SSM-typed ones have none). */
+  readonly parameters?: Readonly<Record<string, string>>;
+}
 
 export interface Named {
   readonly name: string;

@@ -11,7 +11,7 @@
  * never a guess: a wrong ARN would make a policy check pass or fail for the wrong reason.
  * The per-type model is in resource-types.ts.
  */
-import { keyId, type Named, TYPES, type TypeModel } from './resource-types.ts';
+import { keyId, type Named, type ResolverEnvironment, TYPES, type TypeModel } from './resource-types.ts';
 
 export interface CfnResource {
   readonly Type: string;
@@ -21,15 +21,6 @@ export interface CfnResource {
 export interface CfnTemplateLike {
   readonly Resources: Record<string, CfnResource>;
   readonly Parameters?: Record<string, { readonly Type?: string; readonly Default?: unknown }>;
-}
-
-export interface ResolverEnvironment {
-  readonly account: string;
-  readonly region: string;
-  readonly partition: string;
-  readonly stackName: string;
-  /** Values of template parameters; otherwise a parameter's Default (SSM-typed ones have none). */
-  readonly parameters?: Readonly<Record<string, string>>;
 }
 
 /** The fixed environment every offline policy check runs in. */

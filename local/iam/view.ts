@@ -3,20 +3,16 @@
  * synthesis, kept in the synth cache): each handler file's execution role and its policies, every
  * resource policy by the ARN it governs, and which buckets and secrets the local stand-ins play.
  */
-import { ENV } from '#core/runtime/variables';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import type { CfnTemplate } from '../definitions.ts';
+import type { ResolverEnvironment } from './resource-types.ts';
 import {
   type NamedPolicy,
   type PolicyDocument,
   resourcePolicyOf,
   rolePoliciesOf,
 } from './template-policies.ts';
-import {
-  type CfnTemplateLike,
-  FAKE_ENVIRONMENT,
-  type ResolverEnvironment,
-  TemplateResolver,
-} from './template-resolver.ts';
+import { type CfnTemplateLike, FAKE_ENVIRONMENT, TemplateResolver } from './template-resolver.ts';
 
 export type { NamedPolicy, PolicyDocument } from './template-policies.ts';
 
@@ -32,7 +28,7 @@ export interface FunctionIdentity {
 
 export interface IamView {
   readonly environment: ResolverEnvironment;
-  /** By handler file (`lambdas/<file>.ts`), read from each function's description. */
+  /** By handler file (`lambdas/<workflow>/handlers/<file>.ts`), read from each function's description. */
   readonly functions: Readonly<Record<string, FunctionIdentity>>;
   /** Bucket, queue, topic, key and secret policies, by the ARN of what they govern. */
   readonly resourcePolicies: Readonly<Record<string, PolicyDocument>>;
@@ -42,7 +38,7 @@ export interface IamView {
   readonly rotatedSecrets: readonly string[];
 }
 
-const HANDLER_DESCRIPTION = /lambdas\/([\w-]+)\.ts$/;
+const HANDLER_DESCRIPTION = /lambdas\/[\w-]+\/handlers\/([\w-]+)\.ts$/;
 
 /** The types whose resource policy the evaluator applies to a handler's calls on them. */
 const GOVERNED_TYPES = new Set([

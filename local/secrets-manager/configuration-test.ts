@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidRequestException } from '@aws-sdk/client-secrets-manager';
-import type { Secret, Version } from './stand-in.ts';
+import type { Secret, Version } from './secret.ts';
 import { meta } from './wire-input.ts';
 
 /** The rotation function as Secrets Manager invokes it. */

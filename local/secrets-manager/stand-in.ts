@@ -1,7 +1,7 @@
 /**
  * A stateful Secrets Manager stand-in: the subset of the service that key rotation touches, with
  * the service's documented rules for versions and staging labels. The tests put it behind
- * aws-sdk-client-mock (test/helpers/secrets-manager-mock.ts); `npm start -- rotate` serves it over
+ * aws-sdk-client-mock (test/kit/secrets-manager-mock.ts); `npm start -- rotate` serves it over
  * loopback HTTP (./server.ts), so the real SDK client talks to it as it would to AWS.
  *
  * The rules it keeps, because rotation depends on each of them:
@@ -29,32 +29,12 @@ import {
   type RotationFunction,
   testConfiguration,
 } from './configuration-test.ts';
+import type { Secret, Version } from './secret.ts';
 import { type Input, meta, notFound, optionalString, requiredString, withoutValues } from './wire-input.ts';
 
 export const CURRENT = 'AWSCURRENT';
 export const PENDING = 'AWSPENDING';
 export const PREVIOUS = 'AWSPREVIOUS';
-
-export interface Version {
-  readonly id: string;
-  value: string | undefined;
-  readonly stages: Set<string>;
-  readonly created: Date;
-  /** Made by RotateSecret: promoting it to AWSCURRENT completes a rotation. */
-  readonly fromRotation: boolean;
-}
-
-export interface Secret {
-  readonly arn: string;
-  readonly name: string;
-  readonly description: string | undefined;
-  readonly created: Date;
-  readonly versions: Map<string, Version>;
-  rotationLambdaArn: string | undefined;
-  rotationRules: Record<string, unknown> | undefined;
-  lastRotated: Date | undefined;
-  lastChanged: Date;
-}
 
 /** The operations the stand-in serves, by their Secrets Manager names. */
 export const STAND_IN_OPERATIONS = [

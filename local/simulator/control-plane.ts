@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from './context.ts';
 import { faultRuleFromJson, patternFromJson } from './faults.ts';
-import { HttpError, jsonError, jsonResponse, readBody, type SimResponse, sendResponse } from './http.ts';
+import { HttpError, jsonError, jsonResponse, readBody, type SimResponse } from './http.ts';
+import { sendResponse } from './send.ts';
 import type { ScanBehaviour } from './types.ts';
 
 function isLoopback(address: string | undefined): boolean {

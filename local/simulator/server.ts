@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { injectLatency } from '../latency.ts';
 import type { AuthScheme, Route, SimContext } from './context.ts';
 import { isPreemptive, strikesAfter } from './faults.ts';
-import { HttpError, readBody, type SimResponse, sendResponse } from './http.ts';
+import { HttpError, readBody, type SimResponse } from './http.ts';
+import { sendResponse } from './send.ts';
 import type { Fault, SimulatedApi } from './types.ts';
 
 export interface ServerSpec {

@@ -7,13 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { ArchiveVerificationError } from '#core/errors';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { archiveReport } from '#core/workflows/breach/archive';
-import { reportFolder } from '#core/workflows/breach/identity';
-import type { BreachLimits } from '#core/workflows/breach/limits';
+import { archiveReport } from '#lambdas/breach/archive';
+import { createBreachSettings } from '#lambdas/breach/deps';
+import { reportFolder } from '#lambdas/breach/identity';
+import type { BreachLimits } from '#lambdas/breach/limits';
+import { ArchiveVerificationError } from '#lambdas/platform/errors';
 import type { Fault } from '#local/simulator/types';
-import { type BreachTestBed, keysUnder, RESULTS_BUCKET, readJson, startBreachBed } from './fixture.ts';
+import { listKeys, readJson } from '../kit/s3.ts';
+import { type BreachTestBed, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 
 const REPORT = 'jane-doe_20261120T100000Z_abc123';
 const FOLDER = reportFolder(REPORT);
@@ -106,11 +107,15 @@ describe('ArchiveReport refuses adversarial archives', () => {
 
     await expect(attempt).rejects.toBeInstanceOf(ArchiveVerificationError);
     await expect(attempt).rejects.toMatchObject({ check: 'limits', message: expect.stringMatching(message) });
-    expect(await keysUnder(bed.s3.client, FOLDER)).toEqual([`${FOLDER}verification-failure.json`]);
-    expect(await readJson(bed.s3.client, `${FOLDER}verification-failure.json`)).toMatchObject({
-      reportName: REPORT,
-      check: 'limits',
-    });
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, FOLDER)).toEqual([
+      `${FOLDER}verification-failure.json`,
+    ]);
+    expect(await readJson(bed.s3.client, RESULTS_BUCKET, `${FOLDER}verification-failure.json`)).toMatchObject(
+      {
+        reportName: REPORT,
+        check: 'limits',
+      },
+    );
   });
 });
 
@@ -144,7 +149,9 @@ describe('ArchiveReport cuts a download at the byte cap as it streams', () => {
         message: expect.stringMatching(message),
       });
       // The staged multipart upload was aborted: only the failure record is under the folder.
-      expect(await keysUnder(bed.s3.client, FOLDER)).toEqual([`${FOLDER}verification-failure.json`]);
+      expect(await listKeys(bed.s3.client, RESULTS_BUCKET, FOLDER)).toEqual([
+        `${FOLDER}verification-failure.json`,
+      ]);
       expect(bed.metrics.recorded).toContainEqual(
         expect.objectContaining({
           name: 'ArchiveVerificationFailures',

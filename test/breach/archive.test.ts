@@ -10,11 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { ArchiveVerificationError, VendorInsecureRedirectError } from '#core/errors';
-import { BreachClient } from '#core/vendor/breach-client';
-import { archiveReport } from '#core/workflows/breach/archive';
-import { reportFolder } from '#core/workflows/breach/identity';
-import { type BreachTestBed, keysUnder, readJson, readObject, startBreachBed } from './fixture.ts';
+import { archiveReport } from '#lambdas/breach/archive';
+import { reportFolder } from '#lambdas/breach/identity';
+import { ArchiveVerificationError, VendorInsecureRedirectError } from '#lambdas/platform/errors';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import { listKeys, readJson, readObject } from '../kit/s3.ts';
+import { type BreachTestBed, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 
 const REPORT = 'jane-doe_20261120T100000Z_abc123';
 const FOLDER = reportFolder(REPORT);
@@ -88,14 +89,21 @@ describe('ArchiveReport', () => {
     const headers = JSON.stringify(bed.sim.storageRequests[0]?.headers).toLowerCase();
     expect(headers).not.toContain('x-api-key');
     expect(headers).not.toContain(bed.sim.apiKey.toLowerCase());
-    expect(await keysUnder(bed.s3.client, FOLDER)).toEqual([`${FOLDER}manifest.json`, `${FOLDER}report.zip`]);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, FOLDER)).toEqual([
+      `${FOLDER}manifest.json`,
+      `${FOLDER}report.zip`,
+    ]);
   });
 
   it('keeps the entries, sizes, CRCs and sha256 in the manifest', async () => {
     const summary = await archiveReport(bed.deps, REPORT, { origin: 'workflow' });
 
-    const manifest = await readJson<Record<string, unknown>>(bed.s3.client, summary.manifestKey);
-    const stored = await readObject(bed.s3.client, summary.key);
+    const manifest = await readJson<Record<string, unknown>>(
+      bed.s3.client,
+      RESULTS_BUCKET,
+      summary.manifestKey,
+    );
+    const stored = await readObject(bed.s3.client, RESULTS_BUCKET, summary.key);
     expect(manifest).toMatchObject({
       reportName: REPORT,
       origin: 'workflow',
@@ -151,7 +159,7 @@ describe('ArchiveReport', () => {
       const attempt = archiveReport({ ...bed.deps, breachClient: client }, REPORT, { origin: 'workflow' });
 
       await expect(attempt).rejects.toBeInstanceOf(VendorInsecureRedirectError);
-      expect(await keysUnder(bed.s3.client, FOLDER)).toEqual([]);
+      expect(await listKeys(bed.s3.client, RESULTS_BUCKET, FOLDER)).toEqual([]);
     } finally {
       await client.close();
       for (const server of [plain, vendor]) {
@@ -173,7 +181,7 @@ describe('ArchiveReport', () => {
     bed.sim.addFault({ api: 'storage', path: '/reports/', times: 3, fault });
 
     await expect(archiveReport(bed.deps, REPORT, { origin: 'workflow' })).rejects.toThrow(message);
-    expect(await keysUnder(bed.s3.client, FOLDER)).toEqual([]);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, FOLDER)).toEqual([]);
   });
 
   it.each([
@@ -228,8 +236,12 @@ describe('ArchiveReport', () => {
 
       await expect(attempt).rejects.toBeInstanceOf(ArchiveVerificationError);
       await expect(attempt).rejects.toMatchObject({ check });
-      expect(await keysUnder(bed.s3.client, FOLDER)).toEqual([`${FOLDER}verification-failure.json`]);
-      expect(await readJson(bed.s3.client, `${FOLDER}verification-failure.json`)).toMatchObject({
+      expect(await listKeys(bed.s3.client, RESULTS_BUCKET, FOLDER)).toEqual([
+        `${FOLDER}verification-failure.json`,
+      ]);
+      expect(
+        await readJson(bed.s3.client, RESULTS_BUCKET, `${FOLDER}verification-failure.json`),
+      ).toMatchObject({
         reportName: REPORT,
         check,
       });
@@ -251,7 +263,7 @@ describe('ArchiveReport', () => {
     const summary = await archiveReport(bed.deps, REPORT, { origin: 'reconciled' });
 
     expect(summary.alreadyArchived).toBe(false);
-    expect(await keysUnder(bed.s3.client, FOLDER)).toContain(`${FOLDER}report.zip`);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, FOLDER)).toContain(`${FOLDER}report.zip`);
   });
 
   it('never replaces a verified archive: a promoted ZIP without a manifest is checked again, not downloaded', async () => {
@@ -295,7 +307,7 @@ describe('ArchiveReport of a large report', () => {
       const summary = await archiveReport(large.deps, REPORT, { origin: 'workflow' });
 
       expect(summary.size).toBeGreaterThan(20 * 1024 * 1024);
-      const stored = await readObject(large.s3.client, summary.key);
+      const stored = await readObject(large.s3.client, RESULTS_BUCKET, summary.key);
       const { createHash } = await import('node:crypto');
       expect(createHash('sha256').update(stored).digest('hex')).toBe(summary.sha256);
       const head = await large.s3.client.send(
@@ -304,10 +316,11 @@ describe('ArchiveReport of a large report', () => {
       expect(head.Metadata).toMatchObject({ sha256: summary.sha256, verified: 'zip-crc' });
       const manifest = await readJson<{ entries: { name: string; size: number }[] }>(
         large.s3.client,
+        RESULTS_BUCKET,
         summary.manifestKey,
       );
       expect(manifest.entries.at(-1)).toMatchObject({ name: 'attachments.bin', size: 20 * 1024 * 1024 });
-      expect(await keysUnder(large.s3.client, FOLDER)).toEqual([
+      expect(await listKeys(large.s3.client, RESULTS_BUCKET, FOLDER)).toEqual([
         `${FOLDER}manifest.json`,
         `${FOLDER}report.zip`,
       ]);

@@ -3,16 +3,16 @@
  * item by position and never quote an address.
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
-import { parseWith } from '#core/schema';
-import { breachReportInputSchema, parseBreachRequest } from '#core/workflows/breach/contracts';
 import {
   breachExecutionName,
-  breachRunPrefix,
+  breachReportInputSchema,
+  parseBreachRequest,
   personRef,
-  reportFolder,
   slugOf,
-} from '#core/workflows/breach/identity';
+} from '#lambdas/breach/contracts';
+import { breachRunPrefix, reportFolder } from '#lambdas/breach/identity';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import { parseWith } from '#lambdas/platform/schema';
 
 const KEY = 'k'.repeat(40);
 const tooLongName = 'N'.repeat(201);

@@ -3,19 +3,23 @@
  * and BreachDeps built as the local runner builds them. Everything any test stores or logs can be
  * searched for the test's addresses (`everythingStored`, the memory logger).
  */
-import type { Readable } from 'node:stream';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createMetricsRecorder } from '#core/metrics';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { BreachClient } from '#core/vendor/breach-client';
-import type { VendorAttemptObserver } from '#core/vendor/types';
-import type { BreachReportInput } from '#core/workflows/breach/contracts';
-import type { BreachDeps } from '#core/workflows/breach/deps';
-import { personRef } from '#core/workflows/breach/identity';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterEach, beforeAll, beforeEach } from 'vitest';
+import { type BreachReportInput, personRef } from '#lambdas/breach/contracts';
+import type { BreachDeps } from '#lambdas/breach/deps';
+import { createBreachSettings } from '#lambdas/breach/deps';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import type { VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
+import type { LocalBreachOptions } from '#local/breach-run';
+import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { type S3rverFixture, startS3rver } from '#local/embedded-s3';
 import { startVendorSimulator } from '#local/simulator/index';
 import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';
-import { createMemoryLogger, type MemoryLogger } from '../helpers/memory-logger.ts';
+import { cachedTemplate } from '#local/synth-cache';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
+import { listKeys, readObject } from '../kit/s3.ts';
 
 export const RESULTS_BUCKET = 'breach-results';
 export const IDENTITY_KEY = 'test-identity-key-0123456789abcdef-0123456789';
@@ -98,33 +102,52 @@ export async function storeRequest(
   return { requestId, person, request: { bucket: RESULTS_BUCKET, key } };
 }
 
-/** Every key in the results bucket. */
-export async function keysUnder(s3: S3Client, prefix = ''): Promise<string[]> {
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: RESULTS_BUCKET, Prefix: prefix }));
-  return (listed.Contents ?? []).map((object) => object.Key ?? '').sort();
-}
-
-export async function readObject(s3: S3Client, key: string): Promise<Buffer> {
-  const object = await s3.send(new GetObjectCommand({ Bucket: RESULTS_BUCKET, Key: key }));
-  const chunks: Buffer[] = [];
-  for await (const chunk of object.Body as Readable) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-export async function readJson<T = Record<string, unknown>>(s3: S3Client, key: string): Promise<T> {
-  return JSON.parse((await readObject(s3, key)).toString('utf8')) as T;
-}
-
 /**
  * Every key and every stored body except the request objects (which hold the addresses by
  * design), and every log line: where an address must never appear.
  */
 export async function everythingStored(bed: BreachTestBed): Promise<string> {
   const parts: string[] = [bed.logger.text(), JSON.stringify(bed.metrics.recorded)];
-  for (const key of await keysUnder(bed.s3.client)) {
+  for (const key of await listKeys(bed.s3.client, RESULTS_BUCKET)) {
     parts.push(key);
     if (key.startsWith('breach/requests/') || key.endsWith('.zip')) continue;
-    parts.push((await readObject(bed.s3.client, key)).toString('utf8'));
+    parts.push((await readObject(bed.s3.client, RESULTS_BUCKET, key)).toString('utf8'));
   }
   return parts.join('\n');
+}
+
+/** The synthesized BreachReport definition, and the bed of the running test: set by useBreachRun. */
+export let definition: AslDefinition;
+export let bed: BreachTestBed;
+
+/**
+ * Registers the hooks of a file that runs the synthesized BreachReport locally: the definition once
+ * (the synth is cached per process), a fresh bed per test.
+ */
+export function useBreachRun(bedOptions: BreachBedOptions = {}): void {
+  beforeAll(async () => {
+    definition = breachReportStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
+  }, 180_000);
+  beforeEach(async () => {
+    bed = await startBreachBed(bedOptions);
+  });
+  afterEach(async () => {
+    await bed.close();
+  });
+}
+
+/** What the local runner passes for the current bed, with quick retries. */
+export function runOptions(overrides: Partial<LocalBreachOptions> = {}): LocalBreachOptions {
+  return {
+    s3: bed.s3.client,
+    resultsBucket: RESULTS_BUCKET,
+    definition,
+    breachClient: bed.client,
+    maxEmails: 50,
+    identityKey: IDENTITY_KEY,
+    logger: bed.logger,
+    metrics: bed.metrics,
+    retryIntervalMs: 1,
+    ...overrides,
+  };
 }

@@ -3,52 +3,21 @@
  * synthesized BreachReport run against the simulator, then everything it stored, logged, passed
  * between states and returned is searched for the address.
  */
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '#core/errors';
-import { parseBreachRequest } from '#core/workflows/breach/contracts';
-import { reportFolder } from '#core/workflows/breach/identity';
+import { describe, expect, it } from 'vitest';
+import { parseBreachRequest } from '#lambdas/breach/contracts';
+import { reportFolder } from '#lambdas/breach/identity';
+import { InvalidInputError } from '#lambdas/platform/errors';
 import { describeResult } from '#local/breach-command';
 import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
-import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
-import { cachedTemplate } from '#local/synth-cache';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
-import {
-  type BreachTestBed,
-  everythingStored,
-  IDENTITY_KEY,
-  keysUnder,
-  RESULTS_BUCKET,
-  readJson,
-  startBreachBed,
-} from './fixture.ts';
+import { listKeys, readJson } from '../kit/s3.ts';
+import { bed, everythingStored, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
 
 const ADDRESS = /bob\.smith(?:@|%40)example|example-com|example\.com/i;
 
-let definition: AslDefinition;
-let bed: BreachTestBed;
-beforeAll(async () => {
-  definition = breachReportStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
-}, 120_000);
-beforeEach(async () => {
-  bed = await startBreachBed();
-});
-afterEach(async () => {
-  await bed.close();
-});
+useBreachRun();
 
 function options(payloads: unknown[]): LocalBreachOptions {
-  return {
-    s3: bed.s3.client,
-    resultsBucket: RESULTS_BUCKET,
-    definition,
-    breachClient: bed.client,
-    maxEmails: 50,
-    identityKey: IDENTITY_KEY,
-    logger: bed.logger,
-    metrics: bed.metrics,
-    retryIntervalMs: 1,
-    onStatePayload: (_state, payload) => payloads.push(payload),
-  };
+  return runOptions({ onStatePayload: (_state, payload) => payloads.push(payload) });
 }
 
 describe('a report name that holds an address', () => {
@@ -79,10 +48,12 @@ describe('a report name that holds an address', () => {
       describeResult(run, '/out'),
     ].join('\n');
     expect(everything).not.toMatch(ADDRESS);
-    const recon = await readJson(bed.s3.client, `${run.outputPrefix}recon.json`);
+    const recon = await readJson(bed.s3.client, RESULTS_BUCKET, `${run.outputPrefix}recon.json`);
     expect(recon.output).toContain('[REDACTED]');
     // Only the request's own folder holds it, next to the request object.
-    const personal = (await keysUnder(bed.s3.client)).filter((key) => key.startsWith('breach/requests/'));
+    const personal = (await listKeys(bed.s3.client, RESULTS_BUCKET)).filter((key) =>
+      key.startsWith('breach/requests/'),
+    );
     expect(personal).toEqual([
       expect.stringMatching(/^breach\/requests\/[0-9a-f]{16}-h1\.json$/),
       expect.stringMatching(/^breach\/requests\/[0-9a-f]{16}-h1\.report-name\.json$/),
@@ -97,7 +68,7 @@ describe('a report name that holds an address', () => {
       requestId: 'p1',
     });
     expect(run.outcome).toBe('archived');
-    const recon = await readJson(bed.s3.client, `${run.outputPrefix}recon.json`);
+    const recon = await readJson(bed.s3.client, RESULTS_BUCKET, `${run.outputPrefix}recon.json`);
     expect(recon).toMatchObject({ output: 'bob-smith_20260101_abc', reportNameKey: null });
   });
 });

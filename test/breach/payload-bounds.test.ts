@@ -4,44 +4,25 @@
  * reference. Run through the synthesized BreachReport definition, whose local runner fails a
  * payload past Step Functions' 256 KiB as AWS does (States.DataLimitExceeded, which no Catch sees).
  */
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
-import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
-import { cachedTemplate } from '#local/synth-cache';
 import { MAX_STATE_PAYLOAD_BYTES } from '#local/task-binding';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
-import { type BreachTestBed, IDENTITY_KEY, RESULTS_BUCKET, readJson, startBreachBed } from './fixture.ts';
+import { readJson } from '../kit/s3.ts';
+import { bed, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
 
-let definition: AslDefinition;
-let bed: BreachTestBed;
 let payloads: { state: string; bytes: number; payload: unknown }[];
 
-beforeAll(async () => {
-  definition = breachReportStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
-}, 120_000);
-beforeEach(async () => {
-  bed = await startBreachBed();
+useBreachRun();
+beforeEach(() => {
   payloads = [];
-});
-afterEach(async () => {
-  await bed.close();
 });
 
 function options(overrides: Partial<LocalBreachOptions> = {}): LocalBreachOptions {
-  return {
-    s3: bed.s3.client,
-    resultsBucket: RESULTS_BUCKET,
-    definition,
-    breachClient: bed.client,
-    maxEmails: 50,
-    identityKey: IDENTITY_KEY,
-    logger: bed.logger,
-    metrics: bed.metrics,
-    retryIntervalMs: 1,
+  return runOptions({
     onStatePayload: (state, payload) =>
       payloads.push({ state, bytes: Buffer.byteLength(JSON.stringify(payload ?? null)), payload }),
     ...overrides,
-  };
+  });
 }
 
 const PERSON = { name: 'Jane Doe', emails: ['jane@example.com'], requestId: 'r1' };
@@ -65,10 +46,14 @@ describe('the recon output in state payloads', () => {
 
       // Caught and recorded: never States.DataLimitExceeded, which would skip the Catch.
       expect(run).toMatchObject({ outcome: 'failed', error: 'ArchiveFailed' });
-      const failure = await readJson(bed.s3.client, `${run.outputPrefix}failure.json`);
+      const failure = await readJson(bed.s3.client, RESULTS_BUCKET, `${run.outputPrefix}failure.json`);
       expect(failure).toMatchObject({ failure: 'ArchiveFailed', error: { name: 'VendorResponseError' } });
       expect(JSON.stringify(failure)).toMatch(`output (${bytes} bytes) is not a usable report name`);
-      const recon = await readJson<{ output: string }>(bed.s3.client, `${run.outputPrefix}recon.json`);
+      const recon = await readJson<{ output: string }>(
+        bed.s3.client,
+        RESULTS_BUCKET,
+        `${run.outputPrefix}recon.json`,
+      );
       expect(recon.output).toHaveLength(bytes);
       const reconExit = payloads.find((p) => p.state === 'Recon' && (p.payload as { recon?: unknown }).recon);
       const summary = (reconExit?.payload as { recon?: object } | undefined)?.recon;
@@ -94,9 +79,14 @@ describe('the recon output in state payloads', () => {
     if (run.outcome !== 'archived') return;
     const runManifest = await readJson<{ archive: { manifestKey: string } }>(
       bed.s3.client,
+      RESULTS_BUCKET,
       run.result.manifestKey,
     );
-    const archived = await readJson<{ reportName: string }>(bed.s3.client, runManifest.archive.manifestKey);
+    const archived = await readJson<{ reportName: string }>(
+      bed.s3.client,
+      RESULTS_BUCKET,
+      runManifest.archive.manifestKey,
+    );
     expect(archived.reportName).toBe(name);
     expect(run.result.reportName).toBeUndefined();
     expect(JSON.stringify(payloads.map((p) => p.payload))).not.toContain(name);

@@ -3,14 +3,17 @@
  * `POST /recon` is sent at most once per request, and no address reaches a key, a log line, a
  * metric or the step's output.
  */
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError, ReconOutcomeUnknownError, VendorThrottledError } from '#core/errors';
-import { recon } from '#core/workflows/breach/recon';
+import { personRef } from '#lambdas/breach/contracts';
+import { recon } from '#lambdas/breach/recon';
+import { InvalidInputError, ReconOutcomeUnknownError, VendorThrottledError } from '#lambdas/platform/errors';
+import { listKeys, readJson } from '../kit/s3.ts';
 import {
   type BreachTestBed,
   everythingStored,
-  keysUnder,
-  readJson,
+  IDENTITY_KEY,
+  RESULTS_BUCKET,
   startBreachBed,
   storeRequest,
 } from './fixture.ts';
@@ -40,7 +43,7 @@ describe('Recon', () => {
     expect(output.recon.reportName).toMatch(/^jane-doe_/);
     expect(output.recon.totalBreaches).toBeGreaterThan(0);
     expect(output.outputPrefix).toMatch(/^breach\/people\/jane-doe-[0-9a-f]{16}\/req-1\/$/);
-    const record = await readJson(bed.s3.client, output.recon.reconKey);
+    const record = await readJson(bed.s3.client, RESULTS_BUCKET, output.recon.reconKey);
     expect(record).toMatchObject({
       status: 'success',
       output: output.recon.reportName,
@@ -68,7 +71,9 @@ describe('Recon', () => {
 
     expect(output.recon).toMatchObject({ status: 'no_results', totalBreaches: 0 });
     expect(output.recon.reportName).toBeUndefined();
-    expect(await keysUnder(bed.s3.client, output.outputPrefix)).toEqual([`${output.outputPrefix}recon.json`]);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, output.outputPrefix)).toEqual([
+      `${output.outputPrefix}recon.json`,
+    ]);
   });
 
   it('answers a re-run from recon.json and never asks the vendor again', async () => {
@@ -91,7 +96,7 @@ describe('Recon', () => {
     await expect(retried).rejects.toBeInstanceOf(ReconOutcomeUnknownError);
     await expect(retried).rejects.toMatchObject({ name: 'ReconOutcomeUnknownError' });
     expect(bed.sim.requestCount('POST /recon')).toBe(1);
-    expect(await keysUnder(bed.s3.client, 'breach/people/')).toEqual([
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/people/')).toEqual([
       expect.stringMatching(/\/req-1\/\.recon-claim$/),
     ]);
   });
@@ -109,7 +114,9 @@ describe('Recon', () => {
 
     expect(output.recon.status).toBe('success');
     expect(bed.sim.requestCount('POST /recon')).toBe(2);
-    expect(await keysUnder(bed.s3.client, output.outputPrefix)).toEqual([`${output.outputPrefix}recon.json`]);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, output.outputPrefix)).toEqual([
+      `${output.outputPrefix}recon.json`,
+    ]);
   });
 
   it('keeps the claim after a 500, which may come after the report was made', async () => {
@@ -131,9 +138,9 @@ describe('Recon', () => {
     });
 
     await expect(recon(bed.deps, input)).rejects.toThrow(/status must be success or no_results/);
-    const kept = await keysUnder(bed.s3.client, 'breach/people/');
+    const kept = await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/people/');
     expect(kept).toEqual([expect.stringMatching(/recon\.json$/)]);
-    expect(await readJson(bed.s3.client, kept[0] as string)).toMatchObject({
+    expect(await readJson(bed.s3.client, RESULTS_BUCKET, kept[0] as string)).toMatchObject({
       status: 'queued',
       raw: { output: 'later' },
     });
@@ -151,7 +158,7 @@ describe('Recon', () => {
     await expect(attempt).rejects.toThrow(/request\.emails\[1\]: has no '@'/);
     await expect(attempt).rejects.not.toThrow(/not-an-address/);
     expect(bed.sim.requestCount('POST /recon')).toBe(0);
-    expect(await keysUnder(bed.s3.client, 'breach/people/')).toEqual([]);
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/people/')).toEqual([]);
   });
 
   it('refuses an input that carries addresses instead of a request object', async () => {
@@ -172,5 +179,43 @@ describe('Recon', () => {
 
     for (const address of addresses) expect(everything).not.toContain(address.toLowerCase());
     expect(everything).not.toContain('jane doe');
+  });
+
+  it("reads only its own line of a watchlist shard, and refuses a range that cannot be one person's", async () => {
+    const lines = [CLEAN, JANE].map((person) => `${JSON.stringify(person)}\n`);
+    const key = 'breach/watchlists/w/run-1/requests/shard-00000.jsonl';
+    await bed.s3.client.send(
+      new PutObjectCommand({ Bucket: RESULTS_BUCKET, Key: key, Body: lines.join('') }),
+    );
+    const janeStart = Buffer.byteLength(lines[0] ?? '');
+    const jane = {
+      requestId: 'w1-2',
+      person: personRef(IDENTITY_KEY, JANE),
+      request: {
+        bucket: RESULTS_BUCKET,
+        key,
+        range: { start: janeStart, end: janeStart + Buffer.byteLength(lines[1] ?? '') - 2 },
+      },
+    };
+
+    const output = await recon(bed.deps, jane);
+
+    // Jane's line was read (the clean person's would have found nothing).
+    expect(output.recon.status).toBe('success');
+    expect(output.recon.reportName).toMatch(/^jane-doe_/);
+    await expect(
+      recon(bed.deps, {
+        ...jane,
+        requestId: 'w1-3',
+        request: { ...jane.request, range: { start: 0, end: 70_000 } },
+      }),
+    ).rejects.toThrow(new InvalidInputError('request.range', 'is larger than 65536 bytes'));
+    await expect(
+      recon(bed.deps, {
+        ...jane,
+        requestId: 'w1-4',
+        request: { ...jane.request, range: { start: janeStart, end: janeStart + 5_000 } },
+      }),
+    ).rejects.toThrow(new InvalidInputError('request.range', 'lies outside the stored object'));
   });
 });

@@ -4,10 +4,11 @@
  * ends the invocation mid-archive, never holds up the ones listed after it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BreachDeps } from '#core/workflows/breach/deps';
-import { reportFolder } from '#core/workflows/breach/identity';
-import { ATTEMPT_FILE, type ReconcileResult, reconcileReports } from '#core/workflows/breach/reconcile';
-import { type BreachTestBed, keysUnder, readJson, startBreachBed } from './fixture.ts';
+import type { BreachDeps } from '#lambdas/breach/deps';
+import { reportFolder } from '#lambdas/breach/identity';
+import { ATTEMPT_FILE, type ReconcileResult, reconcileReports } from '#lambdas/breach/reconcile';
+import { listKeys, readJson } from '../kit/s3.ts';
+import { type BreachTestBed, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 
 let bed: BreachTestBed;
 beforeEach(async () => {
@@ -20,7 +21,9 @@ afterEach(async () => {
 const GOOD = Array.from({ length: 10 }, (_, index) => `r${String(index + 1).padStart(2, '0')}_good`);
 
 async function manifests(): Promise<string[]> {
-  return (await keysUnder(bed.s3.client, 'breach/reports/')).filter((key) => key.endsWith('/manifest.json'));
+  return (await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/reports/')).filter((key) =>
+    key.endsWith('/manifest.json'),
+  );
 }
 
 describe('breach reconciliation budget', () => {
@@ -46,10 +49,14 @@ describe('breach reconciliation budget', () => {
     expect(runs.map((run) => run.counts.archived + run.counts.failed)).toEqual([3, 3, 3, 3]);
     expect(runs.map((run) => run.counts.archived)).toEqual([2, 3, 3, 2]);
     expect(runs.map((run) => run.counts.failed)).toEqual([1, 0, 0, 1]);
-    const second = await readJson<{ deferred: string[] }>(bed.s3.client, runs[1]?.recordKey ?? '');
+    const second = await readJson<{ deferred: string[] }>(
+      bed.s3.client,
+      RESULTS_BUCKET,
+      runs[1]?.recordKey ?? '',
+    );
     expect(second.deferred.at(-1)).toBe(reportFolder('r00_bad'));
     // An archived report keeps no marker; the bad one does, for the next run's ordering.
-    const keys = await keysUnder(bed.s3.client, 'breach/reports/');
+    const keys = await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/reports/');
     expect(keys.filter((key) => key.endsWith(ATTEMPT_FILE))).toEqual([
       `${reportFolder('r00_bad')}${ATTEMPT_FILE}`,
     ]);
@@ -78,7 +85,7 @@ describe('breach reconciliation budget', () => {
 
     // Assess: the next run archives the reports after it, and leaves it for last
     expect(next.counts).toEqual({ alreadyArchived: 0, archived: 3, deferred: 2, failed: 0, unreadable: 0 });
-    const record = await readJson<{ deferred: string[] }>(bed.s3.client, next.recordKey);
+    const record = await readJson<{ deferred: string[] }>(bed.s3.client, RESULTS_BUCKET, next.recordKey);
     expect(record.deferred).toEqual([reportFolder('r04_good'), reportFolder('r00_slow')]);
   });
 

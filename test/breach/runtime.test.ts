@@ -3,13 +3,13 @@
  * each function is given, and the errors that name a missing variable.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '#core/errors';
-import { breachStorageDepsFromEnvironment } from '#core/runtime/breach-deps';
-import { breachDepsFromEnvironment } from '#core/runtime/breach-vendor-deps';
-import { identityKeyFromSecret } from '#core/runtime/identity-key';
-import { createObservability } from '#core/runtime/observability';
-import { watchlistDepsFromEnvironment } from '#core/runtime/watchlist-deps';
-import { createStaticSecretReader, type SecretReader } from '#core/secrets';
+import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
+import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { identityKeyFromSecret } from '#lambdas/platform/runtime/identity-key';
+import { createObservability } from '#lambdas/platform/runtime/observability';
+import { createStaticSecretReader, type SecretReader } from '#lambdas/platform/secrets';
+import { watchlistDepsFromEnvironment } from '#lambdas/watchlist/deps';
 import { createS3rverClient } from '#local/embedded-s3';
 
 const tools = () => createObservability({ POWERTOOLS_LOG_LEVEL: 'SILENT' });

@@ -7,31 +7,26 @@
 
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEventPublisher } from '#core/run-events';
-import { createBreachSettings } from '#core/runtime/breach-deps';
-import { BreachClient } from '#core/vendor/breach-client';
-import type { BreachApi, BreachDeps } from '#core/workflows/breach/deps';
-import { reconcileReports } from '#core/workflows/breach/reconcile';
-import {
-  archiveRunReport,
-  recon,
-  recordBreachFailure,
-  writeBreachManifest,
-} from '#core/workflows/breach/steps';
+import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
+import { createBreachSettings } from '#lambdas/breach/deps';
+import { reconcileReports } from '#lambdas/breach/reconcile';
+import { archiveRunReport, recon, recordBreachFailure, writeBreachManifest } from '#lambdas/breach/steps';
+import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
+import type { RunEventPublisher } from '#lambdas/platform/run-events';
+import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import {
   prepareWatchlist,
   type WatchlistDeps,
   type WatchlistItem,
   writeWatchlistSummary,
-} from '#core/workflows/breach/watchlist-run';
-import type { ExecutionLookup } from '#core/workflows/fan-out-results';
+} from '#lambdas/watchlist/watchlist-run';
 import { declarationOf, type HandlerFile } from '../../lambdas/registry.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import type { IamEvaluator } from '../../local/iam/evaluator.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { type Synthesized, synth } from '../cdk/helpers.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { type Synthesized, synth } from '../kit/synth.ts';
 import { asHandler, evaluatorFor, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 
 const RESULTS = 'breach-results';
@@ -138,7 +133,7 @@ beforeAll(async () => {
         },
       }),
     );
-    const { getJson } = await import('#core/s3/json-objects');
+    const { getJson } = await import('#lambdas/platform/s3/json-objects');
     const items = await getJson<WatchlistItem[]>(
       { s3: s3.client, settings: { resultsBucket: RESULTS } },
       RESULTS,

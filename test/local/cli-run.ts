@@ -1,10 +1,20 @@
 /**
- * `npm start` in-process for the tests: `main(argv)` from local/cli.ts with stdout and stderr
- * captured and the vendor variables set only as given.
+ * `npm start` for the tests, two ways:
+ *
+ * - `runCli`: in-process, `main(argv)` from local/cli.ts with stdout and stderr captured and the
+ *   vendor variables set only as given. Waits and retry intervals are 0 ms unless a test is about
+ *   them (`timing: 'as-defined'`): the argv, the handlers and the definitions are the real ones, only
+ *   the engine's Wait and Retry durations are replaced (the output says `waiting 0 ms (overridden)`).
+ * - `startCliProcess`/`runCliProcess`: a real child process as `npm start` runs it (tsx), for what
+ *   only a process shows: exit codes as the shell sees them, signals, which stream gets what.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { main } from '../../local/cli.ts';
+import type { LocalTiming } from '../../local/pipeline.ts';
+
+const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
 export const VENDOR_ENV = [
   'SCAN_API_URL',
@@ -20,9 +30,19 @@ export const VENDOR_ENV = [
   'AWS_REGION',
 ] as const;
 
+export type VendorEnv = Partial<Record<(typeof VENDOR_ENV)[number], string>>;
+
 /** The line every local command ends with when IAM evaluation ran and denied nothing. */
 export const IAM_EVALUATED_CLEAN =
   /^IAM: [1-9]\d* handler call\(s\) checked against the synthesized policies \([1-9]\d* simulated, \d+ ms\), 0 denied$/m;
+
+/** Every Wait state and Retry interval at 0 ms: what a test that is not about timing runs with. */
+export const NO_WAITS: LocalTiming = { waitOverrideMs: 0, retryIntervalMs: 0 };
+
+export interface CliRunOptions {
+  /** @default NO_WAITS; `as-defined` waits what the definition and the flags say. */
+  readonly timing?: LocalTiming | 'as-defined';
+}
 
 export interface CliRun {
   readonly code: number;
@@ -36,7 +56,8 @@ export interface CliRun {
  */
 export async function runCli(
   argv: readonly string[],
-  env: Partial<Record<(typeof VENDOR_ENV)[number], string>> = {},
+  env: VendorEnv = {},
+  options: CliRunOptions = {},
 ): Promise<CliRun> {
   const savedEnv = Object.fromEntries(VENDOR_ENV.map((name) => [name, process.env[name]]));
   for (const name of VENDOR_ENV) {
@@ -58,8 +79,9 @@ export async function runCli(
   const stderrWrite = process.stderr.write;
   process.stdout.write = capture(out) as typeof process.stdout.write;
   process.stderr.write = capture(err) as typeof process.stderr.write;
+  const timing = options.timing ?? NO_WAITS;
   try {
-    const code = await main(argv);
+    const code = await main(argv, timing === 'as-defined' ? {} : { timing });
     return { code, stdout: out.join(''), stderr: err.join('') };
   } finally {
     process.stdout.write = stdoutWrite;
@@ -70,6 +92,44 @@ export async function runCli(
       else process.env[name] = value;
     }
   }
+}
+
+/** The CLI as `npm start` runs it (`tsx local/cli.ts`), with only the given vendor variables set. */
+export function startCliProcess(args: readonly string[], env: VendorEnv = {}): ChildProcess {
+  const childEnv = { ...process.env };
+  for (const name of VENDOR_ENV) delete childEnv[name];
+  return spawn(process.execPath, ['--import', 'tsx', 'local/cli.ts', ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...childEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Everything a stream says, as it says it. */
+export function collectText(stream: NodeJS.ReadableStream | null): { text: string } {
+  const sink = { text: '' };
+  stream?.on('data', (chunk: Buffer) => {
+    sink.text += chunk.toString('utf8');
+  });
+  return sink;
+}
+
+/** The exit code, or null when a signal ended the process. */
+export function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((done) => child.once('exit', (code) => done(code)));
+}
+
+/** Runs the CLI in a child process to its end: its exit code and what each stream received. */
+export async function runCliProcess(
+  args: readonly string[],
+  env: VendorEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = startCliProcess(args, env);
+  const stdout = collectText(child.stdout);
+  const stderr = collectText(child.stderr);
+  // 'close', not 'exit': both pipes are drained by then.
+  const code = await new Promise<number | null>((done) => child.once('close', (exit) => done(exit)));
+  return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
 /** Every file under `dir`, as `/`-separated paths relative to it. */

@@ -3,14 +3,19 @@
  * aws-local-stepfunctions with every Task bound to its real handler, against the vendor simulator and
  * s3rver on loopback. Nothing here replaces product code; it only observes it.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { PipelineMetrics } from '#core/metrics';
-import { createVendorClients, type VendorAttemptObserver, type VendorClients } from '#core/vendor/index';
-import type { ScanOutcome } from '#core/workflows/scan/contracts';
-import type { ScanApi, ScanLogger } from '#core/workflows/scan/deps';
-import type { PollSettings } from '#core/workflows/scan/poll-schedule';
+import type { PipelineMetrics } from '#lambdas/platform/metrics';
+import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
+import {
+  createVendorClients,
+  type VendorAttemptObserver,
+  type VendorClients,
+} from '#lambdas/platform/vendor-api/index';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanApi } from '#lambdas/scan/deps';
+import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
 import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
@@ -79,7 +84,7 @@ export interface ScanExecutionSetup {
   readonly resultsBucket: string;
   readonly scanClient: ScanApi;
   readonly poll: PollSettings;
-  readonly logger: ScanLogger;
+  readonly logger: PipelineLogger;
   readonly clock: () => Date;
   /** Replaces bound handlers, e.g. to make one throw a Lambda service error first. */
   readonly wrap?: (bound: Handlers) => Handlers;
@@ -163,33 +168,4 @@ export function vendorClientsFor(
     idleTimeoutMs: 5_000,
     ...(options.observer ? { observer: options.observer } : {}),
   });
-}
-
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-export async function readObject(s3: S3Client, bucket: string, key: string): Promise<Buffer> {
-  const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  return Buffer.from((await object.Body?.transformToByteArray()) ?? []);
-}
-
-export async function readJson<T>(s3: S3Client, bucket: string, key: string): Promise<T> {
-  return JSON.parse((await readObject(s3, bucket, key)).toString('utf8')) as T;
-}
-
-export async function objectExists(s3: S3Client, bucket: string, key: string): Promise<boolean> {
-  try {
-    await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return true;
-  } catch (error) {
-    if (error instanceof Error && (error.name === 'NotFound' || error.name === 'NoSuchKey')) return false;
-    throw error;
-  }
-}
-
-/** Every key under `prefix`, sorted (one page is plenty for these tests). */
-export async function listKeys(s3: S3Client, bucket: string, prefix: string): Promise<string[]> {
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
-  return (listed.Contents ?? []).map((object) => object.Key ?? '').sort();
 }

@@ -6,6 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { handlerEntryPath } from '../../lambdas/registry.ts';
 import { runAs } from '../../local/iam/attribution.ts';
 import { AccessDeniedError, createIamEvaluator } from '../../local/iam/evaluator.ts';
 import { FAKE_ENVIRONMENT } from '../../local/iam/template-resolver.ts';
@@ -27,7 +28,7 @@ function oneFunctionTemplate(
       Fn: {
         Type: 'AWS::Lambda::Function',
         Properties: {
-          Description: `Security pipeline: lambdas/${handler}.ts`,
+          Description: `Security pipeline: ${handlerEntryPath(handler)}`,
           Role: { 'Fn::GetAtt': ['FnRole', 'Arn'] },
           Environment: { Variables: variables },
         },
@@ -201,7 +202,7 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
       runAs('start-scan', () =>
         e.check('S3Client', 'GetObjectCommand', { Bucket: 'pipeline-results', Key: 'x' }),
       ),
-    ).rejects.toThrow('the synthesized template has no function for lambdas/start-scan.ts');
+    ).rejects.toThrow('the synthesized template has no function for lambdas/scan/handlers/start-scan.ts');
   });
 });
 

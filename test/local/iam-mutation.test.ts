@@ -15,8 +15,9 @@ import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { synthesizeTemplate } from '../../local/synth.ts';
 import { cachedSynthesis } from '../../local/synth-cache.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
-import { executeScan, executionEnd, type LocalRun, listKeys, vendorClientsFor } from './harness.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { listKeys } from '../kit/s3.ts';
+import { executeScan, executionEnd, type LocalRun, vendorClientsFor } from './harness.ts';
 
 const RESULTS = 'pipeline-results';
 const QUICK_POLL = { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 };
@@ -29,9 +30,9 @@ function withoutPutObject(template: CfnTemplate, handlerFile: string): CfnTempla
   const fn = Object.values(mutated.Resources).find(
     (r) =>
       r.Type === 'AWS::Lambda::Function' &&
-      String(r.Properties?.Description).endsWith(`lambdas/${handlerFile}.ts`),
+      String(r.Properties?.Description).endsWith(`/handlers/${handlerFile}.ts`),
   );
-  if (!fn) throw new Error(`the template has no function for lambdas/${handlerFile}.ts`);
+  if (!fn) throw new Error(`the template has no function for the ${handlerFile} handler`);
   const role = (fn.Properties as { Role: { 'Fn::GetAtt': [string] } }).Role['Fn::GetAtt'][0];
   let removed = 0;
   for (const resource of Object.values(mutated.Resources)) {

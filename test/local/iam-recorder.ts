@@ -9,7 +9,7 @@ import type { HandlerFile } from '../../lambdas/registry.ts';
 import { currentHandler, runAs } from '../../local/iam/attribution.ts';
 import { createIamEvaluator, type IamEvaluator } from '../../local/iam/evaluator.ts';
 import { iamViewOf } from '../../local/iam/view.ts';
-import { actionsAllowed, functionFor, grantsOf, type Synthesized } from '../cdk/helpers.ts';
+import { actionsAllowed, functionFor, grantsOf, type Synthesized } from '../kit/synth.ts';
 
 /**
  * The IAM actions S3 evaluates for a command. The deployed buckets are versioned (asserted below),

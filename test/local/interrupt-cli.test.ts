@@ -3,14 +3,11 @@
  * left, and no run folder that looks finished. These need a real process to signal, so they are the
  * few child-process runs of the CLI; the clean-up of older leftovers runs in-process.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { filesUnder, runCli, VENDOR_ENV } from './cli-run.ts';
-
-const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
+import { collectText, exitOf, filesUnder, runCli, startCliProcess } from './cli-run.ts';
 
 let out: string;
 beforeEach(async () => {
@@ -19,29 +16,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(out, { recursive: true, force: true });
 });
-
-/** The CLI as `npm start` runs it (tsx), with the built-in simulator. */
-function startCli(args: readonly string[]): ChildProcess {
-  const env = { ...process.env };
-  for (const name of VENDOR_ENV) delete env[name];
-  return spawn(process.execPath, ['--import', 'tsx', 'local/cli.ts', ...args], {
-    cwd: PROJECT_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-}
-
-function collect(stream: NodeJS.ReadableStream | null): { text: string } {
-  const sink = { text: '' };
-  stream?.on('data', (chunk: Buffer) => {
-    sink.text += chunk.toString('utf8');
-  });
-  return sink;
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((done) => child.once('exit', (code) => done(code)));
-}
 
 async function until(check: () => boolean, what: string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
@@ -67,13 +41,21 @@ describe('an interrupted npm start', () => {
     ['SIGINT', 130],
     ['SIGTERM', 143],
   ] as const)('%s: exits %i with one line, leaving no embedded S3 folder', async (signal, code) => {
-    const child = startCli(['scan', 'a.example.com', '--out', out, '--min-wait', '60', '--max-wait', '60']);
-    const stdout = collect(child.stdout);
-    const stderr = collect(child.stderr);
-    const exit = exited(child);
-    await until(() => stdout.text.includes('Poll waits:'), 'the run to start');
+    const child = startCliProcess([
+      'scan',
+      'a.example.com',
+      '--out',
+      out,
+      '--min-wait',
+      '60',
+      '--max-wait',
+      '60',
+    ]);
+    const stdout = collectText(child.stdout);
+    const stderr = collectText(child.stderr);
+    const exit = exitOf(child);
     // Mid-run: the embedded S3 holds the list and the scan waits its 60 s.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await until(() => stdout.text.includes('waiting 60 s'), 'the scan to wait');
     child.kill(signal);
 
     expect(await exit).toBe(code);
@@ -87,7 +69,7 @@ describe('an interrupted npm start', () => {
   });
 
   it('a closed output pipe (npm start | head -1): exits 141 with one line on stderr, leaving nothing', async () => {
-    const child = startCli([
+    const child = startCliProcess([
       'scan',
       'a.example.com',
       'b.example.com',
@@ -101,8 +83,8 @@ describe('an interrupted npm start', () => {
       '--concurrency',
       '1',
     ]);
-    const stderr = collect(child.stderr);
-    const exit = exited(child);
+    const stderr = collectText(child.stderr);
+    const exit = exitOf(child);
     // `head -1`: read the first line, then close the pipe.
     await new Promise<void>((done) => child.stdout?.once('data', () => done()));
     child.stdout?.destroy();

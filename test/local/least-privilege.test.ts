@@ -7,20 +7,21 @@
  */
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import type { ScanApi } from '#core/workflows/scan/deps';
-import { reconcileScans, type ScanInventoryApi } from '#core/workflows/scan/reconcile';
-import { reconcileSettingsSchema } from '#core/workflows/scan/reconcile-settings';
+import type { ScanApi } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { reconcileScans, type ScanInventoryApi } from '#lambdas/scan/reconcile';
+import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
+import { createScanSettings } from '#lambdas/scan/settings';
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import type { IamEvaluator } from '../../local/iam/evaluator.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { scanDomainStateMachine, synthesizeTemplate } from '../../local/synth.ts';
-import { type Synthesized, synth } from '../cdk/helpers.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { cachedTemplate } from '../../local/synth-cache.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { type Synthesized, synth } from '../kit/synth.ts';
 import { executeScan, type Handlers, vendorClientsFor } from './harness.ts';
 import { asHandler, evaluatorFor, grantedActions, recordingS3, recordUse, used } from './iam-recorder.ts';
 
@@ -130,7 +131,9 @@ beforeAll(async () => {
   );
   synthesized = synth({ scan: { deleteAtVendorAfterManifest: true } });
   evaluation = evaluatorFor(synthesized, { results: RESULTS });
-  const definition = scanDomainStateMachine(synthesizeTemplate(withDelete)).definition;
+  // The runner's definition from the synth cache (the same synthesis scan-domain-cleanup reads);
+  // the full template above is what the policies are evaluated against.
+  const definition = scanDomainStateMachine(await cachedTemplate(withDelete)).definition;
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
   s3 = await startS3rver({ buckets: [RESULTS] });
   sim = await startVendorSimulator({
@@ -185,7 +188,8 @@ beforeAll(async () => {
   } finally {
     await clients.close();
   }
-}, 60_000);
+  // Two syntheses on a cold cache (the full template, then the runner's definition), in this process.
+}, 180_000);
 
 afterAll(async () => {
   await sim?.close();

@@ -4,11 +4,11 @@
  * definition, against the vendor simulator and s3rver on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VendorClients } from '#core/vendor/index';
-import type { ListDeps } from '#core/workflows/list/list';
-import type { DomainListItem, ListSummary } from '#core/workflows/scan/contracts';
-import type { ScanApi } from '#core/workflows/scan/deps';
-import { createPrepareDomainListHandler } from '../../lambdas/prepare-domain-list.ts';
+import type { DomainListItem, ListSummary } from '#lambdas/domain-list/contracts';
+import type { ListDeps } from '#lambdas/domain-list/list';
+import type { VendorClients } from '#lambdas/platform/vendor-api/index';
+import type { ScanApi } from '#lambdas/scan/deps';
+import { createPrepareDomainListHandler } from '../../lambdas/domain-list/handlers/prepare-domain-list.ts';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
@@ -18,8 +18,9 @@ import type { ProgressEvent } from '../../local/progress.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { cachedTemplate } from '../../local/synth-cache.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
-import { objectExists, readJson, readObject, vendorClientsFor } from './harness.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { objectExists, readJson, readObject } from '../kit/s3.ts';
+import { vendorClientsFor } from './harness.ts';
 
 const INPUT = 'list-input';
 const RESULTS = 'list-results';

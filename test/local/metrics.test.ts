@@ -5,20 +5,20 @@
  */
 import type { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createMetricsRecorder, METRIC, type RecordedMetric } from '#core/metrics';
+import { createMetricsRecorder, METRIC, type RecordedMetric } from '#lambdas/platform/metrics';
 import {
   createLazyHandler,
   createObservability,
   powertoolsMetrics,
   vendorMetricsObserver,
-} from '#core/runtime/observability';
-import type { VendorClients } from '#core/vendor/index';
-import type { PollSettings } from '#core/workflows/scan/poll-schedule';
+} from '#lambdas/platform/runtime/observability';
+import type { VendorClients } from '#lambdas/platform/vendor-api/index';
+import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { executeScan, executionEnd, synthesizedScanMachine, vendorClientsFor } from './harness.ts';
 
 const RESULTS = 'metrics-results';

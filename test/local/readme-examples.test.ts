@@ -2,8 +2,11 @@
  * Every `npm start` line in the README's ```sh blocks runs as written, in-process (`main(argv)`),
  * from a directory laid out like a fresh clone (INIT_CWD, so `./results` and `examples/...` mean
  * what they mean there), against the built-in simulator, or against one started here where the
- * README points at a vendor URL (`$URL`, `$KEY`: the simulator's banner values). Waits are only
- * shortened where the README's own comment says how ("add --min-wait 1 --max-wait 2 for a quick run").
+ * README points at a vendor URL (`$URL`, `$KEY`: the simulator's banner values). The flags are the
+ * README's, plus those its own comment adds for a quick run ("add --min-wait 1 --max-wait 2 for a
+ * quick run"); the engine's Wait and Retry durations are 0 ms (cli-run.ts), since what is checked
+ * is that each line runs and exits 0. The README's `npm start` also runs as a real process in
+ * cli-process.test.ts.
  */
 
 import { readFileSync } from 'node:fs';
@@ -86,7 +89,13 @@ function readmeExamples(readme: string): ReadmeExample[] {
   return examples;
 }
 
-const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+/** Time for an example whose --config is synthesized cold; the default timeout for the rest. */
+const timeoutFor = (example: ReadmeExample): number | undefined =>
+  example.argv.includes('--config') ? 180_000 : undefined;
+
+const readme = ['README.md', 'docs/local-runs.md', 'docs/breach-reports.md']
+  .map((page) => readFileSync(join(PROJECT_ROOT, page), 'utf8'))
+  .join('\n');
 const examples = readmeExamples(readme);
 
 let clone: string;
@@ -118,41 +127,46 @@ describe('the README', () => {
 describe.each(examples.map((example) => [example.line.trim(), example] as const))(
   'README: %s',
   (_, example) => {
-    it('runs as written and exits 0', async () => {
-      // Only where the README says how to make the example quick.
-      const quick =
-        /add ((?:--[\w-]+ \S+ ?)+) for a quick run/.exec(example.comment)?.[1]?.trim().split(' ') ?? [];
-      const env: Partial<Record<(typeof VENDOR_ENV)[number], string>> = {};
-      const banner: Record<string, string> = { $URL: vendor.url, $KEY: vendor.apiKey };
-      for (const [name, value] of Object.entries(example.env)) {
-        expect(VENDOR_ENV, `${name} is a variable the CLI reads`).toContain(name);
-        env[name as (typeof VENDOR_ENV)[number]] = banner[value] ?? value;
-      }
+    it(
+      'runs as written and exits 0',
+      async () => {
+        // Only where the README says how to make the example quick.
+        const quick =
+          /add ((?:--[\w-]+ \S+ ?)+) for a quick run/.exec(example.comment)?.[1]?.trim().split(' ') ?? [];
+        const env: Partial<Record<(typeof VENDOR_ENV)[number], string>> = {};
+        const banner: Record<string, string> = { $URL: vendor.url, $KEY: vendor.apiKey };
+        for (const [name, value] of Object.entries(example.env)) {
+          expect(VENDOR_ENV, `${name} is a variable the CLI reads`).toContain(name);
+          env[name as (typeof VENDOR_ENV)[number]] = banner[value] ?? value;
+        }
 
-      for (const { rule } of example.faults) {
-        const added = await fetch(`${vendor.url}/__simulator/faults`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(rule),
-        });
-        expect(added.status).toBe(201);
-      }
+        for (const { rule } of example.faults) {
+          const added = await fetch(`${vendor.url}/__simulator/faults`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(rule),
+          });
+          expect(added.status).toBe(201);
+        }
 
-      const run = await runCli([...example.argv, ...quick], env);
+        const run = await runCli([...example.argv, ...quick], env);
 
-      expect(run.stderr).toBe('');
-      expect(run.code).toBe(0);
-      // A fault fires on the operation the README's comment says, and the run says it spent it there.
-      for (const { comment } of example.faults) {
-        const operation = /the next (\w+ \S+?)…? gets/.exec(comment)?.[1] ?? '(no operation named)';
-        expect(run.stdout).toMatch(
-          new RegExp(`^Simulator faults spent by this run: .* on ${operation}`, 'm'),
-        );
-        expect(run.stdout).not.toMatch(/on GET \/stats \(the up-front check\)/);
-      }
-      // An example that waits as deployed says so beside it.
-      if (/^Poll waits: 15s/m.test(run.stdout)) expect(example.comment).toMatch(/deployed poll waits/);
-      if (example.env.SCAN_API_URL) expect(run.stdout).toContain(`Vendor: ${vendor.url}`);
-    });
+        expect(run.stderr).toBe('');
+        expect(run.code).toBe(0);
+        // A fault fires on the operation the README's comment says, and the run says it spent it there.
+        for (const { comment } of example.faults) {
+          const operation = /the next (\w+ \S+?)…? gets/.exec(comment)?.[1] ?? '(no operation named)';
+          expect(run.stdout).toMatch(
+            new RegExp(`^Simulator faults spent by this run: .* on ${operation}`, 'm'),
+          );
+          expect(run.stdout).not.toMatch(/on GET \/stats \(the up-front check\)/);
+        }
+        // An example that waits as deployed says so beside it.
+        if (/^Poll waits: 15s/m.test(run.stdout)) expect(example.comment).toMatch(/deployed poll waits/);
+        if (example.env.SCAN_API_URL) expect(run.stdout).toContain(`Vendor: ${vendor.url}`);
+        // A --config of its own is synthesized once, in this process, the first time it runs.
+      },
+      timeoutFor(example),
+    );
   },
 );

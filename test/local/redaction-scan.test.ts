@@ -109,7 +109,7 @@ afterAll(async () => {
 
 /** The user's own input and the objects that carry a person's addresses to Recon, by design. */
 function holdsAddressesByDesign(path: string): boolean {
-  return path.startsWith('pipeline-input/') || /(^|\/)requests\/[^/]+\.json$/.test(path);
+  return path.startsWith('pipeline-input/') || /(^|\/)requests\/[^/]+\.jsonl?$/.test(path);
 }
 
 describe('the runs', () => {
@@ -162,7 +162,7 @@ describe('no address, URL password or key anywhere', () => {
   });
 
   it('while the request objects do carry the addresses (the scan would see them)', async () => {
-    const requests = (await filesUnder(out)).filter((file) => /\/requests\/[^/]+\.json$/.test(file));
+    const requests = (await filesUnder(out)).filter((file) => /\/requests\/[^/]+\.jsonl?$/.test(file));
     const texts = await Promise.all(requests.map((file) => readFile(join(out, file), 'utf8')));
     expect(texts.join('\n')).toMatch(EMAIL);
   });

@@ -7,29 +7,20 @@
  * key the vendor refuses.
  */
 import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ROTATION_STEPS, runRotationStep } from '#core/rotation/steps';
+import { describe, expect, it } from 'vitest';
+import { ROTATION_STEPS } from '#lambdas/rotation/request';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import type { RotateAnswerShape } from '#local/simulator/rotate-answers';
 import {
-  createRotationWorld,
   invariantHolds,
   LEASE_MS,
   ROTATE_ROUTE,
   ROTATION_FUNCTION_ARN,
   type RotationWorld,
-  type WorldOptions,
+  useRotationWorlds,
 } from './harness.ts';
 
-let world: RotationWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
-
-async function setUp(options: WorldOptions = {}): Promise<RotationWorld> {
-  world = await createRotationWorld(options);
-  return world;
-}
+const setUp = useRotationWorlds();
 
 const stagesFlat = (w: RotationWorld) => Object.values(w.store.stagesOf(w.secretId)).flat();
 const apiKeyAt = (w: RotationWorld, stage: string) =>

@@ -10,29 +10,19 @@ import {
   PutSecretValueCommand,
   RotateSecretCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConfigurationTestVersion } from '#local/secrets-manager/configuration-test';
 import {
-  createRotationWorld,
   KEY_INFO_ROUTE,
   ROTATE_ROUTE,
   ROTATION_FUNCTION_ARN,
   type RotationWorld,
-  type WorldOptions,
+  useRotationWorlds,
 } from './harness.ts';
 
-let world: RotationWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const setUp = useRotationWorlds();
 
-async function setUp(options: WorldOptions = {}): Promise<RotationWorld> {
-  world = await createRotationWorld(options);
-  return world;
-}
-
-/** The value lib/constructs/vendor-secrets.ts creates the secret with (nonce generated there). */
+/** The value lib/platform/vendor-secrets.ts creates the secret with (nonce generated there). */
 const PLACEHOLDER = JSON.stringify({
   placeholder: 'replace this secret with the vendor API key',
   nonce: 'Zq8x1',

@@ -7,16 +7,17 @@ import {
   SecretsManagerClient,
   SecretsManagerServiceException,
 } from '@aws-sdk/client-secrets-manager';
-import { createMetricsRecorder } from '#core/metrics';
-import type { ApiKeyRotatedDetail, RotationDeps } from '#core/rotation/deps';
-import { runRotationStep } from '#core/rotation/steps';
-import { keyManagementFactory } from '#core/runtime/rotation-deps';
-import { createSecretWriter } from '#core/secret-writer';
+import { afterEach } from 'vitest';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
+import { createSecretWriter } from '#lambdas/platform/secret-writer';
+import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
+import { keyManagementFactory } from '#lambdas/rotation/deps';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation, LOCAL_ROTATION_LAMBDA_ARN } from '#local/rotation-driver';
 import { SecretsManagerStandIn, type StandInHook } from '#local/secrets-manager/stand-in';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
-import { mockSecretsManager } from '../helpers/secrets-manager-mock.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { mockSecretsManager } from '../kit/secrets-manager-mock.ts';
 
 export const ROTATE_ROUTE = 'POST /orgs/{org_uuid}/api/key/rotate';
 export const KEY_INFO_ROUTE = 'GET /orgs/{org_uuid}/api/key';
@@ -141,6 +142,22 @@ export async function createRotationWorld(options: WorldOptions = {}): Promise<R
       mock.restore();
       await sim.close();
     },
+  };
+}
+
+/**
+ * Registers an afterEach that closes the test's world, and returns the setUp that makes one: each
+ * test builds its own (the options differ), and none outlives it.
+ */
+export function useRotationWorlds(): (options?: WorldOptions) => Promise<RotationWorld> {
+  let world: RotationWorld | undefined;
+  afterEach(async () => {
+    await world?.close();
+    world = undefined;
+  });
+  return async (options = {}) => {
+    world = await createRotationWorld(options);
+    return world;
   };
 }
 

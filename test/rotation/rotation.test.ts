@@ -5,92 +5,31 @@
  * counted RotationResponseLost says it is not.
  */
 import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
-import { afterEach, describe, expect, it } from 'vitest';
-import { runRotationStep } from '#core/rotation/steps';
-import { createSecretsManagerReader, credentialProviderFromSecret } from '#core/secrets';
-import { ScanClient } from '#core/vendor/index';
+import { describe, expect, it } from 'vitest';
+import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation } from '#local/rotation-driver';
 import {
-  createRotationWorld,
-  invariantHolds,
+  attemptUntilFinished,
+  expectFinished,
+  failOnce,
+  isAnswerPut,
+  isClaimPut,
+  isPendingPut,
+  keyInfoUnavailable,
+} from './fault-helpers.ts';
+import {
   KEY_INFO_ROUTE,
   keyState,
   LEASE_MS,
   ROTATE_ROUTE,
-  type RotationWorld,
   SimulatedCrash,
   throttling,
-  type WorldOptions,
+  useRotationWorlds,
 } from './harness.ts';
 
-let world: RotationWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
-
-async function setUp(options: WorldOptions = {}): Promise<RotationWorld> {
-  world = await createRotationWorld(options);
-  return world;
-}
-
-const isClaimPut = (input: Record<string, unknown>) =>
-  String(input.ClientRequestToken ?? '').startsWith('claim-') &&
-  !String(input.SecretString).includes('"released"');
-const isPendingPut = (input: Record<string, unknown>) =>
-  (input.VersionStages as string[] | undefined)?.includes('AWSPENDING') === true;
-const isAnswerPut = (input: Record<string, unknown>) =>
-  (input.VersionStages as string[] | undefined)?.includes('ROTATION-ANSWER') === true;
-
-/** Fails the first matching call once, before or after it is applied. */
-function failOnce(
-  w: RotationWorld,
-  operation: string,
-  phase: 'before' | 'after',
-  matches: (input: Record<string, unknown>) => boolean,
-  error: () => Error,
-  times = 1,
-): void {
-  let left = times;
-  w.onSecretsCall((call) => {
-    if (left > 0 && call.operation === operation && call.phase === phase && matches(call.input)) {
-      left -= 1;
-      throw error();
-    }
-  });
-}
-
-/** Rotation attempts until one finishes or `max` ran; the invariant is checked after each. */
-async function attemptUntilFinished(w: RotationWorld, max: number) {
-  const errors: unknown[] = [];
-  for (let i = 0; i < max; i++) {
-    const run = await w.rotate();
-    if (run.error !== undefined) errors.push(run.error);
-    expect(invariantHolds(w, errors), `invariant after attempt ${i + 1}`).toBe(true);
-    if (run.error === undefined) return { run, errors, attempts: i + 1 };
-    w.advance(LEASE_MS + 1_000);
-  }
-  return { run: undefined, errors, attempts: max };
-}
-
-/** `GET key info` answers 503 for longer than the client's retries: testSecret fails. */
-function keyInfoUnavailable(w: RotationWorld): void {
-  w.sim.addFault({
-    api: 'keys',
-    method: 'GET',
-    path: /\/api\/key$/,
-    times: 2,
-    fault: { type: 'status', status: 503 },
-  });
-}
-
-function expectFinished(w: RotationWorld): void {
-  expect(keyState(w).stored).toBe('current');
-  const stages = Object.values(w.store.stagesOf(w.secretId)).flat();
-  expect(stages).not.toContain('AWSPENDING');
-  expect(stages).not.toContain('ROTATION-CLAIM');
-  expect(stages.filter((s) => s === 'AWSCURRENT')).toHaveLength(1);
-}
+const setUp = useRotationWorlds();
 
 describe('key rotation, happy path', () => {
   it('runs the four steps, promotes the new key, keeps the other fields and tells dependents', async () => {
@@ -435,7 +374,7 @@ describe('key rotation, a fault at every boundary', () => {
 
   it('refuses a malformed event with an error that names the field', async () => {
     const w = await setUp();
-    const { parseRotationRequest } = await import('#core/rotation/request');
+    const { parseRotationRequest } = await import('#lambdas/rotation/request');
     expect(() =>
       parseRotationRequest({ Step: 'dropSecret', SecretId: w.secretId, ClientRequestToken: 'x'.repeat(36) }),
     ).toThrow(/Step/);

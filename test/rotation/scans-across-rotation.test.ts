@@ -6,16 +6,16 @@
  * refused with the dead key re-read AWSCURRENT, and during the window take AWSPENDING.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRotationStep } from '#core/rotation/steps';
-import { createSecretsManagerReader, credentialProviderFromSecret } from '#core/secrets';
-import { ScanClient } from '#core/vendor/index';
+import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { runDomainList } from '../../local/pipeline.ts';
 import { driveRotation } from '../../local/rotation-driver.ts';
 import { cachedTemplate } from '../../local/synth-cache.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { createRotationWorld, ROTATE_ROUTE, type RotationWorld } from './harness.ts';
 
 const DOMAINS = [

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSecretsManagerServer } from '#local/secrets-manager/server';
-import { mockSecretsManager } from '../helpers/secrets-manager-mock.ts';
+import { mockSecretsManager } from '../kit/secrets-manager-mock.ts';
 
 const TOKEN_A = '11111111-1111-4111-8111-111111111111';
 const TOKEN_B = '22222222-2222-4222-8222-222222222222';

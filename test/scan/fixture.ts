@@ -2,18 +2,17 @@
  * Wiring for the scan workflow tests: the vendor simulator and s3rver on loopback, a real ScanClient,
  * and ScanDeps built the way the local runner builds them (createScanDeps + createScanSettings).
  */
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings, type ScanSettingsInput } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/index';
-import type { ScanInProgress } from '#core/workflows/scan/contracts';
-import type { ScanDeps } from '#core/workflows/scan/deps';
-import { pollScanStatus } from '#core/workflows/scan/poll';
-import { startVendorSimulator } from '#local/simulator/index';
-import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';
-import { createMemoryLogger, type MemoryLogger } from '../helpers/memory-logger.ts';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import type { ScanInProgress } from '#lambdas/scan/contracts';
+import type { ScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { pollScanStatus } from '#lambdas/scan/poll';
+import { createScanSettings, type ScanSettingsInput } from '#lambdas/scan/settings';
+import type { VendorSimulator } from '#local/simulator/types';
+import { digestStream } from '../kit/digest.ts';
+import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
 
 export const RESULTS_BUCKET = 'scan-results';
 
@@ -76,10 +75,6 @@ export function createTestDeps(
   return { deps, logger, clock, client };
 }
 
-export function startSimulator(options: SimulatorOptions = {}): Promise<VendorSimulator> {
-  return startVendorSimulator({ pollsToFinish: 2, ...options });
-}
-
 /**
  * Drives the poll loop the way the state machine does (WaitForScan is simulated by moving the clock
  * by the scheduled wait) until the Choice state would leave it.
@@ -99,18 +94,6 @@ export async function pollUntilDone(
   throw new Error(`the scan did not leave the poll loop within ${maxPolls} polls`);
 }
 
-export async function sha256OfStream(
-  body: Readable | AsyncIterable<Uint8Array>,
-): Promise<{ sha256: string; size: number }> {
-  const hash = createHash('sha256');
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Uint8Array>) {
-    hash.update(chunk);
-    size += chunk.length;
-  }
-  return { sha256: hash.digest('hex'), size };
-}
-
 /** What the simulator serves for an output, fetched directly (not through the code under test). */
 export async function vendorOutputDigest(
   sim: VendorSimulator,
@@ -122,7 +105,7 @@ export async function vendorOutputDigest(
     headers: { authorization: `Bearer ${sim.apiKey}` },
   });
   if (!res.ok || !res.body) throw new Error(`direct download of ${output} failed: HTTP ${res.status}`);
-  const digest = await sha256OfStream(res.body as unknown as AsyncIterable<Uint8Array>);
+  const digest = await digestStream(res.body as unknown as AsyncIterable<Uint8Array>);
   return { ...digest, contentType: res.headers.get('content-type') };
 }
 
@@ -136,21 +119,6 @@ export async function s3ObjectDigest(
   metadata: Record<string, string>;
 }> {
   const object = await s3.send(new GetObjectCommand({ Bucket: RESULTS_BUCKET, Key: key }));
-  const digest = await sha256OfStream(object.Body as Readable);
+  const digest = await digestStream(object.Body as Readable);
   return { ...digest, contentType: object.ContentType, metadata: object.Metadata ?? {} };
-}
-
-export async function listKeys(s3: S3Client, prefix: string): Promise<string[]> {
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: RESULTS_BUCKET, Prefix: prefix }));
-  return (listed.Contents ?? []).map((object) => object.Key ?? '').sort();
-}
-
-export async function objectExists(s3: S3Client, key: string): Promise<boolean> {
-  try {
-    await s3.send(new HeadObjectCommand({ Bucket: RESULTS_BUCKET, Key: key }));
-    return true;
-  } catch (error) {
-    if (error instanceof Error && (error.name === 'NotFound' || error.name === 'NoSuchKey')) return false;
-    throw error;
-  }
 }

@@ -3,27 +3,27 @@
  * JSON the way Step Functions feeds them: every result goes through JSON before the next state.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { scanLoggerFromPowertools } from '#core/runtime/logger';
-import { createObservability } from '#core/runtime/observability';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import type { ScanInProgress, StoredObject } from '#core/workflows/scan/contracts';
+import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { createObservability } from '#lambdas/platform/runtime/observability';
+import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import type { VendorSimulator } from '#local/simulator/types';
-import { createDeleteScanHandler } from '../../lambdas/delete-scan.ts';
-import { createFetchScanOutputHandler } from '../../lambdas/fetch-scan-output.ts';
-import { createPollScanStatusHandler } from '../../lambdas/poll-scan-status.ts';
-import { createRecordScanFailureHandler } from '../../lambdas/record-scan-failure.ts';
-import { createStartScanHandler } from '../../lambdas/start-scan.ts';
-import { createWriteScanManifestHandler } from '../../lambdas/write-scan-manifest.ts';
+import { createDeleteScanHandler } from '../../lambdas/scan/handlers/delete-scan.ts';
+import { createFetchScanOutputHandler } from '../../lambdas/scan/handlers/fetch-scan-output.ts';
+import { createPollScanStatusHandler } from '../../lambdas/scan/handlers/poll-scan-status.ts';
+import { createRecordScanFailureHandler } from '../../lambdas/scan/handlers/record-scan-failure.ts';
+import { createStartScanHandler } from '../../lambdas/scan/handlers/start-scan.ts';
+import { createWriteScanManifestHandler } from '../../lambdas/scan/handlers/write-scan-manifest.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { listKeys } from '../kit/s3.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
   closeTestClients,
   createTestDeps,
-  listKeys,
   RESULTS_BUCKET,
   type ScanTestBed,
   scanClientFor,
-  startSimulator,
 } from './fixture.ts';
 
 let s3: S3rverFixture;
@@ -90,7 +90,7 @@ describe('the scan handlers', () => {
       outputPrefix: finished.outputPrefix,
       manifestKey: `${finished.outputPrefix}manifest.json`,
     });
-    expect(await listKeys(s3.client, finished.outputPrefix)).toEqual(
+    expect(await listKeys(s3.client, RESULTS_BUCKET, finished.outputPrefix)).toEqual(
       ['debug.ndjson', 'logs.txt', 'manifest.json', 'report.json'].map((f) => `${finished.outputPrefix}${f}`),
     );
     expect(cleaned).toMatchObject({ scanUuid: finished.scanUuid, deletedAtVendor: true });
@@ -124,7 +124,7 @@ describe('the scan handlers', () => {
       writes.push(String(chunk));
       return true;
     });
-    const logger = scanLoggerFromPowertools(
+    const logger = pipelineLoggerFromPowertools(
       createObservability({ POWERTOOLS_LOG_LEVEL: 'INFO' }, 'scan-test').logger,
     );
     const deps = createScanDeps({

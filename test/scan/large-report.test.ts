@@ -4,17 +4,17 @@
  * disturbed by other tests in the same process.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { fetchScanOutput, startScan } from '#core/workflows/scan/steps';
+import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { listKeys } from '../kit/s3.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
   closeTestClients,
   createTestDeps,
-  listKeys,
   pollUntilDone,
   RESULTS_BUCKET,
   s3ObjectDigest,
-  startSimulator,
   vendorOutputDigest,
 } from './fixture.ts';
 
@@ -100,6 +100,6 @@ describe('large outputs', () => {
     expect(commands).toContain('UploadPartCommand');
     expect(commands).toContain('AbortMultipartUploadCommand');
     expect(commands).not.toContain('CompleteMultipartUploadCommand');
-    expect(await listKeys(s3.client, started.outputPrefix)).toEqual([]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, started.outputPrefix)).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ import {
   pollSettingsProblems,
   STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
   worstCaseLoopIterations,
-} from '#core/workflows/scan/poll-schedule';
+} from '#lambdas/scan/poll-schedule';
 
 const START = new Date('2026-11-20T10:00:00.000Z');
 const at = (seconds: number) => new Date(START.getTime() + seconds * 1000);

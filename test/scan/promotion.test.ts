@@ -18,9 +18,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DestinationTakenError, streamToS3 } from '#core/s3/stream-upload';
+import { DestinationTakenError, streamToS3 } from '#lambdas/platform/s3/stream-upload';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { listKeys, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
+import { listKeys } from '../kit/s3.ts';
+import { RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 let s3: S3rverFixture;
@@ -116,8 +117,8 @@ describe.each([
     const stored = await s3ObjectDigest(s3.client, key);
     expect(stored).toMatchObject({ size, sha256 });
     expect(stored.metadata).toEqual({ domain: 'example.com', sha256 });
-    expect(await listKeys(s3.client, `promote/${size}-`)).toEqual([key]);
-    expect(await listKeys(s3.client, `${STAGED}-${size}`)).toEqual([]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, `promote/${size}-`)).toEqual([key]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, `${STAGED}-${size}`)).toEqual([]);
     // Assess: request by request, after the streamed upload
     const uploadDone = requests.findIndex((r) => r.command === 'CompleteMultipartUploadCommand');
     expect(requests[uploadDone]?.key).toBe(staged ? `${STAGED}-${size}` : key);
@@ -171,7 +172,7 @@ describe('a promotion that finds its key taken', () => {
       size: 5,
       metadata: { sha256: 'a'.repeat(64) },
     });
-    expect(await listKeys(s3.client, `${STAGED}-taken`)).toEqual([]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, `${STAGED}-taken`)).toEqual([]);
     expect(requests.map((r) => r.command)).toContain('AbortMultipartUploadCommand');
   });
 });

@@ -1,16 +1,13 @@
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import type { ScanInProgress } from '#core/workflows/scan/contracts';
-import type { ScanApi, ScanDeps } from '#core/workflows/scan/deps';
-import {
-  MAX_ERROR_MESSAGE_BYTES,
-  type RecordScanFailureInput,
-  recordScanFailure,
-} from '#core/workflows/scan/steps';
+import type { ScanInProgress } from '#lambdas/scan/contracts';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
+import { MAX_ERROR_MESSAGE_BYTES, type RecordScanFailureInput, recordScanFailure } from '#lambdas/scan/steps';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { createMemoryLogger, type MemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
+import { readJson } from '../kit/s3.ts';
 import { manualClock, RESULTS_BUCKET } from './fixture.ts';
 
 const UUID = '0b4c8a1e-7d2f-4c3b-9a8e-1f2d3c4b5a69';
@@ -80,11 +77,6 @@ function awsCaught(errorType: string, errorMessage: string) {
   };
 }
 
-async function readJson(key: string): Promise<Record<string, unknown>> {
-  const object = await s3.client.send(new GetObjectCommand({ Bucket: RESULTS_BUCKET, Key: key }));
-  return JSON.parse((await object.Body?.transformToString()) ?? 'null');
-}
-
 describe('recordScanFailure', () => {
   it.each([
     ['ScanFailed', 'failed'],
@@ -103,7 +95,7 @@ describe('recordScanFailure', () => {
     expect(outcome).toMatchObject({ domain: 'example.com', state, scanUuid: UUID, outputPrefix: PREFIX });
     expect(outcome.manifestKey).toBeUndefined();
     expect(result.failureKey).toBe(`${PREFIX}failure.json`);
-    const record = await readJson(`${PREFIX}failure.json`);
+    const record = await readJson(s3.client, RESULTS_BUCKET, `${PREFIX}failure.json`);
     expect(record).toMatchObject({
       schemaVersion: 1,
       failure,
@@ -182,7 +174,9 @@ describe('recordScanFailure', () => {
       state: 'rejected',
       error: { name: 'InvalidInputError', message: 'Invalid domain: contains a space' },
     });
-    expect((await readJson(first.failureKey ?? '')).outcome).toMatchObject({ state: 'rejected' });
+    expect((await readJson(s3.client, RESULTS_BUCKET, first.failureKey ?? '')).outcome).toMatchObject({
+      state: 'rejected',
+    });
   });
 
   it('files a valid domain that the vendor refused under its own folder', async () => {
@@ -264,7 +258,7 @@ describe('recordScanFailure', () => {
     });
 
     // Assess
-    const record = JSON.stringify(await readJson(result.failureKey ?? ''));
+    const record = JSON.stringify(await readJson(s3.client, RESULTS_BUCKET, result.failureKey ?? ''));
     for (const text of [result.failure.cause, record, logger.text()]) {
       expect(text).not.toContain(key);
       expect(text).not.toContain('abcdef0123456789');

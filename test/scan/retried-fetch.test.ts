@@ -4,22 +4,22 @@
  * second time, and must leave nothing the manifest does not list. Real parts: the simulator over
  * loopback and the embedded S3.
  */
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ScanInProgress } from '#core/workflows/scan/contracts';
-import { STAGING_FOLDER } from '#core/workflows/scan/fetch';
-import { fetchScanOutput, startScan, writeScanManifest } from '#core/workflows/scan/steps';
+import type { ScanInProgress } from '#lambdas/scan/contracts';
+import { STAGING_FOLDER } from '#lambdas/scan/fetch';
+import { fetchScanOutput, startScan, writeScanManifest } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { listKeys, readJson } from '../kit/s3.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
   closeTestClients,
   createTestDeps,
-  listKeys,
   pollUntilDone,
   RESULTS_BUCKET,
   type ScanTestBed,
   s3ObjectDigest,
-  startSimulator,
 } from './fixture.ts';
 
 const MiB = 1024 * 1024;
@@ -29,8 +29,8 @@ let large: VendorSimulator;
 
 beforeAll(async () => {
   s3 = await startS3rver({ buckets: [RESULTS_BUCKET] });
-  small = await startSimulator();
-  large = await startSimulator({ reportBytes: 12 * MiB });
+  small = await startSimulator({ pollsToFinish: 2 });
+  large = await startSimulator({ pollsToFinish: 2, reportBytes: 12 * MiB });
 });
 
 afterEach(async () => {
@@ -80,7 +80,7 @@ describe.each([
     expect(firstDigest.sha256).toBe(first.sha256);
     expect(sim.requestCount('GET /report/{uuid}')).toBe(requestsBefore);
     expect(writes.filter((command) => /^(Put|Copy|CreateMultipart|Upload)/.test(command))).toEqual([]);
-    expect(await listKeys(s3.client, finished.outputPrefix)).toEqual([first.key]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, finished.outputPrefix)).toEqual([first.key]);
   });
 });
 
@@ -96,7 +96,7 @@ describe('leftovers and the manifest', () => {
     // Assess
     expect(stored.size).toBeGreaterThan(5 * MiB);
     expect((await s3ObjectDigest(s3.client, stored.key)).metadata.sha256).toBe(stored.sha256);
-    expect(await listKeys(s3.client, finished.outputPrefix)).toEqual([stored.key]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, finished.outputPrefix)).toEqual([stored.key]);
   });
 
   it('removes what an attempt that died before verification left, then stores the verified output', async () => {
@@ -114,7 +114,7 @@ describe('leftovers and the manifest', () => {
     const stored = await fetchScanOutput(bed.deps, { ...finished, output: 'report' });
 
     // Assess
-    expect(await listKeys(s3.client, finished.outputPrefix)).toEqual([stored.key]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, finished.outputPrefix)).toEqual([stored.key]);
   });
 
   it('writes a manifest that accounts for exactly the objects under the scan prefix', async () => {
@@ -131,17 +131,14 @@ describe('leftovers and the manifest', () => {
     const outcome = await writeScanManifest(bed.deps, { ...finished, stored });
 
     // Assess
-    const manifest = JSON.parse(await readObject(outcome.manifestKey ?? '')) as {
+    const manifest = (await readJson(s3.client, RESULTS_BUCKET, outcome.manifestKey ?? '')) as {
       objects: { key: string }[];
       otherObjects: { key: string }[];
     };
     const listed = [...manifest.objects, ...manifest.otherObjects].map((object) => object.key);
-    expect([...listed, outcome.manifestKey].sort()).toEqual(await listKeys(s3.client, finished.outputPrefix));
+    expect([...listed, outcome.manifestKey].sort()).toEqual(
+      await listKeys(s3.client, RESULTS_BUCKET, finished.outputPrefix),
+    );
     expect(manifest.otherObjects).toEqual([]);
   });
 });
-
-async function readObject(key: string): Promise<string> {
-  const object = await s3.client.send(new GetObjectCommand({ Bucket: RESULTS_BUCKET, Key: key }));
-  return (await object.Body?.transformToString()) ?? '';
-}

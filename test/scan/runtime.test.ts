@@ -1,17 +1,21 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError } from '#core/errors';
-import { scanDepsFromEnvironment } from '#core/runtime/deps';
-import { readUrlEnv, requireEnv } from '#core/runtime/env';
-import { createLazyHandler, createObservability } from '#core/runtime/observability';
-import { storageScanDepsFromEnvironment } from '#core/runtime/scan-deps';
-import { createScanSettings, scanSettingsFromEnv } from '#core/runtime/settings';
-import { createStaticSecretReader } from '#core/secrets';
-import type { ScanDeps } from '#core/workflows/scan/deps';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { readUrlEnv, requireEnv } from '#lambdas/platform/runtime/env';
+import { createLazyHandler, createObservability } from '#lambdas/platform/runtime/observability';
+import { createStaticSecretReader } from '#lambdas/platform/secrets';
+import type { ScanDeps } from '#lambdas/scan/deps';
+import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
+import { createScanSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
+import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 import type { VendorSimulator } from '#local/simulator/types';
-import { createStartScanHandler, handler as startScanLambda } from '../../lambdas/start-scan.ts';
+import {
+  createStartScanHandler,
+  handler as startScanLambda,
+} from '../../lambdas/scan/handlers/start-scan.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { thrownBy } from '../helpers/errors.ts';
-import { RESULTS_BUCKET, startSimulator } from './fixture.ts';
+import { thrownBy } from '../kit/errors.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { RESULTS_BUCKET } from './fixture.ts';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vendor-key';
 
@@ -93,7 +97,7 @@ describe('scanDepsFromEnvironment and the lazy Lambda entry point', () => {
 
   beforeAll(async () => {
     s3 = await startS3rver({ buckets: [RESULTS_BUCKET] });
-    sim = await startSimulator();
+    sim = await startSimulator({ pollsToFinish: 2 });
   });
 
   afterEach(() => {

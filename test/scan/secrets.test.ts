@@ -9,15 +9,15 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError } from '#core/errors';
+import { ConfigurationError } from '#lambdas/platform/errors';
 import {
   apiKeyFromSecretValue,
   createSecretsManagerReader,
   createStaticSecretReader,
   credentialProviderFromSecret,
   SecretAccessError,
-} from '#core/secrets';
-import { ScanClient } from '#core/vendor/index';
+} from '#lambdas/platform/secrets';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import { startVendorSimulator } from '#local/simulator/index';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vendor/api-key-AbCdEf';

@@ -3,22 +3,23 @@
  * start, the outcome is right and the vendor never holds two scans for one start.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ScanStartUnresolvedError, VendorThrottledError } from '#core/errors';
-import { createMetricsRecorder } from '#core/metrics';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/index';
-import type { ScanDeps } from '#core/workflows/scan/deps';
-import { startScan } from '#core/workflows/scan/steps';
+import { ScanStartUnresolvedError, VendorThrottledError } from '#lambdas/platform/errors';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import type { ScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
+import { startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
-import { RESULTS_BUCKET, startSimulator } from './fixture.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { startSimulator } from '../kit/simulator.ts';
+import { RESULTS_BUCKET } from './fixture.ts';
 
 let sim: VendorSimulator;
 let client: ScanClient;
 
 beforeAll(async () => {
-  sim = await startSimulator();
+  sim = await startSimulator({ pollsToFinish: 2 });
   client = new ScanClient({
     baseUrl: sim.url,
     credentials: async () => sim.apiKey,

@@ -5,11 +5,11 @@
 import { Readable } from 'node:stream';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import type { ScanStatus, VendorDownload } from '#core/vendor/types';
-import type { ScanInProgress } from '#core/workflows/scan/contracts';
-import type { ScanApi, ScanDeps } from '#core/workflows/scan/deps';
+import type { ScanStatus, VendorDownload } from '#lambdas/platform/vendor-api/types';
+import type { ScanInProgress } from '#lambdas/scan/contracts';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import {
   extensionFor,
   fetchScanOutput,
@@ -17,9 +17,9 @@ import {
   pollScanStatus,
   truncateUtf8,
   withLogKeys,
-} from '#core/workflows/scan/steps';
+} from '#lambdas/scan/steps';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
 import { manualClock, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 
 const UUID = '6f1d2c3b-4a59-4e6f-8a7b-9c0d1e2f3a4b';

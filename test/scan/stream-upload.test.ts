@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VendorNetworkError } from '#core/errors';
-import { BodyLengthMismatchError, streamToS3 } from '#core/s3/stream-upload';
+import { VendorNetworkError } from '#lambdas/platform/errors';
+import { BodyLengthMismatchError, streamToS3 } from '#lambdas/platform/s3/stream-upload';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { listKeys, objectExists, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
+import { listKeys, objectExists } from '../kit/s3.ts';
+import { RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 
 const MiB = 1024 * 1024;
 const PART = 5 * MiB;
@@ -114,7 +115,7 @@ describe('streamToS3', () => {
       contentType: 'application/octet-stream',
     });
     expect(result).toMatchObject({ size: 0, sha256: createHash('sha256').digest('hex'), method: 'put' });
-    expect(await objectExists(s3.client, 'stream/empty.bin')).toBe(true);
+    expect(await objectExists(s3.client, RESULTS_BUCKET, 'stream/empty.bin')).toBe(true);
   });
 
   it('rethrows the body error and sends nothing to S3 when a small body fails', async () => {
@@ -140,7 +141,7 @@ describe('streamToS3', () => {
     // Assess
     await expect(attempt).rejects.toBe(cause);
     expect(commands).toEqual([]);
-    expect(await objectExists(s3.client, 'stream/failed-small.json')).toBe(false);
+    expect(await objectExists(s3.client, RESULTS_BUCKET, 'stream/failed-small.json')).toBe(false);
   });
 
   it('aborts the multipart upload and rethrows the body error (not the S3 one) when a large body fails', async () => {
@@ -168,7 +169,7 @@ describe('streamToS3', () => {
     expect(commands).toContain('UploadPartCommand');
     expect(commands).toContain('AbortMultipartUploadCommand');
     expect(commands).not.toContain('CompleteMultipartUploadCommand');
-    expect(await listKeys(s3.client, 'stream/failed-large')).toEqual([]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, 'stream/failed-large')).toEqual([]);
   });
 
   it('refuses a body shorter than announced and stores nothing', async () => {
@@ -193,7 +194,7 @@ describe('streamToS3', () => {
     const error = await attempt.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VendorNetworkError);
     expect((error as VendorNetworkError).cause).toBeInstanceOf(BodyLengthMismatchError);
-    expect(await objectExists(s3.client, 'stream/short.bin')).toBe(false);
+    expect(await objectExists(s3.client, RESULTS_BUCKET, 'stream/short.bin')).toBe(false);
   });
 
   it('rethrows the S3 error when S3 refuses the write, and releases the body', async () => {

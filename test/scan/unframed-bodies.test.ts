@@ -4,22 +4,22 @@
  * fetch step into the embedded S3: none may store a byte, and the idempotent fetch tries again.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { VendorNetworkError } from '#core/errors';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/index';
-import { fetchScanOutput, startScan } from '#core/workflows/scan/steps';
+import { VendorNetworkError } from '#lambdas/platform/errors';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
+import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { listKeys } from '../kit/s3.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
   closeTestClients,
   createTestDeps,
-  listKeys,
   pollUntilDone,
   RESULTS_BUCKET,
   s3ObjectDigest,
-  startSimulator,
   vendorOutputDigest,
 } from './fixture.ts';
 
@@ -43,9 +43,9 @@ let large: VendorSimulator;
 
 beforeAll(async () => {
   s3 = await startS3rver({ buckets: [RESULTS_BUCKET] });
-  small = await startSimulator({ reportBytes: 200 * 1024, logsBytes: 300 * 1024 });
+  small = await startSimulator({ pollsToFinish: 2, reportBytes: 200 * 1024, logsBytes: 300 * 1024 });
   // Above the 5 MiB part size used below: the multipart path, with S3 applying backpressure.
-  large = await startSimulator({ reportBytes: 12 * MiB });
+  large = await startSimulator({ pollsToFinish: 2, reportBytes: 12 * MiB });
 });
 
 afterEach(async () => {
@@ -83,7 +83,7 @@ describe.each([
       expect(error).toBeInstanceOf(VendorNetworkError);
       expect((error as Error).name).toBe('VendorUnframedBodyError');
       expect((error as VendorNetworkError).retryable).toBe(true);
-      expect(await listKeys(s3.client, started.outputPrefix)).toEqual([]);
+      expect(await listKeys(s3.client, RESULTS_BUCKET, started.outputPrefix)).toEqual([]);
     },
   );
 });
@@ -106,7 +106,7 @@ describe('fault matrix: unframed answers, continued', () => {
 
     // Assess
     await expect(attempt).rejects.toMatchObject({ name: 'VendorUnframedBodyError' });
-    expect(await listKeys(s3.client, started.outputPrefix)).toEqual([]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, started.outputPrefix)).toEqual([]);
   });
 
   it('stores the verified bytes once the vendor answers with framing again: the idempotent fetch retries', async () => {

@@ -4,11 +4,11 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#core/errors';
-import { createScanDeps } from '#core/runtime/scan-deps';
-import { createScanSettings } from '#core/runtime/settings';
-import { ScanClient } from '#core/vendor/index';
-import type { ScanInProgress, StoredObject } from '#core/workflows/scan/contracts';
+import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#lambdas/platform/errors';
+import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
+import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanSettings } from '#lambdas/scan/settings';
 import {
   deleteScanAtVendor,
   fetchScanOutput,
@@ -16,21 +16,20 @@ import {
   recordScanFailure,
   startScan,
   writeScanManifest,
-} from '#core/workflows/scan/steps';
+} from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { createMemoryLogger } from '../helpers/memory-logger.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { listKeys, objectExists } from '../kit/s3.ts';
+import { startSimulator } from '../kit/simulator.ts';
 import {
   closeTestClients,
   createTestDeps,
-  listKeys,
   manualClock,
-  objectExists,
   pollUntilDone,
   RESULTS_BUCKET,
   type ScanTestBed,
   s3ObjectDigest,
-  startSimulator,
   vendorOutputDigest,
 } from './fixture.ts';
 
@@ -226,7 +225,9 @@ describe('a scan that does not succeed', () => {
         message: `The vendor reported scan ${started.scanUuid} as failed (status "failed")`,
       },
     });
-    expect(await listKeys(s3.client, started.outputPrefix)).toEqual([`${started.outputPrefix}failure.json`]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, started.outputPrefix)).toEqual([
+      `${started.outputPrefix}failure.json`,
+    ]);
   });
 
   it('leaves the poll loop at the deadline for a scan that never finishes, and records it as timed out', async () => {
@@ -310,7 +311,7 @@ describe('a scan that does not succeed', () => {
     // Assess
     expect(error).toBeInstanceOf(VendorNetworkError);
     expect((error as Error).name).toBe('VendorNetworkError');
-    expect(await listKeys(s3.client, started.outputPrefix)).toEqual([]);
+    expect(await listKeys(s3.client, RESULTS_BUCKET, started.outputPrefix)).toEqual([]);
   });
 
   it('leaves no object when the vendor closes the connection before the announced length', async () => {
@@ -325,7 +326,7 @@ describe('a scan that does not succeed', () => {
 
     // Assess
     await expect(attempt).rejects.toMatchObject({ name: 'VendorNetworkError' });
-    expect(await objectExists(s3.client, `${started.outputPrefix}debug.ndjson`)).toBe(false);
+    expect(await objectExists(s3.client, RESULTS_BUCKET, `${started.outputPrefix}debug.ndjson`)).toBe(false);
   });
 
   it('refuses to write a manifest unless all three outputs are stored', async () => {
@@ -341,7 +342,7 @@ describe('a scan that does not succeed', () => {
     // Assess
     await expect(attempt).rejects.toThrow(InvalidInputError);
     await expect(attempt).rejects.toMatchObject({ input: 'stored', reason: 'lacks the logs, debug outputs' });
-    expect(await objectExists(s3.client, `${started.outputPrefix}manifest.json`)).toBe(false);
+    expect(await objectExists(s3.client, RESULTS_BUCKET, `${started.outputPrefix}manifest.json`)).toBe(false);
   });
 });
 

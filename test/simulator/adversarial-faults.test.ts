@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as yauzl from 'yauzl';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
 import type { Fault } from '#local/simulator/types';
-import { apiKeyHeader, rawRequest } from './helpers.ts';
+import { rawRequest } from '../kit/http.ts';
+import { apiKeyHeader } from '../kit/simulator.ts';
 
 let sim: VendorSimulator;
 let storageUrl: string;

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
-import { bearer, pollStatus, startScan } from './helpers.ts';
+import { bearer, pollStatus, startScan } from '../kit/simulator.ts';
 
 let sim: VendorSimulator;
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
-import { apiKeyHeader, bearer, finishedScan, probe, rawRequest } from './helpers.ts';
+import { probe, rawRequest } from '../kit/http.ts';
+import { apiKeyHeader, bearer, finishedScan } from '../kit/simulator.ts';
 
 let sim: VendorSimulator;
 let uuid: string;

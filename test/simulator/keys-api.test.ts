@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
-import { apiKeyHeader, bearer, probe } from './helpers.ts';
+import { probe } from '../kit/http.ts';
+import { apiKeyHeader, bearer } from '../kit/simulator.ts';
 
 const ORG = '6f1c2e4a-8b3d-4c5e-9f7a-1b2c3d4e5f60';
 const INITIAL_KEY = 'sk_sim_0123456789abcdef0123456789abcdef';

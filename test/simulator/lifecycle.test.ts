@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
 import { startVendorSimulator } from '#local/simulator/index';
-import { apiKeyHeader, bearer, finishedScan, probe, rawRequest } from './helpers.ts';
+import { probe, rawRequest } from '../kit/http.ts';
+import { apiKeyHeader, bearer, finishedScan } from '../kit/simulator.ts';
 
 describe('starting and closing', () => {
   it('listens on an ephemeral loopback port with a URL without trailing slash, and a separate storage origin', async () => {

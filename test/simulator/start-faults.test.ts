@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { faultRuleFromJson } from '#local/simulator/faults';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
-import { bearer } from './helpers.ts';
+import { bearer } from '../kit/simulator.ts';
 
 let sim: VendorSimulator;
 

@@ -1,0 +1,343 @@
+/**
+ * Archive: stream a report's ZIP from the vendor into S3, verify it, and only then put it under its
+ * final key with a manifest that lists its entries.
+ *
+ * The bytes go to a staging key first, whatever their size, so the final key only ever holds an
+ * archive that passed every check: framing (the transport and the length check), the ZIP structure
+ * and every entry's CRC (`verifyStoredZip`: the staged object's tail, then one streamed pass). The manifest is
+ * written last; its presence is what "archived" means to a re-run and to reconciliation.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import type { ZipLimits } from '#lambdas/breach/zip/zip-limits';
+import { verifyStoredZip, type ZipEntrySummary } from '#lambdas/breach/zip/zip-verify';
+import {
+  ArchiveVerificationError,
+  InvalidInputError,
+  VendorBodyTooLargeError,
+  VendorResponseError,
+} from '#lambdas/platform/errors';
+import { METRIC } from '#lambdas/platform/metrics';
+import { redactText } from '#lambdas/platform/redact';
+import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
+import { storeDownload } from '#lambdas/platform/s3/store-download';
+import { copySource } from '#lambdas/platform/s3/stream-upload';
+import { parseWith } from '#lambdas/platform/schema';
+import { validateReportName } from '#lambdas/platform/validation';
+import { type ArchiveOutput, type ArchiveSummary, reconOutputSchema, type ValueRef } from './contracts.ts';
+import type { BreachDeps } from './deps.ts';
+import { reportFolder } from './identity.ts';
+import type { BreachLimits } from './limits.ts';
+
+export const ARCHIVE_FILE = 'report.zip';
+export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
+/** The last refused download of a report: what failed, for the runbook and for reconciliation. */
+export const VERIFICATION_FAILURE_FILE = 'verification-failure.json';
+const STAGING_FOLDER = '.staging/';
+const OPERATION = 'breach.download';
+
+/** Who archived it: the workflow right after its recon, or reconciliation catching up later. */
+export type ArchiveOrigin = 'workflow' | 'reconciled';
+
+/** The archive's manifest: what was stored, proven how, and what the ZIP holds. */
+export interface ArchiveManifest {
+  readonly schemaVersion: 1;
+  /** The vendor's report name, redacted (`redactText`). */
+  readonly reportName: string;
+  readonly origin: ArchiveOrigin;
+  readonly archivedAt: string;
+  readonly archive: {
+    readonly bucket: string;
+    readonly key: string;
+    readonly size: number;
+    readonly sha256: string;
+    readonly contentType: string;
+  };
+  readonly verification: {
+    readonly checks: readonly string[];
+    readonly entryCount: number;
+    readonly totalUncompressedBytes: number;
+  };
+  readonly entries: readonly ZipEntrySummary[];
+  /** The recon record that named the report, when the workflow archived it. */
+  readonly reconKey: string | null;
+}
+
+export interface ArchiveOptions {
+  readonly origin: ArchiveOrigin;
+  readonly reconKey?: string;
+}
+
+const CHECKS = [
+  'framing',
+  'size',
+  'local-file-header',
+  'end-of-central-directory',
+  'central-directory',
+  'limits',
+  'crc',
+];
+
+function zipLimitsOf(limits: BreachLimits): ZipLimits {
+  return {
+    maxEntries: 10_000,
+    maxUncompressedBytes: limits.maxUncompressedBytes,
+    maxCompressionRatio: limits.maxCompressionRatio,
+  };
+}
+
+export async function archiveReport(
+  deps: BreachDeps,
+  reportNameInput: string,
+  options: ArchiveOptions,
+): Promise<ArchiveSummary> {
+  const reportName = validateReportName(reportNameInput, 'reportName');
+  const folder = reportFolder(reportName);
+  const bucket = deps.settings.resultsBucket;
+  const finalKey = `${folder}${ARCHIVE_FILE}`;
+  const manifestKey = `${folder}${ARCHIVE_MANIFEST_FILE}`;
+
+  const existing = (await getJsonIfExists(deps, manifestKey)) as ArchiveManifest | undefined;
+  if (existing !== undefined) {
+    deps.logger.info('Report already archived; not downloaded again', {
+      folder,
+      sha256: existing.archive.sha256,
+    });
+    return summaryOf(existing, manifestKey, true);
+  }
+
+  // Only verified bytes are ever copied to the final key: an object there without a manifest was
+  // promoted by an attempt that died before writing the manifest. Check it again and finish its job.
+  const promoted = await headIfExists(deps, finalKey);
+  if (promoted !== undefined) {
+    const size = promoted.ContentLength ?? 0;
+    const verified = await verifyStoredZip(
+      deps.s3,
+      { bucket, key: finalKey, size },
+      zipLimitsOf(deps.settings.limits),
+    );
+    const sha256 = promoted.Metadata?.sha256 ?? '';
+    const manifest = manifestOf(reportName, options, finalKey, bucket, {
+      size,
+      sha256,
+      contentType: promoted.ContentType ?? 'application/zip',
+      verified,
+      now: deps.clock(),
+    });
+    await putJson(deps, manifestKey, manifest, 2);
+    return summaryOf(manifest, manifestKey, true);
+  }
+
+  await removeStaged(deps, folder);
+  const { maxArchiveBytes } = deps.settings.limits;
+  const stagingKey = `${folder}${STAGING_FOLDER}${randomUUID()}.zip`;
+  let stored: Awaited<ReturnType<typeof storeDownload>>;
+  let download: Awaited<ReturnType<BreachDeps['breachClient']['download']>>;
+  try {
+    // The cap applies as the body streams (decoded bytes), so a compression bomb stops at it; a
+    // multipart upload cut there is aborted and leaves nothing staged.
+    download = await deps.breachClient.download(reportName, { maxBytes: maxArchiveBytes });
+    stored = await storeDownload(download, {
+      s3: deps.s3,
+      bucket,
+      key: stagingKey,
+      operation: OPERATION,
+      upload: deps.settings.upload,
+      // The promotion copy below records the digest on the final key; the staged copy needs none.
+      recordDigest: false,
+    });
+  } catch (error) {
+    if (!(error instanceof VendorBodyTooLargeError)) throw error;
+    throw await refused(deps, folder, reportName, new ArchiveVerificationError('limits', sizeProblem(error)));
+  }
+
+  let verified: Awaited<ReturnType<typeof verifyStoredZip>>;
+  try {
+    verified = await verifyStoredZip(
+      deps.s3,
+      {
+        bucket,
+        key: stagingKey,
+        size: stored.size,
+        ...(stored.versionId ? { versionId: stored.versionId } : {}),
+      },
+      zipLimitsOf(deps.settings.limits),
+    );
+  } catch (error) {
+    await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: stagingKey }));
+    if (error instanceof ArchiveVerificationError)
+      throw await refused(deps, folder, reportName, error, stored);
+    throw error;
+  }
+
+  await deps.s3.send(
+    new CopyObjectCommand({
+      Bucket: bucket,
+      Key: finalKey,
+      CopySource: copySource(bucket, stagingKey, stored.versionId),
+      MetadataDirective: 'REPLACE',
+      ContentType: stored.contentType,
+      Metadata: { sha256: stored.sha256, verified: 'zip-crc' },
+    }),
+  );
+  await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: stagingKey }));
+  const manifest = manifestOf(reportName, options, finalKey, bucket, {
+    size: stored.size,
+    sha256: stored.sha256,
+    contentType: stored.contentType,
+    verified,
+    now: deps.clock(),
+  });
+  await putJson(deps, manifestKey, manifest, 2);
+  deps.metrics.record(METRIC.bytesStored, stored.size, 'Bytes', { workflow: 'breach', output: 'archive' });
+  deps.metrics.record(METRIC.breachArchived, 1, 'Count', { workflow: 'breach', outcome: options.origin });
+  deps.logger.info('Report archived', {
+    folder,
+    size: stored.size,
+    sha256: stored.sha256,
+    entries: verified.entries.length,
+    redirects: download.redirects,
+    origin: options.origin,
+  });
+  return summaryOf(manifest, manifestKey, false);
+}
+
+/** The message of a download cut at the byte cap, without the vendor's operation prefix. */
+function sizeProblem(error: VendorBodyTooLargeError): string {
+  return error.message.replace(/^.*?unusable response: /, '');
+}
+
+/** Records why a download was refused (the runbook and reconciliation read it) and returns the error. */
+async function refused(
+  deps: BreachDeps,
+  folder: string,
+  reportName: string,
+  error: ArchiveVerificationError,
+  stored?: { readonly size: number; readonly sha256: string },
+): Promise<ArchiveVerificationError> {
+  deps.metrics.record(METRIC.archiveVerificationFailures, 1, 'Count', {
+    workflow: 'breach',
+    outcome: error.check,
+  });
+  await putJson(
+    deps,
+    `${folder}${VERIFICATION_FAILURE_FILE}`,
+    {
+      schemaVersion: 1,
+      reportName: redactText(reportName),
+      check: error.check,
+      message: error.message,
+      // Unknown when the download was cut before it was stored.
+      size: stored?.size ?? null,
+      sha256: stored?.sha256 ?? null,
+      recordedAt: deps.clock().toISOString(),
+    },
+    2,
+  );
+  return error;
+}
+
+/** Leftovers of attempts that died before verifying: never promoted, never to be listed. */
+async function removeStaged(deps: BreachDeps, folder: string): Promise<void> {
+  const bucket = deps.settings.resultsBucket;
+  const listed = await deps.s3.send(
+    new ListObjectsV2Command({ Bucket: bucket, Prefix: `${folder}${STAGING_FOLDER}` }),
+  );
+  for (const { Key: key } of listed.Contents ?? []) {
+    if (key !== undefined) await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  }
+}
+
+function manifestOf(
+  reportName: string,
+  options: ArchiveOptions,
+  key: string,
+  bucket: string,
+  stored: {
+    size: number;
+    sha256: string;
+    contentType: string;
+    verified: Awaited<ReturnType<typeof verifyStoredZip>>;
+    now: Date;
+  },
+): ArchiveManifest {
+  return {
+    schemaVersion: 1,
+    reportName: redactText(reportName),
+    origin: options.origin,
+    archivedAt: stored.now.toISOString(),
+    archive: { bucket, key, size: stored.size, sha256: stored.sha256, contentType: stored.contentType },
+    verification: {
+      checks: CHECKS,
+      entryCount: stored.verified.entries.length,
+      totalUncompressedBytes: stored.verified.totalUncompressedBytes,
+    },
+    // Entry names are the vendor's text too (a file may be named after an address).
+    entries: stored.verified.entries.map((entry) => ({ ...entry, name: redactText(entry.name) })),
+    reconKey: options.reconKey ?? null,
+  };
+}
+
+function summaryOf(manifest: ArchiveManifest, manifestKey: string, alreadyArchived: boolean): ArchiveSummary {
+  return {
+    bucket: manifest.archive.bucket,
+    key: manifest.archive.key,
+    manifestKey,
+    size: manifest.archive.size,
+    sha256: manifest.archive.sha256,
+    entryCount: manifest.verification.entryCount,
+    alreadyArchived,
+  };
+}
+
+/** ArchiveReport: the report a successful recon named, archived on behalf of this run. */
+export async function archiveRunReport(deps: BreachDeps, event: unknown): Promise<ArchiveOutput> {
+  const state = parseWith(reconOutputSchema, event);
+  const { status, reportName, reportNameKey, outputRef, reconKey } = state.recon;
+  if (status !== 'success' || (reportName === undefined && outputRef === undefined)) {
+    throw new InvalidInputError(
+      'recon',
+      "must be a 'success' with a reportName or an outputRef to archive a report",
+    );
+  }
+  // The state carries the redacted name (or, for a large value, a reference to it); the exact one,
+  // when redaction changed it, is kept with the request.
+  const name =
+    reportNameKey !== undefined
+      ? await exactReportName(deps, reportNameKey)
+      : (reportName ?? (await reportNameByReference(deps, outputRef as ValueRef)));
+  const archive = await archiveReport(deps, name, { origin: 'workflow', reconKey });
+  return { ...state, archive };
+}
+
+/** The vendor's exact report name, kept apart from the payload because it holds personal data. */
+async function exactReportName(deps: BreachDeps, key: string): Promise<string> {
+  const kept = await getJson<{ reportName?: unknown }>(deps, deps.settings.resultsBucket, key);
+  if (typeof kept.reportName !== 'string' || kept.reportName === '') {
+    throw new InvalidInputError('recon.reportNameKey', 'names an object without a reportName');
+  }
+  return kept.reportName;
+}
+
+/**
+ * The report name Recon kept out of the payload for its size. It is the vendor's value: one that
+ * is no usable report name (a megabyte of text is none) is the vendor's answer failing, with the
+ * whole answer kept where the reference says.
+ */
+async function reportNameByReference(deps: BreachDeps, ref: ValueRef): Promise<string> {
+  const operation = 'breach.recon';
+  const record = await getJson<Record<string, unknown>>(deps, ref.bucket, ref.key);
+  const value = record[ref.field];
+  if (typeof value !== 'string' || createHash('sha256').update(value, 'utf8').digest('hex') !== ref.sha256) {
+    throw new InvalidInputError('recon.outputRef', `does not match the ${ref.field} stored in ${ref.key}`);
+  }
+  try {
+    return validateReportName(value, 'output');
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    throw new VendorResponseError(
+      operation,
+      `its output (${ref.bytes} bytes) is not a usable report name (${error.reason}); the answer is kept in ${ref.key}`,
+    );
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Dependencies of the list-level handlers (prepare, summary, intake), built once per cold start
+ * from the environment. Variables are validated here so a misconfigured function fails at once
+ * with an error that names the variable.
+ */
+
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
+
+export { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
+
+import {
+  LIST_SIZE_LIMIT,
+  type ListDeps,
+  parseDomainListInput,
+  SCAN_STATE_MACHINE_VARIABLE,
+} from '#lambdas/domain-list/list';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import type { IntakeDeps } from '#lambdas/platform/intake';
+import type { RunEventPublisher } from '#lambdas/platform/run-events';
+import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
+import { intakeSuffixes, objectIntakeDepsFromEnvironment } from '#lambdas/platform/runtime/intake-deps';
+import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
+import { createObservability, type Observability } from '#lambdas/platform/runtime/observability';
+import { allowSpecialUseFromEnv } from '#lambdas/platform/runtime/settings';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { numberFromText } from '#lambdas/platform/schema';
+
+/** The service name of the list functions when the environment names none. */
+const LIST_SERVICE = 'domain-lists';
+
+/** DOMAIN_LIST_MAX_BYTES, held to the bounds the configuration uses. */
+function maxListBytes(env: Env): number {
+  const raw = optionalEnv(env, LIST_SIZE_LIMIT.variable);
+  if (raw === undefined) return LIST_SIZE_LIMIT.default;
+  const parsed = numberFromText(LIST_SIZE_LIMIT.bounds).safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigurationError(LIST_SIZE_LIMIT.variable, parsed.error.issues[0]?.message ?? 'is invalid');
+  }
+  return parsed.data;
+}
+
+/** Deps of the list handlers (prepare, summary), logged, measured and traced through `tools`. */
+export function listDepsFromEnvironment(
+  env: Env = process.env,
+  tools: Observability = createObservability(env, LIST_SERVICE),
+  options: { readonly events?: (tools: Observability) => RunEventPublisher } = {},
+): ListDeps {
+  const scanStateMachineArn = optionalEnv(env, SCAN_STATE_MACHINE_VARIABLE);
+  return {
+    ...(options.events ? { events: options.events(tools) } : {}),
+    s3: tools.tracer.captureAWSv3Client(new S3Client({})),
+    ...(scanStateMachineArn === undefined
+      ? {}
+      : {
+          executions: sfnExecutionLookup(
+            tools.tracer.captureAWSv3Client(new SFNClient({})),
+            scanStateMachineArn,
+          ),
+        }),
+    logger: pipelineLoggerFromPowertools(tools.logger),
+    settings: {
+      resultsBucket: readBucketEnv(env, ENV.resultsBucket),
+      inputBucket: optionalEnv(env, ENV.inputBucket),
+      suffixes: intakeSuffixes(env),
+      maxListBytes: maxListBytes(env),
+      allowSpecialUse: allowSpecialUseFromEnv(env),
+    },
+  };
+}
+
+/** Deps of the domain-list intake handler, which starts list runs for uploads and schedule fires. */
+export function intakeDepsFromEnvironment(
+  env: Env = process.env,
+  tools: Observability = createObservability(env, LIST_SERVICE),
+): IntakeDeps {
+  return objectIntakeDepsFromEnvironment(env, tools, parseDomainListInput);
+}

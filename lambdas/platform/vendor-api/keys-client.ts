@@ -1,0 +1,121 @@
+/**
+ * Client of the vendor's key-management API (seed 001): read the org key's metadata and rotate it.
+ * `Authorization: Bearer <key>` on every call. Rotation kills the old key at once, so this client
+ * never repeats a rotate on its own and hands back the raw answer before any parsing can fail.
+ */
+import {
+  ConfigurationError,
+  VendorAuthError,
+  VendorHttpError,
+  VendorNetworkError,
+  VendorResponseError,
+  VendorTimeoutError,
+} from '#lambdas/platform/errors';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { validateScanUuid } from '#lambdas/platform/validation';
+import { VendorHttp } from './http.ts';
+import { rawOf } from './json.ts';
+import type { RotateKeyResult, VendorHttpSettings, VendorLogger } from './types.ts';
+
+export interface KeysClientSettings extends VendorHttpSettings {
+  /** The organisation whose key is read and rotated (a UUID in the path). */
+  readonly orgUuid: string;
+}
+
+export class KeysClient {
+  private readonly http: VendorHttp;
+  private readonly orgPath: string;
+  private readonly logger: VendorLogger | undefined;
+
+  constructor(settings: KeysClientSettings) {
+    let org: string;
+    try {
+      org = validateScanUuid(settings.orgUuid, 'orgUuid');
+    } catch {
+      throw new ConfigurationError(
+        ENV.orgUuid,
+        'must be the organisation UUID (8-4-4-4-12 hexadecimal digits)',
+      );
+    }
+    this.http = new VendorHttp('keys', settings, 'bearer');
+    this.orgPath = `/orgs/${encodeURIComponent(org)}/api/key`;
+    this.logger = settings.logger;
+  }
+
+  async getKeyInfo(): Promise<{ raw: unknown }> {
+    const res = await this.http.requestText({
+      operation: 'keys.getKeyInfo',
+      method: 'GET',
+      path: this.orgPath,
+      retry: 'idempotent',
+    });
+    return { raw: rawOf(res.text) };
+  }
+
+  /**
+   * Whether the vendor accepts this client's key: one `GET …/api/key`, no credential refresh and
+   * no pending fallback, so a 401 answers for exactly this key. Throws when the answer proves
+   * nothing either way (throttled, unavailable, unreachable), after the usual idempotent retries.
+   */
+  async keyAccepted(): Promise<boolean> {
+    try {
+      await this.http.requestText({
+        operation: 'keys.getKeyInfo',
+        method: 'GET',
+        path: this.orgPath,
+        retry: 'idempotent',
+        refreshOnAuthFailure: false,
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof VendorAuthError) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Rotates the org key. Never retried automatically, not even after a 429 or a 401:
+   * - any error after the request left may mean the vendor rotated and the answer (the only copy
+   *   of the new key) was lost; a second rotate would kill that key too;
+   * - after a 401, refreshing the credential and rotating again could rotate a key that another
+   *   rotation just issued and nobody has stored yet, locking every integration out.
+   * The caller (the rotation workflow) decides, with the whole picture, whether to try again.
+   *
+   * The body is read whole as text and returned as `rawBody`, uninterpreted: the caller stores it
+   * before anything looks for the key in it (./rotate-answer.ts).
+   */
+  async rotateKey(): Promise<RotateKeyResult> {
+    const operation = 'keys.rotateKey';
+    let res: Awaited<ReturnType<VendorHttp['requestText']>>;
+    try {
+      res = await this.http.requestText({
+        operation,
+        method: 'POST',
+        path: `${this.orgPath}/rotate`,
+        retry: 'never',
+        refreshOnAuthFailure: false,
+      });
+    } catch (error) {
+      if (outcomeUnknown(error)) {
+        // Operators must hear this one: the vendor may have rotated, and only it knows the new key.
+        this.logger?.warn('key rotation outcome unknown: the old key may already be dead', {
+          operation,
+          errorName: (error as Error).name,
+        });
+      }
+      throw error;
+    }
+    return { rawBody: res.text, contentType: res.contentType };
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}
+
+/** True when the rotate request may have been processed although no answer arrived intact. */
+function outcomeUnknown(error: unknown): boolean {
+  if (error instanceof VendorNetworkError) return !error.requestNotSent;
+  if (error instanceof VendorTimeoutError || error instanceof VendorResponseError) return true;
+  return error instanceof VendorHttpError && error.status >= 500;
+}

@@ -1,0 +1,163 @@
+/**
+ * Client of the vendor's scanning API (seed 000): start a scan, poll its status, fetch its report,
+ * logs and debug output, list, delete and count scans. `Authorization: Bearer <key>` on every call.
+ */
+import { InvalidInputError, VendorResponseError } from '#lambdas/platform/errors';
+import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
+import { VendorHttp } from './http.ts';
+import { findArray, firstString, isRecord, rawOf, requireObject } from './json.ts';
+import { classifyScanStatus, DEFAULT_STATUS_VOCABULARY } from './status.ts';
+import type {
+  ScanStatus,
+  StartScanResult,
+  StatusVocabulary,
+  VendorDownload,
+  VendorHttpSettings,
+  VendorOperation,
+} from './types.ts';
+
+export interface ScanClientSettings extends VendorHttpSettings {
+  /** Words that map vendor statuses to states. @default DEFAULT_STATUS_VOCABULARY */
+  readonly statusVocabulary?: StatusVocabulary;
+}
+
+export interface StartScanOptions {
+  /** The seed recommends POST (form field `domain`); GET `/scan?domain=` is its alternative. @default 'POST' */
+  readonly via?: 'POST' | 'GET';
+}
+
+/** Where the start answer may carry the scan id; the seed says `uuid`, the others are defensive. */
+const UUID_FIELDS = ['uuid', 'scan_uuid', 'id'] as const;
+
+export class ScanClient {
+  private readonly http: VendorHttp;
+  private readonly vocabulary: StatusVocabulary;
+
+  constructor(settings: ScanClientSettings) {
+    this.http = new VendorHttp('scan', settings, 'bearer');
+    this.vocabulary = settings.statusVocabulary ?? DEFAULT_STATUS_VOCABULARY;
+  }
+
+  /**
+   * Starts a scan. Not idempotent: retried only after a 429 or when the connection was never made;
+   * a 5xx, timeout or reset may have created the scan, so it surfaces instead of a duplicate.
+   */
+  async startScan(domain: string, options: StartScanOptions = {}): Promise<StartScanResult> {
+    const operation = 'scan.startScan';
+    const normalised = normalizeDomain(domain, 'domain', ALREADY_ACCEPTED);
+    const via = options.via ?? 'POST';
+    if (via !== 'POST' && via !== 'GET') throw new InvalidInputError('via', 'must be POST or GET');
+    const res = await this.http.requestText(
+      via === 'POST'
+        ? {
+            operation,
+            method: 'POST',
+            path: '/scan',
+            body: {
+              contentType: 'application/x-www-form-urlencoded',
+              data: new URLSearchParams({ domain: normalised }).toString(),
+            },
+            retry: 'non-idempotent',
+          }
+        : { operation, method: 'GET', path: '/scan', query: { domain: normalised }, retry: 'non-idempotent' },
+    );
+    const body = requireObject(operation, res.text);
+    const candidate = firstString(body, UUID_FIELDS) ?? nestedUuid(body);
+    if (candidate === undefined) throw new VendorResponseError(operation, 'no uuid in the answer');
+    try {
+      return { uuid: validateScanUuid(candidate, 'uuid'), raw: body };
+    } catch {
+      throw new VendorResponseError(operation, 'the uuid in the answer is not a UUID');
+    }
+  }
+
+  async getStatus(scanUuid: string): Promise<ScanStatus> {
+    const uuid = validateScanUuid(scanUuid, 'scanUuid');
+    const res = await this.http.requestText({
+      operation: 'scan.getStatus',
+      method: 'GET',
+      path: `/status/${encodeURIComponent(uuid)}`,
+      retry: 'idempotent',
+    });
+    return classifyScanStatus(res.text, res.contentType, this.vocabulary);
+  }
+
+  getReport(scanUuid: string): Promise<VendorDownload> {
+    return this.output('scan.getReport', 'report', scanUuid);
+  }
+
+  getLogs(scanUuid: string): Promise<VendorDownload> {
+    return this.output('scan.getLogs', 'logs', scanUuid);
+  }
+
+  getDebug(scanUuid: string): Promise<VendorDownload> {
+    return this.output('scan.getDebug', 'debug', scanUuid);
+  }
+
+  /** Scans known to the vendor; the array is found at the top level or under scans/items/data. */
+  async listScans(): Promise<{ scans: unknown[]; raw: unknown }> {
+    const res = await this.http.requestText({
+      operation: 'scan.listScans',
+      method: 'GET',
+      path: '/scans',
+      retry: 'idempotent',
+    });
+    const raw = rawOf(res.text);
+    return { scans: findArray(raw, ['scans', 'items', 'data']) ?? [], raw };
+  }
+
+  /**
+   * Deletes a scan. DELETE is idempotent by HTTP semantics, so it is retried; a retry after a lost
+   * answer may then see a 404 (VendorHttpError) for a scan that is in fact gone.
+   */
+  async deleteScan(scanUuid: string): Promise<{ raw: unknown }> {
+    const uuid = validateScanUuid(scanUuid, 'scanUuid');
+    const res = await this.http.requestText({
+      operation: 'scan.deleteScan',
+      method: 'DELETE',
+      path: `/scan/${encodeURIComponent(uuid)}`,
+      retry: 'idempotent',
+    });
+    return { raw: rawOf(res.text) };
+  }
+
+  async getStats(): Promise<{ raw: unknown }> {
+    const res = await this.http.requestText({
+      operation: 'scan.getStats',
+      method: 'GET',
+      path: '/stats',
+      retry: 'idempotent',
+    });
+    return { raw: rawOf(res.text) };
+  }
+
+  /** Releases the client's connections (tests, the local runner); Lambdas keep theirs. */
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  private async output(
+    operation: VendorOperation,
+    kind: 'report' | 'logs' | 'debug',
+    scanUuid: string,
+  ): Promise<VendorDownload> {
+    const uuid = validateScanUuid(scanUuid, 'scanUuid');
+    return this.http.download({
+      operation,
+      method: 'GET',
+      path: `/${kind}/${encodeURIComponent(uuid)}`,
+      retry: 'idempotent',
+    });
+  }
+}
+
+function nestedUuid(body: Record<string, unknown>): string | undefined {
+  for (const envelope of ['scan', 'data']) {
+    const inner = body[envelope];
+    if (isRecord(inner)) {
+      const found = firstString(inner, UUID_FIELDS);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

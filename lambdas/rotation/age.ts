@@ -1,0 +1,27 @@
+/**
+ * The daily age check: how long since the org key was last rotated. Native rotation failing
+ * silently (a disabled schedule, a function that keeps failing, a rotation stuck in AWSPENDING) shows
+ * up here as an age past the schedule's period, which the key-age alarm watches.
+ */
+import { METRIC, type PipelineMetrics } from '#lambdas/platform/metrics';
+import type { SecretWriter } from '#lambdas/platform/secret-writer';
+
+export interface KeyAge {
+  readonly ageDays: number;
+  /** When the key last changed by rotation, or the secret's creation when it never rotated. */
+  readonly since: string | undefined;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function measureKeyAge(
+  deps: { secrets: SecretWriter; metrics: PipelineMetrics; clock: () => Date },
+  secretId: string,
+): Promise<KeyAge> {
+  const state = await deps.secrets.describe(secretId);
+  const since = state.lastRotated ?? state.created;
+  // No date at all is reported as very old: the alarm must fire, not stay quiet.
+  const ageDays = since === undefined ? 36_500 : (deps.clock().getTime() - since.getTime()) / DAY_MS;
+  deps.metrics.record(METRIC.apiKeyAge, Math.round(ageDays * 100) / 100, 'NoUnit', { workflow: 'rotation' });
+  return { ageDays, since: since?.toISOString() };
+}

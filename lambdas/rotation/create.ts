@@ -1,0 +1,245 @@
+/**
+ * createSecret: rotate the key at the vendor at most once per claim, keep the answer, and store the
+ * key that works under AWSPENDING.
+ *
+ * A new claim for a token is only taken after its last one was released (the rotate provably did
+ * nothing) or a probe with the current key proved the vendor did not rotate. Once the vendor has
+ * answered, the answer is stored before it is read (./answer.ts); from then on every attempt
+ * resumes from the stored answer and none calls rotate again.
+ */
+import {
+  ConfigurationError,
+  VendorAuthError,
+  VendorHttpError,
+  VendorNetworkError,
+  VendorThrottledError,
+} from '#lambdas/platform/errors';
+import { METRIC } from '#lambdas/platform/metrics';
+import { type SecretState, STAGE } from '#lambdas/platform/secret-writer';
+import { parseVendorCredentials, type VendorCredentialsValue } from '#lambdas/platform/secrets';
+import type { RotateKeyResult } from '#lambdas/platform/vendor-api/types';
+import {
+  ANSWER_FIELD,
+  findWorkingKey,
+  type KeptAnswer,
+  pendingKeyOf,
+  pendingValue,
+  readAnswer,
+  storeAnswer,
+} from './answer.ts';
+import { latestClaim, writeClaim } from './claim.ts';
+import type { RotationDeps } from './deps.ts';
+import {
+  RotationInProgressError,
+  RotationOutcomeUnknownError,
+  RotationResponseLostError,
+  RotationStateError,
+} from './errors.ts';
+import type { RotationOutcome } from './request.ts';
+
+export async function createSecret(
+  deps: RotationDeps,
+  secretId: string,
+  token: string,
+  state: SecretState,
+): Promise<RotationOutcome> {
+  const stored = await deps.secrets.read(secretId, { versionId: token });
+  if (stored !== undefined) {
+    const { key, hasAnswer } = pendingKeyOf(stored.value);
+    if (key !== undefined) return 'already-stored';
+    // The answer is kept and no string in it works: the lockout stands. Never rotate again.
+    if (hasAnswer) throw lockout(deps, secretId, token, 'an earlier attempt found no working key in it');
+    throw new RotationStateError(secretId, token, 'the pending version holds a value without a key');
+  }
+  const current = await readCurrent(deps, secretId);
+  const orgUuid = orgOf(deps, secretId, current);
+
+  const kept = await readAnswer(deps, secretId, token);
+  if (kept !== undefined) {
+    await settle(deps, secretId, token, current, orgUuid, kept);
+    return 'resumed-from-answer';
+  }
+
+  const claim = await latestClaim(deps.secrets, secretId, state, token);
+  let attempt = 1;
+  if (claim?.state === 'released') {
+    attempt = claim.attempt + 1;
+  } else if (claim?.state === 'claimed') {
+    const age = deps.clock().getTime() - Date.parse(claim.claimedAt);
+    if (!(age >= deps.settings.claimLeaseMs)) {
+      // Its owner may be inside the vendor call right now: wait for its answer, never rotate.
+      if (await peerStored(deps, secretId, token)) return 'stored-by-peer';
+      throw new RotationInProgressError(secretId, token, claim.claimedAt);
+    }
+    await probeCurrentKey(deps, secretId, token, current.apiKey, orgUuid);
+    attempt = claim.attempt + 1;
+  }
+  const claimed = await writeClaim(deps.secrets, secretId, {
+    rotationClaim: token,
+    attempt,
+    claimedAt: deps.clock().toISOString(),
+    state: 'claimed',
+  });
+  if (!claimed) {
+    if (await peerStored(deps, secretId, token)) return 'stored-by-peer';
+    throw new RotationInProgressError(secretId, token, deps.clock().toISOString());
+  }
+
+  const vendor = deps.keys(current.apiKey, orgUuid);
+  let answer: RotateKeyResult;
+  try {
+    answer = await vendor.rotateKey();
+  } catch (error) {
+    if (!provablyNotProcessed(error)) {
+      // Settle it now if we can: a refused current key proves the vendor rotated (lost answer).
+      // A 200 proves nothing yet (the request may still be in flight there): the claim stays,
+      // and the next attempt probes again once the lease has passed.
+      await vendor.close();
+      await probeCurrentKey(deps, secretId, token, current.apiKey, orgUuid);
+      throw new RotationOutcomeUnknownError(secretId, token, error);
+    }
+    await writeClaim(deps.secrets, secretId, {
+      rotationClaim: token,
+      attempt: attempt + 1,
+      claimedAt: deps.clock().toISOString(),
+      state: 'released',
+      reason: error instanceof Error ? error.name : 'UnknownError',
+    });
+    throw error;
+  } finally {
+    await vendor.close();
+  }
+
+  // From here the old key is dead and `answer` is the only copy of the new one: store it first.
+  try {
+    await storeAnswer(deps, secretId, token, answer);
+  } catch (error) {
+    throw lockout(
+      deps,
+      secretId,
+      token,
+      `storing it failed: ${error instanceof Error ? error.name : 'error'}`,
+    );
+  }
+  const again = await readAnswer(deps, secretId, token);
+  if (again === undefined) throw lockout(deps, secretId, token, 'the stored answer does not read back');
+  await settle(deps, secretId, token, current, orgUuid, again);
+  return 'rotated';
+}
+
+/**
+ * Probes the kept answer's candidates and stores AWSPENDING: with the key that works, or with the
+ * answer alone and a named lockout when none does. A failure in between throws and leaves the
+ * answer kept for the next attempt.
+ */
+async function settle(
+  deps: RotationDeps,
+  secretId: string,
+  token: string,
+  current: VendorCredentialsValue,
+  orgUuid: string,
+  kept: KeptAnswer,
+): Promise<void> {
+  const found = await findWorkingKey(deps, kept, orgUuid, [current.apiKey, orgUuid]);
+  const value = pendingValue(current.fields, orgUuid, found.key, kept);
+  await storePending(deps, secretId, token, value);
+  if (found.key === undefined) {
+    deps.metrics.record(METRIC.rotateAnswerUnparsable, 1, 'Count', { workflow: 'rotation' });
+    throw lockout(
+      deps,
+      secretId,
+      token,
+      `no string in the vendor's answer opens GET key info (${found.tried} tried); the answer is kept in the secret under "${ANSWER_FIELD}"`,
+    );
+  }
+  deps.logger.info('the vendor rotated the key; the key that works is stored under AWSPENDING', {
+    secretId,
+    token,
+    candidatesTried: found.tried,
+    answerTruncated: kept.truncated,
+  });
+}
+
+function lockout(
+  deps: RotationDeps,
+  secretId: string,
+  token: string,
+  how: string,
+): RotationResponseLostError {
+  deps.metrics.record(METRIC.rotationResponseLost, 1, 'Count', { workflow: 'rotation' });
+  deps.logger.error('the vendor rotated and no working key is stored: lockout', { secretId, token, how });
+  return new RotationResponseLostError(secretId, token, how);
+}
+
+/** Puts the pending value; a put whose answer was lost may still have stored it, so look first. */
+async function storePending(deps: RotationDeps, secretId: string, token: string, value: string) {
+  try {
+    await deps.secrets.put(secretId, token, value, [STAGE.pending]);
+  } catch (error) {
+    const stored = await deps.secrets.read(secretId, { versionId: token }).catch(() => undefined);
+    if (stored?.value !== value) throw error;
+  }
+}
+
+/**
+ * Met a claim whose owner is gone without a stored answer: did the vendor rotate? A 200 with the
+ * current key proves it did not; a refusal proves the new key was lost.
+ */
+async function probeCurrentKey(
+  deps: RotationDeps,
+  secretId: string,
+  token: string,
+  currentKey: string,
+  orgUuid: string,
+): Promise<void> {
+  const vendor = deps.keys(currentKey, orgUuid);
+  let accepted: boolean;
+  try {
+    accepted = await vendor.keyAccepted();
+  } finally {
+    await vendor.close();
+  }
+  if (!accepted) throw lockout(deps, secretId, token, 'the current key is refused and no answer was kept');
+  deps.logger.warn('a claimed rotate left no answer, and the current key still works: rotating again', {
+    secretId,
+    token,
+  });
+}
+
+async function readCurrent(deps: RotationDeps, secretId: string): Promise<VendorCredentialsValue> {
+  const stored = await deps.secrets.read(secretId, { stage: STAGE.current });
+  if (stored === undefined) throw new ConfigurationError(secretId, 'has no AWSCURRENT value to rotate');
+  const credentials = parseVendorCredentials(stored.value, secretId);
+  if (credentials.apiKeys.keys !== undefined && credentials.apiKeys.keys !== credentials.apiKey) {
+    // The probe would then prove nothing about the org key: refuse rather than risk a second rotate.
+    throw new ConfigurationError(
+      secretId,
+      'has its own "apiKeys.keys": rotation authorises with the org key it rotates, so remove it or rotate by hand',
+    );
+  }
+  return credentials;
+}
+
+/** Errors that prove the vendor did nothing with the rotate request. */
+function provablyNotProcessed(error: unknown): boolean {
+  if (error instanceof VendorAuthError || error instanceof VendorThrottledError) return true;
+  if (error instanceof VendorNetworkError) return error.requestNotSent;
+  if (error instanceof VendorHttpError) return error.status >= 400 && error.status < 500;
+  return error instanceof ConfigurationError;
+}
+
+/** Waits for a peer that holds the claim to store the pending value. */
+async function peerStored(deps: RotationDeps, secretId: string, token: string): Promise<boolean> {
+  const step = 1_000;
+  for (let waited = 0; waited < deps.settings.peerWaitMs; waited += step) {
+    await deps.sleep(step);
+    if ((await deps.secrets.read(secretId, { versionId: token })) !== undefined) return true;
+  }
+  return false;
+}
+
+export function orgOf(deps: RotationDeps, secretId: string, credentials: VendorCredentialsValue): string {
+  const org = credentials.orgUuid ?? deps.settings.orgUuid;
+  if (org === undefined) throw new ConfigurationError(secretId, 'has no "orgUuid", and ORG_UUID is not set');
+  return org;
+}

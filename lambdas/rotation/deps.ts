@@ -1,0 +1,173 @@
+/**
+ * What the rotation steps work with. Clients are parameters: the Lambda passes Secrets Manager,
+ * the vendor's key API and EventBridge; the tests and `npm start -- rotate` pass the stand-in and
+ * the simulator.
+ *
+ * The wiring below imports the vendor's key client: rotation has one function, which calls the
+ * vendor, so no bundle carries a client it does not use.
+ */
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { PipelineMetrics } from '#lambdas/platform/metrics';
+import { numberFromText, parseWith } from '#lambdas/platform/schema';
+import { createSecretWriter, type SecretWriter } from '#lambdas/platform/secret-writer';
+import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
+import type { RotateKeyResult, VendorHttpSettings, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import { type Env, optionalEnv, readUrlEnv } from '../platform/runtime/env.ts';
+import { putEvent } from '../platform/runtime/event-bridge.ts';
+import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
+import {
+  type Observability,
+  powertoolsMetrics,
+  vendorMetricsObserver,
+} from '../platform/runtime/observability.ts';
+import { ENV } from '../platform/runtime/variables.ts';
+
+/** The vendor's key-management API, authorised with one fixed key. */
+export interface KeyManagement {
+  getKeyInfo(): Promise<{ raw: unknown }>;
+  /** One `GET …/api/key` with exactly this key: true on 200, false on 401/403; throws otherwise. */
+  keyAccepted(): Promise<boolean>;
+  rotateKey(): Promise<RotateKeyResult>;
+  close(): Promise<void>;
+}
+
+/** Opens the key-management API for `orgUuid`, sending `apiKey` and no other. */
+export type KeyManagementFactory = (apiKey: string, orgUuid: string) => KeyManagement;
+
+/** The ApiKeyRotated event: who, which secret and version, when. Never the key. */
+export interface ApiKeyRotatedDetail {
+  readonly orgUuid: string;
+  readonly secretArn: string;
+  readonly versionId: string;
+  readonly rotatedAt: string;
+}
+
+export interface RotationEventPublisher {
+  publish(detail: ApiKeyRotatedDetail): Promise<void>;
+}
+
+export interface RotationSettings {
+  /** The org whose key is rotated, when the secret has no `orgUuid`. */
+  readonly orgUuid: string | undefined;
+  /**
+   * How long a claim protects an invocation that may still be calling the vendor: the function's
+   * timeout plus a margin. Only after it may another invocation probe and take over.
+   */
+  readonly claimLeaseMs: number;
+  /** How long an invocation that met a live claim waits for that rotation's answer to be stored. */
+  readonly peerWaitMs: number;
+  /** Secrets that integrations read and that get the new value after every rotation. */
+  readonly mirrorSecretIds: readonly string[];
+  /** Attempts per mirror (write, then read back and compare). */
+  readonly mirrorAttempts: number;
+  /**
+   * Dot path of the new key in the rotate answer (`rotation.newKeyFieldPath`): probed first. The
+   * other strings in the answer are probed after it, so a wrong path costs requests, not the key.
+   */
+  readonly newKeyFieldPath?: string | undefined;
+}
+
+export interface RotationDeps {
+  readonly secrets: SecretWriter;
+  readonly keys: KeyManagementFactory;
+  readonly events: RotationEventPublisher;
+  readonly metrics: PipelineMetrics;
+  readonly logger: VendorLogger;
+  readonly clock: () => Date;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly settings: RotationSettings;
+}
+
+export const DEFAULT_ROTATION_SETTINGS = {
+  claimLeaseMs: 5 * 60_000,
+  peerWaitMs: 10_000,
+  mirrorAttempts: 3,
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// The rotation function's wiring from its environment: Secrets Manager (reader and writer of the
+// rotated secret and its mirrors), the vendor's key API at KEYS_API_URL, EventBridge for
+// ApiKeyRotated. No key is ever in the environment: the function reads it from the secret.
+// ---------------------------------------------------------------------------------------------
+
+export const ROTATION_EVENT = {
+  source: 'security-pipeline.key-rotation',
+  detailType: 'ApiKeyRotated',
+} as const;
+
+export interface RotationClients {
+  readonly secretsManager: SecretsManagerClient;
+  readonly eventBridge: EventBridgeClient;
+}
+
+/** Opens the key API with one fixed key: no refresh and no pending fallback can change it. */
+export function keyManagementFactory(
+  settings: Omit<VendorHttpSettings, 'credentials'>,
+): KeyManagementFactory {
+  return (apiKey, orgUuid) =>
+    new KeysClient({
+      ...settings,
+      orgUuid,
+      credentials: async (request) => (request?.pending === true ? undefined : apiKey),
+    });
+}
+
+/** Publishes ApiKeyRotated; a rejected entry is an error, not a silent drop. */
+export function eventBridgePublisher(
+  client: EventBridgeClient,
+  busName: string | undefined,
+): RotationEventPublisher {
+  return {
+    publish: (detail) =>
+      putEvent(client, {
+        source: ROTATION_EVENT.source,
+        detailType: ROTATION_EVENT.detailType,
+        detail,
+        busName,
+      }),
+  };
+}
+
+const leaseSeconds = numberFromText({ min: 60, max: 3600, integer: true });
+
+export function rotationDepsFromEnvironment(
+  env: Env,
+  tools: Observability,
+  clients: RotationClients,
+): RotationDeps {
+  const logger = pipelineLoggerFromPowertools(tools.logger);
+  const metrics: PipelineMetrics = powertoolsMetrics(tools.metrics);
+  const lease = optionalEnv(env, ENV.rotationClaimLeaseSeconds);
+  const mirrors = optionalEnv(env, ENV.rotationMirrorSecretArns);
+  return {
+    secrets: createSecretWriter(clients.secretsManager),
+    keys: keyManagementFactory({
+      baseUrl: readUrlEnv(env, ENV.keysApiUrl),
+      logger,
+      observer: vendorMetricsObserver(metrics),
+    }),
+    events: eventBridgePublisher(clients.eventBridge, optionalEnv(env, ENV.eventBusName)),
+    metrics,
+    logger,
+    clock: () => new Date(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    settings: {
+      orgUuid: optionalEnv(env, ENV.orgUuid),
+      claimLeaseMs:
+        lease === undefined
+          ? DEFAULT_ROTATION_SETTINGS.claimLeaseMs
+          : parseWith(leaseSeconds, lease, ENV.rotationClaimLeaseSeconds) * 1000,
+      peerWaitMs: DEFAULT_ROTATION_SETTINGS.peerWaitMs,
+      mirrorSecretIds:
+        mirrors === undefined
+          ? []
+          : mirrors
+              .split(',')
+              .map((arn) => arn.trim())
+              .filter(Boolean),
+      mirrorAttempts: DEFAULT_ROTATION_SETTINGS.mirrorAttempts,
+      newKeyFieldPath: optionalEnv(env, ENV.newKeyFieldPath),
+    },
+  };
+}

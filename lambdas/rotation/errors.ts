@@ -1,0 +1,59 @@
+/**
+ * The rotation function's own failures. Each name is an alarm or a runbook section
+ * (docs/runbooks/key-rotation.md); none carries a key.
+ */
+import { ERROR_NAME } from '#lambdas/platform/errors';
+
+/**
+ * The vendor rotated the key and no working key is stored: a probe with the current key was refused
+ * after a claimed rotate left no stored answer, storing the answer failed for good, or no string in
+ * the kept answer opens GET key info. Nobody holds a working key: break-glass recovery (get a key
+ * from the vendor, put it in the secret). Rotate is never called again for the token.
+ */
+export class RotationResponseLostError extends Error {
+  constructor(secretId: string, token: string, how: string) {
+    super(
+      `Rotation ${token} of ${secretId}: the vendor rotated the key but the new key was lost (${how}). Follow the break-glass runbook; rotate was not called again.`,
+    );
+    this.name = ERROR_NAME.RotationResponseLost;
+  }
+}
+
+/** Another invocation holds this token's claim and may be calling the vendor right now. */
+export class RotationInProgressError extends Error {
+  constructor(secretId: string, token: string, claimedAt: string) {
+    super(
+      `Rotation ${token} of ${secretId} was claimed at ${claimedAt} by another invocation that may still be calling the vendor; not rotating again. A later attempt resumes it.`,
+    );
+    this.name = ERROR_NAME.RotationInProgressError;
+  }
+}
+
+/** The rotate request may have reached the vendor, and no answer came back intact. */
+export class RotationOutcomeUnknownError extends Error {
+  constructor(secretId: string, token: string, cause: unknown) {
+    super(
+      `Rotation ${token} of ${secretId}: the rotate request may have reached the vendor but no answer arrived (${cause instanceof Error ? cause.name : 'error'}). The claim stays; the next attempt probes the current key before anything else.`,
+      { cause },
+    );
+    this.name = ERROR_NAME.RotationOutcomeUnknownError;
+  }
+}
+
+/** testSecret: the vendor refused the key stored under AWSPENDING. */
+export class PendingKeyRefusedError extends Error {
+  constructor(secretId: string, token: string, status: number) {
+    super(
+      `Rotation ${token} of ${secretId}: the vendor refused the pending key with HTTP ${status}; AWSCURRENT was not moved.`,
+    );
+    this.name = ERROR_NAME.PendingKeyRefusedError;
+  }
+}
+
+/** Secrets Manager's versions say this step cannot run for this token. */
+export class RotationStateError extends Error {
+  constructor(secretId: string, token: string, problem: string) {
+    super(`Rotation ${token} of ${secretId}: ${problem}`);
+    this.name = ERROR_NAME.RotationStateError;
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * Secrets Manager's rotation function for the vendor org key: createSecret, setSecret, testSecret
+ * and finishSecret (lambdas/rotation/steps.ts). Secrets Manager invokes it; nothing else should.
+ */
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import type { RotationDeps } from '#lambdas/rotation/deps';
+import { rotationDepsFromEnvironment } from '#lambdas/rotation/deps';
+import { parseRotationRequest } from '#lambdas/rotation/request';
+import { type RotationStepResult, runRotationStep } from '#lambdas/rotation/steps';
+
+export function createRotateApiKeyHandler(deps: RotationDeps): Handler<unknown, RotationStepResult> {
+  return async (event) => runRotationStep(parseRotationRequest(event), deps);
+}
+
+export const handler = createLazyHandler({
+  deps: (tools) =>
+    rotationDepsFromEnvironment(process.env, tools, {
+      secretsManager: tools.tracer.captureAWSv3Client(new SecretsManagerClient({})),
+      eventBridge: tools.tracer.captureAWSv3Client(new EventBridgeClient({})),
+    }),
+  handler: createRotateApiKeyHandler,
+});

@@ -1,0 +1,190 @@
+/**
+ * FetchReport / FetchLogs / FetchDebug: stream one scan output from the vendor into S3, byte for
+ * byte, with the vendor's Content-Type and the SHA-256 of what was stored.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { METRIC } from '#lambdas/platform/metrics';
+import { headerSafe, type StoredDownload, storeDownload } from '#lambdas/platform/s3/store-download';
+import { DestinationTakenError } from '#lambdas/platform/s3/stream-upload';
+import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
+import type { ScanInProgress, ScanOutputName, StoredObject } from '#lambdas/scan/contracts';
+import type { ScanDeps } from './deps.ts';
+
+export type FetchScanOutputInput = ScanInProgress & { readonly output: ScanOutputName };
+
+export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInput): Promise<StoredObject> {
+  const { output, scanUuid, outputPrefix } = state;
+  const operation = OPERATIONS[output];
+  // A retried task (Lambda.ServiceException after the write, a redrive) must never replace a
+  // verified object: whatever the vendor sends the second time, the first verified bytes stay.
+  const earlier = await findStoredOutput(deps, outputPrefix, output);
+  if (earlier.verified) {
+    deps.logger.info('Scan output already stored and verified; not fetched again', {
+      domain: state.domain,
+      scanUuid,
+      output,
+      key: earlier.verified.key,
+    });
+    return earlier.verified;
+  }
+  // Leftovers of an attempt that died between its upload and its verification: never verified,
+  // never to be listed by the manifest.
+  // Each by its version id: a plain delete in the versioned bucket would keep the bytes as a
+  // noncurrent version for the bucket's noncurrent-version lifetime.
+  for (const { key, versionId } of earlier.leftovers) {
+    await deps.s3.send(
+      new DeleteObjectCommand({
+        Bucket: deps.settings.resultsBucket,
+        Key: key,
+        ...(versionId === undefined ? {} : { VersionId: versionId }),
+      }),
+    );
+  }
+  const download = await openOutput(deps, output, scanUuid);
+  const key = `${outputPrefix}${output}.${extensionFor(download.contentType)}`;
+  const metadata: Record<string, string> = { domain: state.domain, 'scan-uuid': scanUuid };
+  const etag = headerSafe(download.etag);
+  if (etag) metadata['source-etag'] = etag;
+
+  let stored: StoredDownload;
+  try {
+    stored = await storeDownload(download, {
+      s3: deps.s3,
+      bucket: deps.settings.resultsBucket,
+      key,
+      operation,
+      upload: deps.settings.upload,
+      metadata,
+      // Large outputs are uploaded under .staging/ and copied to `key` only once verified, and
+      // only if `key` is still free.
+      stagingKey: `${outputPrefix}${STAGING_FOLDER}${output}-${randomUUID()}`,
+    });
+  } catch (error) {
+    // A concurrent attempt (an overlapping retry) stored the output first: its verified object
+    // stays, and is the answer.
+    if (!(error instanceof DestinationTakenError)) throw error;
+    const winner = (await findStoredOutput(deps, outputPrefix, output)).verified;
+    if (!winner) throw error;
+    deps.logger.info('Scan output stored meanwhile by another attempt; that one is kept', {
+      domain: state.domain,
+      scanUuid,
+      output,
+      key: winner.key,
+    });
+    return winner;
+  }
+  deps.metrics.record(METRIC.bytesStored, stored.size, 'Bytes', { workflow: 'scan', output });
+  deps.logger.info('Scan output stored', {
+    domain: state.domain,
+    scanUuid,
+    output,
+    key,
+    size: stored.size,
+    sha256: stored.sha256,
+    contentType: stored.contentType,
+    method: stored.method,
+    redirects: download.redirects,
+  });
+  return {
+    name: output,
+    bucket: stored.bucket,
+    key: stored.key,
+    size: stored.size,
+    sha256: stored.sha256,
+    contentType: stored.contentType,
+    versionId: stored.versionId,
+  };
+}
+
+interface Leftover {
+  readonly key: string;
+  readonly versionId: string | undefined;
+}
+
+/** Under the scan prefix: uploads not yet proven complete. Never listed by a manifest. */
+export const STAGING_FOLDER = '.staging/';
+
+/**
+ * What an earlier attempt left for this output: a verified object (any extension: a retry may
+ * get another Content-Type), and objects that were never verified (an unverified final object or
+ * a staged upload), which a new attempt removes.
+ */
+async function findStoredOutput(
+  deps: ScanDeps,
+  outputPrefix: string,
+  output: ScanOutputName,
+): Promise<{ verified: StoredObject | undefined; leftovers: Leftover[] }> {
+  const bucket = deps.settings.resultsBucket;
+  const listed = await deps.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: outputPrefix }));
+  const leftovers: Leftover[] = [];
+  let verified: StoredObject | undefined;
+  for (const { Key: key } of listed.Contents ?? []) {
+    if (key === undefined) continue;
+    const name = key.slice(outputPrefix.length);
+    const isStaged = name.startsWith(`${STAGING_FOLDER}${output}-`);
+    if (!isStaged && (!name.startsWith(`${output}.`) || name.includes('/'))) continue;
+    // Also for a staged leftover: its version id is what deleting it for good takes.
+    const head = await deps.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    if (isStaged) {
+      leftovers.push({ key, versionId: head.VersionId });
+      continue;
+    }
+    const sha256 = head.Metadata?.sha256;
+    if (verified === undefined && sha256 !== undefined && /^[0-9a-f]{64}$/.test(sha256)) {
+      verified = {
+        name: output,
+        bucket,
+        key,
+        size: head.ContentLength ?? 0,
+        sha256,
+        contentType: head.ContentType,
+        versionId: head.VersionId,
+      };
+    } else {
+      leftovers.push({ key, versionId: head.VersionId });
+    }
+  }
+  return { verified, leftovers };
+}
+
+const OPERATIONS: Readonly<Record<ScanOutputName, string>> = {
+  report: 'scan.getReport',
+  logs: 'scan.getLogs',
+  debug: 'scan.getDebug',
+};
+
+function openOutput(deps: ScanDeps, output: ScanOutputName, scanUuid: string): Promise<VendorDownload> {
+  switch (output) {
+    case 'report':
+      return deps.scanClient.getReport(scanUuid);
+    case 'logs':
+      return deps.scanClient.getLogs(scanUuid);
+    case 'debug':
+      return deps.scanClient.getDebug(scanUuid);
+  }
+}
+
+/**
+ * The file extension for a Content-Type. Only the media type counts (parameters such as charset are
+ * ignored); anything unrecognised is `bin`, since the bytes are stored as they came.
+ */
+export function extensionFor(contentType: string | undefined): string {
+  const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (media === '') return 'bin';
+  // ndjson before json: "application/x-ndjson" also ends in "json".
+  if (
+    /(^|[/+.-])(x-)?ndjson$/.test(media) ||
+    media === 'application/jsonl' ||
+    media === 'application/x-jsonlines'
+  ) {
+    return 'ndjson';
+  }
+  if (media === 'application/json' || media === 'text/json' || media.endsWith('+json')) return 'json';
+  if (media === 'text/plain') return 'txt';
+  if (media === 'text/html' || media === 'application/xhtml+xml') return 'html';
+  if (media === 'application/xml' || media === 'text/xml' || media.endsWith('+xml')) return 'xml';
+  if (media === 'application/zip' || media === 'application/x-zip-compressed') return 'zip';
+  if (media === 'application/pdf') return 'pdf';
+  return 'bin';
+}

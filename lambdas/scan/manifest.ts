@@ -1,0 +1,202 @@
+/**
+ * WriteManifest: the last write of a successful scan. Readers treat a folder without manifest.json
+ * as incomplete, so it is written only after all three outputs are stored, and it lists each one
+ * with the digest computed while it streamed.
+ */
+import { createHash } from 'node:crypto';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import { METRIC } from '#lambdas/platform/metrics';
+import type { ScanInProgress, ScanOutcome, ScanOutputName, StoredObject } from '#lambdas/scan/contracts';
+import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
+import type { ScanDeps } from './deps.ts';
+
+export const MANIFEST_FILE = 'manifest.json';
+
+export interface ScanManifest {
+  readonly schemaVersion: 1;
+  readonly domain: string;
+  readonly scanUuid: string;
+  readonly runId: string;
+  /** `workflow`: the scan's own execution wrote it; `reconciled`: scan reconciliation did, later. */
+  readonly origin: 'workflow' | 'reconciled';
+  /** Only on reconciled manifests: when, and which failure records tell of the same scan. */
+  readonly reconciliation?: ReconciledFrom;
+  readonly objects: readonly {
+    readonly name: ScanOutputName;
+    readonly key: string;
+    readonly size: number;
+    readonly sha256: string;
+    readonly contentType: string | null;
+    readonly versionId: string | null;
+  }[];
+  /** Any other object under the scan's prefix, so the manifest accounts for all of it. */
+  readonly otherObjects: readonly { readonly key: string; readonly size: number }[];
+  readonly finalStatus: {
+    readonly state: string;
+    readonly vendorStatus: string | null;
+    readonly progress: number | null;
+    readonly raw: string;
+    readonly rawTruncated: boolean;
+  };
+  readonly timings: {
+    readonly startedAt: string;
+    readonly finishedAt: string;
+    readonly pollAttempts: number;
+    readonly waitedSeconds: number;
+    readonly elapsedSeconds: number;
+  };
+}
+
+export type WriteScanManifestInput = ScanInProgress & { readonly stored: readonly StoredObject[] };
+
+export interface ReconciledFrom {
+  readonly reconciledAt: string;
+  /** Failure records of the same scan: its own (a timeout, a failed fetch) or a ScanRejected start. */
+  readonly linkedFailureKeys: readonly string[];
+}
+
+/**
+ * `reconciled` marks a manifest written by scan reconciliation: it counts as ScansReconciled, not
+ * as a succeeded scan with a duration (the workflow that would have measured it never ran).
+ */
+export async function writeScanManifest(
+  deps: ScanDeps,
+  state: WriteScanManifestInput,
+  reconciled?: ReconciledFrom,
+): Promise<ScanOutcome> {
+  const objects = orderedOutputs(state, deps.settings.resultsBucket);
+  const status = state.status;
+  if (status === undefined) throw new InvalidInputError('status', 'is missing: the scan was never polled');
+  if (status.state !== 'succeeded') {
+    throw new InvalidInputError(
+      'status.state',
+      `is "${status.state}": a manifest is written for succeeded scans only`,
+    );
+  }
+  const otherObjects = await otherObjectsUnder(deps, state.outputPrefix, objects);
+  const finishedAt = deps.clock();
+  const startedMs = Date.parse(state.poll.startedAt);
+  const manifest: ScanManifest = {
+    schemaVersion: 1,
+    domain: state.domain,
+    scanUuid: state.scanUuid,
+    runId: state.runId,
+    origin: reconciled === undefined ? 'workflow' : 'reconciled',
+    ...(reconciled === undefined ? {} : { reconciliation: reconciled }),
+    // null instead of undefined, so every field is present in the JSON.
+    objects: objects.map((o) => ({
+      name: o.name,
+      key: o.key,
+      size: o.size,
+      sha256: o.sha256,
+      contentType: o.contentType ?? null,
+      versionId: o.versionId ?? null,
+    })),
+    otherObjects,
+    finalStatus: {
+      state: status.state,
+      vendorStatus: status.vendorStatus ?? null,
+      progress: status.progress ?? null,
+      raw: status.raw,
+      rawTruncated: status.rawTruncated,
+    },
+    timings: {
+      startedAt: state.poll.startedAt,
+      finishedAt: finishedAt.toISOString(),
+      pollAttempts: state.poll.attempt,
+      waitedSeconds: state.poll.waitedSeconds,
+      elapsedSeconds: Number.isNaN(startedMs)
+        ? 0
+        : Math.max(0, Math.round((finishedAt.getTime() - startedMs) / 1000)),
+    },
+  };
+
+  const manifestKey = `${state.outputPrefix}${MANIFEST_FILE}`;
+  const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  await deps.s3.send(
+    new PutObjectCommand({
+      Bucket: deps.settings.resultsBucket,
+      Key: manifestKey,
+      Body: body,
+      ContentLength: body.length,
+      ContentType: 'application/json',
+      Metadata: { domain: state.domain, 'scan-uuid': state.scanUuid, sha256 },
+      ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+    }),
+  );
+  if (reconciled === undefined) {
+    deps.metrics.record(METRIC.scansSucceeded, 1, 'Count', { workflow: 'scan' });
+    deps.metrics.record(METRIC.scanDuration, manifest.timings.elapsedSeconds, 'Seconds', {
+      workflow: 'scan',
+      outcome: 'succeeded',
+    });
+  } else {
+    deps.metrics.record(METRIC.scansReconciled, 1, 'Count', { workflow: 'scan' });
+  }
+  deps.logger.info('Scan manifest written', {
+    origin: manifest.origin,
+    domain: state.domain,
+    scanUuid: state.scanUuid,
+    manifestKey,
+    objects: objects.length,
+    elapsedSeconds: manifest.timings.elapsedSeconds,
+  });
+  return {
+    domain: state.domain,
+    state: 'succeeded',
+    scanUuid: state.scanUuid,
+    outputPrefix: state.outputPrefix,
+    manifestKey,
+    error: undefined,
+    ...(state.settledStart === undefined ? {} : { settledStart: state.settledStart }),
+  };
+}
+
+/**
+ * Everything else under the scan's prefix (a failure.json of an attempt before a redrive, say), so
+ * the manifest accounts for exactly what the prefix holds. The fetch step removes its own
+ * unverified leftovers, so normally this is empty.
+ */
+async function otherObjectsUnder(
+  deps: ScanDeps,
+  prefix: string,
+  outputs: readonly StoredObject[],
+): Promise<{ key: string; size: number }[]> {
+  const listed = await deps.s3.send(
+    new ListObjectsV2Command({ Bucket: deps.settings.resultsBucket, Prefix: prefix }),
+  );
+  const known = new Set([...outputs.map((o) => o.key), `${prefix}${MANIFEST_FILE}`]);
+  return (listed.Contents ?? [])
+    .filter((object) => object.Key !== undefined && !known.has(object.Key))
+    .map((object) => ({ key: object.Key as string, size: object.Size ?? 0 }));
+}
+
+/** report, logs, debug: each exactly once, stored in this bucket under this scan's prefix. */
+function orderedOutputs(state: WriteScanManifestInput, bucket: string): StoredObject[] {
+  const byName = new Map<ScanOutputName, StoredObject>();
+  state.stored.forEach((object, index) => {
+    if (byName.has(object.name)) {
+      throw new InvalidInputError(`stored[${index}].name`, `"${object.name}" appears more than once`);
+    }
+    if (object.bucket !== bucket) {
+      throw new InvalidInputError(`stored[${index}].bucket`, `is not the results bucket ${bucket}`);
+    }
+    if (!object.key.startsWith(state.outputPrefix)) {
+      throw new InvalidInputError(
+        `stored[${index}].key`,
+        `is not under this scan's prefix ${state.outputPrefix}`,
+      );
+    }
+    byName.set(object.name, object);
+  });
+  const missing = SCAN_OUTPUT_NAMES.filter((name) => !byName.has(name));
+  if (missing.length > 0) {
+    throw new InvalidInputError(
+      'stored',
+      `lacks the ${missing.join(', ')} output${missing.length > 1 ? 's' : ''}`,
+    );
+  }
+  return SCAN_OUTPUT_NAMES.map((name) => byName.get(name) as StoredObject);
+}

@@ -1,0 +1,265 @@
+/**
+ * The adaptive wait of the per-domain poll loop (WaitForScan -> PollScanStatus -> ScanFinished?).
+ *
+ * Waits grow geometrically from `minWaitSeconds` to `maxWaitSeconds`: early polls catch fast scans
+ * quickly, and a day-long scan costs a few hundred polls instead of thousands. The loop ends at
+ * `deadlineSeconds` at the latest, which also bounds the execution history (Step Functions refuses
+ * to go past 25,000 events in a standard execution).
+ */
+import * as z from 'zod/mini';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { boundedNumber, type NumberBounds, problemsOf, type SettingProblem } from '#lambdas/platform/schema';
+import type { PollState } from '#lambdas/scan/contracts';
+
+export interface PollSettings {
+  /** First wait, in seconds (POLL_MIN_WAIT_SECONDS). @default 15 */
+  readonly minWaitSeconds: number;
+  /** Largest wait, in seconds (POLL_MAX_WAIT_SECONDS). @default 300 */
+  readonly maxWaitSeconds: number;
+  /** Each wait is the previous one times this (POLL_GROWTH_FACTOR). @default 1.5 */
+  readonly growthFactor: number;
+  /** The scan counts as timed out once it is this old (SCAN_DEADLINE_SECONDS). @default 86400 */
+  readonly deadlineSeconds: number;
+}
+
+export const DEFAULT_POLL_SETTINGS: PollSettings = Object.freeze({
+  minWaitSeconds: 15,
+  maxWaitSeconds: 300,
+  growthFactor: 1.5,
+  deadlineSeconds: 86_400,
+});
+
+/** Step Functions' hard limit on the events of one standard execution. */
+export const STEP_FUNCTIONS_HISTORY_EVENT_LIMIT = 25_000;
+
+/**
+ * History events of one loop iteration: WaitStateEntered/Exited, TaskStateEntered, TaskScheduled,
+ * TaskStarted, TaskSucceeded, TaskStateExited, ChoiceStateEntered/Exited. Retries add more.
+ */
+export const HISTORY_EVENTS_PER_POLL_ITERATION = 9;
+
+/**
+ * Everything outside the loop, generously: execution start/end, StartScan, the Parallel with three
+ * fetch tasks, the manifest, the optional delete, and the failure path's Pass/Task/Fail states.
+ */
+export const HISTORY_EVENTS_OUTSIDE_LOOP = 80;
+
+/**
+ * The wait before poll number `attempt + 1` (attempt 0 = the wait after StartScan): geometric from the
+ * minimum, capped at the maximum, whole seconds (Wait states want integers), never below 1.
+ */
+export function nextWaitSeconds(
+  attempt: number,
+  settings: Pick<PollSettings, 'minWaitSeconds' | 'maxWaitSeconds' | 'growthFactor'>,
+): number {
+  const { minWaitSeconds, maxWaitSeconds, growthFactor } = settings;
+  const exponent = Math.max(0, Math.floor(attempt));
+  // growthFactor ** exponent overflows to Infinity for long loops; the cap still applies.
+  const grown = Math.floor(minWaitSeconds * growthFactor ** exponent);
+  const capped = Math.min(maxWaitSeconds, Number.isFinite(grown) ? grown : maxWaitSeconds);
+  return Math.max(1, Math.floor(capped));
+}
+
+/** The poll state StartScan returns: nothing polled yet, the first wait is the minimum. */
+export function initialPollState(startedAt: Date, settings: PollSettings): PollState {
+  return {
+    attempt: 0,
+    nextWaitSeconds: clampToRemaining(nextWaitSeconds(0, settings), settings.deadlineSeconds),
+    waitedSeconds: 0,
+    startedAt: startedAt.toISOString(),
+    deadlineExceeded: false,
+  };
+}
+
+/**
+ * The poll state after one more status poll made at `now`.
+ *
+ * `waitedSeconds` adds the wait that preceded this poll, so it is the scan's age as the state machine
+ * scheduled it. The deadline uses max(wall-clock age, waitedSeconds): on AWS the wall clock is the
+ * larger (Lambda time adds up), while a local run with overridden (shortened) waits only reaches the
+ * deadline through waitedSeconds. Both therefore take the same number of polls to time out.
+ *
+ * The next wait is cut to what is left before the deadline, so the last poll happens at the
+ * deadline instead of up to one maximum wait after it.
+ */
+export function advancePoll(poll: PollState, now: Date, settings: PollSettings): PollState {
+  const attempt = poll.attempt + 1;
+  const waitedSeconds = poll.waitedSeconds + poll.nextWaitSeconds;
+  const ageSeconds = Math.max(wallClockAgeSeconds(poll.startedAt, now), waitedSeconds);
+  const deadlineExceeded = ageSeconds >= settings.deadlineSeconds;
+  return {
+    attempt,
+    nextWaitSeconds: clampToRemaining(
+      nextWaitSeconds(attempt, settings),
+      settings.deadlineSeconds - ageSeconds,
+    ),
+    waitedSeconds,
+    startedAt: poll.startedAt,
+    deadlineExceeded,
+  };
+}
+
+/**
+ * Loop iterations (Wait + Poll + Choice) of a scan that never finishes, assuming polls take no time:
+ * the most the state machine can ever run. Real executions reach the deadline sooner (wall clock).
+ */
+export function worstCaseLoopIterations(settings: PollSettings): number {
+  // The epoch clock never advances here, so only waitedSeconds drives the deadline. Simulate while
+  // the waits still grow, then count the constant ones arithmetically so that odd settings (a
+  // one-second wait and a year-long deadline) cannot make this loop for long. Past 10,000 growing
+  // steps the current (smaller) wait is assumed constant: an over-estimate, which is the safe side.
+  let poll = initialPollState(new Date(0), settings);
+  for (let step = 0; ; step++) {
+    poll = advancePoll(poll, new Date(0), settings);
+    if (poll.deadlineExceeded) return poll.attempt;
+    const settled =
+      nextWaitSeconds(poll.attempt, settings) >= settings.maxWaitSeconds || settings.growthFactor <= 1;
+    if (settled || step >= 10_000) {
+      const remaining = settings.deadlineSeconds - poll.waitedSeconds;
+      return poll.attempt + Math.ceil(remaining / poll.nextWaitSeconds);
+    }
+  }
+}
+
+/**
+ * An upper estimate of the history events of the longest possible execution without retries.
+ * `extraEventsPerIteration` lets a caller add what its Retry policy may cost per poll (a retried
+ * task adds TaskFailed + TaskScheduled + TaskStarted: 3 events a retry).
+ */
+export function estimateHistoryEvents(
+  settings: PollSettings,
+  options?: { extraEventsPerIteration?: number },
+): number {
+  const perIteration = HISTORY_EVENTS_PER_POLL_ITERATION + (options?.extraEventsPerIteration ?? 0);
+  return HISTORY_EVENTS_OUTSIDE_LOOP + worstCaseLoopIterations(settings) * perIteration;
+}
+
+/** The poll settings' environment variables (docs/contracts.md), by setting. */
+export const POLL_VARIABLES = ENV.poll satisfies Record<keyof PollSettings, string>;
+
+/**
+ * The only bounds of the poll settings: the configuration (synth), the handlers' environment (cold
+ * start) and the local runner's flags all validate through {@link pollSettingsSchema}.
+ *
+ * - Waits are whole seconds because Wait states take integers; an hour is the longest useful wait.
+ * - A growth factor above 4 reaches the maximum wait within two polls, which defeats the point.
+ * - The deadline stops at 7 days: a vendor scan that runs longer is stuck, and the history budget
+ *   below would need waits close to an hour anyway. Short deadlines serve local runs and tests.
+ */
+export const POLL_BOUNDS = {
+  minWaitSeconds: { min: 1, max: 3600, integer: true },
+  maxWaitSeconds: { min: 1, max: 3600, integer: true },
+  growthFactor: { min: 1, max: 4 },
+  deadlineSeconds: { min: 1, max: 604_800, integer: true },
+} as const satisfies Record<keyof PollSettings, NumberBounds>;
+
+/**
+ * History events one execution may spend on its poll loop: half of Step Functions' limit, leaving
+ * the rest for retries and whatever the estimate does not see.
+ */
+export const POLL_HISTORY_EVENT_BUDGET = STEP_FUNCTIONS_HISTORY_EVENT_LIMIT / 2;
+
+/**
+ * Names a poll setting for its reader: a field, or `undefined` for the settings as a whole (the
+ * history budget, which the deadline, the maximum wait and the growth factor share).
+ */
+export type PollSettingNamer = (field: keyof PollSettings | undefined) => string;
+
+/**
+ * The poll settings as one schema: each bound of {@link POLL_BOUNDS}, the defaults, the maximum
+ * wait not below the minimum, and the worst-case loop within {@link POLL_HISTORY_EVENT_BUDGET}.
+ * Unknown keys are refused. `nameOf` names the settings inside cross-field messages.
+ */
+export function pollSettingsSchema(nameOf: PollSettingNamer) {
+  return z
+    .strictObject({
+      minWaitSeconds: z._default(
+        boundedNumber(POLL_BOUNDS.minWaitSeconds),
+        DEFAULT_POLL_SETTINGS.minWaitSeconds,
+      ),
+      maxWaitSeconds: z._default(
+        boundedNumber(POLL_BOUNDS.maxWaitSeconds),
+        DEFAULT_POLL_SETTINGS.maxWaitSeconds,
+      ),
+      growthFactor: z._default(boundedNumber(POLL_BOUNDS.growthFactor), DEFAULT_POLL_SETTINGS.growthFactor),
+      deadlineSeconds: z._default(
+        boundedNumber(POLL_BOUNDS.deadlineSeconds),
+        DEFAULT_POLL_SETTINGS.deadlineSeconds,
+      ),
+    })
+    .check(
+      z.superRefine((poll, context) => {
+        if (poll.maxWaitSeconds < poll.minWaitSeconds) {
+          context.addIssue({
+            code: 'custom',
+            path: ['maxWaitSeconds'],
+            message: `must be >= ${nameOf('minWaitSeconds')} (got ${poll.maxWaitSeconds} < ${poll.minWaitSeconds})`,
+          });
+          return;
+        }
+        const events = estimateHistoryEvents(poll);
+        if (events > POLL_HISTORY_EVENT_BUDGET) {
+          context.addIssue({
+            code: 'custom',
+            path: [],
+            message:
+              `with ${nameOf('minWaitSeconds')} ${poll.minWaitSeconds}, ${nameOf('maxWaitSeconds')} ${poll.maxWaitSeconds}, ` +
+              `${nameOf('growthFactor')} ${poll.growthFactor} and ${nameOf('deadlineSeconds')} ${poll.deadlineSeconds} ` +
+              `makes a worst-case poll loop of ${worstCaseLoopIterations(poll)} polls (~${events} execution history events), ` +
+              `over the budget of ${POLL_HISTORY_EVENT_BUDGET} (half of Step Functions' ${STEP_FUNCTIONS_HISTORY_EVENT_LIMIT}-event limit): ` +
+              `raise ${nameOf('maxWaitSeconds')} (${poll.maxWaitSeconds}) or ${nameOf('growthFactor')} (${poll.growthFactor}), ` +
+              `or lower ${nameOf('deadlineSeconds')} (${poll.deadlineSeconds}) to at most ${largestDeadlineWithinBudget(poll)}`,
+          });
+        }
+      }),
+    );
+}
+
+/**
+ * The largest deadline (whole seconds, within {@link POLL_BOUNDS}) whose worst-case loop stays within
+ * the history budget for these waits. Used to tell a user what would work, and by the local runner
+ * to pick a deadline when only the waits were given.
+ */
+export function largestDeadlineWithinBudget(
+  waits: Pick<PollSettings, 'minWaitSeconds' | 'maxWaitSeconds' | 'growthFactor'>,
+): number {
+  const fits = (deadlineSeconds: number): boolean =>
+    estimateHistoryEvents({ ...waits, deadlineSeconds }) <= POLL_HISTORY_EVENT_BUDGET;
+  let low: number = POLL_BOUNDS.deadlineSeconds.min;
+  let high: number = POLL_BOUNDS.deadlineSeconds.max;
+  if (fits(high)) return high;
+  if (!fits(low)) return low;
+  // The event estimate grows with the deadline, so a binary search finds the edge.
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * Problems with a set of poll settings, as `{ setting, problem }` pairs (empty when valid), named by
+ * their environment variables: what a cold start reports, and what code-built settings refuse.
+ */
+export function pollSettingsProblems(settings: PollSettings): SettingProblem[] {
+  const result = pollSettingsSchema(nameByVariable).safeParse(settings);
+  return result.success
+    ? []
+    : problemsOf(result.error, ([field]) => nameByVariable(field as keyof PollSettings));
+}
+
+/** Poll settings named by their environment variables; the history budget is the deadline's. */
+export function nameByVariable(field: keyof PollSettings | undefined): string {
+  return field === undefined ? POLL_VARIABLES.deadlineSeconds : POLL_VARIABLES[field];
+}
+
+function wallClockAgeSeconds(startedAt: string, now: Date): number {
+  const started = Date.parse(startedAt);
+  if (Number.isNaN(started)) return 0;
+  return Math.max(0, Math.floor((now.getTime() - started) / 1000));
+}
+
+function clampToRemaining(wait: number, remainingSeconds: number): number {
+  return Math.max(1, Math.min(wait, Math.ceil(remainingSeconds)));
+}

@@ -1,0 +1,68 @@
+/**
+ * PollScanStatus: ask the vendor for the scan's status, keep a bounded copy of the raw answer, and
+ * schedule the next wait. The Choice state after it decides what happens next: succeeded -> fetch,
+ * failed -> fail, deadline exceeded -> time out, anything else (pending, running, unknown) -> wait.
+ */
+
+import type { ScanStatus } from '#lambdas/platform/vendor-api/types';
+import type { ScanInProgress, StatusSnapshot } from '#lambdas/scan/contracts';
+import { advancePoll } from '#lambdas/scan/poll-schedule';
+import type { ScanDeps } from './deps.ts';
+
+/** Status bodies kept in the state (and the manifest) are cut here: state payloads are limited to 256 KiB. */
+export const MAX_RAW_STATUS_BYTES = 8 * 1024;
+
+export async function pollScanStatus(deps: ScanDeps, state: ScanInProgress): Promise<ScanInProgress> {
+  const status = await deps.scanClient.getStatus(state.scanUuid);
+  const snapshot = toSnapshot(status);
+  const poll = advancePoll(state.poll, deps.clock(), deps.settings.poll);
+
+  const details = {
+    domain: state.domain,
+    scanUuid: state.scanUuid,
+    vendorStatus: snapshot.vendorStatus,
+    state: snapshot.state,
+    previousState: state.status?.state,
+    progress: snapshot.progress,
+    attempt: poll.attempt,
+    waitedSeconds: poll.waitedSeconds,
+    nextWaitSeconds: poll.nextWaitSeconds,
+    deadlineExceeded: poll.deadlineExceeded,
+  };
+  if (snapshot.state === 'unknown') {
+    // Counted as running (bounded by the deadline); the word may belong in STATUS_VOCABULARY.
+    deps.logger.warn('Scan status word not in the vocabulary; treating it as running', details);
+  } else if (snapshot.state !== state.status?.state) {
+    deps.logger.info('Scan status changed', details);
+  } else {
+    deps.logger.debug('Scan status unchanged', details);
+  }
+  if (poll.deadlineExceeded && snapshot.state !== 'succeeded' && snapshot.state !== 'failed') {
+    deps.logger.warn('Scan deadline exceeded', {
+      ...details,
+      deadlineSeconds: deps.settings.poll.deadlineSeconds,
+    });
+  }
+  return { ...state, status: snapshot, poll };
+}
+
+export function toSnapshot(status: ScanStatus): StatusSnapshot {
+  const { text, truncated } = truncateUtf8(status.raw, MAX_RAW_STATUS_BYTES);
+  return {
+    state: status.state,
+    vendorStatus: status.vendorStatus,
+    progress: status.progress,
+    raw: text,
+    rawTruncated: truncated,
+  };
+}
+
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8 without splitting a character. */
+export function truncateUtf8(text: string, maxBytes: number): { text: string; truncated: boolean } {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return { text, truncated: false };
+  let end = maxBytes;
+  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return { text: bytes.subarray(0, end).toString('utf8'), truncated: true };
+}

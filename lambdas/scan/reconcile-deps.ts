@@ -1,0 +1,35 @@
+/**
+ * The deps of scan reconciliation, from the Lambda environment: the vendor-calling scan deps
+ * (`scanDepsFromEnvironment`), whose scan client also lists scans and reads statistics, plus the
+ * reconciliation settings from `SCAN_RECONCILIATION`, checked with the schema synth uses.
+ */
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
+import type { Observability } from '#lambdas/platform/runtime/observability';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import type { ScanApi } from '#lambdas/scan/deps';
+import type { ScanInventoryApi, ScanReconcileDeps } from '#lambdas/scan/reconcile';
+import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
+import { type ScanDepsFromEnvironmentOptions, scanDepsFromEnvironment } from './vendor-deps.ts';
+
+export function scanReconcileDepsFromEnvironment(
+  env: Env,
+  tools: Observability,
+  options: ScanDepsFromEnvironmentOptions = {},
+): ScanReconcileDeps {
+  const deps = scanDepsFromEnvironment(env, tools, options);
+  const reconcile = parseReconcileSettings(optionalEnv(env, ENV.scanReconciliation), ENV.scanReconciliation);
+  return { ...deps, inventory: inventoryOf(deps.scanClient), reconcile };
+}
+
+/** The scan client as the listing and statistics reader it also is. */
+export function inventoryOf(client: ScanApi): ScanInventoryApi {
+  const candidate = client as Partial<ScanInventoryApi>;
+  if (typeof candidate.listScans !== 'function' || typeof candidate.getStats !== 'function') {
+    throw new ConfigurationError(
+      ENV.scanApiUrl,
+      'names a scan client that cannot list scans or read statistics',
+    );
+  }
+  return candidate as ScanInventoryApi;
+}

@@ -1,0 +1,132 @@
+/**
+ * Settings of the scan workflow steps, from the environment (Lambda) or from code (local runner,
+ * tests). One validation path for both, so a local run refuses what a deployment would refuse.
+ * Settings other workflows share (uploads, special-use allowance) are in
+ * `#lambdas/platform/runtime/settings`.
+ */
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
+import {
+  allowSpecialUseFromEnv,
+  checkUploadSettings,
+  DEFAULT_UPLOAD_SETTINGS,
+  type UploadSettings,
+} from '#lambdas/platform/runtime/settings';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { numberFromText } from '#lambdas/platform/schema';
+import { checkAllowedSpecialUse } from '#lambdas/platform/validation';
+// Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
+import { parseStatusVocabulary } from '#lambdas/platform/vendor-api/status';
+import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
+import {
+  DEFAULT_POLL_SETTINGS,
+  POLL_BOUNDS,
+  POLL_VARIABLES,
+  type PollSettings,
+  pollSettingsProblems,
+} from '#lambdas/scan/poll-schedule';
+
+export interface ScanSettings {
+  /** RESULTS_BUCKET: scan outputs, manifests and failure records. */
+  readonly resultsBucket: string;
+  readonly poll: PollSettings;
+  /** STATUS_VOCABULARY; undefined means the vendor client's default words. */
+  readonly statusVocabulary: StatusVocabulary | undefined;
+  readonly upload: UploadSettings;
+  /** Special-use suffixes StartScan accepts anyway (ALLOW_SPECIAL_USE_DOMAINS, `scan.allowSpecialUseDomains`). */
+  readonly allowSpecialUse: readonly string[];
+}
+
+export interface ScanSettingsInput {
+  readonly resultsBucket: string;
+  readonly poll?: Partial<PollSettings>;
+  readonly statusVocabulary?: StatusVocabulary;
+  readonly upload?: Partial<UploadSettings>;
+  readonly allowSpecialUse?: readonly string[];
+}
+
+/**
+ * Complete, validated settings from partial ones (defaults fill the gaps). Throws a
+ * ConfigurationError naming the setting by its environment variable.
+ */
+export function createScanSettings(input: ScanSettingsInput): ScanSettings {
+  if (typeof input.resultsBucket !== 'string' || input.resultsBucket.trim() === '') {
+    throw new ConfigurationError(ENV.resultsBucket, 'is required but not set');
+  }
+  const poll: PollSettings = { ...DEFAULT_POLL_SETTINGS, ...definedOnly(input.poll ?? {}) };
+  const [problem] = pollSettingsProblems(poll);
+  if (problem) throw new ConfigurationError(problem.setting, problem.problem);
+  const upload = checkUploadSettings({ ...DEFAULT_UPLOAD_SETTINGS, ...definedOnly(input.upload ?? {}) });
+  return Object.freeze({
+    resultsBucket: input.resultsBucket.trim(),
+    poll: Object.freeze(poll),
+    statusVocabulary: input.statusVocabulary,
+    upload: Object.freeze(upload),
+    allowSpecialUse: Object.freeze(checkAllowedSpecialUse(input.allowSpecialUse ?? [], 'allowSpecialUse')),
+  });
+}
+
+/** Settings from the Lambda environment (see docs/contracts.md for the variables). */
+export function scanSettingsFromEnv(env: Env): ScanSettings {
+  const resultsBucket = readBucketEnv(env, ENV.resultsBucket);
+  const poll = pollSettingsFromEnv(env);
+  const vocabularyJson = optionalEnv(env, ENV.statusVocabulary);
+  const statusVocabulary =
+    vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, ENV.statusVocabulary);
+  return createScanSettings({
+    resultsBucket,
+    poll,
+    ...(statusVocabulary ? { statusVocabulary } : {}),
+    allowSpecialUse: allowSpecialUseFromEnv(env),
+  });
+}
+
+/**
+ * The poll settings from their variables, each held to the bounds in `POLL_BOUNDS` (the ones synth
+ * applies to the configuration); unset variables take the defaults. The cross-field rules (maximum
+ * not below minimum, history budget) follow in `createScanSettings`.
+ */
+function pollSettingsFromEnv(env: Env): Partial<PollSettings> {
+  const poll: Partial<Record<keyof PollSettings, number>> = {};
+  for (const field of Object.keys(POLL_VARIABLES) as (keyof PollSettings)[]) {
+    const variable = POLL_VARIABLES[field];
+    const raw = optionalEnv(env, variable);
+    if (raw === undefined) continue;
+    const parsed = numberFromText(POLL_BOUNDS[field]).safeParse(raw);
+    if (!parsed.success)
+      throw new ConfigurationError(variable, parsed.error.issues[0]?.message ?? 'is invalid');
+    poll[field] = parsed.data;
+  }
+  return poll;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** How StartScan settles a start whose answer was lost (settle-start.ts explains the rounds). */
+export interface StartSettleSettings {
+  /** Starts sent in one invocation, the first included. */
+  readonly maxStarts: number;
+  /** Listings read before concluding that no scan was created. */
+  readonly looks: number;
+  /** Wait between two looks: how far behind a start the listing may lag. */
+  readonly lagWaitMs: number;
+  /** How far the vendor's clock may be behind ours when it stamps a scan's creation. */
+  readonly clockSkewMs: number;
+  /** Backoff before a repeated start: the transport's policy (full jitter, doubling). */
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /** Time one start may take (the transport's request timeout and a margin); none is sent with less left. */
+  readonly startReserveMs: number;
+}
+
+export const DEFAULT_START_SETTLE: StartSettleSettings = Object.freeze({
+  maxStarts: 3,
+  looks: 2,
+  lagWaitMs: 2_000,
+  clockSkewMs: 5_000,
+  baseDelayMs: 500,
+  maxDelayMs: 20_000,
+  startReserveMs: 35_000,
+});

@@ -1,0 +1,201 @@
+/**
+ * A start whose outcome is unknown is settled, not given up on.
+ *
+ * `POST /scan` is not idempotent, so the transport never repeats it after a 5xx, a reset or a
+ * timeout that came after the request was sent: the vendor may have created the scan. Instead of
+ * rejecting the domain, StartScan asks the vendor (`GET /scans`) what happened, looking for a scan
+ * of this domain created since just before the first start:
+ *
+ * - exactly one: it is adopted, as if the start had answered;
+ * - none, on two looks a short wait apart (the listing may lag behind a start): the start is
+ *   repeated after the transport's backoff;
+ * - several, or a listing that cannot be read: ScanStartUnresolvedError, which the state machine
+ *   records as ScanRejected (reconciliation archives what the vendor ran).
+ *
+ * Settling runs inside the StartScan invocation rather than as states: it is a few calls with
+ * second-long waits, so the execution history and the ASL stay as they were, and the invocation's
+ * remaining time bounds it (no new start is sent without the time its answer may take).
+ *
+ * The guarantee left: at most one scan per start as long as the listing shows a created scan
+ * within the settle wait. A listing that lags longer makes "none" wrong and the repeated start
+ * creates a second scan; the next settle round then sees two and stops, and reconciliation links
+ * both to this domain's failure record.
+ */
+import {
+  ScanStartUnresolvedError,
+  VendorNetworkError,
+  VendorTimeoutError,
+  VendorUnavailableError,
+} from '#lambdas/platform/errors';
+import { METRIC } from '#lambdas/platform/metrics';
+import { type ListedScan, readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
+import type { ScanDeps } from './deps.ts';
+import { DEFAULT_START_SETTLE, type StartSettleSettings } from './settings.ts';
+
+export type StartSettleOutcome = 'adopted' | 'retried' | 'unresolved';
+
+export interface SettledStart {
+  readonly uuid: string;
+  /** How the start was settled; undefined when the first start answered. */
+  readonly settled: 'adopted' | 'retried' | undefined;
+  /** Starts sent. */
+  readonly starts: number;
+}
+
+export interface SettleContext {
+  /** Milliseconds left in the invocation (Lambda's context). @default unlimited */
+  readonly timeLeftMs?: (() => number) | undefined;
+}
+
+const OPERATION = 'scan.startScan';
+
+/** Errors after which the vendor may or may not have created the scan. */
+export function startOutcomeUnknown(error: unknown): boolean {
+  if (error instanceof VendorUnavailableError) return true;
+  if (error instanceof VendorTimeoutError) return error.phase === 'request';
+  // Unframed bodies are a download's concern; a start answers with a small JSON body.
+  return error instanceof VendorNetworkError && !error.requestNotSent;
+}
+
+type Look =
+  | { readonly kind: 'one'; readonly scan: ListedScan }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'unresolved'; readonly reason: string };
+
+export async function startAndSettle(
+  deps: ScanDeps,
+  domain: string,
+  context: SettleContext = {},
+): Promise<SettledStart> {
+  const settings = { ...DEFAULT_START_SETTLE, ...deps.startSettle };
+  const sleep = deps.sleep ?? defaultSleep;
+  const random = deps.random ?? Math.random;
+  const timeLeft = context.timeLeftMs ?? (() => Number.POSITIVE_INFINITY);
+  // Fixed at the first start: a scan any of this invocation's starts created is younger.
+  const since = deps.clock().getTime() - settings.clockSkewMs;
+  let retried = false;
+  for (let start = 1; ; start += 1) {
+    let doubt: unknown;
+    try {
+      const { uuid } = await deps.scanClient.startScan(domain);
+      return { uuid, settled: retried ? 'retried' : undefined, starts: start };
+    } catch (error) {
+      if (!startOutcomeUnknown(error)) throw error;
+      doubt = error;
+    }
+    const found = await look(deps, domain, since, settings, sleep, timeLeft);
+    if (found.kind === 'one') {
+      record(deps, 'adopted');
+      deps.logger.warn('Start settled: the scan the lost answer created was adopted', {
+        domain,
+        scanUuid: found.scan.uuid,
+        starts: start,
+        doubt: errorName(doubt),
+      });
+      return { uuid: found.scan.uuid, settled: 'adopted', starts: start };
+    }
+    const reason =
+      found.kind === 'unresolved'
+        ? found.reason
+        : start >= settings.maxStarts
+          ? `no scan was created by ${start} starts, and no more are sent in one invocation`
+          : undefined;
+    const delay = Math.floor(
+      Math.min(1, Math.max(0, random())) *
+        Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (start - 1)),
+    );
+    const unresolved =
+      reason ??
+      (timeLeft() < delay + settings.startReserveMs
+        ? 'no scan was created, and too little of the invocation is left for another start'
+        : undefined);
+    if (unresolved !== undefined) {
+      record(deps, 'unresolved');
+      deps.logger.warn('Start unresolved: recorded as rejected for reconciliation', {
+        domain,
+        starts: start,
+        doubt: errorName(doubt),
+        reason: unresolved,
+      });
+      throw new ScanStartUnresolvedError(OPERATION, `${unresolved} (after ${errorName(doubt)})`, {
+        cause: doubt,
+      });
+    }
+    record(deps, 'retried');
+    deps.logger.info('Start settled: the vendor created no scan, so the start is repeated', {
+      domain,
+      starts: start,
+      doubt: errorName(doubt),
+      retryInMs: delay,
+    });
+    retried = true;
+    await sleep(delay);
+  }
+}
+
+/** Up to `looks` listings, a lag wait apart, until one shows a candidate. */
+async function look(
+  deps: ScanDeps,
+  domain: string,
+  since: number,
+  settings: StartSettleSettings,
+  sleep: (ms: number) => Promise<void>,
+  timeLeft: () => number,
+): Promise<Look> {
+  for (let round = 1; ; round += 1) {
+    const found = await lookOnce(deps, domain, since);
+    if (found.kind !== 'none' || round >= settings.looks) return found;
+    // Without time for the wait, one look is all the evidence there is: not enough to send again.
+    if (timeLeft() < settings.lagWaitMs + settings.startReserveMs) {
+      return {
+        kind: 'unresolved',
+        reason: 'too little of the invocation is left to look at the listing again',
+      };
+    }
+    await sleep(settings.lagWaitMs);
+  }
+}
+
+async function lookOnce(deps: ScanDeps, domain: string, since: number): Promise<Look> {
+  let raw: unknown;
+  try {
+    raw = (await deps.scanClient.listScans()).raw;
+  } catch (error) {
+    return { kind: 'unresolved', reason: `the scan listing could not be read (${errorName(error)})` };
+  }
+  const listing = readScanListing(raw, {}, deps.settings.statusVocabulary);
+  const whole = listing.unreadable.find((entry) => entry.index === null);
+  if (whole) return { kind: 'unresolved', reason: `the scan listing could not be parsed: ${whole.reason}` };
+  // An unreadable entry may be the scan in question: neither "one" nor "none" can be concluded.
+  if (listing.unreadable.length > 0) {
+    return {
+      kind: 'unresolved',
+      reason: `${listing.unreadable.length} of ${listing.entries} listed scans could not be read`,
+    };
+  }
+  const ofDomain = listing.scans.filter((scan) => scan.domain === domain);
+  if (ofDomain.some((scan) => scan.createdAt === undefined)) {
+    return { kind: 'unresolved', reason: 'the listing gives no creation time for scans of this domain' };
+  }
+  const candidates = ofDomain.filter((scan) => (scan.createdAt as Date).getTime() >= since);
+  if (candidates.length > 1) {
+    return {
+      kind: 'unresolved',
+      reason: `${candidates.length} scans of this domain were created since the start`,
+    };
+  }
+  const [only] = candidates;
+  return only === undefined ? { kind: 'none' } : { kind: 'one', scan: only };
+}
+
+function record(deps: ScanDeps, outcome: StartSettleOutcome): void {
+  deps.metrics.record(METRIC.startsSettled, 1, 'Count', { workflow: 'scan', outcome });
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

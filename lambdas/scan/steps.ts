@@ -1,0 +1,27 @@
+/**
+ * The scan workflow steps, one per Task state of the per-domain state machine (docs/contracts.md).
+ * Plain functions over `ScanDeps`: no Lambda or Step Functions types, so the handlers, the local
+ * runner and the tests call the same code.
+ */
+
+export { cleanMessage, describeCaught, MAX_ERROR_MESSAGE_BYTES } from '#lambdas/platform/caught';
+export { type DeleteScanOutput, deleteScanAtVendor } from './delete.ts';
+export { type ScanApi, type ScanDeps, withLogKeys } from './deps.ts';
+export {
+  FAILURE_FILE,
+  type FailureName,
+  type FailureRecord,
+  type RecordedFailure,
+  type RecordScanFailureInput,
+  type RecordScanFailureOutput,
+  recordScanFailure,
+} from './failure.ts';
+export { extensionFor, type FetchScanOutputInput, fetchScanOutput } from './fetch.ts';
+export {
+  MANIFEST_FILE,
+  type ScanManifest,
+  type WriteScanManifestInput,
+  writeScanManifest,
+} from './manifest.ts';
+export { MAX_RAW_STATUS_BYTES, pollScanStatus, toSnapshot, truncateUtf8 } from './poll.ts';
+export { startScan } from './start.ts';

@@ -1,0 +1,73 @@
+/**
+ * Deps of the watchlist steps from the environment: the results bucket and the breach request
+ * limit (BREACH_MAX_EMAILS, from the breach contract), plus what each step
+ * alone needs, passed in by its handler so that no function bundles the other's client: the
+ * identity key (PrepareWatchlist, `identityKeyFromSecret`) and DescribeExecution on BreachReport
+ * executions (WriteWatchlistSummary, `sfnExecutionLookup` over BREACH_STATE_MACHINE_ARN).
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { DEFAULT_MAX_EMAILS, maxEmailsFromEnv } from '#lambdas/breach/contracts';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
+import type { RunEventPublisher } from '#lambdas/platform/run-events';
+import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
+import { NO_S3_ACCESS } from '#lambdas/platform/runtime/no-access';
+import type { Observability } from '#lambdas/platform/runtime/observability';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { numberFromText } from '#lambdas/platform/schema';
+import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
+import type { WatchlistDeps } from '#lambdas/watchlist/watchlist-run';
+import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
+
+export interface WatchlistDepsOptions {
+  /** Object access (`tracedS3Client(tools)`). @default NO_S3_ACCESS */
+  readonly s3?: S3Client;
+  /** The identity key, for PrepareWatchlist. @default - refuses with a ConfigurationError */
+  readonly identityKey?: (env: Env, tools: Observability) => () => Promise<string>;
+  /** Child lookups, for WriteWatchlistSummary; used when BREACH_STATE_MACHINE_ARN is set. */
+  readonly executions?: (stateMachineArn: string, tools: Observability) => ExecutionLookup;
+  /** Run-finished events, for WriteWatchlistSummary. @default none */
+  readonly events?: (tools: Observability) => RunEventPublisher;
+}
+
+export function watchlistDepsFromEnvironment(
+  env: Env,
+  tools: Observability,
+  options: WatchlistDepsOptions = {},
+): WatchlistDeps {
+  const breachStateMachineArn = optionalEnv(env, ENV.breachStateMachineArn);
+  return {
+    ...(options.events ? { events: options.events(tools) } : {}),
+    s3: options.s3 ?? NO_S3_ACCESS,
+    logger: pipelineLoggerFromPowertools(tools.logger),
+    clock: () => new Date(),
+    settings: {
+      resultsBucket: readBucketEnv(env, ENV.resultsBucket),
+      maxEmails: maxEmailsFromEnv(env) ?? DEFAULT_MAX_EMAILS,
+      maxWatchlistBytes: limitFromEnv(env, WATCHLIST_LIMITS.maxBytes),
+      maxWatchlistRows: limitFromEnv(env, WATCHLIST_LIMITS.maxRows),
+    },
+    ...(breachStateMachineArn !== undefined && options.executions
+      ? { executions: options.executions(breachStateMachineArn, tools) }
+      : {}),
+    identityKey:
+      options.identityKey?.(env, tools) ??
+      (() =>
+        Promise.reject(
+          new ConfigurationError(
+            ENV.breachIdentityKeySecretArn,
+            'this function does not read the identity key',
+          ),
+        )),
+  };
+}
+
+/** A watchlist limit from its variable, held to the bounds the configuration uses. */
+function limitFromEnv(env: Env, limit: (typeof WATCHLIST_LIMITS)[keyof typeof WATCHLIST_LIMITS]): number {
+  const raw = optionalEnv(env, limit.variable);
+  if (raw === undefined) return limit.default;
+  const parsed = numberFromText(limit.bounds).safeParse(raw);
+  if (!parsed.success)
+    throw new ConfigurationError(limit.variable, parsed.error.issues[0]?.message ?? 'is invalid');
+  return parsed.data;
+}

@@ -1,0 +1,21 @@
+/**
+ * EventBridge and Scheduler target: an uploaded watchlist (or a schedule fire naming one) starts
+ * one WatchlistRun, named after the object's version so a redelivered event becomes a duplicate,
+ * not a second run. The platform's object intake, bound to the watchlist machine, prefix and
+ * suffixes, and to the watchlist's input schema.
+ */
+import { type IntakeDecision, type IntakeDeps, startDomainListRuns } from '#lambdas/platform/intake';
+import { objectIntakeDepsFromEnvironment } from '#lambdas/platform/runtime/intake-deps';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { parseWith } from '#lambdas/platform/schema';
+import { watchlistInputSchema } from '#lambdas/watchlist/contracts';
+
+export function createStartWatchlistHandler(deps: IntakeDeps): Handler<unknown, IntakeDecision[]> {
+  return async (event) => startDomainListRuns(deps, event);
+}
+
+export const handler = createLazyHandler({
+  deps: (tools) =>
+    objectIntakeDepsFromEnvironment(process.env, tools, (event) => parseWith(watchlistInputSchema, event)),
+  handler: createStartWatchlistHandler,
+});

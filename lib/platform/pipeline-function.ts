@@ -1,0 +1,240 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration } from 'aws-cdk-lib';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { DataIdentifier, DataProtectionPolicy, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { handlerEntryPath, logsMayCarryPersonalData } from '../../lambdas/registry.ts';
+import { validateEnvironmentSize } from './lambda-environment-size.ts';
+import { acknowledge, acknowledgeWildcards } from './nag.ts';
+import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts';
+
+/** Repository root: handler entries, package-lock.json and tsconfig.json are resolved against it. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A handler's entry file: `<repo>/lambdas/<workflow>/handlers/<name>.ts` (lambdas/registry.ts). */
+export function handlerEntry(handlerFile: string): string {
+  return join(REPO_ROOT, handlerEntryPath(handlerFile));
+}
+
+/**
+ * Bundling of every function (bench/bundles.ts bundles with exactly these options).
+ *
+ * Source maps without `sourcesContent`: stack traces still name the TypeScript file and line, but
+ * each asset no longer ships a copy of every source it bundles. Measured by `npm run bench --
+ * bundles` (esbuild 0.28, vendor-calling handler, Node 22, median of 15 fresh processes):
+ *
+ *   option                    index.mjs   map       zip       import vs empty   trace names TS:line
+ *   map + sourcesContent      1033 KiB    4146 KiB  1261 KiB  5.2x              yes (the old default)
+ *   map, no sourcesContent    1033 KiB    1442 KiB   681 KiB  5.2x              yes (chosen)
+ *   no minify, no map         2291 KiB       0       458 KiB  4.8x              no (bundle lines)
+ *   minify, map not shipped   1033 KiB       0       323 KiB  4.8x              no
+ *
+ * Import ratios moved between 4.8x and 6.0x across runs for every variant on a shared 2-core
+ * machine: the map's size does not measurably change import time (the runtime parses it only when a
+ * stack is formatted). The contents were 70% of the zip (1261 -> 681 KiB). Readable traces are
+ * worth the remaining 360 KiB of zip, so the map stays, without contents.
+ */
+export const PIPELINE_BUNDLING: BundlingOptions = {
+  sourceMap: true,
+  sourcesContent: false,
+  minify: true,
+  format: OutputFormat.ESM,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  // Bundle the exact AWS SDK version the tests ran against; the runtime's copy drifts.
+  bundleAwsSDK: true,
+  // Some CommonJS dependencies call require() at runtime; an ESM bundle has none without this.
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+};
+
+export interface PipelineFunctionProps {
+  /**
+   * Handler file name without directory or extension, e.g. `'start-scan'` for
+   * `lambdas/scan/handlers/start-scan.ts`. The file must export `handler`.
+   */
+  readonly handlerFile: string;
+  /** Function timeout (1 s .. 15 min). Required: every caller must think about it. */
+  readonly timeout: Duration;
+  /**
+   * Memory in MB (128 .. 10240). CPU scales with memory.
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * Environment variables. Merged over the defaults (POWERTOOLS_*, NODE_OPTIONS); never dropped.
+   * @default - only the defaults
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Retention of the function's log group.
+   * @default RetentionDays.THREE_MONTHS
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Reserved concurrency, to protect the vendor or a downstream quota.
+   * @default - unreserved
+   */
+  readonly reservedConcurrentExecutions?: number;
+  /**
+   * Human-readable description shown in the console.
+   * @default - names the handler file
+   */
+  readonly description?: string;
+  /**
+   * Powertools service name (`POWERTOOLS_SERVICE_NAME`).
+   * @default 'security-pipeline'
+   */
+  readonly serviceName?: string;
+  /**
+   * Powertools log level (`POWERTOOLS_LOG_LEVEL`).
+   * @default 'INFO'
+   */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * A CloudWatch Logs data protection policy on its log group that masks email addresses, a second
+   * net under the redaction every log line passes (lambdas/platform/redact.ts).
+   * @default - the registry decides: on for handlers that read vendor answers or handle people
+   *   (`logsMayCarryPersonalData` in lambdas/registry.ts)
+   */
+  readonly maskEmailsInLogs?: boolean;
+  /**
+   * Its standard alarms' error threshold and runbook.
+   * @default 5 errors in 5 minutes, docs/runbooks/alarms.md
+   */
+  readonly alarms?: FunctionAlarmOptions;
+}
+
+/**
+ * Masks email addresses in a log group's events, as a second net under `redactText`: whoever reads
+ * the logs without logs:Unmask sees them masked. CloudWatch Logs bills it per GB scanned (see the
+ * cost notes in docs/operations.md).
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/cloudwatch-logs-data-protection-policies.html
+ */
+export function emailMaskingPolicy(what: string): DataProtectionPolicy {
+  return new DataProtectionPolicy({
+    name: 'mask-email-addresses',
+    description: `Masks email addresses in the ${what}: vendor text may echo a person's address`,
+    identifiers: [DataIdentifier.EMAILADDRESS],
+  });
+}
+
+/** Powertools' service name, and so the `service` dimension of every pipeline metric. */
+export const PIPELINE_SERVICE_NAME = 'security-pipeline';
+
+/**
+ * The one place for Lambda defaults: Node.js 22 on arm64, explicit memory and timeout, its own log
+ * group with retention, active tracing, source maps, ESM bundle, and a role that can write to that
+ * log group only (no AWSLambdaBasicExecutionRole with its account-wide `logs:*` on `*`).
+ *
+ * Node.js 22 is pinned (not "latest") to match the runtime the local runner and tests use.
+ */
+export class PipelineFunction extends NodejsFunction {
+  /** The execution role (created here, so grants stay explicit). */
+  public readonly executionRole: Role;
+  /** The handler file name this function was built from, e.g. `start-scan`. */
+  public readonly handlerFile: string;
+  /** Its standard alarms (lib/platform/standard-alarms.ts). */
+  public readonly alarms: { readonly errors: Alarm; readonly throttles: Alarm };
+
+  constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
+    const entry = PipelineFunction.validate(id, props);
+    // Role and log group are created next to the function (not inside it): NodejsFunction needs
+    // both at construction time, and `this` is not available before super().
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of the ${props.handlerFile} handler`,
+    });
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
+      ...((props.maskEmailsInLogs ?? logsMayCarryPersonalData(props.handlerFile))
+        ? { dataProtectionPolicy: emailMaskingPolicy(`${props.handlerFile} logs`) }
+        : {}),
+    });
+
+    super(scope, id, {
+      entry,
+      handler: 'handler',
+      description: props.description ?? `Security pipeline: ${handlerEntryPath(props.handlerFile)}`,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout,
+      role,
+      logGroup,
+      tracing: Tracing.ACTIVE,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      environment: {
+        [ENV.serviceName]: props.serviceName ?? PIPELINE_SERVICE_NAME,
+        [ENV.logLevel]: props.logLevel ?? 'INFO',
+        ...props.environment,
+        // Stack traces must point at the TypeScript sources, whatever else the caller passes.
+        NODE_OPTIONS: ['--enable-source-maps', props.environment?.NODE_OPTIONS].filter(Boolean).join(' '),
+      },
+      bundling: PIPELINE_BUNDLING,
+    });
+
+    this.executionRole = role;
+    this.handlerFile = props.handlerFile;
+    logGroup.grantWrite(role);
+    this.alarms = functionAlarms(this, props.handlerFile, props.alarms);
+    validateEnvironmentSize(this);
+
+    acknowledgeWildcards(
+      role,
+      ['Resource::*'],
+      'Tracing.ACTIVE adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+    );
+    for (const rule of ['AwsSolutions-L1', 'Serverless-LambdaLatestVersion']) {
+      acknowledge(
+        this,
+        rule,
+        'Node.js 22 is pinned on purpose: it is the runtime the local runner and the test suite use (devDependency node@22).',
+      );
+    }
+  }
+
+  /** Checks the props before anything is created; returns the entry path. */
+  private static validate(id: string, props: PipelineFunctionProps): string {
+    if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(props.handlerFile)) {
+      throw new Error(
+        `PipelineFunction ${id}: handlerFile must be a kebab-case file name without extension, e.g. 'start-scan' (got '${props.handlerFile}')`,
+      );
+    }
+    let entry: string;
+    try {
+      entry = handlerEntry(props.handlerFile);
+    } catch (error) {
+      // The registry names the handler's folder: a file it does not declare has no entry.
+      throw new Error(`PipelineFunction ${id}: ${(error as Error).message}`);
+    }
+    if (!existsSync(entry)) {
+      throw new Error(`PipelineFunction ${id}: handler file ${entry} does not exist`);
+    }
+    const seconds = props.timeout.toSeconds();
+    if (seconds < 1 || seconds > Duration.minutes(15).toSeconds()) {
+      throw new Error(
+        `PipelineFunction ${id}: timeout must be between 1 second and 15 minutes (got ${seconds} s)`,
+      );
+    }
+    const memory = props.memorySize ?? 512;
+    if (!Number.isInteger(memory) || memory < 128 || memory > 10_240) {
+      throw new Error(
+        `PipelineFunction ${id}: memorySize must be a whole number of MB from 128 to 10240 (got ${memory})`,
+      );
+    }
+    if (props.reservedConcurrentExecutions !== undefined && props.reservedConcurrentExecutions < 1) {
+      throw new Error(
+        `PipelineFunction ${id}: reservedConcurrentExecutions must be at least 1 (got ${props.reservedConcurrentExecutions})`,
+      );
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,291 @@
+import { Duration } from 'aws-cdk-lib';
+import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import {
+  Choice,
+  Condition,
+  Fail,
+  type IChainable,
+  type INextable,
+  JsonPath,
+  Parallel,
+  Pass,
+  Result,
+  type StateMachine,
+  Succeed,
+  TaskInput,
+  Wait,
+  WaitTime,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import type { FailureName } from '#lambdas/scan/failure';
+import {
+  allowSpecialUseEnvironment,
+  type PollConfig,
+  pollEnvironment,
+  type StatusVocabularyConfig,
+  statusVocabularyEnvironment,
+} from '../../config/index.ts';
+import { bindDeclared } from '../../platform/bindings.ts';
+import { PipelineFunction } from '../../platform/pipeline-function.ts';
+import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
+import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from '../../platform/retry-policies.ts';
+import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
+
+export interface ScanWorkflowProps {
+  /** Scan outputs, manifests and failure records go under `scans/` here. */
+  readonly resultsBucket: IBucket;
+  /** The vendor key; the scanning API's secret is bound to the steps that call the vendor. */
+  readonly vendorSecrets: VendorSecrets;
+  /** Base URL of the vendor's scanning API (`SCAN_API_URL`). */
+  readonly scanApiUrl: string;
+  /** The adaptive poll loop (`POLL_*`, `SCAN_DEADLINE_SECONDS`); also sets the execution timeout. */
+  readonly poll: PollConfig;
+  /**
+   * Overrides the vendor status words (`STATUS_VOCABULARY`).
+   * @default - the handlers' built-in vocabulary
+   */
+  readonly statusVocabulary?: StatusVocabularyConfig;
+  /**
+   * Special-use suffixes StartScan accepts anyway (`ALLOW_SPECIAL_USE_DOMAINS`).
+   * @default []
+   */
+  readonly allowSpecialUseDomains?: readonly string[];
+  /**
+   * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
+   * @default false
+   */
+  readonly deleteAtVendorAfterManifest?: boolean;
+  /**
+   * Retention of the functions' and the state machine's logs.
+   * @default RetentionDays.THREE_MONTHS
+   */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * Lambda timeouts. A vendor call retries 429/5xx inside the invocation for up to 60 s (the vendor
+ * client's budget), so 80 s leaves room for its last request; S3-only steps need far less; a fetch
+ * streams a possibly large output and gets Lambda's maximum.
+ */
+const VENDOR_CALL_TIMEOUT = Duration.seconds(80);
+/**
+ * StartScan settles a start whose answer was lost inside its invocation (settle-start.ts): its
+ * start, two listings 2 s apart and possibly one more start. Settling inside the function (not as
+ * states) keeps the ASL and the execution history as they were; it checks the time left and never
+ * sends a start without 35 s for its answer. A timeout while it lists is harmless (ScanRejected,
+ * no start in flight), so this bounds the common case, not the worst one.
+ */
+const START_SCAN_TIMEOUT = Duration.seconds(150);
+const S3_WRITE_TIMEOUT = Duration.seconds(50);
+const FETCH_TIMEOUT = Duration.minutes(15);
+/** Backstop only: the Choice's deadline check ends the loop first. */
+const EXECUTION_TIMEOUT_MARGIN = Duration.hours(2);
+
+/**
+ * The per-domain scan (`ScanDomain`, Standard): start the scan, poll with an adaptive wait until
+ * it finishes or the deadline passes, stream report/logs/debug into S3, write the manifest last.
+ * State names, handler files and environment variables follow docs/contracts.md exactly: the
+ * local runner binds handlers to states by name.
+ */
+export class ScanWorkflow extends Construct {
+  public readonly stateMachine: StateMachine;
+  /** The execution timeout: the poll deadline plus a margin (a backstop behind the Choice's check). */
+  public readonly executionTimeout: Duration;
+  public readonly logGroup: LogGroup;
+  public readonly startScanFunction: PipelineFunction;
+  public readonly pollScanStatusFunction: PipelineFunction;
+  public readonly fetchScanOutputFunction: PipelineFunction;
+  public readonly writeScanManifestFunction: PipelineFunction;
+  public readonly recordScanFailureFunction: PipelineFunction;
+  /** Only when `deleteAtVendorAfterManifest` is set. */
+  public readonly deleteScanFunction?: PipelineFunction;
+  /**
+   * What the vendor-calling steps read (SCAN_API_URL, the poll settings, STATUS_VOCABULARY,
+   * ALLOW_SPECIAL_USE_DOMAINS): a function that runs these steps outside the machine (scan
+   * reconciliation) gets the same.
+   */
+  public readonly vendorStepEnvironment: Readonly<Record<string, string>>;
+
+  constructor(scope: Construct, id: string, props: ScanWorkflowProps) {
+    super(scope, id);
+    const { poll } = props;
+    const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
+    // Steps that only write S3 get the poll settings (the shared settings validate them) but no
+    // vendor URL; vendor-calling steps get the URL alongside their secret binding.
+    const s3OnlySettings = {
+      ...pollEnvironment(poll),
+      ...statusVocabularyEnvironment(props.statusVocabulary),
+      ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
+    };
+    const scanSettings = { [ENV.scanApiUrl]: props.scanApiUrl, ...s3OnlySettings };
+    this.vendorStepEnvironment = scanSettings;
+
+    // --- Functions: each gets what its handler declares in lambdas/registry.ts -------------------------------
+    this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {
+      handlerFile: 'start-scan',
+      timeout: START_SCAN_TIMEOUT,
+      environment: scanSettings,
+      logRetention,
+    });
+    const declared = { resultsBucket: props.resultsBucket, vendorSecrets: props.vendorSecrets };
+    bindDeclared(this.startScanFunction, declared);
+
+    this.pollScanStatusFunction = new PipelineFunction(this, 'PollScanStatusFunction', {
+      handlerFile: 'poll-scan-status',
+      timeout: VENDOR_CALL_TIMEOUT,
+      environment: scanSettings,
+      logRetention,
+    });
+    bindDeclared(this.pollScanStatusFunction, declared);
+
+    this.fetchScanOutputFunction = new PipelineFunction(this, 'FetchScanOutputFunction', {
+      handlerFile: 'fetch-scan-output',
+      timeout: FETCH_TIMEOUT,
+      // Streaming with a multipart queue: memory buys parallel part uploads and network throughput.
+      memorySize: 1024,
+      environment: scanSettings,
+      logRetention,
+    });
+    bindDeclared(this.fetchScanOutputFunction, declared);
+
+    this.writeScanManifestFunction = new PipelineFunction(this, 'WriteScanManifestFunction', {
+      handlerFile: 'write-scan-manifest',
+      timeout: S3_WRITE_TIMEOUT,
+      environment: s3OnlySettings,
+      logRetention,
+    });
+    bindDeclared(this.writeScanManifestFunction, declared);
+
+    this.recordScanFailureFunction = new PipelineFunction(this, 'RecordScanFailureFunction', {
+      handlerFile: 'record-scan-failure',
+      timeout: S3_WRITE_TIMEOUT,
+      environment: s3OnlySettings,
+      logRetention,
+    });
+    bindDeclared(this.recordScanFailureFunction, declared);
+
+    if (props.deleteAtVendorAfterManifest) {
+      this.deleteScanFunction = new PipelineFunction(this, 'DeleteScanFunction', {
+        handlerFile: 'delete-scan',
+        timeout: VENDOR_CALL_TIMEOUT,
+        environment: scanSettings,
+        logRetention,
+      });
+      bindDeclared(this.deleteScanFunction, declared);
+    }
+
+    // --- Failure path: label, record, fail ---------------------------------------------------
+    const failed = new Fail(this, 'Failed', {
+      errorPath: JsonPath.stringAt('$.failure.error'),
+      causePath: JsonPath.stringAt('$.failure.cause'),
+    });
+    const recordFailure = lambdaTask(this, 'RecordFailure', this.recordScanFailureFunction);
+    recordThenFail(this, recordFailure, failed, {
+      retry: IDEMPOTENT_TASK_RETRY,
+      unrecordedState: 'FailureNotRecorded',
+    });
+    // The labels RecordFailure understands: one type, owned by the step that interprets them.
+    const mark = (name: FailureName): Pass => {
+      const pass = new Pass(this, `Mark${name}`, {
+        result: Result.fromObject({ error: name }),
+        resultPath: '$.failure',
+      });
+      pass.next(recordFailure);
+      return pass;
+    };
+
+    // --- Happy path ----------------------------------------------------------------------------
+    const startScan = lambdaTask(this, 'StartScan', this.startScanFunction, {
+      retry: NON_IDEMPOTENT_CALL_RETRY,
+    });
+    startScan.addCatch(mark('ScanRejected'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const waitForScan = new Wait(this, 'WaitForScan', {
+      time: WaitTime.secondsPath('$.poll.nextWaitSeconds'),
+    });
+    const pollStatus = lambdaTask(this, 'PollScanStatus', this.pollScanStatusFunction, {
+      retry: IDEMPOTENT_TASK_RETRY,
+    });
+    pollStatus.addCatch(mark('PollFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const fetchOutputs = new Parallel(this, 'FetchOutputs', { resultPath: '$.stored' });
+    for (const [stateName, output] of [
+      ['FetchReport', 'report'],
+      ['FetchLogs', 'logs'],
+      ['FetchDebug', 'debug'],
+    ] as const) {
+      const fetch = lambdaTask(this, stateName, this.fetchScanOutputFunction, {
+        // The ScanInProgress fields plus which output to stream (one handler serves all three).
+        payload: TaskInput.fromObject({
+          domain: JsonPath.stringAt('$.domain'),
+          runId: JsonPath.stringAt('$.runId'),
+          scanUuid: JsonPath.stringAt('$.scanUuid'),
+          outputPrefix: JsonPath.stringAt('$.outputPrefix'),
+          poll: JsonPath.objectAt('$.poll'),
+          status: JsonPath.objectAt('$.status'),
+          output,
+        }),
+        retry: IDEMPOTENT_TASK_RETRY,
+      });
+      fetchOutputs.branch(fetch);
+    }
+    fetchOutputs.addCatch(mark('OutputFetchFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const writeManifest = lambdaTask(this, 'WriteManifest', this.writeScanManifestFunction);
+    writeManifest.addRetry(IDEMPOTENT_TASK_RETRY);
+    writeManifest.addCatch(mark('ManifestFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const succeeded = new Succeed(this, 'ScanSucceeded');
+    let afterManifest: IChainable & INextable = writeManifest;
+    if (this.deleteScanFunction) {
+      // The scan's outputs are safe in S3 by now: a failed clean-up must not fail the scan, and
+      // the execution output stays the manifest's ScanOutcome.
+      const deleteScan = lambdaTask(this, 'DeleteScanAtVendor', this.deleteScanFunction, {
+        resultPath: JsonPath.DISCARD,
+        retry: IDEMPOTENT_TASK_RETRY,
+      });
+      deleteScan.addCatch(succeeded, { errors: ['States.ALL'], resultPath: JsonPath.DISCARD });
+      writeManifest.next(deleteScan);
+      afterManifest = deleteScan;
+    }
+    afterManifest.next(succeeded);
+
+    const scanFinished = new Choice(this, 'ScanFinished?')
+      .when(Condition.stringEquals('$.status.state', 'succeeded'), fetchOutputs)
+      .when(Condition.stringEquals('$.status.state', 'failed'), mark('ScanFailed'))
+      .when(Condition.booleanEquals('$.poll.deadlineExceeded', true), mark('ScanTimedOut'))
+      .otherwise(waitForScan);
+
+    const definition = startScan.next(waitForScan);
+    waitForScan.next(pollStatus);
+    pollStatus.next(scanFinished);
+    fetchOutputs.next(writeManifest);
+
+    this.executionTimeout = Duration.seconds(poll.deadlineSeconds).plus(EXECUTION_TIMEOUT_MARGIN);
+    const machine = new PipelineStateMachine(this, 'StateMachine', {
+      // One execution per item: a failed one is a recorded outcome (failure.json); a burst is an incident.
+      alarms: { failedThreshold: 5 },
+      comment: 'ScanDomain: scan one domain at the vendor and store its outputs (docs/contracts.md)',
+      definition,
+      timeout: this.executionTimeout,
+      functions: this.functions(),
+      logRetention,
+    });
+    this.stateMachine = machine.stateMachine;
+    this.logGroup = machine.logGroup;
+  }
+
+  /** Every function of the workflow (the optional delete function included when present). */
+  public functions(): PipelineFunction[] {
+    return [
+      this.startScanFunction,
+      this.pollScanStatusFunction,
+      this.fetchScanOutputFunction,
+      this.writeScanManifestFunction,
+      this.recordScanFailureFunction,
+      ...(this.deleteScanFunction ? [this.deleteScanFunction] : []),
+    ];
+  }
+}

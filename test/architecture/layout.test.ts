@@ -1,0 +1,83 @@
+/**
+ * The layout's rules, checked on every source file (issue #25): one folder per workflow, mirrored
+ * under lib/workflows/, lambdas/ and test/; a workflow uses the platform and another workflow's
+ * public contract only; the platform uses no workflow; no import cycle.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importCycles, importGraph } from './import-graph.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const WORKFLOWS = ['scan', 'domain-list', 'breach', 'watchlist', 'rotation'] as const;
+const graph = importGraph(ROOT);
+
+/** The workflow a file belongs to, on either side (lambdas/<wf>/ or lib/workflows/<wf>/). */
+function workflowOf(file: string): string | undefined {
+  return /^lambdas\/([^/]+)\//.exec(file)?.[1] ?? /^lib\/workflows\/([^/]+)\//.exec(file)?.[1];
+}
+const isWorkflowFile = (file: string) => {
+  const name = workflowOf(file);
+  return name !== undefined && name !== 'platform';
+};
+
+function edges(filter: (from: string, to: string) => boolean): string[] {
+  return [...graph].flatMap(([from, targets]) =>
+    targets.filter((to) => filter(from, to)).map((to) => `${from} -> ${to}`),
+  );
+}
+
+describe('the import graph', () => {
+  it('reads every source folder', () => {
+    expect(graph.size).toBeGreaterThan(200);
+    expect(graph.get('lib/security-pipeline-stack.ts')?.length).toBeGreaterThan(5);
+  });
+
+  it('has no cycle', () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+
+  it('bundles nothing from outside lambdas/ into a handler', () => {
+    expect(edges((from, to) => from.startsWith('lambdas/') && !to.startsWith('lambdas/'))).toEqual([]);
+  });
+
+  it('keeps the runtime platform free of workflows', () => {
+    expect(
+      edges(
+        (from, to) =>
+          from.startsWith('lambdas/platform/') && (isWorkflowFile(to) || to === 'lambdas/registry.ts'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('keeps the CDK platform free of workflows', () => {
+    expect(edges((from, to) => from.startsWith('lib/platform/') && isWorkflowFile(to))).toEqual([]);
+  });
+
+  it("lets a workflow use another workflow's contract only", () => {
+    expect(
+      edges((from, to) => {
+        const source = workflowOf(from);
+        const target = workflowOf(to);
+        if (!isWorkflowFile(from) || !isWorkflowFile(to) || source === target) return false;
+        return !/^lambdas\/[^/]+\/contracts\.ts$/.test(to);
+      }),
+    ).toEqual([]);
+  });
+});
+
+describe('one folder per workflow', () => {
+  it.each(WORKFLOWS)('%s has the same folder under lib/workflows/, lambdas/ and test/', (workflow) => {
+    expect(existsSync(join(ROOT, 'lib/workflows', workflow))).toBe(true);
+    expect(existsSync(join(ROOT, 'lambdas', workflow, 'handlers'))).toBe(true);
+    expect(existsSync(join(ROOT, 'test', workflow))).toBe(true);
+  });
+
+  it('has no folder named vendor (tools skip those as third-party code)', () => {
+    const vendorFolders = ['bin', 'lib', 'lambdas', 'local', 'bench', 'test', 'docs']
+      .flatMap((top) => readdirSync(join(ROOT, top), { withFileTypes: true, recursive: true }))
+      .filter((entry) => entry.isDirectory() && entry.name === 'vendor')
+      .map((entry) => join(entry.parentPath, entry.name));
+    expect(vendorFolders).toEqual([]);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * A bare Stack for construct-level tests: an App with cdk.json's feature flags (as `cdk synth`
+ * applies them) and no asset bundling, so a PipelineFunction needs its handler file to exist but
+ * never runs esbuild. One construct is added and its Template read back, without synthesizing the
+ * whole pipeline stack.
+ */
+import { readFileSync } from 'node:fs';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+  context?: Record<string, unknown>;
+};
+
+/** A new App (cdk.json's context, bundling skipped for every stack) holding one empty Stack. */
+export function bareStack(id = 'Bare'): Stack {
+  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  return new Stack(app, id);
+}
+
+/**
+ * A file's first synthesis pays for loading CDK's lazily required modules (45-70 s measured on the
+ * loaded 2-core machine, against about a second for each later one). Calling this in a beforeAll
+ * with a long timeout pays it there, so no single test runs into the test timeout.
+ */
+export const FIRST_SYNTH_TIMEOUT_MS = 240_000;
+
+/** Adds what `build` creates to a fresh bare Stack and returns the stack's Template. */
+export function templateOf(build: (stack: Stack) => void): Template {
+  const stack = bareStack();
+  build(stack);
+  return Template.fromStack(stack);
+}

@@ -1,0 +1,130 @@
+/**
+ * The optional clean-up branch of the synthesized ScanDomain definition
+ * (`scan.deleteAtVendorAfterManifest: true`): DeleteScanAtVendor after the manifest, whose failure
+ * must never fail a scan whose outputs are already safe in S3.
+ */
+import type { StateMachine } from 'aws-local-stepfunctions';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { VendorClients } from '#lambdas/platform/vendor-api/index';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
+import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
+import type { AslDefinition } from '../../local/definitions.ts';
+import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { startVendorSimulator } from '../../local/simulator/index.ts';
+import type { VendorSimulator } from '../../local/simulator/types.ts';
+import { createMemoryLogger } from '../kit/loggers.ts';
+import { objectExists } from '../kit/s3.ts';
+import {
+  executeScan,
+  executionEnd,
+  type LocalRun,
+  retriedStates,
+  synthesizedScanMachine,
+  vendorClientsFor,
+} from '../local/harness.ts';
+
+const RESULTS = 'cleanup-results';
+const CONFIG: PipelineConfig = {
+  ...DEFAULT_PIPELINE_CONFIG,
+  scan: { ...DEFAULT_PIPELINE_CONFIG.scan, deleteAtVendorAfterManifest: true },
+};
+
+let definition: AslDefinition;
+let machine: StateMachine;
+let s3: S3rverFixture;
+let sim: VendorSimulator;
+let clients: VendorClients;
+
+beforeAll(async () => {
+  ({ definition, machine } = await synthesizedScanMachine(CONFIG));
+  s3 = await startS3rver({ buckets: [RESULTS] });
+});
+
+beforeEach(async () => {
+  sim = await startVendorSimulator({ pollsToFinish: 1 });
+  clients = vendorClientsFor(sim);
+});
+
+afterEach(async () => {
+  await clients.close();
+  await sim.close();
+});
+
+afterAll(async () => {
+  await s3.close();
+});
+
+function execute(domain: string): Promise<LocalRun> {
+  return executeScan(
+    {
+      definition,
+      machine,
+      s3: s3.client,
+      resultsBucket: RESULTS,
+      scanClient: clients.scan,
+      poll: { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 },
+      logger: createMemoryLogger(),
+      clock: () => new Date('2026-11-20T10:00:00.000Z'),
+    },
+    domain,
+  );
+}
+
+describe('the synthesized definition with clean-up at the vendor', () => {
+  it('deletes after the manifest and catches any clean-up error into success, discarding it', () => {
+    // Assess
+    expect(definition.States.WriteManifest?.Next).toBe('DeleteScanAtVendor');
+    expect(definition.States.DeleteScanAtVendor).toMatchObject({
+      Type: 'Task',
+      ResultPath: null,
+      Next: 'ScanSucceeded',
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: null, Next: 'ScanSucceeded' }],
+    });
+  });
+});
+
+describe('a succeeded scan with clean-up at the vendor', () => {
+  it('deletes the scan once the manifest is written and still outputs the ScanOutcome', async () => {
+    // Act
+    const run = await execute('tidy.example.com');
+
+    // Assess
+    const end = executionEnd(run.events);
+    expect(end.status).toBe('succeeded');
+    const outcome = end.output as ScanOutcome;
+    expect(outcome).toEqual({
+      domain: 'tidy.example.com',
+      state: 'succeeded',
+      scanUuid: expect.any(String),
+      outputPrefix: expect.any(String),
+      manifestKey: expect.stringMatching(/manifest\.json$/),
+    });
+    expect(run.path.slice(-3)).toEqual(['WriteManifest', 'DeleteScanAtVendor', 'ScanSucceeded']);
+    expect(sim.requestCount('DELETE /scan/{uuid}')).toBe(1);
+    expect(await objectExists(s3.client, RESULTS, outcome.manifestKey ?? '')).toBe(true);
+  });
+
+  it('succeeds with the same output when the clean-up keeps failing after its retries', async () => {
+    // Prepare
+    sim.addFault({
+      api: 'scan',
+      method: 'DELETE',
+      path: '/scan/',
+      times: Number.POSITIVE_INFINITY,
+      fault: { type: 'status', status: 503 },
+    });
+
+    // Act
+    const run = await execute('messy.example.com');
+
+    // Assess: 1 + 5 invocations of 2 client attempts each, then the Catch leads to ScanSucceeded
+    const end = executionEnd(run.events);
+    expect(end.status).toBe('succeeded');
+    expect(end.output).toMatchObject({ domain: 'messy.example.com', state: 'succeeded' });
+    expect(end.output).not.toHaveProperty('caught');
+    expect(retriedStates(run.events)).toEqual(Array.from({ length: 5 }, () => 'DeleteScanAtVendor'));
+    expect(sim.requestCount('DELETE /scan/{uuid}')).toBe(12);
+    expect(run.result.outcome?.state).toBe('succeeded');
+    expect(await objectExists(s3.client, RESULTS, end.output?.manifestKey ?? '')).toBe(true);
+  });
+});

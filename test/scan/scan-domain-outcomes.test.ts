@@ -1,0 +1,249 @@
+/**
+ * The synthesized ScanDomain definition (exactly what `cdk synth` produces), executed by
+ * aws-local-stepfunctions with every Task bound to its real handler, against the vendor simulator and
+ * s3rver on loopback (setup: scan-execution-fixture.ts). Here: the definition
+ * itself and the ways a scan ends (success, vendor failure, timeout). Waits and retry intervals are
+ * overridden to 0 ms; the poll step still counts the seconds each wait asked for.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanManifest } from '#lambdas/scan/manifest';
+import {
+  DEFAULT_POLL_SETTINGS,
+  estimateHistoryEvents,
+  HISTORY_EVENTS_OUTSIDE_LOOP,
+  type PollSettings,
+  STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
+  worstCaseLoopIterations,
+} from '#lambdas/scan/poll-schedule';
+import type { AslDefinition, AslState } from '../../local/definitions.ts';
+import { sha256Hex } from '../kit/digest.ts';
+import { listKeys, readJson, readObject } from '../kit/s3.ts';
+import { enteredStates, executionEnd, retriedStates } from '../local/harness.ts';
+import {
+  definition,
+  execute,
+  failedOutcome,
+  logger,
+  loop,
+  RESULTS,
+  s3,
+  sim,
+  useScanExecution,
+} from './scan-execution-fixture.ts';
+
+useScanExecution();
+
+describe('the synthesized ScanDomain definition', () => {
+  const state = (name: string): AslState => {
+    const found = definition.States[name];
+    if (!found) throw new Error(`no state ${name}`);
+    return found;
+  };
+  const retryErrors = (s: AslState): string[] =>
+    ((s.Retry as { ErrorEquals: string[] }[] | undefined) ?? []).flatMap((r) => r.ErrorEquals);
+  const catchTarget = (s: AslState): unknown => s.Catch;
+  const branchState = (name: string): AslState => {
+    const branches = state('FetchOutputs').Branches as AslDefinition[];
+    const found = branches.map((b) => b.States[name]).find(Boolean);
+    if (!found) throw new Error(`no branch state ${name}`);
+    return found;
+  };
+
+  it('retries StartScan only on errors that prove the scan was not started', () => {
+    // Assess: the rules the branches below rely on, as the CDK synthesizes them
+    // A 401 proves it too (the vendor refused the request): retried across a key rotation.
+    expect(retryErrors(state('StartScan')).sort()).toEqual([
+      'Lambda.TooManyRequestsException',
+      'VendorAuthError',
+      'VendorThrottledError',
+    ]);
+  });
+
+  it('retries the idempotent tasks on Lambda service errors and transient vendor errors', () => {
+    // Assess: the rules the branches below rely on, as the CDK synthesizes them
+    const transient = [
+      'Lambda.ServiceException',
+      'Lambda.TooManyRequestsException',
+      'VendorThrottledError',
+      'VendorUnavailableError',
+      'VendorTimeoutError',
+      'VendorNetworkError',
+    ];
+    for (const name of ['PollScanStatus', 'WriteManifest', 'RecordFailure']) {
+      expect(retryErrors(state(name)), name).toEqual(expect.arrayContaining(transient));
+    }
+    for (const name of ['FetchReport', 'FetchLogs', 'FetchDebug']) {
+      expect(retryErrors(branchState(name)), name).toEqual(expect.arrayContaining(transient));
+    }
+    for (const name of ['StartScan', 'PollScanStatus', 'WriteManifest', 'RecordFailure']) {
+      expect(retryErrors(state(name)), name).not.toContain('VendorHttpError');
+      expect(retryErrors(state(name)), name).not.toContain('InvalidInputError');
+      expect(retryErrors(state(name)), name).not.toContain('States.ALL');
+    }
+  });
+
+  it('catches every error of each step into its own failure label, recorded before the Fail state', () => {
+    // Assess: the rules the branches below rely on, as the CDK synthesizes them
+    const labels: Record<string, string> = {
+      StartScan: 'MarkScanRejected',
+      PollScanStatus: 'MarkPollFailed',
+      FetchOutputs: 'MarkOutputFetchFailed',
+      WriteManifest: 'MarkManifestFailed',
+    };
+    for (const [name, mark] of Object.entries(labels)) {
+      expect(catchTarget(state(name)), name).toEqual([
+        { ErrorEquals: ['States.ALL'], ResultPath: '$.caught', Next: mark },
+      ]);
+      expect(state(mark)).toMatchObject({
+        Type: 'Pass',
+        Result: { error: mark.replace(/^Mark/, '') },
+        ResultPath: '$.failure',
+        Next: 'RecordFailure',
+      });
+    }
+    expect(state('RecordFailure').Next).toBe('Failed');
+    expect(state('Failed')).toMatchObject({
+      Type: 'Fail',
+      ErrorPath: '$.failure.error',
+      CausePath: '$.failure.cause',
+    });
+    expect(state('WaitForScan')).toMatchObject({ Type: 'Wait', SecondsPath: '$.poll.nextWaitSeconds' });
+  });
+});
+
+describe('a scan that succeeds', () => {
+  it('outputs a succeeded ScanOutcome after writing report, logs and debug and a manifest that matches them', async () => {
+    // Act
+    const run = await execute('shop.example.com');
+
+    // Assess: the output
+    const end = executionEnd(run.events);
+    expect(end.status).toBe('succeeded');
+    const outcome = end.output as ScanOutcome;
+    expect(outcome).toMatchObject({ domain: 'shop.example.com', state: 'succeeded' });
+    expect(outcome.scanUuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(outcome.outputPrefix).toBe(`scans/shop.example.com/2026/11/20/${outcome.scanUuid}/`);
+    expect(outcome.manifestKey).toBe(`${outcome.outputPrefix}manifest.json`);
+    expect(run.result).toEqual({
+      domain: 'shop.example.com',
+      executionName: expect.any(String),
+      outcome,
+      error: undefined,
+    });
+
+    // Assess: the manifest names the three objects with the sizes and digests of the stored bytes
+    const manifest = await readJson<ScanManifest>(s3.client, RESULTS, outcome.manifestKey ?? '');
+    expect(manifest).toMatchObject({ domain: 'shop.example.com', scanUuid: outcome.scanUuid });
+    expect(manifest.objects.map((o) => o.name)).toEqual(['report', 'logs', 'debug']);
+    for (const object of manifest.objects) {
+      const bytes = await readObject(s3.client, RESULTS, object.key);
+      expect(bytes.length, object.key).toBe(object.size);
+      expect(sha256Hex(bytes), object.key).toBe(object.sha256);
+      expect(object.size).toBeGreaterThan(0);
+    }
+    expect(await listKeys(s3.client, RESULTS, outcome.outputPrefix ?? '')).toEqual(
+      [...manifest.objects.map((o) => o.key), outcome.manifestKey].sort(),
+    );
+
+    // Assess: the path through the definition
+    const polls = sim.requestCount('GET /status/{uuid}');
+    expect(polls).toBe(2);
+    expect(run.path).toEqual(['StartScan', ...loop(polls), 'FetchOutputs', 'WriteManifest', 'ScanSucceeded']);
+    expect(
+      enteredStates(run.events)
+        .filter((name) => name.startsWith('Fetch') && name !== 'FetchOutputs')
+        .sort(),
+    ).toEqual(['FetchDebug', 'FetchLogs', 'FetchReport']);
+    expect(retriedStates(run.events)).toEqual([]);
+    expect(sim.requestCount('POST /scan')).toBe(1);
+    expect(logger.text()).not.toContain(sim.apiKey);
+  });
+});
+
+describe('a scan the vendor reports as failed', () => {
+  it('fails with ScanFailed, a failed ScanOutcome as the cause and failure.json under the scan prefix', async () => {
+    // Act
+    const run = await execute('broken.example.com');
+
+    // Assess
+    const outcome = failedOutcome(run, 'ScanFailed');
+    expect(outcome).toMatchObject({
+      domain: 'broken.example.com',
+      state: 'failed',
+      error: { name: 'ScanFailed' },
+    });
+    expect(outcome.manifestKey).toBeUndefined();
+    expect(outcome.outputPrefix).toBe(`scans/broken.example.com/2026/11/20/${outcome.scanUuid}/`);
+    expect(await listKeys(s3.client, RESULTS, outcome.outputPrefix ?? '')).toEqual([
+      `${outcome.outputPrefix}failure.json`,
+    ]);
+    const record = await readJson<{ failure: string; outcome: ScanOutcome }>(
+      s3.client,
+      RESULTS,
+      `${outcome.outputPrefix}failure.json`,
+    );
+    expect(record).toMatchObject({ failure: 'ScanFailed', outcome });
+    expect(run.path.slice(-4)).toEqual(['ScanFinished?', 'MarkScanFailed', 'RecordFailure', 'Failed']);
+    expect(run.path).not.toContain('FetchOutputs');
+    expect(run.result.outcome).toEqual(outcome);
+  });
+});
+
+describe('a scan whose status never becomes terminal', () => {
+  it('times out with ScanTimedOut once the scheduled waits reach the deadline', async () => {
+    // Prepare
+    const poll: PollSettings = {
+      minWaitSeconds: 1,
+      maxWaitSeconds: 10,
+      growthFactor: 1.5,
+      deadlineSeconds: 120,
+    };
+    sim.scriptScan('slow.example.com', { outcome: 'never-finish' });
+
+    // Act
+    const run = await execute('slow.example.com', { poll });
+
+    // Assess
+    const outcome = failedOutcome(run, 'ScanTimedOut');
+    expect(outcome).toMatchObject({ state: 'timed_out', error: { name: 'ScanTimedOut' } });
+    expect(outcome.manifestKey).toBeUndefined();
+    expect(outcome.error?.message).toContain('did not finish within 120 s');
+    const polls = run.path.filter((name) => name === 'PollScanStatus').length;
+    expect(polls).toBe(worstCaseLoopIterations(poll));
+    expect(sim.requestCount('GET /status/{uuid}')).toBe(polls);
+    expect(run.path.slice(-3)).toEqual(['MarkScanTimedOut', 'RecordFailure', 'Failed']);
+    const record = await readJson<{
+      failure: string;
+      poll: { deadlineExceeded: boolean; waitedSeconds: number };
+    }>(s3.client, RESULTS, `${outcome.outputPrefix}failure.json`);
+    expect(record.failure).toBe('ScanTimedOut');
+    expect(record.poll.deadlineExceeded).toBe(true);
+    expect(record.poll.waitedSeconds).toBe(120);
+  });
+
+  it('stays far below the 25,000 history events at the production settings (24 h deadline)', {
+    timeout: 20_000,
+  }, async () => {
+    // Prepare
+    sim.scriptScan('forever.example.com', { outcome: 'never-finish' });
+
+    // Act
+    const run = await execute('forever.example.com', { poll: DEFAULT_POLL_SETTINGS });
+
+    // Assess
+    const outcome = failedOutcome(run, 'ScanTimedOut');
+    expect(outcome.state).toBe('timed_out');
+    const polls = sim.requestCount('GET /status/{uuid}');
+    const estimate = estimateHistoryEvents(DEFAULT_POLL_SETTINGS);
+    console.info(
+      `24 h never-finishing scan at the default poll settings: ${polls} polls, ${run.historyEvents} history events ` +
+        `(estimate ${estimate}, limit ${STEP_FUNCTIONS_HISTORY_EVENT_LIMIT}), ${run.transitions} transitions`,
+    );
+    expect(polls).toBe(worstCaseLoopIterations(DEFAULT_POLL_SETTINGS));
+    expect(run.historyEvents).toBeLessThan(STEP_FUNCTIONS_HISTORY_EVENT_LIMIT / 2);
+    // The estimate is an upper bound whose loop part is exact; only its allowance outside the loop is generous.
+    expect(run.historyEvents).toBeLessThanOrEqual(estimate);
+    expect(run.historyEvents).toBeGreaterThan(estimate - HISTORY_EVENTS_OUTSIDE_LOOP);
+  });
+});

@@ -1,0 +1,278 @@
+import { build } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
+import {
+  actionsAllowed,
+  functionFor,
+  grantsOf,
+  logicalIdOfType,
+  resourcesAllowed,
+  type Synthesized,
+  synth,
+} from '../kit/synth.ts';
+
+const HANDLERS = [
+  'start-scan',
+  'poll-scan-status',
+  'fetch-scan-output',
+  'write-scan-manifest',
+  'record-scan-failure',
+  'prepare-domain-list',
+  'write-list-summary',
+  'start-domain-list',
+  'rotate-api-key',
+  'check-api-key-age',
+];
+
+let synthesized: Synthesized;
+let resultsArn: string;
+let inputArn: string;
+
+beforeAll(() => {
+  synthesized = synth({
+    scan: {
+      statusVocabulary: { pending: ['queued'], running: ['busy'], succeeded: ['done'], failed: ['error'] },
+    },
+  });
+  resultsArn = `<GetAtt:${logicalIdOfType(synthesized, 'AWS::S3::Bucket', 'StorageResults')}.Arn>`;
+  inputArn = `<GetAtt:${logicalIdOfType(synthesized, 'AWS::S3::Bucket', 'StorageInput')}.Arn>`;
+});
+
+/** Every object-level S3 resource the function's role may write to. */
+function writableObjects(handler: string): string[] {
+  const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
+  return [...new Set(resourcesAllowed(grants, 's3:PutObject'))];
+}
+
+describe('PipelineFunction defaults', () => {
+  it.each(HANDLERS)('%s runs Node.js 22 on arm64 with tracing, explicit memory and timeout', (handler) => {
+    const { properties, environment } = functionFor(synthesized, handler);
+    expect(properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      TracingConfig: { Mode: 'Active' },
+      Handler: 'index.handler',
+    });
+    expect(properties.MemorySize).toEqual(expect.any(Number));
+    expect(properties.Timeout).toEqual(expect.any(Number));
+    expect(environment).toMatchObject({
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'security-pipeline',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+    });
+  });
+
+  it.each(HANDLERS)('%s logs to its own log group with the configured retention', (handler) => {
+    const { properties } = functionFor(synthesized, handler);
+    const logGroupId = (properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    expect(synthesized.json.Resources[logGroupId]).toMatchObject({
+      Type: 'AWS::Logs::LogGroup',
+      Properties: { RetentionInDays: 90 },
+    });
+  });
+
+  it('uses no AWS managed policy: each role may write only to its own log group', () => {
+    for (const handler of HANDLERS) {
+      const fn = functionFor(synthesized, handler);
+      const role = synthesized.json.Resources[fn.roleLogicalId];
+      expect(role?.Properties).not.toHaveProperty('ManagedPolicyArns');
+      const logGroupId = (fn.properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(resourcesAllowed(grantsOf(synthesized, fn.roleLogicalId), 'logs:PutLogEvents')).toEqual([
+        `<GetAtt:${logGroupId}.Arn>`,
+      ]);
+    }
+  });
+
+  it('sizes the streaming and list functions at 1024 MB and 15/5 minutes', () => {
+    expect(functionFor(synthesized, 'fetch-scan-output').properties).toMatchObject({
+      MemorySize: 1024,
+      Timeout: 900,
+    });
+    expect(functionFor(synthesized, 'write-list-summary').properties).toMatchObject({
+      MemorySize: 1024,
+      Timeout: 300,
+    });
+    expect(functionFor(synthesized, 'start-scan').properties).toMatchObject({ MemorySize: 512 });
+  });
+
+  it('applies the configured log retention', () => {
+    const shortLogs = synth({ logRetentionDays: 14 });
+    const fn = functionFor(shortLogs, 'poll-scan-status');
+    const logGroupId = (fn.properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    expect(shortLogs.json.Resources[logGroupId]?.Properties?.RetentionInDays).toBe(14);
+  });
+});
+
+describe('handler environment (docs/contracts.md)', () => {
+  it('gives the scan steps the vendor URL, poll settings and status vocabulary', () => {
+    for (const handler of ['start-scan', 'poll-scan-status', 'fetch-scan-output']) {
+      expect(functionFor(synthesized, handler).environment).toMatchObject({
+        SCAN_API_URL: 'https://vendor.example.com',
+        POLL_MIN_WAIT_SECONDS: '15',
+        POLL_MAX_WAIT_SECONDS: '300',
+        POLL_GROWTH_FACTOR: '1.5',
+        SCAN_DEADLINE_SECONDS: '86400',
+        STATUS_VOCABULARY: JSON.stringify({
+          pending: ['queued'],
+          running: ['busy'],
+          succeeded: ['done'],
+          failed: ['error'],
+        }),
+        RESULTS_BUCKET: { Ref: expect.stringMatching(/^StorageResults/) },
+      });
+    }
+  });
+
+  it('gives the list steps both buckets and the accepted suffixes', () => {
+    expect(functionFor(synthesized, 'prepare-domain-list').environment).toMatchObject({
+      INPUT_BUCKET: { Ref: expect.stringMatching(/^StorageInput/) },
+      RESULTS_BUCKET: { Ref: expect.stringMatching(/^StorageResults/) },
+      INTAKE_SUFFIXES: '.txt,.csv',
+    });
+    expect(functionFor(synthesized, 'write-list-summary').environment).toMatchObject({
+      RESULTS_BUCKET: { Ref: expect.stringMatching(/^StorageResults/) },
+    });
+  });
+
+  it('keeps the caller environment and the defaults together', () => {
+    const env = functionFor(synthesized, 'prepare-domain-list').environment;
+    expect(Object.keys(env)).toEqual(
+      expect.arrayContaining(['POWERTOOLS_SERVICE_NAME', 'NODE_OPTIONS', 'INTAKE_SUFFIXES', 'INPUT_BUCKET']),
+    );
+  });
+});
+
+describe('least privilege', () => {
+  it('lets the poll function read the scan secret and touch no S3 object at all', () => {
+    const fn = functionFor(synthesized, 'poll-scan-status');
+    const grants = grantsOf(synthesized, fn.roleLogicalId);
+    expect(resourcesAllowed(grants, 'secretsmanager:GetSecretValue')).toHaveLength(1);
+    expect(actionsAllowed(grants).filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(fn.environment).toHaveProperty('RESULTS_BUCKET');
+  });
+
+  it('gives record-failure and write-manifest PutObject under scans/ only (the manifest also lists it), no read and no secret', () => {
+    for (const [handler, actions] of [
+      ['record-scan-failure', ['s3:PutObject']],
+      ['write-scan-manifest', ['s3:ListBucket', 's3:PutObject']],
+    ] as const) {
+      const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
+      expect(actionsAllowed(grants).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+      expect(
+        actionsAllowed(grants)
+          .filter((a) => a.startsWith('s3:'))
+          .sort(),
+        handler,
+      ).toEqual(actions);
+      expect(writableObjects(handler)).toEqual([`${resultsArn}/scans/*`]);
+    }
+  });
+
+  it('gives start-scan the secret but no S3 access at all', () => {
+    const grants = grantsOf(synthesized, functionFor(synthesized, 'start-scan').roleLogicalId);
+    expect(actionsAllowed(grants).filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(resourcesAllowed(grants, 'secretsmanager:GetSecretValue')).toHaveLength(1);
+  });
+
+  it('lets the fetch function stream, re-copy, find earlier verified outputs and clear its leftovers under scans/ only', () => {
+    const grants = grantsOf(synthesized, functionFor(synthesized, 'fetch-scan-output').roleLogicalId);
+    for (const action of [
+      's3:PutObject',
+      's3:AbortMultipartUpload',
+      's3:GetObjectVersion',
+      's3:DeleteObjectVersion',
+      's3:GetObject',
+      's3:DeleteObject',
+    ]) {
+      expect(new Set(resourcesAllowed(grants, action)), action).toEqual(new Set([`${resultsArn}/scans/*`]));
+    }
+  });
+
+  it('lets the list functions touch lists/ only, and prepare read the input bucket', () => {
+    expect(writableObjects('prepare-domain-list')).toEqual([`${resultsArn}/lists/*`]);
+    expect(writableObjects('write-list-summary')).toEqual([`${resultsArn}/lists/*`]);
+    const prepare = grantsOf(synthesized, functionFor(synthesized, 'prepare-domain-list').roleLogicalId);
+    expect(resourcesAllowed(prepare, 's3:GetObject')).toEqual([`${inputArn}/*`]);
+    const summary = grantsOf(synthesized, functionFor(synthesized, 'write-list-summary').roleLogicalId);
+    expect(resourcesAllowed(summary, 's3:GetObject')).toEqual([`${resultsArn}/lists/*`]);
+  });
+
+  it('lets no function but the fetch step delete an object (its own unverified leftovers)', () => {
+    for (const handler of HANDLERS.filter((h) => h !== 'fetch-scan-output')) {
+      const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
+      expect(
+        actionsAllowed(grants).filter((a) => a.startsWith('s3:Delete') || a === 's3:*'),
+        handler,
+      ).toEqual([]);
+    }
+  });
+});
+
+describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => {
+  async function bundledInputs(handlerFile: string): Promise<string[]> {
+    const result = await build({
+      entryPoints: [handlerEntry(handlerFile)],
+      bundle: true,
+      write: false,
+      outdir: 'out',
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      mainFields: [...(PIPELINE_BUNDLING.mainFields ?? [])],
+      absWorkingDir: REPO_ROOT,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    return Object.keys(result.metafile.inputs);
+  }
+
+  async function bundledPackages(handlerFile: string): Promise<string[]> {
+    const packages = (await bundledInputs(handlerFile))
+      .map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1])
+      .filter((name): name is string => name !== undefined);
+    return [...new Set(packages)];
+  }
+
+  it.each([
+    'write-scan-manifest',
+    'record-scan-failure',
+    'prepare-domain-list',
+    'write-list-summary',
+    'start-domain-list',
+  ])(
+    'bundles no vendor transport into %s, which only talks to AWS',
+    async (handlerFile) => {
+      // Act
+      const inputs = await bundledInputs(handlerFile);
+      // Assess
+      expect(
+        inputs.some((path) => path.includes('@aws-sdk/client-s3') || path.includes('@aws-sdk/client-sfn')),
+      ).toBe(true);
+      const transport = inputs.filter(
+        (path) =>
+          path === 'lambdas/platform/vendor-api/http.ts' ||
+          path.startsWith('lambdas/platform/vendor-api/transport/'),
+      );
+      expect(transport).toEqual([]);
+      expect(inputs.filter((path) => path.includes('node_modules/undici/'))).toEqual([]);
+    },
+    60_000,
+  );
+
+  it.each(['start-scan', 'poll-scan-status', 'delete-scan'])(
+    'bundles no S3 client into %s, which lambdas/registry.ts gives no object access',
+    async (handlerFile) => {
+      // Act
+      const packages = await bundledPackages(handlerFile);
+      // Assess
+      expect(packages).not.toContain('@aws-sdk/client-s3');
+      expect(packages).toContain('@aws-sdk/client-secrets-manager');
+    },
+    60_000,
+  );
+
+  it('ships source maps without sourcesContent, so traces name the TypeScript line without a copy of every source', () => {
+    expect(PIPELINE_BUNDLING.sourceMap).toBe(true);
+    expect(PIPELINE_BUNDLING.sourcesContent).toBe(false);
+  });
+});
