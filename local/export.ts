@@ -47,8 +47,8 @@ export interface WrittenObject {
 
 /**
  * Records every object this client successfully writes (single puts, completed multipart uploads
- * and copies, including those lib-storage sends itself) and still holds (deletes are forgotten). The runner exports exactly these, so it
- * needs no bucket listing (s3rver's ListObjectsV2 fails beyond 1,000 keys).
+ * and copies, including those lib-storage sends itself) and still holds (deletes are forgotten). The
+ * runner exports exactly what this run wrote, not whatever else the local buckets hold.
  */
 export function trackWrittenObjects(client: S3Client): ReadonlyMap<string, WrittenObject> {
   const written = new Map<string, WrittenObject>();
