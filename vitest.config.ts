@@ -9,17 +9,15 @@ const SYNTH_TESTS = ['test/**/*.cdk.test.ts'];
 /**
  * Files that change what other files in the same process would see: aws-sdk-client-mock patches a
  * client class for the whole process, vi.mock replaces a module, and some set process.env or stub
- * timers; the CLI tests (test/local/cli-run.ts) run main() in-process, which writes to
- * process.exitCode and the environment. These keep a fresh module graph per file.
+ * timers without putting them back. These keep a fresh module graph per file. (The CLI tests run
+ * main() in-process, but test/local/cli-run.ts restores the environment and stdout/stderr after
+ * each run, and main() returns its exit code and installs no signal handler, so they share.)
  */
 const ISOLATED_TESTS = [
   'test/domain-list/intake.test.ts',
   'test/domain-list/pause.test.ts',
   'test/domain-list/redrive.test.ts',
-  'test/local/*cli*.test.ts',
   'test/local/metrics.test.ts',
-  'test/local/readme-examples.test.ts',
-  'test/local/redaction-scan.test.ts',
   'test/rotation/stand-in.test.ts',
   'test/scan/handlers.test.ts',
   'test/scan/promotion.test.ts',
