@@ -113,14 +113,9 @@ async function prepare(): Promise<() => Promise<unknown>> {
       const key = `incoming/${run}.txt`;
       await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
       return () =>
-        prepareDomainList(
-          {
-            s3,
-            logger: quiet,
-            settings: { resultsBucket: BUCKET, inputBucket: BUCKET, maxDomains: 100_000 },
-          },
-          { source: { type: 's3', bucket: BUCKET, key } } as Parameters<typeof prepareDomainList>[1],
-        );
+        prepareDomainList(listDeps(s3), { source: { type: 's3', bucket: BUCKET, key } } as Parameters<
+          typeof prepareDomainList
+        >[1]);
     }
     case 'watchlist-prepare': {
       const key = `watchlists/${run}.csv`;
@@ -128,22 +123,7 @@ async function prepare(): Promise<() => Promise<unknown>> {
         key,
         Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'),
       );
-      return () =>
-        prepareWatchlist(
-          {
-            s3,
-            logger: quiet,
-            clock: () => new Date(),
-            settings: {
-              resultsBucket: BUCKET,
-              maxEmails: 50,
-              maxWatchlistRows: 100_000,
-              maxWatchlistBytes: 100 * 1024 * 1024,
-            },
-            identityKey: async () => IDENTITY_KEY,
-          },
-          { source: { type: 's3', bucket: BUCKET, key } },
-        );
+      return () => prepareWatchlist(watchlistDeps(s3), { source: { type: 's3', bucket: BUCKET, key } });
     }
     case 'list-summary': {
       const key = `incoming/${run}.txt`;

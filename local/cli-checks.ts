@@ -4,7 +4,7 @@
  * authenticated call), the command word, `--config`, the Node.js version and an empty list.
  */
 import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import {
   ConfigurationError,
@@ -176,4 +176,14 @@ export function nodeVersionProblem(version: string = process.versions.node): str
     'Run it through npm (npm start, npm test, npx tsx ...): npm ci installs Node 22 (the node@22 package) ' +
     'and npm puts it first on the PATH of its scripts.'
   );
+}
+
+/** The bytes of `--domains-file`, or a usage error naming the flag, the path and why. */
+export async function readDomainsFile(path: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new UsageError(`--domains-file ${path}: cannot be read (${code})`);
+  }
 }

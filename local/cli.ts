@@ -11,7 +11,6 @@
  * Exit codes: 0 everything succeeded; 1 a domain or report failed, or an input was rejected;
  * 2 usage or configuration error.
  */
-import { readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
@@ -31,6 +30,7 @@ import {
   configFlag,
   hasDomainLines,
   nodeVersionProblem,
+  readDomainsFile,
   UsageError,
   unknownCommandProblem,
 } from './cli-checks.ts';
@@ -199,15 +199,6 @@ interface RawScanFlags {
   logLevel: ScanCommandOptions['logLevel'];
   quiet?: boolean;
   verbose?: boolean;
-}
-
-async function readDomainsFile(path: string): Promise<Uint8Array> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`--domains-file ${path}: cannot be read (${code})`);
-  }
 }
 
 /** The options `scan` and the demo share, without the flags the user left unset. */

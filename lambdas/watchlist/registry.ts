@@ -11,7 +11,7 @@ export const WATCHLIST_HANDLERS = {
     s3: [
       // The watchlist: by version when the upload event names one, the latest otherwise (schedules).
       { bucket: 'input', prefix: '', actions: ['GetObject', 'GetObjectVersion'] },
-      // One request object per person, items.json and rows.json under the run's prefix.
+      // The request shards (1,000 people each), items.json and rows.json under the run's prefix.
       { bucket: 'results', prefix: 'breach/', actions: ['PutObject'] },
     ],
     bucketNamesOnly: [],
