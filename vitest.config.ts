@@ -6,7 +6,6 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const SYNTH_TESTS = ['test/**/*.cdk.test.ts'];
 
-
 export default defineConfig({
   test: {
     environment: 'node',
