@@ -17,7 +17,10 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 
 /** An App like the one `cdk synth` builds from cdk.json, minus asset bundling (esbuild) for speed. */
 export function testApp(): App {
-  return new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  return new App({
+    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
+  });
 }
 
 export interface Synthesized {
