@@ -2,9 +2,11 @@
  * `npm start` for the tests, two ways:
  *
  * - `runCli`: in-process, `main(argv)` from local/cli.ts with stdout and stderr captured and the
- *   vendor variables set only as given. Waits and retry intervals are 0 ms unless a test is about
- *   them (`timing: 'as-defined'`): the argv, the handlers and the definitions are the real ones, only
- *   the engine's Wait and Retry durations are replaced (the output says `waiting 0 ms (overridden)`).
+ *   vendor variables set only as given. Waits, retry intervals and backoff sleeps are 0 ms unless a
+ *   test is about them (`timing: 'as-defined'`): the argv, the handlers and the definitions are the
+ *   real ones, only the engine's Wait and Retry durations and the sleeps inside an invocation (the
+ *   vendor clients' backoff, StartScan's settle waits) are replaced; the output says so
+ *   (`waiting 0 ms (overridden)`, `retry 1/4 in 0 ms (overridden; …)`).
  * - `startCliProcess`/`runCliProcess`: a real child process as `npm start` runs it (tsx), for what
  *   only a process shows: exit codes as the shell sees them, signals, which stream gets what.
  */
@@ -36,8 +38,8 @@ export type VendorEnv = Partial<Record<(typeof VENDOR_ENV)[number], string>>;
 export const IAM_EVALUATED_CLEAN =
   /^IAM: [1-9]\d* handler call\(s\) checked against the synthesized policies \([1-9]\d* simulated, \d+ ms\), 0 denied$/m;
 
-/** Every Wait state and Retry interval at 0 ms: what a test that is not about timing runs with. */
-export const NO_WAITS: LocalTiming = { waitOverrideMs: 0, retryIntervalMs: 0 };
+/** Every Wait state, Retry interval and backoff sleep at 0 ms: what a test not about timing runs with. */
+export const NO_WAITS: LocalTiming = { waitOverrideMs: 0, retryIntervalMs: 0, vendorBackoffMs: 0 };
 
 export interface CliRunOptions {
   /** @default NO_WAITS; `as-defined` waits what the definition and the flags say. */
