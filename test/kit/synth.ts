@@ -15,9 +15,18 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
   context?: Record<string, unknown>;
 };
 
-/** An App like the one `cdk synth` builds from cdk.json, minus asset bundling (esbuild) for speed. */
+/**
+ * An App like the one `cdk synth` builds from cdk.json, minus asset bundling (esbuild) and minus
+ * aws-cdk-lib's built-in CloudFormation validation, for speed. That validation is a WebAssembly
+ * rule engine whose findings are only warnings (cdk.json does not turn on validateAgainstDefaultRules)
+ * and that no test reads: it was 4-5 s of a file's first synthesis and about 40% of each later one.
+ * Plugins a test registers (Validations.of(app).addPlugins) still run.
+ */
 export function testApp(): App {
-  return new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  return new App({
+    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
+  });
 }
 
 export interface Synthesized {
