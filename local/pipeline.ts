@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
 import type {
   DomainListItem,
   DomainListSource,
@@ -44,6 +44,7 @@ import {
   bindTaskHandlers,
   type HandlerFactory,
   type JSONValue,
+  localStateMachine,
   retryOverrides,
   type TaskHandler,
 } from './task-binding.ts';
@@ -360,9 +361,7 @@ export async function runDomainList(
   );
   const items = JSON.parse((await itemsObject.Body?.transformToString('utf8')) ?? '[]') as DomainListItem[];
 
-  const machine = new StateMachine(options.scanDefinition as never, {
-    validationOptions: { checkArn: false },
-  });
+  const machine = localStateMachine(options.scanDefinition);
   const handlers = bindScanHandlers(options.scanDefinition, options);
   const historyEvents = new Map<string, number>();
   const results = await mapWithConcurrency(items, options.concurrency, async (item) => {
