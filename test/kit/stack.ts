@@ -12,9 +12,15 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
   context?: Record<string, unknown>;
 };
 
-/** A new App (cdk.json's context, bundling skipped for every stack) holding one empty Stack. */
+/**
+ * A new App (cdk.json's context, bundling and the built-in CloudFormation validation skipped, as in
+ * synth.ts's testApp) holding one empty Stack.
+ */
 export function bareStack(id = 'Bare'): Stack {
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
+  });
   return new Stack(app, id);
 }
 
