@@ -6,27 +6,6 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 const SYNTH_TESTS = ['test/**/*.cdk.test.ts'];
 
-/**
- * Files that change what other files in the same process would see: aws-sdk-client-mock patches a
- * client class for the whole process, vi.mock replaces a module, and some set process.env or stub
- * timers without putting them back. These keep a fresh module graph per file. (The CLI tests run
- * main() in-process, but test/local/cli-run.ts restores the environment and stdout/stderr after
- * each run, and main() returns its exit code and installs no signal handler, so they share.)
- */
-const ISOLATED_TESTS = [
-  'test/domain-list/intake.test.ts',
-  'test/domain-list/pause.test.ts',
-  'test/domain-list/redrive.test.ts',
-  'test/local/metrics.test.ts',
-  'test/rotation/stand-in.test.ts',
-  'test/scan/handlers.test.ts',
-  'test/scan/promotion.test.ts',
-  'test/scan/runtime.test.ts',
-  'test/scan/secrets.test.ts',
-  'test/simulator/lifecycle.test.ts',
-  'test/watchlist/watchlist-summary-lookups.test.ts',
-];
-
 export default defineConfig({
   test: {
     environment: 'node',
@@ -38,6 +17,12 @@ export default defineConfig({
     // V8 last ran a scavenge (which depends on the load on a shared machine).
     execArgv: ['--expose-gc'],
     setupFiles: ['test/setup.ts'],
+    // Files share one module graph per worker (below), so what a test patches for the whole process
+    // goes back after it: spies, process.env stubs, stubbed globals. aws-sdk-client-mock's patched
+    // classes, fake timers and module mocks are covered by test/architecture/shared-workers.test.ts.
+    restoreMocks: true,
+    unstubEnvs: true,
+    unstubGlobals: true,
     // Vitest's default here is availableParallelism - 1 = 1 worker. Measured on the shared 2-core
     // machine (load average 16-24 from other users, so wall times are noisy; CPU is user + sys):
     //  - test/vendor (loopback I/O, 14 files): 1 worker 384 s wall, 2 workers 177 s, same 24 s CPU;
@@ -71,18 +56,11 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SYNTH_TESTS, ...ISOLATED_TESTS],
+          exclude: [...configDefaults.exclude, ...SYNTH_TESTS],
           // Importing the SDK clients, the local runner and aws-local-stepfunctions afresh for every
           // file was a third of the suite's time (vitest's "import": 154 s of 351 s on 2 workers).
-          // These files leave no process-wide state behind (see ISOLATED_TESTS for those that do).
+          // What a file patches for the whole process it puts back (see restoreMocks above).
           isolate: false,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'isolated',
-          include: ISOLATED_TESTS,
         },
       },
     ],

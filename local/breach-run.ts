@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { ExecutionError } from 'aws-local-stepfunctions';
 import {
   BREACH_PREFIX,
   type BreachReportInput,
@@ -45,6 +45,7 @@ import {
   bindTaskHandlers,
   type HandlerFactory,
   type JSONValue,
+  localStateMachine,
   retryOverrides,
   type TaskHandler,
 } from './task-binding.ts';
@@ -169,7 +170,7 @@ function breachRunner(
   };
   const bound = bindTaskHandlers(options.definition, BREACH_HANDLER_FACTORIES, deps, 'BreachReport');
   const handlers = options.wrap ? options.wrap(bound) : bound;
-  const machine = new StateMachine(options.definition as never, { validationOptions: { checkArn: false } });
+  const machine = localStateMachine(options.definition);
   return async (input, executionName) => {
     const execution = machine.run(input as unknown as JSONValue, {
       overrides: {

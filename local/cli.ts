@@ -116,6 +116,8 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     );
   }
   let onProgress: ProgressListener = () => {};
+  const sleeps = options.timing?.vendorBackoffMs;
+  const backoff = sleeps === undefined ? {} : { overriddenMs: sleeps };
   return withLocalRun(
     {
       command: options.demo ? 'demo' : 'scan',
@@ -127,7 +129,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       timing: options.timing,
       // Retries and give-ups show as they happen, instead of minutes of silence.
       vendorObserver: {
-        retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt }),
+        retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt, ...backoff }),
         failed: (attempt) => onProgress({ type: 'vendor-gave-up', attempt }),
       },
     },

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createVendorClients, type VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
@@ -43,7 +44,10 @@ export interface LocalRunOptions {
   readonly vendorObserver?: VendorAttemptObserver;
   /** The local name (or id) of the secret that stands for the stack's rotated secret. */
   readonly rotatedSecret?: string;
-  /** Replaced waits and retry intervals for the state machines the run executes. @default {} */
+  /**
+   * Replaced waits and retry intervals for the state machines the run executes, and the vendor
+   * clients' backoff sleeps (`vendorBackoffMs`). @default {}
+   */
   readonly timing?: LocalTiming;
 }
 
@@ -121,6 +125,7 @@ export async function withLocalRun<T>(
     });
     iam.watch(s3.client);
     const opened: VendorClients[] = [];
+    const backoff = options.timing?.vendorBackoffMs;
     const clientsWith = (credentials: CredentialProvider): VendorClients => {
       const clients = createVendorClients({
         scanApiUrl: vendor.scanApiUrl,
@@ -133,6 +138,9 @@ export async function withLocalRun<T>(
         ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
         logger: logs.logger,
         ...(options.vendorObserver ? { observer: options.vendorObserver } : {}),
+        // Only the sleep: the retry decisions, their delays (as reported) and the retry budget are
+        // the client's own (its budget counts a sleep cut short as if it had been slept).
+        ...(backoff === undefined ? {} : { sleep: () => delay(backoff).then(() => {}) }),
       });
       opened.push(clients);
       return clients;

@@ -8,8 +8,9 @@
  *   aws-local-stepfunctions, with each Task state bound to its real handler in-process.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
 import type {
   DomainListItem,
   DomainListSource,
@@ -43,6 +44,7 @@ import {
   bindTaskHandlers,
   type HandlerFactory,
   type JSONValue,
+  localStateMachine,
   retryOverrides,
   type TaskHandler,
 } from './task-binding.ts';
@@ -70,6 +72,12 @@ export interface LocalPipelineOptions {
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
   readonly waitOverrideMs?: number;
+  /**
+   * Replaces every sleep inside a handler invocation (ms): the vendor clients' retry backoff (set
+   * where the clients are made, local/local-run.ts) and StartScan's settle waits (here); undefined
+   * sleeps what they compute.
+   */
+  readonly vendorBackoffMs?: number;
   readonly logger: PipelineLogger;
   /** Where the handlers' metrics go (the CLI keeps them for its summary). @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
@@ -77,10 +85,14 @@ export interface LocalPipelineOptions {
 }
 
 /**
- * Waits and retry intervals replaced, for runs that are not about timing (the CLI's tests). The
- * CLI never sets them from the command line: a user's run waits what the definition says.
+ * Waits, retry intervals and in-invocation backoff replaced, for runs that are not about timing
+ * (the CLI's tests). The CLI never sets them from the command line, and nothing deployed reads
+ * them: a user's run waits what the definition and the handlers say.
  */
-export type LocalTiming = Pick<LocalPipelineOptions, 'retryIntervalMs' | 'waitOverrideMs'>;
+export type LocalTiming = Pick<
+  LocalPipelineOptions,
+  'retryIntervalMs' | 'waitOverrideMs' | 'vendorBackoffMs'
+>;
 
 export interface DomainListRequest {
   /** Domains given on the command line. */
@@ -120,15 +132,18 @@ export function bindScanHandlers(
     | 'logger'
     | 'allowSpecialUse'
     | 'metrics'
+    | 'vendorBackoffMs'
   >,
   clock: () => Date = () => new Date(),
 ): Record<string, TaskHandler> {
+  const backoff = options.vendorBackoffMs;
   const deps = createScanDeps({
     s3: options.s3,
     scanClient: options.scanClient,
     logger: options.logger,
     metrics: options.metrics ?? NO_METRICS,
     clock,
+    ...(backoff === undefined ? {} : { sleep: () => delay(backoff).then(() => {}) }),
     settings: createScanSettings({
       resultsBucket: options.resultsBucket,
       poll: options.poll,
@@ -346,9 +361,7 @@ export async function runDomainList(
   );
   const items = JSON.parse((await itemsObject.Body?.transformToString('utf8')) ?? '[]') as DomainListItem[];
 
-  const machine = new StateMachine(options.scanDefinition as never, {
-    validationOptions: { checkArn: false },
-  });
+  const machine = localStateMachine(options.scanDefinition);
   const handlers = bindScanHandlers(options.scanDefinition, options);
   const historyEvents = new Map<string, number>();
   const results = await mapWithConcurrency(items, options.concurrency, async (item) => {

@@ -38,7 +38,12 @@ export type ProgressEvent =
       readonly maxAttempts: number;
     }
   /** The vendor client retries a call inside one invocation, or gives up on it. */
-  | { readonly type: 'vendor-retry'; readonly attempt: VendorAttemptEvent & { readonly retryInMs: number } }
+  | {
+      readonly type: 'vendor-retry';
+      readonly attempt: VendorAttemptEvent & { readonly retryInMs: number };
+      /** What the client sleeps instead of retryInMs, when the run's timing replaces it (LocalTiming). */
+      readonly overriddenMs?: number;
+    }
   | { readonly type: 'vendor-gave-up'; readonly attempt: VendorAttemptEvent }
   | {
       readonly type: 'domain-done';
@@ -177,7 +182,12 @@ export function describeVendorAttempt(
         : `${a.errorCode ?? a.failure}`;
   if (event.type === 'vendor-retry') {
     const asked = a.retryAfterMs === undefined ? '' : ` (Retry-After ${seconds(a.retryAfterMs)})`;
-    return `${a.operation}: ${what}, retry ${a.attempt}/${a.maxAttempts - 1} in ${seconds(event.attempt.retryInMs)}${asked}`;
+    const backoff = `${seconds(event.attempt.retryInMs)}${asked}`;
+    const wait =
+      event.overriddenMs === undefined
+        ? `in ${backoff}`
+        : `in ${event.overriddenMs} ms (overridden; the backoff says ${backoff})`;
+    return `${a.operation}: ${what}, retry ${a.attempt}/${a.maxAttempts - 1} ${wait}`;
   }
   if (a.retryAfterMs !== undefined && a.failure === 'throttled' && a.attempt < a.maxAttempts) {
     return (

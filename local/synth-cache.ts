@@ -14,8 +14,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { Dirent } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import type { CfnTemplate } from './definitions.ts';
@@ -53,6 +54,8 @@ export interface CachedTemplateOptions {
   readonly sources?: readonly string[];
   /** @default the in-process synthesis of local/synth.ts */
   readonly synthesize?: (config: PipelineConfig) => CfnTemplate | Promise<CfnTemplate>;
+  /** @default SYNTHESIS_WAIT_MS */
+  readonly waitMs?: number;
 }
 
 async function filesUnder(path: string): Promise<string[]> {
@@ -140,27 +143,91 @@ export interface CachedSynthesis {
   readonly iam: IamView;
 }
 
-/** The synthesized state machines and IAM view for this configuration, synthesized at most once per key. */
+/** The entry, or undefined when it is missing or torn (being written is never seen: see the rename). */
+async function readEntry(file: string): Promise<CachedSynthesis | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as CachedSynthesis;
+  } catch (error) {
+    // A missing or torn entry is a miss; anything else (permissions) is worth seeing.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error;
+    return undefined;
+  }
+}
+
+/** How long a miss waits for another process's synthesis of the same entry before doing its own. */
+export const SYNTHESIS_WAIT_MS = 180_000;
+
+/** False only when the lock names a process that no longer runs (it died mid-synthesis). */
+async function ownerRuns(lock: string): Promise<boolean> {
+  const pid = Number.parseInt(await readFile(lock, 'utf8').catch(() => ''), 10);
+  // Created but not yet written, or just removed: too young to be stale.
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * Either the entry another caller synthesized meanwhile, or the right to synthesize it (a lock file
+ * beside the entry, holding this pid). Parallel test workers and concurrent `npm start`s that miss
+ * together would otherwise each pay a whole synthesis (seconds of CPU each) for the same entry.
+ */
+async function claim(
+  file: string,
+  waitMs: number,
+): Promise<{ readonly entry: CachedSynthesis } | { readonly release: () => Promise<void> }> {
+  const lock = `${file}.lock`;
+  const giveUpAt = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await writeFile(lock, `${process.pid}\n`, { flag: 'wx' });
+      const release = () => rm(lock, { force: true });
+      // Its owner may have finished between our miss and our claim.
+      const entry = await readEntry(file);
+      if (entry === undefined) return { release };
+      await release();
+      return { entry };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const entry = await readEntry(file);
+    if (entry !== undefined) return { entry };
+    // Never wait forever on someone else: a hung owner costs one more synthesis, not a stuck run.
+    if (Date.now() > giveUpAt) return { release: async () => {} };
+    if (!(await ownerRuns(lock))) await rm(lock, { force: true });
+    else await delay(100);
+  }
+}
+
+/**
+ * The synthesized state machines and IAM view for this configuration, synthesized at most once per
+ * key, also across processes sharing the cache directory.
+ */
 export async function cachedSynthesis(
   config: PipelineConfig,
   options: CachedTemplateOptions = {},
 ): Promise<CachedSynthesis> {
   const cacheDir = options.cacheDir ?? DEFAULT_SYNTH_CACHE_DIR;
   const file = join(cacheDir, `synth-${await synthesisKey(config, options.sources)}.json`);
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as CachedSynthesis;
-  } catch (error) {
-    // A missing or torn entry is a miss; anything else (permissions) is worth seeing.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !(error instanceof SyntaxError)) throw error;
-  }
-  const full = await (options.synthesize ?? synthesizeInProcess)(config);
-  const synthesis: CachedSynthesis = { template: stateMachinesOnly(full), iam: iamViewOf(full) };
+  const hit = await readEntry(file);
+  if (hit !== undefined) return hit;
   await mkdir(cacheDir, { recursive: true });
-  // Write then rename: parallel test files may fill the same entry, and a reader must never see half.
-  const partial = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(partial, JSON.stringify(synthesis));
-  await rename(partial, file);
-  return synthesis;
+  const claimed = await claim(file, options.waitMs ?? SYNTHESIS_WAIT_MS);
+  if ('entry' in claimed) return claimed.entry;
+  try {
+    const full = await (options.synthesize ?? synthesizeInProcess)(config);
+    const synthesis: CachedSynthesis = { template: stateMachinesOnly(full), iam: iamViewOf(full) };
+    // Write then rename: a reader must never see half an entry.
+    const partial = `${file}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(partial, JSON.stringify(synthesis));
+    await rename(partial, file);
+    return synthesis;
+  } finally {
+    await claimed.release();
+  }
 }
 
 /** The synthesized template's state machines for this configuration (see cachedSynthesis). */

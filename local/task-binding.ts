@@ -3,7 +3,7 @@
  * every workflow: lambdas/registry.ts says which handler file serves a state (as it does for the
  * constructs), and each workflow passes the factories of its handler files.
  */
-import type { RunOptions } from 'aws-local-stepfunctions';
+import { type RunOptions, StateMachine } from 'aws-local-stepfunctions';
 import { type HandlerFile, handlerForState } from '../lambdas/registry.ts';
 import { type AslDefinition, taskStates, walkStates } from './definitions.ts';
 import { runAs } from './iam/attribution.ts';
@@ -95,4 +95,25 @@ export function retryOverrides(
     if (Array.isArray(state.Retry)) overrides[name] = intervalMs;
   });
   return overrides;
+}
+
+/** Engines kept per definition text; a process runs a handful of definitions at most. */
+const engines = new Map<string, StateMachine>();
+const MAX_ENGINES = 16;
+
+/**
+ * The engine for a definition. Building one validates the definition against the ASL schema
+ * (asl-validator compiles its JSON schema anew): 120-200 ms of CPU each time, measured. A process
+ * that runs the same definition again (the tests' in-process CLI runs, one list after another)
+ * reuses the engine it validated; executions share nothing else, and one engine already runs every
+ * item of a list at once. An invalid definition throws every time: only valid engines are kept.
+ */
+export function localStateMachine(definition: AslDefinition): StateMachine {
+  const key = JSON.stringify(definition);
+  const kept = engines.get(key);
+  if (kept !== undefined) return kept;
+  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  if (engines.size >= MAX_ENGINES) engines.delete(engines.keys().next().value as string);
+  engines.set(key, machine);
+  return machine;
 }

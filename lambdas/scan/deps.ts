@@ -4,7 +4,7 @@
  *
  * The vendor-calling steps' wiring (the scan client and its HTTP stack) stays in vendor-deps.ts:
  * a handler bundles what this module imports, and the S3-only steps (manifest, failure record)
- * must not carry an HTTP client they never call (test/stack/functions-and-grants.cdk.test.ts, "bundles").
+ * must not carry an HTTP client they never call (test/platform/handler-bundles.test.ts).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';

@@ -1,6 +1,6 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDomainListInput } from '#lambdas/domain-list/list';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { type IntakeDeps, startDomainListsFromEvent, startScheduledListRun } from '#lambdas/platform/intake';
@@ -9,6 +9,8 @@ import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers
 
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:DomainListScan';
 const sfnMock = mockClient(SFNClient);
+// The mock patches SFNClient for the whole worker: put it back for the files that run next.
+afterAll(() => sfnMock.restore());
 
 /**
  * A small stateful Step Functions: execution names are unique per state machine, as in AWS. A second

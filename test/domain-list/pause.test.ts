@@ -14,7 +14,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDomainListInput } from '#lambdas/domain-list/list';
 import { heldStartIn, resumePausedStarts } from '#lambdas/domain-list/resume';
 import { ConfigurationError } from '#lambdas/platform/errors';
@@ -30,6 +30,12 @@ const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:DomainListSc
 const sfn = mockClient(SFNClient);
 const sqs = mockClient(SQSClient);
 const lambda = mockClient(LambdaClient);
+// The mocks patch the client classes for the whole worker: put them back for the files that run next.
+afterAll(() => {
+  sfn.restore();
+  sqs.restore();
+  lambda.restore();
+});
 
 let executions: Map<string, string>;
 let queue: { id: number; body: string; receipt: string; visibleAt: number }[];

@@ -4,18 +4,13 @@
  * never runs esbuild. One construct is added and its Template read back, without synthesizing the
  * whole pipeline stack.
  */
-import { readFileSync } from 'node:fs';
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { cdkSynthApp } from '../../local/synth.ts';
 
-const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-  context?: Record<string, unknown>;
-};
-
-/** A new App (cdk.json's context, bundling skipped for every stack) holding one empty Stack. */
+/** A new App as local/synth.ts's cdkSynthApp builds it, holding one empty Stack. */
 export function bareStack(id = 'Bare'): Stack {
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-  return new Stack(app, id);
+  return new Stack(cdkSynthApp(), id);
 }
 
 /**

@@ -3,21 +3,21 @@
  * feature flags applied as in `cdk synth`), read the state machine definitions back as JSON, and
  * find resources by intent (handler file, state name) rather than by hashed logical IDs.
  */
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
+import type { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/config/index.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
+import { cdkSynthApp } from '../../local/synth.ts';
 
 type Json = Record<string, unknown>;
 
-const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-  context?: Record<string, unknown>;
-};
-
-/** An App like the one `cdk synth` builds from cdk.json, minus asset bundling (esbuild) for speed. */
+/**
+ * An App like the one `cdk synth` builds from cdk.json, as the local runner builds it
+ * (local/synth.ts): asset bundling and the CloudFormation validation plugin are skipped. The plugin
+ * was a third of these tests' CPU; test/stack/cloudformation-validation.cdk.test.ts runs it.
+ */
 export function testApp(): App {
-  return new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  return cdkSynthApp();
 }
 
 export interface Synthesized {

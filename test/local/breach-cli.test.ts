@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
+import { filesUnder, IAM_EVALUATED_CLEAN, runCli, writeCliTestConfig } from './cli-run.ts';
 
 let outDir: string;
 beforeEach(async () => {
@@ -228,8 +228,7 @@ describe('npm start -- breach --watchlist', () => {
   it('holds a watchlist to the configured row limit (--config)', async () => {
     const file = join(outDir, 'three.csv');
     await writeFile(file, 'A,a@example.com\nB,b@example.com\nC,c@example.org\n');
-    const config = join(outDir, 'pipeline.json');
-    await writeFile(config, JSON.stringify({ breach: { maxWatchlistRows: 2 } }));
+    const config = await writeCliTestConfig(outDir); // breach.maxWatchlistRows: 2
 
     const run = await runCli([
       'breach',
@@ -243,7 +242,7 @@ describe('npm start -- breach --watchlist', () => {
 
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('3 row(s): 2 archived, 0 no results, 0 failed, 1 invalid');
-    // A configuration of its own: the run synthesizes it once (a cold CDK synth in this process).
+    // CLI_TEST_CONFIG: the first run of the suite to use it synthesizes it (a cold CDK synth).
   }, 180_000);
 
   it('exits 0 when every row was reported on', async () => {

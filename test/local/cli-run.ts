@@ -2,14 +2,16 @@
  * `npm start` for the tests, two ways:
  *
  * - `runCli`: in-process, `main(argv)` from local/cli.ts with stdout and stderr captured and the
- *   vendor variables set only as given. Waits and retry intervals are 0 ms unless a test is about
- *   them (`timing: 'as-defined'`): the argv, the handlers and the definitions are the real ones, only
- *   the engine's Wait and Retry durations are replaced (the output says `waiting 0 ms (overridden)`).
+ *   vendor variables set only as given. Waits, retry intervals and backoff sleeps are 0 ms unless a
+ *   test is about them (`timing: 'as-defined'`): the argv, the handlers and the definitions are the
+ *   real ones, only the engine's Wait and Retry durations and the sleeps inside an invocation (the
+ *   vendor clients' backoff, StartScan's settle waits) are replaced; the output says so
+ *   (`waiting 0 ms (overridden)`, `retry 1/4 in 0 ms (overridden; …)`).
  * - `startCliProcess`/`runCliProcess`: a real child process as `npm start` runs it (tsx), for what
  *   only a process shows: exit codes as the shell sees them, signals, which stream gets what.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { main } from '../../local/cli.ts';
 import type { LocalTiming } from '../../local/pipeline.ts';
@@ -36,8 +38,27 @@ export type VendorEnv = Partial<Record<(typeof VENDOR_ENV)[number], string>>;
 export const IAM_EVALUATED_CLEAN =
   /^IAM: [1-9]\d* handler call\(s\) checked against the synthesized policies \([1-9]\d* simulated, \d+ ms\), 0 denied$/m;
 
-/** Every Wait state and Retry interval at 0 ms: what a test that is not about timing runs with. */
-export const NO_WAITS: LocalTiming = { waitOverrideMs: 0, retryIntervalMs: 0 };
+/** Every Wait state, Retry interval and backoff sleep at 0 ms: what a test not about timing runs with. */
+export const NO_WAITS: LocalTiming = { waitOverrideMs: 0, retryIntervalMs: 0, vendorBackoffMs: 0 };
+
+/**
+ * The `--config` of every in-process CLI test that needs settings of its own: reconcile's minimum
+ * age, breach's watchlist row limit, and a suffix the intake does not take by default. One
+ * configuration, so a run of the suite synthesizes it once (local/synth-cache.ts) rather than once
+ * per test; each test checks its own setting, and none of the others changes what it runs.
+ */
+export const CLI_TEST_CONFIG = {
+  scan: { reconciliation: { minAgeMinutes: 0 } },
+  breach: { maxWatchlistRows: 2 },
+  intake: { suffixes: ['.txt', '.csv', '.lst'] },
+} as const;
+
+/** Writes CLI_TEST_CONFIG to `<dir>/pipeline.json` and returns its path, for `--config`. */
+export async function writeCliTestConfig(dir: string): Promise<string> {
+  const file = join(dir, 'pipeline.json');
+  await writeFile(file, JSON.stringify(CLI_TEST_CONFIG), 'utf8');
+  return file;
+}
 
 export interface CliRunOptions {
   /** @default NO_WAITS; `as-defined` waits what the definition and the flags say. */

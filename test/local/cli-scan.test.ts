@@ -193,6 +193,37 @@ describe('npm start says what it is waiting for', () => {
     }
   });
 
+  it('sleeps none of the vendor backoff in a run not about timing, and says what it replaced', async () => {
+    // Prepare: a throttled report whose Retry-After (20 s) is one the client honours in full
+    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
+    vendor.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: '/report/',
+      times: 1,
+      fault: { type: 'status', status: 429, retryAfter: 20 },
+    });
+    try {
+      // Act
+      const started = Date.now();
+      const run = await runCli(['scan', 'throttled.example.com', '--out', outDir, ...QUICK_WAITS], {
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+      });
+      const tookMs = Date.now() - started;
+
+      // Assess: the retry still happens and shows, without its 20 s sleep
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        'vendor scan.getReport: HTTP 429, retry 1/4 in 0 ms (overridden; the backoff says 20 s (Retry-After 20 s))',
+      );
+      expect(vendor.requestCount('GET /report/{uuid}')).toBe(2);
+      expect(tookMs).toBeLessThan(20_000);
+    } finally {
+      await vendor.close();
+    }
+  });
+
   it('says when a Retry-After is longer than the client waits, and shows the state machine retrying the start', async () => {
     // Prepare
     const vendor = await startVendorSimulator({ pollsToFinish: 0 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeVersionProblem } from '../../local/cli.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, runCli } from './cli-run.ts';
+import { filesUnder, runCli, writeCliTestConfig } from './cli-run.ts';
 
 const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2', '--deadline', '120'];
 
@@ -102,8 +102,7 @@ describe('npm start fails fast, before any work', () => {
   });
 
   it('runs with the intake suffixes of --config FILE', async () => {
-    const file = join(outDir, 'pipeline.json');
-    await writeFile(file, JSON.stringify({ intake: { suffixes: ['.lst'] } }), 'utf8');
+    const file = await writeCliTestConfig(outDir); // intake.suffixes adds .lst
     const list = join(outDir, 'team.lst');
     await writeFile(list, 'example.com\n', 'utf8');
     const run = await runCli([
@@ -118,7 +117,7 @@ describe('npm start fails fast, before any work', () => {
     ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/\bexample\.com\s+succeeded\b/);
-    // A configuration of its own: the run synthesizes it once (a cold CDK synth in this process).
+    // CLI_TEST_CONFIG: the first run of the suite to use it synthesizes it (a cold CDK synth).
   }, 180_000);
 });
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { StateMachine } from 'aws-local-stepfunctions';
+import type { StateMachine } from 'aws-local-stepfunctions';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import {
@@ -21,6 +21,7 @@ import { type AslDefinition, scanDomainStateMachine } from '../../local/definiti
 import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
 import { cachedTemplate } from '../../local/synth-cache.ts';
+import { localStateMachine } from '../../local/task-binding.ts';
 
 export type Handlers = ReturnType<typeof bindScanHandlers>;
 export type Handler = Handlers[string];
@@ -56,7 +57,8 @@ export async function synthesizedScanMachine(
   const definition = scanDomainStateMachine(await cachedTemplate(config)).definition;
   return {
     definition,
-    machine: new StateMachine(definition as never, { validationOptions: { checkArn: false } }),
+    // Validated once per process, as the runner does (the files using this share a worker's graph).
+    machine: localStateMachine(definition),
   };
 }
 

@@ -46,6 +46,13 @@ describe('describeVendorAttempt', () => {
     );
   });
 
+  it('says what a run whose timing is replaced sleeps instead of the backoff', () => {
+    const attempt = { ...base, failure: 'unavailable' as const, status: 503, retryInMs: 1200 };
+    expect(describeVendorAttempt({ type: 'vendor-retry', attempt, overriddenMs: 0 })).toBe(
+      'scan.getStatus: HTTP 503, retry 1/4 in 0 ms (overridden; the backoff says 1.2 s)',
+    );
+  });
+
   it('says the client gives up once its attempts are spent', () => {
     const attempt = { ...base, failure: 'unavailable' as const, status: 503, attempt: 5 };
     expect(describeVendorAttempt({ type: 'vendor-gave-up', attempt })).toBe(

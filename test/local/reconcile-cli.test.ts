@@ -3,13 +3,13 @@
  * a second run stores nothing; against a vendor given by URL, a second invocation into the same
  * `--out` does not archive again what the first one did.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
+import { filesUnder, IAM_EVALUATED_CLEAN, runCli, writeCliTestConfig } from './cli-run.ts';
 
 let outDir: string;
 beforeEach(async () => {
@@ -65,14 +65,13 @@ describe('npm start -- reconcile', () => {
 
   it('against a vendor given by URL, stages nothing, and a second invocation into the same --out archives nothing again', async () => {
     // Prepare: a "real" vendor with one finished scan nobody archived, and a configuration whose
-    // minimum age lets a minute-old scan count
+    // minimum age (0) lets a minute-old scan count
     const vendor = await startVendorSimulator({ pollsToFinish: 1 });
     const client = new ScanClient({ baseUrl: vendor.url, credentials: async () => vendor.apiKey });
     try {
       const { uuid } = await client.startScan('console.example.com');
       await client.getStatus(uuid);
-      const config = join(outDir, 'pipeline.json');
-      await writeFile(config, JSON.stringify({ scan: { reconciliation: { minAgeMinutes: 0 } } }), 'utf8');
+      const config = await writeCliTestConfig(outDir);
       const env = { SCAN_API_URL: vendor.url, VENDOR_API_KEY: vendor.apiKey };
       const out = join(outDir, 'out');
 
@@ -94,7 +93,7 @@ describe('npm start -- reconcile', () => {
       await client.close();
       await vendor.close();
     }
-    // A configuration of its own: the first run synthesizes it once, for the IAM evaluator's policies.
+    // CLI_TEST_CONFIG: the first run of the suite to use it synthesizes it, for the IAM evaluator's policies.
   }, 180_000);
 
   it('reports an unknown flag as a usage error', async () => {

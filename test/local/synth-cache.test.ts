@@ -1,11 +1,13 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import { type CfnTemplate, scanDomainStateMachine } from '../../local/definitions.ts';
 import { synthesizeTemplate } from '../../local/synth.ts';
-import { cachedTemplate, SYNTHESIS_SOURCES } from '../../local/synth-cache.ts';
+import { cachedTemplate, SYNTHESIS_SOURCES, synthesisKey } from '../../local/synth-cache.ts';
 
 let work: string;
 let cacheDir: string;
@@ -110,6 +112,56 @@ describe('synthesize once (local/synth-cache.ts)', () => {
     // Assess
     const types = new Set(Object.values(template.Resources ?? {}).map((resource) => resource.Type));
     expect([...types]).toEqual(['AWS::StepFunctions::StateMachine']);
+  }, 60_000);
+
+  it('synthesizes once when callers miss together, as parallel test workers and runs do', async () => {
+    // Prepare: a synthesis slow enough that the second caller misses while the first one runs
+    const slowSynth = async (config: PipelineConfig) => {
+      await delay(300);
+      return countingSynth(config);
+    };
+    const options = { cacheDir, sources: [source], synthesize: slowSynth };
+    // Act
+    const [first, second] = await Promise.all([
+      cachedTemplate(DEFAULT_PIPELINE_CONFIG, options),
+      cachedTemplate(DEFAULT_PIPELINE_CONFIG, options),
+    ]);
+    // Assess: one synthesis, both served, and no lock left behind
+    expect(synthesized).toHaveLength(1);
+    expect(second).toEqual(first);
+    expect(await readdir(cacheDir)).toEqual([expect.stringMatching(/^synth-[0-9a-f]{32}\.json$/)]);
+  }, 60_000);
+
+  it('takes over from a process that died mid-synthesis, and never waits past its limit', async () => {
+    // Prepare: a lock left by a process that no longer runs
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((done) => dead.once('exit', done));
+    const key = await synthesisKey(DEFAULT_PIPELINE_CONFIG, [source]);
+    await mkdir(cacheDir, { recursive: true });
+    const lock = join(cacheDir, `synth-${key}.json.lock`);
+    await writeFile(lock, `${dead.pid}\n`);
+    // Act
+    await cachedTemplate(DEFAULT_PIPELINE_CONFIG, { cacheDir, sources: [source], synthesize: countingSynth });
+    // Assess
+    expect(synthesized).toHaveLength(1);
+    expect(await readdir(cacheDir)).toEqual([`synth-${key}.json`]);
+
+    // Prepare: a lock held by a live process (this one) that never finishes, for another source
+    await writeFile(source, 'export const version = 3;\n');
+    const stuck = join(cacheDir, `synth-${await synthesisKey(DEFAULT_PIPELINE_CONFIG, [source])}.json.lock`);
+    await writeFile(stuck, `${process.pid}\n`);
+    // Act
+    const started = Date.now();
+    await cachedTemplate(DEFAULT_PIPELINE_CONFIG, {
+      cacheDir,
+      sources: [source],
+      synthesize: countingSynth,
+      waitMs: 300,
+    });
+    // Assess: synthesized itself once the wait ran out, and left the other owner's lock alone
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(synthesized).toHaveLength(2);
+    expect(await readdir(cacheDir)).toContain(stuck.slice(cacheDir.length + 1));
   }, 60_000);
 
   it('hashes every source that decides synthesis: the stack, the handlers, cdk.json and the lock file', () => {

@@ -1,6 +1,4 @@
-import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import {
   actionsAllowed,
   functionFor,
@@ -209,74 +207,5 @@ describe('least privilege', () => {
         handler,
       ).toEqual([]);
     }
-  });
-});
-
-describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => {
-  async function bundledInputs(handlerFile: string): Promise<string[]> {
-    const result = await build({
-      entryPoints: [handlerEntry(handlerFile)],
-      bundle: true,
-      write: false,
-      outdir: 'out',
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      mainFields: [...(PIPELINE_BUNDLING.mainFields ?? [])],
-      absWorkingDir: REPO_ROOT,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    return Object.keys(result.metafile.inputs);
-  }
-
-  async function bundledPackages(handlerFile: string): Promise<string[]> {
-    const packages = (await bundledInputs(handlerFile))
-      .map((path) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1])
-      .filter((name): name is string => name !== undefined);
-    return [...new Set(packages)];
-  }
-
-  it.each([
-    'write-scan-manifest',
-    'record-scan-failure',
-    'prepare-domain-list',
-    'write-list-summary',
-    'start-domain-list',
-  ])(
-    'bundles no vendor transport into %s, which only talks to AWS',
-    async (handlerFile) => {
-      // Act
-      const inputs = await bundledInputs(handlerFile);
-      // Assess
-      expect(
-        inputs.some((path) => path.includes('@aws-sdk/client-s3') || path.includes('@aws-sdk/client-sfn')),
-      ).toBe(true);
-      const transport = inputs.filter(
-        (path) =>
-          path === 'lambdas/platform/vendor-api/http.ts' ||
-          path.startsWith('lambdas/platform/vendor-api/transport/'),
-      );
-      expect(transport).toEqual([]);
-      expect(inputs.filter((path) => path.includes('node_modules/undici/'))).toEqual([]);
-    },
-    60_000,
-  );
-
-  it.each(['start-scan', 'poll-scan-status', 'delete-scan'])(
-    'bundles no S3 client into %s, which lambdas/registry.ts gives no object access',
-    async (handlerFile) => {
-      // Act
-      const packages = await bundledPackages(handlerFile);
-      // Assess
-      expect(packages).not.toContain('@aws-sdk/client-s3');
-      expect(packages).toContain('@aws-sdk/client-secrets-manager');
-    },
-    60_000,
-  );
-
-  it('ships source maps without sourcesContent, so traces name the TypeScript line without a copy of every source', () => {
-    expect(PIPELINE_BUNDLING.sourceMap).toBe(true);
-    expect(PIPELINE_BUNDLING.sourcesContent).toBe(false);
   });
 });

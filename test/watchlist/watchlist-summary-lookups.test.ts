@@ -6,7 +6,7 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DESCRIBE_EXECUTION_CONCURRENCY } from '#lambdas/platform/fan-out-results';
 import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 import { prepareWatchlist, writeWatchlistSummary } from '#lambdas/watchlist/watchlist-run';
@@ -18,6 +18,8 @@ const INPUT = 'watchlist-input';
 const PEOPLE = 60;
 const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:BreachReport';
 const sfnMock = mockClient(SFNClient);
+// The mock patches SFNClient for the whole worker: put it back for the files that run next.
+afterAll(() => sfnMock.restore());
 let s3: S3rverFixture;
 beforeEach(async () => {
   s3 = await startS3rver({ buckets: [RESULTS_BUCKET, INPUT] });

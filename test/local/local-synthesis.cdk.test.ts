@@ -1,0 +1,34 @@
+/**
+ * `npm start` runs the state machines and IAM policies `cdk synth` produces: local/synth.ts must
+ * build its App as the CDK CLI does from cdk.json, whose context holds the feature flags that
+ * change what aws-cdk-lib synthesizes.
+ */
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
+import { synthesizeTemplate } from '../../local/synth.ts';
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+  context: Record<string, unknown>;
+};
+
+describe('the local runner synthesis', () => {
+  it('produces the template cdk synth produces from cdk.json (bundling aside)', () => {
+    // Prepare: the App the CDK CLI builds, with cdk.json's context and asset bundling skipped
+    const config = parsePipelineConfig(undefined, 'test');
+    const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+    const stack = new SecurityPipelineStack(app, 'SecurityPipeline', { config });
+    const expected = app.synth().getStackArtifact(stack.artifactId).template;
+
+    // Act
+    const local = synthesizeTemplate(config);
+
+    // Assess
+    expect(Object.keys(cdkJson.context).filter((key) => key.startsWith('@aws-cdk/')).length).toBeGreaterThan(
+      10,
+    );
+    expect(local).toEqual(expected);
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * What each handler's bundle pulls in, bundled as the CDK app bundles it (PIPELINE_BUNDLING). All
+ * assertions on bundle contents live in this one file so that a test run bundles once: the kit
+ * memoises per process, and vitest runs the cdk and unit projects in different worker processes.
+ */
+import { describe, expect, it } from 'vitest';
+import { HANDLERS } from '../../lambdas/registry.ts';
+import { PIPELINE_BUNDLING } from '../../lib/platform/pipeline-function.ts';
+import { handlerBundle, packagesOf } from '../kit/handler-bundles.ts';
+
+/** Mini with the English locale measures at most about 27 KiB per handler; classic was about 444 KiB. */
+const ZOD_BUDGET_BYTES = 40 * 1024;
+
+/** Bytes each zod file contributes to the handler's output. */
+async function zodInputs(handler: string): Promise<Map<string, number>> {
+  const { bytesInOutput } = await handlerBundle(handler);
+  return new Map([...bytesInOutput].filter(([path]) => path.includes('node_modules/zod/')));
+}
+
+describe('schemas on zod/mini', () => {
+  it('bundles no classic zod into any handler, and zod adds at most 40 KiB to each', async () => {
+    // Prepare
+    const handlers = Object.keys(HANDLERS).sort();
+    expect(handlers).toContain('write-scan-manifest');
+
+    // Act
+    const figures = [];
+    for (const file of handlers) {
+      const inputs = await zodInputs(file);
+      figures.push({
+        handler: file,
+        classicFiles: [...inputs.keys()].filter((path) => path.includes('/v4/classic/')),
+        zodBytes: [...inputs.values()].reduce((sum, bytes) => sum + bytes, 0),
+      });
+    }
+
+    // Assess
+    for (const figure of figures) {
+      expect(figure, figure.handler).toMatchObject({ classicFiles: [] });
+      expect(figure.zodBytes, figure.handler).toBeLessThanOrEqual(ZOD_BUDGET_BYTES);
+    }
+  });
+});
+
+describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => {
+  it.each([
+    'write-scan-manifest',
+    'record-scan-failure',
+    'prepare-domain-list',
+    'write-list-summary',
+    'start-domain-list',
+  ])('bundles no vendor transport into %s, which only talks to AWS', async (handlerFile) => {
+    // Act
+    const { inputs } = await handlerBundle(handlerFile);
+    // Assess
+    expect(
+      inputs.some((path) => path.includes('@aws-sdk/client-s3') || path.includes('@aws-sdk/client-sfn')),
+    ).toBe(true);
+    const transport = inputs.filter(
+      (path) =>
+        path === 'lambdas/platform/vendor-api/http.ts' ||
+        path.startsWith('lambdas/platform/vendor-api/transport/'),
+    );
+    expect(transport).toEqual([]);
+    expect(inputs.filter((path) => path.includes('node_modules/undici/'))).toEqual([]);
+  });
+
+  it.each(['start-scan', 'poll-scan-status', 'delete-scan'])(
+    'bundles no S3 client into %s, which lambdas/registry.ts gives no object access',
+    async (handlerFile) => {
+      // Act
+      const packages = packagesOf(await handlerBundle(handlerFile));
+      // Assess
+      expect(packages).not.toContain('@aws-sdk/client-s3');
+      expect(packages).toContain('@aws-sdk/client-secrets-manager');
+    },
+  );
+
+  it('ships source maps without sourcesContent, so traces name the TypeScript line without a copy of every source', () => {
+    expect(PIPELINE_BUNDLING.sourceMap).toBe(true);
+    expect(PIPELINE_BUNDLING.sourcesContent).toBe(false);
+  });
+});
