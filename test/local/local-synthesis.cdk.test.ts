@@ -16,9 +16,13 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 
 describe('the local runner synthesis', () => {
   it('produces the template cdk synth produces from cdk.json (bundling aside)', () => {
-    // Prepare: the App the CDK CLI builds, with cdk.json's context and asset bundling skipped
+    // Prepare: the App the CDK CLI builds, with cdk.json's context, and without asset bundling and
+    // the validation plugin, which change no template (test/stack/cloudformation-validation runs it)
     const config = parsePipelineConfig(undefined, 'test');
-    const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({
+      context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
+      builtinCloudFormationValidation: false,
+    });
     const stack = new SecurityPipelineStack(app, 'SecurityPipeline', { config });
     const expected = app.synth().getStackArtifact(stack.artifactId).template;
 
