@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
 import type { ScanManifest } from '#lambdas/scan/manifest';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
+import type { FaultRule } from '../../local/simulator/types.ts';
+import { type CliRun, type CliRunOptions, filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 
 const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2', '--deadline', '120'];
 
@@ -163,118 +164,94 @@ describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_AP
   });
 });
 
+/**
+ * `npm start -- scan DOMAIN` against a simulator given by URL (SCAN_API_URL) whose scan API answers
+ * with `rule`'s fault first; the simulator is closed afterwards, its request counts kept.
+ */
+async function scanAgainstFault(
+  domain: string,
+  rule: Omit<FaultRule, 'api'>,
+  options: { readonly pollsToFinish?: number; readonly timing?: CliRunOptions['timing'] } = {},
+): Promise<{ run: CliRun; requestCount: (route: string) => number }> {
+  const vendor = await startVendorSimulator({ pollsToFinish: options.pollsToFinish ?? 0 });
+  vendor.addFault({ api: 'scan', ...rule });
+  try {
+    const run = await runCli(
+      ['scan', domain, '--out', outDir, ...QUICK_WAITS],
+      { SCAN_API_URL: vendor.url, VENDOR_API_KEY: vendor.apiKey },
+      options.timing === undefined ? {} : { timing: options.timing },
+    );
+    return { run, requestCount: (route) => vendor.requestCount(route) };
+  } finally {
+    await vendor.close();
+  }
+}
+
 describe('npm start says what it is waiting for', () => {
   it('shows the waits, and each vendor retry with its status and delay, as they happen', async () => {
-    // Prepare: two 500s on the report, retried inside the fetch
-    const vendor = await startVendorSimulator({ pollsToFinish: 1 });
-    vendor.addFault({
-      api: 'scan',
-      method: 'GET',
-      path: '/report/',
-      times: 2,
-      fault: { type: 'status', status: 500 },
-    });
-    try {
-      // Act
-      // As defined: the waits are what it shows.
-      const run = await runCli(
-        ['scan', 'slow.example.com', '--out', outDir, ...QUICK_WAITS],
-        { SCAN_API_URL: vendor.url, VENDOR_API_KEY: vendor.apiKey },
-        { timing: 'as-defined' },
-      );
+    // Act: two 500s on the report, retried inside the fetch, with the waits as defined (what it shows)
+    const { run } = await scanAgainstFault(
+      'slow.example.com',
+      { method: 'GET', path: '/report/', times: 2, fault: { type: 'status', status: 500 } },
+      { pollsToFinish: 1, timing: 'as-defined' },
+    );
 
-      // Assess
-      expect(run.code).toBe(0);
-      expect(run.stdout).toMatch(/StartScan \(.*waiting 1 s\)/);
-      expect(run.stdout).toMatch(/vendor scan\.getReport: HTTP 500, retry 1\/4 in \d+(\.\d)? s/);
-      expect(run.stdout).toMatch(/vendor scan\.getReport: HTTP 500, retry 2\/4 in \d+(\.\d)? s/);
-    } finally {
-      await vendor.close();
-    }
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/StartScan \(.*waiting 1 s\)/);
+    expect(run.stdout).toMatch(/vendor scan\.getReport: HTTP 500, retry 1\/4 in \d+(\.\d)? s/);
+    expect(run.stdout).toMatch(/vendor scan\.getReport: HTTP 500, retry 2\/4 in \d+(\.\d)? s/);
   });
 
   it('sleeps none of the vendor backoff in a run not about timing, and says what it replaced', async () => {
-    // Prepare: a throttled report whose Retry-After (20 s) is one the client honours in full
-    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
-    vendor.addFault({
-      api: 'scan',
+    // Act: a throttled report whose Retry-After (20 s) is one the client honours in full
+    const started = Date.now();
+    const { run, requestCount } = await scanAgainstFault('throttled.example.com', {
       method: 'GET',
       path: '/report/',
       times: 1,
       fault: { type: 'status', status: 429, retryAfter: 20 },
     });
-    try {
-      // Act
-      const started = Date.now();
-      const run = await runCli(['scan', 'throttled.example.com', '--out', outDir, ...QUICK_WAITS], {
-        SCAN_API_URL: vendor.url,
-        VENDOR_API_KEY: vendor.apiKey,
-      });
-      const tookMs = Date.now() - started;
+    const tookMs = Date.now() - started;
 
-      // Assess: the retry still happens and shows, without its 20 s sleep
-      expect(run.code).toBe(0);
-      expect(run.stdout).toContain(
-        'vendor scan.getReport: HTTP 429, retry 1/4 in 0 ms (overridden; the backoff says 20 s (Retry-After 20 s))',
-      );
-      expect(vendor.requestCount('GET /report/{uuid}')).toBe(2);
-      expect(tookMs).toBeLessThan(20_000);
-    } finally {
-      await vendor.close();
-    }
+    // Assess: the retry still happens and shows, without its 20 s sleep
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      'vendor scan.getReport: HTTP 429, retry 1/4 in 0 ms (overridden; the backoff says 20 s (Retry-After 20 s))',
+    );
+    expect(requestCount('GET /report/{uuid}')).toBe(2);
+    expect(tookMs).toBeLessThan(20_000);
   });
 
   it('says when a Retry-After is longer than the client waits, and shows the state machine retrying the start', async () => {
-    // Prepare
-    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
-    vendor.addFault({
-      api: 'scan',
+    // Act
+    const { run } = await scanAgainstFault('busy.example.com', {
       method: 'POST',
       path: '/scan',
       times: 1,
       fault: { type: 'status', status: 429, retryAfter: 3600 },
     });
-    try {
-      // Act
-      const run = await runCli(['scan', 'busy.example.com', '--out', outDir, ...QUICK_WAITS], {
-        SCAN_API_URL: vendor.url,
-        VENDOR_API_KEY: vendor.apiKey,
-      });
 
-      // Assess
-      expect(run.code).toBe(0);
-      expect(run.stdout).toContain('vendor scan.startScan: HTTP 429 asking to wait 3600 s (Retry-After)');
-      expect(run.stdout).toMatch(
-        /StartScan failed \(VendorThrottledError\); the state machine retries it \(retry 1\/4\)/,
-      );
-    } finally {
-      await vendor.close();
-    }
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('vendor scan.startScan: HTTP 429 asking to wait 3600 s (Retry-After)');
+    expect(run.stdout).toMatch(
+      /StartScan failed \(VendorThrottledError\); the state machine retries it \(retry 1\/4\)/,
+    );
   });
 
   it('names the failure category first, then the error behind it', async () => {
-    // Prepare: a permanent 404 on the report
-    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
-    vendor.addFault({
-      api: 'scan',
+    // Act: a permanent 404 on the report
+    const { run } = await scanAgainstFault('gone.example.com', {
       method: 'GET',
       path: '/report/',
       times: 1,
       fault: { type: 'status', status: 404 },
     });
-    try {
-      // Act
-      const run = await runCli(['scan', 'gone.example.com', '--out', outDir, ...QUICK_WAITS], {
-        SCAN_API_URL: vendor.url,
-        VENDOR_API_KEY: vendor.apiKey,
-      });
 
-      // Assess
-      expect(run.code).toBe(1);
-      expect(run.stdout).toMatch(/gone\.example\.com\s+=> failed \(OutputFetchFailed: VendorHttpError\)/);
-    } finally {
-      await vendor.close();
-    }
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/gone\.example\.com\s+=> failed \(OutputFetchFailed: VendorHttpError\)/);
   });
 });
 
