@@ -17,6 +17,8 @@ export default defineConfig({
     // V8 last ran a scavenge (which depends on the load on a shared machine).
     execArgv: ['--expose-gc'],
     setupFiles: ['test/setup.ts'],
+    // The run's folder for cloud assemblies, removed at the end (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
     // Files share one module graph per worker (below), so what a test patches for the whole process
     // goes back after it: spies, process.env stubs, stubbed globals. aws-sdk-client-mock's patched
     // classes, fake timers and module mocks are covered by test/architecture/shared-workers.test.ts.

@@ -3,7 +3,9 @@
  * TypeScript handlers directly) and returns the state machine definitions `cdk synth` produces.
  * The runner, tests and bench go through local/synth-cache.ts, which calls this only on a miss.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
@@ -24,17 +26,31 @@ const CDK_JSON_CONTEXT = (
  * 10 s synthesis, 2.5 s of a warm one). test/stack/cloudformation-validation.cdk.test.ts runs the
  * validation as `cdk synth` does. The CDK tests build their Apps here too (test/kit).
  */
-export function cdkSynthApp(): App {
+export function cdkSynthApp(options: { readonly outdir?: string } = {}): App {
   return new App({
     context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
+    ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
 }
 
-export function synthesizeTemplate(config: PipelineConfig): CfnTemplate {
-  const app = cdkSynthApp();
-  const stack = new SecurityPipelineStack(app, 'SecurityPipeline', { config });
-  return app.synth().getStackArtifact(stack.artifactId).template as CfnTemplate;
+/**
+ * The template of the stack for `config`. The cloud assembly goes to a folder of its own under
+ * `workDir` that is removed once the template is read: aws-cdk-lib's default is a new /tmp/cdk.out
+ * folder per synthesis that nothing ever removes.
+ */
+export function synthesizeTemplate(
+  config: PipelineConfig,
+  options: { readonly workDir?: string } = {},
+): CfnTemplate {
+  const outdir = mkdtempSync(join(options.workDir ?? tmpdir(), 'security-pipeline-synth-'));
+  try {
+    const app = cdkSynthApp({ outdir });
+    const stack = new SecurityPipelineStack(app, 'SecurityPipeline', { config });
+    return app.synth().getStackArtifact(stack.artifactId).template as CfnTemplate;
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 export { domainListStateMachine, scanDomainStateMachine } from './definitions.ts';

@@ -7,10 +7,11 @@
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { cdkSynthApp } from '../../local/synth.ts';
+import { testOutdir } from './synth-outdir.ts';
 
 /** A new App as local/synth.ts's cdkSynthApp builds it, holding one empty Stack. */
 export function bareStack(id = 'Bare'): Stack {
-  return new Stack(cdkSynthApp(), id);
+  return new Stack(cdkSynthApp({ outdir: testOutdir() }), id);
 }
 
 /**

@@ -8,6 +8,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/config/index.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { cdkSynthApp } from '../../local/synth.ts';
+import { testOutdir } from './synth-outdir.ts';
 
 type Json = Record<string, unknown>;
 
@@ -17,7 +18,7 @@ type Json = Record<string, unknown>;
  * was a third of these tests' CPU; test/stack/cloudformation-validation.cdk.test.ts runs it.
  */
 export function testApp(): App {
-  return cdkSynthApp();
+  return cdkSynthApp({ outdir: testOutdir() });
 }
 
 export interface Synthesized {

@@ -3,36 +3,41 @@
  * build its App as the CDK CLI does from cdk.json, whose context holds the feature flags that
  * change what aws-cdk-lib synthesizes.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { synthesizeTemplate } from '../../local/synth.ts';
+import { testOutdir } from '../kit/synth-outdir.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;
 };
 
 describe('the local runner synthesis', () => {
-  it('produces the template cdk synth produces from cdk.json (bundling aside)', () => {
+  it('produces the template cdk synth produces from cdk.json (bundling aside), and leaves no cloud assembly behind', () => {
     // Prepare: the App the CDK CLI builds, with cdk.json's context, and without asset bundling and
     // the validation plugin, which change no template (test/stack/cloudformation-validation runs it)
     const config = parsePipelineConfig(undefined, 'test');
     const app = new App({
       context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
       builtinCloudFormationValidation: false,
+      outdir: testOutdir(),
     });
     const stack = new SecurityPipelineStack(app, 'SecurityPipeline', { config });
     const expected = app.synth().getStackArtifact(stack.artifactId).template;
 
     // Act
-    const local = synthesizeTemplate(config);
+    const workDir = testOutdir();
+    const local = synthesizeTemplate(config, { workDir });
 
     // Assess
     expect(Object.keys(cdkJson.context).filter((key) => key.startsWith('@aws-cdk/')).length).toBeGreaterThan(
       10,
     );
     expect(local).toEqual(expected);
+    // and its cloud assembly is gone once the template is read
+    expect(readdirSync(workDir)).toEqual([]);
   });
 });

@@ -11,9 +11,10 @@ import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { PipelineChecks } from '../../lib/platform/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { testApp } from '../kit/synth.ts';
+import { testOutdir } from '../kit/synth-outdir.ts';
 
 function resources() {
-  const app = new App();
+  const app = new App({ outdir: testOutdir() });
   const stack = new Stack(app, 'Test');
   const fn = new LambdaFunction(stack, 'Fn', {
     runtime: Runtime.NODEJS_22_X,

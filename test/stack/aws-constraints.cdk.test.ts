@@ -16,6 +16,7 @@ import {
   stateMachineLogGroupNameProblem,
 } from '../../lib/platform/state-machine-log-group-name.ts';
 import { type Synthesized, synth } from '../kit/synth.ts';
+import { testOutdir } from '../kit/synth-outdir.ts';
 
 const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:integrations/vendor-key-AbCdEf';
 const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
@@ -230,7 +231,7 @@ describe('state machine log group names', () => {
   }
 
   it("names the log group after the stack's name (not its construct id) and the workflow", () => {
-    const stack = new Stack(new App(), 'Dev', { stackName: 'security-pipeline-dev' });
+    const stack = new Stack(new App({ outdir: testOutdir() }), 'Dev', { stackName: 'security-pipeline-dev' });
     const machine = machineIn(stack, 'ScanDomain');
     const template = Template.fromStack(stack);
     template.hasResourceProperties('AWS::Logs::LogGroup', {
@@ -252,7 +253,7 @@ describe('state machine log group names', () => {
   });
 
   it('fails synth, naming stack and workflow, when the log group ARN would pass 256 characters', () => {
-    const stack = new Stack(new App(), 'Long', {
+    const stack = new Stack(new App({ outdir: testOutdir() }), 'Long', {
       stackName: `p${'-x'.repeat(63)}`,
       env: { account: '123456789012', region: 'eu-west-1' },
     });
@@ -262,7 +263,7 @@ describe('state machine log group names', () => {
   });
 
   it('fails synth when two workflows of one stack would share a log group', () => {
-    const stack = new Stack(new App(), 'Twice');
+    const stack = new Stack(new App({ outdir: testOutdir() }), 'Twice');
     machineIn(stack, 'ScanDomain');
     expect(() => machineIn(new Construct(stack, 'Other'), 'ScanDomain')).toThrow(
       /"\/aws\/vendedlogs\/states\/Twice-ScanDomain" is already taken by Twice\/ScanDomain\/StateMachine/,

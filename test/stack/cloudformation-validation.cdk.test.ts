@@ -13,6 +13,7 @@ import { App, Stack, aws_s3 as s3 } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/config/index.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
+import { testOutdir } from '../kit/synth-outdir.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;
@@ -36,7 +37,7 @@ const EVERYTHING_ON: PipelineConfigInput = {
 
 /** An App as `cdk synth` builds it from cdk.json, validation included (asset bundling skipped). */
 function appAsCdkSynth(): App {
-  return new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  return new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
 }
 
 interface ValidationReport {
