@@ -7,10 +7,11 @@
  *   real ones, only the engine's Wait and Retry durations and the sleeps inside an invocation (the
  *   vendor clients' backoff, StartScan's settle waits) are replaced; the output says so
  *   (`waiting 0 ms (overridden)`, `retry 1/4 in 0 ms (overridden; …)`).
- * - `startCliProcess`/`runCliProcess`: a real child process as `npm start` runs it (tsx), for what
+ * - `startCliProcess`/`runCliProcess`: a real child process as `npm start` runs it, for what
  *   only a process shows: exit codes as the shell sees them, signals, which stream gets what.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { main } from '../../local/cli.ts';
@@ -115,11 +116,27 @@ export async function runCli(
   }
 }
 
-/** The CLI as `npm start` runs it (`tsx local/cli.ts`), with only the given vendor variables set. */
+/**
+ * The node arguments of package.json's `start` script (`node --import tsx local/cli.ts`): the child
+ * processes run exactly what `npm start` runs, minus npm's banner. tsx's loader runs in the CLI's own
+ * process, so a signal reaches the CLI itself; tsx's CLI would relay it from a parent and exit
+ * 128+signal on its own when the child took over 30 ms to acknowledge (a loaded machine).
+ */
+export function npmStartNodeArgs(): string[] {
+  const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const [command, ...args] = manifest.scripts.start?.split(/\s+/) ?? [];
+  if (command !== 'node')
+    throw new Error(`package.json's start script no longer runs node: ${manifest.scripts.start}`);
+  return args;
+}
+
+/** The CLI as `npm start` runs it, with only the given vendor variables set. */
 export function startCliProcess(args: readonly string[], env: VendorEnv = {}): ChildProcess {
   const childEnv = { ...process.env };
   for (const name of VENDOR_ENV) delete childEnv[name];
-  return spawn(process.execPath, ['--import', 'tsx', 'local/cli.ts', ...args], {
+  return spawn(process.execPath, [...npmStartNodeArgs(), ...args], {
     cwd: PROJECT_ROOT,
     env: { ...childEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { describe, expect, it, vi } from 'vitest';
 import { startVendorSimulator } from '#local/simulator/index';
 import { probe, rawRequest } from '../kit/http.ts';
@@ -180,9 +179,9 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number):
 
 describe('npm run simulator (main.ts)', () => {
   it('prints the URLs, key, org and a curl example, serves requests, and exits cleanly on SIGTERM', async () => {
-    // Prepare: tsx's loader in this process rather than its CLI, which would run main.ts in a child
-    // and, when the child's acknowledgement of a relayed signal takes over 30 ms (a loaded machine),
-    // exit 143 itself: that is tsx's relay, not the simulator's handling of SIGTERM.
+    // Prepare: as `npm run simulator` runs it (package.json: node --import tsx), so SIGTERM reaches
+    // main.ts itself. tsx's CLI would relay it from a parent process and exit 143 on its own when
+    // the child took over 30 ms to acknowledge (seen once on the loaded machine).
     const key = 'sk_sim_feedfacefeedfacefeedfacefeedface';
     const org = '11111111-2222-4333-8444-555555555555';
     const child = spawn(
@@ -215,11 +214,8 @@ describe('npm run simulator (main.ts)', () => {
   });
 
   it('rejects a bad --port with a usage error', async () => {
-    // Prepare
-    const tsx = createRequire(import.meta.url).resolve('tsx/cli');
-
     // Act
-    const child = spawn(process.execPath, [tsx, 'local/simulator/main.ts', '--port', 'abc'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'local/simulator/main.ts', '--port', 'abc'], {
       stdio: 'pipe',
     });
     let err = '';
