@@ -58,7 +58,7 @@ describe('npm start -- breach --name --email', () => {
     ]);
 
     expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toMatch(/Recon: {4}success, \d+ breach\(es\), report jane-doe_/);
     expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
     const files = await filesUnder(join(outDir, RESULTS));
@@ -106,7 +106,7 @@ describe('npm start -- breach --name --email', () => {
       outDir,
     ]);
 
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toContain('no_results');
     const people = (await filesUnder(join(outDir, RESULTS))).filter(
       (file) => !file.startsWith('breach/requests/'),
@@ -139,7 +139,7 @@ describe('npm start -- breach --name --email', () => {
       outDir,
     ]);
 
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stderr).toContain("emails[1]: has no '@'");
     expect(run.stderr).not.toContain('not-an-address');
   });
@@ -152,7 +152,7 @@ describe('npm start -- breach --name --email', () => {
   ])('is a usage error (exit 2): %j', async (argv) => {
     const run = await runCli([...argv, '--out', outDir]);
 
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toMatch(/^error: /);
   });
 
@@ -164,7 +164,7 @@ describe('npm start -- breach --name --email', () => {
         VENDOR_API_KEY: 'sk_wrong_key_for_this_test',
       });
 
-      expect(run.code).toBe(2);
+      expect(run).toExitWith(2);
       expect(run.stderr).toContain('VENDOR_API_KEY: is refused by the vendor');
       expect(vendor.requestCount('POST /recon')).toBe(0);
     } finally {
@@ -180,7 +180,7 @@ describe('npm start -- breach --name --email', () => {
         VENDOR_API_KEY: vendor.apiKey,
       });
 
-      expect(run.code).toBe(0);
+      expect(run).toExitWith(0);
       expect(run.stdout).toContain(`Vendor: ${vendor.url}`);
       expect(vendor.requestCount('POST /recon')).toBe(1);
     } finally {
@@ -207,7 +207,7 @@ describe('npm start -- breach --watchlist', () => {
 
     const run = await runCli(['breach', '--watchlist', file, '--out', join(outDir, 'out')]);
 
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stdout).toContain(
       '4 row(s): 1 archived, 1 no results, 0 failed, 1 invalid, 1 duplicate; 2 blank or comment line(s)',
     );
@@ -240,7 +240,7 @@ describe('npm start -- breach --watchlist', () => {
       join(outDir, 'out'),
     ]);
 
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stdout).toContain('3 row(s): 2 archived, 0 no results, 0 failed, 1 invalid');
     // CLI_TEST_CONFIG: the first run of the suite to use it synthesizes it (a cold CDK synth).
   }, 180_000);
@@ -257,7 +257,7 @@ describe('npm start -- breach --watchlist', () => {
 
     const run = await runCli(['breach', '--watchlist', file, '--out', join(outDir, 'out')]);
 
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toContain('2 row(s): 1 archived, 1 no results, 0 failed, 0 invalid, 0 duplicate');
     expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
   });
@@ -270,7 +270,7 @@ describe('npm start -- breach --watchlist, refused as a whole', () => {
 
     const run = await runCli(['breach', '--watchlist', file, '--out', join(outDir, 'out')]);
 
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stdout).toContain('Refused: Invalid watchlist: is not valid JSON');
     const summaryPath = /Summary: (\S+)/.exec(run.stdout)?.[1] as string;
     expect(JSON.parse(await readFile(summaryPath, 'utf8'))).toMatchObject({

@@ -44,7 +44,7 @@ describe('relative paths resolve from the directory npm start was run in (INIT_C
     const run = await runCli(['scan', '--domains-file', 'mine.txt', '--out', '../results', ...QUICK_WAITS]);
 
     expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toContain(`Summary: ${join(dir, 'results', 'pipeline-results')}/`);
     const summary = JSON.parse(await readFile(join(dir, 'results', 'latest', 'summary.json'), 'utf8'));
     expect(summary.counts).toMatchObject({ lines: 1, succeeded: 1 });
@@ -55,7 +55,7 @@ describe('relative paths resolve from the directory npm start was run in (INIT_C
 
     const run = await runCli(['scan', '--domains-file', '../examples/nope.txt', '--out', dir]);
 
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toBe(
       `error: --domains-file ${join(PROJECT_ROOT, 'examples', 'nope.txt')}: cannot be read (ENOENT)\n`,
     );
@@ -72,7 +72,7 @@ describe('relative paths resolve from the directory npm start was run in (INIT_C
       '../nope.json',
     ]);
 
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain(join(PROJECT_ROOT, 'nope.json'));
   });
 });
@@ -90,7 +90,7 @@ describe('a --domains-file the intake does not take', () => {
       join(PROJECT_ROOT, 'config/pipeline.example.json'),
     ]);
 
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toBe(
       `error: --domains-file ${list}: must end with one of .txt, .csv (the intake.suffixes setting of the pipeline configuration)\n`,
     );
@@ -104,7 +104,7 @@ describe('flags npm kept for itself (npm start without --)', () => {
 
     const run = await runCli(['scan', 'example.com', '1', '2', '--out', dir]);
 
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toBe(
       'error: npm kept --min-wait, --max-wait for itself: flags for npm start must come after "--", ' +
         'and their values (1, 2) arrived as arguments. ' +
@@ -127,7 +127,7 @@ describe('a flag before the command', () => {
   it('says which command takes it and what to type', async () => {
     const run = await runCli(['--domains-file', 'lists/my list.txt']);
 
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toBe(
       "error: --domains-file belongs to a command, and the command comes first: npm start -- scan --domains-file 'lists/my list.txt'\n",
     );
@@ -136,7 +136,7 @@ describe('a flag before the command', () => {
   it('names every command that takes a shared flag', async () => {
     const run = await runCli(['--check-domain', 'x.example.com']);
 
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('npm start -- rotate --check-domain x.example.com');
   });
 });

@@ -195,7 +195,7 @@ describe('npm start -- scan with a list over the compact threshold', () => {
     );
 
     // Assess: compact, and every problem named
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stdout).toContain('52 domain(s) to scan; 7 invalid and 4 duplicate line(s) skipped');
     expect(run.stdout.split('\n').length).toBeLessThan(200);
     const summary = JSON.parse(await readFile(printed(run.stdout, 'Summary'), 'utf8')) as ListSummary;
@@ -233,7 +233,7 @@ describe('npm start output for a small list', () => {
     );
 
     // Assess
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toMatch(/^3\s+a\.example\.com\s+duplicate\s+duplicate of line 2$/m);
     expect(run.stdout).toMatch(/^arg 1\s+b\.example\.com\s+succeeded/m);
     expect(run.stdout).toMatch(/^arg 2\s+a\.example\.com\s+duplicate\s+duplicate of line 2$/m);
@@ -249,8 +249,8 @@ describe('npm start output for a small list', () => {
     const second = await runCli(['scan', 'fail.example.com', '--out', outDir, ...FAST], env());
 
     // Assess: paths are absolute, and the table file holds what was printed
-    expect(first.code).toBe(0);
-    expect(second.code).toBe(1);
+    expect(first).toExitWith(0);
+    expect(second).toExitWith(1);
     const summaryPath = printed(second.stdout, 'Summary');
     const tablePath = printed(second.stdout, 'Table');
     expect(summaryPath.startsWith(`${outDir}/pipeline-results/lists/`)).toBe(true);

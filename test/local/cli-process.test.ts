@@ -30,7 +30,7 @@ describe('npm start with no command', () => {
     const run = await runCliProcess(['--out', outDir]);
 
     // Assess
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(`Demo: scanning ${DEMO_LIST}`);
     expect(run.stdout).toContain('Vendor: built-in simulator at http://127.0.0.1:');
@@ -75,7 +75,7 @@ describe('npm start exit codes and streams, as the shell sees them', () => {
     ]);
 
     // Assess: the exit code the shell sees; the table on stdout, nothing on stderr
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/^2\s+not a domain!\s+invalid\s+contains a space$/m);
     expect(run.stdout).toContain('2 line(s): 0 succeeded, 0 failed, 0 timed out, 0 rejected, 1 invalid');
@@ -91,7 +91,7 @@ describe('npm start exit codes and streams, as the shell sees them', () => {
 
   it('suggests the command that was meant for a typo', async () => {
     const run = await runCliProcess(['scna', 'example.com', '--out', outDir]);
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain("unknown command 'scna'. Did you mean 'scan'?");
     // Nothing on stdout: a script reading it sees no output, only the exit code.
     expect(run.stdout).toBe('');

@@ -38,7 +38,7 @@ describe('npm start -- scan against the built-in simulator', () => {
 
     // Assess: exit code and output
     expect(run.stderr).not.toMatch(/^error:/m);
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toContain('Vendor: built-in simulator at http://127.0.0.1:');
     expect(run.stdout).toMatch(/line\s+domain\s+result/);
     expect(run.stdout).toMatch(/\ba\.example\.com\s+succeeded\b/);
@@ -100,7 +100,7 @@ describe('npm start -- scan against the built-in simulator', () => {
     ]);
 
     // Assess: line 2 is still the file's line 2; the command-line domain is numbered on its own
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stdout).toMatch(/^2\s+not a domain!\s+invalid\s+contains a space$/m);
     expect(run.stdout).toMatch(/^arg 1\s+zz\.example\.com\s+succeeded/m);
     expect(run.stdout).toContain(
@@ -124,7 +124,7 @@ describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_AP
       );
 
       // Assess
-      expect(run.code).toBe(0);
+      expect(run).toExitWith(0);
       expect(run.stdout).toContain(`Vendor: ${vendor.url}`);
       expect(vendor.requestCount('POST /scan')).toBe(1);
       const log = /^Log: +(\S+handler-log\.jsonl) /m.exec(run.stdout)?.[1] ?? '';
@@ -154,7 +154,7 @@ describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_AP
       );
 
       // Assess
-      expect(run.code).toBe(1);
+      expect(run).toExitWith(1);
       expect(run.stdout).toMatch(/\bgood\.example\.com\s+succeeded\b/);
       expect(run.stdout).toMatch(/\bbad\.example\.com\s+failed\s+ScanFailed: /);
       expect(run.stdout).toContain('2 line(s): 1 succeeded, 1 failed');
@@ -197,7 +197,7 @@ describe('npm start says what it is waiting for', () => {
     );
 
     // Assess
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toMatch(/StartScan \(.*waiting 1 s\)/);
     expect(run.stdout).toMatch(/vendor scan\.getReport: HTTP 500, retry 1\/4 in \d+(\.\d)? s/);
     expect(run.stdout).toMatch(/vendor scan\.getReport: HTTP 500, retry 2\/4 in \d+(\.\d)? s/);
@@ -215,7 +215,7 @@ describe('npm start says what it is waiting for', () => {
     const tookMs = Date.now() - started;
 
     // Assess: the retry still happens and shows, without its 20 s sleep
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toContain(
       'vendor scan.getReport: HTTP 429, retry 1/4 in 0 ms (overridden; the backoff says 20 s (Retry-After 20 s))',
     );
@@ -233,7 +233,7 @@ describe('npm start says what it is waiting for', () => {
     });
 
     // Assess
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toContain('vendor scan.startScan: HTTP 429 asking to wait 3600 s (Retry-After)');
     expect(run.stdout).toMatch(
       /StartScan failed \(VendorThrottledError\); the state machine retries it \(retry 1\/4\)/,
@@ -250,7 +250,7 @@ describe('npm start says what it is waiting for', () => {
     });
 
     // Assess
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stdout).toMatch(/gone\.example\.com\s+=> failed \(OutputFetchFailed: VendorHttpError\)/);
   });
 });
@@ -261,7 +261,7 @@ describe('npm start poll settings', () => {
     const run = await runCli(['scan', 'example.com', '--min-wait', '1', '--max-wait', '2', '--out', outDir]);
 
     // Assess
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     const chosen =
       /deadline (\d+)s \(chosen: the largest that fits the history budget for these waits; the default is 86400s\)/.exec(
         run.stdout,
@@ -288,7 +288,7 @@ describe('npm start poll settings', () => {
     ]);
 
     // Assess
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain(
       '--min-wait 1, --max-wait 2, pipeline.poll.growthFactor 1.5 and --deadline 604800',
     );

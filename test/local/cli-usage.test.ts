@@ -26,13 +26,13 @@ afterEach(async () => {
 describe('npm start fails fast, before any work', () => {
   it('suggests scan for a bare domain', async () => {
     const run = await runCli(['example.com', '--out', outDir]);
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('npm start -- scan example.com');
   });
 
   it('names the flag of a bad --concurrency in one line, without the whole usage', async () => {
     const run = await runCli(['scan', 'example.com', '--concurrency', '0', '--out', outDir]);
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('--concurrency must be a whole number between 1 and 1000 (got "0")');
     expect(run.stderr).not.toContain('Usage:');
     expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
@@ -42,7 +42,7 @@ describe('npm start fails fast, before any work', () => {
     const list = join(outDir, 'empty.txt');
     await writeFile(list, '# nothing yet\n\n', 'utf8');
     const run = await runCli(['scan', '--domains-file', list, '--out', join(outDir, 'out')]);
-    expect(run.code).toBe(1);
+    expect(run).toExitWith(1);
     expect(run.stderr).toContain('is empty');
     expect(run.stdout).not.toContain('Vendor:');
   });
@@ -51,14 +51,14 @@ describe('npm start fails fast, before any work', () => {
     const file = join(outDir, 'not-a-dir');
     await writeFile(file, 'x', 'utf8');
     const run = await runCli(['scan', 'example.com', '--out', file]);
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain(`--out ${file}: exists and is not a directory`);
     expect(run.stdout).not.toContain('Vendor:');
   });
 
   it('exits 2 when --out cannot be created', async () => {
     const run = await runCli(['scan', 'example.com', '--out', '/proc/nope']);
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('--out /proc/nope: cannot be created or written');
   });
 
@@ -69,7 +69,7 @@ describe('npm start fails fast, before any work', () => {
         SCAN_API_URL: vendor.url,
         VENDOR_API_KEY: 'sk_wrong_key_for_this_vendor_000',
       });
-      expect(run.code).toBe(2);
+      expect(run).toExitWith(2);
       expect(run.stderr).toContain('VENDOR_API_KEY: is refused by the vendor');
       expect(run.stderr).not.toContain('sk_wrong_key_for_this_vendor_000');
       expect(vendor.requestCount('POST /scan')).toBe(0);
@@ -84,7 +84,7 @@ describe('npm start fails fast, before any work', () => {
       SCAN_API_URL: 'http://127.0.0.1:1',
       VENDOR_API_KEY: 'sk_not_sent_anywhere_0000',
     });
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('SCAN_API_URL: cannot be reached: http://127.0.0.1:1 (ECONNREFUSED)');
   });
 
@@ -97,7 +97,7 @@ describe('npm start fails fast, before any work', () => {
     const file = join(outDir, 'pipeline.json');
     await writeFile(file, JSON.stringify({ scan: { maxConcurrency: 0 } }), 'utf8');
     const run = await runCli(['scan', 'example.com', '--config', file, '--out', join(outDir, 'out')]);
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('pipeline.scan.maxConcurrency must be between 1 and 1000 (got 0)');
   });
 
@@ -115,7 +115,7 @@ describe('npm start fails fast, before any work', () => {
       '--out',
       join(outDir, 'out'),
     ]);
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toMatch(/\bexample\.com\s+succeeded\b/);
     // CLI_TEST_CONFIG: the first run of the suite to use it synthesizes it (a cold CDK synth).
   }, 180_000);
@@ -140,7 +140,7 @@ describe('npm start usage and configuration errors', () => {
     const run = await runCli([...argv, '--out', outDir]);
 
     // Assess
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain(message);
     expect(await filesUnder(outDir)).toEqual([]);
   });
@@ -153,7 +153,7 @@ describe('npm start usage and configuration errors', () => {
     const run = await runCli(['scan', '--domains-file', missing, '--out', outDir]);
 
     // Assess
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain(missing);
     expect(run.stderr).toContain('ENOENT');
   });
@@ -169,7 +169,7 @@ describe('npm start usage and configuration errors', () => {
     // Assess
     expect(run.stderr).toContain(list);
     expect(run.stderr).toContain('.txt, .csv');
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
   });
 
   it('exits 2 naming VENDOR_API_KEY when SCAN_API_URL is set without it', async () => {
@@ -179,7 +179,7 @@ describe('npm start usage and configuration errors', () => {
     });
 
     // Assess
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('VENDOR_API_KEY');
   });
 
@@ -191,7 +191,7 @@ describe('npm start usage and configuration errors', () => {
     });
 
     // Assess
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('SCAN_API_URL: must use https');
     expect(run.stderr).toContain('"http://vendor.example.com"');
     expect(run.stderr).not.toContain('sk_live_would_travel_in_clear_0123');
@@ -206,7 +206,7 @@ describe('npm start usage and configuration errors', () => {
     });
 
     // Assess
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toContain('SCAN_API_URL');
     expect(run.stderr).not.toContain('sk_sim_not_used_here_0123');
   });
@@ -216,7 +216,7 @@ describe('npm start usage and configuration errors', () => {
     const run = await runCli(['--help']);
 
     // Assess
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toContain('scan');
     expect(run.stdout).toContain('Usage:');
   });

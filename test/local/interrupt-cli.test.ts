@@ -109,7 +109,7 @@ describe('a later run', () => {
 
     const run = await runCli(['scan', 'a.example.com', '--out', out, '--min-wait', '1', '--max-wait', '2']);
 
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toContain(`Removed what interrupted earlier runs left: ${oldS3}, ${emptyRun}\n`);
     expect((await readdir(out)).filter((name) => name.startsWith('.s3-'))).toEqual([]);
     expect(await readdir(join(out, 'pipeline-results', 'lists', 'incoming', 'weekly'))).toEqual([]);

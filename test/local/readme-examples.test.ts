@@ -152,7 +152,7 @@ describe.each(examples.map((example) => [example.line.trim(), example] as const)
         const run = await runCli([...example.argv, ...quick], env);
 
         expect(run.stderr).toBe('');
-        expect(run.code).toBe(0);
+        expect(run).toExitWith(0);
         // A fault fires on the operation the README's comment says, and the run says it spent it there.
         for (const { comment } of example.faults) {
           const operation = /the next (\w+ \S+?)…? gets/.exec(comment)?.[1] ?? '(no operation named)';

@@ -27,7 +27,7 @@ describe('npm start -- reconcile', () => {
   it('makes an orphan in the simulator, archives it linked to its ScanRejected record, and the second run stores nothing', async () => {
     const run = await runCli(['reconcile', '--out', outDir]);
 
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
     // The orphan's ScanRejected makes the handlers warn: into a file whose path is printed, never stderr.
     expect(run.stderr).toBe('');
@@ -80,11 +80,11 @@ describe('npm start -- reconcile', () => {
       const second = await runCli(['reconcile', '--out', out, '--config', config], env);
 
       // Assess
-      expect(first.code).toBe(0);
+      expect(first).toExitWith(0);
       expect(first.stdout).not.toContain('Made an orphan');
       expect(first.stdout).toMatch(/First run: 1 listed, 1 archived/);
       expect(first.stdout).toMatch(IAM_EVALUATED_CLEAN);
-      expect(second.code).toBe(0);
+      expect(second).toExitWith(0);
       expect(second.stdout).toContain('Loaded 1 manifests and failure records of earlier runs');
       expect(second.stdout).toMatch(/First run: 1 listed, 0 archived, 1 already archived/);
       expect(vendor.requestCount('GET /report/{uuid}')).toBe(1);
@@ -98,6 +98,6 @@ describe('npm start -- reconcile', () => {
 
   it('reports an unknown flag as a usage error', async () => {
     const run = await runCli(['reconcile', '--bogus']);
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
   });
 });

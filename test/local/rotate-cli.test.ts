@@ -33,7 +33,7 @@ describe('npm start -- rotate', () => {
     const run = await runCli(['rotate', '--out', outDir]);
 
     expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    expect(run).toExitWith(0);
     expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
     const before = /Before: key (sha256:[0-9a-f]{12}) \((key_\w+)\) created (\S+)/.exec(run.stdout);
     const after = /After: {2}key (sha256:[0-9a-f]{12}) \((key_\w+)\) created (\S+)/.exec(run.stdout);
@@ -78,7 +78,7 @@ describe('npm start -- rotate', () => {
       });
 
       expect(run.stderr).toBe('');
-      expect(run.code).toBe(0);
+      expect(run).toExitWith(0);
       expect(run.stdout).toContain(`Secrets: Secrets Manager at ${endpoint.url}`);
       const operations = endpoint.store.calls.map((call) => call.operation);
       expect(operations).toEqual(
@@ -110,7 +110,7 @@ describe('npm start -- rotate', () => {
         ORG_UUID: vendor.orgUuid,
       });
 
-      expect(run.code).toBe(2);
+      expect(run).toExitWith(2);
       expect(run.stderr).toMatch(/would lose the new key.*AWS_ENDPOINT_URL_SECRETS_MANAGER/);
       expect(vendor.requestCount('POST /orgs/{org_uuid}/api/key/rotate')).toBe(0);
     } finally {
@@ -131,7 +131,7 @@ describe('npm start -- rotate', () => {
         });
 
         expect(run.stderr).toBe('');
-        expect(run.code).toBe(0);
+        expect(run).toExitWith(0);
         expect(run.stdout).toContain('finishSecret: finished');
         expect(run.stdout).toMatch(/Scan of example\.com with the rotated key: succeeded/);
         const current = JSON.parse(endpoint.store.valueAt(DEFAULT_SECRET, 'AWSCURRENT') ?? '{}');
@@ -155,7 +155,7 @@ describe('npm start -- rotate', () => {
         AWS_REGION: 'eu-west-1',
       });
 
-      expect(run.code).toBe(1);
+      expect(run).toExitWith(1);
       expect(run.stdout).toMatch(/failed: RotationResponseLost: .*rotateAnswer/);
       const pending = JSON.parse(endpoint.store.valueAt(DEFAULT_SECRET, 'AWSPENDING') ?? '{}');
       expect(pending.apiKey).toBeUndefined();
@@ -185,7 +185,7 @@ describe('npm start -- rotate', () => {
         AWS_REGION: 'eu-west-1',
       });
 
-      expect(run.code).toBe(2);
+      expect(run).toExitWith(2);
       expect(run.stderr).toMatch(/^error: Invalid --check-domain: .*\.test.*; nothing was rotated\n$/);
       expect(vendor.requestCount('POST /orgs/{org_uuid}/api/key/rotate')).toBe(0);
       expect(endpoint.store.calls).toEqual([]);
@@ -199,7 +199,7 @@ describe('npm start -- rotate', () => {
   it('refuses (exit 2) a --fault it does not know, naming the shapes', async () => {
     const run = await runCli(['rotate', '--out', outDir, '--fault', 'rotate-answer=xml']);
 
-    expect(run.code).toBe(2);
+    expect(run).toExitWith(2);
     expect(run.stderr).toMatch(/--fault rotate-answer=xml: expected rotate-answer=<shape>.*nested/);
   });
 });
