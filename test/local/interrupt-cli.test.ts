@@ -58,7 +58,7 @@ describe('an interrupted npm start', () => {
     await until(() => stdout.text.includes('waiting 60 s'), 'the scan to wait');
     child.kill(signal);
 
-    expect(await exit).toBe(code);
+    expect({ code: await exit, stdout: stdout.text, stderr: stderr.text }).toExitWith(code);
     expect(stderr.text).toMatch(
       new RegExp(
         `^interrupted \\(${signal}\\): stopped before the run's summary; removed its embedded S3 files.*\\n$`,
@@ -89,7 +89,7 @@ describe('an interrupted npm start', () => {
     await new Promise<void>((done) => child.stdout?.once('data', () => done()));
     child.stdout?.destroy();
 
-    expect(await exit).toBe(141);
+    expect({ code: await exit, stdout: '', stderr: stderr.text }).toExitWith(141);
     expect(stderr.text).toMatch(
       /^interrupted \(closed output pipe\): stopped before the run's summary; removed its embedded S3 files/,
     );
