@@ -1,10 +1,11 @@
 /**
- * The fault-matrix tests' shared simulator and clients: sleep is injected (recorded, never slept)
+ * The vendor-api tests' shared simulator and clients: sleep is injected (recorded, never slept)
  * and jitter is pinned by `testSettings`, so the backoff arithmetic is exact. `sim` is a live
  * binding, set once `useFaultSimulator()`'s beforeAll has run.
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
+import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
 import type { VendorSimulator } from '#local/simulator/types';
@@ -40,6 +41,14 @@ export function scanClient(overrides: Partial<VendorHttpSettings> = {}) {
 export function breachClient(overrides: Partial<VendorHttpSettings> = {}) {
   const settings = testSettings(sim, overrides);
   const client = new BreachClient(settings);
+  clients.push(client);
+  return { client, settings };
+}
+
+/** A key-management client for the simulator's organisation. */
+export function keysClient(overrides: Partial<VendorHttpSettings> = {}) {
+  const settings = testSettings(sim, overrides);
+  const client = new KeysClient({ ...settings, orgUuid: sim.orgUuid });
   clients.push(client);
   return { client, settings };
 }

@@ -4,25 +4,13 @@
  * message and every enumerable field), the error's inspection, or its kept snippet.
  */
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_BODY_SNIPPET_CHARS, VendorHttpError } from '#lambdas/platform/errors';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import type { Fault, VendorSimulator } from '../../../local/simulator/index.ts';
-import { startSimulator } from '../../kit/simulator.ts';
-import { rejectionOf, testSettings } from './helpers.ts';
+import type { Fault } from '../../../local/simulator/index.ts';
+import { breachClient, sim, useFaultSimulator } from './fault-fixture.ts';
+import { rejectionOf } from './helpers.ts';
 
-let sim: VendorSimulator;
-const clients: BreachClient[] = [];
-beforeAll(async () => {
-  sim = await startSimulator();
-});
-afterEach(async () => {
-  sim.clearFaults();
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  await sim.close();
-});
+useFaultSimulator();
 
 const PERSON = { name: 'Bob Smith', emails: ['bob.smith@example.org', 'bsmith@example.net'] };
 
@@ -48,9 +36,7 @@ describe('a hostile 4xx body', () => {
       { type: 'status', status: 400, body: `${'x'.repeat(600)} bob.smith@example.org` },
     ],
   ])('%s: nothing personal or secret in the error', async (_what, fault) => {
-    const settings = testSettings(sim);
-    const client = new BreachClient(settings);
-    clients.push(client);
+    const { client } = breachClient();
     sim.addFault({ api: 'breach', method: 'POST', path: '/recon', fault });
 
     const error = await rejectionOf(client.recon(PERSON));
@@ -66,8 +52,7 @@ describe('a hostile 4xx body', () => {
   });
 
   it('still keeps a redacted snippet for diagnosis', async () => {
-    const client = new BreachClient(testSettings(sim));
-    clients.push(client);
+    const { client } = breachClient();
     sim.addFault({
       api: 'breach',
       method: 'POST',

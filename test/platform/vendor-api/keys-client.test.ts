@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   VendorAuthError,
@@ -7,35 +7,12 @@ import {
 } from '#lambdas/platform/errors';
 import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
 import { CANDIDATE_LIMITS, rotateAnswerCandidates } from '#lambdas/platform/vendor-api/rotate-answer';
-import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
-import type { VendorSimulator } from '#local/simulator/types';
-import { startSimulator } from '../../kit/simulator.ts';
+import { keysClient, sim, useFaultSimulator } from './fault-fixture.ts';
 import { fixedCredentials, rejectionOf, secretStoreCredentials, testSettings } from './helpers.ts';
 
 const ROTATE = 'POST /orgs/{org_uuid}/api/key/rotate';
 
-let sim: VendorSimulator;
-const clients: KeysClient[] = [];
-
-beforeAll(async () => {
-  sim = await startSimulator();
-});
-
-afterEach(async () => {
-  sim.clearFaults();
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
-
-afterAll(async () => {
-  await sim.close();
-});
-
-function keysClient(overrides: Partial<VendorHttpSettings> = {}) {
-  const settings = testSettings(sim, overrides);
-  const client = new KeysClient({ ...settings, orgUuid: sim.orgUuid });
-  clients.push(client);
-  return { client, settings };
-}
+useFaultSimulator();
 
 /** Whether `key` still opens the keys API (a fresh client that cannot refresh to another key). */
 async function keyWorks(key: string): Promise<boolean> {
