@@ -258,3 +258,31 @@ export async function simulate(check: Check, context: Context, account: string):
     throw new Error(`${check.label}: the simulator refused the request: ${JSON.stringify(response.errors)}`);
   return response.overallResult as Decision;
 }
+
+export interface Delivery {
+  /** e.g. "AWS::Events::Rule IntakeListUploaded Targets[0].DeadLetterConfig" */
+  readonly path: string;
+  readonly service: string;
+  readonly from: string;
+  /** Logical ID of the resource delivered to, or a name of AWS's (the default event bus, an email). */
+  readonly to: string;
+  readonly checks: readonly Check[];
+  /** Violations of AWS rules found without simulation (e.g. an AWS managed key). */
+  readonly problems: readonly string[];
+}
+
+/** A property that may hold one value or a list, as a list. */
+export const list = (value: unknown): unknown[] =>
+  value === undefined ? [] : ([] as unknown[]).concat(value);
+
+/** A delivery whose checks `build` makes, collecting the problems it finds on the way. */
+export function delivery(
+  path: string,
+  service: string,
+  from: string,
+  to: string,
+  build: (problems: string[]) => Check[],
+): Delivery {
+  const problems: string[] = [];
+  return { path, service, from, to, checks: build(problems), problems };
+}

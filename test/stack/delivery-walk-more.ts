@@ -4,22 +4,9 @@
  */
 import { identityPoliciesOf } from '../../local/iam/template-policies.ts';
 import type { TemplateResolver } from '../../local/iam/template-resolver.ts';
-import { type Check, roleOf, serviceChecks, targetOf } from './delivery-checks.ts';
-import type { Delivery } from './delivery-walk.ts';
+import { type Delivery, delivery, list, roleOf, serviceChecks, targetOf } from './delivery-checks.ts';
 
 type Props = Record<string, unknown>;
-const list = (value: unknown): unknown[] => (value === undefined ? [] : ([] as unknown[]).concat(value));
-
-function delivery(
-  path: string,
-  service: string,
-  from: string,
-  to: string,
-  build: (problems: string[]) => Check[],
-): Delivery {
-  const problems: string[] = [];
-  return { path, service, from, to, checks: build(problems), problems };
-}
 
 /** The bucket of this template named `name`. */
 function bucketNamed(resolver: TemplateResolver, name: string, what: string): string {

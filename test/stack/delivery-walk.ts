@@ -10,6 +10,9 @@ import type { TemplateResolver } from '../../local/iam/template-resolver.ts';
 import {
   actionFor,
   type Check,
+  type Delivery,
+  delivery,
+  list,
   roleChecks,
   roleOf,
   serviceChecks,
@@ -19,17 +22,7 @@ import {
 } from './delivery-checks.ts';
 import { bucket, logGroup, queue, stateMachine, subscription, topic } from './delivery-walk-more.ts';
 
-export interface Delivery {
-  /** e.g. "AWS::Events::Rule IntakeListUploaded Targets[0].DeadLetterConfig" */
-  readonly path: string;
-  readonly service: string;
-  readonly from: string;
-  /** Logical ID of the resource delivered to, or a name of AWS's (the default event bus, an email). */
-  readonly to: string;
-  readonly checks: readonly Check[];
-  /** Violations of AWS rules found without simulation (e.g. an AWS managed key). */
-  readonly problems: readonly string[];
-}
+export type { Delivery } from './delivery-checks.ts';
 
 type Props = Record<string, unknown>;
 type Model = (resolver: TemplateResolver, id: string, props: Props) => Delivery[];
@@ -50,19 +43,6 @@ const DELIVERS_NOTHING: Readonly<Record<string, string>> = {
   'AWS::SecretsManager::Secret': 'rotation is its RotationSchedule',
   'AWS::CDK::Metadata': 'CDK bookkeeping',
 };
-
-const list = (value: unknown): unknown[] => (value === undefined ? [] : ([] as unknown[]).concat(value));
-
-function delivery(
-  path: string,
-  service: string,
-  from: string,
-  to: string,
-  build: (problems: string[]) => Check[],
-): Delivery {
-  const problems: string[] = [];
-  return { path, service, from, to, checks: build(problems), problems };
-}
 
 function toTarget(resolver: TemplateResolver, arn: string, what: string): string {
   return targetOf(resolver, arn, what).id;
