@@ -3,72 +3,20 @@
  * (`scan.deleteAtVendorAfterManifest: true`): DeleteScanAtVendor after the manifest, whose failure
  * must never fail a scan whose outputs are already safe in S3.
  */
-import type { StateMachine } from 'aws-local-stepfunctions';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { VendorClients } from '#lambdas/platform/vendor-api/index';
+import { describe, expect, it } from 'vitest';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
-import type { AslDefinition } from '../../local/definitions.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { startVendorSimulator } from '../../local/simulator/index.ts';
-import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { createMemoryLogger } from '../kit/loggers.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { objectExists } from '../kit/s3.ts';
-import {
-  executeScan,
-  executionEnd,
-  type LocalRun,
-  retriedStates,
-  synthesizedScanMachine,
-  vendorClientsFor,
-} from '../local/harness.ts';
+import { executionEnd, retriedStates } from '../local/harness.ts';
+import { definition, execute, RESULTS, s3, sim, useScanExecution } from './scan-execution-fixture.ts';
 
-const RESULTS = 'cleanup-results';
-const CONFIG: PipelineConfig = {
-  ...DEFAULT_PIPELINE_CONFIG,
-  scan: { ...DEFAULT_PIPELINE_CONFIG.scan, deleteAtVendorAfterManifest: true },
-};
-
-let definition: AslDefinition;
-let machine: StateMachine;
-let s3: S3rverFixture;
-let sim: VendorSimulator;
-let clients: VendorClients;
-
-beforeAll(async () => {
-  ({ definition, machine } = await synthesizedScanMachine(CONFIG));
-  s3 = await startS3rver({ buckets: [RESULTS] });
+useScanExecution({
+  config: {
+    ...DEFAULT_PIPELINE_CONFIG,
+    scan: { ...DEFAULT_PIPELINE_CONFIG.scan, deleteAtVendorAfterManifest: true },
+  },
+  pollsToFinish: 1,
 });
-
-beforeEach(async () => {
-  sim = await startVendorSimulator({ pollsToFinish: 1 });
-  clients = vendorClientsFor(sim);
-});
-
-afterEach(async () => {
-  await clients.close();
-  await sim.close();
-});
-
-afterAll(async () => {
-  await s3.close();
-});
-
-function execute(domain: string): Promise<LocalRun> {
-  return executeScan(
-    {
-      definition,
-      machine,
-      s3: s3.client,
-      resultsBucket: RESULTS,
-      scanClient: clients.scan,
-      poll: { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 },
-      logger: createMemoryLogger(),
-      clock: () => new Date('2026-11-20T10:00:00.000Z'),
-    },
-    domain,
-  );
-}
 
 describe('the synthesized definition with clean-up at the vendor', () => {
   it('deletes after the manifest and catches any clean-up error into success, discarding it', () => {

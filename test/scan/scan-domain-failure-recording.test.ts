@@ -3,50 +3,11 @@
  * execution must still end in the Fail state with the scan's own failure label, not as the
  * recorder's raw task error (which the list run could not classify).
  */
-import type { StateMachine } from 'aws-local-stepfunctions';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { VendorClients } from '#lambdas/platform/vendor-api/index';
-import type { AslDefinition } from '../../local/definitions.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { startVendorSimulator } from '../../local/simulator/index.ts';
-import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { createMemoryLogger } from '../kit/loggers.ts';
-import {
-  executeScan,
-  executionEnd,
-  type Handler,
-  type LocalRun,
-  retriedStates,
-  synthesizedScanMachine,
-  vendorClientsFor,
-} from '../local/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { executionEnd, type Handler, retriedStates } from '../local/harness.ts';
+import { execute as executeWith, useScanExecution } from './scan-execution-fixture.ts';
 
-const RESULTS = 'unrecorded-results';
-
-let definition: AslDefinition;
-let machine: StateMachine;
-let s3: S3rverFixture;
-let sim: VendorSimulator;
-let clients: VendorClients;
-
-beforeAll(async () => {
-  ({ definition, machine } = await synthesizedScanMachine());
-  s3 = await startS3rver({ buckets: [RESULTS] });
-}, 180_000);
-
-beforeEach(async () => {
-  sim = await startVendorSimulator({ pollsToFinish: 1, failingDomains: ['broken.example.com'] });
-  clients = vendorClientsFor(sim);
-});
-
-afterEach(async () => {
-  await clients.close();
-  await sim.close();
-});
-
-afterAll(async () => {
-  await s3.close();
-});
+useScanExecution({ pollsToFinish: 1 });
 
 /** A recorder that always throws `errorName`, counting its calls. */
 function brokenRecorder(errorName: string): { handler: Handler; calls: () => number } {
@@ -62,21 +23,8 @@ function brokenRecorder(errorName: string): { handler: Handler; calls: () => num
   };
 }
 
-function execute(domain: string, recorder: Handler): Promise<LocalRun> {
-  return executeScan(
-    {
-      definition,
-      machine,
-      s3: s3.client,
-      resultsBucket: RESULTS,
-      scanClient: clients.scan,
-      poll: { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 },
-      logger: createMemoryLogger(),
-      clock: () => new Date('2026-11-20T10:00:00.000Z'),
-      wrap: (bound) => ({ ...bound, RecordFailure: recorder }),
-    },
-    domain,
-  );
+function execute(domain: string, recorder: Handler) {
+  return executeWith(domain, { wrap: (bound) => ({ ...bound, RecordFailure: recorder }) });
 }
 
 describe('RecordFailure failing itself', () => {

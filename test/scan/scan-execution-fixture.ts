@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import type { PipelineConfig } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
@@ -122,15 +123,22 @@ export async function rejectedFailureRecords(domainFolder: string): Promise<stri
   return keys.filter((key) => /\/rejected-[0-9a-f]{16}\/failure\.json$/.test(key));
 }
 
-/** Registers this fixture's hooks in the calling test file. */
-export function useScanExecution(): void {
+/**
+ * Registers this fixture's hooks in the calling test file: the ScanDomain definition synthesized
+ * for `config` (default: the default configuration), s3rver, and a simulator per test whose scans
+ * finish after `pollsToFinish` polls (default 2) and fail for broken.example.com.
+ */
+export function useScanExecution(options: { config?: PipelineConfig; pollsToFinish?: number } = {}): void {
   beforeAll(async () => {
-    ({ definition, machine } = await synthesizedScanMachine());
+    ({ definition, machine } = await synthesizedScanMachine(options.config));
     s3 = await startS3rver({ buckets: [RESULTS] });
   });
 
   beforeEach(async () => {
-    sim = await startVendorSimulator({ pollsToFinish: 2, failingDomains: ['broken.example.com'] });
+    sim = await startVendorSimulator({
+      pollsToFinish: options.pollsToFinish ?? 2,
+      failingDomains: ['broken.example.com'],
+    });
     clients = vendorClientsFor(sim);
     logger = createMemoryLogger();
   });
