@@ -9,10 +9,10 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/
 import { ZipFile } from 'yazl';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { reportFolder } from '#lambdas/breach/identity';
-import { reconcileReports } from '#lambdas/breach/reconcile';
+import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
 import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
-import { prepareDomainList } from '#lambdas/domain-list/list';
-import { writeListSummary } from '#lambdas/domain-list/list-summary';
+import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
+import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
 import { forEachBounded } from '#lambdas/platform/bounded';
 import { NO_METRICS } from '#lambdas/platform/metrics';
 import { scanOutputPrefix } from '#lambdas/platform/naming';
@@ -20,10 +20,10 @@ import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import { readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
 import { createScanDeps } from '#lambdas/scan/deps';
-import { MANIFEST_FILE } from '#lambdas/scan/manifest';
-import { reconcileScans } from '#lambdas/scan/reconcile';
+import { reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
+import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 import { prepareWatchlist, writeWatchlistSummary } from '#lambdas/watchlist/watchlist-run';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 

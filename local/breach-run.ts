@@ -33,10 +33,10 @@ import {
   type WatchlistSummary,
   writeWatchlistSummary,
 } from '#lambdas/watchlist/watchlist-run';
-import { createArchiveBreachReportHandler } from '../lambdas/breach/handlers/archive-breach-report.ts';
-import { createBreachReconHandler } from '../lambdas/breach/handlers/breach-recon.ts';
-import { createRecordBreachFailureHandler } from '../lambdas/breach/handlers/record-breach-failure.ts';
-import { createWriteBreachManifestHandler } from '../lambdas/breach/handlers/write-breach-manifest.ts';
+import { createArchiveBreachReportHandler } from '../lambdas/breach/archive-breach-report.ts';
+import { createBreachReconHandler } from '../lambdas/breach/breach-recon.ts';
+import { createRecordBreachFailureHandler } from '../lambdas/breach/record-breach-failure.ts';
+import { createWriteBreachManifestHandler } from '../lambdas/breach/write-breach-manifest.ts';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import type { AslDefinition } from './definitions.ts';
 import { runAs } from './iam/attribution.ts';

@@ -3,6 +3,6 @@
  * (docs/contracts.md). Plain functions over `BreachDeps`: the handlers, the local runner and the
  * tests call the same code.
  */
-export { archiveReport, archiveRunReport } from './archive.ts';
-export { recon } from './recon.ts';
+export { archiveReport, archiveRunReport } from './archive-breach-report.ts';
+export { recon } from './breach-recon.ts';
 export { recordBreachFailure, writeBreachManifest } from './records.ts';

@@ -1,11 +1,11 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseDomainListInput } from '#lambdas/domain-list/list';
+import { parseDomainListInput } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { type IntakeDeps, startDomainListsFromEvent, startScheduledListRun } from '#lambdas/platform/intake';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers/start-domain-list.ts';
+import { createStartDomainListHandler } from '../../lambdas/domain-list/start-domain-list.ts';
 
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:DomainListScan';
 const sfnMock = mockClient(SFNClient);

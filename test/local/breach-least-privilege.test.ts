@@ -9,7 +9,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
 import { createBreachSettings } from '#lambdas/breach/deps';
-import { reconcileReports } from '#lambdas/breach/reconcile';
+import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
 import { archiveRunReport, recon, recordBreachFailure, writeBreachManifest } from '#lambdas/breach/steps';
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';

@@ -8,7 +8,7 @@ export function createStartDomainListHandler(deps: IntakeDeps): Handler<unknown,
   return async (event) => startDomainListRuns(deps, event);
 }
 
-export const handler = createLazyHandler({
+export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) => intakeDepsFromEnvironment(process.env, tools),
   handler: createStartDomainListHandler,
 });

@@ -14,7 +14,7 @@ export function createStartWatchlistHandler(deps: IntakeDeps): Handler<unknown, 
   return async (event) => startDomainListRuns(deps, event);
 }
 
-export const handler = createLazyHandler({
+export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) =>
     objectIntakeDepsFromEnvironment(process.env, tools, (event) => parseWith(watchlistInputSchema, event)),
   handler: createStartWatchlistHandler,

@@ -1,7 +1,6 @@
 /** `WriteBreachManifest`: the run's manifest, listing its recon, its archive and its objects. */
 
-import type { BreachDeps } from '#lambdas/breach/deps';
-import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
+import { type BreachDeps, breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
 import { type BreachRunResult, writeBreachManifest } from '#lambdas/breach/records';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
@@ -11,7 +10,7 @@ export function createWriteBreachManifestHandler(deps: BreachDeps): Handler<unkn
 }
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
-export const handler = createLazyHandler({
+export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) => breachStorageDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createWriteBreachManifestHandler,
 });

@@ -14,7 +14,7 @@ export function createPrepareWatchlistHandler(deps: WatchlistDeps): Handler<unkn
   return async (event) => prepareWatchlist(deps, event);
 }
 
-export const handler = createLazyHandler({
+export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) =>
     watchlistDepsFromEnvironment(process.env, tools, {
       s3: tracedS3Client(tools),

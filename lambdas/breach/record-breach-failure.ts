@@ -3,8 +3,7 @@
  * state. Accepts any payload: it runs after something already broke.
  */
 
-import type { BreachDeps } from '#lambdas/breach/deps';
-import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
+import { type BreachDeps, breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
 import { type RecordedBreachFailure, recordBreachFailure } from '#lambdas/breach/records';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
@@ -14,7 +13,7 @@ export function createRecordBreachFailureHandler(deps: BreachDeps): Handler<unkn
 }
 
 // Writes S3 only: no vendor URL and no secret in this function's environment.
-export const handler = createLazyHandler({
+export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) => breachStorageDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createRecordBreachFailureHandler,
 });

@@ -21,7 +21,7 @@ export function createWriteWatchlistSummaryHandler(deps: WatchlistDeps): Handler
 
 // S3, DescribeExecution of a redriven run's children, and the run-finished event: the identity key
 // is not needed to summarise.
-export const handler = createLazyHandler({
+export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) =>
     watchlistDepsFromEnvironment(process.env, tools, {
       s3: tracedS3Client(tools),
