@@ -98,5 +98,8 @@ export function intakeDepsFromEnvironment(
   env: Env = process.env,
   tools: Observability = createObservability(env, LIST_SERVICE),
 ): IntakeDeps {
-  return objectIntakeDepsFromEnvironment(env, tools, parseDomainListInput);
+  return objectIntakeDepsFromEnvironment(env, tools, {
+    parseInput: parseDomainListInput,
+    runKind: 'domain list',
+  });
 }

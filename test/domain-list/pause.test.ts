@@ -81,6 +81,7 @@ function intakeDeps(): IntakeDeps {
   return {
     sfn: new SFNClient({ region: 'eu-west-1' }),
     parseInput: parseDomainListInput,
+    runKind: 'domain list',
     logger: createMemoryLogger(),
     settings: { stateMachineArn: MACHINE, prefix: 'incoming/', suffixes: ['.txt'], inputBucket: 'input' },
     pause: pauseSwitch('/pipeline/paused', async () => state.value),
