@@ -19,7 +19,7 @@ import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { breachRunPrefix } from '#lambdas/breach/identity';
 import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#lambdas/breach/limits';
-import type { BreachRunResult } from '#lambdas/breach/records';
+import type { BreachRunResult } from '#lambdas/breach/write-breach-manifest';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import { getJson } from '#lambdas/platform/s3/json-objects';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
