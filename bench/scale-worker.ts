@@ -24,7 +24,8 @@ import { reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
-import { prepareWatchlist, writeWatchlistSummary } from '#lambdas/watchlist/watchlist-run';
+import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
+import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
 const [kind, sizeText] = process.argv.slice(2);

@@ -5,4 +5,5 @@
  */
 export { archiveReport, archiveRunReport } from './archive-breach-report.ts';
 export { recon } from './breach-recon.ts';
-export { recordBreachFailure, writeBreachManifest } from './records.ts';
+export { recordBreachFailure } from './record-breach-failure.ts';
+export { writeBreachManifest } from './write-breach-manifest.ts';

@@ -1,7 +1,7 @@
 /**
- * Deps of the watchlist steps from the environment: the results bucket and the breach request
- * limit (BREACH_MAX_EMAILS, from the breach contract), plus what each step
- * alone needs, passed in by its handler so that no function bundles the other's client: the
+ * What the watchlist steps need (`WatchlistDeps`) and its wiring from the environment: the results
+ * bucket and the breach request limit (BREACH_MAX_EMAILS, from the breach contract), plus what each
+ * step alone needs, passed in by its handler so that no function bundles the other's client: the
  * identity key (PrepareWatchlist, `identityKeyFromSecret`) and DescribeExecution on BreachReport
  * executions (WriteWatchlistSummary, `sfnExecutionLookup` over BREACH_STATE_MACHINE_ARN).
  */
@@ -15,9 +15,31 @@ import { NO_S3_ACCESS } from '#lambdas/platform/runtime/no-access';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
-import type { WatchlistDeps } from '#lambdas/watchlist/watchlist-run';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
+
+export interface WatchlistDeps {
+  readonly s3: S3Client;
+  /** Told when a run's summary is written (WriteWatchlistSummary only). */
+  readonly events?: RunEventPublisher;
+  readonly logger: VendorLogger;
+  readonly clock: () => Date;
+  readonly settings: {
+    readonly resultsBucket: string;
+    readonly maxEmails: number;
+    /** @default DEFAULT_MAX_WATCHLIST_BYTES */
+    readonly maxWatchlistBytes?: number;
+    /** @default DEFAULT_MAX_WATCHLIST_ROWS */
+    readonly maxWatchlistRows?: number;
+    /** Request objects written at once. @default WATCHLIST_WRITE_CONCURRENCY (prepare-watchlist.ts) */
+    readonly writeConcurrency?: number;
+  };
+  /** The key of the keyed hash that names people (Secrets Manager in AWS). */
+  readonly identityKey: () => Promise<string>;
+  /** Finds a child that already ran, for a redriven run (the summary step only). */
+  readonly executions?: ExecutionLookup;
+}
 
 export interface WatchlistDepsOptions {
   /** Object access (`tracedS3Client(tools)`). @default NO_S3_ACCESS */

@@ -14,12 +14,10 @@ import { archiveRunReport, recon, recordBreachFailure, writeBreachManifest } fro
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import {
-  prepareWatchlist,
-  type WatchlistDeps,
-  type WatchlistItem,
-  writeWatchlistSummary,
-} from '#lambdas/watchlist/watchlist-run';
+import type { WatchlistDeps } from '#lambdas/watchlist/deps';
+import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
+import type { WatchlistItem } from '#lambdas/watchlist/watchlist-shards';
+import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { declarationOf, type HandlerFile } from '../../lambdas/registry.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import type { IamEvaluator } from '../../local/iam/evaluator.ts';
