@@ -9,13 +9,16 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_MAX_EMAILS, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
+import type { IntakeDeps } from '#lambdas/platform/intake';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
 import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
+import { objectIntakeDepsFromEnvironment } from '#lambdas/platform/runtime/intake-deps';
 import { NO_S3_ACCESS } from '#lambdas/platform/runtime/no-access';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { numberFromText } from '#lambdas/platform/schema';
+import { numberFromText, parseWith } from '#lambdas/platform/schema';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import { watchlistInputSchema } from '#lambdas/watchlist/contracts';
 import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 
@@ -92,4 +95,15 @@ function limitFromEnv(env: Env, limit: (typeof WATCHLIST_LIMITS)[keyof typeof WA
   if (!parsed.success)
     throw new ConfigurationError(limit.variable, parsed.error.issues[0]?.message ?? 'is invalid');
   return parsed.data;
+}
+
+/**
+ * Deps of the watchlist's start function: the platform's object intake, bound to the watchlist
+ * machine, prefix and suffixes, and to the watchlist's input schema.
+ */
+export function watchlistIntakeDepsFromEnvironment(env: Env, tools: Observability): IntakeDeps {
+  return objectIntakeDepsFromEnvironment(env, tools, {
+    parseInput: (event) => parseWith(watchlistInputSchema, event),
+    runKind: 'watchlist',
+  });
 }
