@@ -10,7 +10,7 @@
  * and for `archive` the seconds spent verifying.
  */
 import { Upload } from '@aws-sdk/lib-storage';
-import { archiveReport } from '#lambdas/breach/archive';
+import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
 import { NO_METRICS } from '#lambdas/platform/metrics';

@@ -152,7 +152,7 @@ function limitsOf(
   const found = Object.values(template.Resources).find(
     (resource) =>
       resource.Type === 'AWS::Lambda::Function' &&
-      String(resource.Properties?.Description ?? '').endsWith(`/handlers/${handler}.ts`),
+      String(resource.Properties?.Description ?? '').endsWith(`/${handler}.ts`),
   );
   if (!found) throw new Error(`no function for ${handler} in the template`);
   return {

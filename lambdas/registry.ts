@@ -88,9 +88,12 @@ const WORKFLOW_FOLDERS: Readonly<Record<WorkflowName, string>> = {
   rotation: 'rotation',
 };
 
-/** A handler's file relative to the repository: `lambdas/<workflow folder>/handlers/<file>.ts`. */
+/**
+ * A handler's file relative to the repository: `lambdas/<workflow folder>/<file>.ts`. That module
+ * holds the step the Lambda runs (or imports it, where two Lambdas share it) and ends with the entry.
+ */
 export function handlerEntryPath(handlerFile: string): string {
-  return `lambdas/${WORKFLOW_FOLDERS[declarationOf(handlerFile).workflow]}/handlers/${handlerFile}.ts`;
+  return `lambdas/${WORKFLOW_FOLDERS[declarationOf(handlerFile).workflow]}/${handlerFile}.ts`;
 }
 
 /**

@@ -10,7 +10,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { MIN_IDENTITY_KEY_BYTES } from '#lambdas/breach/contracts';
 import { watchlistFormatOf } from '#lambdas/watchlist/watchlist';
-import type { WatchlistSummary } from '#lambdas/watchlist/watchlist-run';
+import type { WatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import {
   type BreachRunRequest,

@@ -19,24 +19,23 @@ import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { breachRunPrefix } from '#lambdas/breach/identity';
 import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#lambdas/breach/limits';
-import type { BreachRunResult } from '#lambdas/breach/records';
+import type { BreachRunResult } from '#lambdas/breach/write-breach-manifest';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import { getJson } from '#lambdas/platform/s3/json-objects';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { WatchlistDeps } from '#lambdas/watchlist/deps';
+import { type PreparedWatchlist, prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
+import type { WatchlistItem } from '#lambdas/watchlist/watchlist-shards';
 import {
   type PersonResult,
-  type PreparedWatchlist,
   personResult,
-  prepareWatchlist,
-  type WatchlistDeps,
-  type WatchlistItem,
   type WatchlistSummary,
   writeWatchlistSummary,
-} from '#lambdas/watchlist/watchlist-run';
-import { createArchiveBreachReportHandler } from '../lambdas/breach/handlers/archive-breach-report.ts';
-import { createBreachReconHandler } from '../lambdas/breach/handlers/breach-recon.ts';
-import { createRecordBreachFailureHandler } from '../lambdas/breach/handlers/record-breach-failure.ts';
-import { createWriteBreachManifestHandler } from '../lambdas/breach/handlers/write-breach-manifest.ts';
+} from '#lambdas/watchlist/write-watchlist-summary';
+import { createArchiveBreachReportHandler } from '../lambdas/breach/archive-breach-report.ts';
+import { createBreachReconHandler } from '../lambdas/breach/breach-recon.ts';
+import { createRecordBreachFailureHandler } from '../lambdas/breach/record-breach-failure.ts';
+import { createWriteBreachManifestHandler } from '../lambdas/breach/write-breach-manifest.ts';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import type { AslDefinition } from './definitions.ts';
 import { runAs } from './iam/attribution.ts';

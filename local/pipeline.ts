@@ -18,8 +18,8 @@ import type {
   ListSummary,
   PreparedDomainList,
 } from '#lambdas/domain-list/contracts';
-import type { ListDeps } from '#lambdas/domain-list/list';
-import { domainResultFromFailure } from '#lambdas/domain-list/list-summary';
+import type { ListDeps } from '#lambdas/domain-list/deps';
+import { domainResultFromFailure } from '#lambdas/domain-list/write-list-summary';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
@@ -28,15 +28,15 @@ import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { createPrepareDomainListHandler } from '../lambdas/domain-list/handlers/prepare-domain-list.ts';
-import { createWriteListSummaryHandler } from '../lambdas/domain-list/handlers/write-list-summary.ts';
+import { createPrepareDomainListHandler } from '../lambdas/domain-list/prepare-domain-list.ts';
+import { createWriteListSummaryHandler } from '../lambdas/domain-list/write-list-summary.ts';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
-import { createDeleteScanHandler } from '../lambdas/scan/handlers/delete-scan.ts';
-import { createFetchScanOutputHandler } from '../lambdas/scan/handlers/fetch-scan-output.ts';
-import { createPollScanStatusHandler } from '../lambdas/scan/handlers/poll-scan-status.ts';
-import { createRecordScanFailureHandler } from '../lambdas/scan/handlers/record-scan-failure.ts';
-import { createStartScanHandler } from '../lambdas/scan/handlers/start-scan.ts';
-import { createWriteScanManifestHandler } from '../lambdas/scan/handlers/write-scan-manifest.ts';
+import { createDeleteScanHandler } from '../lambdas/scan/delete-scan.ts';
+import { createFetchScanOutputHandler } from '../lambdas/scan/fetch-scan-output.ts';
+import { createPollScanStatusHandler } from '../lambdas/scan/poll-scan-status.ts';
+import { createRecordScanFailureHandler } from '../lambdas/scan/record-scan-failure.ts';
+import { createStartScanHandler } from '../lambdas/scan/start-scan.ts';
+import { createWriteScanManifestHandler } from '../lambdas/scan/write-scan-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
 import { runAs } from './iam/attribution.ts';
 import type { ProgressListener } from './progress.ts';

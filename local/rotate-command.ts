@@ -30,7 +30,7 @@ import { normalizeDomain } from '#lambdas/platform/validation';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
-import { createRotateApiKeyHandler } from '../lambdas/rotation/handlers/rotate-api-key.ts';
+import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import { ANNOTATIONS_IN_VALIDATION_REPORT } from 'aws-cdk-lib/cx-api';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { SecurityPipelineStack } from '../lib/security-pipeline-stack.ts';
 import type { CfnTemplate } from './definitions.ts';
@@ -46,6 +47,10 @@ export function synthesizeTemplate(
   const outdir = mkdtempSync(join(options.workDir ?? tmpdir(), 'security-pipeline-synth-'));
   try {
     const app = cdkSynthApp({ outdir });
+    // cdk.json turns the stack's annotations into a validation report that synth prints to stderr,
+    // naming a file in this folder, which is gone by then. They are deploy advice (the placeholder
+    // vendor URL): `cdk synth` reports them; a local run's terminal stays the CLI's own.
+    app.node.setContext(ANNOTATIONS_IN_VALIDATION_REPORT, false);
     const stack = new SecurityPipelineStack(app, 'SecurityPipeline', { config });
     return app.synth().getStackArtifact(stack.artifactId).template as CfnTemplate;
   } finally {

@@ -3,6 +3,7 @@
  * (docs/contracts.md). Plain functions over `BreachDeps`: the handlers, the local runner and the
  * tests call the same code.
  */
-export { archiveReport, archiveRunReport } from './archive.ts';
-export { recon } from './recon.ts';
-export { recordBreachFailure, writeBreachManifest } from './records.ts';
+export { archiveReport, archiveRunReport } from './archive-breach-report.ts';
+export { recon } from './breach-recon.ts';
+export { recordBreachFailure } from './record-breach-failure.ts';
+export { writeBreachManifest } from './write-breach-manifest.ts';

@@ -8,6 +8,7 @@
  * interfaces (at the end of this file): nothing but our own code writes them.
  */
 import * as z from 'zod/mini';
+import { parseWith } from '#lambdas/platform/schema';
 import type { ScanOutcome, SettledStartOutcome } from '#lambdas/scan/contracts';
 
 const text = () =>
@@ -100,6 +101,11 @@ export function sourceRef(source: DomainListSource): DomainListSourceRef {
 /** Input of the domain-list state machine. */
 export const domainListInputSchema = z.object({ source: domainListSourceSchema });
 export type DomainListInput = z.output<typeof domainListInputSchema>;
+
+/** The run's input, checked; an error names the field (`source.scheduleName`). */
+export function parseDomainListInput(event: unknown): DomainListInput {
+  return parseWith(domainListInputSchema, event);
+}
 
 /** Why a whole list was refused. */
 export const listRejectionSchema = z.object({ reason: z.string({ error: 'must be a string' }) });

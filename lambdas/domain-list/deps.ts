@@ -6,16 +6,14 @@
 
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 
 export { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 
-import {
-  LIST_SIZE_LIMIT,
-  type ListDeps,
-  parseDomainListInput,
-  SCAN_STATE_MACHINE_VARIABLE,
-} from '#lambdas/domain-list/list';
+import { parseDomainListInput } from '#lambdas/domain-list/contracts';
+import { LIST_SIZE_LIMIT } from '#lambdas/domain-list/domain-list';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { IntakeDeps } from '#lambdas/platform/intake';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
@@ -26,6 +24,31 @@ import { createObservability, type Observability } from '#lambdas/platform/runti
 import { allowSpecialUseFromEnv } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
+
+export interface ListSettings {
+  readonly resultsBucket: string;
+  /** When set, S3 sources must name this bucket: a list elsewhere is not ours to read. */
+  readonly inputBucket: string | undefined;
+  /** Object-key suffixes accepted as domain lists. @default DEFAULT_DOMAIN_LIST_SUFFIXES */
+  readonly suffixes?: readonly string[];
+  /** @default 100_000 */
+  readonly maxDomains?: number;
+  /** A list object larger than this is refused before a byte is read. @default DEFAULT_MAX_LIST_BYTES */
+  readonly maxListBytes?: number;
+  /** Special-use suffixes accepted anyway (`scan.allowSpecialUseDomains`). @default [] */
+  readonly allowSpecialUse?: readonly string[];
+}
+
+export interface ListDeps {
+  readonly s3: S3Client;
+  /** Looks up earlier child executions (a redriven run); without it they stay errors. */
+  readonly executions?: ExecutionLookup;
+  readonly logger: VendorLogger;
+  readonly settings: ListSettings;
+  readonly clock?: () => Date;
+  /** Told when a run's summary is written (WriteListSummary only). */
+  readonly events?: RunEventPublisher;
+}
 
 /** The service name of the list functions when the environment names none. */
 const LIST_SERVICE = 'domain-lists';
@@ -47,7 +70,7 @@ export function listDepsFromEnvironment(
   tools: Observability = createObservability(env, LIST_SERVICE),
   options: { readonly events?: (tools: Observability) => RunEventPublisher } = {},
 ): ListDeps {
-  const scanStateMachineArn = optionalEnv(env, SCAN_STATE_MACHINE_VARIABLE);
+  const scanStateMachineArn = optionalEnv(env, ENV.scanStateMachineArn);
   return {
     ...(options.events ? { events: options.events(tools) } : {}),
     s3: tools.tracer.captureAWSv3Client(new S3Client({})),
@@ -75,5 +98,8 @@ export function intakeDepsFromEnvironment(
   env: Env = process.env,
   tools: Observability = createObservability(env, LIST_SERVICE),
 ): IntakeDeps {
-  return objectIntakeDepsFromEnvironment(env, tools, parseDomainListInput);
+  return objectIntakeDepsFromEnvironment(env, tools, {
+    parseInput: parseDomainListInput,
+    runKind: 'domain list',
+  });
 }

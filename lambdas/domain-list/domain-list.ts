@@ -8,9 +8,24 @@
 import type { DuplicateLine, InvalidLine } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { redactText } from '#lambdas/platform/redact';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import { normalizeDomain } from '#lambdas/platform/validation';
 
 export const DEFAULT_MAX_DOMAINS = 100_000;
+
+/** Lists are text: 20 MiB is about a million domains, far above `maxDomains`. */
+export const DEFAULT_MAX_LIST_BYTES = 20 * 1024 * 1024;
+
+/**
+ * The list size limit, written once: the configuration (`intake.maxListBytes`), the variable the
+ * prepare step reads, and its bounds. Up to 100 MiB: parsing streams, but every line costs CPU
+ * time inside the step's timeout.
+ */
+export const LIST_SIZE_LIMIT = {
+  variable: ENV.domainListMaxBytes,
+  bounds: { min: 1024, max: 100 * 1024 * 1024, integer: true },
+  default: DEFAULT_MAX_LIST_BYTES,
+} as const;
 
 // The intake's suffix rule, which the watchlist intake shares; re-exported for the list's own users.
 export { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/platform/intake-suffixes';

@@ -34,6 +34,8 @@ export interface IntakeDeps {
   readonly settings: IntakeSettings;
   /** The workflow's input schema: a schedule fire is started only if it passes. */
   readonly parseInput: (event: unknown) => RunInput;
+  /** What the workflow's runs start from, as its logs name it: `domain list`, `watchlist`. */
+  readonly runKind: string;
   /** While on, nothing starts (see #lambdas/platform/pause). @default never paused */
   readonly pause?: PauseSwitch;
 }
@@ -48,14 +50,14 @@ export type IntakeDecision =
   | { readonly key: string; readonly action: 'duplicate'; readonly executionName: string }
   | { readonly key: string; readonly action: 'ignored'; readonly reason: string };
 
-/** Starts one list run per domain-list object in the event; returns what it did with each. */
-export async function startDomainListsFromEvent(deps: IntakeDeps, event: unknown): Promise<IntakeDecision[]> {
+/** Starts one run per uploaded object in the event that the intake takes; returns what it did with each. */
+export async function startUploadedRuns(deps: IntakeDeps, event: unknown): Promise<IntakeDecision[]> {
   const decisions: IntakeDecision[] = [];
   for (const object of objectFromS3Event(event)) {
     const { bucket, key } = object;
     const reason = ignoreReason(deps.settings, bucket, key);
     if (reason) {
-      deps.logger.info('object is not a domain list; ignored', { key, reason });
+      deps.logger.info(`object is not a ${deps.runKind}; ignored`, { key, reason });
       decisions.push({ key, action: 'ignored', reason });
       continue;
     }
@@ -74,12 +76,12 @@ export async function startDomainListsFromEvent(deps: IntakeDeps, event: unknown
 }
 
 /**
- * Starts the list run of one schedule fire. EventBridge Scheduler invokes this function rather than
+ * Starts the run of one schedule fire. EventBridge Scheduler invokes this function rather than
  * StartExecution, which it cannot give an execution name (and `<aws.scheduler.scheduled-time>`
  * contains ':', which names forbid): the name hashes schedule name and scheduled time, so a
  * Scheduler retry after a lost response meets the run it already started instead of a second one.
  */
-export async function startScheduledListRun(deps: IntakeDeps, event: unknown): Promise<IntakeDecision> {
+export async function startScheduledRun(deps: IntakeDeps, event: unknown): Promise<IntakeDecision> {
   const input = deps.parseInput(event);
   if (input.source.type !== 'schedule') {
     throw new InvalidInputError('source.type', 'must be schedule for a scheduled start');
@@ -88,14 +90,14 @@ export async function startScheduledListRun(deps: IntakeDeps, event: unknown): P
 }
 
 /** A Scheduler fire (`{ source: { type: 'schedule', ... } }`) or else an S3 event. */
-export async function startDomainListRuns(deps: IntakeDeps, event: unknown): Promise<IntakeDecision[]> {
+export async function startRuns(deps: IntakeDeps, event: unknown): Promise<IntakeDecision[]> {
   // Before anything else: a paused intake must fail, so that Lambda keeps the event for resume.
   await refuseWhilePaused(deps.pause);
   const source =
     typeof event === 'object' && event !== null ? (event as { source?: unknown }).source : undefined;
   const scheduled =
     typeof source === 'object' && source !== null && (source as { type?: unknown }).type === 'schedule';
-  return scheduled ? [await startScheduledListRun(deps, event)] : startDomainListsFromEvent(deps, event);
+  return scheduled ? [await startScheduledRun(deps, event)] : startUploadedRuns(deps, event);
 }
 
 async function startRun(deps: IntakeDeps, input: RunInput, key: string): Promise<IntakeDecision> {
@@ -108,11 +110,11 @@ async function startRun(deps: IntakeDeps, input: RunInput, key: string): Promise
         input: JSON.stringify(input),
       }),
     );
-    deps.logger.info('domain list run started', { key, executionName });
+    deps.logger.info(`${deps.runKind} run started`, { key, executionName });
     return { key, action: 'started', executionName, executionArn: started.executionArn ?? '' };
   } catch (error) {
     if (!(error instanceof ExecutionAlreadyExists)) throw error;
-    deps.logger.info('domain list run already exists; duplicate ignored', { key, executionName });
+    deps.logger.info(`${deps.runKind} run already exists; duplicate ignored`, { key, executionName });
     return { key, action: 'duplicate', executionName };
   }
 }

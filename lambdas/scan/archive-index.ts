@@ -7,8 +7,8 @@
  * a listing that starts after the day before `since` covers everything from `since` on.
  */
 import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
-import { FAILURE_FILE } from './failure.ts';
-import { MANIFEST_FILE } from './manifest.ts';
+import { FAILURE_FILE } from './record-scan-failure.ts';
+import { MANIFEST_FILE } from './write-scan-manifest.ts';
 
 export interface ScanFolder {
   /** `scans/<domain>/<yyyy>/<mm>/<dd>/<uuid>/` */

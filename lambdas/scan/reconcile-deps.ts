@@ -7,10 +7,20 @@ import { ConfigurationError } from '#lambdas/platform/errors';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import type { ScanApi } from '#lambdas/scan/deps';
-import type { ScanInventoryApi, ScanReconcileDeps } from '#lambdas/scan/reconcile';
-import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
+import { parseReconcileSettings, type ReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { type ScanDepsFromEnvironmentOptions, scanDepsFromEnvironment } from './vendor-deps.ts';
+
+/** What reconciliation needs of the vendor beyond the workflow's calls. */
+export interface ScanInventoryApi {
+  listScans(): Promise<{ raw: unknown }>;
+  getStats(): Promise<{ raw: unknown }>;
+}
+
+export type ScanReconcileDeps = ScanDeps & {
+  readonly inventory: ScanInventoryApi;
+  readonly reconcile: ReconcileSettings;
+};
 
 export function scanReconcileDepsFromEnvironment(
   env: Env,

@@ -104,7 +104,7 @@ function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** How StartScan settles a start whose answer was lost (settle-start.ts explains the rounds). */
+/** How StartScan settles a start whose answer was lost (start-scan.ts explains the rounds). */
 export interface StartSettleSettings {
   /** Starts sent in one invocation, the first included. */
   readonly maxStarts: number;

@@ -5,8 +5,10 @@
  */
 
 export { cleanMessage, describeCaught, MAX_ERROR_MESSAGE_BYTES } from '#lambdas/platform/caught';
-export { type DeleteScanOutput, deleteScanAtVendor } from './delete.ts';
+export { type DeleteScanOutput, deleteScanAtVendor } from './delete-scan.ts';
 export { type ScanApi, type ScanDeps, withLogKeys } from './deps.ts';
+export { extensionFor, type FetchScanOutputInput, fetchScanOutput } from './fetch-scan-output.ts';
+export { MAX_RAW_STATUS_BYTES, pollScanStatus, toSnapshot, truncateUtf8 } from './poll-scan-status.ts';
 export {
   FAILURE_FILE,
   type FailureName,
@@ -15,13 +17,11 @@ export {
   type RecordScanFailureInput,
   type RecordScanFailureOutput,
   recordScanFailure,
-} from './failure.ts';
-export { extensionFor, type FetchScanOutputInput, fetchScanOutput } from './fetch.ts';
+} from './record-scan-failure.ts';
+export { startScan } from './start-scan.ts';
 export {
   MANIFEST_FILE,
   type ScanManifest,
   type WriteScanManifestInput,
   writeScanManifest,
-} from './manifest.ts';
-export { MAX_RAW_STATUS_BYTES, pollScanStatus, toSnapshot, truncateUtf8 } from './poll.ts';
-export { startScan } from './start.ts';
+} from './write-scan-manifest.ts';

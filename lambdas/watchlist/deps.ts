@@ -1,7 +1,7 @@
 /**
- * Deps of the watchlist steps from the environment: the results bucket and the breach request
- * limit (BREACH_MAX_EMAILS, from the breach contract), plus what each step
- * alone needs, passed in by its handler so that no function bundles the other's client: the
+ * What the watchlist steps need (`WatchlistDeps`) and its wiring from the environment: the results
+ * bucket and the breach request limit (BREACH_MAX_EMAILS, from the breach contract), plus what each
+ * step alone needs, passed in by its handler so that no function bundles the other's client: the
  * identity key (PrepareWatchlist, `identityKeyFromSecret`) and DescribeExecution on BreachReport
  * executions (WriteWatchlistSummary, `sfnExecutionLookup` over BREACH_STATE_MACHINE_ARN).
  */
@@ -9,15 +9,40 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_MAX_EMAILS, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
+import type { IntakeDeps } from '#lambdas/platform/intake';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
 import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
+import { objectIntakeDepsFromEnvironment } from '#lambdas/platform/runtime/intake-deps';
 import { NO_S3_ACCESS } from '#lambdas/platform/runtime/no-access';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { numberFromText } from '#lambdas/platform/schema';
+import { numberFromText, parseWith } from '#lambdas/platform/schema';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import { watchlistInputSchema } from '#lambdas/watchlist/contracts';
 import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
-import type { WatchlistDeps } from '#lambdas/watchlist/watchlist-run';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
+
+export interface WatchlistDeps {
+  readonly s3: S3Client;
+  /** Told when a run's summary is written (WriteWatchlistSummary only). */
+  readonly events?: RunEventPublisher;
+  readonly logger: VendorLogger;
+  readonly clock: () => Date;
+  readonly settings: {
+    readonly resultsBucket: string;
+    readonly maxEmails: number;
+    /** @default DEFAULT_MAX_WATCHLIST_BYTES */
+    readonly maxWatchlistBytes?: number;
+    /** @default DEFAULT_MAX_WATCHLIST_ROWS */
+    readonly maxWatchlistRows?: number;
+    /** Request objects written at once. @default WATCHLIST_WRITE_CONCURRENCY (prepare-watchlist.ts) */
+    readonly writeConcurrency?: number;
+  };
+  /** The key of the keyed hash that names people (Secrets Manager in AWS). */
+  readonly identityKey: () => Promise<string>;
+  /** Finds a child that already ran, for a redriven run (the summary step only). */
+  readonly executions?: ExecutionLookup;
+}
 
 export interface WatchlistDepsOptions {
   /** Object access (`tracedS3Client(tools)`). @default NO_S3_ACCESS */
@@ -70,4 +95,15 @@ function limitFromEnv(env: Env, limit: (typeof WATCHLIST_LIMITS)[keyof typeof WA
   if (!parsed.success)
     throw new ConfigurationError(limit.variable, parsed.error.issues[0]?.message ?? 'is invalid');
   return parsed.data;
+}
+
+/**
+ * Deps of the watchlist's start function: the platform's object intake, bound to the watchlist
+ * machine, prefix and suffixes, and to the watchlist's input schema.
+ */
+export function watchlistIntakeDepsFromEnvironment(env: Env, tools: Observability): IntakeDeps {
+  return objectIntakeDepsFromEnvironment(env, tools, {
+    parseInput: (event) => parseWith(watchlistInputSchema, event),
+    runKind: 'watchlist',
+  });
 }

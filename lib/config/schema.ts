@@ -10,8 +10,11 @@
  * Plain TypeScript and zod: no aws-cdk-lib import, so the local runner loads it without the CDK.
  */
 import * as z from 'zod/mini';
-import { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/domain-list/domain-list';
-import { LIST_SIZE_LIMIT } from '#lambdas/domain-list/list';
+import {
+  DEFAULT_DOMAIN_LIST_SUFFIXES,
+  DOMAIN_LIST_SUFFIX_PATTERN,
+  LIST_SIZE_LIMIT,
+} from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import {
   boundedNumber,

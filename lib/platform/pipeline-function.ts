@@ -17,7 +17,7 @@ import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts'
 /** Repository root: handler entries, package-lock.json and tsconfig.json are resolved against it. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A handler's entry file: `<repo>/lambdas/<workflow>/handlers/<name>.ts` (lambdas/registry.ts). */
+/** A handler's entry file: `<repo>/lambdas/<workflow>/<name>.ts` (lambdas/registry.ts). */
 export function handlerEntry(handlerFile: string): string {
   return join(REPO_ROOT, handlerEntryPath(handlerFile));
 }
@@ -56,7 +56,7 @@ export const PIPELINE_BUNDLING: BundlingOptions = {
 export interface PipelineFunctionProps {
   /**
    * Handler file name without directory or extension, e.g. `'start-scan'` for
-   * `lambdas/scan/handlers/start-scan.ts`. The file must export `handler`.
+   * `lambdas/scan/start-scan.ts`. The file must export `handler`.
    */
   readonly handlerFile: string;
   /** Function timeout (1 s .. 15 min). Required: every caller must think about it. */

@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 const running = new AsyncLocalStorage<string>();
 
-/** Runs `body` as the function built from `lambdas/<workflow>/handlers/<handlerFile>.ts`. */
+/** Runs `body` as the function built from `lambdas/<workflow>/<handlerFile>.ts`. */
 export function runAs<T>(handlerFile: string, body: () => Promise<T>): Promise<T> {
   return running.run(handlerFile, body);
 }

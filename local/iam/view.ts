@@ -28,7 +28,7 @@ export interface FunctionIdentity {
 
 export interface IamView {
   readonly environment: ResolverEnvironment;
-  /** By handler file (`lambdas/<workflow>/handlers/<file>.ts`), read from each function's description. */
+  /** By handler file (`lambdas/<workflow>/<file>.ts`), read from each function's description. */
   readonly functions: Readonly<Record<string, FunctionIdentity>>;
   /** Bucket, queue, topic, key and secret policies, by the ARN of what they govern. */
   readonly resourcePolicies: Readonly<Record<string, PolicyDocument>>;
@@ -38,7 +38,7 @@ export interface IamView {
   readonly rotatedSecrets: readonly string[];
 }
 
-const HANDLER_DESCRIPTION = /lambdas\/[\w-]+\/handlers\/([\w-]+)\.ts$/;
+const HANDLER_DESCRIPTION = /lambdas\/[\w-]+\/([\w-]+)\.ts$/;
 
 /** The types whose resource policy the evaluator applies to a handler's calls on them. */
 const GOVERNED_TYPES = new Set([

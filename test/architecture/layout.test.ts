@@ -3,9 +3,10 @@
  * under lib/workflows/, lambdas/ and test/; a workflow uses the platform and another workflow's
  * public contract only; the platform uses no workflow; no import cycle.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { HANDLERS, type HandlerFile, handlerEntryPath } from '../../lambdas/registry.ts';
 import { importCycles, importGraph } from './import-graph.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -69,8 +70,51 @@ describe('the import graph', () => {
 describe('one folder per workflow', () => {
   it.each(WORKFLOWS)('%s has the same folder under lib/workflows/, lambdas/ and test/', (workflow) => {
     expect(existsSync(join(ROOT, 'lib/workflows', workflow))).toBe(true);
-    expect(existsSync(join(ROOT, 'lambdas', workflow, 'handlers'))).toBe(true);
+    expect(existsSync(join(ROOT, 'lambdas', workflow))).toBe(true);
     expect(existsSync(join(ROOT, 'test', workflow))).toBe(true);
+  });
+
+  it('gives each Lambda one module, named after it, in its workflow folder', () => {
+    // The step and its entry in one file: following a Task state opens one file, not an adapter too.
+    const misplaced = (Object.keys(HANDLERS) as HandlerFile[])
+      .map((handler) => handlerEntryPath(handler))
+      .filter((path) => !existsSync(join(ROOT, path)) || !/^lambdas\/[^/]+\/[^/]+\.ts$/.test(path));
+    expect(misplaced).toEqual([]);
+    const handlerFolders = readdirSync(join(ROOT, 'lambdas'), { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isDirectory() && entry.name === 'handlers')
+      .map((entry) => join(entry.parentPath, entry.name));
+    expect(handlerFolders).toEqual([]);
+  });
+
+  it('marks every Lambda entry pure, so a module that imports its step bundles no second entry', () => {
+    const unmarked = (Object.keys(HANDLERS) as HandlerFile[])
+      .map((handler) => handlerEntryPath(handler))
+      .filter((path) => {
+        const source = readFileSync(join(ROOT, path), 'utf8');
+        const entries = source.match(/^export const handler = /gm) ?? [];
+        const marked =
+          source.match(/^export const handler = \/\* @__PURE__ \*\/ createLazyHandler\(/gm) ?? [];
+        return entries.length !== 1 || marked.length !== 1;
+      });
+    expect(unmarked).toEqual([]);
+  });
+
+  it('loads no Lambda entry into synthesis: lib/ and bin/ import one for its types only', () => {
+    // An entry module pulls in its runtime (SDK clients, Powertools): synth must not evaluate it.
+    const entries = new Set(
+      (Object.keys(HANDLERS) as HandlerFile[]).map((handler) => handlerEntryPath(handler)),
+    );
+    const loaded = edges((from, to) => /^(lib|bin)\//.test(from) && entries.has(to)).filter((edge) => {
+      const [from, to] = edge.split(' -> ') as [string, string];
+      const specifier = `#lambdas/${to.slice('lambdas/'.length, -'.ts'.length)}`;
+      const source = readFileSync(join(ROOT, from), 'utf8');
+      const imports = [...source.matchAll(/^import (type )?\{[^}]*\} from '([^']+)';/gm)];
+      return (
+        imports.some((match) => match[2] === specifier && match[1] === undefined) ||
+        !imports.some((match) => match[2] === specifier)
+      );
+    });
+    expect(loaded).toEqual([]);
   });
 
   it('has no folder named vendor (tools skip those as third-party code)', () => {

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { archiveReport } from '#lambdas/breach/archive';
+import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { reportFolder } from '#lambdas/breach/identity';
 import type { BreachLimits } from '#lambdas/breach/limits';

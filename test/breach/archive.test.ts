@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
-import { archiveReport } from '#lambdas/breach/archive';
+import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { reportFolder } from '#lambdas/breach/identity';
 import { ArchiveVerificationError, VendorInsecureRedirectError } from '#lambdas/platform/errors';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';

@@ -182,7 +182,7 @@ describe('BreachReport functions', () => {
 
   it('gives the archive step Lambda’s longest timeout and room to stream', () => {
     synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
-      Description: Match.stringLikeRegexp('lambdas/breach/handlers/archive-breach-report\\.ts$'),
+      Description: Match.stringLikeRegexp('lambdas/breach/archive-breach-report\\.ts$'),
       Timeout: 900,
       MemorySize: 1024,
     });

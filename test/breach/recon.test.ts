@@ -5,8 +5,8 @@
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recon } from '#lambdas/breach/breach-recon';
 import { personRef } from '#lambdas/breach/contracts';
-import { recon } from '#lambdas/breach/recon';
 import { InvalidInputError, ReconOutcomeUnknownError, VendorThrottledError } from '#lambdas/platform/errors';
 import { listKeys, readJson } from '../kit/s3.ts';
 import {

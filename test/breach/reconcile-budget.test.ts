@@ -6,7 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BreachDeps } from '#lambdas/breach/deps';
 import { reportFolder } from '#lambdas/breach/identity';
-import { ATTEMPT_FILE, type ReconcileResult, reconcileReports } from '#lambdas/breach/reconcile';
+import {
+  ATTEMPT_FILE,
+  type ReconcileResult,
+  reconcileReports,
+} from '#lambdas/breach/reconcile-breach-reports';
 import { listKeys, readJson } from '../kit/s3.ts';
 import { type BreachTestBed, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 

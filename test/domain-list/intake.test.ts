@@ -1,11 +1,11 @@
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseDomainListInput } from '#lambdas/domain-list/list';
+import { parseDomainListInput } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { type IntakeDeps, startDomainListsFromEvent, startScheduledListRun } from '#lambdas/platform/intake';
+import { type IntakeDeps, startScheduledRun, startUploadedRuns } from '#lambdas/platform/intake';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers/start-domain-list.ts';
+import { createStartDomainListHandler } from '../../lambdas/domain-list/start-domain-list.ts';
 
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:DomainListScan';
 const sfnMock = mockClient(SFNClient);
@@ -48,6 +48,7 @@ function deps(): IntakeDeps {
   return {
     sfn: new SFNClient({ region: 'us-east-1' }),
     parseInput: parseDomainListInput,
+    runKind: 'domain list',
     logger,
     settings: {
       stateMachineArn: STATE_MACHINE_ARN,
@@ -81,7 +82,7 @@ describe('domain-list intake', () => {
     const executions = installStatefulStepFunctions();
 
     // Act
-    const decisions = await startDomainListsFromEvent(deps(), eventBridgeEvent('incoming/weekly.txt'));
+    const decisions = await startUploadedRuns(deps(), eventBridgeEvent('incoming/weekly.txt'));
 
     // Assess
     expect(decisions).toHaveLength(1);
@@ -116,12 +117,12 @@ describe('domain-list intake', () => {
     // Prepare
     const executions = installStatefulStepFunctions();
     const event = eventBridgeEvent('incoming/weekly.txt');
-    await startDomainListsFromEvent(deps(), event);
+    await startUploadedRuns(deps(), event);
     const name = [...executions.keys()][0] ?? '';
     executions.set(name, 'something else');
 
     // Act
-    const decisions = await startDomainListsFromEvent(deps(), event);
+    const decisions = await startUploadedRuns(deps(), event);
 
     // Assess
     expect(decisions[0]).toEqual({ key: 'incoming/weekly.txt', action: 'duplicate', executionName: name });
@@ -129,8 +130,8 @@ describe('domain-list intake', () => {
 
   it('starts a new run for a new version of the same key', async () => {
     const executions = installStatefulStepFunctions();
-    await startDomainListsFromEvent(deps(), eventBridgeEvent('incoming/weekly.txt', 'v1'));
-    await startDomainListsFromEvent(deps(), eventBridgeEvent('incoming/weekly.txt', 'v2'));
+    await startUploadedRuns(deps(), eventBridgeEvent('incoming/weekly.txt', 'v1'));
+    await startUploadedRuns(deps(), eventBridgeEvent('incoming/weekly.txt', 'v2'));
     expect(executions.size).toBe(2);
   });
 
@@ -140,7 +141,7 @@ describe('domain-list intake', () => {
     ['incoming/folder/', 'a folder marker'],
   ])('ignores %s (%s) without starting anything', async (key, reason) => {
     installStatefulStepFunctions();
-    const decisions = await startDomainListsFromEvent(deps(), eventBridgeEvent(key));
+    const decisions = await startUploadedRuns(deps(), eventBridgeEvent(key));
     expect(decisions[0]).toMatchObject({ action: 'ignored' });
     expect(decisions[0] && 'reason' in decisions[0] ? decisions[0].reason : '').toContain(reason);
     expect(sfnMock).toHaveReceivedCommandTimes(StartExecutionCommand, 0);
@@ -162,7 +163,7 @@ describe('domain-list intake', () => {
     };
 
     // Act
-    await startDomainListsFromEvent(deps(), event);
+    await startUploadedRuns(deps(), event);
 
     // Assess
     const input = JSON.parse([...executions.values()][0] ?? '{}') as { source: { key: string } };
@@ -171,7 +172,7 @@ describe('domain-list intake', () => {
 
   it('lets other Step Functions errors fail the invocation so EventBridge retries it', async () => {
     sfnMock.on(StartExecutionCommand).rejects(new Error('Rate exceeded'));
-    await expect(startDomainListsFromEvent(deps(), eventBridgeEvent('incoming/weekly.txt'))).rejects.toThrow(
+    await expect(startUploadedRuns(deps(), eventBridgeEvent('incoming/weekly.txt'))).rejects.toThrow(
       'Rate exceeded',
     );
   });
@@ -223,7 +224,7 @@ describe('scheduled list starts', () => {
     const { scheduledTime: _, ...withoutTime } = fire('2026-11-20T02:00:00Z').source;
 
     // Act
-    const started = startScheduledListRun(deps(), { source: withoutTime });
+    const started = startScheduledRun(deps(), { source: withoutTime });
 
     // Assess
     await expect(started).rejects.toBeInstanceOf(InvalidInputError);

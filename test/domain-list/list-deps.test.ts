@@ -33,5 +33,7 @@ describe('list handler environment', () => {
     });
     expect(deps.settings.prefix).toBe('incoming/');
     expect(deps.settings.suffixes).toEqual(['.txt', '.csv']);
+    // and its logs name a domain list, never another workflow's run
+    expect(deps.runKind).toBe('domain list');
   });
 });

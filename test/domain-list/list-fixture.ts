@@ -3,7 +3,7 @@
  * over it with a fixed clock. `s3` and `deps` are live bindings, set by useListBed's beforeAll.
  */
 import { afterAll, beforeAll } from 'vitest';
-import type { ListDeps } from '#lambdas/domain-list/list';
+import type { ListDeps } from '#lambdas/domain-list/deps';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 

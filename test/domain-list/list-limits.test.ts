@@ -7,8 +7,10 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
-import { DEFAULT_MAX_LIST_BYTES, type ListDeps, prepareDomainList } from '#lambdas/domain-list/list';
-import { writeListSummary } from '#lambdas/domain-list/list-summary';
+import type { ListDeps } from '#lambdas/domain-list/deps';
+import { DEFAULT_MAX_LIST_BYTES } from '#lambdas/domain-list/domain-list';
+import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
+import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { readJson } from '../kit/s3.ts';

@@ -2,13 +2,13 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import type { DomainListItem, ListSummary, PreparedDomainList } from '#lambdas/domain-list/contracts';
-import { prepareDomainList } from '#lambdas/domain-list/list';
+import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import {
   buildListSummary,
   domainResultFromFailure,
   domainResultFromIteration,
   writeListSummary,
-} from '#lambdas/domain-list/list-summary';
+} from '#lambdas/domain-list/write-list-summary';
 import type { RunFinishedDetail } from '#lambdas/platform/run-events';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { createMemoryLogger } from '../kit/loggers.ts';

@@ -2,10 +2,12 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import type { DomainListItem } from '#lambdas/domain-list/contracts';
-import { type ListDeps, parseDomainListInput, prepareDomainList } from '#lambdas/domain-list/list';
+import { parseDomainListInput } from '#lambdas/domain-list/contracts';
+import type { ListDeps } from '#lambdas/domain-list/deps';
+import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { childExecutionName } from '#lambdas/platform/naming';
-import { createWriteListSummaryHandler } from '../../lambdas/domain-list/handlers/write-list-summary.ts';
+import { createWriteListSummaryHandler } from '../../lambdas/domain-list/write-list-summary.ts';
 import { readJson } from '../kit/s3.ts';
 import { deps, INPUT, RESULTS, s3, useListBed } from './list-fixture.ts';
 

@@ -15,12 +15,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseDomainListInput } from '#lambdas/domain-list/list';
-import { heldStartIn, resumePausedStarts } from '#lambdas/domain-list/resume';
+import { parseDomainListInput } from '#lambdas/domain-list/contracts';
+import { heldStartIn, resumePausedStarts } from '#lambdas/domain-list/resume-paused-starts';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { IntakeDeps } from '#lambdas/platform/intake';
 import { PipelinePausedError, pauseSwitch } from '#lambdas/platform/pause';
-import { createStartDomainListHandler } from '../../lambdas/domain-list/handlers/start-domain-list.ts';
+import { createStartDomainListHandler } from '../../lambdas/domain-list/start-domain-list.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 
 const FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:IntakeStartDomainListFunction';
@@ -81,6 +81,7 @@ function intakeDeps(): IntakeDeps {
   return {
     sfn: new SFNClient({ region: 'eu-west-1' }),
     parseInput: parseDomainListInput,
+    runKind: 'domain list',
     logger: createMemoryLogger(),
     settings: { stateMachineArn: MACHINE, prefix: 'incoming/', suffixes: ['.txt'], inputBucket: 'input' },
     pause: pauseSwitch('/pipeline/paused', async () => state.value),

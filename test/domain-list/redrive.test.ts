@@ -10,9 +10,9 @@ import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient } from '@aws
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
-import { sfnExecutionLookup } from '#lambdas/domain-list/deps';
-import { type ListDeps, prepareDomainList } from '#lambdas/domain-list/list';
-import { writeListSummary } from '#lambdas/domain-list/list-summary';
+import { type ListDeps, sfnExecutionLookup } from '#lambdas/domain-list/deps';
+import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
+import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

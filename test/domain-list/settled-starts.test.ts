@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DomainScanResult } from '#lambdas/domain-list/contracts';
-import { buildListSummary } from '#lambdas/domain-list/list-summary';
+import { buildListSummary } from '#lambdas/domain-list/write-list-summary';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { formatTotals } from '../../local/progress.ts';
 

@@ -181,13 +181,13 @@ export interface FunctionInfo {
   readonly environment: Record<string, unknown>;
 }
 
-/** The Lambda function built from `lambdas/<workflow>/handlers/<handlerFile>.ts` (found by its description). */
+/** The Lambda function built from `lambdas/<workflow>/<handlerFile>.ts` (found by its description). */
 export function functionFor(synthesized: Synthesized, handlerFile: string): FunctionInfo {
   const matches = Object.entries(synthesized.json.Resources).filter(
     ([, r]) =>
       r.Type === 'AWS::Lambda::Function' &&
       typeof r.Properties?.Description === 'string' &&
-      r.Properties.Description.endsWith(`/handlers/${handlerFile}.ts`),
+      r.Properties.Description.endsWith(`/${handlerFile}.ts`),
   );
   if (matches.length !== 1)
     throw new Error(`expected one function for ${handlerFile}, found ${matches.length}`);

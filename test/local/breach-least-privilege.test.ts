@@ -9,17 +9,15 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
 import { createBreachSettings } from '#lambdas/breach/deps';
-import { reconcileReports } from '#lambdas/breach/reconcile';
+import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
 import { archiveRunReport, recon, recordBreachFailure, writeBreachManifest } from '#lambdas/breach/steps';
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import {
-  prepareWatchlist,
-  type WatchlistDeps,
-  type WatchlistItem,
-  writeWatchlistSummary,
-} from '#lambdas/watchlist/watchlist-run';
+import type { WatchlistDeps } from '#lambdas/watchlist/deps';
+import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
+import type { WatchlistItem } from '#lambdas/watchlist/watchlist-shards';
+import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { declarationOf, type HandlerFile } from '../../lambdas/registry.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import type { IamEvaluator } from '../../local/iam/evaluator.ts';

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DomainListItem, DomainScanResult, ListSummary } from '#lambdas/domain-list/contracts';
-import type { ListDeps } from '#lambdas/domain-list/list';
-import { domainResultFromFailure } from '#lambdas/domain-list/list-summary';
+import type { ListDeps } from '#lambdas/domain-list/deps';
+import { domainResultFromFailure } from '#lambdas/domain-list/write-list-summary';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import { createPrepareDomainListHandler } from '../../lambdas/domain-list/handlers/prepare-domain-list.ts';
-import { createWriteListSummaryHandler } from '../../lambdas/domain-list/handlers/write-list-summary.ts';
+import { createPrepareDomainListHandler } from '../../lambdas/domain-list/prepare-domain-list.ts';
+import { createWriteListSummaryHandler } from '../../lambdas/domain-list/write-list-summary.ts';
 import { startS3rver } from '../../local/embedded-s3.ts';
 import {
   COMPACT_THRESHOLD,

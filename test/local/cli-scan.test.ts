@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
-import type { ScanManifest } from '#lambdas/scan/manifest';
+import type { ScanManifest } from '#lambdas/scan/write-scan-manifest';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { FaultRule } from '../../local/simulator/types.ts';
 import { type CliRun, type CliRunOptions, filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';

@@ -202,7 +202,7 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
       runAs('start-scan', () =>
         e.check('S3Client', 'GetObjectCommand', { Bucket: 'pipeline-results', Key: 'x' }),
       ),
-    ).rejects.toThrow('the synthesized template has no function for lambdas/scan/handlers/start-scan.ts');
+    ).rejects.toThrow('the synthesized template has no function for lambdas/scan/start-scan.ts');
   });
 });
 

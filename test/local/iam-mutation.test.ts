@@ -29,8 +29,7 @@ function withoutPutObject(template: CfnTemplate, handlerFile: string): CfnTempla
   const mutated = structuredClone(template) as { Resources: Resources };
   const fn = Object.values(mutated.Resources).find(
     (r) =>
-      r.Type === 'AWS::Lambda::Function' &&
-      String(r.Properties?.Description).endsWith(`/handlers/${handlerFile}.ts`),
+      r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Description).endsWith(`/${handlerFile}.ts`),
   );
   if (!fn) throw new Error(`the template has no function for the ${handlerFile} handler`);
   const role = (fn.Properties as { Role: { 'Fn::GetAtt': [string] } }).Role['Fn::GetAtt'][0];

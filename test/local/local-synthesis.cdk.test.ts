@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { synthesizeTemplate } from '../../local/synth.ts';
@@ -39,5 +39,20 @@ describe('the local runner synthesis', () => {
     expect(local).toEqual(expected);
     // and its cloud assembly is gone once the template is read
     expect(readdirSync(workDir)).toEqual([]);
+  });
+
+  it('prints nothing: the annotations cdk synth reports stay out of a local run', () => {
+    // Prepare: the default configuration carries the placeholder vendor URL, which is annotated
+    const config = parsePipelineConfig(undefined, 'test');
+    const printed: unknown[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args) => printed.push(args));
+    vi.spyOn(console, 'warn').mockImplementation((...args) => printed.push(args));
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => printed.push(chunk) > 0);
+
+    // Act
+    synthesizeTemplate(config, { workDir: testOutdir() });
+
+    // Assess
+    expect(printed).toEqual([]);
   });
 });

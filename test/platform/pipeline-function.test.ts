@@ -38,7 +38,7 @@ describe('PipelineFunction defaults', () => {
       MemorySize: 512,
       Timeout: 30,
       Handler: 'index.handler',
-      Description: `Security pipeline: lambdas/scan/handlers/${PLAIN}.ts`,
+      Description: `Security pipeline: lambdas/scan/${PLAIN}.ts`,
     });
   });
 

@@ -8,7 +8,7 @@ import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
-import { pollScanStatus } from '#lambdas/scan/poll';
+import { pollScanStatus } from '#lambdas/scan/poll-scan-status';
 import { createScanSettings, type ScanSettingsInput } from '#lambdas/scan/settings';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream } from '../kit/digest.ts';

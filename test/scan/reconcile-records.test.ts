@@ -6,8 +6,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
-import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/manifest';
-import { reconcileScans } from '#lambdas/scan/reconcile';
+import { reconcileScans } from '#lambdas/scan/reconcile-scans';
+import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/write-scan-manifest';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { listKeys, readJson } from '../kit/s3.ts';
 import { executeScan, executionEnd } from '../local/harness.ts';

@@ -7,11 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import { METRIC } from '#lambdas/platform/metrics';
 import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
-import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/manifest';
-import { reconcileScans } from '#lambdas/scan/reconcile';
+import { reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
-import { createReconcileScansHandler } from '../../lambdas/scan/handlers/reconcile-scans.ts';
+import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/write-scan-manifest';
+import { createReconcileScansHandler } from '../../lambdas/scan/reconcile-scans.ts';
 import { recordS3Commands } from '../../local/embedded-s3.ts';
 import { sha256Hex } from '../kit/digest.ts';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';

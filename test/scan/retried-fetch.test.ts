@@ -7,7 +7,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
-import { STAGING_FOLDER } from '#lambdas/scan/fetch';
+import { STAGING_FOLDER } from '#lambdas/scan/fetch-scan-output';
 import { fetchScanOutput, startScan, writeScanManifest } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

@@ -7,7 +7,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import type { ScanManifest } from '#lambdas/scan/manifest';
 import {
   DEFAULT_POLL_SETTINGS,
   estimateHistoryEvents,
@@ -16,6 +15,7 @@ import {
   STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
   worstCaseLoopIterations,
 } from '#lambdas/scan/poll-schedule';
+import type { ScanManifest } from '#lambdas/scan/write-scan-manifest';
 import type { AslDefinition, AslState } from '../../local/definitions.ts';
 import { sha256Hex } from '../kit/digest.ts';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';

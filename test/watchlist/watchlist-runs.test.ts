@@ -6,7 +6,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { RunFinishedDetail } from '#lambdas/platform/run-events';
-import { prepareWatchlist, writeWatchlistSummary } from '#lambdas/watchlist/watchlist-run';
+import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
+import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { runWatchlist } from '#local/breach-run';
 import { bed, IDENTITY_KEY, RESULTS_BUCKET, runOptions, useBreachRun } from '../breach/fixture.ts';
 import { listKeys, readJson } from '../kit/s3.ts';

@@ -28,19 +28,20 @@ export function intakeSuffixes(env: Env): string[] {
 }
 
 /**
- * Deps of an intake handler, which starts runs for uploads and schedule fires; `parseInput` is the
- * workflow's input schema. The variables keep the domain-list names the watchlist intake shares.
+ * Deps of an intake handler, which starts runs for uploads and schedule fires; the workflow gives
+ * its input schema and what its logs call a run. The variables keep the domain-list names the
+ * watchlist intake shares.
  */
 export function objectIntakeDepsFromEnvironment(
   env: Env,
   tools: Observability,
-  parseInput: IntakeDeps['parseInput'],
+  workflow: Pick<IntakeDeps, 'parseInput' | 'runKind'>,
 ): IntakeDeps {
   const pause = pauseSwitchFromEnvironment(env, tools);
   return {
     ...(pause === undefined ? {} : { pause }),
     sfn: tools.tracer.captureAWSv3Client(new SFNClient({})),
-    parseInput,
+    ...workflow,
     logger: pipelineLoggerFromPowertools(tools.logger),
     settings: {
       stateMachineArn: requireEnv(env, ENV.domainListStateMachineArn),

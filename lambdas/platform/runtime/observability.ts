@@ -104,6 +104,12 @@ export interface LazyHandlerOptions<TDeps, TEvent, TResult> {
  *   any, as metadata (never the response: it carries domains);
  * - adds the Lambda context (request id, function) to every log line;
  * - flushes the metrics it recorded, whether it succeeded or threw.
+ *
+ * Each entry is the last statement of its step's module, so other handlers import that module (the
+ * reconciler imports the fetch step). Call it as `export const handler = /* @__PURE__ *\/
+ * createLazyHandler(...)`: the call has no effect until invoked, and the mark lets esbuild leave the
+ * entry and its wiring out of every other handler's bundle (it does not carry a function's own
+ * no-side-effects mark across modules). test/architecture/layout.test.ts holds every entry to it.
  */
 export function createLazyHandler<TDeps, TEvent, TResult>(
   options: LazyHandlerOptions<TDeps, TEvent, TResult>,

@@ -18,7 +18,7 @@ import {
   breachLimitsEnvironment,
   DEFAULT_BREACH_LIMITS,
 } from '#lambdas/breach/limits';
-import type { BreachFailureName } from '#lambdas/breach/records';
+import type { BreachFailureName } from '#lambdas/breach/record-breach-failure';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';

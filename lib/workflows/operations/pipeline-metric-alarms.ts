@@ -23,7 +23,7 @@ import { METRIC, METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/me
 import { pipelineMetric, scanMetric } from '../../platform/pipeline-metric.ts';
 import { ALARMS_RUNBOOK, silenceAlarm } from '../../platform/standard-alarms.ts';
 
-/** The failure labels RecordFailure puts on ScansFailed (lambdas/scan/failure.ts). */
+/** The failure labels RecordFailure puts on ScansFailed (lambdas/scan/record-scan-failure.ts). */
 const SCAN_FAILURE_LABELS = [
   'ScanFailed',
   'ScanRejected',

@@ -50,11 +50,11 @@ const STEP_TIMEOUT = Duration.minutes(2);
 
 /**
  * Scheduled native rotation of the vendor org key, with its guards:
- * - the rotation function (lambdas/rotation/handlers/rotate-api-key.ts) on a native rotation schedule, never rotating
+ * - the rotation function (lambdas/rotation/rotate-api-key.ts) on a native rotation schedule, never rotating
  *   on deploy (`rotateImmediatelyOnUpdate: false`), invocable by Secrets Manager for this secret only;
  * - no blind retries: the function's asynchronous invocations are never retried by Lambda, and a
  *   failed one lands in a dead-letter queue; Secrets Manager itself resumes the same token later;
- * - a daily key-age check (lambdas/rotation/handlers/check-api-key-age.ts) whose metric the key-age alarm watches, and
+ * - a daily key-age check (lambdas/rotation/check-api-key-age.ts) whose metric the key-age alarm watches, and
  *   a silence alarm for when the check stops reporting;
  * - alarms for every way a rotation goes wrong (docs/runbooks/key-rotation.md).
  */

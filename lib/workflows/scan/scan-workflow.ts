@@ -19,7 +19,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import type { FailureName } from '#lambdas/scan/failure';
+import type { FailureName } from '#lambdas/scan/record-scan-failure';
 import {
   allowSpecialUseEnvironment,
   type PollConfig,
@@ -71,7 +71,7 @@ export interface ScanWorkflowProps {
  */
 const VENDOR_CALL_TIMEOUT = Duration.seconds(80);
 /**
- * StartScan settles a start whose answer was lost inside its invocation (settle-start.ts): its
+ * StartScan settles a start whose answer was lost inside its invocation (lambdas/scan/start-scan.ts): its
  * start, two listings 2 s apart and possibly one more start. Settling inside the function (not as
  * states) keeps the ASL and the execution history as they were; it checks the time left and never
  * sends a start without 35 s for its answer. A timeout while it lists is harmless (ScanRejected,

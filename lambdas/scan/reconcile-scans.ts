@@ -24,35 +24,25 @@ import {
   reconcileEach,
   writeReconciliationRecord,
 } from '#lambdas/platform/reconcile-each';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { UnreadableEntry } from '#lambdas/platform/vendor-api/json';
 import { type ListedScan, readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
+import { type DomainArchive, indexDomainArchive } from '#lambdas/scan/archive-index';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
-import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
-import { type DomainArchive, indexDomainArchive } from './archive-index.ts';
-import { deleteScanAtVendor } from './delete.ts';
-import type { ScanDeps } from './deps.ts';
+import { deleteScanAtVendor } from '#lambdas/scan/delete-scan';
 import {
   linkFailureRecord,
   matchRejectedStart,
   type RejectedStart,
   readRejectedStarts,
-} from './failure-links.ts';
-import { fetchScanOutput } from './fetch.ts';
-import { MANIFEST_FILE, writeScanManifest } from './manifest.ts';
-import { toSnapshot } from './poll.ts';
-import type { ReconcileSettings } from './reconcile-settings.ts';
-import { publishVendorStatistics, type VendorStatsOutcome } from './vendor-stats.ts';
-
-/** What reconciliation needs of the vendor beyond the workflow's calls. */
-export interface ScanInventoryApi {
-  listScans(): Promise<{ raw: unknown }>;
-  getStats(): Promise<{ raw: unknown }>;
-}
-
-export type ScanReconcileDeps = ScanDeps & {
-  readonly inventory: ScanInventoryApi;
-  readonly reconcile: ReconcileSettings;
-};
+} from '#lambdas/scan/failure-links';
+import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
+import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
+import { toSnapshot } from '#lambdas/scan/poll-scan-status';
+import { type ScanReconcileDeps, scanReconcileDepsFromEnvironment } from '#lambdas/scan/reconcile-deps';
+import { publishVendorStatistics, type VendorStatsOutcome } from '#lambdas/scan/vendor-stats';
+import { MANIFEST_FILE, writeScanManifest } from '#lambdas/scan/write-scan-manifest';
 
 type Outcome = 'alreadyArchived' | 'archived' | 'unfinished' | 'vendorFailed' | 'deferred';
 
@@ -287,3 +277,18 @@ async function deleteOrphan(
 export function reconciliationRunId(startedAt: Date): string {
   return `reconciliation-${startedAt.toISOString().replace(/[-:]|\.\d+/g, '')}`;
 }
+
+/** Scheduled: archive every finished scan the vendor lists that has no manifest, and publish the vendor's counts. */
+export function createReconcileScansHandler(deps: ScanReconcileDeps): Handler<unknown, ScanReconcileResult> {
+  // The schedule's input carries nothing the run needs: what to do comes from the vendor's list.
+  // Lambda's clock decides when to stop starting archives; the next run takes the rest.
+  return async (_event, context) => {
+    const timeLeftMs = context?.getRemainingTimeInMillis?.bind(context);
+    return reconcileScans(deps, timeLeftMs ? { timeLeftMs } : {});
+  };
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => scanReconcileDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  handler: createReconcileScansHandler,
+});

@@ -3,8 +3,13 @@
  * silently (a disabled schedule, a function that keeps failing, a rotation stuck in AWSPENDING) shows
  * up here as an age past the schedule's period, which the key-age alarm watches.
  */
+
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { METRIC, type PipelineMetrics } from '#lambdas/platform/metrics';
-import type { SecretWriter } from '#lambdas/platform/secret-writer';
+import { requireEnv } from '#lambdas/platform/runtime/env';
+import { createLazyHandler, type Handler, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { createSecretWriter, type SecretWriter } from '#lambdas/platform/secret-writer';
 
 export interface KeyAge {
   readonly ageDays: number;
@@ -25,3 +30,25 @@ export async function measureKeyAge(
   deps.metrics.record(METRIC.apiKeyAge, Math.round(ageDays * 100) / 100, 'NoUnit', { workflow: 'rotation' });
   return { ageDays, since: since?.toISOString() };
 }
+
+/** Daily: publishes the org key's age (ApiKeyAgeDays), which the key-age alarm watches. */
+export interface KeyAgeDeps {
+  readonly secrets: SecretWriter;
+  readonly metrics: PipelineMetrics;
+  readonly clock: () => Date;
+  readonly secretId: string;
+}
+
+export function createCheckApiKeyAgeHandler(deps: KeyAgeDeps): Handler<unknown, KeyAge> {
+  return async () => measureKeyAge(deps, deps.secretId);
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools): KeyAgeDeps => ({
+    secrets: createSecretWriter(tools.tracer.captureAWSv3Client(new SecretsManagerClient({}))),
+    metrics: powertoolsMetrics(tools.metrics),
+    clock: () => new Date(),
+    secretId: requireEnv(process.env, ENV.rotatedSecretArn),
+  }),
+  handler: createCheckApiKeyAgeHandler,
+});

@@ -13,13 +13,20 @@
  * report never tried, the longest-waiting first: one bad report never holds up the rest.
  */
 import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { ARCHIVE_MANIFEST_FILE, archiveReport } from '#lambdas/breach/archive-breach-report';
+import { BREACH_PREFIX } from '#lambdas/breach/contracts';
+import type { BreachDeps } from '#lambdas/breach/deps';
+import { reportFolder } from '#lambdas/breach/identity';
+import {
+  BREACH_RECONCILE_DEFAULTS,
+  type BreachReconcileSettings,
+  breachReconcileSettingsFromEnv,
+} from '#lambdas/breach/reconcile-settings';
+import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import { labelsOf, reconcileEach, writeReconciliationRecord } from '#lambdas/platform/reconcile-each';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { UnreadableEntry } from '#lambdas/platform/vendor-api/json';
-import { ARCHIVE_MANIFEST_FILE, archiveReport } from './archive.ts';
-import { BREACH_PREFIX } from './contracts.ts';
-import type { BreachDeps } from './deps.ts';
-import { reportFolder } from './identity.ts';
-import { BREACH_RECONCILE_DEFAULTS, type BreachReconcileSettings } from './reconcile-settings.ts';
 
 /** Written in a report's folder before reconciliation archives it; removed once it is archived. */
 export const ATTEMPT_FILE = 'reconcile-attempt.json';
@@ -164,3 +171,28 @@ async function indexReportFolders(deps: BreachDeps): Promise<Map<string, FolderS
   } while (token !== undefined);
   return folders;
 }
+
+/** Scheduled: archive every report the vendor lists that has no verified archive yet. */
+export type BreachReconcileDeps = BreachDeps & { readonly reconcile?: BreachReconcileSettings };
+
+export function createReconcileBreachReportsHandler(
+  deps: BreachReconcileDeps,
+): Handler<unknown, ReconcileResult> {
+  // The schedule's input carries nothing the run needs: what to do comes from the vendor's list.
+  // Lambda's clock decides when to stop starting archives; the next run takes the rest.
+  return async (_event, context) => {
+    const timeLeftMs = context?.getRemainingTimeInMillis?.bind(context);
+    return reconcileReports(deps, {
+      ...(deps.reconcile ? { settings: deps.reconcile } : {}),
+      ...(timeLeftMs ? { timeLeftMs } : {}),
+    });
+  };
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools): BreachReconcileDeps => ({
+    ...breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+    reconcile: breachReconcileSettingsFromEnv(process.env),
+  }),
+  handler: createReconcileBreachReportsHandler,
+});

@@ -1,81 +1,37 @@
 /**
- * The fan-out level of a domain-list run: prepare the list (parse, dedupe, name the child
- * executions). The summary, once every child has finished, is in list-summary.ts, which builds on
- * this module (not the other way round: a re-export here made the two a cycle).
+ * `PrepareDomainList`, the fan-out level of a domain-list run: prepare the list (parse, dedupe, name
+ * the child executions). The summary, once every child has finished, is in write-list-summary.ts,
+ * which builds on this module (not the other way round: a re-export here made the two a cycle).
  *
  * In AWS these run as the `PrepareDomainList` and `WriteListSummary` tasks around a Distributed
- * Map; locally the runner calls the same functions around its own bounded fan-out.
+ * Map; locally the runner calls the same functions around its own bounded fan-out. The Lambda entry
+ * is at the end.
  */
 import { Readable } from 'node:stream';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import type {
-  DomainListInput,
-  DomainListItem,
-  DomainListSource,
-  DuplicateLine,
-  InvalidLine,
-  ListRejection,
-  PreparedDomainList,
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import {
+  type DomainListInput,
+  type DomainListItem,
+  type DomainListSource,
+  type DuplicateLine,
+  type InvalidLine,
+  type ListRejection,
+  type PreparedDomainList,
+  parseDomainListInput,
+  sourceRef,
 } from '#lambdas/domain-list/contracts';
-import { domainListInputSchema, sourceRef } from '#lambdas/domain-list/contracts';
+import { type ListDeps, listDepsFromEnvironment } from '#lambdas/domain-list/deps';
 import {
   DEFAULT_DOMAIN_LIST_SUFFIXES,
+  DEFAULT_MAX_LIST_BYTES,
   linesFromStream,
   type ParsedDomainList,
   parseDomainList,
 } from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 import { childExecutionName, listResultsPrefix, runIdFor } from '#lambdas/platform/naming';
-import type { RunEventPublisher } from '#lambdas/platform/run-events';
-import { ENV } from '#lambdas/platform/runtime/variables';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { putJson } from '#lambdas/platform/s3/json-objects';
-import { parseWith } from '#lambdas/platform/schema';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-
-export interface ListSettings {
-  readonly resultsBucket: string;
-  /** When set, S3 sources must name this bucket: a list elsewhere is not ours to read. */
-  readonly inputBucket: string | undefined;
-  /** Object-key suffixes accepted as domain lists. @default DEFAULT_DOMAIN_LIST_SUFFIXES */
-  readonly suffixes?: readonly string[];
-  /** @default 100_000 */
-  readonly maxDomains?: number;
-  /** A list object larger than this is refused before a byte is read. @default DEFAULT_MAX_LIST_BYTES */
-  readonly maxListBytes?: number;
-  /** Special-use suffixes accepted anyway (`scan.allowSpecialUseDomains`). @default [] */
-  readonly allowSpecialUse?: readonly string[];
-}
-
-/** Lists are text: 20 MiB is about a million domains, far above `maxDomains`. */
-export const DEFAULT_MAX_LIST_BYTES = 20 * 1024 * 1024;
-
-/**
- * The list size limit, written once: the configuration (`intake.maxListBytes`), the variable the
- * prepare step reads, and its bounds. Up to 100 MiB: parsing streams, but every line costs CPU
- * time inside the step's timeout.
- */
-export const LIST_SIZE_LIMIT = {
-  variable: ENV.domainListMaxBytes,
-  bounds: { min: 1024, max: 100 * 1024 * 1024, integer: true },
-  default: DEFAULT_MAX_LIST_BYTES,
-} as const;
-
-/** Where WriteListSummary finds the ScanDomain machine whose children it may need to look up. */
-export const SCAN_STATE_MACHINE_VARIABLE = ENV.scanStateMachineArn;
-
-export type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
-
-export interface ListDeps {
-  readonly s3: S3Client;
-  /** Looks up earlier child executions (a redriven run); without it they stay errors. */
-  readonly executions?: ExecutionLookup;
-  readonly logger: VendorLogger;
-  readonly settings: ListSettings;
-  readonly clock?: () => Date;
-  /** Told when a run's summary is written (WriteListSummary only). */
-  readonly events?: RunEventPublisher;
-}
 
 /** rejects.json: the first invalid and duplicate lines (samples; the counts are in the summary). */
 export interface Rejects {
@@ -92,9 +48,6 @@ export class ListRejectedError extends Error {
 }
 
 /** Validates the list workflow's input; errors name the field (`source.scheduleName`). */
-export function parseDomainListInput(event: unknown): DomainListInput {
-  return parseWith(domainListInputSchema, event);
-}
 
 /**
  * Reads and parses the list, writes items.json and rejects.json, and returns where they are. A list
@@ -215,3 +168,13 @@ async function openListLines(
   }
   return linesFromStream(object.Body);
 }
+
+/** `PrepareDomainList`: parse the uploaded or scheduled list, write items.json for the Distributed Map. */
+export function createPrepareDomainListHandler(deps: ListDeps): Handler<unknown, PreparedDomainList> {
+  return async (event) => prepareDomainList(deps, parseDomainListInput(event));
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => listDepsFromEnvironment(process.env, tools),
+  handler: createPrepareDomainListHandler,
+});

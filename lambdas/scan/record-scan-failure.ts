@@ -12,10 +12,12 @@ import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { cleanMessage, cleanName, cleanText, describeCaught, safe } from '#lambdas/platform/caught';
 import { METRIC } from '#lambdas/platform/metrics';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#lambdas/scan/contracts';
+import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#lambdas/scan/parse';
-import type { ScanDeps } from './deps.ts';
 
 export const FAILURE_FILE = 'failure.json';
 
@@ -233,3 +235,28 @@ function rejectedFailureKey(domain: string | undefined, at: Date, identity: read
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/**
+ * `RecordFailure`: write `failure.json` and return `{ failure: { error, cause } }`, `cause` being a
+ * JSON ScanOutcome, for the Fail state. Accepts any payload: it runs after something already broke,
+ * and its own error would hide the real one.
+ */
+export function createRecordScanFailureHandler(
+  deps: ScanDeps,
+): Handler<unknown, RecordScanFailureOutput<RecordScanFailureInput>> {
+  return async (event, context) => {
+    const state = (event !== null && typeof event === 'object' ? event : {}) as RecordScanFailureInput;
+    const scoped = withLogKeys(deps, {
+      domain: typeof state.domain === 'string' ? state.domain.slice(0, 253) : undefined,
+      scanUuid: typeof state.scanUuid === 'string' ? state.scanUuid.slice(0, 64) : undefined,
+      requestId: context?.awsRequestId,
+    });
+    return recordScanFailure(scoped, state);
+  };
+}
+
+// Writes S3 only: no vendor URL and no secret in this function's environment.
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => storageScanDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  handler: createRecordScanFailureHandler,
+});

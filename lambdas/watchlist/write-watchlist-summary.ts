@@ -1,186 +1,32 @@
 /**
- * A watchlist run: PrepareWatchlist reads the watchlist once, stores the people's requests in
- * shards under the run's prefix (one line each) and lists the people (hashed, each with its shard
- * and the bytes of its line) in items.json for the Distributed
- * Map; each runs as a child BreachReport execution; WriteWatchlistSummary accounts for every row.
+ * `WriteWatchlistSummary`, the last step of a watchlist run: join the people's results (each a
+ * child BreachReport execution of the Distributed Map) with the rows PrepareWatchlist recorded,
+ * write summary.json, and announce the finished run.
  */
-
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod/mini';
-import { BREACH_PREFIX, type BreachReportInput, slugOf } from '#lambdas/breach/contracts';
-import { forEachBounded, mapBounded } from '#lambdas/platform/bounded';
-import { InvalidInputError } from '#lambdas/platform/errors';
+import type { BreachReportInput } from '#lambdas/breach/contracts';
+import { mapBounded } from '#lambdas/platform/bounded';
 import {
   DESCRIBE_EXECUTION_CONCURRENCY,
-  type ExecutionLookup,
   type IterationResult,
   readIterationResults,
   tryJson,
 } from '#lambdas/platform/fan-out-results';
-import { runIdFor } from '#lambdas/platform/naming';
 import { redactText } from '#lambdas/platform/redact';
-import { announceRunFinished, type RunEventPublisher } from '#lambdas/platform/run-events';
+import { announceRunFinished } from '#lambdas/platform/run-events';
+import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
+import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-import { type WatchlistSource, watchlistInputSchema, watchlistSourceSchema } from './contracts.ts';
-import {
-  DEFAULT_MAX_WATCHLIST_BYTES,
-  DEFAULT_MAX_WATCHLIST_ROWS,
-  type ParsedWatchlist,
-  parseWatchlist,
-  type WatchlistRejection,
-  watchlistFormatOf,
-} from './watchlist.ts';
-import { shardRequests, type WatchlistItem } from './watchlist-shards.ts';
-
-const text = () =>
-  z
-    .string({ error: 'must be a non-empty string' })
-    .check(z.minLength(1, { error: 'must be a non-empty string' }));
-
-export interface WatchlistDeps {
-  readonly s3: S3Client;
-  /** Told when a run's summary is written (WriteWatchlistSummary only). */
-  readonly events?: RunEventPublisher;
-  readonly logger: VendorLogger;
-  readonly clock: () => Date;
-  readonly settings: {
-    readonly resultsBucket: string;
-    readonly maxEmails: number;
-    /** @default DEFAULT_MAX_WATCHLIST_BYTES */
-    readonly maxWatchlistBytes?: number;
-    /** @default DEFAULT_MAX_WATCHLIST_ROWS */
-    readonly maxWatchlistRows?: number;
-    /** Request objects written at once. @default WATCHLIST_WRITE_CONCURRENCY */
-    readonly writeConcurrency?: number;
-  };
-  /** The key of the keyed hash that names people (Secrets Manager in AWS). */
-  readonly identityKey: () => Promise<string>;
-  /** Finds a child that already ran, for a redriven run (the summary step only). */
-  readonly executions?: ExecutionLookup;
-}
-
-export interface PreparedWatchlist {
-  readonly runId: string;
-  readonly source: WatchlistSource;
-  readonly startedAt: string;
-  readonly resultsBucket: string;
-  readonly resultsPrefix: string;
-  readonly itemsKey: string;
-  readonly rowsKey: string;
-  readonly counts: {
-    readonly rows: number;
-    readonly valid: number;
-    readonly invalid: number;
-    readonly duplicate: number;
-    readonly ignoredLines: number;
-  };
-}
-
-/**
- * Shards PrepareWatchlist writes at once. At 25 ms a PUT and WATCHLIST_SHARD_PEOPLE people a
- * shard, 100,000 people are 100 PUTs: a few seconds. Far below the 3,500 PUTs a second S3
- * supports per partitioned prefix; a 503 SlowDown is retried by the SDK
- * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/optimizing-performance.html).
- */
-export const WATCHLIST_WRITE_CONCURRENCY = 32;
-
-export { WATCHLIST_SHARD_PEOPLE, type WatchlistItem } from './watchlist-shards.ts';
-
-export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Promise<PreparedWatchlist> {
-  const { source } = parseWith(watchlistInputSchema, event);
-  const format = watchlistFormatOf(source.key);
-  if (format === undefined)
-    throw new InvalidInputError('source.key', 'must end with .csv or .json to be a watchlist');
-  // The same identity rule as a domain-list run: the object's version, or the schedule's fire.
-  const runId = runIdFor(source);
-  const name = slugOf(source.key.replace(/^.*\//, '').replace(/\.[^.]*$/, ''));
-  const resultsPrefix = `${BREACH_PREFIX}watchlists/${source.type === 'schedule' ? `schedules/${slugOf(source.scheduleName)}` : name}/${runId}/`;
-  const identityKey = await deps.identityKey();
-  let parsed: ParsedWatchlist;
-  let refused: string | undefined;
-  try {
-    parsed = parseWatchlist(await readWatchlist(deps, source), format, {
-      identityKey,
-      maxEmails: deps.settings.maxEmails,
-      maxRows: deps.settings.maxWatchlistRows ?? DEFAULT_MAX_WATCHLIST_ROWS,
-    });
-  } catch (error) {
-    // A watchlist refused as a whole (too large, not UTF-8, not a JSON list) still gets a run
-    // folder and a summary that says why, as a refused domain list does.
-    if (!(error instanceof InvalidInputError)) throw error;
-    refused = error.message;
-    parsed = { format, people: [], rejected: [], headerRow: undefined, rows: 0, ignoredLines: 0 };
-  }
-  const bucket = deps.settings.resultsBucket;
-  const { items, shards } = shardRequests(parsed.people, {
-    runId,
-    bucket,
-    requestsPrefix: `${resultsPrefix}requests/`,
-  });
-  // The only copy of each person's addresses in this run: Recon reads its own line, nothing else
-  // reads them. Written WATCHLIST_WRITE_CONCURRENCY shards at a time.
-  await forEachBounded(
-    shards,
-    deps.settings.writeConcurrency ?? WATCHLIST_WRITE_CONCURRENCY,
-    async (shard) => {
-      await deps.s3.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: shard.key,
-          Body: shard.body,
-          ContentType: 'application/x-ndjson',
-        }),
-      );
-    },
-  );
-  const itemsKey = `${resultsPrefix}items.json`;
-  const rowsKey = `${resultsPrefix}rows.json`;
-  await putJson(deps, itemsKey, items);
-  await putJson(deps, rowsKey, {
-    headerRow: parsed.headerRow ?? null,
-    rejected: parsed.rejected,
-    refused: refused ?? null,
-  });
-  const invalid = parsed.rejected.filter((r) => r.status === 'invalid').length;
-  const prepared: PreparedWatchlist = {
-    runId,
-    source,
-    startedAt: deps.clock().toISOString(),
-    resultsBucket: bucket,
-    resultsPrefix,
-    itemsKey,
-    rowsKey,
-    counts: {
-      rows: parsed.rows,
-      valid: items.length,
-      invalid,
-      duplicate: parsed.rejected.length - invalid,
-      ignoredLines: parsed.ignoredLines,
-    },
-  };
-  if (refused) deps.logger.warn('Watchlist refused', { runId, resultsPrefix, reason: refused });
-  else deps.logger.info('Watchlist prepared', { runId, resultsPrefix, ...prepared.counts });
-  return prepared;
-}
-
-async function readWatchlist(deps: WatchlistDeps, source: WatchlistSource): Promise<Uint8Array> {
-  const limit = deps.settings.maxWatchlistBytes ?? DEFAULT_MAX_WATCHLIST_BYTES;
-  const versionId = source.type === 's3' ? source.versionId : undefined;
-  const target = { Bucket: source.bucket, Key: source.key, ...(versionId ? { VersionId: versionId } : {}) };
-  // Refused before a byte is read: a huge upload must not exhaust the function's memory.
-  const head = await deps.s3.send(new HeadObjectCommand(target));
-  if ((head.ContentLength ?? 0) > limit) {
-    throw new InvalidInputError('watchlist', `is ${head.ContentLength} bytes; at most ${limit} are read`);
-  }
-  const object = await deps.s3.send(new GetObjectCommand(target));
-  return (await object.Body?.transformToByteArray()) ?? new Uint8Array();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Summary
-// ---------------------------------------------------------------------------------------------
+import { type WatchlistSource, watchlistSourceSchema } from '#lambdas/watchlist/contracts';
+import { type WatchlistDeps, watchlistDepsFromEnvironment } from '#lambdas/watchlist/deps';
+import type { PreparedWatchlist } from '#lambdas/watchlist/prepare-watchlist';
+import type { WatchlistRejection } from '#lambdas/watchlist/watchlist';
+import type { WatchlistItem } from '#lambdas/watchlist/watchlist-shards';
 
 export type WatchlistRowStatus = 'archived' | 'no_results' | 'failed' | 'invalid' | 'duplicate';
 
@@ -347,6 +193,11 @@ export async function writeWatchlistSummary(
   return { summaryKey, counts: summary.counts, refused: summary.refused };
 }
 
+const text = () =>
+  z
+    .string({ error: 'must be a non-empty string' })
+    .check(z.minLength(1, { error: 'must be a non-empty string' }));
+
 const preparedWatchlistSchema = z.looseObject({
   runId: text(),
   source: watchlistSourceSchema,
@@ -365,3 +216,23 @@ const preparedWatchlistSchema = z.looseObject({
 export function parseWatchlistSummaryInput(event: unknown): Parameters<typeof writeWatchlistSummary>[1] {
   return parseWith(preparedWatchlistSchema, event) as unknown as Parameters<typeof writeWatchlistSummary>[1];
 }
+
+type SummaryResult = Awaited<ReturnType<typeof writeWatchlistSummary>>;
+
+export function createWriteWatchlistSummaryHandler(deps: WatchlistDeps): Handler<unknown, SummaryResult> {
+  return async (event) => writeWatchlistSummary(deps, parseWatchlistSummaryInput(event));
+}
+
+// S3, DescribeExecution of a redriven run's children, and the run-finished event: the identity key
+// is not needed to summarise.
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) =>
+    watchlistDepsFromEnvironment(process.env, tools, {
+      s3: tracedS3Client(tools),
+      executions: (arn, observability) =>
+        sfnExecutionLookup(observability.tracer.captureAWSv3Client(new SFNClient({})), arn),
+      events: (observability) =>
+        eventBridgeRunEvents(observability.tracer.captureAWSv3Client(new EventBridgeClient({}))),
+    }),
+  handler: createWriteWatchlistSummaryHandler,
+});

@@ -5,11 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { METRIC } from '#lambdas/platform/metrics';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { headerSafe, type StoredDownload, storeDownload } from '#lambdas/platform/s3/store-download';
 import { DestinationTakenError } from '#lambdas/platform/s3/stream-upload';
 import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress, ScanOutputName, StoredObject } from '#lambdas/scan/contracts';
-import type { ScanDeps } from './deps.ts';
+import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
+import { parseOutputName, parseScanInProgress } from '#lambdas/scan/parse';
+import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 
 export type FetchScanOutputInput = ScanInProgress & { readonly output: ScanOutputName };
 
@@ -188,3 +192,24 @@ export function extensionFor(contentType: string | undefined): string {
   if (media === 'application/pdf') return 'pdf';
   return 'bin';
 }
+
+/** `FetchReport`, `FetchLogs`, `FetchDebug`: stream one output (`report`/`logs`/`debug`) into S3 with sha256. */
+/** Input: the in-progress state plus `output`, which the Parallel's branch sets. */
+export function createFetchScanOutputHandler(deps: ScanDeps): Handler<unknown, StoredObject> {
+  return async (event, context) => {
+    const state = parseScanInProgress(event);
+    const output = parseOutputName(state.output);
+    const scoped = withLogKeys(deps, {
+      domain: state.domain,
+      scanUuid: state.scanUuid,
+      output,
+      requestId: context?.awsRequestId,
+    });
+    return fetchScanOutput(scoped, { ...state, output });
+  };
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  handler: createFetchScanOutputHandler,
+});

@@ -1,5 +1,62 @@
 /**
- * A start whose outcome is unknown is settled, not given up on.
+ * StartScan: validate the domain, start the scan at the vendor (settling a start whose answer was
+ * lost), and set up the poll loop. The Lambda entry is at the end.
+ */
+
+import {
+  ScanStartUnresolvedError,
+  VendorNetworkError,
+  VendorTimeoutError,
+  VendorUnavailableError,
+} from '#lambdas/platform/errors';
+import { METRIC } from '#lambdas/platform/metrics';
+import { scanOutputPrefix } from '#lambdas/platform/naming';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { normalizeDomain } from '#lambdas/platform/validation';
+import { type ListedScan, readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
+import type { ScanDomainInput, ScanInProgress } from '#lambdas/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
+import { parseRunId, parseScanDomainInput } from '#lambdas/scan/parse';
+import { initialPollState } from '#lambdas/scan/poll-schedule';
+import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
+import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
+
+export async function startScan(
+  deps: ScanDeps,
+  input: ScanDomainInput,
+  context: SettleContext = {},
+): Promise<ScanInProgress> {
+  // Both throw InvalidInputError naming the field; Step Functions catches it as ScanRejected.
+  const domain = normalizeDomain(input.domain, 'domain', { allowSpecialUse: deps.settings.allowSpecialUse });
+  const runId = parseRunId(input.runId);
+
+  // A start whose answer was lost is settled from the vendor's listing (see "Settling a start" below).
+  const { uuid, settled, starts } = await startAndSettle(deps, domain, context);
+  // The date in the prefix is the day the scan started, in UTC: one scan, one folder, however long it runs.
+  const startedAt = deps.clock();
+  const outputPrefix = scanOutputPrefix(domain, startedAt, uuid);
+  const poll = initialPollState(startedAt, deps.settings.poll);
+  deps.metrics.record(METRIC.scansStarted, 1, 'Count', { workflow: 'scan' });
+  deps.logger.info('Scan started', {
+    domain,
+    scanUuid: uuid,
+    runId,
+    outputPrefix,
+    nextWaitSeconds: poll.nextWaitSeconds,
+    ...(settled === undefined ? {} : { settledStart: settled, starts }),
+  });
+  return {
+    domain,
+    runId,
+    scanUuid: uuid,
+    outputPrefix,
+    poll,
+    ...(settled === undefined ? {} : { settledStart: settled }),
+  };
+}
+
+/*
+ * Settling a start: a start whose outcome is unknown is settled, not given up on.
  *
  * `POST /scan` is not idempotent, so the transport never repeats it after a 5xx, a reset or a
  * timeout that came after the request was sent: the vendor may have created the scan. Instead of
@@ -21,16 +78,6 @@
  * creates a second scan; the next settle round then sees two and stops, and reconciliation links
  * both to this domain's failure record.
  */
-import {
-  ScanStartUnresolvedError,
-  VendorNetworkError,
-  VendorTimeoutError,
-  VendorUnavailableError,
-} from '#lambdas/platform/errors';
-import { METRIC } from '#lambdas/platform/metrics';
-import { type ListedScan, readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
-import type { ScanDeps } from './deps.ts';
-import { DEFAULT_START_SETTLE, type StartSettleSettings } from './settings.ts';
 
 export type StartSettleOutcome = 'adopted' | 'retried' | 'unresolved';
 
@@ -199,3 +246,20 @@ function errorName(error: unknown): string {
 function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** `StartScan`: validate the domain, `POST /scan`, compute the output prefix and the first wait. */
+export function createStartScanHandler(deps: ScanDeps): Handler<unknown, ScanInProgress> {
+  return async (event, context) => {
+    const input = parseScanDomainInput(event);
+    // The raw input may be invalid: log it only once normalised (startScan does), never the event.
+    const scoped = withLogKeys(deps, { runId: input.runId, requestId: context?.awsRequestId });
+    // The settle waits must fit the invocation: no new start without time for its answer.
+    const timeLeft = context?.getRemainingTimeInMillis;
+    return startScan(scoped, input, timeLeft ? { timeLeftMs: () => timeLeft.call(context) } : {});
+  };
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
+  handler: createStartScanHandler,
+});

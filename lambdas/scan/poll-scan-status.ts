@@ -4,10 +4,13 @@
  * failed -> fail, deadline exceeded -> time out, anything else (pending, running, unknown) -> wait.
  */
 
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import type { ScanStatus } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress, StatusSnapshot } from '#lambdas/scan/contracts';
+import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
+import { parseScanInProgress } from '#lambdas/scan/parse';
 import { advancePoll } from '#lambdas/scan/poll-schedule';
-import type { ScanDeps } from './deps.ts';
+import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 
 /** Status bodies kept in the state (and the manifest) are cut here: state payloads are limited to 256 KiB. */
 export const MAX_RAW_STATUS_BYTES = 8 * 1024;
@@ -66,3 +69,21 @@ export function truncateUtf8(text: string, maxBytes: number): { text: string; tr
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   return { text: bytes.subarray(0, end).toString('utf8'), truncated: true };
 }
+
+/** `PollScanStatus`: `GET /status`, classify, keep the raw status body, compute the next wait and the deadline. */
+export function createPollScanStatusHandler(deps: ScanDeps): Handler<unknown, ScanInProgress> {
+  return async (event, context) => {
+    const state = parseScanInProgress(event);
+    const scoped = withLogKeys(deps, {
+      domain: state.domain,
+      scanUuid: state.scanUuid,
+      requestId: context?.awsRequestId,
+    });
+    return pollScanStatus(scoped, state);
+  };
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
+  handler: createPollScanStatusHandler,
+});

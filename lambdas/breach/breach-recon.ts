@@ -11,6 +11,18 @@
 import { createHash } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
+  type BreachReportInput,
+  breachReportInputSchema,
+  parseBreachRequest,
+  RECON_STATUSES,
+  type ReconOutput,
+  type ReconStatus,
+  reconSummarySchema,
+} from '#lambdas/breach/contracts';
+import type { BreachDeps } from '#lambdas/breach/deps';
+import { breachRunPrefix, reportNameObjectKey } from '#lambdas/breach/identity';
+import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
+import {
   InvalidInputError,
   ReconOutcomeUnknownError,
   VendorAuthError,
@@ -22,19 +34,10 @@ import {
 } from '#lambdas/platform/errors';
 import { METRIC } from '#lambdas/platform/metrics';
 import { redactDeep, redactText } from '#lambdas/platform/redact';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
-import {
-  type BreachReportInput,
-  breachReportInputSchema,
-  parseBreachRequest,
-  RECON_STATUSES,
-  type ReconOutput,
-  type ReconStatus,
-  reconSummarySchema,
-} from './contracts.ts';
-import type { BreachDeps } from './deps.ts';
-import { breachRunPrefix, reportNameObjectKey } from './identity.ts';
 
 export const RECON_FILE = 'recon.json';
 const CLAIM_FILE = '.recon-claim';
@@ -232,3 +235,13 @@ function provesNothingWasProcessed(error: unknown): boolean {
   if (error instanceof VendorUnavailableError) return false;
   return error instanceof VendorHttpError && error.status >= 400 && error.status < 500;
 }
+
+/** `Recon`: read the person's request, `POST /recon` at most once, record recon.json. */
+export function createBreachReconHandler(deps: BreachDeps): Handler<unknown, ReconOutput> {
+  return async (event) => recon(deps, event);
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  handler: createBreachReconHandler,
+});

@@ -9,6 +9,16 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import {
+  type ArchiveOutput,
+  type ArchiveSummary,
+  reconOutputSchema,
+  type ValueRef,
+} from '#lambdas/breach/contracts';
+import type { BreachDeps } from '#lambdas/breach/deps';
+import { reportFolder } from '#lambdas/breach/identity';
+import type { BreachLimits } from '#lambdas/breach/limits';
+import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import type { ZipLimits } from '#lambdas/breach/zip/zip-limits';
 import { verifyStoredZip, type ZipEntrySummary } from '#lambdas/breach/zip/zip-verify';
 import {
@@ -19,15 +29,13 @@ import {
 } from '#lambdas/platform/errors';
 import { METRIC } from '#lambdas/platform/metrics';
 import { redactText } from '#lambdas/platform/redact';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { storeDownload } from '#lambdas/platform/s3/store-download';
 import { copySource } from '#lambdas/platform/s3/stream-upload';
 import { parseWith } from '#lambdas/platform/schema';
 import { validateReportName } from '#lambdas/platform/validation';
-import { type ArchiveOutput, type ArchiveSummary, reconOutputSchema, type ValueRef } from './contracts.ts';
-import type { BreachDeps } from './deps.ts';
-import { reportFolder } from './identity.ts';
-import type { BreachLimits } from './limits.ts';
 
 export const ARCHIVE_FILE = 'report.zip';
 export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
@@ -341,3 +349,13 @@ async function reportNameByReference(deps: BreachDeps, ref: ValueRef): Promise<s
     );
   }
 }
+
+/** `ArchiveReport`: stream the report's ZIP into S3, verify it, promote it, write its manifest. */
+export function createArchiveBreachReportHandler(deps: BreachDeps): Handler<unknown, ArchiveOutput> {
+  return async (event) => archiveRunReport(deps, event);
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => breachDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  handler: createArchiveBreachReportHandler,
+});

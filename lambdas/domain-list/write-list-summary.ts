@@ -4,16 +4,21 @@
  * summary.json, which accounts for every input line.
  */
 
-import type {
-  DomainFinalState,
-  DomainListItem,
-  DomainListSourceRef,
-  DomainScanResult,
-  ListRejection,
-  ListSummary,
-  ResultWriterOutput,
-  WriteSummaryInput,
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import {
+  type DomainFinalState,
+  type DomainListItem,
+  type DomainListSourceRef,
+  type DomainScanResult,
+  type ListRejection,
+  type ListSummary,
+  type ResultWriterOutput,
+  type WriteSummaryInput,
+  writeSummaryInputSchema,
 } from '#lambdas/domain-list/contracts';
+import type { ListDeps } from '#lambdas/domain-list/deps';
+import { listDepsFromEnvironment } from '#lambdas/domain-list/deps';
+import type { Rejects } from '#lambdas/domain-list/prepare-domain-list';
 import { mapBounded } from '#lambdas/platform/bounded';
 import { ERROR_NAME, InvalidInputError } from '#lambdas/platform/errors';
 import {
@@ -22,10 +27,12 @@ import {
   tryJson,
 } from '#lambdas/platform/fan-out-results';
 import { announceRunFinished } from '#lambdas/platform/run-events';
+import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
+import { parseWith } from '#lambdas/platform/schema';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import type { ListDeps, Rejects } from './list.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Results of the fan-out
@@ -267,3 +274,19 @@ export async function writeListSummary(
   });
   return { summaryKey, counts: summary.counts };
 }
+
+/** `WriteListSummary`: join the Map results with the list and write summary.json. */
+type SummaryResult = Awaited<ReturnType<typeof writeListSummary>>;
+
+export function createWriteListSummaryHandler(deps: ListDeps): Handler<unknown, SummaryResult> {
+  return async (event) => writeListSummary(deps, parseWith(writeSummaryInputSchema, event));
+}
+
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) =>
+    listDepsFromEnvironment(process.env, tools, {
+      events: (observability) =>
+        eventBridgeRunEvents(observability.tracer.captureAWSv3Client(new EventBridgeClient({}))),
+    }),
+  handler: createWriteListSummaryHandler,
+});

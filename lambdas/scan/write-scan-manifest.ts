@@ -7,9 +7,11 @@ import { createHash } from 'node:crypto';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { METRIC } from '#lambdas/platform/metrics';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { ScanInProgress, ScanOutcome, ScanOutputName, StoredObject } from '#lambdas/scan/contracts';
-import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
-import type { ScanDeps } from './deps.ts';
+import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
+import { parseScanInProgress, parseStoredObjects, SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
 
 export const MANIFEST_FILE = 'manifest.json';
 
@@ -200,3 +202,24 @@ function orderedOutputs(state: WriteScanManifestInput, bucket: string): StoredOb
   }
   return SCAN_OUTPUT_NAMES.map((name) => byName.get(name) as StoredObject);
 }
+
+/** `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. */
+/** Input: the in-progress state with the Parallel's three StoredObject at `stored`. */
+export function createWriteScanManifestHandler(deps: ScanDeps): Handler<unknown, ScanOutcome> {
+  return async (event, context) => {
+    const state = parseScanInProgress(event);
+    const stored = parseStoredObjects(state.stored);
+    const scoped = withLogKeys(deps, {
+      domain: state.domain,
+      scanUuid: state.scanUuid,
+      requestId: context?.awsRequestId,
+    });
+    return writeScanManifest(scoped, { ...state, stored });
+  };
+}
+
+// Writes S3 only: no vendor URL and no secret in this function's environment.
+export const handler = /* @__PURE__ */ createLazyHandler({
+  deps: (tools) => storageScanDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+  handler: createWriteScanManifestHandler,
+});

@@ -5,8 +5,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
-import type { RotationDeps } from '#lambdas/rotation/deps';
-import { rotationDepsFromEnvironment } from '#lambdas/rotation/deps';
+import { type RotationDeps, rotationDepsFromEnvironment } from '#lambdas/rotation/deps';
 import { parseRotationRequest } from '#lambdas/rotation/request';
 import { type RotationStepResult, runRotationStep } from '#lambdas/rotation/steps';
 
@@ -14,7 +13,7 @@ export function createRotateApiKeyHandler(deps: RotationDeps): Handler<unknown, 
   return async (event) => runRotationStep(parseRotationRequest(event), deps);
 }
 
-export const handler = createLazyHandler({
+export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) =>
     rotationDepsFromEnvironment(process.env, tools, {
       secretsManager: tools.tracer.captureAWSv3Client(new SecretsManagerClient({})),
