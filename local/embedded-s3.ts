@@ -6,7 +6,8 @@
  * tests must not rely on it: versioning (VersionId is always undefined), AbortMultipartUpload
  * (answers MethodNotAllowed, so parts of an aborted upload stay in its upload directory, invisible to
  * ListObjects) and checksums. UploadPartCopy, copy-source conditions and conditional writes
- * (If-None-Match / If-Match) are added by local/s3rver-copy-and-conditions.ts.
+ * (If-None-Match / If-Match) are added by local/s3rver-copy-and-conditions.ts; writes are answered
+ * only once their file is complete (local/s3rver-durable-writes.ts), as S3 is read-after-write consistent.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { Agent } from 'node:http';
@@ -16,6 +17,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { defaultLatency, injectLatency, type Latency } from './latency.ts';
 import { addCopyAndConditions } from './s3rver-copy-and-conditions.ts';
+import { type WritingStore, writeDurably } from './s3rver-durable-writes.ts';
 import { addListingTokens } from './s3rver-listing-tokens.ts';
 
 export interface S3rverFixture {
@@ -155,6 +157,7 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
     configureBuckets: options.buckets.map((name) => ({ name })),
   });
   const store = server.store as ListingStore;
+  writeDurably(server.store as WritingStore);
   scopeListingsToPrefixFolder(store);
   addCopyAndConditions(server, server.store as Parameters<typeof addCopyAndConditions>[1]);
   addListingTokens(server);
