@@ -81,8 +81,9 @@ describe('large downloads', () => {
     expect(first.sha256).toBe(second.sha256);
     // Many small chunks, not one buffered blob.
     expect(first.chunks).toBeGreaterThan(100);
-    // Live memory after a collection (about 2 MiB measured); a buffered body would hold >= 50 MiB.
-    expect(Math.max(first.peakGrowth, second.peakGrowth)).toBeLessThan(16 * 1024 * 1024);
+    // Live memory after a collection: about 2 MiB measured alone, 23 MiB once in a worker shared with
+    // other files (their unawaited work is live, not garbage). A buffered body holds >= 50 MiB.
+    expect(Math.max(first.peakGrowth, second.peakGrowth)).toBeLessThan(32 * 1024 * 1024);
   });
 
   it('holds back the transfer while the consumer does not read (backpressure, no read-ahead)', async () => {
