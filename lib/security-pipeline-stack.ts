@@ -94,6 +94,7 @@ export class SecurityPipelineStack extends Stack {
       logRetention,
       allowSpecialUseDomains: config.scan.allowSpecialUseDomains,
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+      listFields: config.scan.reconciliation.listFields,
     });
 
     this.domainListWorkflow = new DomainListWorkflow(this, 'DomainListScan', {

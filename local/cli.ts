@@ -159,6 +159,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           scanClient: clients.scan,
           poll,
           ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+          listFields: config.scan.reconciliation.listFields,
           concurrency: options.concurrency ?? config.scan.maxConcurrency,
           intakePrefix: config.intake.prefix,
           intakeSuffixes: config.intake.suffixes,

@@ -43,6 +43,8 @@ export async function scanOneDomain(
       intakeSuffixes: config.intake.suffixes,
       maxListBytes: config.intake.maxListBytes,
       allowSpecialUse: config.scan.allowSpecialUseDomains,
+      ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+      listFields: config.scan.reconciliation.listFields,
       logger: run.logs.logger,
       ...run.timing,
     },

@@ -27,6 +27,7 @@ import type { ScanInProgress, ScanOutcome } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { createPrepareDomainListHandler } from '../lambdas/domain-list/prepare-domain-list.ts';
 import { createWriteListSummaryHandler } from '../lambdas/domain-list/write-list-summary.ts';
@@ -58,6 +59,8 @@ export interface LocalPipelineOptions {
   readonly scanClient: ScanApi;
   readonly poll: PollSettings;
   readonly statusVocabulary?: StatusVocabulary;
+  /** Where `GET /scans` keeps its fields (`scan.reconciliation.listFields`). @default the common names */
+  readonly listFields?: ListFields;
   /** Parallel per-domain executions, as the Distributed Map's MaxConcurrency. */
   readonly concurrency: number;
   /** Key prefix lists are uploaded under (the intake prefix). */
@@ -129,6 +132,7 @@ export function bindScanHandlers(
     | 'scanClient'
     | 'poll'
     | 'statusVocabulary'
+    | 'listFields'
     | 'logger'
     | 'allowSpecialUse'
     | 'metrics'
@@ -149,6 +153,7 @@ export function bindScanHandlers(
       poll: options.poll,
       ...(options.statusVocabulary ? { statusVocabulary: options.statusVocabulary } : {}),
       allowSpecialUse: options.allowSpecialUse ?? [],
+      ...(options.listFields ? { listFields: options.listFields } : {}),
     }),
   });
   return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain');

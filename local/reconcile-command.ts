@@ -120,6 +120,7 @@ export async function runReconcileCommand(
               settings: createScanSettings({
                 resultsBucket: LOCAL_RESULTS_BUCKET,
                 ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+                listFields: config.scan.reconciliation.listFields,
               }),
             }),
             inventory: run.clients.scan,

@@ -115,15 +115,24 @@ export type ListFields = ReconcileSettings['listFields'];
 export type StatsFields = ReconcileSettings['statsFields'];
 
 /** The settings from their JSON variable; a problem names the variable and the field. */
+/** The listing's field paths from a variable's JSON; the error names the variable and the path. */
+export function parseListFields(json: string, variable: string): ListFields {
+  return parseJsonSetting(json, variable, listFieldsSchema);
+}
+
 export function parseReconcileSettings(json: string | undefined, variable: string): ReconcileSettings {
   if (json === undefined) throw new ConfigurationError(variable, 'is required but not set');
+  return parseJsonSetting(json, variable, reconcileSettingsSchema);
+}
+
+function parseJsonSetting<T extends z.ZodMiniType>(json: string, variable: string, schema: T): z.output<T> {
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch {
     throw new ConfigurationError(variable, 'is not valid JSON');
   }
-  const result = reconcileSettingsSchema.safeParse(value);
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
   const [problem] = problemsOf(result.error, (path) => [variable, ...path.map(String)].join('.'));
   throw new ConfigurationError(problem?.setting ?? variable, problem?.problem ?? 'is not valid');

@@ -25,6 +25,7 @@ import {
   type PollSettings,
   pollSettingsProblems,
 } from '#lambdas/scan/poll-schedule';
+import { type ListFields, parseListFields } from '#lambdas/scan/reconcile-settings';
 
 export interface ScanSettings {
   /** RESULTS_BUCKET: scan outputs, manifests and failure records. */
@@ -35,6 +36,11 @@ export interface ScanSettings {
   readonly upload: UploadSettings;
   /** Special-use suffixes StartScan accepts anyway (ALLOW_SPECIAL_USE_DOMAINS, `scan.allowSpecialUseDomains`). */
   readonly allowSpecialUse: readonly string[];
+  /**
+   * Where `GET /scans` keeps its list and fields (SCAN_LIST_FIELDS, `scan.reconciliation.listFields`),
+   * for StartScan's settling; `{}` searches the common names, as reconciliation does.
+   */
+  readonly listFields: ListFields;
 }
 
 export interface ScanSettingsInput {
@@ -43,6 +49,7 @@ export interface ScanSettingsInput {
   readonly statusVocabulary?: StatusVocabulary;
   readonly upload?: Partial<UploadSettings>;
   readonly allowSpecialUse?: readonly string[];
+  readonly listFields?: ListFields;
 }
 
 /**
@@ -63,6 +70,7 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
     statusVocabulary: input.statusVocabulary,
     upload: Object.freeze(upload),
     allowSpecialUse: Object.freeze(checkAllowedSpecialUse(input.allowSpecialUse ?? [], 'allowSpecialUse')),
+    listFields: Object.freeze({ ...input.listFields }),
   });
 }
 
@@ -73,11 +81,15 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
   const vocabularyJson = optionalEnv(env, ENV.statusVocabulary);
   const statusVocabulary =
     vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, ENV.statusVocabulary);
+  const listFieldsJson = optionalEnv(env, ENV.scanListFields);
   return createScanSettings({
     resultsBucket,
     poll,
     ...(statusVocabulary ? { statusVocabulary } : {}),
     allowSpecialUse: allowSpecialUseFromEnv(env),
+    ...(listFieldsJson === undefined
+      ? {}
+      : { listFields: parseListFields(listFieldsJson, ENV.scanListFields) }),
   });
 }
 

@@ -210,7 +210,7 @@ async function lookOnce(deps: ScanDeps, domain: string, since: number): Promise<
   } catch (error) {
     return { kind: 'unresolved', reason: `the scan listing could not be read (${errorName(error)})` };
   }
-  const listing = readScanListing(raw, {}, deps.settings.statusVocabulary);
+  const listing = readScanListing(raw, deps.settings.listFields, deps.settings.statusVocabulary);
   const whole = listing.unreadable.find((entry) => entry.index === null);
   if (whole) return { kind: 'unresolved', reason: `the scan listing could not be parsed: ${whole.reason}` };
   // An unreadable entry may be the scan in question: neither "one" nor "none" can be concluded.

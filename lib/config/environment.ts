@@ -6,6 +6,7 @@
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { ALLOW_SPECIAL_USE_VARIABLE } from '#lambdas/platform/validation';
 import { POLL_VARIABLES } from '#lambdas/scan/poll-schedule';
+import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { PollConfig, StatusVocabularyConfig } from './schema.ts';
 
 /** The poll-loop variables the start and poll handlers read (docs/contracts.md). */
@@ -23,6 +24,13 @@ export function statusVocabularyEnvironment(
   vocabulary: StatusVocabularyConfig | undefined,
 ): Record<string, string> {
   return vocabulary === undefined ? {} : { [ENV.statusVocabulary]: JSON.stringify(vocabulary) };
+}
+
+/** `SCAN_LIST_FIELDS` when any listing field is configured; nothing otherwise (the common names). */
+export function scanListFieldsEnvironment(listFields: ListFields | undefined): Record<string, string> {
+  return listFields === undefined || Object.keys(listFields).length === 0
+    ? {}
+    : { [ENV.scanListFields]: JSON.stringify(listFields) };
 }
 
 /** `ALLOW_SPECIAL_USE_DOMAINS` when special-use suffixes are allowed; nothing otherwise. */

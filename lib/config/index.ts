@@ -15,7 +15,12 @@
  * `pipeline.poll.maxWaitSeconds must be between 1 and 3600 (got 7200)`.
  */
 export { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';
-export { allowSpecialUseEnvironment, pollEnvironment, statusVocabularyEnvironment } from './environment.ts';
+export {
+  allowSpecialUseEnvironment,
+  pollEnvironment,
+  scanListFieldsEnvironment,
+  statusVocabularyEnvironment,
+} from './environment.ts';
 export { type ConfigIssue, PipelineConfigError } from './errors.ts';
 export { loadPipelineConfig, loadPipelineConfigFile, type PipelineContext } from './load.ts';
 export { parsePipelineConfig } from './parse.ts';

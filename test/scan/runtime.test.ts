@@ -40,7 +40,22 @@ describe('scanSettingsFromEnv', () => {
       statusVocabulary: undefined,
       upload: { partSizeBytes: 8 * 1024 * 1024, queueSize: 2 },
       allowSpecialUse: [],
+      listFields: {},
     });
+  });
+
+  it("reads where the vendor's listing keeps its fields (SCAN_LIST_FIELDS), and names a bad path", () => {
+    const settings = scanSettingsFromEnv({
+      RESULTS_BUCKET: 'results-bucket',
+      SCAN_LIST_FIELDS: '{"list":"payload.jobs","uuid":"job_id"}',
+    });
+    expect(settings.listFields).toEqual({ list: 'payload.jobs', uuid: 'job_id' });
+    expect(() =>
+      scanSettingsFromEnv({ RESULTS_BUCKET: 'results-bucket', SCAN_LIST_FIELDS: '{"list":"a b"}' }),
+    ).toThrow(/SCAN_LIST_FIELDS\.list/);
+    expect(() => scanSettingsFromEnv({ RESULTS_BUCKET: 'results-bucket', SCAN_LIST_FIELDS: '{' })).toThrow(
+      /SCAN_LIST_FIELDS.*not valid JSON/,
+    );
   });
 
   it('reads the poll settings and a partial status vocabulary', () => {

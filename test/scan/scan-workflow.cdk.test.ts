@@ -315,6 +315,19 @@ describe('ScanDomain state machine: options', () => {
     );
   });
 
+  it("gives the vendor-calling steps the listing's configured field paths, and no variable by default", () => {
+    // Act
+    const listFields = { list: 'payload.jobs', uuid: 'job_id', createdAt: 'opened' };
+    const custom = synth({ scan: { reconciliation: { listFields } } });
+
+    // Assess: StartScan settles a lost start from the same listing reconciliation reads
+    expect(JSON.parse(String(functionFor(custom, 'start-scan').environment.SCAN_LIST_FIELDS))).toEqual(
+      listFields,
+    );
+    expect(functionFor(synthesized, 'start-scan').environment).not.toHaveProperty('SCAN_LIST_FIELDS');
+    expect(functionFor(custom, 'write-scan-manifest').environment).not.toHaveProperty('SCAN_LIST_FIELDS');
+  });
+
   it('derives the execution timeout and the poll variables from the poll settings', () => {
     // Act
     const custom = synth({

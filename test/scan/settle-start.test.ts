@@ -6,8 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ScanStartUnresolvedError, VendorThrottledError } from '#lambdas/platform/errors';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import { ScanClient } from '#lambdas/platform/vendor-api/index';
-import type { ScanDeps } from '#lambdas/scan/deps';
+import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
+import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { startScan } from '#lambdas/scan/steps';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
@@ -40,16 +41,19 @@ afterAll(async () => {
   await sim.close();
 });
 
-function bed() {
+function bed(options: { scanClient?: ScanApi; listFields?: ListFields } = {}) {
   const metrics = createMetricsRecorder();
   const slept: number[] = [];
   const deps: ScanDeps = {
     ...createScanDeps({
       s3: undefined as never,
-      scanClient: client,
+      scanClient: options.scanClient ?? client,
       logger: createMemoryLogger(),
       metrics,
-      settings: createScanSettings({ resultsBucket: RESULTS_BUCKET }),
+      settings: createScanSettings({
+        resultsBucket: RESULTS_BUCKET,
+        ...(options.listFields ? { listFields: options.listFields } : {}),
+      }),
       // The vendor stamps scans with the real time: settling compares against the same clock.
       clock: () => new Date(),
     }),
@@ -166,6 +170,63 @@ describe('a start whose answer was lost', () => {
     // Assess
     await expect(attempt).rejects.toThrow(/could not be parsed: no list of scans/);
     expect(sim.scansOf('garbled.example.com')).toHaveLength(1);
+  });
+
+  describe('from a vendor whose listing has its own field names (scan.reconciliation.listFields)', () => {
+    // The simulator's listing, as a vendor that nests it and names its fields otherwise would send it.
+    const renamed = (): ScanApi =>
+      Object.assign(Object.create(client) as ScanApi, {
+        listScans: async () => {
+          const { raw } = await client.listScans();
+          const scans = (raw as { scans: Record<string, unknown>[] }).scans;
+          return {
+            raw: {
+              payload: {
+                jobs: scans.map((scan) => ({
+                  job_id: scan.uuid,
+                  target: scan.domain,
+                  phase: scan.status,
+                  opened: scan.created_at,
+                })),
+              },
+            },
+          };
+        },
+      });
+    const listFields = {
+      list: 'payload.jobs',
+      uuid: 'job_id',
+      domain: 'target',
+      status: 'phase',
+      createdAt: 'opened',
+    };
+
+    it('adopts the scan, reading the listing where the configuration says', async () => {
+      // Prepare
+      const { deps, settled } = bed({ scanClient: renamed(), listFields });
+      onStart({ type: 'lose-response' });
+      const domain = 'renamed.example.com';
+
+      // Act
+      const state = await startScan(deps, { domain });
+
+      // Assess
+      expect(state.settledStart).toBe('adopted');
+      expect(sim.scansOf(domain).map((s) => s.uuid)).toEqual([state.scanUuid]);
+      expect(settled()).toEqual(['adopted']);
+    });
+
+    it('is unresolved without the configured paths: the listing cannot be read', async () => {
+      // Prepare
+      const { deps } = bed({ scanClient: renamed() });
+      onStart({ type: 'lose-response' });
+
+      // Act
+      const attempt = startScan(deps, { domain: 'unconfigured.example.com' });
+
+      // Assess
+      await expect(attempt).rejects.toThrow(/could not be parsed: no list of scans/);
+    });
   });
 
   it('is unresolved when two scans of the domain were created since the start, and adopts neither', async () => {

@@ -26,6 +26,8 @@ export const ENV = {
   },
   /** JSON: vendor status words per pipeline state. */
   statusVocabulary: 'STATUS_VOCABULARY',
+  /** JSON: where `GET /scans` keeps its list and each scan's fields (`scan.reconciliation.listFields`). */
+  scanListFields: 'SCAN_LIST_FIELDS',
   /** The poll loop, one variable per setting of `PollSettings`. */
   poll: {
     minWaitSeconds: 'POLL_MIN_WAIT_SECONDS',

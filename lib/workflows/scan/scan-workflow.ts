@@ -19,12 +19,14 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { FailureName } from '#lambdas/scan/record-scan-failure';
 import {
   allowSpecialUseEnvironment,
   type PollConfig,
   pollEnvironment,
   type StatusVocabularyConfig,
+  scanListFieldsEnvironment,
   statusVocabularyEnvironment,
 } from '../../config/index.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
@@ -52,6 +54,12 @@ export interface ScanWorkflowProps {
    * @default []
    */
   readonly allowSpecialUseDomains?: readonly string[];
+  /**
+   * Where the vendor's `GET /scans` keeps its list and fields (`SCAN_LIST_FIELDS`), for StartScan's
+   * settling of a lost start: the same paths as `scan.reconciliation.listFields`.
+   * @default - the common names
+   */
+  readonly listFields?: ListFields;
   /**
    * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
    * @default false
@@ -119,7 +127,11 @@ export class ScanWorkflow extends Construct {
       ...statusVocabularyEnvironment(props.statusVocabulary),
       ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
     };
-    const scanSettings = { [ENV.scanApiUrl]: props.scanApiUrl, ...s3OnlySettings };
+    const scanSettings = {
+      [ENV.scanApiUrl]: props.scanApiUrl,
+      ...s3OnlySettings,
+      ...scanListFieldsEnvironment(props.listFields),
+    };
     this.vendorStepEnvironment = scanSettings;
 
     // --- Functions: each gets what its handler declares in lambdas/registry.ts -------------------------------
