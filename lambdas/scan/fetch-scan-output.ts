@@ -193,8 +193,10 @@ export function extensionFor(contentType: string | undefined): string {
   return 'bin';
 }
 
-/** `FetchReport`, `FetchLogs`, `FetchDebug`: stream one output (`report`/`logs`/`debug`) into S3 with sha256. */
-/** Input: the in-progress state plus `output`, which the Parallel's branch sets. */
+/**
+ * `FetchReport`, `FetchLogs`, `FetchDebug`: stream one output (`report`/`logs`/`debug`) into S3 with
+ * its sha256. Input: the in-progress state plus `output`, which the Parallel's branch sets.
+ */
 export function createFetchScanOutputHandler(deps: ScanDeps): Handler<unknown, StoredObject> {
   return async (event, context) => {
     const state = parseScanInProgress(event);

@@ -114,12 +114,12 @@ export type ReconcileSettingsInput = z.input<typeof reconcileSettingsSchema>;
 export type ListFields = ReconcileSettings['listFields'];
 export type StatsFields = ReconcileSettings['statsFields'];
 
-/** The settings from their JSON variable; a problem names the variable and the field. */
 /** The listing's field paths from a variable's JSON; the error names the variable and the path. */
 export function parseListFields(json: string, variable: string): ListFields {
   return parseJsonSetting(json, variable, listFieldsSchema);
 }
 
+/** The settings from their JSON variable; a problem names the variable and the field. */
 export function parseReconcileSettings(json: string | undefined, variable: string): ReconcileSettings {
   if (json === undefined) throw new ConfigurationError(variable, 'is required but not set');
   return parseJsonSetting(json, variable, reconcileSettingsSchema);

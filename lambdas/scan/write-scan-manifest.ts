@@ -203,8 +203,10 @@ function orderedOutputs(state: WriteScanManifestInput, bucket: string): StoredOb
   return SCAN_OUTPUT_NAMES.map((name) => byName.get(name) as StoredObject);
 }
 
-/** `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. */
-/** Input: the in-progress state with the Parallel's three StoredObject at `stored`. */
+/**
+ * `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. Input: the
+ * in-progress state with the Parallel's three StoredObject at `stored`.
+ */
 export function createWriteScanManifestHandler(deps: ScanDeps): Handler<unknown, ScanOutcome> {
   return async (event, context) => {
     const state = parseScanInProgress(event);
