@@ -6,6 +6,7 @@ import { InvalidInputError } from '#lambdas/platform/errors';
 import { type IntakeDeps, startScheduledRun, startUploadedRuns } from '#lambdas/platform/intake';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { createStartDomainListHandler } from '../../lambdas/domain-list/start-domain-list.ts';
+import { uploadEvent } from '../kit/s3-events.ts';
 
 const STATE_MACHINE_ARN = 'arn:aws:states:us-east-1:123456789012:stateMachine:DomainListScan';
 const sfnMock = mockClient(SFNClient);
@@ -59,18 +60,6 @@ function deps(): IntakeDeps {
   };
 }
 
-function eventBridgeEvent(key: string, versionId = 'v1') {
-  return {
-    version: '0',
-    'detail-type': 'Object Created',
-    source: 'aws.s3',
-    detail: {
-      bucket: { name: 'input' },
-      object: { key, size: 10, etag: 'e', 'version-id': versionId, sequencer: '01' },
-    },
-  };
-}
-
 describe('domain-list intake', () => {
   beforeEach(() => {
     sfnMock.reset();
@@ -82,7 +71,7 @@ describe('domain-list intake', () => {
     const executions = installStatefulStepFunctions();
 
     // Act
-    const decisions = await startUploadedRuns(deps(), eventBridgeEvent('incoming/weekly.txt'));
+    const decisions = await startUploadedRuns(deps(), uploadEvent('incoming/weekly.txt'));
 
     // Assess
     expect(decisions).toHaveLength(1);
@@ -99,7 +88,7 @@ describe('domain-list intake', () => {
     // Prepare
     installStatefulStepFunctions();
     const handler = createStartDomainListHandler(deps());
-    const event = eventBridgeEvent('incoming/weekly.txt');
+    const event = uploadEvent('incoming/weekly.txt');
 
     // Act
     const first = await handler(event);
@@ -116,7 +105,7 @@ describe('domain-list intake', () => {
   it('records a duplicate when a run of that name already exists with other input', async () => {
     // Prepare
     const executions = installStatefulStepFunctions();
-    const event = eventBridgeEvent('incoming/weekly.txt');
+    const event = uploadEvent('incoming/weekly.txt');
     await startUploadedRuns(deps(), event);
     const name = [...executions.keys()][0] ?? '';
     executions.set(name, 'something else');
@@ -130,8 +119,8 @@ describe('domain-list intake', () => {
 
   it('starts a new run for a new version of the same key', async () => {
     const executions = installStatefulStepFunctions();
-    await startUploadedRuns(deps(), eventBridgeEvent('incoming/weekly.txt', 'v1'));
-    await startUploadedRuns(deps(), eventBridgeEvent('incoming/weekly.txt', 'v2'));
+    await startUploadedRuns(deps(), uploadEvent('incoming/weekly.txt', 'v1'));
+    await startUploadedRuns(deps(), uploadEvent('incoming/weekly.txt', 'v2'));
     expect(executions.size).toBe(2);
   });
 
@@ -141,7 +130,7 @@ describe('domain-list intake', () => {
     ['incoming/folder/', 'a folder marker'],
   ])('ignores %s (%s) without starting anything', async (key, reason) => {
     installStatefulStepFunctions();
-    const decisions = await startUploadedRuns(deps(), eventBridgeEvent(key));
+    const decisions = await startUploadedRuns(deps(), uploadEvent(key));
     expect(decisions[0]).toMatchObject({ action: 'ignored' });
     expect(decisions[0] && 'reason' in decisions[0] ? decisions[0].reason : '').toContain(reason);
     expect(sfnMock).toHaveReceivedCommandTimes(StartExecutionCommand, 0);
@@ -172,7 +161,7 @@ describe('domain-list intake', () => {
 
   it('lets other Step Functions errors fail the invocation so EventBridge retries it', async () => {
     sfnMock.on(StartExecutionCommand).rejects(new Error('Rate exceeded'));
-    await expect(startUploadedRuns(deps(), eventBridgeEvent('incoming/weekly.txt'))).rejects.toThrow(
+    await expect(startUploadedRuns(deps(), uploadEvent('incoming/weekly.txt'))).rejects.toThrow(
       'Rate exceeded',
     );
   });

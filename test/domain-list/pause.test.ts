@@ -22,6 +22,7 @@ import type { IntakeDeps } from '#lambdas/platform/intake';
 import { PipelinePausedError, pauseSwitch } from '#lambdas/platform/pause';
 import { createStartDomainListHandler } from '../../lambdas/domain-list/start-domain-list.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
+import { uploadEvent } from '../kit/s3-events.ts';
 
 const FUNCTION_ARN = 'arn:aws:lambda:eu-west-1:123456789012:function:IntakeStartDomainListFunction';
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/IntakeDeadLetterQueue';
@@ -43,14 +44,6 @@ let now: number;
 let state: { value: string };
 let invokes: { FunctionName?: string; InvocationType?: string }[];
 
-const upload = (key: string, version: string) => ({
-  'detail-type': 'Object Created',
-  source: 'aws.s3',
-  detail: {
-    bucket: { name: 'input' },
-    object: { key, size: 10, etag: 'e', 'version-id': version, sequencer: '01' },
-  },
-});
 const fire = {
   source: {
     type: 'schedule',
@@ -163,9 +156,9 @@ afterEach(() => {
 describe('the pause switch', () => {
   it('starts nothing while paused: uploads and schedule fires wait in the dead-letter queue', async () => {
     await expect(
-      createStartDomainListHandler(intakeDeps())(upload('incoming/a.txt', 'v1')),
+      createStartDomainListHandler(intakeDeps())(uploadEvent('incoming/a.txt', 'v1')),
     ).rejects.toBeInstanceOf(PipelinePausedError);
-    await deliver(upload('incoming/a.txt', 'v1'));
+    await deliver(uploadEvent('incoming/a.txt', 'v1'));
     await deliver(fire);
 
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
@@ -174,13 +167,13 @@ describe('the pause switch', () => {
 
   it('picks every held start up on resume, exactly once, and leaves other failures for a human', async () => {
     // Prepare: two uploads and a fire while paused; one unrelated failure and one delivery failure.
-    await deliver(upload('incoming/a.txt', 'v1'));
-    await deliver(upload('incoming/b.txt', 'v7'));
+    await deliver(uploadEvent('incoming/a.txt', 'v1'));
+    await deliver(uploadEvent('incoming/b.txt', 'v7'));
     await deliver(fire);
     queue.push({
       id: 90,
       body: onFailureRecord(
-        upload('incoming/c.txt', 'v1'),
+        uploadEvent('incoming/c.txt', 'v1'),
         Object.assign(new Error('x'), { name: 'AccessDeniedException' }),
       ),
       receipt: 'r-90',
@@ -188,7 +181,7 @@ describe('the pause switch', () => {
     });
     queue.push({
       id: 91,
-      body: JSON.stringify(upload('incoming/d.txt', 'v1')),
+      body: JSON.stringify(uploadEvent('incoming/d.txt', 'v1')),
       receipt: 'r-91',
       visibleAt: 0,
     });
@@ -216,8 +209,8 @@ describe('the pause switch', () => {
   });
 
   it('replays an upload that started anyway without a second run (deterministic names)', async () => {
-    await deliver(upload('incoming/a.txt', 'v1'));
-    await deliver(upload('incoming/a.txt', 'v1'));
+    await deliver(uploadEvent('incoming/a.txt', 'v1'));
+    await deliver(uploadEvent('incoming/a.txt', 'v1'));
     state.value = 'running';
 
     const resumed = await resumePausedStarts(resumeDeps());
@@ -230,7 +223,7 @@ describe('the pause switch', () => {
 
   it('refuses a switch value that is neither running nor paused, naming the parameter', async () => {
     state.value = 'off';
-    const error = await createStartDomainListHandler(intakeDeps())(upload('incoming/a.txt', 'v1')).catch(
+    const error = await createStartDomainListHandler(intakeDeps())(uploadEvent('incoming/a.txt', 'v1')).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ConfigurationError);

@@ -2,32 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { decodeS3EventKey, objectFromS3Event } from '#lambdas/platform/s3-event';
 import { thrownBy } from '../kit/errors.ts';
-
-function eventBridgeEvent(
-  object: Record<string, unknown>,
-  overrides: Record<string, unknown> = {},
-): Record<string, unknown> {
-  return {
-    version: '0',
-    id: '17793124-05d4-b198-2fde-7ededc63b103',
-    'detail-type': 'Object Created',
-    source: 'aws.s3',
-    account: '111122223333',
-    time: '2026-11-02T10:00:00Z',
-    region: 'eu-west-1',
-    resources: ['arn:aws:s3:::input-bucket'],
-    detail: {
-      version: '0',
-      bucket: { name: 'input-bucket' },
-      object,
-      'request-id': 'N4N7GDK58NMKJ12R',
-      requester: '111122223333',
-      'source-ip-address': '192.0.2.1',
-      reason: 'PutObject',
-    },
-    ...overrides,
-  };
-}
+import { objectCreatedEvent } from '../kit/s3-events.ts';
 
 function notificationRecord(object: Record<string, unknown>, eventName = 'ObjectCreated:Put') {
   return {
@@ -71,7 +46,7 @@ const encodedKeys: [string, string][] = [
 describe('objectFromS3Event with an EventBridge "Object Created" event', () => {
   it('returns the bucket, decoded key, version id, ETag, size and sequencer', () => {
     // Prepare
-    const event = eventBridgeEvent({
+    const event = objectCreatedEvent({
       key: 'incoming/team-a.txt',
       size: 1024,
       etag: 'b1946ac92492d2347c6235b4d2611184',
@@ -97,21 +72,23 @@ describe('objectFromS3Event with an EventBridge "Object Created" event', () => {
 
   it('leaves out optional fields the event does not carry', () => {
     // Act
-    const [object] = objectFromS3Event(eventBridgeEvent({ key: 'incoming/x.txt' }));
+    const [object] = objectFromS3Event(objectCreatedEvent({ key: 'incoming/x.txt' }));
 
     // Assess
     expect(object).toStrictEqual({ bucket: 'input-bucket', key: 'incoming/x.txt' });
   });
 
   it.each(encodedKeys)('decodes the key %j from %j', (decoded, encoded) => {
-    const [object] = objectFromS3Event(eventBridgeEvent({ key: encoded, size: 1 }));
+    const [object] = objectFromS3Event(objectCreatedEvent({ key: encoded, size: 1 }));
     expect(object?.key).toBe(decoded);
   });
 
   it.each(['Object Deleted', 'Object Restore Completed', 'Object Tags Added'])(
     'names no object for a %s event',
     (detailType) => {
-      expect(objectFromS3Event(eventBridgeEvent({ key: 'x' }, { 'detail-type': detailType }))).toEqual([]);
+      expect(
+        objectFromS3Event(objectCreatedEvent({ key: 'x' }, { overrides: { 'detail-type': detailType } })),
+      ).toEqual([]);
     },
   );
 });
@@ -245,44 +222,47 @@ describe('objectFromS3Event with a malformed event', () => {
     ],
     [
       'an EventBridge event from another source',
-      eventBridgeEvent({ key: 'k' }, { source: 'aws.ec2' }),
+      objectCreatedEvent({ key: 'k' }, { overrides: { source: 'aws.ec2' } }),
       'source',
       'expected "aws.s3"',
     ],
     [
       'an EventBridge event without detail-type',
-      eventBridgeEvent({ key: 'k' }, { 'detail-type': undefined }),
+      objectCreatedEvent({ key: 'k' }, { overrides: { 'detail-type': undefined } }),
       'detail-type',
       'must be a string',
     ],
     [
       'an EventBridge event without detail',
-      eventBridgeEvent({ key: 'k' }, { detail: undefined }),
+      objectCreatedEvent({ key: 'k' }, { overrides: { detail: undefined } }),
       'detail',
       'is missing',
     ],
-    ['an EventBridge event without key', eventBridgeEvent({ size: 1 }), 'detail.object.key', 'is missing'],
+    ['an EventBridge event without key', objectCreatedEvent({ size: 1 }), 'detail.object.key', 'is missing'],
     [
       'an EventBridge event with an empty bucket name',
-      eventBridgeEvent({ key: 'k' }, { detail: { bucket: { name: '' }, object: { key: 'k' } } }),
+      objectCreatedEvent(
+        { key: 'k' },
+        { overrides: { detail: { bucket: { name: '' }, object: { key: 'k' } } } },
+      ),
       'detail.bucket.name',
       'is empty',
     ],
     [
       'an EventBridge event with a numeric version id',
-      eventBridgeEvent({ key: 'k', 'version-id': 3 }),
+      objectCreatedEvent({ key: 'k', 'version-id': 3 }),
       'detail.object.version-id',
       'must be a string',
     ],
     [
       'an EventBridge event with a fractional size',
-      eventBridgeEvent({ key: 'k', size: 1.5 }),
+      objectCreatedEvent({ key: 'k', size: 1.5 }),
       'detail.object.size',
       'must be a non-negative integer',
     ],
     [
       'an EventBridge key with a lone percent sign',
-      eventBridgeEvent({ key: '100%.txt' }),
+      objectCreatedEvent({ key: '100%.txt' }),
       'detail.object.key',
       'is not valid URL encoding',
     ],

@@ -11,6 +11,7 @@ import { startRuns } from '#lambdas/platform/intake';
 import { createObservability } from '#lambdas/platform/runtime/observability';
 import { watchlistIntakeDepsFromEnvironment } from '#lambdas/watchlist/deps';
 import { createMemoryLogger } from '../kit/loggers.ts';
+import { uploadEvent } from '../kit/s3-events.ts';
 
 const WATCHLIST_MACHINE = 'arn:aws:states:us-east-1:123456789012:stateMachine:WatchlistRun';
 const ENVIRONMENT = {
@@ -22,14 +23,6 @@ const ENVIRONMENT = {
 const sfnMock = mockClient(SFNClient);
 // The mock patches SFNClient for the whole worker: put it back for the files that run next.
 afterAll(() => sfnMock.restore());
-
-function upload(key: string) {
-  return {
-    'detail-type': 'Object Created',
-    source: 'aws.s3',
-    detail: { bucket: { name: 'input' }, object: { key, etag: 'e', 'version-id': 'v1' } },
-  };
-}
 
 function watchlistIntake() {
   const logger = createMemoryLogger();
@@ -53,7 +46,7 @@ describe('the watchlist intake', () => {
     const { deps, logger } = watchlistIntake();
 
     // Act
-    const decisions = await startRuns(deps, upload('watchlists/people.csv'));
+    const decisions = await startRuns(deps, uploadEvent('watchlists/people.csv'));
 
     // Assess
     expect(decisions).toMatchObject([{ key: 'watchlists/people.csv', action: 'started' }]);
@@ -69,7 +62,7 @@ describe('the watchlist intake', () => {
     const { deps, logger } = watchlistIntake();
 
     // Act
-    const decisions = await startRuns(deps, upload('incoming/domains.csv'));
+    const decisions = await startRuns(deps, uploadEvent('incoming/domains.csv'));
 
     // Assess
     expect(decisions).toMatchObject([{ action: 'ignored', reason: 'not under watchlists/' }]);
