@@ -31,7 +31,7 @@ export interface ListSettings {
   readonly inputBucket: string | undefined;
   /** Object-key suffixes accepted as domain lists. @default DEFAULT_DOMAIN_LIST_SUFFIXES */
   readonly suffixes?: readonly string[];
-  /** @default 100_000 */
+  /** @default DEFAULT_MAX_DOMAINS (100,000) */
   readonly maxDomains?: number;
   /** A list object larger than this is refused before a byte is read. @default DEFAULT_MAX_LIST_BYTES */
   readonly maxListBytes?: number;

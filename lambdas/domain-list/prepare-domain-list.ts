@@ -23,6 +23,7 @@ import {
 import { type ListDeps, listDepsFromEnvironment } from '#lambdas/domain-list/deps';
 import {
   DEFAULT_DOMAIN_LIST_SUFFIXES,
+  DEFAULT_MAX_DOMAINS,
   DEFAULT_MAX_LIST_BYTES,
   linesFromStream,
   type ParsedDomainList,
@@ -63,7 +64,7 @@ export async function prepareDomainList(deps: ListDeps, input: DomainListInput):
   try {
     parsed = await parseDomainList(await openListLines(deps, source), {
       fileName: listFileName(source),
-      maxDomains: deps.settings.maxDomains ?? 100_000,
+      maxDomains: deps.settings.maxDomains ?? DEFAULT_MAX_DOMAINS,
       allowSpecialUse: deps.settings.allowSpecialUse ?? [],
     });
   } catch (error) {
