@@ -52,3 +52,4 @@ export {
   type VendorKeyMode,
   vendorUrlProblem,
 } from './schema.ts';
+export { DEFAULT_STACK_NAME, type StackConfig } from './stack-schema.ts';

@@ -16,9 +16,10 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { type MirrorSecret, rotationScheduleProblem, rotationWindowProblem } from '../../config/index.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
+import { acknowledge } from '../../platform/nag.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { pipelineMetric } from '../../platform/pipeline-metric.ts';
-import { invokeOnSchedule, noAsyncRetries } from '../../platform/scheduled-invoke.ts';
+import { invokeOnSchedule } from '../../platform/scheduled-invoke.ts';
 import { alarmOn, silenceAlarm } from '../../platform/standard-alarms.ts';
 
 export interface KeyRotationProps {
@@ -78,7 +79,7 @@ export class KeyRotation extends Construct {
     if (windowProblem) throw new Error(`KeyRotation ${id}: window ${windowProblem}`);
     const mirrors = props.mirrors ?? [];
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
-      purpose: 'key rotation and key-age check invocations that failed or could not be delivered',
+      purpose: 'key-age check invocations that failed or could not be delivered',
       runbook: 'docs/runbooks/key-rotation.md#rotationdeadletters',
     });
     this.rotationFunction = new PipelineFunction(this, 'RotateFunction', {
@@ -99,7 +100,16 @@ export class KeyRotation extends Construct {
     bindDeclared(this.rotationFunction, {
       rotatedSecret: { secret: props.secret, mirrors },
     });
-    noAsyncRetries(this.rotationFunction, this.deadLetterQueue);
+    // Secrets Manager invokes the rotation function synchronously, so an asynchronous-invoke
+    // configuration (retries, an on-failure destination) would never apply to it: a failed step
+    // fails the RotateSecret call, the RotationFailed alarm fires on the function's first error,
+    // AWSPENDING stays on the token's version, and Secrets Manager tries the rotation again.
+    // https://docs.aws.amazon.com/lambda/latest/dg/with-secrets-manager.html
+    acknowledge(
+      this.rotationFunction,
+      'Serverless-LambdaDLQ',
+      'Secrets Manager invokes the rotation function synchronously: a dead-letter queue or on-failure destination never receives its failures. They surface as the RotationFailed alarm (every error) and the secret keeps AWSPENDING until a retry succeeds (docs/key-rotation.md).',
+    );
 
     // The L1 schedule, not addRotationSchedule: the L2 also grants the function
     // secretsmanager:GetRandomPassword on * and read/write through grantRead/grantWrite, which a
