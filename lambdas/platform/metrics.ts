@@ -33,6 +33,8 @@ export const METRIC = {
   breachArchived: 'BreachReportsArchived',
   /** Report ZIPs refused by the archive check, by the check that failed. */
   archiveVerificationFailures: 'ArchiveVerificationFailures',
+  /** Verified report ZIPs kept beside other verified bytes under the same report name, by origin. */
+  archiveConflicts: 'ArchiveConflicts',
   /** Key rotations finished (AWSCURRENT moved to the vendor's new key). */
   keyRotations: 'KeyRotations',
   /** Seconds the vendor held a key AWSCURRENT did not name: stored as pending → promoted. */
