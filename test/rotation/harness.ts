@@ -66,6 +66,8 @@ export interface WorldOptions {
   /** Status polls before a simulated scan finishes. @default 0 */
   readonly pollsToFinish?: number;
   readonly newKeyFieldPath?: string;
+  /** The propagation window (rotation.keyPropagationSeconds), on the test's clock. @default 60 s */
+  readonly keyPropagationMs?: number;
   readonly mirrorSecretIds?: readonly string[];
   /** The secret's first value. @default the simulator's key, the org and a note */
   readonly initialValue?: (sim: VendorSimulator) => string;
@@ -116,6 +118,9 @@ export async function createRotationWorld(options: WorldOptions = {}): Promise<R
       mirrorSecretIds: options.mirrorSecretIds ?? [],
       mirrorAttempts: 3,
       newKeyFieldPath: options.newKeyFieldPath,
+      keyPropagationMs: options.keyPropagationMs ?? 60_000,
+      invocationMs: 600_000,
+      reserveMs: 20_000,
     },
   };
   // Secrets Manager invokes the function itself to test a configuration (RotateImmediately false).
@@ -180,6 +185,16 @@ export function keyState(world: RotationWorld): {
   if (world.store.valueAt(world.secretId, 'ROTATION-ANSWER')?.includes(workingKey))
     return { stored: 'kept-answer', workingKey };
   return { stored: 'none', workingKey };
+}
+
+/** The vendor's answer as the ROTATION-ANSWER version keeps it (`rotateAnswer`). */
+export function keptAnswer(world: RotationWorld): {
+  body: string;
+  truncated: boolean;
+  bodyBytes: number;
+  candidates?: string[];
+} {
+  return JSON.parse(world.store.valueAt(world.secretId, 'ROTATION-ANSWER') ?? '{}').rotateAnswer;
 }
 
 /** The rotation invariant: the working key is stored, or a named, counted lockout says it is not. */

@@ -44,14 +44,17 @@ describe('KeysClient', () => {
     const { client } = keysClient();
 
     // Act
-    const rotated = await client.rotateKey();
+    const rotated = await client.rotateKey({ timeoutMs: 10_000 });
 
     // Assess
     expect(sim.apiKey).not.toBe(oldKey);
-    expect(rotated).toEqual({
+    expect(rotated).toMatchObject({
       rawBody: expect.stringContaining(sim.apiKey),
       contentType: expect.any(String),
+      truncated: false,
+      bodyBytes: Buffer.byteLength(rotated.rawBody),
     });
+    expect(rotated.words?.map((w) => w.text)).toContain(sim.apiKey);
     expect(rotated.contentType).toMatch(/application\/json/);
     expect(await keyWorks(oldKey)).toBe(false);
     expect(await keyWorks(sim.apiKey)).toBe(true);
@@ -79,7 +82,7 @@ describe('KeysClient', () => {
     const before = sim.requestCount(ROTATE);
 
     // Act
-    const error = await rejectionOf(client.rotateKey());
+    const error = await rejectionOf(client.rotateKey({ timeoutMs: 10_000 }));
 
     // Assess
     expect(error).toBeInstanceOf(VendorNetworkError);
@@ -105,7 +108,7 @@ describe('KeysClient', () => {
     const before = sim.requestCount(ROTATE);
 
     // Act
-    const error = await rejectionOf(client.rotateKey());
+    const error = await rejectionOf(client.rotateKey({ timeoutMs: 10_000 }));
 
     // Assess
     expect(error).toBeInstanceOf(VendorThrottledError);
@@ -121,7 +124,7 @@ describe('KeysClient', () => {
     const before = sim.requestCount(ROTATE);
 
     // Act
-    const error = await rejectionOf(client.rotateKey());
+    const error = await rejectionOf(client.rotateKey({ timeoutMs: 10_000 }));
 
     // Assess
     expect(error).toMatchObject({ name: 'VendorUnavailableError' });
@@ -136,7 +139,7 @@ describe('KeysClient', () => {
     const before = sim.requestCount(ROTATE);
 
     // Act
-    const error = await rejectionOf(client.rotateKey());
+    const error = await rejectionOf(client.rotateKey({ timeoutMs: 10_000 }));
 
     // Assess: no second rotate could kill the key the other rotation just issued.
     expect(error).toBeInstanceOf(VendorAuthError);
@@ -211,7 +214,7 @@ describe('rotateAnswerCandidates', () => {
     // Prepare
     let deep: unknown = KEY;
     for (let i = 0; i < 50; i++) deep = { next: deep };
-    const many = Array.from({ length: 500 }, (_, i) => `candidate_${String(i).padStart(4, '0')}`);
+    const many = Array.from({ length: 1_500 }, (_, i) => `candidate_${String(i).padStart(4, '0')}`);
 
     // Act
     const fromMany = rotateAnswerCandidates(JSON.stringify({ many }));
