@@ -27,6 +27,8 @@ export { parsePipelineConfig } from './parse.ts';
 export {
   type MirrorSecret,
   maxKeyAgeDays,
+  ROTATION_CALL_RESERVE_SECONDS,
+  ROTATION_FUNCTION_TIMEOUT_SECONDS,
   type RotationConfig,
   rotationPeriodDays,
   rotationScheduleProblem,
