@@ -68,15 +68,23 @@ export interface WorldOptions {
   readonly newKeyFieldPath?: string;
   /** The propagation window (rotation.keyPropagationSeconds), on the test's clock. @default 60 s */
   readonly keyPropagationMs?: number;
+  /**
+   * The vendor keeps the test's clock too, so a key refused for a while (`delaySeconds`) starts
+   * working as the rotation's sleeps move the clock. @default false: the vendor's own clock
+   */
+  readonly vendorOnTestClock?: boolean;
   readonly mirrorSecretIds?: readonly string[];
   /** The secret's first value. @default the simulator's key, the org and a note */
   readonly initialValue?: (sim: VendorSimulator) => string;
 }
 
 export async function createRotationWorld(options: WorldOptions = {}): Promise<RotationWorld> {
-  const sim = await startVendorSimulator({ pollsToFinish: options.pollsToFinish ?? 0 });
   const now = { ms: Date.parse('2026-11-01T00:00:00Z') };
   const clock = () => new Date(now.ms);
+  const sim = await startVendorSimulator({
+    pollsToFinish: options.pollsToFinish ?? 0,
+    ...(options.vendorOnTestClock ? { now: clock } : {}),
+  });
   const store = new SecretsManagerStandIn(clock);
   const { mock } = mockSecretsManager(store);
   const client = new SecretsManagerClient({ region: 'eu-west-1' });
