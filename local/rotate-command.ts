@@ -16,10 +16,11 @@ import {
   DescribeSecretCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { numberFromText } from '#lambdas/platform/schema';
 import { createSecretWriter, STAGE } from '#lambdas/platform/secret-writer';
 import {
   createSecretsManagerReader,
@@ -31,7 +32,11 @@ import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
-import { type PipelineConfig, ROTATION_FUNCTION_TIMEOUT_SECONDS } from '../lib/config/index.ts';
+import {
+  MAX_KEY_PROPAGATION_SECONDS,
+  type PipelineConfig,
+  ROTATION_FUNCTION_TIMEOUT_SECONDS,
+} from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
@@ -63,6 +68,19 @@ export interface RotateCommandOptions {
   readonly fault?: readonly string[] | string | undefined;
   /** @default {}: the check scan waits as the definition says */
   readonly timing?: LocalTiming;
+  /** `--propagation-seconds`: the window instead of `rotation.keyPropagationSeconds`. */
+  readonly propagationSeconds?: number | undefined;
+}
+
+/** `--propagation-seconds`, held to the bounds of rotation.keyPropagationSeconds. */
+const propagationFlag = numberFromText({ min: 0, max: MAX_KEY_PROPAGATION_SECONDS, integer: true });
+export function parsePropagationSeconds(text: string): number {
+  const parsed = propagationFlag.safeParse(text);
+  if (!parsed.success)
+    throw new InvalidArgumentError(
+      `--propagation-seconds ${parsed.error.issues[0]?.message ?? 'is invalid'} (as rotation.keyPropagationSeconds)`,
+    );
+  return parsed.data;
 }
 
 const FAULT_USAGE = `expected rotate-answer=<shape>[,decoys=N][,seconds=S][,bytes=N][,key-at=start|end] (<shape> one of ${ROTATE_ANSWER_SHAPES.join(', ')}) or rotate-delay=<seconds>`;
@@ -139,6 +157,7 @@ export async function runRotateCommand(
   config: PipelineConfig,
 ): Promise<number> {
   const fault = parseRotateFaults(options.fault);
+  const propagationSeconds = options.propagationSeconds ?? config.rotation.keyPropagationSeconds;
   // Rotating cannot be undone: every flag is checked before it, with the rule the scan would apply.
   checkDomainFlag(options.checkDomain, config);
   const secretsManager = await connectSecretsManager(process.env);
@@ -213,11 +232,14 @@ export async function runRotateCommand(
             mirrorSecretIds: [],
             ...DEFAULT_ROTATION_SETTINGS,
             newKeyFieldPath: config.rotation.newKeyFieldPath,
-            keyPropagationMs: config.rotation.keyPropagationSeconds * 1000,
+            keyPropagationMs: propagationSeconds * 1000,
             // The deployed function's timeout: what the rotate answer and the window may take.
             invocationMs: ROTATION_FUNCTION_TIMEOUT_SECONDS * 1000,
           },
         };
+        process.stdout.write(
+          `Propagation window: ${propagationSeconds} s (a new key refused that long after the rotate is probed again)\n`,
+        );
         const handler = createRotateApiKeyHandler(deps);
         const started = performance.now();
         const rotation = await driveRotation(client, secretId, (request) =>
@@ -355,19 +377,33 @@ export function addRotateCommand(
       `simulator only, repeatable: rotate-answer=<shape>[,decoys=N][,seconds=S][,bytes=N][,key-at=start|end] answers the rotate in that shape (${ROTATE_ANSWER_SHAPES.join(', ')}); rotate-delay=<seconds> refuses the new key that long`,
       (spec: string, earlier: string[] = []) => [...earlier, spec],
     )
+    .option(
+      '--propagation-seconds <seconds>',
+      'how long a new key the vendor refuses is probed again before a lockout (default: rotation.keyPropagationSeconds, 180)',
+      parsePropagationSeconds,
+    )
     .addOption(logLevelOption())
-    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string; fault?: string[] }) => {
-      setExitCode(
-        await runRotateCommand(
-          {
-            out: flags.out,
-            logLevel: flags.logLevel,
-            checkDomain: flags.checkDomain,
-            fault: flags.fault,
-            timing,
-          },
-          config,
-        ),
-      );
-    });
+    .action(
+      async (flags: {
+        out: string;
+        logLevel: LogLevel;
+        checkDomain: string;
+        fault?: string[];
+        propagationSeconds?: number;
+      }) => {
+        setExitCode(
+          await runRotateCommand(
+            {
+              out: flags.out,
+              logLevel: flags.logLevel,
+              checkDomain: flags.checkDomain,
+              fault: flags.fault,
+              propagationSeconds: flags.propagationSeconds,
+              timing,
+            },
+            config,
+          ),
+        );
+      },
+    );
 }

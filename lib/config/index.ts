@@ -25,6 +25,7 @@ export { type ConfigIssue, PipelineConfigError } from './errors.ts';
 export { loadPipelineConfig, loadPipelineConfigFile, type PipelineContext } from './load.ts';
 export { parsePipelineConfig } from './parse.ts';
 export {
+  MAX_KEY_PROPAGATION_SECONDS,
   type MirrorSecret,
   maxKeyAgeDays,
   ROTATION_CALL_RESERVE_SECONDS,

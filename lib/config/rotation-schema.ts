@@ -66,7 +66,7 @@ const mirrorEntry = z.union([
 export const ROTATION_FUNCTION_TIMEOUT_SECONDS = 600;
 /** What the propagation window leaves of the function's timeout: the rotate call, the puts, the mirrors. */
 export const ROTATION_CALL_RESERVE_SECONDS = 120;
-const MAX_KEY_PROPAGATION_SECONDS = ROTATION_FUNCTION_TIMEOUT_SECONDS - ROTATION_CALL_RESERVE_SECONDS;
+export const MAX_KEY_PROPAGATION_SECONDS = ROTATION_FUNCTION_TIMEOUT_SECONDS - ROTATION_CALL_RESERVE_SECONDS;
 
 export const rotationSchema = z.pipe(
   section({

@@ -89,11 +89,12 @@ function hugeAnswer(k: RotatedKey, bytes: number, keyAt: 'start' | 'end'): Rotat
 
 /** The body in pieces about a second apart, the last at `totalMs`; the key is in the last piece. */
 async function* trickle(body: Buffer, totalMs: number, closing?: AbortSignal): AsyncGenerator<Buffer> {
-  const pieces = Math.max(2, Math.ceil(totalMs / 1000) + 1);
-  const size = Math.ceil(body.length / pieces);
+  // Every piece holds bytes, so the body really is still arriving at `totalMs`.
+  const pieces = Math.min(body.length, Math.max(2, Math.ceil(totalMs / 1000) + 1));
+  const edge = (i: number) => Math.round((i * body.length) / pieces);
   for (let i = 0; i < pieces; i++) {
     if (i > 0) await sleep(totalMs / (pieces - 1), undefined, closing ? { signal: closing } : {});
-    yield body.subarray(i * size, (i + 1) * size);
+    yield body.subarray(edge(i), edge(i + 1));
   }
 }
 
