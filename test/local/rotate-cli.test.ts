@@ -22,6 +22,16 @@ afterEach(async () => {
   await rm(outDir, { recursive: true, force: true });
 });
 
+/** The variables that point the CLI's Secrets Manager client at `endpoint`. */
+function usingStandIn(endpoint: { url: string }): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_REGION: 'eu-west-1',
+  };
+}
+
 async function everythingWritten(): Promise<string> {
   const files = await filesUnder(outDir);
   const texts = await Promise.all(files.map((file) => readFile(join(outDir, file), 'utf8')));
@@ -70,11 +80,8 @@ describe('npm start -- rotate', () => {
     const endpoint = await startSecretsManagerServer();
     try {
       const run = await runCli(['rotate', '--out', outDir], {
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+        ...usingStandIn(endpoint),
         ROTATION_SECRET_ID: 'team/vendor-key',
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_REGION: 'eu-west-1',
       });
 
       expect(run.stderr).toBe('');
@@ -124,10 +131,7 @@ describe('npm start -- rotate', () => {
       const endpoint = await startSecretsManagerServer();
       try {
         const run = await runCli(['rotate', '--out', outDir, '--fault', `rotate-answer=${shape}`], {
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-          AWS_REGION: 'eu-west-1',
+          ...usingStandIn(endpoint),
         });
 
         expect(run.stderr).toBe('');
@@ -151,10 +155,7 @@ describe('npm start -- rotate', () => {
       const run = await runCli(
         ['rotate', '--out', outDir, '--fault', 'rotate-answer=no-key', '--propagation-seconds', '1'],
         {
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-          AWS_REGION: 'eu-west-1',
+          ...usingStandIn(endpoint),
         },
       );
 
@@ -184,10 +185,7 @@ describe('npm start -- rotate', () => {
         SCAN_API_URL: vendor.url,
         VENDOR_API_KEY: vendor.apiKey,
         ORG_UUID: vendor.orgUuid,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_REGION: 'eu-west-1',
+        ...usingStandIn(endpoint),
       });
 
       expect(run).toExitWith(2);
@@ -224,10 +222,7 @@ describe('npm start -- rotate', () => {
           '10',
         ],
         {
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-          AWS_REGION: 'eu-west-1',
+          ...usingStandIn(endpoint),
         },
       );
 

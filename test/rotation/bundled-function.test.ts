@@ -27,7 +27,8 @@ import { driveRotation } from '#local/rotation-driver';
 import { type SecretsManagerServer, startSecretsManagerServer } from '#local/secrets-manager/server';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
 import type { RotateAnswerFault } from '#local/simulator/rotate-answers';
-import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
+import { handlerEntry, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
+import { PIPELINE_BUILD_OPTIONS } from '../kit/handler-bundles.ts';
 import { ROTATE_ROUTE } from './harness.ts';
 
 const WINDOW_SECONDS = 4;
@@ -51,17 +52,8 @@ const published: string[] = [];
 async function bundleRotationFunction(): Promise<BundledHandler> {
   bundleDir = await mkdtemp(join(tmpdir(), 'rotate-api-key-bundle-'));
   const result = await build({
+    ...PIPELINE_BUILD_OPTIONS,
     entryPoints: [relative(REPO_ROOT, handlerEntry('rotate-api-key'))],
-    absWorkingDir: REPO_ROOT,
-    write: false,
-    bundle: true,
-    platform: 'node',
-    target: PIPELINE_BUNDLING.target ?? 'node22',
-    format: 'esm',
-    minify: PIPELINE_BUNDLING.minify ?? false,
-    mainFields: [...(PIPELINE_BUNDLING.mainFields ?? [])],
-    ...(PIPELINE_BUNDLING.banner ? { banner: { js: PIPELINE_BUNDLING.banner } } : {}),
-    logLevel: 'error',
   });
   const file = join(bundleDir, 'index.mjs');
   await writeFile(file, result.outputFiles[0]?.contents ?? '');
