@@ -111,10 +111,13 @@ export function fitAnswer(answer: AnswerToFit, build: (kept: KeptAnswer) => Reco
     const full = render(whole.length, []);
     if (fits(full)) return full;
   }
-  // Words first: they may hold the key from a part of the body no secret could keep.
+  // Words first: they may hold the key from a part of the body no secret could keep. Not those
+  // the kept body holds for sure (at least its first MIN_KEPT_BODY_BYTES / 6 bytes: JSON escaping
+  // grows a byte to six at most), which would take room from the far ones.
   const room = new Set<string>();
   let budget = MAX_SECRET_BYTES - MIN_KEPT_BODY_BYTES - Buffer.byteLength(render(0, []), 'utf8');
   for (const word of words) {
+    if (word.endByte <= MIN_KEPT_BODY_BYTES / 6) continue;
     // A JSON string and its comma; words are printable ASCII, so characters are bytes.
     budget -= JSON.stringify(word.text).length + 1;
     if (budget < 0) break;
