@@ -312,6 +312,7 @@ export class SecurityPipelineStack extends Stack {
       ...(config.rotation.newKeyFieldPath === undefined
         ? {}
         : { newKeyFieldPath: config.rotation.newKeyFieldPath }),
+      keyPropagation: Duration.seconds(config.rotation.keyPropagationSeconds),
       mirrors: config.rotation.mirrorSecrets,
       maxKeyAge: Duration.days(maxKeyAgeDays(config.rotation)),
       logRetention,

@@ -39,6 +39,7 @@ export const ERROR_NAME = {
   RotationResponseLost: 'RotationResponseLost',
   RotationInProgressError: 'RotationInProgressError',
   RotationOutcomeUnknownError: 'RotationOutcomeUnknownError',
+  NewKeyNotWorkingYetError: 'NewKeyNotWorkingYetError',
   RotateAnswerUnparsableError: 'RotateAnswerUnparsableError',
   PendingKeyRefusedError: 'PendingKeyRefusedError',
   RotationStateError: 'RotationStateError',

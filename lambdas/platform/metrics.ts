@@ -41,8 +41,10 @@ export const METRIC = {
   rotationWindow: 'RotationWindowSeconds',
   /** The vendor rotated and the new key was lost: a lockout. */
   rotationResponseLost: 'RotationResponseLost',
-  /** A rotate answer in which no key could be found (stored whole under AWSPENDING). */
+  /** A rotate answer in which no key worked within the propagation window (kept in ROTATION-ANSWER). */
   rotateAnswerUnparsable: 'RotateAnswerUnparsable',
+  /** A rotate answered with the key already in use: the vendor did not change the key. */
+  rotateKeyUnchanged: 'RotateKeyUnchanged',
   /** Mirror secrets that could not be written and verified after a rotation. */
   mirrorWriteFailures: 'MirrorWriteFailures',
   /** ApiKeyRotated events that could not be published. */

@@ -31,6 +31,8 @@ export class KeyStore {
   private createdAt: Date;
   private lastUsedAt: Date | null = null;
   private rotatedAt: Date | null = null;
+  /** Before this time (ms, on `now`) the key is refused: a new key still propagating. */
+  private activeFrom = 0;
 
   constructor(
     initialKey: string | undefined,
@@ -51,7 +53,7 @@ export class KeyStore {
   /** Constant-time check, so response timing says nothing about how much of a guess was right. */
   accepts(candidate: string | undefined): boolean {
     if (candidate === undefined || candidate === '') return false;
-    return timingSafeEqual(digest(candidate), this.keyDigest);
+    return timingSafeEqual(digest(candidate), this.keyDigest) && this.now().getTime() >= this.activeFrom;
   }
 
   touch(): void {
@@ -68,10 +70,19 @@ export class KeyStore {
     };
   }
 
-  /** Issues a new key; the old one is dead from this moment. */
-  rotate(): { apiKey: string; keyId: string; createdAt: Date } {
+  /**
+   * Issues a new key; the old one is dead from this moment. `propagationMs`: the new key is refused
+   * for that long (it has not reached every server yet), so no key works in between.
+   */
+  rotate(propagationMs = 0): { apiKey: string; keyId: string; createdAt: Date } {
     this.install(newApiKey());
     this.rotatedAt = this.createdAt;
+    this.activeFrom = this.createdAt.getTime() + propagationMs;
+    return { apiKey: this.key, keyId: this.keyId, createdAt: this.createdAt };
+  }
+
+  /** A rotate that changed nothing: the key in use, as a rotate answer would name it. */
+  unchanged(): { apiKey: string; keyId: string; createdAt: Date } {
     return { apiKey: this.key, keyId: this.keyId, createdAt: this.createdAt };
   }
 
@@ -87,5 +98,6 @@ export class KeyStore {
     this.keyId = newKeyId();
     this.createdAt = this.now();
     this.lastUsedAt = null;
+    this.activeFrom = 0;
   }
 }

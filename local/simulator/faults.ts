@@ -244,6 +244,21 @@ function validateFault(fault: Fault): void {
           `rotate-answer fault shape must be one of ${ROTATE_ANSWER_SHAPES.join(', ')}; got ${JSON.stringify(fault.shape)}`,
         );
       }
+      optionalPositive(fault.decoys, 'rotate-answer fault decoys', 10_000);
+      optionalPositive(fault.bytes, 'rotate-answer fault bytes', 64 * 1024 * 1024);
+      for (const [field, value] of [
+        ['delaySeconds', fault.delaySeconds],
+        ['trickleSeconds', fault.trickleSeconds],
+      ] as const) {
+        if (value !== undefined && !(typeof value === 'number' && value >= 0 && value <= 3600)) {
+          throw new TypeError(`rotate-answer fault ${field} must be a number of seconds from 0 to 3600`);
+        }
+      }
+      if (fault.keyAt !== undefined && fault.keyAt !== 'start' && fault.keyAt !== 'end') {
+        throw new TypeError(
+          `rotate-answer fault keyAt must be 'start' or 'end'; got ${JSON.stringify(fault.keyAt)}`,
+        );
+      }
       return;
     case 'oversized-body':
       optionalPositive(fault.bytes, 'oversized-body fault bytes');

@@ -187,7 +187,7 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
         params: found.params,
         query,
         sim,
-        ...(fault?.type === 'rotate-answer' ? { rotateAnswer: fault.shape } : {}),
+        ...(fault?.type === 'rotate-answer' ? { rotateAnswer: fault } : {}),
       });
     } catch (error) {
       if (error instanceof HttpError) {

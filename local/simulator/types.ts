@@ -5,7 +5,7 @@
  */
 
 import type { Latency } from '../latency.ts';
-import type { RotateAnswerShape } from './rotate-answers.ts';
+import type { RotateAnswerShape, RotateAnswerTuning } from './rotate-answers.ts';
 
 /** `storage` is the separate origin that serves report ZIPs behind the pre-signed redirect. */
 export type SimulatedApi = 'scan' | 'keys' | 'breach' | 'storage';
@@ -58,9 +58,10 @@ export type Fault =
   | { readonly type: 'unframed'; readonly afterBytes?: number; readonly end?: 'close' | 'reset' }
   /**
    * Key rotation only (`POST …/api/key/rotate`; other requests never match it): rotate as usual and
-   * answer in this shape (./rotate-answers.ts), the new key somewhere inside unless `no-key`.
+   * answer in this shape (./rotate-answers.ts), the new key somewhere inside unless `no-key`
+   * (`same-key` does not rotate and hands back the key in use). The rest tunes it.
    */
-  | { readonly type: 'rotate-answer'; readonly shape: RotateAnswerShape }
+  | ({ readonly type: 'rotate-answer'; readonly shape: RotateAnswerShape } & RotateAnswerTuning)
   /**
    * Answer 200 with chunked framing and no Content-Length, and a body of `bytes` zeros (default
    * 10 GiB), generated as it is read: `gzip` (the default) sends it gzip-encoded, about 1000:1, a

@@ -1,7 +1,11 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROTATION_EVENT } from '#lambdas/rotation/deps';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import {
+  parsePipelineConfig,
+  ROTATION_CALL_RESERVE_SECONDS,
+  ROTATION_FUNCTION_TIMEOUT_SECONDS,
+} from '../../lib/config/index.ts';
 import {
   actionsAllowed,
   functionFor,
@@ -126,6 +130,13 @@ describe('KeyRotation: no blind retries', () => {
         },
       }),
     });
+  });
+
+  it('gives the rotation function the propagation window and a timeout that holds it and the rotate call', () => {
+    const fn = functionFor(synthesized, 'rotate-api-key');
+    expect(fn.environment.ROTATION_KEY_PROPAGATION_SECONDS).toBe('180');
+    expect(fn.properties.Timeout).toBe(ROTATION_FUNCTION_TIMEOUT_SECONDS);
+    expect(180 + ROTATION_CALL_RESERVE_SECONDS).toBeLessThanOrEqual(fn.properties.Timeout as number);
   });
 
   it('holds a claim longer than any step can run', () => {

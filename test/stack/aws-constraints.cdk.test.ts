@@ -99,6 +99,17 @@ describe('Secrets Manager rotation rules, refused at synth naming the setting', 
       { schedule: 'rate(1000 days)', maxKeyAgeDays: 1100 },
       /^pipeline\.rotation\.schedule must rotate every 1 to 999 days$/,
     ],
+    // Lambda's timeout: the rotation function's first attempt must hold the whole window.
+    [
+      'a key propagation window the rotation function cannot hold',
+      { keyPropagationSeconds: 481 },
+      /^pipeline\.rotation\.keyPropagationSeconds must be whole seconds from 0 to 480: the rotation function's 600 s timeout must hold the whole window and 120 s for the rotate call and storing its answer \(got 481\)$/,
+    ],
+    [
+      'a fractional key propagation window',
+      { keyPropagationSeconds: 1.5 },
+      /^pipeline\.rotation\.keyPropagationSeconds must be whole seconds from 0 to 480/,
+    ],
     [
       'a window of 0 hours',
       { windowHours: 0 },

@@ -13,7 +13,12 @@ import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanage
 import { Construct } from 'constructs';
 import { METRIC, type MetricName } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { type MirrorSecret, rotationScheduleProblem, rotationWindowProblem } from '../../config/index.ts';
+import {
+  type MirrorSecret,
+  ROTATION_FUNCTION_TIMEOUT_SECONDS,
+  rotationScheduleProblem,
+  rotationWindowProblem,
+} from '../../config/index.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { acknowledge } from '../../platform/nag.ts';
@@ -35,6 +40,8 @@ export interface KeyRotationProps {
   readonly window: Duration;
   /** Dot path of the new key in the rotate answer. @default search the common names */
   readonly newKeyFieldPath?: string;
+  /** How long a new key may take to work everywhere (rotation.keyPropagationSeconds). @default the function's own default */
+  readonly keyPropagation?: Duration;
   /** Secrets that get the new value after every rotation, with their customer managed keys. @default [] */
   readonly mirrors?: readonly MirrorSecret[];
   /** The key-age alarm fires when the key is older than this. */
@@ -46,8 +53,11 @@ export interface KeyRotationProps {
 /** Two missed daily checks, not one late one (the schedule's flexible window is an hour). */
 const AGE_CHECK_SILENCE = Duration.days(2);
 
-/** How long one rotation step may take: the vendor call's timeout, the puts' retries, the mirrors. */
-const STEP_TIMEOUT = Duration.minutes(2);
+/**
+ * How long one rotation step may take: the rotate call (read to its end however slowly it comes),
+ * the key's propagation window, the puts' retries, the mirrors (lib/config/rotation-schema.ts).
+ */
+const STEP_TIMEOUT = Duration.seconds(ROTATION_FUNCTION_TIMEOUT_SECONDS);
 
 /**
  * Scheduled native rotation of the vendor org key, with its guards:
@@ -94,6 +104,9 @@ export class KeyRotation extends Construct {
         [ENV.rotationClaimLeaseSeconds]: String(STEP_TIMEOUT.toSeconds() + 60),
         ...(props.orgUuid === undefined ? {} : { [ENV.orgUuid]: props.orgUuid }),
         ...(props.newKeyFieldPath === undefined ? {} : { [ENV.newKeyFieldPath]: props.newKeyFieldPath }),
+        ...(props.keyPropagation === undefined
+          ? {}
+          : { [ENV.rotationKeyPropagationSeconds]: String(props.keyPropagation.toSeconds()) }),
       },
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
