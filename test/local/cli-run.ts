@@ -16,6 +16,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { main } from '../../local/cli.ts';
 import type { LocalTiming } from '../../local/pipeline.ts';
+import { outFlagOf, watchCliRun, watchKeys } from '../kit/leak-watch.ts';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -102,9 +103,11 @@ export async function runCli(
   process.stdout.write = capture(out) as typeof process.stdout.write;
   process.stderr.write = capture(err) as typeof process.stderr.write;
   const timing = options.timing ?? NO_WAITS;
+  watchKeys(env.VENDOR_API_KEY);
+  let run: CliRun;
   try {
     const code = await main(argv, timing === 'as-defined' ? {} : { timing });
-    return { code, stdout: out.join(''), stderr: err.join('') };
+    run = { code, stdout: out.join(''), stderr: err.join('') };
   } finally {
     process.stdout.write = stdoutWrite;
     process.stderr.write = stderrWrite;
@@ -114,6 +117,10 @@ export async function runCli(
       else process.env[name] = value;
     }
   }
+  // Every run the suite makes is searched for the keys it used (test/kit/leak-watch.ts).
+  const dir = outFlagOf(argv);
+  await watchCliRun(argv, run, dir === undefined ? {} : { out: resolve(dir) });
+  return run;
 }
 
 /**
@@ -167,7 +174,14 @@ export async function runCliProcess(
   const stderr = collectText(child.stderr);
   // 'close', not 'exit': both pipes are drained by then.
   const code = await new Promise<number | null>((done) => child.once('close', (exit) => done(exit)));
-  return { code, stdout: stdout.text, stderr: stderr.text };
+  const run = { code, stdout: stdout.text, stderr: stderr.text };
+  watchKeys(env.VENDOR_API_KEY);
+  const dir = outFlagOf(args);
+  await watchCliRun(args, run, {
+    childProcess: true,
+    ...(dir === undefined ? {} : { out: resolve(PROJECT_ROOT, dir) }),
+  });
+  return run;
 }
 
 /** Every file under `dir`, as `/`-separated paths relative to it. */
