@@ -30,15 +30,21 @@ function echo(into: 'body' | 'report-name'): void {
   });
 }
 
+/** One person's run through the definition, with every state payload it passed. */
+async function runCollecting(requestId: string) {
+  const payloads: unknown[] = [];
+  const run = await runBreachReport(
+    runOptions({ onStatePayload: (_state, payload) => payloads.push(payload) }),
+    { ...PERSON, requestId },
+  );
+  return { run, payloads };
+}
+
 describe('a recon answer that echoes the key', () => {
   it('is archived, and recon.json keeps the answer with x-api-key and the bare key redacted', async () => {
     echo('body');
-    const payloads: unknown[] = [];
 
-    const run = await runBreachReport(
-      runOptions({ onStatePayload: (_state, payload) => payloads.push(payload) }),
-      { ...PERSON, requestId: 'e1' },
-    );
+    const { run, payloads } = await runCollecting('e1');
 
     expect(run.outcome).toBe('archived');
     const recon = await readJson(bed.s3.client, RESULTS_BUCKET, `${run.outputPrefix}recon.json`);
@@ -51,12 +57,8 @@ describe('a recon answer that echoes the key', () => {
 describe('a report name that holds the key', () => {
   it('is refused by its fingerprint: recorded once, never downloaded, printed or made an S3 key', async () => {
     echo('report-name');
-    const payloads: unknown[] = [];
 
-    const run = await runBreachReport(
-      runOptions({ onStatePayload: (_state, payload) => payloads.push(payload) }),
-      { ...PERSON, requestId: 'n1' },
-    );
+    const { run, payloads } = await runCollecting('n1');
 
     expect(run).toMatchObject({ outcome: 'failed', error: 'ReconFailed' });
     expect(describeResult(run, '/out')).toMatch(/ReportNameRefusedError: .*\(name sha256:[0-9a-f]{16}\)/);
