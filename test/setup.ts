@@ -9,7 +9,6 @@ expect.extend(allCustomMatcher);
 // line its runs produced has been searched for the exact keys they used (test/kit/leak-watch.ts).
 installLeakWatch();
 afterAll(() => {
-  const { leaks, checks, keys } = takeLeaks();
-  if (process.env.LEAK_STATS) process.stderr.write(`LEAKWATCH checks=${checks} keys=${keys}\n`);
+  const { leaks } = takeLeaks();
   expect(leaks, 'a key value the runs used was found where no key may be stored').toEqual([]);
 });

@@ -36,6 +36,12 @@ export interface Leak {
 export const SIMULATOR_KEY_SHAPE = /sk_sim_[0-9a-f]{32}/;
 
 const keys: string[] = [];
+/**
+ * The watched keys by their first 4 characters: a worker's keys number in the hundreds and mostly
+ * share a prefix (`sk_sim_…`), so a text is searched once per prefix, not once per key.
+ */
+const byPrefix = new Map<string, number[]>();
+const PREFIX = 4;
 const leaks: Leak[] = [];
 let checks = 0;
 
@@ -46,37 +52,56 @@ let checks = 0;
 export function watchKeys(...values: (string | undefined)[]): void {
   for (const value of values) {
     if (value === undefined || value.length < 8) continue;
-    for (const form of new Set([value, value.toLowerCase()])) if (!keys.includes(form)) keys.push(form);
+    for (const form of new Set([value, value.toLowerCase()])) {
+      if (keys.includes(form)) continue;
+      keys.push(form);
+      const prefix = form.slice(0, PREFIX);
+      byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), keys.length - 1]);
+    }
   }
+}
+
+/** The indexes of the watched keys `text` holds. */
+function keysIn(text: string): Set<number> {
+  const found = new Set<number>();
+  for (const [prefix, group] of byPrefix) {
+    for (let at = text.indexOf(prefix); at !== -1; at = text.indexOf(prefix, at + 1)) {
+      for (const index of group) if (text.startsWith(keys[index] ?? '', at)) found.add(index);
+    }
+  }
+  return found;
+}
+
+/** A leak at `where`, itself shown without the keys it may hold (a path can be one). */
+function recordLeak(where: string, index: number): void {
+  let shown = where;
+  for (const held of keysIn(where)) shown = shown.split(keys[held] ?? '').join(`[key ${held + 1}]`);
+  leaks.push({ where: shown, key: index + 1 });
 }
 
 /** Searches `text` for every watched key; a leak is recorded as coming from `where`. */
 export function checkText(where: string, text: string): void {
   checks += 1;
-  keys.forEach((key, index) => {
-    if (text.includes(key)) leaks.push({ where, key: index + 1 });
-  });
+  for (const index of keysIn(text)) recordLeak(where, index);
 }
 
 /**
  * Searches a file's bytes, streamed (a report can be hundreds of MiB), with each chunk's tail
- * carried over so a key split across two chunks is still found.
+ * carried over so a key split across two chunks is still found. Keys are printable ASCII (the
+ * simulator takes no other), so a byte is a latin1 character.
  */
 async function checkFile(where: string, path: string): Promise<void> {
   checks += 1;
-  const wanted = keys.map((key) => Buffer.from(key, 'utf8'));
-  if (wanted.length === 0) return;
-  const overlap = Math.max(...wanted.map((key) => key.length)) - 1;
+  if (keys.length === 0) return;
+  const overlap = Math.max(...keys.map((key) => key.length)) - 1;
   const found = new Set<number>();
-  let carry = Buffer.alloc(0);
+  let carry = '';
   for await (const chunk of createReadStream(path)) {
-    const window = Buffer.concat([carry, chunk as Buffer]);
-    wanted.forEach((key, index) => {
-      if (window.includes(key)) found.add(index);
-    });
-    carry = window.subarray(Math.max(0, window.length - overlap));
+    const window = carry + (chunk as Buffer).toString('latin1');
+    for (const index of keysIn(window)) found.add(index);
+    carry = window.slice(Math.max(0, window.length - overlap));
   }
-  for (const index of found) leaks.push({ where, key: index + 1 });
+  for (const index of found) recordLeak(where, index);
 }
 
 /** Every file under `dir`, its path relative to it (`/`-separated) and absolute. */
