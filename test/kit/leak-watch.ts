@@ -11,7 +11,8 @@
  * - every task input and result of every local execution: the state payloads and so the execution
  *   history (`onTaskPayload`);
  * - every terminal line and every file under `--out` of a CLI run, in-process or a child process
- *   (test/local/cli-run.ts calls {@link watchCliRun}); handler log lines of the CLI land there;
+ *   (test/local/cli-run.ts calls {@link watchTerminal} and {@link watchOutput}); handler log lines
+ *   of the CLI land there;
  * - every line a test's memory logger is given, as the deployed logger would write it to CloudWatch
  *   (test/kit/loggers.ts).
  * test/setup.ts installs the watch in every test file and fails the file, after its last test, on
@@ -129,25 +130,30 @@ export async function checkDirectory(what: string, dir: string): Promise<void> {
   }
 }
 
-/** What a CLI run left: its terminal lines and, when it had an `--out`, every file under it. */
-export async function watchCliRun(
+/**
+ * A CLI run's terminal lines. A child process's simulator issued its keys in another process, so
+ * for one (`childProcess`) the simulator's key shape stands for them.
+ */
+export function watchTerminal(
   argv: readonly string[],
   run: { readonly stdout: string; readonly stderr: string },
-  options: { readonly out?: string; readonly childProcess?: boolean } = {},
-): Promise<void> {
+  childProcess = false,
+): void {
   const what = `npm start -- ${argv.slice(0, 2).join(' ')}`;
-  checkText(`terminal (stdout) of ${what}`, run.stdout);
-  checkText(`terminal (stderr) of ${what}`, run.stderr);
-  if (options.childProcess) {
-    // Its simulator's key never reached this process: the simulator's key shape stands for it.
-    for (const [stream, text] of [
-      ['stdout', run.stdout],
-      ['stderr', run.stderr],
-    ] as const) {
-      if (SIMULATOR_KEY_SHAPE.test(text)) leaks.push({ where: `terminal (${stream}) of ${what}`, key: 0 });
+  for (const [stream, text] of [
+    ['stdout', run.stdout],
+    ['stderr', run.stderr],
+  ] as const) {
+    checkText(`terminal (${stream}) of ${what}`, text);
+    if (childProcess && SIMULATOR_KEY_SHAPE.test(text)) {
+      leaks.push({ where: `terminal (${stream}) of ${what}`, key: 0 });
     }
   }
-  if (options.out !== undefined) await checkDirectory(`file of ${what}:`, options.out);
+}
+
+/** What a CLI run left under its `--out`: every file, its name and its bytes. */
+export async function watchOutput(argv: readonly string[], out: string): Promise<void> {
+  await checkDirectory(`file of npm start -- ${argv.slice(0, 2).join(' ')}:`, out);
 }
 
 /** The `--out` of a CLI argv (the last one given), if any. */
