@@ -5,7 +5,9 @@
  * (test/kit/leak-watch.ts) searches every payload, object and S3 key as well.
  */
 import { describe, expect, it } from 'vitest';
+import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
+import { ReportNameRefusedError } from '#lambdas/platform/errors';
 import { REDACTED } from '#lambdas/platform/redact';
 import { describeResult } from '#local/breach-command';
 import { runBreachReport } from '#local/breach-run';
@@ -100,5 +102,23 @@ describe('a report name that holds the key', () => {
     const keys = await listKeys(bed.s3.client, RESULTS_BUCKET);
     expect(keys.filter((key) => key.startsWith('breach/reports/'))).toEqual([]);
     expect([await everythingStored(bed), JSON.stringify(reconciled)].join('\n')).not.toMatch(KEY);
+  });
+
+  it('is refused by ArchiveReport and the download too, when one is handed it directly (an old payload redriven)', async () => {
+    bed.sim.scriptReportName(`rpt-${WORD_KEY}-x`);
+    const made = await bed.client.recon({ name: 'Kim Lee', emails: ['kim@example.com'] });
+    const name = made.output ?? '';
+    const s3Writes = await listKeys(bed.s3.client, RESULTS_BUCKET);
+
+    await expect(archiveReport(bed.deps, name, { origin: 'workflow' })).rejects.toThrow(
+      ReportNameRefusedError,
+    );
+    await expect(bed.client.download(name)).rejects.toThrow(
+      /the report name holds a key; the report is refused/,
+    );
+
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET)).toEqual(s3Writes);
+    expect(bed.sim.requestCount('GET /download/{report_name}')).toBe(0);
+    expect(bed.logger.text()).not.toMatch(KEY);
   });
 });
