@@ -51,7 +51,7 @@ export function rememberKeyValue(value: string | undefined): void {
   }
 }
 
-/** How many key values the redaction knows (for tests and for a log line's context). */
+/** How many key values the redaction knows (the tests read it). */
 export function knownKeyCount(): number {
   return knownKeys.size;
 }
