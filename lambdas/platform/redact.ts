@@ -30,11 +30,13 @@ export function fingerprintOf(text: string): string {
  */
 const MIN_KNOWN_KEY_LENGTH = 8;
 /**
- * Key values remembered at once, the oldest dropped first. A Lambda's module scope lives across
- * invocations and rotations; the keys of the last few are what a vendor could still echo.
+ * Key values remembered at once, the least recently used dropped first. A Lambda's module scope
+ * lives across invocations and rotations; the keys used last are what a vendor could still echo,
+ * and a key in use is registered again with every request, so a burst of other values (a rotation
+ * probing the candidates of an answer) cannot push it out for longer than the burst.
  */
-const MAX_KNOWN_KEYS = 32;
-/** The key values in use, in the order they were first seen (a Set keeps insertion order). */
+const MAX_KNOWN_KEYS = 64;
+/** The key values in use, the most recently registered last (a Set keeps insertion order). */
 const knownKeys = new Set<string>();
 
 /**
@@ -43,7 +45,9 @@ const knownKeys = new Set<string>();
  * Values shorter than 8 characters are ignored (see MIN_KNOWN_KEY_LENGTH).
  */
 export function rememberKeyValue(value: string | undefined): void {
-  if (value === undefined || value.length < MIN_KNOWN_KEY_LENGTH || knownKeys.has(value)) return;
+  if (value === undefined || value.length < MIN_KNOWN_KEY_LENGTH) return;
+  // Moved to the newest place: the least recently used key is the one dropped.
+  knownKeys.delete(value);
   knownKeys.add(value);
   if (knownKeys.size > MAX_KNOWN_KEYS) {
     const oldest = knownKeys.values().next().value;

@@ -129,6 +129,18 @@ describe('the key values in use', () => {
     expect(redactText('the secret is named')).toBe('the secret is named');
   });
 
+  it('keep the key used last when many other values pass through (the least recently used go first)', () => {
+    rememberKeyValue(WORD_KEY);
+    for (let i = 0; i < 200; i++) {
+      rememberKeyValue(`candidate-value-${i}`);
+      // The key in use is registered again with every request it is sent on.
+      if (i % 50 === 0) rememberKeyValue(WORD_KEY);
+    }
+    expect(knownKeyCount()).toBe(64);
+    expect(redactText(`x ${WORD_KEY}`)).toBe(`x ${REDACTED}`);
+    expect(redactText('candidate-value-0')).toBe('candidate-value-0');
+  });
+
   it('are replaced longest first, so a key that contains another is not left half-shown', () => {
     expect(redactSecrets('abcd1234efgh', ['abcd', 'abcd1234efgh'])).toBe(REDACTED);
   });
