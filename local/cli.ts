@@ -45,6 +45,7 @@ export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
 export { localPollSettings } from './poll-flags.ts';
 
 import { scanDomainStateMachine } from './definitions.ts';
+import { FAULTS_OF, faultFlagHelp, faultRulesOf } from './fault-flags.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
 import { type LocalTiming, runDomainList } from './pipeline.ts';
 import {
@@ -89,6 +90,8 @@ export interface ScanCommandOptions {
   readonly demo: boolean;
   /** @default {}: the definition's own waits and retry intervals */
   readonly timing?: LocalTiming;
+  /** `--fault key-echo=status` (simulator only, local/fault-flags.ts). */
+  readonly fault?: string | undefined;
 }
 
 /** Runs a scan list locally; returns the exit code. */
@@ -96,6 +99,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   if (options.domains.length === 0 && !options.domainsFile) {
     throw new UsageError('give at least one domain or --domains-file FILE');
   }
+  const faults = faultRulesOf(options.fault, FAULTS_OF.scan);
   // Absolute from here on, resolved where the user typed it, so every message shows the real path.
   const domainsFile = options.domainsFile === undefined ? undefined : userPath(options.domainsFile);
   const file = domainsFile
@@ -127,6 +131,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       api: 'scan',
       config,
       timing: options.timing,
+      faults,
       // Retries and give-ups show as they happen, instead of minutes of silence.
       vendorObserver: {
         retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt, ...backoff }),
@@ -202,6 +207,7 @@ interface RawScanFlags {
   logLevel: ScanCommandOptions['logLevel'];
   quiet?: boolean;
   verbose?: boolean;
+  fault?: string;
 }
 
 /** The options `scan` and the demo share, without the flags the user left unset. */
@@ -216,6 +222,7 @@ function sharedScanOptions(
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     logLevel: flags.logLevel,
     ...(flags.quiet ? { output: 'compact' as const } : flags.verbose ? { output: 'verbose' as const } : {}),
+    ...(flags.fault === undefined ? {} : { fault: flags.fault }),
   };
 }
 
@@ -255,6 +262,7 @@ export function buildProgram(
         ).conflicts('verbose'),
       )
       .addOption(new Option('--verbose', 'a line per domain and the full table, however long the list'))
+      .option('--fault <spec>', faultFlagHelp(FAULTS_OF.scan))
       .addOption(logLevelOption());
   withScanFlags(
     program
@@ -284,6 +292,7 @@ export function buildProgram(
     .option('--watchlist <file>', 'a .csv or .json watchlist: one report per person')
     .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
     .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
+    .option('--fault <spec>', faultFlagHelp(FAULTS_OF.breach))
     .addOption(logLevelOption())
     .action(
       async (flags: {
@@ -292,6 +301,7 @@ export function buildProgram(
         watchlist?: string;
         out: string;
         logLevel: LogLevel;
+        fault?: string;
       }) => {
         setExitCode(
           await runBreachCommand(
@@ -301,6 +311,7 @@ export function buildProgram(
               emails: flags.email,
               out: flags.out,
               logLevel: flags.logLevel,
+              ...(flags.fault === undefined ? {} : { fault: flags.fault }),
               timing,
             },
             config,

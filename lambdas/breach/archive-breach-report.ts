@@ -41,7 +41,7 @@ import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platfo
 import { DestinationTakenError, isPreconditionFailure, promoteVerified } from '#lambdas/platform/s3/promote';
 import { storeDownload } from '#lambdas/platform/s3/store-download';
 import { parseWith } from '#lambdas/platform/schema';
-import { validateReportName } from '#lambdas/platform/validation';
+import { refuseKeyInReportName, validateReportName } from '#lambdas/platform/validation';
 
 export const ARCHIVE_FILE = 'report.zip';
 export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
@@ -107,7 +107,10 @@ export async function archiveReport(
   reportNameInput: string,
   options: ArchiveOptions,
 ): Promise<ArchiveSummary> {
-  const reportName = validateReportName(reportNameInput, 'reportName');
+  const reportName = refuseKeyInReportName(
+    validateReportName(reportNameInput, 'reportName'),
+    'breach.download',
+  );
   const folder = reportFolder(reportName);
   const bucket = deps.settings.resultsBucket;
   const finalKey = `${folder}${ARCHIVE_FILE}`;

@@ -82,7 +82,13 @@ export type Fault =
       readonly data?: 'stored' | 'deflate';
     }
   /** Process the request, then answer with its JSON `output` field replaced by `bytes` characters (default 1 MiB). */
-  | { readonly type: 'oversized-output'; readonly bytes?: number };
+  | { readonly type: 'oversized-output'; readonly bytes?: number }
+  /**
+   * A vendor that repeats the key the request carried (./key-echo.ts). `body` (the default): the
+   * JSON answer gets the credential header (`authorization` or `x-api-key`) and a `note` holding
+   * the bare key. `report-name`: `POST /recon` only; the report it makes is named `rpt-<key>-<hex>`.
+   */
+  | { readonly type: 'key-echo'; readonly into?: 'body' | 'report-name' };
 
 /** Whether a fault strikes before the request is handled or after (its effect done, its answer lost). */
 export type FaultPhase = 'before' | 'after';
