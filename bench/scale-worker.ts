@@ -28,6 +28,9 @@ import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
+/** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
+const BENCH_REPORT_NAMING_KEY = 'bench-report-naming-key-0123456789abcdef-01';
+
 const [kind, sizeText] = process.argv.slice(2);
 const size = Number(sizeText);
 const endpoint = process.env.S3_ENDPOINT ?? '';
@@ -219,7 +222,7 @@ async function prepare(): Promise<() => Promise<unknown>> {
       // The simulator (bench/scale.ts) lists `size` reports; all but the last 30 are archived already.
       const names = Array.from({ length: size }, (_, i) => `person-${i}_20261120T100000Z_s${size}`);
       await forEachBounded(names.slice(0, -30), 4, async (name) => {
-        await put(`${reportFolder(name)}manifest.json`, '{}');
+        await put(`${reportFolder(name, BENCH_REPORT_NAMING_KEY)}manifest.json`, '{}');
       });
       const client = new BreachClient({
         baseUrl: process.env.BREACH_API_URL ?? '',
@@ -232,6 +235,7 @@ async function prepare(): Promise<() => Promise<unknown>> {
         settings: createBreachSettings({ resultsBucket: BUCKET }),
         metrics: NO_METRICS,
         clock: () => new Date(),
+        reportNamingKey: async () => BENCH_REPORT_NAMING_KEY,
       };
       const started = Date.now();
       return async () =>
