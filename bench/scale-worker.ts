@@ -241,15 +241,17 @@ async function prepare(): Promise<() => Promise<unknown>> {
       return async () =>
         (await reconcileReports(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
     }
-    case 'scan-reconcile': {
+    case 'scan-reconcile':
+    case 'scan-reconcile-spread': {
       // The vendor (a simulator of this measurement's own) lists `size` finished scans, ten a
-      // domain; all but the last 30 are archived already, as on an ordinary day.
+      // domain (or one: `-spread`); all but the last 30 are archived already, as on an ordinary day.
+      const perDomain = kind === 'scan-reconcile-spread' ? 1 : 10;
       const client = new ScanClient({
         baseUrl: process.env.SCAN_API_URL ?? '',
         credentials: async () => process.env.VENDOR_API_KEY ?? '',
       });
       await forEachBounded(
-        Array.from({ length: size }, (_, i) => `host-${Math.floor(i / 10)}.bench-scale.net`),
+        Array.from({ length: size }, (_, i) => `host-${Math.floor(i / perDomain)}.bench-scale.net`),
         8,
         async (domain) => {
           const { uuid } = await client.startScan(domain);
