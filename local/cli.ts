@@ -35,7 +35,12 @@ import {
   unknownCommandProblem,
 } from './cli-checks.ts';
 import { loadLocalPipelineConfig } from './config.ts';
-import { installInterruptHandlers } from './interrupts.ts';
+import {
+  type Interruption,
+  installInterruptHandlers,
+  takeStopRequest,
+  withStopRequest,
+} from './interrupts.ts';
 import { addLatencyFlags } from './latency.ts';
 import { localPollSettings, pollFlag } from './poll-flags.ts';
 import { addReconcileCommand } from './reconcile-command.ts';
@@ -46,7 +51,7 @@ export { localPollSettings } from './poll-flags.ts';
 
 import { scanDomainStateMachine } from './definitions.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
-import { type LocalTiming, runDomainList } from './pipeline.ts';
+import { INTERRUPTED_ERROR, type LocalTiming, runDomainList } from './pipeline.ts';
 import {
   COMPACT_THRESHOLD,
   createConsoleReporter,
@@ -133,62 +138,79 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         failed: (attempt) => onProgress({ type: 'vendor-gave-up', attempt }),
       },
     },
-    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
-      const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
-      process.stdout.write(
-        `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
-          `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
-      );
-      let mode: OutputMode = options.output ?? 'verbose';
-      let reporter: ReturnType<typeof createConsoleReporter> | undefined;
-      onProgress = (event) => {
-        if (event.type === 'list-prepared') {
-          mode = outputModeFor(event.total, options.output);
-          reporter = createConsoleReporter(process.stdout, { mode });
-          // In the run folder from before the first scan, so it can be followed while the run goes on.
-          logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
-        }
-        reporter?.listener(event);
-      };
-      const run = await runDomainList(
-        {
-          s3: s3.client,
-          inputBucket: LOCAL_INPUT_BUCKET,
-          resultsBucket: LOCAL_RESULTS_BUCKET,
-          scanDefinition,
-          scanClient: clients.scan,
-          poll,
-          ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
-          listFields: config.scan.reconciliation.listFields,
-          concurrency: options.concurrency ?? config.scan.maxConcurrency,
-          intakePrefix: config.intake.prefix,
-          intakeSuffixes: config.intake.suffixes,
-          maxListBytes: config.intake.maxListBytes,
-          allowSpecialUse: config.scan.allowSpecialUseDomains,
-          logger: logs.logger,
-          onProgress,
-          ...options.timing,
+    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) =>
+      // Ctrl-C from here on stops the list as a run would end: what finished is exported and summarised.
+      withStopRequest(
+        'no new scan starts, those in flight stop after their current step, then what finished is exported with the summary',
+        async (stopSignal) => {
+          const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
+          process.stdout.write(
+            `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
+              `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
+          );
+          let mode: OutputMode = options.output ?? 'verbose';
+          let reporter: ReturnType<typeof createConsoleReporter> | undefined;
+          onProgress = (event) => {
+            if (event.type === 'list-prepared') {
+              mode = outputModeFor(event.total, options.output);
+              reporter = createConsoleReporter(process.stdout, { mode });
+              // In the run folder from before the first scan, so it can be followed while the run goes on.
+              logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
+            }
+            reporter?.listener(event);
+          };
+          const run = await runDomainList(
+            {
+              s3: s3.client,
+              inputBucket: LOCAL_INPUT_BUCKET,
+              resultsBucket: LOCAL_RESULTS_BUCKET,
+              scanDefinition,
+              scanClient: clients.scan,
+              poll,
+              ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+              listFields: config.scan.reconciliation.listFields,
+              concurrency: options.concurrency ?? config.scan.maxConcurrency,
+              intakePrefix: config.intake.prefix,
+              intakeSuffixes: config.intake.suffixes,
+              maxListBytes: config.intake.maxListBytes,
+              allowSpecialUse: config.scan.allowSpecialUseDomains,
+              logger: logs.logger,
+              onProgress,
+              stop: stopSignal,
+              ...options.timing,
+            },
+            { domains: options.domains, ...(file ? { file } : {}) },
+          );
+          reporter?.finish();
+          const exported = await exportWritten();
+          const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
+          // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
+          const lineLabel = lineLabeller(
+            file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0,
+          );
+          const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel });
+          const tablePath = await writeSummaryTable(runFolder, ending.table);
+          const logPath = await logs.close(process.stderr);
+          const latest = await pointLatestAt(out, runFolder);
+          process.stdout.write(ending.printed);
+          process.stdout.write(
+            `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
+              logLine(logPath, logs) +
+              latestLine(latest, runFolder),
+          );
+          reportKept(exported);
+          if (stopSignal.aborted) {
+            const unfinished = run.summary.domains.filter(
+              (domain) => domain.error?.name === INTERRUPTED_ERROR,
+            );
+            process.stderr.write(
+              `interrupted (${(stopSignal.reason as Interruption).cause}): every finished scan is kept under ${out}; ` +
+                `${unfinished.length} domain(s) did not finish, named ${INTERRUPTED_ERROR} in ${tablePath}\n`,
+            );
+          }
+          return summaryHasFailures(run.summary) ? 1 : 0;
         },
-        { domains: options.domains, ...(file ? { file } : {}) },
-      );
-      reporter?.finish();
-      const exported = await exportWritten();
-      const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
-      // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
-      const lineLabel = lineLabeller(file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0);
-      const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel });
-      const tablePath = await writeSummaryTable(runFolder, ending.table);
-      const logPath = await logs.close(process.stderr);
-      const latest = await pointLatestAt(out, runFolder);
-      process.stdout.write(ending.printed);
-      process.stdout.write(
-        `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
-          logLine(logPath, logs) +
-          latestLine(latest, runFolder),
-      );
-      reportKept(exported);
-      return summaryHasFailures(run.summary) ? 1 : 0;
-    },
+      ),
   );
 }
 
@@ -366,7 +388,8 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
       );
     if (unknown) throw new UsageError(unknown);
     await program.parseAsync([...argv], { from: 'user' });
-    return exitCode;
+    // A run the user stopped ends as the shell expects of one (130, 143), once it has kept its results.
+    return takeStopRequest()?.exitCode ?? exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are successes; everything else commander rejects is a usage error.

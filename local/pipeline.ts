@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
+import { ExecutionAbortedError, ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
 import type {
   DomainListItem,
   DomainListSource,
@@ -85,6 +85,20 @@ export interface LocalPipelineOptions {
   /** Where the handlers' metrics go (the CLI keeps them for its summary). @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
   readonly onProgress?: ProgressListener;
+  /**
+   * The user asked the run to stop (Ctrl-C): no domain starts after it, each one in flight stops
+   * once its current step has finished, and the summary names both as `Interrupted`.
+   */
+  readonly stop?: AbortSignal;
+}
+
+/** The error name the summary gives a domain that did not finish because the run was stopped. */
+export const INTERRUPTED_ERROR = 'Interrupted';
+
+/** Why the run stopped, as the stop signal's reason says (`SIGINT`), for the summary's messages. */
+function stopCause(stop: AbortSignal): string {
+  const reason = stop.reason as { cause?: unknown } | undefined;
+  return typeof reason?.cause === 'string' ? reason.cause : 'a stop request';
 }
 
 /**
@@ -176,14 +190,18 @@ export async function runScanExecution(
   definition: AslDefinition,
   handlers: Record<string, TaskHandler>,
   item: Pick<DomainListItem, 'domain' | 'executionName' | 'runId'>,
-  options: Pick<LocalPipelineOptions, 'retryIntervalMs' | 'waitOverrideMs' | 'onProgress'>,
+  options: Pick<LocalPipelineOptions, 'retryIntervalMs' | 'waitOverrideMs' | 'onProgress' | 'stop'>,
 ): Promise<ScanExecutionResult> {
   const { domain, executionName, runId } = item;
   const report = options.onProgress;
   const tracked: Record<string, TaskHandler> = {};
+  // The step running now: a stopped execution is only reported once it has finished its writes.
+  let running: Promise<unknown> = Promise.resolve();
   for (const [name, handler] of Object.entries(handlers)) {
     tracked[name] = async (input) => {
-      const output = await handler(input);
+      const step = Promise.resolve(handler(input));
+      running = step.catch(() => {});
+      const output = await step;
       if (name === 'PollScanStatus' || name === 'StartScan') {
         const state = output as unknown as ScanInProgress;
         const status = state.status;
@@ -220,6 +238,9 @@ export async function runScanExecution(
     },
     context: { Execution: { Name: executionName, Id: `local:${executionName}` } } as never,
   });
+  // The engine starts no further state once aborted, and cuts a Wait or a Retry interval short.
+  const abort = () => execution.abort();
+  options.stop?.addEventListener('abort', abort, { once: true });
   // Count as Step Functions would; consuming the log also keeps it from buffering.
   let events = 0;
   let transitions = 0;
@@ -252,9 +273,20 @@ export async function runScanExecution(
     const outcome = (await execution.result) as unknown as ScanOutcome;
     result = { domain, executionName, outcome, error: undefined };
   } catch (error) {
-    const failure = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
-    category = failure?.name;
-    result = domainResultFromFailure(domain, executionName, failure?.name, failure?.message);
+    if (error instanceof ExecutionAbortedError && options.stop?.aborted) {
+      await running;
+      category = INTERRUPTED_ERROR;
+      result = interruptedResult(
+        item,
+        `stopped mid-scan by ${stopCause(options.stop)}: the vendor may have run it; what was stored is kept, without a manifest`,
+      );
+    } else {
+      const failure = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
+      category = failure?.name;
+      result = domainResultFromFailure(domain, executionName, failure?.name, failure?.message);
+    }
+  } finally {
+    options.stop?.removeEventListener('abort', abort);
   }
   await counting;
   const state = result.outcome?.state ?? 'failed';
@@ -267,6 +299,19 @@ export async function runScanExecution(
       : {}),
   });
   return { result, transitions, historyEvents: events };
+}
+
+/** A domain the run's stop kept from finishing, named as such in the summary. */
+function interruptedResult(
+  item: Pick<DomainListItem, 'domain' | 'executionName'>,
+  message: string,
+): DomainScanResult {
+  return {
+    domain: item.domain,
+    executionName: item.executionName,
+    outcome: undefined,
+    error: { name: INTERRUPTED_ERROR, message },
+  };
 }
 
 /** `OutputFetchFailed: VendorUnavailableError`: the category first, then the error behind it. */
@@ -370,6 +415,9 @@ export async function runDomainList(
   const handlers = bindScanHandlers(options.scanDefinition, options);
   const historyEvents = new Map<string, number>();
   const results = await mapWithConcurrency(items, options.concurrency, async (item) => {
+    if (options.stop?.aborted) {
+      return interruptedResult(item, `not started: the run was stopped by ${stopCause(options.stop)}`);
+    }
     const run = await runScanExecution(machine, options.scanDefinition, handlers, item, options);
     historyEvents.set(item.domain, run.historyEvents);
     return run.result;
