@@ -4,7 +4,7 @@
  * before its own `--` (so the CLI never sees it), and the default command takes only its own flags.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 
 /** The directory the user ran `npm start` from: npm's INIT_CWD, else this process's own. */
 export function userDirectory(env: NodeJS.ProcessEnv = process.env): string {
@@ -111,4 +111,17 @@ export function concurrencyFlag(value: string): number {
     );
   }
   return parsed;
+}
+
+/**
+ * `--out DIR`, as every command takes it. An empty value would put the buckets' folders into the
+ * directory npm start ran in (the repository's root): refused, as a usage error naming the flag.
+ */
+export function outOption(description: string): Option {
+  return new Option('--out <dir>', description).default('./results').argParser((value: string) => {
+    if (value.trim() === '') {
+      throw new InvalidArgumentError('--out must name a folder (it is empty); the default is ./results');
+    }
+    return value;
+  });
 }

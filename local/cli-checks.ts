@@ -4,8 +4,8 @@
  * authenticated call), the command word, `--config`, the Node.js version and an empty list.
  */
 import { constants } from 'node:fs';
-import { access, mkdir, readFile, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { access, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import {
   ConfigurationError,
   VendorAuthError,
@@ -44,11 +44,38 @@ export async function usableOutputDirectory(dir: string): Promise<string> {
   try {
     if (!existing) await makeDirectories(path);
     await access(path, constants.W_OK);
+    await markAsOutput(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unusable';
     throw new UsageError(`--out ${dir}: cannot be created or written (${code})`);
   }
   return path;
+}
+
+/** What a run puts in its output folder; a folder holding only these is a run's output folder. */
+const OUTPUT_ENTRIES =
+  /^(pipeline-input|pipeline-results|handler-logs|latest(\.new-\d+)?|\.s3-.*|\.gitignore)$/;
+
+/** The marker that keeps an output folder out of git and of Biome (`vcs.useIgnoreFile` reads it too). */
+export const OUTPUT_IGNORE_FILE = '.gitignore';
+
+/**
+ * Writes `.gitignore` (`*`) into an output folder that holds nothing but run outputs, so that a
+ * run's results, wherever `--out` puts them inside a repository, are never committed and never
+ * linted (the README's `--out ./my-results` followed by `npm test` once failed on its JSON). A
+ * folder with anything else in it is the user's own: nothing is written there, an ignore file of
+ * theirs is never replaced.
+ */
+async function markAsOutput(path: string): Promise<void> {
+  const entries = await readdir(path);
+  if (entries.includes(OUTPUT_IGNORE_FILE) || !entries.every((name) => OUTPUT_ENTRIES.test(name))) return;
+  await writeFile(
+    join(path, OUTPUT_IGNORE_FILE),
+    '# Written by npm start: run outputs, never source. Git and Biome skip everything here.\n*\n',
+    { flag: 'wx' },
+  ).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
 }
 
 /**

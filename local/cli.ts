@@ -22,6 +22,7 @@ import {
   collect,
   concurrencyFlag,
   flagBeforeCommandProblem,
+  outOption,
   swallowedFlagsProblem,
   userDirectory,
   userPath,
@@ -257,7 +258,7 @@ export function buildProgram(
   const withScanFlags = (command: Command) =>
     command
       .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-      .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
+      .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
       .option('--min-wait <seconds>', 'first wait of the poll loop', pollFlag('--min-wait', 'minWaitSeconds'))
       .option(
         '--max-wait <seconds>',
@@ -305,7 +306,7 @@ export function buildProgram(
     .option('--email <address>', 'an address of theirs (repeat for more)', collect, [])
     .option('--watchlist <file>', 'a .csv or .json watchlist: one report per person')
     .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
+    .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
     .addOption(logLevelOption())
     .action(
       async (flags: {

@@ -28,7 +28,7 @@ import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { reconcileFunctionSettings } from '../lib/config/reconciliation-schema.ts';
-import { userPath } from './cli-args.ts';
+import { outOption, userPath } from './cli-args.ts';
 import { recordS3Commands } from './embedded-s3.ts';
 import { runAs } from './iam/attribution.ts';
 import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.ts';
@@ -220,7 +220,7 @@ export function addReconcileCommand(
       'archive finished scans the pipeline never archived (with the simulator: an orphan it makes first), then show a second run stores nothing',
     )
     .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
+    .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
     .option('--orphan-domain <domain>', 'the domain whose scan the simulator orphans', 'orphan.example.com')
     .addOption(logLevelOption())
     .action(async (flags: { out: string; logLevel: LogLevel; orphanDomain: string }) => {

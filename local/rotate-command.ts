@@ -32,7 +32,7 @@ import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
-import { userPath } from './cli-args.ts';
+import { outOption, userPath } from './cli-args.ts';
 import { UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
@@ -300,7 +300,7 @@ export function addRotateCommand(
       'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
     )
     .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .option('--out <dir>', 'where the rotation record and the check scan land', './results')
+    .addOption(outOption('where the rotation record and the check scan land'))
     .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
     .option(
       '--fault <spec>',
