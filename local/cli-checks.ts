@@ -8,11 +8,13 @@ import { access, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promi
 import { dirname, join, resolve } from 'node:path';
 import {
   ConfigurationError,
+  InvalidInputError,
   VendorAuthError,
   VendorNetworkError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { normalizeDomain } from '#lambdas/platform/validation';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 
@@ -44,7 +46,6 @@ export async function usableOutputDirectory(dir: string): Promise<string> {
   try {
     if (!existing) await makeDirectories(path);
     await access(path, constants.W_OK);
-    await markAsOutput(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unusable';
     throw new UsageError(`--out ${dir}: cannot be created or written (${code})`);
@@ -64,9 +65,9 @@ export const OUTPUT_IGNORE_FILE = '.gitignore';
  * run's results, wherever `--out` puts them inside a repository, are never committed and never
  * linted (the README's `--out ./my-results` followed by `npm test` once failed on its JSON). A
  * folder with anything else in it is the user's own: nothing is written there, an ignore file of
- * theirs is never replaced.
+ * theirs is never replaced. Called once the run starts work: a usage error writes nothing.
  */
-async function markAsOutput(path: string): Promise<void> {
+export async function markAsOutput(path: string): Promise<void> {
   const entries = await readdir(path);
   if (entries.includes(OUTPUT_IGNORE_FILE) || !entries.every((name) => OUTPUT_ENTRIES.test(name))) return;
   await writeFile(
@@ -212,5 +213,25 @@ export async function readDomainsFile(path: string): Promise<Uint8Array> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new UsageError(`--domains-file ${path}: cannot be read (${code})`);
+  }
+}
+
+/**
+ * A domain given as a flag's value (`--check-domain`, `--orphan-domain`), checked by the very
+ * function and settings that check each line of a `scan` list (`normalizeDomain`, with
+ * `scan.allowSpecialUseDomains`), so one input gets one verdict and one reason everywhere.
+ * Returns the normalised domain; a UsageError names the flag, the reason, and what was not done.
+ */
+export function domainFlag(
+  value: string,
+  flag: string,
+  allowSpecialUse: readonly string[],
+  notDone: string,
+): string {
+  try {
+    return normalizeDomain(value, flag, { allowSpecialUse });
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new UsageError(`${error.message}; ${notDone}`);
+    throw error;
   }
 }

@@ -12,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createVendorClients, type VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
-import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
+import { markAsOutput, type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import {
   type ExportReport,
@@ -96,6 +96,7 @@ export async function withLocalRun<T>(
     await vendor.close();
     throw error;
   }
+  await markAsOutput(out);
   process.stdout.write(describeLeftovers(rescueLeftovers(out, LOCAL_RESULTS_BUCKET), out));
   // The pid in the name tells a later run whether its owner is still running. The embedded S3 keeps
   // its data beside the results, so the export can hard-link its files; loopback S3 can take every

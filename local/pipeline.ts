@@ -338,9 +338,20 @@ export async function mapWithConcurrency<T, R>(
   return results;
 }
 
-function listObjectKey(prefix: string, request: DomainListRequest, runStamp: string): string {
+/**
+ * The list object's key: the file's own name, or for domains typed on the command line a name of
+ * ours that the intake takes whatever `intake.suffixes` says (`.txt` when it is among them, else
+ * the first), since those suffixes are a rule for uploads, and no one uploaded anything.
+ */
+function listObjectKey(
+  prefix: string,
+  request: DomainListRequest,
+  runStamp: string,
+  suffixes: readonly string[],
+): string {
+  const suffix = suffixes.includes('.txt') ? '.txt' : (suffixes[0] ?? '.txt');
   const base =
-    request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}.txt`;
+    request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}${suffix}`;
   return `${prefix}${base.replace(/^.*[\\/]/, '')}`;
 }
 
@@ -366,7 +377,7 @@ export async function runDomainList(
   request: DomainListRequest,
 ): Promise<LocalRunResult> {
   const runStamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const key = listObjectKey(options.intakePrefix, request, runStamp);
+  const key = listObjectKey(options.intakePrefix, request, runStamp, options.intakeSuffixes);
   const uploaded = await options.s3.send(
     new PutObjectCommand({
       Bucket: options.inputBucket,

@@ -29,6 +29,7 @@ import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { reconcileFunctionSettings } from '../lib/config/reconciliation-schema.ts';
 import { outOption, userPath } from './cli-args.ts';
+import { domainFlag } from './cli-checks.ts';
 import { recordS3Commands } from './embedded-s3.ts';
 import { runAs } from './iam/attribution.ts';
 import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.ts';
@@ -53,6 +54,13 @@ export async function runReconcileCommand(
   options: ReconcileCommandOptions,
   config: PipelineConfig,
 ): Promise<number> {
+  // As scan would judge it: an orphan of a domain the pipeline refuses proves nothing.
+  domainFlag(
+    options.orphanDomain,
+    '--orphan-domain',
+    config.scan.allowSpecialUseDomains,
+    'nothing was scanned',
+  );
   return withLocalRun(
     {
       command: COMMAND,

@@ -17,7 +17,7 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import type { Command } from 'commander';
-import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
+import { ConfigurationError } from '#lambdas/platform/errors';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { createSecretWriter, STAGE } from '#lambdas/platform/secret-writer';
@@ -26,14 +26,13 @@ import {
   credentialProviderFromSecret,
   parseVendorCredentials,
 } from '#lambdas/platform/secrets';
-import { normalizeDomain } from '#lambdas/platform/validation';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { outOption, userPath } from './cli-args.ts';
-import { UsageError } from './cli-checks.ts';
+import { domainFlag, UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
@@ -72,16 +71,6 @@ export function parseRotateFault(spec: string | undefined): RotateAnswerShape | 
   return shape;
 }
 
-/** `--check-domain` as the scan's own intake would take it; a UsageError naming the flag otherwise. */
-function checkDomainFlag(domain: string, config: PipelineConfig): void {
-  try {
-    normalizeDomain(domain, '--check-domain', { allowSpecialUse: config.scan.allowSpecialUseDomains });
-  } catch (error) {
-    if (error instanceof InvalidInputError) throw new UsageError(`${error.message}; nothing was rotated`);
-    throw error;
-  }
-}
-
 /** The secret rotated, by name; override with ROTATION_SECRET_ID (a name or an ARN). */
 export const DEFAULT_ROTATION_SECRET = 'security-pipeline/vendor-org-key';
 
@@ -100,7 +89,12 @@ export async function runRotateCommand(
 ): Promise<number> {
   const shape = parseRotateFault(options.fault);
   // Rotating cannot be undone: every flag is checked before it, with the rule the scan would apply.
-  checkDomainFlag(options.checkDomain, config);
+  domainFlag(
+    options.checkDomain,
+    '--check-domain',
+    config.scan.allowSpecialUseDomains,
+    'nothing was rotated',
+  );
   const secretsManager = await connectSecretsManager(process.env);
   const secretName = process.env.ROTATION_SECRET_ID?.trim() || DEFAULT_ROTATION_SECRET;
   try {

@@ -258,3 +258,66 @@ describe('list runs prepared from the same source identity', () => {
     expect(items.filter((item) => firstNames.has(item.executionName))).toEqual([]);
   });
 });
+
+/** A list run of `domains` typed on the command line, with the given options changed. */
+function commandLineRun(
+  domains: string[],
+  changed: Partial<Parameters<typeof runDomainList>[0]>,
+): Promise<LocalRunResult> {
+  return runDomainList(
+    {
+      s3: s3.client,
+      inputBucket: INPUT,
+      resultsBucket: RESULTS,
+      scanDefinition: definition,
+      scanClient: clients.scan,
+      poll: { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 },
+      concurrency: CONCURRENCY,
+      intakePrefix: DEFAULT_PIPELINE_CONFIG.intake.prefix,
+      intakeSuffixes: DEFAULT_PIPELINE_CONFIG.intake.suffixes,
+      retryIntervalMs: 0,
+      waitOverrideMs: 0,
+      logger: createMemoryLogger(),
+      ...changed,
+    },
+    { domains },
+  );
+}
+
+describe('domains typed on the command line', () => {
+  it('are scanned whatever intake.suffixes says: it is a rule for uploads', async () => {
+    const typed = await commandLineRun(['lst-only.example.com'], { intakeSuffixes: ['.lst'] });
+
+    expect(typed.summary.rejected).toBeUndefined();
+    expect(typed.summary.domains.map((domain) => [domain.domain, domain.state])).toEqual([
+      ['lst-only.example.com', 'succeeded'],
+    ]);
+    expect(typed.prepared.source).toMatchObject({
+      key: expect.stringMatching(/^incoming\/command-line-.*\.lst$/),
+    });
+  });
+});
+
+describe('a list run asked to stop', () => {
+  it('starts no scan, and the summary names every domain Interrupted', async () => {
+    const stop = new AbortController();
+    stop.abort({ cause: 'SIGINT', exitCode: 130 });
+    const before = sim.requestCount('POST /scan');
+
+    const stopped = await commandLineRun(['one.example.com', 'two.example.com'], { stop: stop.signal });
+
+    expect(sim.requestCount('POST /scan')).toBe(before);
+    expect(stopped.summary.domains.map((domain) => [domain.domain, domain.state, domain.error])).toEqual([
+      [
+        'one.example.com',
+        'failed',
+        { name: 'Interrupted', message: 'not started: the run was stopped by SIGINT' },
+      ],
+      [
+        'two.example.com',
+        'failed',
+        { name: 'Interrupted', message: 'not started: the run was stopped by SIGINT' },
+      ],
+    ]);
+  });
+});
