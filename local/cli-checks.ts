@@ -14,6 +14,7 @@ import {
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { notUtf8Reason } from '#lambdas/platform/text-encoding';
 import { normalizeDomain } from '#lambdas/platform/validation';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
@@ -234,4 +235,14 @@ export function domainFlag(
     if (error instanceof InvalidInputError) throw new UsageError(`${error.message}; ${notDone}`);
     throw error;
   }
+}
+
+/**
+ * A list file (`--domains-file`, `--watchlist`) that is not UTF-8 is refused once, before any work,
+ * naming its encoding and the command that converts it: the same check (and words) the intake
+ * applies in AWS, where it refuses the whole list too.
+ */
+export function refuseUnlessUtf8(bytes: Uint8Array, flag: string, path: string): void {
+  const problem = notUtf8Reason(bytes, { file: path });
+  if (problem) throw new InvalidInputError(`${flag} ${path}`, problem);
 }

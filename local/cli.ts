@@ -32,6 +32,7 @@ import {
   hasDomainLines,
   nodeVersionProblem,
   readDomainsFile,
+  refuseUnlessUtf8,
   UsageError,
   unknownCommandProblem,
 } from './cli-checks.ts';
@@ -107,6 +108,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   const file = domainsFile
     ? { name: basename(domainsFile), bytes: await readDomainsFile(domainsFile) }
     : undefined;
+  if (domainsFile && file) refuseUnlessUtf8(file.bytes, '--domains-file', domainsFile);
   // The intake only treats these suffixes as domain lists; say so before anything starts.
   if (domainsFile && file && !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))) {
     throw new UsageError(
