@@ -10,6 +10,7 @@ import {
   ConfigurationError,
   InvalidInputError,
   VendorAuthError,
+  VendorHttpError,
   VendorNetworkError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
@@ -111,11 +112,17 @@ export type PreflightApi = 'scan' | 'breach';
 
 /**
  * One cheap, read-only call to the API the command needs (`GET /stats`, `GET /view_breaches`), so
- * a refused key or an unreachable vendor is a configuration error (exit 2) before any work starts.
- * Any other answer (even an error) means the vendor is there and the key was not refused.
+ * a refused key, an unreachable vendor or a base URL with a wrong path is a configuration error
+ * (exit 2) before any work starts, naming the variable the user set. Any other answer (even an
+ * error) means the vendor is there and the key was not refused.
  */
 export async function preflight(
-  vendor: { readonly scanApiUrl: string; readonly breachApiUrl: string; readonly apiKey: string },
+  vendor: {
+    readonly scanApiUrl: string;
+    readonly breachApiUrl: string;
+    readonly apiKey: string;
+    readonly urlVariable?: (api: PreflightApi) => string;
+  },
   api: PreflightApi = 'scan',
 ): Promise<void> {
   const baseUrl = api === 'scan' ? vendor.scanApiUrl : vendor.breachApiUrl;
@@ -126,6 +133,8 @@ export async function preflight(
     requestTimeoutMs: 15_000,
   };
   const client = api === 'scan' ? new ScanClient(settings) : new BreachClient(settings);
+  const variable = vendor.urlVariable?.(api) ?? (api === 'scan' ? ENV.scanApiUrl : ENV.breachApiUrl);
+  const operation = PREFLIGHT_OPERATIONS[api === 'scan' ? 0 : 1];
   try {
     await (client instanceof ScanClient ? client.getStats() : client.listReports());
   } catch (error) {
@@ -135,12 +144,19 @@ export async function preflight(
         `is refused by the vendor at ${baseUrl} (HTTP ${error.status})`,
       );
     }
+    // The API's own path is not there: the base URL is wrong (an extra /api, a missing /v1), and
+    // every call of the run would answer 404 too.
+    if (error instanceof VendorHttpError && (error.status === 404 || error.status === 405)) {
+      throw new ConfigurationError(
+        variable,
+        `${baseUrl} answers HTTP ${error.status} to ${operation}, a path the vendor's API has: is the base URL right (no path added or missing)?`,
+      );
+    }
     if (
       (error instanceof VendorNetworkError && error.requestNotSent) ||
       error instanceof VendorTimeoutError
     ) {
       const reason = error instanceof VendorNetworkError ? (error.code ?? 'connection failed') : 'timed out';
-      const variable = api === 'scan' ? ENV.scanApiUrl : ENV.breachApiUrl;
       throw new ConfigurationError(variable, `cannot be reached: ${baseUrl} (${reason})`);
     }
   } finally {

@@ -11,6 +11,7 @@
  * Exit codes: 0 everything succeeded; 1 a domain or report failed, or an input was rejected;
  * 2 usage or configuration error.
  */
+import { statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
@@ -102,6 +103,12 @@ export interface ScanCommandOptions {
 export async function runScanCommand(options: ScanCommandOptions, config: PipelineConfig): Promise<number> {
   if (options.domains.length === 0 && !options.domainsFile) {
     throw new UsageError('give at least one domain or --domains-file FILE');
+  }
+  const fileArgument = options.domains.find((arg) => looksLikeListFile(arg, config.intake.suffixes));
+  if (fileArgument !== undefined) {
+    throw new UsageError(
+      `${fileArgument} looks like a domain-list file, not a domain: did you mean npm start -- scan --domains-file ${fileArgument}?`,
+    );
   }
   // Absolute from here on, resolved where the user typed it, so every message shows the real path.
   const domainsFile = options.domainsFile === undefined ? undefined : userPath(options.domainsFile);
@@ -215,6 +222,18 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         },
       ),
   );
+}
+
+/**
+ * `scan ./x.txt`: an argument that names a list file (by the intake's suffixes, or a path to a
+ * file that exists) was meant for --domains-file; as a domain it would only be "contains a path".
+ */
+function looksLikeListFile(arg: string, suffixes: readonly string[]): boolean {
+  // A URL names the domain to scan, whatever its path ends with.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) return false;
+  if (suffixes.some((suffix) => arg.toLowerCase().endsWith(suffix))) return true;
+  if (!/[\\/]/.test(arg)) return false;
+  return statSync(userPath(arg), { throwIfNoEntry: false })?.isFile() ?? false;
 }
 
 interface RawScanFlags {

@@ -16,6 +16,11 @@ export interface VendorTarget {
   readonly apiKey: string;
   readonly orgUuid: string | undefined;
   readonly label: string;
+  /**
+   * Where each API's base URL came from, as an error should name it: the variable the user set for
+   * it, or the one set for another API whose value it defaulted to. Undefined for the simulator.
+   */
+  readonly urlVariable?: (api: 'scan' | 'keys' | 'breach') => string;
   /** The built-in simulator, when it is the vendor: commands that stage a scenario script it. */
   readonly simulator?: VendorSimulator;
   close(): Promise<void>;
@@ -44,7 +49,12 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
     const apiKey = env.VENDOR_API_KEY?.trim();
     if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', `is required when ${given} is set`);
     const scanApiUrl = readUrl(env, ENV.scanApiUrl, primary);
+    const variables = { scan: ENV.scanApiUrl, keys: ENV.keysApiUrl, breach: ENV.breachApiUrl } as const;
     return {
+      urlVariable: (api) =>
+        env[variables[api]]?.trim()
+          ? variables[api]
+          : `${given} (used for ${variables[api]}, which is unset)`,
       scanApiUrl,
       keysApiUrl: readUrl(env, ENV.keysApiUrl, primary),
       breachApiUrl: readUrl(env, ENV.breachApiUrl, primary),
