@@ -35,10 +35,10 @@ describe.each([['foo.local'], ['not_a_domain!!']])('%s', (domain) => {
     const scan = await runCli(['scan', domain, '--out', outDir, '--verbose']);
 
     expect(scan).toExitWith(1);
-    expect(scan.stdout).toMatch(new RegExp(`^arg 1 .*${escape(reason ?? '(none)')}`, 'm'));
+    expect(scan.stdout).toMatch(new RegExp(`^arg 1 .*${escapeRegExp(reason ?? '(none)')}`, 'm'));
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

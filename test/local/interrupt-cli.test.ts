@@ -35,26 +35,19 @@ async function until(check: () => boolean, what: string, ms = 90_000): Promise<v
   }
 }
 
-/** The 30-domain list with short waits, a few at a time, so an interrupt lands mid-list. */
-function startThirtyDomainRun() {
-  const child = startCliProcess([
-    'scan',
-    '--domains-file',
-    list,
-    '--out',
-    out,
-    '--min-wait',
-    '1',
-    '--max-wait',
-    '2',
-    '--concurrency',
-    '3',
-  ]);
+/** A child-process run of `scan` with short waits, its output collected as it comes. */
+function startScanRun(args: string[]) {
+  const child = startCliProcess(['scan', ...args, '--out', out, '--min-wait', '1', '--max-wait', '2']);
   const stdout = collectText(child.stdout);
   const stderr = collectText(child.stderr);
   const exit = exitOf(child);
   const succeeded = () => stdout.text.match(/=> succeeded/g)?.length ?? 0;
   return { child, stdout, stderr, exit, succeeded };
+}
+
+/** The 30-domain list, a few at a time, so an interrupt lands mid-list. */
+function startThirtyDomainRun() {
+  return startScanRun(['--domains-file', list, '--concurrency', '3']);
 }
 
 async function embeddedS3Folders(): Promise<string[]> {
@@ -155,22 +148,13 @@ describe('an interrupted npm start', () => {
   }, 180_000);
 
   it('a closed output pipe (npm start | head -1): exits 141, still exporting what finished and the summary', async () => {
-    const child = startCliProcess([
-      'scan',
+    const { child, stderr, exit } = startScanRun([
       'a.example.com',
       'b.example.com',
       'c.example.com',
-      '--out',
-      out,
-      '--min-wait',
-      '1',
-      '--max-wait',
-      '2',
       '--concurrency',
       '1',
     ]);
-    const stderr = collectText(child.stderr);
-    const exit = exitOf(child);
     // `head -1`: read the first line, then close the pipe.
     await new Promise<void>((done) => child.stdout?.once('data', () => done()));
     child.stdout?.destroy();

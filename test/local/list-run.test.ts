@@ -94,26 +94,15 @@ beforeAll(async () => {
   const progress: ProgressEvent[] = [];
 
   // The run every test below reads.
-  run = await runDomainList(
+  run = await listRun(
+    { domains: [], file: { name: FILE_NAME, bytes: Buffer.from(`${LIST_LINES.join('\n')}\n`, 'utf8') } },
     {
-      s3: s3.client,
-      inputBucket: INPUT,
-      resultsBucket: RESULTS,
-      scanDefinition: definition,
       scanClient: countingScanClient(clients.scan),
-      poll: { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 },
-      concurrency: CONCURRENCY,
-      intakePrefix: DEFAULT_PIPELINE_CONFIG.intake.prefix,
-      intakeSuffixes: DEFAULT_PIPELINE_CONFIG.intake.suffixes,
-      retryIntervalMs: 0,
-      waitOverrideMs: 0,
-      logger: createMemoryLogger(),
       onProgress: (event) => {
         progress.push(event);
         if (event.type === 'domain-done') inFlight.delete(event.domain);
       },
     },
-    { domains: [], file: { name: FILE_NAME, bytes: Buffer.from(`${LIST_LINES.join('\n')}\n`, 'utf8') } },
   );
 });
 
@@ -259,9 +248,9 @@ describe('list runs prepared from the same source identity', () => {
   });
 });
 
-/** A list run of `domains` typed on the command line, with the given options changed. */
-function commandLineRun(
-  domains: string[],
+/** A list run against this file's S3 and simulator, with the given options changed. */
+function listRun(
+  request: Parameters<typeof runDomainList>[1],
   changed: Partial<Parameters<typeof runDomainList>[0]>,
 ): Promise<LocalRunResult> {
   return runDomainList(
@@ -280,13 +269,13 @@ function commandLineRun(
       logger: createMemoryLogger(),
       ...changed,
     },
-    { domains },
+    request,
   );
 }
 
 describe('domains typed on the command line', () => {
   it('are scanned whatever intake.suffixes says: it is a rule for uploads', async () => {
-    const typed = await commandLineRun(['lst-only.example.com'], { intakeSuffixes: ['.lst'] });
+    const typed = await listRun({ domains: ['lst-only.example.com'] }, { intakeSuffixes: ['.lst'] });
 
     expect(typed.summary.rejected).toBeUndefined();
     expect(typed.summary.domains.map((domain) => [domain.domain, domain.state])).toEqual([
@@ -304,7 +293,7 @@ describe('a list run asked to stop', () => {
     stop.abort({ cause: 'SIGINT', exitCode: 130 });
     const before = sim.requestCount('POST /scan');
 
-    const stopped = await commandLineRun(['one.example.com', 'two.example.com'], { stop: stop.signal });
+    const stopped = await listRun({ domains: ['one.example.com', 'two.example.com'] }, { stop: stop.signal });
 
     expect(sim.requestCount('POST /scan')).toBe(before);
     expect(stopped.summary.domains.map((domain) => [domain.domain, domain.state, domain.error])).toEqual([
