@@ -131,6 +131,8 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
     );
   }
   let onProgress: ProgressListener = () => {};
+  // The vendor's, once known: says which failure a fault the demo injected on purpose caused.
+  let injectedFault: (operation: string) => string | undefined = () => undefined;
   const sleeps = options.timing?.vendorBackoffMs;
   const backoff = sleeps === undefined ? {} : { overriddenMs: sleeps };
   return withLocalRun(
@@ -145,7 +147,10 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       // Retries and give-ups show as they happen, instead of minutes of silence.
       vendorObserver: {
         retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt, ...backoff }),
-        failed: (attempt) => onProgress({ type: 'vendor-gave-up', attempt }),
+        failed: (attempt) => {
+          const injectedBecause = injectedFault(attempt.operation);
+          onProgress({ type: 'vendor-gave-up', attempt, ...(injectedBecause ? { injectedBecause } : {}) });
+        },
       },
     },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) =>
@@ -153,6 +158,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       withStopRequest(
         'no new scan starts, those in flight stop after their current step, then what finished is exported with the summary',
         async (stopSignal) => {
+          injectedFault = vendor.injectedFault ?? injectedFault;
           const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
           process.stdout.write(
             `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +

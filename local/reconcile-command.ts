@@ -83,13 +83,21 @@ export async function runReconcileCommand(
         // A lost answer alone is settled by adopting the scan: the listing is unreadable too while
         // StartScan looks, so the start stays unresolved (ScanRejected) and the scan an orphan.
         simulator.clearFaults();
-        simulator.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+        const because = 'reconcile makes an orphan: a scan whose start answer is lost and never settled';
+        simulator.addFault({
+          api: 'scan',
+          method: 'POST',
+          path: '/scan',
+          fault: { type: 'lose-response' },
+          injectedBecause: because,
+        });
         const blind = simulator.addFault({
           api: 'scan',
           method: 'GET',
           path: '/scans',
           times: Number.POSITIVE_INFINITY,
           fault: { type: 'status', status: 503 },
+          injectedBecause: because,
         });
         const scanned = await scanOneDomain(run, config, run.clients.scan, options.orphanDomain).finally(
           blind,

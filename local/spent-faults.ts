@@ -10,6 +10,7 @@ interface SpentFault {
   readonly operation: string;
   readonly fault: { readonly type: string; readonly status?: number };
   readonly at: string;
+  readonly injectedBecause?: string;
 }
 
 /**
@@ -29,10 +30,21 @@ export async function spentFaultsLine(baseUrl: string, since: string): Promise<s
   }
   const ours = spent.filter((use) => use.at >= since);
   if (ours.length === 0) return '';
-  const described = ours.map((use) => {
+  // The same fault spent again on the same operation is one entry, counted.
+  const described = new Map<string, number>();
+  for (const use of ours) {
     const what = use.fault.type === 'status' ? `status ${use.fault.status}` : use.fault.type;
-    const note = PREFLIGHT_OPERATIONS.includes(use.operation) ? ' (the up-front check)' : '';
-    return `${what} on ${use.operation}${note}`;
+    const note = use.injectedBecause
+      ? ` (injected on purpose: ${use.injectedBecause})`
+      : PREFLIGHT_OPERATIONS.includes(use.operation)
+        ? ' (the up-front check)'
+        : '';
+    const entry = JSON.stringify([`${what} on ${use.operation}`, note]);
+    described.set(entry, (described.get(entry) ?? 0) + 1);
+  }
+  const entries = [...described].map(([entry, count]) => {
+    const [head, note] = JSON.parse(entry) as [string, string];
+    return `${head}${count > 1 ? ` ×${count}` : ''}${note}`;
   });
-  return `Simulator faults spent by this run: ${described.join(', ')}\n`;
+  return `Simulator faults spent by this run: ${entries.join(', ')}\n`;
 }

@@ -21,9 +21,20 @@ export interface VendorTarget {
    * it, or the one set for another API whose value it defaulted to. Undefined for the simulator.
    */
   readonly urlVariable?: (api: 'scan' | 'keys' | 'breach') => string;
+  /**
+   * Why the vendor call that just failed met a fault npm start injected on purpose, once per
+   * injected fault (the first failure of its operation); undefined for every other failure.
+   */
+  readonly injectedFault?: (operation: string) => string | undefined;
   /** The built-in simulator, when it is the vendor: commands that stage a scenario script it. */
   readonly simulator?: VendorSimulator;
   close(): Promise<void>;
+}
+
+/** A fault the runner adds to the simulator itself, and why. */
+interface InjectedFault {
+  readonly operation: string;
+  readonly because: string;
 }
 
 /**
@@ -67,8 +78,19 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
   const simulator = await startVendorSimulator({ pollsToFinish: demo ? 2 : 3 });
   // The demo loses the answer of its first start after the scan is created, so its progress shows
   // StartScan settling the doubt from the listing (adopting that scan) instead of rejecting it.
-  if (demo)
-    simulator.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+  const injected: InjectedFault[] = [];
+  if (demo) {
+    const because =
+      'npm start loses the answer of its first scan start, to show StartScan adopting the scan it made';
+    simulator.addFault({
+      api: 'scan',
+      method: 'POST',
+      path: '/scan',
+      fault: { type: 'lose-response' },
+      injectedBecause: because,
+    });
+    injected.push({ operation: 'scan.startScan', because });
+  }
   return {
     scanApiUrl: simulator.url,
     keysApiUrl: simulator.url,
@@ -79,6 +101,10 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
     orgUuid: simulator.orgUuid,
     label: `built-in simulator at ${simulator.url}`,
     simulator,
+    injectedFault: (operation) => {
+      const index = injected.findIndex((fault) => fault.operation === operation);
+      return index < 0 ? undefined : injected.splice(index, 1)[0]?.because;
+    },
     close: () => simulator.close(),
   };
 }
