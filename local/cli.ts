@@ -11,14 +11,12 @@
  * Exit codes: 0 everything succeeded; 1 a domain or report failed, or an input was rejected;
  * 2 usage or configuration error.
  */
-import { statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { splitLines } from '#lambdas/domain-list/domain-list';
 import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
-import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
-import { runBreachCommand } from './breach-command.ts';
+import { PipelineConfigError } from '../lib/config/errors.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
 import {
   collect,
   concurrencyFlag,
@@ -26,228 +24,28 @@ import {
   outOption,
   swallowedFlagsProblem,
   userDirectory,
-  userPath,
 } from './cli-args.ts';
-import {
-  configFlag,
-  hasDomainLines,
-  nodeVersionProblem,
-  readDomainsFile,
-  refuseUnlessUtf8,
-  UsageError,
-  unknownCommandProblem,
-} from './cli-checks.ts';
-import { loadLocalPipelineConfig } from './config.ts';
-import {
-  type Interruption,
-  installInterruptHandlers,
-  takeStopRequest,
-  withStopRequest,
-} from './interrupts.ts';
+import { configFlag, nodeVersionProblem, UsageError, unknownCommandProblem } from './cli-checks.ts';
+import { installInterruptHandlers, takeStopRequest } from './interrupts.ts';
 import { addLatencyFlags } from './latency.ts';
-import { localPollSettings, pollFlag } from './poll-flags.ts';
-import { addReconcileCommand } from './reconcile-command.ts';
-import { addRotateCommand } from './rotate-command.ts';
+import type { LocalTiming } from './pipeline.ts';
+import type { PollFlagsText } from './poll-flags.ts';
+import { COMPACT_THRESHOLD } from './progress.ts';
+import { type LogLevel, logLevelOption } from './run-files.ts';
+import type { ScanCommandOptions } from './scan-command.ts';
+import { ROTATE_ANSWER_SHAPES } from './simulator/rotate-answers.ts';
 
-export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
-export { localPollSettings } from './poll-flags.ts';
-
-import { scanDomainStateMachine } from './definitions.ts';
-import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
-import { INTERRUPTED_ERROR, type LocalTiming, runDomainList } from './pipeline.ts';
-import {
-  COMPACT_THRESHOLD,
-  createConsoleReporter,
-  lineLabeller,
-  type OutputMode,
-  outputModeFor,
-  type ProgressListener,
-  scanRunEnding,
-  summaryHasFailures,
-} from './progress.ts';
-import {
-  HANDLER_LOG_FILE,
-  type LogLevel,
-  latestLine,
-  logLevelOption,
-  logLine,
-  pointLatestAt,
-  reportKept,
-  writeSummaryTable,
-} from './run-files.ts';
-import { cachedTemplate } from './synth-cache.ts';
-
-export { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET } from './local-run.ts';
+export { nodeVersionProblem } from './cli-checks.ts';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 const DEMO_LIST = resolve(PROJECT_ROOT, 'examples/domains.txt');
 
-export interface ScanCommandOptions {
-  readonly domains: readonly string[];
-  readonly domainsFile?: string;
-  readonly out: string;
-  readonly minWait?: number;
-  readonly maxWait?: number;
-  readonly deadline?: number;
-  readonly concurrency?: number;
-  readonly logLevel: LogLevel;
-  /** `compact` or `verbose` output; unset: compact above COMPACT_THRESHOLD domains. */
-  readonly output?: OutputMode;
-  /** The demo shortens the poll waits and the simulator's scans. */
-  readonly demo: boolean;
-  /** @default {}: the definition's own waits and retry intervals */
-  readonly timing?: LocalTiming;
-}
-
-/** Runs a scan list locally; returns the exit code. */
-export async function runScanCommand(options: ScanCommandOptions, config: PipelineConfig): Promise<number> {
-  if (options.domains.length === 0 && !options.domainsFile) {
-    throw new UsageError('give at least one domain or --domains-file FILE');
-  }
-  const fileArgument = options.domains.find((arg) => looksLikeListFile(arg, config.intake.suffixes));
-  if (fileArgument !== undefined) {
-    throw new UsageError(
-      `${fileArgument} looks like a domain-list file, not a domain: did you mean npm start -- scan --domains-file ${fileArgument}?`,
-    );
-  }
-  // Absolute from here on, resolved where the user typed it, so every message shows the real path.
-  const domainsFile = options.domainsFile === undefined ? undefined : userPath(options.domainsFile);
-  const file = domainsFile
-    ? { name: basename(domainsFile), bytes: await readDomainsFile(domainsFile) }
-    : undefined;
-  if (domainsFile && file) refuseUnlessUtf8(file.bytes, '--domains-file', domainsFile);
-  // The intake only treats these suffixes as domain lists; say so before anything starts.
-  if (domainsFile && file && !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))) {
-    throw new UsageError(
-      `--domains-file ${domainsFile}: must end with one of ${config.intake.suffixes.join(', ')} ` +
-        '(the intake.suffixes setting of the pipeline configuration)',
-    );
-  }
-  const { poll, deadlineNote } = localPollSettings(config, options);
-  if (options.domains.length === 0 && file && !hasDomainLines(file.bytes)) {
-    throw new InvalidInputError(
-      `--domains-file ${domainsFile}`,
-      'is empty: it has no domain lines (only blank lines or # comments)',
-    );
-  }
-  let onProgress: ProgressListener = () => {};
-  // The vendor's, once known: says which failure a fault the demo injected on purpose caused.
-  let injectedFault: (operation: string) => string | undefined = () => undefined;
-  const sleeps = options.timing?.vendorBackoffMs;
-  const backoff = sleeps === undefined ? {} : { overriddenMs: sleeps };
-  return withLocalRun(
-    {
-      command: options.demo ? 'demo' : 'scan',
-      out: userPath(options.out),
-      demo: options.demo,
-      logLevel: options.logLevel,
-      api: 'scan',
-      config,
-      timing: options.timing,
-      // Retries and give-ups show as they happen, instead of minutes of silence.
-      vendorObserver: {
-        retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt, ...backoff }),
-        failed: (attempt) => {
-          const injectedBecause = injectedFault(attempt.operation);
-          onProgress({ type: 'vendor-gave-up', attempt, ...(injectedBecause ? { injectedBecause } : {}) });
-        },
-      },
-    },
-    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) =>
-      // Ctrl-C from here on stops the list as a run would end: what finished is exported and summarised.
-      withStopRequest(
-        'no new scan starts, those in flight stop after their current step, then what finished is exported with the summary',
-        async (stopSignal) => {
-          injectedFault = vendor.injectedFault ?? injectedFault;
-          const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
-          process.stdout.write(
-            `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
-              `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
-          );
-          let mode: OutputMode = options.output ?? 'verbose';
-          let reporter: ReturnType<typeof createConsoleReporter> | undefined;
-          onProgress = (event) => {
-            if (event.type === 'list-prepared') {
-              mode = outputModeFor(event.total, options.output);
-              reporter = createConsoleReporter(process.stdout, { mode });
-              // In the run folder from before the first scan, so it can be followed while the run goes on.
-              logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
-            }
-            reporter?.listener(event);
-          };
-          const run = await runDomainList(
-            {
-              s3: s3.client,
-              inputBucket: LOCAL_INPUT_BUCKET,
-              resultsBucket: LOCAL_RESULTS_BUCKET,
-              scanDefinition,
-              scanClient: clients.scan,
-              poll,
-              ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
-              listFields: config.scan.reconciliation.listFields,
-              concurrency: options.concurrency ?? config.scan.maxConcurrency,
-              intakePrefix: config.intake.prefix,
-              intakeSuffixes: config.intake.suffixes,
-              maxListBytes: config.intake.maxListBytes,
-              allowSpecialUse: config.scan.allowSpecialUseDomains,
-              logger: logs.logger,
-              onProgress,
-              stop: stopSignal,
-              ...options.timing,
-            },
-            { domains: options.domains, ...(file ? { file } : {}) },
-          );
-          reporter?.finish();
-          const exported = await exportWritten();
-          const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
-          // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
-          const lineLabel = lineLabeller(
-            file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0,
-          );
-          const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel });
-          const tablePath = await writeSummaryTable(runFolder, ending.table);
-          const logPath = await logs.close(process.stderr);
-          const latest = await pointLatestAt(out, runFolder);
-          process.stdout.write(ending.printed);
-          process.stdout.write(
-            `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
-              logLine(logPath, logs) +
-              latestLine(latest, runFolder),
-          );
-          reportKept(exported);
-          if (stopSignal.aborted) {
-            const unfinished = run.summary.domains.filter(
-              (domain) => domain.error?.name === INTERRUPTED_ERROR,
-            );
-            process.stderr.write(
-              `interrupted (${(stopSignal.reason as Interruption).cause}): every finished scan is kept under ${out}; ` +
-                `${unfinished.length} domain(s) did not finish, named ${INTERRUPTED_ERROR} in ${tablePath}\n`,
-            );
-          }
-          return summaryHasFailures(run.summary) ? 1 : 0;
-        },
-      ),
-  );
-}
-
-/**
- * `scan ./x.txt`: an argument that names a list file (by the intake's suffixes, or a path to a
- * file that exists) was meant for --domains-file; as a domain it would only be "contains a path".
- */
-function looksLikeListFile(arg: string, suffixes: readonly string[]): boolean {
-  // A URL names the domain to scan, whatever its path ends with.
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) return false;
-  if (suffixes.some((suffix) => arg.toLowerCase().endsWith(suffix))) return true;
-  if (!/[\\/]/.test(arg)) return false;
-  return statSync(userPath(arg), { throwIfNoEntry: false })?.isFile() ?? false;
-}
-
 interface RawScanFlags {
   domainsFile?: string;
   out: string;
-  minWait?: number;
-  maxWait?: number;
-  deadline?: number;
+  minWait?: string;
+  maxWait?: string;
+  deadline?: string;
   concurrency?: number;
   logLevel: ScanCommandOptions['logLevel'];
   quiet?: boolean;
@@ -260,20 +58,29 @@ function sharedScanOptions(
 ): Omit<ScanCommandOptions, 'domains' | 'domainsFile' | 'demo'> {
   return {
     out: flags.out,
-    ...(flags.minWait === undefined ? {} : { minWait: flags.minWait }),
-    ...(flags.maxWait === undefined ? {} : { maxWait: flags.maxWait }),
-    ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     logLevel: flags.logLevel,
     ...(flags.quiet ? { output: 'compact' as const } : flags.verbose ? { output: 'verbose' as const } : {}),
   };
 }
 
+/**
+ * Every command and flag, as `--help` shows them. Nothing here loads the pipeline: each action
+ * loads the configuration (`loadConfig`) and its command's module only when it runs, so `--help`
+ * and a usage error answer before the AWS SDK, CDK and the pipeline are read (bench: `cli`).
+ */
 export function buildProgram(
-  config: PipelineConfig,
+  loadConfig: () => Promise<PipelineConfig>,
   setExitCode: (code: number) => void,
   timing: LocalTiming = {},
 ): Command {
+  const scan = async (options: Omit<ScanCommandOptions, 'timing'>, pollFlags: PollFlagsText) => {
+    const { parsePollFlags } = await import('./poll-flags.ts');
+    const waits = parsePollFlags(pollFlags);
+    const config = await loadConfig();
+    const { runScanCommand } = await import('./scan-command.ts');
+    setExitCode(await runScanCommand({ ...options, ...waits, timing }, config));
+  };
   const program = new Command('npm start --')
     .description(
       'Run the vendor security pipeline locally: the synthesized state machine, the real handlers, embedded S3.',
@@ -286,17 +93,10 @@ export function buildProgram(
     command
       .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
       .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
-      .option('--min-wait <seconds>', 'first wait of the poll loop', pollFlag('--min-wait', 'minWaitSeconds'))
-      .option(
-        '--max-wait <seconds>',
-        'largest wait of the poll loop',
-        pollFlag('--max-wait', 'maxWaitSeconds'),
-      )
-      .option(
-        '--deadline <seconds>',
-        'give up on a scan (ScanTimedOut) after this long',
-        pollFlag('--deadline', 'deadlineSeconds'),
-      )
+      // Checked when the command runs (parsePollFlags), with the schema the configuration uses.
+      .option('--min-wait <seconds>', 'first wait of the poll loop')
+      .option('--max-wait <seconds>', 'largest wait of the poll loop')
+      .option('--deadline <seconds>', 'give up on a scan (ScanTimedOut) after this long')
       .option('--concurrency <n>', 'domains scanned at once', concurrencyFlag)
       .addOption(
         new Option(
@@ -313,17 +113,18 @@ export function buildProgram(
       .argument('[domains...]', 'domains or URLs to scan')
       .option('--domains-file <file>', 'a .txt or .csv domain list'),
   ).action(async (domains: string[], flags: RawScanFlags) => {
-    setExitCode(
-      await runScanCommand(
-        {
-          domains,
-          ...(flags.domainsFile ? { domainsFile: flags.domainsFile } : {}),
-          ...sharedScanOptions(flags),
-          demo: false,
-          timing,
-        },
-        config,
-      ),
+    // Found without loading anything: a usage error answers at once.
+    if (domains.length === 0 && !flags.domainsFile) {
+      throw new UsageError('give at least one domain or --domains-file FILE');
+    }
+    await scan(
+      {
+        domains,
+        ...(flags.domainsFile ? { domainsFile: flags.domainsFile } : {}),
+        ...sharedScanOptions(flags),
+        demo: false,
+      },
+      flags,
     );
   });
   program
@@ -343,6 +144,8 @@ export function buildProgram(
         out: string;
         logLevel: LogLevel;
       }) => {
+        const config = await loadConfig();
+        const { runBreachCommand } = await import('./breach-command.ts');
         setExitCode(
           await runBreachCommand(
             {
@@ -358,24 +161,59 @@ export function buildProgram(
         );
       },
     );
-  addRotateCommand(program, config, setExitCode, timing);
-  addReconcileCommand(program, config, setExitCode, timing);
+  program
+    .command('rotate')
+    .description(
+      'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
+    )
+    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+    .addOption(outOption('where the rotation record and the check scan land'))
+    .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
+    .option(
+      '--fault <spec>',
+      `simulator only: rotate-answer=<shape> answers the rotate in that shape (${ROTATE_ANSWER_SHAPES.join(', ')})`,
+    )
+    .addOption(logLevelOption())
+    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string; fault?: string }) => {
+      const config = await loadConfig();
+      const { runRotateCommand } = await import('./rotate-command.ts');
+      setExitCode(
+        await runRotateCommand(
+          {
+            out: flags.out,
+            logLevel: flags.logLevel,
+            checkDomain: flags.checkDomain,
+            fault: flags.fault,
+            timing,
+          },
+          config,
+        ),
+      );
+    });
+  program
+    .command('reconcile')
+    .description(
+      'archive finished scans the pipeline never archived (with the simulator: an orphan it makes first), then show a second run stores nothing',
+    )
+    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+    .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
+    .option('--orphan-domain <domain>', 'the domain whose scan the simulator orphans', 'orphan.example.com')
+    .addOption(logLevelOption())
+    .action(async (flags: { out: string; logLevel: LogLevel; orphanDomain: string }) => {
+      const config = await loadConfig();
+      const { runReconcileCommand } = await import('./reconcile-command.ts');
+      setExitCode(
+        await runReconcileCommand(
+          { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain, timing },
+          config,
+        ),
+      );
+    });
   withScanFlags(
     program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
   ).action(async (flags: RawScanFlags) => {
     process.stdout.write(`Demo: scanning ${DEMO_LIST}\n`);
-    setExitCode(
-      await runScanCommand(
-        {
-          domains: [],
-          domainsFile: DEMO_LIST,
-          ...sharedScanOptions(flags),
-          demo: true,
-          timing,
-        },
-        config,
-      ),
-    );
+    await scan({ domains: [], domainsFile: DEMO_LIST, ...sharedScanOptions(flags), demo: true }, flags);
   });
   return program;
 }
@@ -395,13 +233,18 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     const nodeProblem = nodeVersionProblem();
     if (nodeProblem) throw new UsageError(nodeProblem);
     const configFile = configFlag(argv);
-    const config =
-      options.config ??
-      (configFile === undefined
-        ? await loadLocalPipelineConfig(PROJECT_ROOT)
-        : loadPipelineConfigFile(configFile, userDirectory(), '--config'));
+    // Read by the command that runs, not before: --help and usage errors need none of it.
+    const loadConfig = async (): Promise<PipelineConfig> => {
+      if (options.config) return options.config;
+      if (configFile !== undefined) {
+        const { loadPipelineConfigFile } = await import('../lib/config/index.ts');
+        return loadPipelineConfigFile(configFile, userDirectory(), '--config');
+      }
+      const { loadLocalPipelineConfig } = await import('./config.ts');
+      return loadLocalPipelineConfig(PROJECT_ROOT);
+    };
     const program = buildProgram(
-      config,
+      loadConfig,
       (code) => {
         exitCode = code;
       },

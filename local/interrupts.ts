@@ -14,7 +14,7 @@
  */
 import { type Dirent, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ExportReport, rescueStoredObjects } from './export.ts';
+import { type ExportReport, rescueStoredObjects } from './stored-objects.ts';
 
 export interface Interruption {
   /** `SIGINT`, `SIGTERM` or `closed output pipe`. */

@@ -12,20 +12,16 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createVendorClients, type VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
-import { markAsOutput, type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
+import { markAsOutput, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
-import {
-  type ExportReport,
-  exportObjects,
-  exportStoredObjectsSync,
-  type StoredObject,
-  trackWrittenObjects,
-} from './export.ts';
+import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
 import { type IamEvaluator, localRunEvaluator } from './iam/evaluator.ts';
 import { type Leftovers, onInterrupt, rescueLeftovers, s3FolderPrefix } from './interrupts.ts';
 import type { LocalTiming } from './pipeline.ts';
+import { type PreflightApi, preflight } from './preflight.ts';
 import { createFileLogger, type FileLogger, type LogLevel, logLine } from './run-files.ts';
 import { spentFaultsLine } from './spent-faults.ts';
+import { exportStoredObjectsSync, type StoredObject } from './stored-objects.ts';
 import { cachedSynthesis } from './synth-cache.ts';
 import { resolveVendor, type VendorTarget } from './vendor-target.ts';
 

@@ -195,13 +195,22 @@ export async function runScanExecution(
   const { domain, executionName, runId } = item;
   const report = options.onProgress;
   const tracked: Record<string, TaskHandler> = {};
-  // The step running now: a stopped execution is only reported once it has finished its writes.
-  let running: Promise<unknown> = Promise.resolve();
+  // The steps running now (the output fetches run in parallel): a stopped execution is only
+  // reported once they have finished their writes.
+  const running = new Set<Promise<unknown>>();
+  // A stop that lands while the manifest is written still leaves a finished scan: its outcome.
+  let manifestOutcome: ScanOutcome | undefined;
   for (const [name, handler] of Object.entries(handlers)) {
     tracked[name] = async (input) => {
       const step = Promise.resolve(handler(input));
-      running = step.catch(() => {});
+      const settled = step.then(
+        () => {},
+        () => {},
+      );
+      running.add(settled);
+      void settled.then(() => running.delete(settled));
       const output = await step;
+      if (name === 'WriteManifest') manifestOutcome = output as unknown as ScanOutcome;
       if (name === 'PollScanStatus' || name === 'StartScan') {
         const state = output as unknown as ScanInProgress;
         const status = state.status;
@@ -274,12 +283,16 @@ export async function runScanExecution(
     result = { domain, executionName, outcome, error: undefined };
   } catch (error) {
     if (error instanceof ExecutionAbortedError && options.stop?.aborted) {
-      await running;
-      category = INTERRUPTED_ERROR;
-      result = interruptedResult(
-        item,
-        `stopped mid-scan by ${stopCause(options.stop)}: the vendor may have run it; what was stored is kept, without a manifest`,
-      );
+      await Promise.all(running);
+      if (manifestOutcome) {
+        result = { domain, executionName, outcome: manifestOutcome, error: undefined };
+      } else {
+        category = INTERRUPTED_ERROR;
+        result = interruptedResult(
+          item,
+          `stopped mid-scan by ${stopCause(options.stop)}: the vendor may have run it; what was stored is kept, without a manifest`,
+        );
+      }
     } else {
       const failure = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
       category = failure?.name;

@@ -17,7 +17,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import type { Command } from 'commander';
 import { createMetricsRecorder, METRIC, type RecordedMetric } from '#lambdas/platform/metrics';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile-scans';
@@ -28,14 +27,14 @@ import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { reconcileFunctionSettings } from '../lib/config/reconciliation-schema.ts';
-import { outOption, userPath } from './cli-args.ts';
+import { userPath } from './cli-args.ts';
 import { domainFlag } from './cli-checks.ts';
 import { recordS3Commands } from './embedded-s3.ts';
 import { runAs } from './iam/attribution.ts';
 import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
 import type { LocalTiming } from './pipeline.ts';
-import { type LogLevel, logLevelOption } from './run-files.ts';
+import type { LogLevel } from './run-files.ts';
 
 const COMMAND = 'reconcile';
 
@@ -221,30 +220,4 @@ async function loadEarlierRecords(run: LocalRun): Promise<number> {
     );
   }
   return wanted.filter((file) => !file.endsWith('vendor-stats.json')).length;
-}
-
-/** `reconcile` and its flags, on the CLI's program. */
-export function addReconcileCommand(
-  program: Command,
-  config: PipelineConfig,
-  setExitCode: (code: number) => void,
-  timing: LocalTiming = {},
-): void {
-  program
-    .command('reconcile')
-    .description(
-      'archive finished scans the pipeline never archived (with the simulator: an orphan it makes first), then show a second run stores nothing',
-    )
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
-    .option('--orphan-domain <domain>', 'the domain whose scan the simulator orphans', 'orphan.example.com')
-    .addOption(logLevelOption())
-    .action(async (flags: { out: string; logLevel: LogLevel; orphanDomain: string }) => {
-      setExitCode(
-        await runReconcileCommand(
-          { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain, timing },
-          config,
-        ),
-      );
-    });
 }

@@ -16,7 +16,6 @@ import {
   DescribeSecretCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import type { Command } from 'commander';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
@@ -31,14 +30,14 @@ import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import type { PipelineConfig } from '../lib/config/index.ts';
-import { outOption, userPath } from './cli-args.ts';
+import { userPath } from './cli-args.ts';
 import { domainFlag, UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
 import type { LocalTiming } from './pipeline.ts';
 import { driveRotation } from './rotation-driver.ts';
-import { type LogLevel, logLevelOption } from './run-files.ts';
+import type { LogLevel } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
 import {
   isRotateAnswerShape,
@@ -279,40 +278,4 @@ async function keyFacts(
 
 function stamp(): string {
   return `${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(2).toString('hex')}`;
-}
-
-/** `rotate` and its flags, on the CLI's program. */
-export function addRotateCommand(
-  program: Command,
-  config: PipelineConfig,
-  setExitCode: (code: number) => void,
-  timing: LocalTiming = {},
-): void {
-  program
-    .command('rotate')
-    .description(
-      'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
-    )
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .addOption(outOption('where the rotation record and the check scan land'))
-    .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
-    .option(
-      '--fault <spec>',
-      `simulator only: rotate-answer=<shape> answers the rotate in that shape (${ROTATE_ANSWER_SHAPES.join(', ')})`,
-    )
-    .addOption(logLevelOption())
-    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string; fault?: string }) => {
-      setExitCode(
-        await runRotateCommand(
-          {
-            out: flags.out,
-            logLevel: flags.logLevel,
-            checkDomain: flags.checkDomain,
-            fault: flags.fault,
-            timing,
-          },
-          config,
-        ),
-      );
-    });
 }

@@ -4,7 +4,7 @@
  * simulator says which faults it spent, and on which operation.
  */
 import { isLoopbackHost } from '../lib/config/index.ts';
-import { PREFLIGHT_OPERATIONS } from './cli-checks.ts';
+import { PREFLIGHT_OPERATIONS } from './preflight.ts';
 
 interface SpentFault {
   readonly operation: string;

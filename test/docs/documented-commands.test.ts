@@ -46,7 +46,10 @@ function checkNpmStart(words: string[]): void {
   const rest = words.slice(2).filter((word) => !hasPlaceholder(word));
   if (rest.length === 0 || rest[0] === '|') return;
   expect(rest[0], 'flags for npm start come after "--" (npm keeps the ones before it)').toBe('--');
-  const program = buildProgram(DEFAULT_PIPELINE_CONFIG, () => {});
+  const program = buildProgram(
+    async () => DEFAULT_PIPELINE_CONFIG,
+    () => {},
+  );
   const argv = rest.slice(1).map((word) => word.replace(/^\[|\]$/g, ''));
   const named = program.commands.find((command) => command.name() === argv[0]);
   if (argv[0] !== undefined && !argv[0].startsWith('-')) expect(named, `a command: ${argv[0]}`).toBeDefined();
