@@ -74,13 +74,18 @@ export function buildProgram(
   setExitCode: (code: number) => void,
   timing: LocalTiming = {},
 ): Command {
+  /** The configuration, then the command: only the action that runs loads either. */
+  const runWith = async (run: (config: PipelineConfig) => Promise<number>) =>
+    setExitCode(await run(await loadConfig()));
   const scan = async (options: Omit<ScanCommandOptions, 'timing'>, pollFlags: PollFlagsText) => {
     const { parsePollFlags } = await import('./poll-flags.ts');
     const waits = parsePollFlags(pollFlags);
-    const config = await loadConfig();
-    const { runScanCommand } = await import('./scan-command.ts');
-    setExitCode(await runScanCommand({ ...options, ...waits, timing }, config));
+    await runWith(async (config) =>
+      (await import('./scan-command.ts')).runScanCommand({ ...options, ...waits, timing }, config),
+    );
   };
+  const configOption = () =>
+    new Option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)');
   const program = new Command('npm start --')
     .description(
       'Run the vendor security pipeline locally: the synthesized state machine, the real handlers, embedded S3.',
@@ -91,7 +96,7 @@ export function buildProgram(
   addLatencyFlags(program);
   const withScanFlags = (command: Command) =>
     command
-      .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+      .addOption(configOption())
       .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
       // Checked when the command runs (parsePollFlags), with the schema the configuration uses.
       .option('--min-wait <seconds>', 'first wait of the poll loop')
@@ -133,7 +138,7 @@ export function buildProgram(
     .option('--name <name>', 'the person the report is about')
     .option('--email <address>', 'an address of theirs (repeat for more)', collect, [])
     .option('--watchlist <file>', 'a .csv or .json watchlist: one report per person')
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+    .addOption(configOption())
     .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
     .addOption(logLevelOption())
     .action(
@@ -144,10 +149,8 @@ export function buildProgram(
         out: string;
         logLevel: LogLevel;
       }) => {
-        const config = await loadConfig();
-        const { runBreachCommand } = await import('./breach-command.ts');
-        setExitCode(
-          await runBreachCommand(
+        await runWith(async (config) =>
+          (await import('./breach-command.ts')).runBreachCommand(
             {
               ...(flags.name === undefined ? {} : { name: flags.name }),
               ...(flags.watchlist === undefined ? {} : { watchlist: flags.watchlist }),
@@ -166,7 +169,7 @@ export function buildProgram(
     .description(
       'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
     )
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+    .addOption(configOption())
     .addOption(outOption('where the rotation record and the check scan land'))
     .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
     .option(
@@ -175,10 +178,8 @@ export function buildProgram(
     )
     .addOption(logLevelOption())
     .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string; fault?: string }) => {
-      const config = await loadConfig();
-      const { runRotateCommand } = await import('./rotate-command.ts');
-      setExitCode(
-        await runRotateCommand(
+      await runWith(async (config) =>
+        (await import('./rotate-command.ts')).runRotateCommand(
           {
             out: flags.out,
             logLevel: flags.logLevel,
@@ -195,15 +196,13 @@ export function buildProgram(
     .description(
       'archive finished scans the pipeline never archived (with the simulator: an orphan it makes first), then show a second run stores nothing',
     )
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
+    .addOption(configOption())
     .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
     .option('--orphan-domain <domain>', 'the domain whose scan the simulator orphans', 'orphan.example.com')
     .addOption(logLevelOption())
     .action(async (flags: { out: string; logLevel: LogLevel; orphanDomain: string }) => {
-      const config = await loadConfig();
-      const { runReconcileCommand } = await import('./reconcile-command.ts');
-      setExitCode(
-        await runReconcileCommand(
+      await runWith(async (config) =>
+        (await import('./reconcile-command.ts')).runReconcileCommand(
           { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain, timing },
           config,
         ),
