@@ -200,12 +200,10 @@ function keepWhatWasWritten(
 function describeLeftovers(leftovers: Leftovers, out: string): string {
   const lines = leftovers.rescued.map(
     ({ path, report }) =>
-      `Exported what an interrupted earlier run left in ${path}: ${report.written} file(s) written, ${report.unchanged} already there under ${out}; removed the folder\n` +
-      report.kept
-        .map(
-          (kept) => `Kept your existing ${kept}: it differs from that run's copy, which was not written.\n`,
-        )
-        .join(''),
+      `Exported what an interrupted earlier run left in ${path}: ${report.written} file(s) written, ${report.unchanged} already there under ${out}; ` +
+      (report.kept.length === 0
+        ? 'removed the folder\n'
+        : `kept the folder: ${report.kept.length} of its files differ from yours, which were left as they were: ${report.kept.join(', ')}\n`),
   );
   if (leftovers.removed.length > 0) {
     lines.push(

@@ -102,9 +102,13 @@ export function storedObjectsIn(s3Directory: string): StoredObject[] {
   return objects;
 }
 
-/** Exports what an embedded S3 folder holds, then removes the folder; returns what was exported. */
+/**
+ * Exports what an embedded S3 folder holds, then removes the folder, unless a file of it differs
+ * from the user's own under `outDir` (never replaced): the folder then stays, the only copy of
+ * that result. Returns what was exported.
+ */
 export function rescueStoredObjects(s3Directory: string, outDir: string): ExportReport {
   const report = exportStoredObjectsSync(storedObjectsIn(s3Directory), outDir);
-  rmSync(s3Directory, { recursive: true, force: true });
+  if (report.kept.length === 0) rmSync(s3Directory, { recursive: true, force: true });
   return report;
 }

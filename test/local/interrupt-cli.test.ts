@@ -198,4 +198,24 @@ describe('a later run', () => {
     expect(await embeddedS3Folders()).toEqual([]);
     expect(await readdir(join(out, 'pipeline-results', 'lists', 'incoming', 'weekly'))).toEqual([]);
   });
+
+  it("keeps a killed run's folder when one of its files differs from the user's own, which stays as it was", async () => {
+    const oldS3 = join(out, '.s3-Ef34Gh');
+    const key = join('pipeline-results', 'scans', 'old.example.com', 'manifest.json');
+    await mkdir(join(oldS3, 'pipeline-results', 'scans', 'old.example.com'), { recursive: true });
+    await writeFile(join(oldS3, `${key}._S3rver_object`), '{"old":true}\n');
+    await mkdir(join(out, 'pipeline-results', 'scans', 'old.example.com'), { recursive: true });
+    await writeFile(join(out, key), 'mine\n');
+    const hour = new Date(Date.now() - 3_600_000);
+    await utimes(oldS3, hour, hour);
+
+    const run = await runCli(['scan', 'a.example.com', '--out', out, '--min-wait', '1', '--max-wait', '2']);
+
+    expect(run).toExitWith(0);
+    expect(run.stdout).toContain(
+      `Exported what an interrupted earlier run left in ${oldS3}: 0 file(s) written, 0 already there under ${out}; kept the folder: 1 of its files differ from yours, which were left as they were: ${join(out, key)}\n`,
+    );
+    expect(await readFile(join(out, key), 'utf8')).toBe('mine\n');
+    expect(await embeddedS3Folders()).toEqual(['.s3-Ef34Gh']);
+  });
 });
