@@ -7,6 +7,7 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
 import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
+import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
 import { ScheduledReconciliation } from './platform/scheduled-reconciliation.ts';
 import { ScheduledRuns } from './platform/scheduled-runs.ts';
@@ -61,6 +62,7 @@ export class SecurityPipelineStack extends Stack {
     const { config } = props;
     // CloudWatch's retention values are the RetentionDays enum values (checked in lib/config/schema.ts).
     const logRetention = config.logRetentionDays as RetentionDays;
+    applyLogGroupLifetime(this, config.removalPolicy);
 
     if (config.vendor.scanApiUrl === VENDOR_URL_PLACEHOLDER) {
       Annotations.of(this).addWarningV2(
@@ -310,6 +312,7 @@ export class SecurityPipelineStack extends Stack {
       ...(config.rotation.newKeyFieldPath === undefined
         ? {}
         : { newKeyFieldPath: config.rotation.newKeyFieldPath }),
+      keyPropagation: Duration.seconds(config.rotation.keyPropagationSeconds),
       mirrors: config.rotation.mirrorSecrets,
       maxKeyAge: Duration.days(maxKeyAgeDays(config.rotation)),
       logRetention,

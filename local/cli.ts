@@ -26,6 +26,7 @@ import {
   userDirectory,
 } from './cli-args.ts';
 import { configFlag, nodeVersionProblem, UsageError, unknownCommandProblem } from './cli-checks.ts';
+import { FAULTS_OF, faultFlagHelp } from './fault-flags.ts';
 import { installInterruptHandlers, takeStopRequest } from './interrupts.ts';
 import { addLatencyFlags } from './latency.ts';
 import type { LocalTiming } from './pipeline.ts';
@@ -50,6 +51,7 @@ interface RawScanFlags {
   logLevel: ScanCommandOptions['logLevel'];
   quiet?: boolean;
   verbose?: boolean;
+  fault?: string;
 }
 
 /** The options `scan` and the demo share, without the flags the user left unset. */
@@ -61,7 +63,21 @@ function sharedScanOptions(
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     logLevel: flags.logLevel,
     ...(flags.quiet ? { output: 'compact' as const } : flags.verbose ? { output: 'verbose' as const } : {}),
+    ...(flags.fault === undefined ? {} : { fault: flags.fault }),
   };
+}
+
+/**
+ * A flag value checked once its command runs (its checker loads a schema, not loaded for `--help`),
+ * worded as commander words a value its parser refuses.
+ */
+function flagValue<T>(flag: string, text: string | undefined, parse: (text: string) => T): T | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parse(text);
+  } catch (error) {
+    throw new UsageError(`option '${flag}' argument '${text}' is invalid. ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -110,6 +126,7 @@ export function buildProgram(
         ).conflicts('verbose'),
       )
       .addOption(new Option('--verbose', 'a line per domain and the full table, however long the list'))
+      .option('--fault <spec>', faultFlagHelp(FAULTS_OF.scan))
       .addOption(logLevelOption());
   withScanFlags(
     program
@@ -140,6 +157,7 @@ export function buildProgram(
     .option('--watchlist <file>', 'a .csv or .json watchlist: one report per person')
     .addOption(configOption())
     .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
+    .option('--fault <spec>', faultFlagHelp(FAULTS_OF.breach))
     .addOption(logLevelOption())
     .action(
       async (flags: {
@@ -148,6 +166,7 @@ export function buildProgram(
         watchlist?: string;
         out: string;
         logLevel: LogLevel;
+        fault?: string;
       }) => {
         await runWith(async (config) =>
           (await import('./breach-command.ts')).runBreachCommand(
@@ -157,6 +176,7 @@ export function buildProgram(
               emails: flags.email,
               out: flags.out,
               logLevel: flags.logLevel,
+              ...(flags.fault === undefined ? {} : { fault: flags.fault }),
               timing,
             },
             config,
@@ -174,23 +194,44 @@ export function buildProgram(
     .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
     .option(
       '--fault <spec>',
-      `simulator only: rotate-answer=<shape> answers the rotate in that shape (${ROTATE_ANSWER_SHAPES.join(', ')})`,
+      `simulator only, repeatable: rotate-answer=<shape>[,decoys=N][,seconds=S][,bytes=N][,key-at=start|end] answers the rotate in that shape (${ROTATE_ANSWER_SHAPES.join(', ')}); rotate-delay=<seconds> refuses the new key that long`,
+      (spec: string, earlier: string[] = []) => [...earlier, spec],
+    )
+    // Checked when the command runs (parsePropagationSeconds), with the configuration's bounds.
+    .option(
+      '--propagation-seconds <seconds>',
+      'how long a new key the vendor refuses is probed again before a lockout (default: rotation.keyPropagationSeconds, 180)',
     )
     .addOption(logLevelOption())
-    .action(async (flags: { out: string; logLevel: LogLevel; checkDomain: string; fault?: string }) => {
-      await runWith(async (config) =>
-        (await import('./rotate-command.ts')).runRotateCommand(
-          {
-            out: flags.out,
-            logLevel: flags.logLevel,
-            checkDomain: flags.checkDomain,
-            fault: flags.fault,
-            timing,
-          },
-          config,
-        ),
-      );
-    });
+    .action(
+      async (flags: {
+        out: string;
+        logLevel: LogLevel;
+        checkDomain: string;
+        fault?: string[];
+        propagationSeconds?: string;
+      }) => {
+        const rotate = await import('./rotate-command.ts');
+        const propagationSeconds = flagValue(
+          '--propagation-seconds <seconds>',
+          flags.propagationSeconds,
+          rotate.parsePropagationSeconds,
+        );
+        await runWith((config) =>
+          rotate.runRotateCommand(
+            {
+              out: flags.out,
+              logLevel: flags.logLevel,
+              checkDomain: flags.checkDomain,
+              fault: flags.fault,
+              propagationSeconds,
+              timing,
+            },
+            config,
+          ),
+        );
+      },
+    );
   program
     .command('reconcile')
     .description(

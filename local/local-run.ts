@@ -12,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createVendorClients, type VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
-import { markAsOutput, usableOutputDirectory } from './cli-checks.ts';
+import { markAsOutput, UsageError, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
 import { type IamEvaluator, localRunEvaluator } from './iam/evaluator.ts';
@@ -20,6 +20,7 @@ import { type Leftovers, onInterrupt, rescueLeftovers, s3FolderPrefix } from './
 import type { LocalTiming } from './pipeline.ts';
 import { type PreflightApi, preflight } from './preflight.ts';
 import { createFileLogger, type FileLogger, type LogLevel, logLine } from './run-files.ts';
+import type { FaultRule } from './simulator/types.ts';
 import { spentFaultsLine } from './spent-faults.ts';
 import { exportStoredObjectsSync, type StoredObject } from './stored-objects.ts';
 import { cachedSynthesis } from './synth-cache.ts';
@@ -51,6 +52,8 @@ export interface LocalRunOptions {
    * clients' backoff sleeps (`vendorBackoffMs`). @default {}
    */
   readonly timing?: LocalTiming;
+  /** Simulator faults the run starts with (`--fault`); a UsageError against a real vendor. @default [] */
+  readonly faults?: readonly FaultRule[];
 }
 
 export interface LocalRun {
@@ -88,6 +91,12 @@ export async function withLocalRun<T>(
   const startedAt = new Date().toISOString();
   try {
     await preflight(vendor, options.api);
+    const faults = options.faults ?? [];
+    if (faults.length > 0 && vendor.simulator === undefined) {
+      throw new UsageError('--fault needs the built-in simulator: unset the vendor URLs');
+    }
+    // After the up-front check, which they must not strike.
+    for (const rule of faults) vendor.simulator?.addFault(rule);
   } catch (error) {
     await vendor.close();
     throw error;

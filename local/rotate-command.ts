@@ -16,9 +16,11 @@ import {
   DescribeSecretCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { InvalidArgumentError } from 'commander';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { numberFromText } from '#lambdas/platform/schema';
 import { createSecretWriter, STAGE } from '#lambdas/platform/secret-writer';
 import {
   createSecretsManagerReader,
@@ -29,7 +31,11 @@ import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
-import type { PipelineConfig } from '../lib/config/index.ts';
+import {
+  MAX_KEY_PROPAGATION_SECONDS,
+  type PipelineConfig,
+  ROTATION_FUNCTION_TIMEOUT_SECONDS,
+} from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { domainFlag, UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
@@ -39,10 +45,12 @@ import type { LocalTiming } from './pipeline.ts';
 import { driveRotation } from './rotation-driver.ts';
 import type { LogLevel } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
+import { validateFaultRule } from './simulator/faults.ts';
 import {
   isRotateAnswerShape,
   ROTATE_ANSWER_SHAPES,
-  type RotateAnswerShape,
+  type RotateAnswerFault,
+  type RotateAnswerTuning,
 } from './simulator/rotate-answers.ts';
 
 const COMMAND = 'rotate';
@@ -52,22 +60,73 @@ export interface RotateCommandOptions {
   readonly logLevel: LogLevel;
   /** The domain scanned with the rotated key afterwards. */
   readonly checkDomain: string;
-  /** `rotate-answer=<shape>`: the simulator answers the rotate in that shape (simulator only). */
-  readonly fault?: string | undefined;
+  /**
+   * `rotate-answer=<shape>[,tuning]` and `rotate-delay=<seconds>`: how the simulator answers the
+   * rotate (simulator only).
+   */
+  readonly fault?: readonly string[] | string | undefined;
   /** @default {}: the check scan waits as the definition says */
   readonly timing?: LocalTiming;
+  /** `--propagation-seconds`: the window instead of `rotation.keyPropagationSeconds`. */
+  readonly propagationSeconds?: number | undefined;
 }
 
-/** The shape a `--fault rotate-answer=<shape>` asks for; a UsageError for anything else. */
-export function parseRotateFault(spec: string | undefined): RotateAnswerShape | undefined {
-  if (spec === undefined) return undefined;
-  const shape = /^rotate-answer=(.*)$/.exec(spec.trim())?.[1];
-  if (shape === undefined || !isRotateAnswerShape(shape)) {
-    throw new UsageError(
-      `--fault ${spec}: expected rotate-answer=<shape>, with <shape> one of ${ROTATE_ANSWER_SHAPES.join(', ')}`,
+/** `--propagation-seconds`, held to the bounds of rotation.keyPropagationSeconds. */
+const propagationFlag = numberFromText({ min: 0, max: MAX_KEY_PROPAGATION_SECONDS, integer: true });
+export function parsePropagationSeconds(text: string): number {
+  const parsed = propagationFlag.safeParse(text);
+  if (!parsed.success)
+    throw new InvalidArgumentError(
+      `--propagation-seconds ${parsed.error.issues[0]?.message ?? 'is invalid'} (as rotation.keyPropagationSeconds)`,
     );
+  return parsed.data;
+}
+
+const FAULT_USAGE = `expected rotate-answer=<shape>[,decoys=N][,seconds=S][,bytes=N][,key-at=start|end] (<shape> one of ${ROTATE_ANSWER_SHAPES.join(', ')}) or rotate-delay=<seconds>`;
+
+/** Tuning a `rotate-answer=<shape>,<name>=<value>` may add, by its flag name. */
+const TUNING: Record<string, (value: string) => RotateAnswerTuning> = {
+  decoys: (value) => ({ decoys: Number(value) }),
+  seconds: (value) => ({ trickleSeconds: Number(value) }),
+  bytes: (value) => ({ bytes: Number(value) }),
+  'key-at': (value) => ({ keyAt: value as 'start' | 'end' }),
+};
+
+/**
+ * The rotate-answer fault the `--fault` flags ask for, merged into one (the simulator shapes the
+ * one rotate with one fault): `rotate-answer=<shape>` with its tuning, and `rotate-delay=<seconds>`
+ * (the new key refused that long). A UsageError for anything else.
+ */
+export function parseRotateFaults(
+  specs: readonly string[] | string | undefined,
+): RotateAnswerFault | undefined {
+  const list = typeof specs === 'string' ? [specs] : (specs ?? []);
+  if (list.length === 0) return undefined;
+  let fault: RotateAnswerFault = { shape: 'default' };
+  for (const spec of list) {
+    const [head = '', ...params] = spec.trim().split(',');
+    const [name, value = ''] = head.split('=', 2);
+    if (name === 'rotate-delay' && params.length === 0 && /^\d+(\.\d+)?$/.test(value)) {
+      fault = { ...fault, delaySeconds: Number(value) };
+      continue;
+    }
+    if (name !== 'rotate-answer' || !isRotateAnswerShape(value))
+      throw new UsageError(`--fault ${spec}: ${FAULT_USAGE}`);
+    fault = { ...fault, shape: value };
+    for (const param of params) {
+      const [key = '', setting] = param.split('=', 2);
+      const tune = TUNING[key];
+      if (tune === undefined || setting === undefined || setting === '')
+        throw new UsageError(`--fault ${spec}: unknown or empty "${param}"; ${FAULT_USAGE}`);
+      fault = { ...fault, ...tune(setting) };
+    }
   }
-  return shape;
+  try {
+    validateFaultRule({ fault: { type: 'rotate-answer', ...fault } });
+  } catch (error) {
+    throw new UsageError(`--fault ${list.join(' --fault ')}: ${(error as Error).message}`);
+  }
+  return fault;
 }
 
 /** The secret rotated, by name; override with ROTATION_SECRET_ID (a name or an ARN). */
@@ -86,7 +145,8 @@ export async function runRotateCommand(
   options: RotateCommandOptions,
   config: PipelineConfig,
 ): Promise<number> {
-  const shape = parseRotateFault(options.fault);
+  const fault = parseRotateFaults(options.fault);
+  const propagationSeconds = options.propagationSeconds ?? config.rotation.keyPropagationSeconds;
   // Rotating cannot be undone: every flag is checked before it, with the rule the scan would apply.
   domainFlag(
     options.checkDomain,
@@ -117,10 +177,10 @@ export async function runRotateCommand(
             `rotating the real vendor's key into the in-memory stand-in would lose the new key when the command ends: set ${SECRETS_MANAGER_ENDPOINT_VARIABLE} to a Secrets Manager that keeps it`,
           );
         }
-        if (shape !== undefined) {
+        if (fault !== undefined) {
           if (vendor.simulator === undefined)
             throw new UsageError('--fault needs the built-in simulator: unset the vendor URLs');
-          vendor.simulator.addFault({ api: 'keys', fault: { type: 'rotate-answer', shape } });
+          vendor.simulator.addFault({ api: 'keys', fault: { type: 'rotate-answer', ...fault } });
         }
         if (vendor.orgUuid === undefined)
           throw new ConfigurationError(ENV.orgUuid, 'is required to rotate the key');
@@ -166,8 +226,14 @@ export async function runRotateCommand(
             mirrorSecretIds: [],
             ...DEFAULT_ROTATION_SETTINGS,
             newKeyFieldPath: config.rotation.newKeyFieldPath,
+            keyPropagationMs: propagationSeconds * 1000,
+            // The deployed function's timeout: what the rotate answer and the window may take.
+            invocationMs: ROTATION_FUNCTION_TIMEOUT_SECONDS * 1000,
           },
         };
+        process.stdout.write(
+          `Propagation window: ${propagationSeconds} s (a new key refused that long after the rotate is probed again)\n`,
+        );
         const handler = createRotateApiKeyHandler(deps);
         const started = performance.now();
         const rotation = await driveRotation(client, secretId, (request) =>
@@ -182,12 +248,17 @@ export async function runRotateCommand(
           process.stdout.write(`Rotation ${rotation.token} failed: ${error.name}: ${error.message}\n`);
           await writeFile(
             record,
-            `${JSON.stringify({ token: rotation.token, steps: rotation.steps, error: error.name, rotateAnswerShape: shape, before }, null, 2)}\n`,
+            `${JSON.stringify({ token: rotation.token, steps: rotation.steps, error: error.name, rotateAnswerFault: fault, before }, null, 2)}\n`,
           );
           process.stdout.write(`Record: ${record}\n`);
           return 1;
         }
         const after = await keyFacts(writer, keys, secretId);
+        if (metrics.recorded.some((m) => m.name === METRIC.rotateKeyUnchanged)) {
+          process.stdout.write(
+            'The vendor answered the rotate with the key in use: the key did not change (RotateKeyUnchanged)\n',
+          );
+        }
         const window = metrics.recorded.find((m) => m.name === METRIC.rotationWindow)?.value;
         process.stdout.write(
           `After:  key ${describeKey(after)} (secret version ${after.versionId})\n` +

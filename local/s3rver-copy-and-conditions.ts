@@ -11,8 +11,10 @@
  *   (S3 conditional writes): s3rver ignores them. Here they are checked against the key's object
  *   before s3rver writes: 412 PreconditionFailed when the condition is false, 404 NoSuchKey for
  *   If-Match on a missing key (https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html).
- *   The check and the write are not atomic here (AWS's are): two writers racing within one local
- *   request can both pass. Tests of the race itself use a stateful mock of the S3 API instead.
+ *   As on AWS, the check and the write are one step: conditional writes to one key are taken one at
+ *   a time, each holding the key from its check until its write is complete (s3rver answers a
+ *   write once its file is whole: s3rver-durable-writes.ts), so of two racing `If-None-Match: *`
+ *   writers exactly one succeeds and the other gets 412, as concurrent archives rely on.
  *
  * Requests this middleware answers skip s3rver's signature check (it runs in the router); the
  * server listens on loopback only. Versions are not emulated: a copy source naming a version id is
@@ -61,6 +63,7 @@ export function addCopyAndConditions(server: unknown, store: CopyStore): void {
 }
 
 function copyAndConditions(store: CopyStore): Middleware {
+  const keyLocks = new KeyLocks();
   return async (ctx, next) => {
     if (ctx.method !== 'PUT' && ctx.method !== 'POST') return next();
     const target = bucketAndKey(ctx.path);
@@ -76,9 +79,36 @@ function copyAndConditions(store: CopyStore): Middleware {
     }
     const isWrite =
       ctx.method === 'PUT' ? uploadId === undefined && !hasSubresource(ctx) : uploadId !== undefined;
-    if (isWrite) await checkWriteConditions(store, ctx, target.bucket, target.key);
+    if (isWrite && (header(ctx, 'if-none-match') !== undefined || header(ctx, 'if-match') !== undefined)) {
+      return keyLocks.run(`${target.bucket}/${target.key}`, async () => {
+        await checkWriteConditions(store, ctx, target.bucket, target.key);
+        await next();
+      });
+    }
     return next();
   };
+}
+
+/** One holder per key at a time, in arrival order; a key nobody waits for holds no entry. */
+class KeyLocks {
+  private readonly tails = new Map<string, Promise<void>>();
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(key) ?? Promise.resolve();
+    let release = () => {};
+    const mine = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tail = before.then(() => mine);
+    this.tails.set(key, tail);
+    await before;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
 }
 
 async function uploadPartCopy(

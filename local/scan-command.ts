@@ -11,6 +11,7 @@ import type { PipelineConfig } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { hasDomainLines, readDomainsFile, refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { scanDomainStateMachine } from './definitions.ts';
+import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { type Interruption, withStopRequest } from './interrupts.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
 import { INTERRUPTED_ERROR, type LocalTiming, runDomainList } from './pipeline.ts';
@@ -50,6 +51,8 @@ export interface ScanCommandOptions {
   readonly demo: boolean;
   /** @default {}: the definition's own waits and retry intervals */
   readonly timing?: LocalTiming;
+  /** `--fault key-echo=status` (simulator only, local/fault-flags.ts). */
+  readonly fault?: string | undefined;
 }
 
 /** Runs a scan list locally; returns the exit code. */
@@ -57,6 +60,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   if (options.domains.length === 0 && !options.domainsFile) {
     throw new UsageError('give at least one domain or --domains-file FILE');
   }
+  const faults = faultRulesOf(options.fault, FAULTS_OF.scan);
   const fileArgument = options.domains.find((arg) => looksLikeListFile(arg, config.intake.suffixes));
   if (fileArgument !== undefined) {
     throw new UsageError(
@@ -97,6 +101,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       api: 'scan',
       config,
       timing: options.timing,
+      faults,
       // Retries and give-ups show as they happen, instead of minutes of silence.
       vendorObserver: {
         retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt, ...backoff }),

@@ -30,8 +30,9 @@ export async function spentFaultsLine(baseUrl: string, since: string): Promise<s
   }
   const ours = spent.filter((use) => use.at >= since);
   if (ours.length === 0) return '';
-  // The same fault spent again on the same operation is one entry, counted.
-  const described = new Map<string, number>();
+  // A rule for every request (`--fault key-echo=status`) spends a use per poll: one entry per
+  // fault and operation, with how often, keeps the line readable.
+  const counts = new Map<string, number>();
   for (const use of ours) {
     const what = use.fault.type === 'status' ? `status ${use.fault.status}` : use.fault.type;
     const note = use.injectedBecause
@@ -39,12 +40,9 @@ export async function spentFaultsLine(baseUrl: string, since: string): Promise<s
       : PREFLIGHT_OPERATIONS.includes(use.operation)
         ? ' (the up-front check)'
         : '';
-    const entry = JSON.stringify([`${what} on ${use.operation}`, note]);
-    described.set(entry, (described.get(entry) ?? 0) + 1);
+    const entry = `${what} on ${use.operation}${note}`;
+    counts.set(entry, (counts.get(entry) ?? 0) + 1);
   }
-  const entries = [...described].map(([entry, count]) => {
-    const [head, note] = JSON.parse(entry) as [string, string];
-    return `${head}${count > 1 ? ` ×${count}` : ''}${note}`;
-  });
-  return `Simulator faults spent by this run: ${entries.join(', ')}\n`;
+  const described = [...counts].map(([entry, times]) => (times === 1 ? entry : `${entry} (${times} times)`));
+  return `Simulator faults spent by this run: ${described.join(', ')}\n`;
 }

@@ -27,10 +27,18 @@ const CDK_JSON_CONTEXT = (
  * 10 s synthesis, 2.5 s of a warm one). test/stack/cloudformation-validation.cdk.test.ts runs the
  * validation as `cdk synth` does. The CDK tests build their Apps here too (test/kit).
  */
-export function cdkSynthApp(options: { readonly outdir?: string } = {}): App {
+export function cdkSynthApp(
+  options: {
+    readonly outdir?: string;
+    /** More context, as `-c key=value` gives it. */
+    readonly context?: Record<string, unknown>;
+    /** Run aws-cdk-lib's CloudFormation validation as `cdk synth` does. @default false */
+    readonly cloudFormationValidation?: boolean;
+  } = {},
+): App {
   return new App({
-    context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] },
-    builtinCloudFormationValidation: false,
+    context: { ...CDK_JSON_CONTEXT, ...options.context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: options.cloudFormationValidation ?? false,
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
 }

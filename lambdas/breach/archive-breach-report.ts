@@ -6,9 +6,15 @@
  * archive that passed every check: framing (the transport and the length check), the ZIP structure
  * and every entry's CRC (`verifyStoredZip`: the staged object's tail, then one streamed pass). The manifest is
  * written last; its presence is what "archived" means to a re-run and to reconciliation.
+ *
+ * Nothing verified is ever replaced: the final key and the manifest are written only where
+ * nothing is (S3's `If-None-Match: *`). A run that loses a race to another archive of the same
+ * report links to the winner's bytes when they are the same, and keeps its own beside them under
+ * `conflicts/<sha256>.zip` when they differ, so every person's record names bytes that exist.
+ * https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import {
   type ArchiveOutput,
   type ArchiveSummary,
@@ -32,16 +38,18 @@ import { redactText } from '#lambdas/platform/redact';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
+import { DestinationTakenError, isPreconditionFailure, promoteVerified } from '#lambdas/platform/s3/promote';
 import { storeDownload } from '#lambdas/platform/s3/store-download';
-import { copySource } from '#lambdas/platform/s3/stream-upload';
 import { parseWith } from '#lambdas/platform/schema';
-import { validateReportName } from '#lambdas/platform/validation';
+import { refuseKeyInReportName, validateReportName } from '#lambdas/platform/validation';
 
 export const ARCHIVE_FILE = 'report.zip';
 export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
 /** The last refused download of a report: what failed, for the runbook and for reconciliation. */
 export const VERIFICATION_FAILURE_FILE = 'verification-failure.json';
 const STAGING_FOLDER = '.staging/';
+/** Verified bytes of a report that differ from the archive already under its name, by digest. */
+export const CONFLICTS_FOLDER = 'conflicts/';
 const OPERATION = 'breach.download';
 
 /** Who archived it: the workflow right after its recon, or reconciliation catching up later. */
@@ -99,14 +107,21 @@ export async function archiveReport(
   reportNameInput: string,
   options: ArchiveOptions,
 ): Promise<ArchiveSummary> {
-  const reportName = validateReportName(reportNameInput, 'reportName');
+  const reportName = refuseKeyInReportName(
+    validateReportName(reportNameInput, 'reportName'),
+    'breach.download',
+  );
   const folder = reportFolder(reportName);
   const bucket = deps.settings.resultsBucket;
   const finalKey = `${folder}${ARCHIVE_FILE}`;
   const manifestKey = `${folder}${ARCHIVE_MANIFEST_FILE}`;
 
   const existing = (await getJsonIfExists(deps, manifestKey)) as ArchiveManifest | undefined;
-  if (existing !== undefined) {
+  // The same request's archive, or reconciliation's: nothing new to fetch. Another request that the
+  // vendor answered with the same report name may have a different report behind it: its bytes are
+  // fetched and compared (placeVerified links or keeps them beside), never assumed to be these.
+  const sameRequest = options.origin !== 'workflow' || existing?.reconKey === (options.reconKey ?? null);
+  if (existing !== undefined && sameRequest) {
     deps.logger.info('Report already archived; not downloaded again', {
       folder,
       sha256: existing.archive.sha256,
@@ -116,7 +131,7 @@ export async function archiveReport(
 
   // Only verified bytes are ever copied to the final key: an object there without a manifest was
   // promoted by an attempt that died before writing the manifest. Check it again and finish its job.
-  const promoted = await headIfExists(deps, finalKey);
+  const promoted = existing === undefined ? await headIfExists(deps, finalKey) : undefined;
   if (promoted !== undefined) {
     const size = promoted.ContentLength ?? 0;
     const verified = await verifyStoredZip(
@@ -132,8 +147,7 @@ export async function archiveReport(
       verified,
       now: deps.clock(),
     });
-    await putJson(deps, manifestKey, manifest, 2);
-    return summaryOf(manifest, manifestKey, true);
+    return summaryOf(await putManifestOnce(deps, manifestKey, manifest), manifestKey, true);
   }
 
   await removeStaged(deps, folder);
@@ -178,25 +192,34 @@ export async function archiveReport(
     throw error;
   }
 
-  await deps.s3.send(
-    new CopyObjectCommand({
-      Bucket: bucket,
-      Key: finalKey,
-      CopySource: copySource(bucket, stagingKey, stored.versionId),
-      MetadataDirective: 'REPLACE',
-      ContentType: stored.contentType,
-      Metadata: { sha256: stored.sha256, verified: 'zip-crc' },
-    }),
-  );
+  const placed = await placeVerified(deps, { folder, finalKey, stagingKey, stored });
   await deps.s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: stagingKey }));
-  const manifest = manifestOf(reportName, options, finalKey, bucket, {
-    size: stored.size,
-    sha256: stored.sha256,
-    contentType: stored.contentType,
-    verified,
-    now: deps.clock(),
-  });
-  await putJson(deps, manifestKey, manifest, 2);
+  const ownManifest = (key: string) =>
+    manifestOf(reportName, options, key, bucket, {
+      size: stored.size,
+      sha256: stored.sha256,
+      contentType: stored.contentType,
+      verified,
+      now: deps.clock(),
+    });
+  if (placed.kind === 'same') {
+    deps.logger.info('Report archived by another run with the same bytes; linked to it', { folder });
+    const manifest = await putManifestOnce(deps, manifestKey, ownManifest(finalKey));
+    return summaryOf(manifest, manifestKey, true);
+  }
+  if (placed.kind === 'different') {
+    const conflictManifestKey = placed.key.replace(/\.zip$/, '.json');
+    const manifest = await putManifestOnce(deps, conflictManifestKey, ownManifest(placed.key));
+    deps.metrics.record(METRIC.archiveConflicts, 1, 'Count', { workflow: 'breach', outcome: options.origin });
+    deps.logger.warn('Report name already archived with other bytes; this run kept its own beside them', {
+      folder,
+      key: placed.key,
+      sha256: stored.sha256,
+      existingSha256: placed.existingSha256,
+    });
+    return { ...summaryOf(manifest, conflictManifestKey, false), conflictsWith: placed.existingSha256 };
+  }
+  const manifest = await putManifestOnce(deps, manifestKey, ownManifest(finalKey));
   deps.metrics.record(METRIC.bytesStored, stored.size, 'Bytes', { workflow: 'breach', output: 'archive' });
   deps.metrics.record(METRIC.breachArchived, 1, 'Count', { workflow: 'breach', outcome: options.origin });
   deps.logger.info('Report archived', {
@@ -208,6 +231,81 @@ export async function archiveReport(
     origin: options.origin,
   });
   return summaryOf(manifest, manifestKey, false);
+}
+
+type Placement =
+  | { readonly kind: 'promoted' }
+  | { readonly kind: 'same' }
+  | { readonly kind: 'different'; readonly key: string; readonly existingSha256: string };
+
+/**
+ * Puts the verified staged bytes at the report's final key if nothing is there; otherwise compares
+ * digests with what is (another run's verified archive): the same bytes need nothing more, other
+ * bytes go to `conflicts/<sha256>.zip`, again only where nothing is.
+ */
+async function placeVerified(
+  deps: BreachDeps,
+  placing: {
+    readonly folder: string;
+    readonly finalKey: string;
+    readonly stagingKey: string;
+    readonly stored: Awaited<ReturnType<typeof storeDownload>>;
+  },
+): Promise<Placement> {
+  const { folder, finalKey, stagingKey, stored } = placing;
+  const promote = (key: string) =>
+    promoteVerified({
+      s3: deps.s3,
+      bucket: deps.settings.resultsBucket,
+      key,
+      source: { key: stagingKey, versionId: stored.versionId, etag: stored.etag, size: stored.size },
+      contentType: stored.contentType,
+      metadata: { sha256: stored.sha256, verified: 'zip-crc' },
+      expect: 'absent',
+    });
+  const digestAt = async (key: string) => (await headIfExists(deps, key))?.Metadata?.sha256 ?? '';
+  try {
+    await promote(finalKey);
+    return { kind: 'promoted' };
+  } catch (error) {
+    if (!(error instanceof DestinationTakenError)) throw error;
+  }
+  const existingSha256 = await digestAt(finalKey);
+  if (existingSha256 === stored.sha256) return { kind: 'same' };
+  const key = `${folder}${CONFLICTS_FOLDER}${stored.sha256}.zip`;
+  try {
+    await promote(key);
+  } catch (error) {
+    // The same bytes kept there by an earlier attempt of this conflict: content-addressed, so done.
+    if (!(error instanceof DestinationTakenError) || (await digestAt(key)) !== stored.sha256) throw error;
+  }
+  return { kind: 'different', key, existingSha256 };
+}
+
+/**
+ * Writes a manifest only where none is; when one is there already (a concurrent run of the same
+ * report), returns that one: a manifest once written names bytes that exist and is never replaced.
+ */
+async function putManifestOnce(
+  deps: BreachDeps,
+  key: string,
+  manifest: ArchiveManifest,
+): Promise<ArchiveManifest> {
+  try {
+    await deps.s3.send(
+      new PutObjectCommand({
+        Bucket: deps.settings.resultsBucket,
+        Key: key,
+        Body: JSON.stringify(manifest, null, 2),
+        ContentType: 'application/json',
+        IfNoneMatch: '*',
+      }),
+    );
+    return manifest;
+  } catch (error) {
+    if (!isPreconditionFailure(error)) throw error;
+    return getJson<ArchiveManifest>(deps, deps.settings.resultsBucket, key);
+  }
 }
 
 /** The message of a download cut at the byte cap, without the vendor's operation prefix. */

@@ -209,8 +209,14 @@ export const archiveSummarySchema = object({
   size: z.number(),
   sha256: hex(64),
   entryCount: z.number(),
-  /** True when this run found it already archived and downloaded nothing. */
+  /** True when this run found it already archived (and stored no bytes of its own). */
   alreadyArchived: z.boolean(),
+  /**
+   * Set when the report's archive already held other verified bytes under the same name (a
+   * concurrent archive, or a name the vendor reused for another request): this run's bytes are
+   * kept beside them under `conflicts/`, and `key` names them. The value is the existing digest.
+   */
+  conflictsWith: z.optional(hex(64)),
 });
 export type ArchiveSummary = z.infer<typeof archiveSummarySchema>;
 

@@ -33,14 +33,18 @@ export const METRIC = {
   breachArchived: 'BreachReportsArchived',
   /** Report ZIPs refused by the archive check, by the check that failed. */
   archiveVerificationFailures: 'ArchiveVerificationFailures',
+  /** Verified report ZIPs kept beside other verified bytes under the same report name, by origin. */
+  archiveConflicts: 'ArchiveConflicts',
   /** Key rotations finished (AWSCURRENT moved to the vendor's new key). */
   keyRotations: 'KeyRotations',
   /** Seconds the vendor held a key AWSCURRENT did not name: stored as pending → promoted. */
   rotationWindow: 'RotationWindowSeconds',
   /** The vendor rotated and the new key was lost: a lockout. */
   rotationResponseLost: 'RotationResponseLost',
-  /** A rotate answer in which no key could be found (stored whole under AWSPENDING). */
+  /** A rotate answer in which no key worked within the propagation window (kept in ROTATION-ANSWER). */
   rotateAnswerUnparsable: 'RotateAnswerUnparsable',
+  /** A rotate answered with the key already in use: the vendor did not change the key. */
+  rotateKeyUnchanged: 'RotateKeyUnchanged',
   /** Mirror secrets that could not be written and verified after a rotation. */
   mirrorWriteFailures: 'MirrorWriteFailures',
   /** ApiKeyRotated events that could not be published. */

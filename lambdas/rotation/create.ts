@@ -6,6 +6,12 @@
  * nothing) or a probe with the current key proved the vendor did not rotate. Once the vendor has
  * answered, the answer is stored before it is read (./answer.ts); from then on every attempt
  * resumes from the stored answer and none calls rotate again.
+ *
+ * A key that does not work yet is not a lost key: many APIs take a while before a new key works
+ * everywhere. The kept answer's candidates are probed in rounds, with backoff, until the
+ * propagation window (from the answer's arrival) has passed; each later attempt probes again. Only
+ * a window without an accepted candidate is a lockout, and AWSPENDING is written only with a key
+ * that works, so a later attempt that finds one still recovers.
  */
 import {
   ConfigurationError,
@@ -19,17 +25,19 @@ import { type SecretState, STAGE } from '#lambdas/platform/secret-writer';
 import { parseVendorCredentials, type VendorCredentialsValue } from '#lambdas/platform/secrets';
 import type { RotateKeyResult } from '#lambdas/platform/vendor-api/types';
 import {
-  ANSWER_FIELD,
-  findWorkingKey,
-  type KeptAnswer,
+  ANSWER_STAGE,
+  type ProbeRound,
   pendingKeyOf,
   pendingValue,
+  probeRound,
   readAnswer,
+  type StoredAnswer,
   storeAnswer,
 } from './answer.ts';
 import { latestClaim, writeClaim } from './claim.ts';
 import type { RotationDeps } from './deps.ts';
 import {
+  NewKeyNotWorkingYetError,
   RotationInProgressError,
   RotationOutcomeUnknownError,
   RotationResponseLostError,
@@ -37,17 +45,22 @@ import {
 } from './errors.ts';
 import type { RotationOutcome } from './request.ts';
 
+/** When the invocation must have returned, on `deps.clock`'s time line (milliseconds). */
+export type InvocationDeadline = number;
+
 export async function createSecret(
   deps: RotationDeps,
   secretId: string,
   token: string,
   state: SecretState,
+  deadline: InvocationDeadline,
 ): Promise<RotationOutcome> {
   const stored = await deps.secrets.read(secretId, { versionId: token });
   if (stored !== undefined) {
     const { key, hasAnswer } = pendingKeyOf(stored.value);
     if (key !== undefined) return 'already-stored';
-    // The answer is kept and no string in it works: the lockout stands. Never rotate again.
+    // An earlier release stored the answer alone under AWSPENDING, and a version's value never
+    // changes: the lockout stands for this token (break-glass). Never rotate again.
     if (hasAnswer) throw lockout(deps, secretId, token, 'an earlier attempt found no working key in it');
     throw new RotationStateError(secretId, token, 'the pending version holds a value without a key');
   }
@@ -56,8 +69,8 @@ export async function createSecret(
 
   const kept = await readAnswer(deps, secretId, token);
   if (kept !== undefined) {
-    await settle(deps, secretId, token, current, orgUuid, kept);
-    return 'resumed-from-answer';
+    const unchanged = await settle(deps, secretId, token, current, orgUuid, kept, deadline);
+    return unchanged ? 'key-unchanged' : 'resumed-from-answer';
   }
 
   const claim = await latestClaim(deps.secrets, secretId, state, token);
@@ -88,7 +101,10 @@ export async function createSecret(
   const vendor = deps.keys(current.apiKey, orgUuid);
   let answer: RotateKeyResult;
   try {
-    answer = await vendor.rotateKey();
+    // The one call that cannot be repeated: its answer may take all the time the invocation has
+    // left, bar what storing it needs (never the per-request deadline of repeatable calls).
+    const timeoutMs = Math.max(1_000, deadline - deps.clock().getTime() - deps.settings.reserveMs);
+    answer = await vendor.rotateKey({ timeoutMs });
   } catch (error) {
     if (!provablyNotProcessed(error)) {
       // Settle it now if we can: a refused current key proves the vendor rotated (lost answer).
@@ -123,14 +139,27 @@ export async function createSecret(
   }
   const again = await readAnswer(deps, secretId, token);
   if (again === undefined) throw lockout(deps, secretId, token, 'the stored answer does not read back');
-  await settle(deps, secretId, token, current, orgUuid, again);
-  return 'rotated';
+  if (answer.wordsSeen !== undefined && answer.wordsSeen > (answer.words?.length ?? 0)) {
+    deps.logger.warn('the rotate answer holds more key-shaped strings than are probed', {
+      secretId,
+      token,
+      wordsSeen: answer.wordsSeen,
+      wordsKept: answer.words?.length ?? 0,
+    });
+  }
+  const unchanged = await settle(deps, secretId, token, current, orgUuid, again, deadline);
+  return unchanged ? 'key-unchanged' : 'rotated';
 }
 
+/** The first pause between probe rounds, doubled after each, and the longest. */
+const PROBE_BACKOFF = { firstMs: 1_000, maxMs: 30_000 } as const;
+
 /**
- * Probes the kept answer's candidates and stores AWSPENDING: with the key that works, or with the
- * answer alone and a named lockout when none does. A failure in between throws and leaves the
- * answer kept for the next attempt.
+ * Probes the kept answer's candidates, in rounds with backoff until its propagation window has
+ * passed or the invocation's time runs short, and stores the key that works under AWSPENDING.
+ * Returns true when that key is the current one (the vendor handed it back unchanged). No key yet:
+ * a lockout when the window is over, else NewKeyNotWorkingYetError for the next attempt. Nothing
+ * is stored under AWSPENDING without a key, so any later attempt can still store one.
  */
 async function settle(
   deps: RotationDeps,
@@ -138,26 +167,49 @@ async function settle(
   token: string,
   current: VendorCredentialsValue,
   orgUuid: string,
-  kept: KeptAnswer,
-): Promise<void> {
-  const found = await findWorkingKey(deps, kept, orgUuid, [current.apiKey, orgUuid]);
-  const value = pendingValue(current.fields, orgUuid, found.key, kept);
-  await storePending(deps, secretId, token, value);
+  kept: StoredAnswer,
+  deadline: InvocationDeadline,
+): Promise<boolean> {
+  const windowEnds = kept.receivedAt.getTime() + deps.settings.keyPropagationMs;
+  const stopBy = Math.min(windowEnds, deadline - deps.settings.reserveMs);
+  let pause: number = PROBE_BACKOFF.firstMs;
+  let rounds = 0;
+  let found: ProbeRound;
+  for (;;) {
+    rounds += 1;
+    found = await probeRound(deps, kept.answer, orgUuid, current.apiKey);
+    const now = deps.clock().getTime();
+    if (found.key !== undefined || now >= stopBy) break;
+    await deps.sleep(Math.min(pause, stopBy - now));
+    pause = Math.min(pause * 2, PROBE_BACKOFF.maxMs);
+  }
+  const facts = { secretId, token, candidatesTried: found.tried, probeRounds: rounds };
   if (found.key === undefined) {
+    if (deps.clock().getTime() < windowEnds) {
+      deps.logger.warn('no key in the kept rotate answer works yet; the next attempt probes again', facts);
+      throw new NewKeyNotWorkingYetError(secretId, token, new Date(windowEnds).toISOString(), found.tried);
+    }
     deps.metrics.record(METRIC.rotateAnswerUnparsable, 1, 'Count', { workflow: 'rotation' });
     throw lockout(
       deps,
       secretId,
       token,
-      `no string in the vendor's answer opens GET key info (${found.tried} tried); the answer is kept in the secret under "${ANSWER_FIELD}"`,
+      `no string in the vendor's answer opened GET key info within the ${deps.settings.keyPropagationMs / 1000} s propagation window (${found.tried} tried in ${rounds} round${rounds === 1 ? '' : 's'}); the answer is kept in the secret's ${ANSWER_STAGE} version, and the next attempt probes it again`,
     );
   }
+  await storePending(deps, secretId, token, pendingValue(current.fields, orgUuid, found.key, kept.answer));
+  if (found.unchanged) {
+    // Not a lockout: the key in use still works. The rotation finishes with it, so AWSPENDING does
+    // not block the next one, and the metric (with KeyNotRotated's key age) says nothing changed.
+    deps.metrics.record(METRIC.rotateKeyUnchanged, 1, 'Count', { workflow: 'rotation' });
+    deps.logger.warn('the vendor answered the rotate with the key in use: it did not change the key', facts);
+    return true;
+  }
   deps.logger.info('the vendor rotated the key; the key that works is stored under AWSPENDING', {
-    secretId,
-    token,
-    candidatesTried: found.tried,
-    answerTruncated: kept.truncated,
+    ...facts,
+    answerTruncated: kept.answer.truncated,
   });
+  return false;
 }
 
 function lockout(

@@ -12,7 +12,12 @@ import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { numberFromText, parseWith } from '#lambdas/platform/schema';
 import { createSecretWriter, type SecretWriter } from '#lambdas/platform/secret-writer';
 import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
-import type { RotateKeyResult, VendorHttpSettings, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type {
+  RotateKeyOptions,
+  RotateKeyResult,
+  VendorHttpSettings,
+  VendorLogger,
+} from '#lambdas/platform/vendor-api/types';
 import { type Env, optionalEnv, readUrlEnv } from '../platform/runtime/env.ts';
 import { putEvent } from '../platform/runtime/event-bridge.ts';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
@@ -28,7 +33,8 @@ export interface KeyManagement {
   getKeyInfo(): Promise<{ raw: unknown }>;
   /** One `GET …/api/key` with exactly this key: true on 200, false on 401/403; throws otherwise. */
   keyAccepted(): Promise<boolean>;
-  rotateKey(): Promise<RotateKeyResult>;
+  /** Rotates; the answer is read to its end within `options.timeoutMs` (KeysClient.rotateKey). */
+  rotateKey(options: RotateKeyOptions): Promise<RotateKeyResult>;
   close(): Promise<void>;
 }
 
@@ -66,6 +72,22 @@ export interface RotationSettings {
    * other strings in the answer are probed after it, so a wrong path costs requests, not the key.
    */
   readonly newKeyFieldPath?: string | undefined;
+  /**
+   * How long after the rotate answer a key in it may still be refused because it has not reached
+   * every vendor server yet (`rotation.keyPropagationSeconds`): the candidates are probed again,
+   * with backoff, until then, and only a window without an accepted candidate is a lockout.
+   */
+  readonly keyPropagationMs: number;
+  /**
+   * The invocation's time when Lambda's context does not tell it (the local runner, tests): the
+   * function's timeout.
+   */
+  readonly invocationMs: number;
+  /**
+   * Time kept back at the end of an invocation: after the rotate exchange, to store its answer;
+   * after probing, to store the key found. The rotate answer may take the rest, however slow.
+   */
+  readonly reserveMs: number;
 }
 
 export interface RotationDeps {
@@ -83,6 +105,9 @@ export const DEFAULT_ROTATION_SETTINGS = {
   claimLeaseMs: 5 * 60_000,
   peerWaitMs: 10_000,
   mirrorAttempts: 3,
+  keyPropagationMs: 180_000,
+  invocationMs: 600_000,
+  reserveMs: 20_000,
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -130,6 +155,7 @@ export function eventBridgePublisher(
 }
 
 const leaseSeconds = numberFromText({ min: 60, max: 3600, integer: true });
+const propagationSeconds = numberFromText({ min: 0, max: 900, integer: true });
 
 export function rotationDepsFromEnvironment(
   env: Env,
@@ -140,6 +166,7 @@ export function rotationDepsFromEnvironment(
   const metrics: PipelineMetrics = powertoolsMetrics(tools.metrics);
   const lease = optionalEnv(env, ENV.rotationClaimLeaseSeconds);
   const mirrors = optionalEnv(env, ENV.rotationMirrorSecretArns);
+  const propagation = optionalEnv(env, ENV.rotationKeyPropagationSeconds);
   return {
     secrets: createSecretWriter(clients.secretsManager),
     keys: keyManagementFactory({
@@ -168,6 +195,13 @@ export function rotationDepsFromEnvironment(
               .filter(Boolean),
       mirrorAttempts: DEFAULT_ROTATION_SETTINGS.mirrorAttempts,
       newKeyFieldPath: optionalEnv(env, ENV.newKeyFieldPath),
+      keyPropagationMs:
+        propagation === undefined
+          ? DEFAULT_ROTATION_SETTINGS.keyPropagationMs
+          : parseWith(propagationSeconds, propagation, ENV.rotationKeyPropagationSeconds) * 1000,
+      // Lambda's context tells every invocation its time; this is for a caller without one.
+      invocationMs: DEFAULT_ROTATION_SETTINGS.invocationMs,
+      reserveMs: DEFAULT_ROTATION_SETTINGS.reserveMs,
     },
   };
 }

@@ -40,6 +40,20 @@ export class RotationOutcomeUnknownError extends Error {
   }
 }
 
+/**
+ * The vendor answered the rotate, the answer is kept, and no key in it works yet, but its
+ * propagation window is still open: the invocation ran out of time first. Not a lockout; the next
+ * attempt with the same token probes the kept answer again.
+ */
+export class NewKeyNotWorkingYetError extends Error {
+  constructor(secretId: string, token: string, windowEndsAt: string, tried: number) {
+    super(
+      `Rotation ${token} of ${secretId}: no key in the vendor's kept answer works yet (${tried} tried); it may still be propagating until ${windowEndsAt}. The next attempt probes the answer again; rotate was not called again.`,
+    );
+    this.name = ERROR_NAME.NewKeyNotWorkingYetError;
+  }
+}
+
 /** testSecret: the vendor refused the key stored under AWSPENDING. */
 export class PendingKeyRefusedError extends Error {
   constructor(secretId: string, token: string, status: number) {

@@ -18,6 +18,8 @@ export interface RotationRequest {
 export type RotationOutcome =
   | 'rotated'
   | 'resumed-from-answer'
+  /** The vendor answered the rotate with the key in use: the rotation finishes with it unchanged. */
+  | 'key-unchanged'
   | 'already-stored'
   | 'stored-by-peer'
   | 'nothing-to-set'

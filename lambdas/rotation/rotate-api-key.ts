@@ -10,7 +10,7 @@ import { parseRotationRequest } from '#lambdas/rotation/request';
 import { type RotationStepResult, runRotationStep } from '#lambdas/rotation/steps';
 
 export function createRotateApiKeyHandler(deps: RotationDeps): Handler<unknown, RotationStepResult> {
-  return async (event) => runRotationStep(parseRotationRequest(event), deps);
+  return async (event, context) => runRotationStep(parseRotationRequest(event), deps, context);
 }
 
 export const handler = /* @__PURE__ */ createLazyHandler({

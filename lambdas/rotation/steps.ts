@@ -11,6 +11,7 @@
  */
 import { VendorAuthError } from '#lambdas/platform/errors';
 import { METRIC } from '#lambdas/platform/metrics';
+import type { InvocationContext } from '#lambdas/platform/runtime/observability';
 import { isUnseededPlaceholder } from '#lambdas/platform/secret-placeholder';
 import { type SecretState, STAGE } from '#lambdas/platform/secret-writer';
 import { parseVendorCredentials } from '#lambdas/platform/secrets';
@@ -31,8 +32,12 @@ export interface RotationStepResult {
 export async function runRotationStep(
   request: RotationRequest,
   deps: RotationDeps,
+  context?: InvocationContext,
 ): Promise<RotationStepResult> {
   const { Step: step, SecretId: secretId, ClientRequestToken: token } = request;
+  // Read first: Lambda's clock for this invocation starts before any work here.
+  const remainingMs = context?.getRemainingTimeInMillis?.() ?? deps.settings.invocationMs;
+  const deadline = deps.clock().getTime() + remainingMs;
   const state = await deps.secrets.describe(secretId);
   const stages = state.versions.get(token);
   if (stages === undefined)
@@ -53,7 +58,7 @@ export async function runRotationStep(
   switch (step) {
     case 'createSecret':
       if (current) return { step, outcome: 'already-finished' };
-      return { step, outcome: await createSecret(deps, secretId, token, state) };
+      return { step, outcome: await createSecret(deps, secretId, token, state, deadline) };
     case 'setSecret':
       // The vendor generated the key and already holds it: there is nothing to set.
       return { step, outcome: 'nothing-to-set' };
@@ -120,8 +125,10 @@ async function finishSecret(
   if (currentVersion !== token) {
     // Never promote a key the vendor refuses: whatever called finishSecret, the test runs again here.
     await requireAccepted(deps, secretId, token, key, orgUuid);
+    const unchanged = await currentKeyIs(deps, secretId, key);
     await deps.secrets.moveStage(secretId, STAGE.current, token, currentVersion);
-    deps.metrics.record(METRIC.keyRotations, 1, 'Count', { workflow: 'rotation' });
+    // A key handed back unchanged was counted as such by createSecret (RotateKeyUnchanged).
+    if (!unchanged) deps.metrics.record(METRIC.keyRotations, 1, 'Count', { workflow: 'rotation' });
     if (pending.created !== undefined) {
       const window = (deps.clock().getTime() - pending.created.getTime()) / 1000;
       deps.metrics.record(METRIC.rotationWindow, Math.max(0, window), 'Seconds', { workflow: 'rotation' });
@@ -142,6 +149,16 @@ async function finishSecret(
 async function clearMarkers(deps: RotationDeps, secretId: string, state: SecretState, token: string) {
   await clearClaim(deps.secrets, secretId, state, token);
   await clearAnswer(deps, secretId, state, token);
+}
+
+async function currentKeyIs(deps: RotationDeps, secretId: string, key: string): Promise<boolean> {
+  const current = await deps.secrets.read(secretId, { stage: STAGE.current });
+  if (current === undefined) return false;
+  try {
+    return parseVendorCredentials(current.value, secretId).apiKey === key;
+  } catch {
+    return false;
+  }
 }
 
 /** One GET key info with the pending key; a refusal leaves AWSCURRENT where it is. */

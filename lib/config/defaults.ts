@@ -8,6 +8,7 @@ import { breachSchema } from './breach-schema.ts';
 import { notificationsSchema } from './notifications-schema.ts';
 import { rotationSchema } from './rotation-schema.ts';
 import { intakeSchema, type PipelineConfig, pollSchema, scanSchema, vendorSchema } from './schema.ts';
+import { stackSchema } from './stack-schema.ts';
 
 export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
   vendor: vendorSchema.parse({}),
@@ -22,4 +23,5 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
   schedules: [],
   logRetentionDays: 90,
   removalPolicy: 'retain',
+  stack: stackSchema.parse({}),
 });

@@ -25,8 +25,11 @@ export { type ConfigIssue, PipelineConfigError } from './errors.ts';
 export { loadPipelineConfig, loadPipelineConfigFile, type PipelineContext } from './load.ts';
 export { parsePipelineConfig } from './parse.ts';
 export {
+  MAX_KEY_PROPAGATION_SECONDS,
   type MirrorSecret,
   maxKeyAgeDays,
+  ROTATION_CALL_RESERVE_SECONDS,
+  ROTATION_FUNCTION_TIMEOUT_SECONDS,
   type RotationConfig,
   rotationPeriodDays,
   rotationScheduleProblem,
@@ -52,3 +55,4 @@ export {
   type VendorKeyMode,
   vendorUrlProblem,
 } from './schema.ts';
+export { DEFAULT_STACK_NAME, type StackConfig } from './stack-schema.ts';

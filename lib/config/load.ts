@@ -16,7 +16,16 @@ export interface PipelineContext {
   readonly pipeline?: unknown;
   /** Context `pipelineConfigFile`: path of a JSON file with the settings, relative to the working directory. */
   readonly pipelineConfigFile?: unknown;
+  /** Context `stackName`: overrides `stack.name` (e.g. `-c stackName=SecurityPipeline-dev`). */
+  readonly stackName?: unknown;
+  /** Context `account`: overrides `stack.account`. */
+  readonly account?: unknown;
+  /** Context `region`: overrides `stack.region`. */
+  readonly region?: unknown;
 }
+
+/** The context keys that override a setting of the `stack` section, by that setting. */
+const STACK_OVERRIDES = { name: 'stackName', account: 'account', region: 'region' } as const;
 
 /**
  * Reads the configuration from CDK context: either `pipeline` or the file named by
@@ -24,6 +33,12 @@ export interface PipelineContext {
  * @throws PipelineConfigError naming the setting (or the context key) that is wrong
  */
 export function loadPipelineConfig(context: PipelineContext, cwd: string = process.cwd()): PipelineConfig {
+  const { raw, source } = readPipelineContext(context, cwd);
+  return parsePipelineConfig(withStackOverrides(raw, context), source);
+}
+
+/** The settings as written (not yet validated), and where they came from for messages. */
+function readPipelineContext(context: PipelineContext, cwd: string): { raw: unknown; source: string } {
   const { pipeline, pipelineConfigFile } = context;
   if (pipeline !== undefined && pipelineConfigFile !== undefined) {
     throw new PipelineConfigError('CDK context', [
@@ -39,12 +54,35 @@ export function loadPipelineConfig(context: PipelineContext, cwd: string = proce
         },
       ]);
     }
-    return loadPipelineConfigFile(pipelineConfigFile, cwd, 'pipelineConfigFile');
+    return {
+      raw: readPipelineConfigFile(pipelineConfigFile, cwd, 'pipelineConfigFile'),
+      source: pipelineConfigFile,
+    };
   }
-  if (typeof pipeline === 'string') {
-    return parsePipelineConfig(parseJson(pipeline, "context 'pipeline'", 'pipeline'), "context 'pipeline'");
-  }
-  return parsePipelineConfig(pipeline, "context 'pipeline'");
+  const source = "context 'pipeline'";
+  return { raw: typeof pipeline === 'string' ? parseJson(pipeline, source, 'pipeline') : pipeline, source };
+}
+
+/**
+ * `raw` with the `stack` settings that `-c stackName=…`, `-c account=…` and `-c region=…` give,
+ * which win over the file's: one configuration file serves a dev and a prod stack.
+ */
+function withStackOverrides(raw: unknown, context: PipelineContext): unknown {
+  const overrides = Object.fromEntries(
+    Object.entries(STACK_OVERRIDES)
+      .map(([setting, key]) => [setting, context[key]] as const)
+      .filter(([, value]) => value !== undefined),
+  );
+  if (Object.keys(overrides).length === 0) return raw;
+  if (raw === undefined) return { stack: overrides };
+  // Anything else that is not an object, here or in `stack`, is left for the parser to name.
+  if (!isRecord(raw)) return raw;
+  const stack = raw.stack ?? {};
+  return isRecord(stack) ? { ...raw, stack: { ...stack, ...overrides } } : raw;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
@@ -52,6 +90,11 @@ export function loadPipelineConfig(context: PipelineContext, cwd: string = proce
  * (`pipelineConfigFile`, `--config`) in the message when the file cannot be read.
  */
 export function loadPipelineConfigFile(file: string, cwd: string, setting: string): PipelineConfig {
+  return parsePipelineConfig(readPipelineConfigFile(file, cwd, setting), file);
+}
+
+/** A configuration file's JSON, not yet validated. */
+export function readPipelineConfigFile(file: string, cwd: string, setting: string): unknown {
   const path = resolve(cwd, file);
   let text: string;
   try {
@@ -60,7 +103,7 @@ export function loadPipelineConfigFile(file: string, cwd: string, setting: strin
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new PipelineConfigError(file, [{ setting, problem: `cannot be read (${code}): ${path}` }]);
   }
-  return parsePipelineConfig(parseJson(text, file, setting), file);
+  return parseJson(text, file, setting);
 }
 
 function parseJson(text: string, source: string, setting: string): unknown {

@@ -36,6 +36,7 @@ import {
   scheduleSchemaFor,
   vendorSchema,
 } from './schema.ts';
+import { stackSchema } from './stack-schema.ts';
 
 /**
  * Merges `raw` onto the defaults and validates the result.
@@ -102,6 +103,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     DEFAULT_PIPELINE_CONFIG.notifications,
   );
   const alarms = check(alarmsSchema, sections.alarms ?? {}, `${ROOT}.alarms`, DEFAULT_PIPELINE_CONFIG.alarms);
+  const stack = check(stackSchema, sections.stack ?? {}, `${ROOT}.stack`, DEFAULT_PIPELINE_CONFIG.stack);
 
   if (issues.length > 0) throw new PipelineConfigError(source, issues);
   return {
@@ -117,6 +119,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     schedules,
     logRetentionDays,
     removalPolicy,
+    stack,
   };
 }
 

@@ -58,6 +58,16 @@ const mirrorEntry = z.union([
   ),
 ]);
 
+/**
+ * The rotation function's timeout. One invocation must hold the rotate call (its answer may come
+ * slowly), storing the answer, and the whole propagation window, so the window's first attempt can
+ * end it: see ROTATION_CALL_RESERVE_SECONDS.
+ */
+export const ROTATION_FUNCTION_TIMEOUT_SECONDS = 600;
+/** What the propagation window leaves of the function's timeout: the rotate call, the puts, the mirrors. */
+export const ROTATION_CALL_RESERVE_SECONDS = 120;
+export const MAX_KEY_PROPAGATION_SECONDS = ROTATION_FUNCTION_TIMEOUT_SECONDS - ROTATION_CALL_RESERVE_SECONDS;
+
 export const rotationSchema = z.pipe(
   section({
     /** Attach native rotation to the org key's secret. @default true */
@@ -77,10 +87,24 @@ export const rotationSchema = z.pipe(
     mirrorSecrets: z._default(z.array(mirrorEntry), () => []),
     /** The earlier form of mirrorSecrets: ARNs only (AWS managed key). @default [] */
     mirrorSecretArns: z._default(z.array(secretArn), () => []),
+    /**
+     * How long after the rotate answer a new key may still be refused while it reaches every
+     * vendor server: the answer's candidates are probed again, with backoff, until then, and only
+     * then is it a lockout. Within the rotation function's timeout. @default 180
+     */
+    keyPropagationSeconds: z._default(z.number({ error: 'must be a number of seconds' }), 180),
     /** The key-age alarm fires past this many days. @default the rate's period, in whole days, + 3 (required for cron) */
     maxKeyAgeDays: z.optional(boundedNumber({ min: 1, max: 1100, integer: true })),
   }).check(
     z.superRefine((rotation, context) => {
+      const propagation = rotation.keyPropagationSeconds;
+      if (!Number.isInteger(propagation) || propagation < 0 || propagation > MAX_KEY_PROPAGATION_SECONDS) {
+        context.addIssue({
+          code: 'custom',
+          path: ['keyPropagationSeconds'],
+          message: `must be whole seconds from 0 to ${MAX_KEY_PROPAGATION_SECONDS}: the rotation function's ${ROTATION_FUNCTION_TIMEOUT_SECONDS} s timeout must hold the whole window and ${ROTATION_CALL_RESERVE_SECONDS} s for the rotate call and storing its answer (got ${describeValue(propagation)})`,
+        });
+      }
       const windowProblem = rotationWindowProblem(rotation.schedule, rotation.windowHours);
       if (windowProblem) context.addIssue({ code: 'custom', path: ['windowHours'], message: windowProblem });
       const period = rotationPeriodDays(rotation.schedule);

@@ -33,6 +33,7 @@ import type { NotificationsConfig, notificationsSchema } from './notifications-s
 import { scanReconciliationSchema } from './reconciliation-schema.ts';
 import type { RotationConfig, rotationSchema } from './rotation-schema.ts';
 import { scheduleFields } from './schedule-fields.ts';
+import type { StackConfig, stackSchema } from './stack-schema.ts';
 
 export { DEFAULT_SCHEDULE_SETTINGS, NAME_PATTERN } from './schedule-fields.ts';
 
@@ -295,6 +296,9 @@ export const rootSchema = section(
       'schedules',
       'logRetentionDays',
       'removalPolicy',
+      'stack',
+      // The JSON Schema a configuration file names for editors (config/pipeline.schema.json).
+      '$schema',
     ].map((key) => [key, z.optional(z.unknown())]),
   ),
 );
@@ -334,8 +338,10 @@ export interface PipelineConfig {
   readonly schedules: readonly ScheduleConfig[];
   /** Retention of every log group, in days; one of {@link LOG_RETENTION_DAYS}. @default 90 */
   readonly logRetentionDays: number;
-  /** What happens to the data buckets when the stack is deleted (`destroy`: test stacks only). @default 'retain' */
+  /** What happens to the data buckets and log groups when the stack is deleted (`destroy`: test stacks only). @default 'retain' */
   readonly removalPolicy: DataRemovalPolicy;
+  /** The stack's name, account and Region. */
+  readonly stack: StackConfig;
 }
 
 /** What a user writes in cdk.json or a config file: every section and setting optional. */
@@ -352,4 +358,7 @@ export type PipelineConfigInput = {
   readonly schedules?: readonly z.input<typeof scheduleSchema>[];
   readonly logRetentionDays?: number;
   readonly removalPolicy?: DataRemovalPolicy;
+  readonly stack?: z.input<typeof stackSchema>;
+  /** The JSON Schema editors check the file against; ignored by the pipeline. */
+  readonly $schema?: string;
 };

@@ -6,12 +6,16 @@
  *   `/aws/vendedlogs/` need no entry. https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html
  * - The stack name in it: two stacks of the pipeline in one account and Region must not collide
  *   (a log group name is unique per account and Region).
+ * - The stack's creation in it (the first group of the stack ID's UUID, resolved at deploy): the
+ *   group outlives its stack (RetainExceptOnCreate, log-group-lifetime.ts), so a fixed name would
+ *   make the next create of the same stack fail with "already exists" after `cdk destroy`.
+ *   https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/pseudo-parameter-reference.html
  * - A log group name is 1-512 of `a-z A-Z 0-9 _ - / . #`.
  *   https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_CreateLogGroup.html
  * - Step Functions takes the log group's ARN (ending in `:*`) of at most 256 characters.
  *   https://docs.aws.amazon.com/step-functions/latest/apireference/API_CloudWatchLogsLogGroup.html
  */
-import { Stack, Token } from 'aws-cdk-lib';
+import { Aws, Fn, Stack, Token } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 export const STATE_MACHINE_LOG_PREFIX = '/aws/vendedlogs/states/';
@@ -20,6 +24,14 @@ const LOG_GROUP_NAME_CHARS = /^[\w\-/.#]+$/;
 const MAX_LOG_GROUP_ARN = 256;
 /** The longest partition, Region and account, for a stack deployed to an environment not known at synth. */
 const WORST_CASE = { partition: 'aws-us-gov', region: 'ap-southeast-5', account: '123456789012' };
+
+/** `-` and the 8 hex characters of the stack ID's first UUID group: a new value on every create. */
+const CREATION_SUFFIX_CHARS = 9;
+
+/** The first group of the stack ID's UUID (`arn:…:stack/<name>/<uuid>`), new on every create. */
+export function stackCreationId(): string {
+  return Fn.select(0, Fn.split('-', Fn.select(2, Fn.split('/', Aws.STACK_ID))));
+}
 
 /** Names given out per stack, with the path of the construct that took each. */
 const taken = new WeakMap<Stack, Map<string, string>>();
@@ -38,10 +50,11 @@ export function stateMachineLogGroupNameProblem(name: string, arnOverheadChars: 
   if (!LOG_GROUP_NAME_CHARS.test(name)) {
     return "may only contain letters, digits and '_', '-', '/', '.', '#' (CloudWatch Logs)";
   }
-  if (name.length > MAX_LOG_GROUP_NAME) {
-    return `is ${name.length} characters; CloudWatch Logs allows ${MAX_LOG_GROUP_NAME}`;
+  const length = name.length + CREATION_SUFFIX_CHARS;
+  if (length > MAX_LOG_GROUP_NAME) {
+    return `is ${length} characters with its creation id; CloudWatch Logs allows ${MAX_LOG_GROUP_NAME}`;
   }
-  const arnLength = name.length + arnOverheadChars;
+  const arnLength = length + arnOverheadChars;
   if (arnLength > MAX_LOG_GROUP_ARN) {
     return `makes a ${arnLength}-character log group ARN; Step Functions allows ${MAX_LOG_GROUP_ARN} (shorten the stack name or the workflow's construct id by ${arnLength - MAX_LOG_GROUP_ARN} characters)`;
   }
@@ -49,7 +62,7 @@ export function stateMachineLogGroupNameProblem(name: string, arnOverheadChars: 
 }
 
 /**
- * `/aws/vendedlogs/states/<stack name>-<machine>`, or a synth error naming the stack and the
+ * `/aws/vendedlogs/states/<stack name>-<machine>-<creation id>`, or a synth error naming the stack and the
  * machine when AWS would refuse it.
  */
 export function stateMachineLogGroupName(scope: IConstruct, machine: string): string {
@@ -76,5 +89,5 @@ export function stateMachineLogGroupName(scope: IConstruct, machine: string): st
     );
   }
   names.set(name, scope.node.path);
-  return name;
+  return `${name}-${stackCreationId()}`;
 }

@@ -110,17 +110,12 @@ export class UploadIntake extends Construct {
     // Two retries are harmless: the execution name is deterministic, so a repeat starts nothing new.
     sendAsyncFailuresTo(this.startFunction, this.deadLetterQueue, { retryAttempts: 2, maxEventAge });
 
-    // EventBridge wildcards are case-sensitive and a key cannot be matched by both a prefix and an
-    // `equals-ignore-case` suffix, so every upper/lower spelling of each suffix gets its own
-    // wildcard: `incoming/x.Txt` must start a run just as the handler would accept it.
-    const keyPatterns = suffixes.flatMap((suffix) =>
-      caseVariants(suffix).flatMap((s) => Match.wildcard(`${prefix}*${s}`)),
-    );
-    if (keyPatterns.length > MAX_KEY_PATTERNS) {
-      throw new Error(
-        `UploadIntake ${id}: suffixes ${JSON.stringify(suffixes)} need ${keyPatterns.length} case-insensitive key patterns; at most ${MAX_KEY_PATTERNS} fit in one rule (use fewer or shorter suffixes)`,
-      );
-    }
+    // The rule matches the prefix only; the start function checks the suffix, in any letter case,
+    // and ignores (logs) every other key. EventBridge refuses a rule whose wildcard matching is too
+    // complex, and one wildcard per letter-case spelling of each suffix (16 for `.txt` and `.csv`)
+    // was; a pattern cannot hold both a prefix and a case-insensitive suffix for one field, and a
+    // prefix costs its matcher nothing.
+    // https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-create-pattern-operators.html
     this.rule = new Rule(this, 'ListUploaded', {
       description: `Starts a ${kind} run for uploads to ${prefix} ending in ${suffixes.join(', ')}`,
       eventPattern: {
@@ -128,7 +123,7 @@ export class UploadIntake extends Construct {
         detailType: ['Object Created'],
         detail: {
           bucket: { name: [props.inputBucket.bucketName] },
-          object: { key: keyPatterns },
+          object: { key: Match.prefix(prefix) },
         },
       },
     });
@@ -140,17 +135,4 @@ export class UploadIntake extends Construct {
       }),
     );
   }
-}
-
-/** Case spellings one rule may list; keeps the event pattern far below EventBridge's size limits. */
-const MAX_KEY_PATTERNS = 64;
-
-/** Every upper/lower-case spelling of `text`, e.g. `.tx` -> `.tx`, `.tX`, `.Tx`, `.TX`. */
-export function caseVariants(text: string): string[] {
-  let variants = [''];
-  for (const char of text) {
-    const spellings = [...new Set([char.toLowerCase(), char.toUpperCase()])];
-    variants = variants.flatMap((head) => spellings.map((c) => head + c));
-  }
-  return variants;
 }

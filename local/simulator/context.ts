@@ -5,7 +5,7 @@ import type { KeyStore } from './credentials.ts';
 import type { FaultBook } from './faults.ts';
 import type { SimResponse } from './http.ts';
 import type { ReportStore } from './reports.ts';
-import type { RotateAnswerShape } from './rotate-answers.ts';
+import type { RotateAnswerFault } from './rotate-answers.ts';
 import type { ScanStore } from './scans.ts';
 import type { UrlSigner } from './signing.ts';
 import type { SimulatedApi, StorageRequestRecord } from './types.ts';
@@ -53,7 +53,7 @@ export interface RouteCall {
   readonly query: URLSearchParams;
   readonly sim: SimContext;
   /** The `rotate-answer` fault that matched this request, for the one route it shapes. */
-  readonly rotateAnswer?: RotateAnswerShape;
+  readonly rotateAnswer?: RotateAnswerFault;
 }
 
 export interface Route {

@@ -2,6 +2,7 @@
  * Scriptable faults. Rules are checked in insertion order; the first rule that matches a request
  * spends one of its uses and its fault applies to that request alone.
  */
+import { KEY_ECHO_TARGETS } from './key-echo.ts';
 import { isRotateAnswerShape, ROTATE_ANSWER_SHAPES } from './rotate-answers.ts';
 import type { Fault, FaultRule, SimulatedApi } from './types.ts';
 
@@ -21,7 +22,7 @@ interface ActiveRule {
 /** Faults that answer for the route before authentication and handling (or, `phase: 'after'`, in place of its answer). */
 export type PreemptiveFault = Extract<Fault, { type: 'status' | 'latency' | 'hang' | 'refuse' }>;
 /** Faults that shape the real response after the request was processed. */
-export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' }>;
+export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' | 'key-echo' }>;
 
 export function isPreemptive(fault: Fault): fault is PreemptiveFault {
   return (
@@ -125,9 +126,17 @@ export class FaultBook {
 
 /** The one request a `rotate-answer` fault can shape. */
 const ROTATE_PATH = /^\/orgs\/[^/]+\/api\/key\/rotate$/;
+/** The one request a `key-echo` fault `into: 'report-name'` can shape: it names the report. */
+const RECON_PATH = /^\/recon\/?$/;
 
 function matches(rule: FaultRule, target: FaultTarget): boolean {
   if (rule.fault.type === 'rotate-answer' && !(target.method === 'POST' && ROTATE_PATH.test(target.path)))
+    return false;
+  if (
+    rule.fault.type === 'key-echo' &&
+    rule.fault.into === 'report-name' &&
+    !(target.method === 'POST' && RECON_PATH.test(target.path))
+  )
     return false;
   if (rule.api !== undefined && rule.api !== target.api) return false;
   if (rule.method !== undefined && rule.method.toUpperCase() !== target.method) return false;
@@ -247,6 +256,21 @@ function validateFault(fault: Fault): void {
           `rotate-answer fault shape must be one of ${ROTATE_ANSWER_SHAPES.join(', ')}; got ${JSON.stringify(fault.shape)}`,
         );
       }
+      optionalPositive(fault.decoys, 'rotate-answer fault decoys', 10_000);
+      optionalPositive(fault.bytes, 'rotate-answer fault bytes', 64 * 1024 * 1024);
+      for (const [field, value] of [
+        ['delaySeconds', fault.delaySeconds],
+        ['trickleSeconds', fault.trickleSeconds],
+      ] as const) {
+        if (value !== undefined && !(typeof value === 'number' && value >= 0 && value <= 3600)) {
+          throw new TypeError(`rotate-answer fault ${field} must be a number of seconds from 0 to 3600`);
+        }
+      }
+      if (fault.keyAt !== undefined && fault.keyAt !== 'start' && fault.keyAt !== 'end') {
+        throw new TypeError(
+          `rotate-answer fault keyAt must be 'start' or 'end'; got ${JSON.stringify(fault.keyAt)}`,
+        );
+      }
       return;
     case 'oversized-body':
       optionalPositive(fault.bytes, 'oversized-body fault bytes');
@@ -270,6 +294,13 @@ function validateFault(fault: Fault): void {
       return;
     case 'oversized-output':
       optionalPositive(fault.bytes, 'oversized-output fault bytes', 64 * 1024 * 1024);
+      return;
+    case 'key-echo':
+      if (fault.into !== undefined && !(KEY_ECHO_TARGETS as readonly string[]).includes(fault.into)) {
+        throw new TypeError(
+          `key-echo fault into must be one of ${KEY_ECHO_TARGETS.join(', ')}; got ${JSON.stringify(fault.into)}`,
+        );
+      }
       return;
     case 'hang':
       validatePhase(fault);

@@ -19,17 +19,26 @@ export const keyRoutes: readonly Route[] = [
     const orgUuid = checkOrg(call);
     // The seed says "no body"; whatever arrives is read and ignored so the connection stays usable.
     await readBody(call.req);
-    const rotated = call.sim.keys.rotate();
-    const answer = rotateAnswer(call.rotateAnswer ?? 'default', {
-      orgUuid,
-      apiKey: rotated.apiKey,
-      keyId: rotated.keyId,
-      createdAt: rotated.createdAt.toISOString(),
-    });
+    const fault = call.rotateAnswer ?? { shape: 'default' };
+    // `same-key`: the vendor "rotates" without changing anything and hands back the key in use.
+    const rotated =
+      fault.shape === 'same-key'
+        ? call.sim.keys.unchanged()
+        : call.sim.keys.rotate((fault.delaySeconds ?? 0) * 1000);
+    const answer = rotateAnswer(
+      fault,
+      {
+        orgUuid,
+        apiKey: rotated.apiKey,
+        keyId: rotated.keyId,
+        createdAt: rotated.createdAt.toISOString(),
+      },
+      call.sim.closing,
+    );
     return {
       status: 200,
-      headers: { 'content-type': answer.contentType },
-      body: Buffer.from(answer.body, 'utf8'),
+      headers: { 'content-type': answer.contentType, 'content-length': answer.length },
+      body: answer.body,
     };
   }),
 ];

@@ -5,7 +5,7 @@
  */
 
 import type { Latency } from '../latency.ts';
-import type { RotateAnswerShape } from './rotate-answers.ts';
+import type { RotateAnswerShape, RotateAnswerTuning } from './rotate-answers.ts';
 
 /** `storage` is the separate origin that serves report ZIPs behind the pre-signed redirect. */
 export type SimulatedApi = 'scan' | 'keys' | 'breach' | 'storage';
@@ -58,9 +58,10 @@ export type Fault =
   | { readonly type: 'unframed'; readonly afterBytes?: number; readonly end?: 'close' | 'reset' }
   /**
    * Key rotation only (`POST …/api/key/rotate`; other requests never match it): rotate as usual and
-   * answer in this shape (./rotate-answers.ts), the new key somewhere inside unless `no-key`.
+   * answer in this shape (./rotate-answers.ts), the new key somewhere inside unless `no-key`
+   * (`same-key` does not rotate and hands back the key in use). The rest tunes it.
    */
-  | { readonly type: 'rotate-answer'; readonly shape: RotateAnswerShape }
+  | ({ readonly type: 'rotate-answer'; readonly shape: RotateAnswerShape } & RotateAnswerTuning)
   /**
    * Answer 200 with chunked framing and no Content-Length, and a body of `bytes` zeros (default
    * 10 GiB), generated as it is read: `gzip` (the default) sends it gzip-encoded, about 1000:1, a
@@ -81,7 +82,13 @@ export type Fault =
       readonly data?: 'stored' | 'deflate';
     }
   /** Process the request, then answer with its JSON `output` field replaced by `bytes` characters (default 1 MiB). */
-  | { readonly type: 'oversized-output'; readonly bytes?: number };
+  | { readonly type: 'oversized-output'; readonly bytes?: number }
+  /**
+   * A vendor that repeats the key the request carried (./key-echo.ts). `body` (the default): the
+   * JSON answer gets the credential header (`authorization` or `x-api-key`) and a `note` holding
+   * the bare key. `report-name`: `POST /recon` only; the report it makes is named `rpt-<key>-<hex>`.
+   */
+  | { readonly type: 'key-echo'; readonly into?: 'body' | 'report-name' };
 
 /** Whether a fault strikes before the request is handled or after (its effect done, its answer lost). */
 export type FaultPhase = 'before' | 'after';

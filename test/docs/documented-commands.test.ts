@@ -83,8 +83,8 @@ function verdictFor(command: DocumentedCommand): Verdict | undefined {
     }
     return { kind: 'checked', check: checkNpmStart };
   }
-  if (text === 'npx …' || text === 'npm run …')
-    return { kind: 'not run', reason: 'a pattern, not a command' };
+  if (['npx …', 'npm run …', 'npx', 'npm run'].includes(text))
+    return { kind: 'not run', reason: 'a pattern or a mention, not a command' };
   if (first === 'npm' && (second === 'test' || second === 'ci'))
     return { kind: 'not run', reason: 'the suite itself: .ci/run and every npm test run it' };
   if (first === 'npm' && second === 'run') {

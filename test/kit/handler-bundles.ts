@@ -8,7 +8,7 @@
  * this replaced them: the same inputs and the same bytesInOutput for all 21 handlers).
  */
 import { relative } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { HANDLERS } from '../../lambdas/registry.ts';
 import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 
@@ -48,6 +48,23 @@ export function packagesOf(bundle: HandlerBundle): string[] {
 }
 
 /**
+ * esbuild's options for PIPELINE_BUNDLING, as NodejsFunction passes them (see bundleAll), output in
+ * memory: for a build of one handler (test/rotation/bundled-function.test.ts) or of all.
+ */
+export const PIPELINE_BUILD_OPTIONS = {
+  write: false,
+  bundle: true,
+  platform: 'node',
+  target: PIPELINE_BUNDLING.target ?? 'node22',
+  format: 'esm',
+  minify: PIPELINE_BUNDLING.minify ?? false,
+  mainFields: [...(PIPELINE_BUNDLING.mainFields ?? [])],
+  ...(PIPELINE_BUNDLING.banner ? { banner: { js: PIPELINE_BUNDLING.banner } } : {}),
+  absWorkingDir: REPO_ROOT,
+  logLevel: 'error',
+} as const satisfies BuildOptions;
+
+/**
  * The CLI arguments NodejsFunction passes for PIPELINE_BUNDLING (aws-cdk-lib/aws-lambda-nodejs
  * bundling.js `esbuildArgs`), as build options: bundleAwsSDK leaves no externals. Source maps are
  * left out: they change neither which files are bundled nor their bytes in the output, and would
@@ -57,21 +74,12 @@ async function bundleAll(): Promise<ReadonlyMap<string, HandlerBundle>> {
   const handlers = Object.keys(HANDLERS);
   const entries = new Map(handlers.map((handler) => [relative(REPO_ROOT, handlerEntry(handler)), handler]));
   const result = await build({
+    ...PIPELINE_BUILD_OPTIONS,
     entryPoints: [...entries.keys()],
     outdir: 'bundles',
     outExtension: { '.js': '.mjs' },
-    write: false,
-    bundle: true,
     splitting: false,
-    platform: 'node',
-    target: PIPELINE_BUNDLING.target ?? 'node22',
-    format: 'esm',
-    minify: PIPELINE_BUNDLING.minify ?? false,
-    mainFields: [...(PIPELINE_BUNDLING.mainFields ?? [])],
-    ...(PIPELINE_BUNDLING.banner ? { banner: { js: PIPELINE_BUNDLING.banner } } : {}),
-    absWorkingDir: REPO_ROOT,
     metafile: true,
-    logLevel: 'error',
   });
   const byHandler = new Map<string, HandlerBundle>();
   for (const output of Object.values(result.metafile.outputs)) {

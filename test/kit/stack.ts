@@ -27,3 +27,13 @@ export function templateOf(build: (stack: Stack) => void): Template {
   build(stack);
   return Template.fromStack(stack);
 }
+
+/**
+ * A state machine log group's name as the template holds it: `name-` and the stack ID's first UUID
+ * group, new on every create of the stack, so a group kept from an earlier create never blocks the
+ * next (lib/platform/state-machine-log-group-name.ts).
+ */
+export function withCreationId(name: string) {
+  const stackIdUuid = { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] };
+  return { 'Fn::Join': ['', [`${name}-`, { 'Fn::Select': [0, { 'Fn::Split': ['-', stackIdUuid] }] }]] };
+}

@@ -22,6 +22,16 @@ afterEach(async () => {
   await rm(outDir, { recursive: true, force: true });
 });
 
+/** The variables that point the CLI's Secrets Manager client at `endpoint`. */
+function usingStandIn(endpoint: { url: string }): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    AWS_REGION: 'eu-west-1',
+  };
+}
+
 async function everythingWritten(): Promise<string> {
   const files = await filesUnder(outDir);
   const texts = await Promise.all(files.map((file) => readFile(join(outDir, file), 'utf8')));
@@ -70,11 +80,8 @@ describe('npm start -- rotate', () => {
     const endpoint = await startSecretsManagerServer();
     try {
       const run = await runCli(['rotate', '--out', outDir], {
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
+        ...usingStandIn(endpoint),
         ROTATION_SECRET_ID: 'team/vendor-key',
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_REGION: 'eu-west-1',
       });
 
       expect(run.stderr).toBe('');
@@ -124,10 +131,7 @@ describe('npm start -- rotate', () => {
       const endpoint = await startSecretsManagerServer();
       try {
         const run = await runCli(['rotate', '--out', outDir, '--fault', `rotate-answer=${shape}`], {
-          AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-          AWS_REGION: 'eu-west-1',
+          ...usingStandIn(endpoint),
         });
 
         expect(run.stderr).toBe('');
@@ -148,22 +152,24 @@ describe('npm start -- rotate', () => {
   it('--fault rotate-answer=no-key: ends in RotationResponseLost (exit 1) with the raw answer kept', async () => {
     const endpoint = await startSecretsManagerServer();
     try {
-      const run = await runCli(['rotate', '--out', outDir, '--fault', 'rotate-answer=no-key'], {
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_REGION: 'eu-west-1',
-      });
+      const run = await runCli(
+        ['rotate', '--out', outDir, '--fault', 'rotate-answer=no-key', '--propagation-seconds', '1'],
+        {
+          ...usingStandIn(endpoint),
+        },
+      );
 
       expect(run).toExitWith(1);
-      expect(run.stdout).toMatch(/failed: RotationResponseLost: .*rotateAnswer/);
-      const pending = JSON.parse(endpoint.store.valueAt(DEFAULT_SECRET, 'AWSPENDING') ?? '{}');
-      expect(pending.apiKey).toBeUndefined();
-      expect(JSON.parse(pending.rotateAnswer.body)).toMatchObject({ key_id: expect.any(String) });
+      expect(run.stdout).toContain('Propagation window: 1 s');
+      expect(run.stdout).toMatch(/failed: RotationResponseLost: .*1 s propagation window.*ROTATION-ANSWER/);
+      // AWSPENDING is written only with a key that works; the answer is kept in its own version.
+      expect(endpoint.store.valueAt(DEFAULT_SECRET, 'AWSPENDING')).toBeUndefined();
+      const kept = JSON.parse(endpoint.store.valueAt(DEFAULT_SECRET, 'ROTATION-ANSWER') ?? '{}');
+      expect(JSON.parse(kept.rotateAnswer.body)).toMatchObject({ key_id: expect.any(String) });
       const recordPath = /Record: (\S+)/.exec(run.stdout)?.[1] ?? '';
       expect(JSON.parse(await readFile(recordPath, 'utf8'))).toMatchObject({
         error: 'RotationResponseLost',
-        rotateAnswerShape: 'no-key',
+        rotateAnswerFault: { shape: 'no-key' },
       });
       expect(await everythingWritten()).not.toMatch(FULL_KEY);
     } finally {
@@ -179,10 +185,7 @@ describe('npm start -- rotate', () => {
         SCAN_API_URL: vendor.url,
         VENDOR_API_KEY: vendor.apiKey,
         ORG_UUID: vendor.orgUuid,
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoint.url,
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_REGION: 'eu-west-1',
+        ...usingStandIn(endpoint),
       });
 
       expect(run).toExitWith(2);
@@ -201,5 +204,50 @@ describe('npm start -- rotate', () => {
 
     expect(run).toExitWith(2);
     expect(run.stderr).toMatch(/--fault rotate-answer=xml: expected rotate-answer=<shape>.*nested/);
+  });
+
+  it('--fault rotate-delay=2 with rotate-answer=decoy-first,decoys=30: the key found behind 30 decoys once it works', async () => {
+    const endpoint = await startSecretsManagerServer();
+    try {
+      const run = await runCli(
+        [
+          'rotate',
+          '--out',
+          outDir,
+          '--fault',
+          'rotate-answer=decoy-first,decoys=30',
+          '--fault',
+          'rotate-delay=2',
+          '--propagation-seconds',
+          '10',
+        ],
+        {
+          ...usingStandIn(endpoint),
+        },
+      );
+
+      expect(run.stderr).toBe('');
+      expect(run).toExitWith(0);
+      expect(run.stdout).toContain('createSecret: rotated');
+      expect(run.stdout).toMatch(/Scan of example\.com with the rotated key: succeeded/);
+      expect(run.stdout).toMatch(/Simulator faults spent by this run: rotate-answer on POST/);
+      const current = JSON.parse(endpoint.store.valueAt(DEFAULT_SECRET, 'AWSCURRENT') ?? '{}');
+      expect(current.apiKey).toMatch(FULL_KEY);
+      expect(JSON.parse(current.rotateAnswer.body).revoked).toHaveLength(29);
+      expect(await everythingWritten()).not.toMatch(FULL_KEY);
+    } finally {
+      await endpoint.close();
+    }
+  });
+
+  it.each([
+    ['rotate-answer=slow,pace=3', /unknown or empty "pace=3"/],
+    ['rotate-answer=huge,key-at=middle', /keyAt must be 'start' or 'end'/],
+    ['rotate-delay=soon', /expected rotate-answer=<shape>.*rotate-delay=<seconds>/],
+  ])('refuses (exit 2) --fault %s before anything is rotated', async (spec, message) => {
+    const run = await runCli(['rotate', '--out', outDir, '--fault', spec]);
+
+    expect(run).toExitWith(2);
+    expect(run.stderr).toMatch(message);
   });
 });

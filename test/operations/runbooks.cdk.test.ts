@@ -2,7 +2,8 @@
  * The runbooks name stack outputs (`$(out X)`), resources by logical-ID prefix (`fn X`, `lg X`,
  * `res X AWS::Type`, and the `…Function`/`…Logs`/`…Queue` prefixes of their tables). Each must
  * exist in a synthesized template: the default configuration, or one with every optional feature
- * (per-API secrets, schedules, the delete step), so a renamed construct breaks this test, not an
+ * (per-API secrets, schedules, the delete step, the email subscriptions and their dead-letter
+ * queues), so a renamed construct breaks this test, not an
  * on-call engineer's night.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ beforeAll(() => {
     synth({
       vendor: { keys: 'per-api' },
       scan: { deleteAtVendorAfterManifest: true },
+      notifications: { email: 'oncall@example.com', runsEmail: 'team@example.com' },
       schedules: [{ name: 'hourly', expression: 'rate(1 hour)', domains: ['example.com'] }],
       breach: {
         schedules: [{ name: 'vips', expression: 'rate(1 day)', watchlistKey: 'watchlists/vips.csv' }],

@@ -14,7 +14,7 @@ import {
   PipelineStateMachine,
   type PipelineStateMachineProps,
 } from '../../lib/platform/pipeline-state-machine.ts';
-import { bareStack, FIRST_SYNTH_TIMEOUT_MS } from '../kit/stack.ts';
+import { bareStack, FIRST_SYNTH_TIMEOUT_MS, withCreationId } from '../kit/stack.ts';
 
 /** A workflow construct holding one PipelineStateMachine, as the workflows build theirs. */
 function workflowIn(
@@ -84,9 +84,9 @@ describe('PipelineStateMachine defaults', () => {
     });
   });
 
-  it('logs to /aws/vendedlogs/states/<stack>-<workflow>, kept three months', () => {
+  it('logs to /aws/vendedlogs/states/<stack>-<workflow>-<creation id>, kept three months', () => {
     machineTemplate().hasResourceProperties('AWS::Logs::LogGroup', {
-      LogGroupName: '/aws/vendedlogs/states/Pipeline-ScanDomain',
+      LogGroupName: withCreationId('/aws/vendedlogs/states/Pipeline-ScanDomain'),
       RetentionInDays: 90,
     });
     machineTemplate({ logRetention: RetentionDays.ONE_YEAR }).hasResourceProperties('AWS::Logs::LogGroup', {
@@ -106,11 +106,11 @@ describe('PipelineStateMachine defaults', () => {
 
   it('masks email addresses in its execution logs when one of its functions may log personal data', () => {
     machineTemplate({ handlerFile: 'start-scan' }).hasResourceProperties('AWS::Logs::LogGroup', {
-      LogGroupName: '/aws/vendedlogs/states/Pipeline-ScanDomain',
+      LogGroupName: withCreationId('/aws/vendedlogs/states/Pipeline-ScanDomain'),
       DataProtectionPolicy: Match.objectLike({ Name: 'mask-email-addresses' }),
     });
     machineTemplate({ handlerFile: 'write-scan-manifest' }).hasResourceProperties('AWS::Logs::LogGroup', {
-      LogGroupName: '/aws/vendedlogs/states/Pipeline-ScanDomain',
+      LogGroupName: withCreationId('/aws/vendedlogs/states/Pipeline-ScanDomain'),
       DataProtectionPolicy: Match.absent(),
     });
   });
@@ -176,7 +176,7 @@ describe('PipelineStateMachine log group name checks', () => {
     const id = 'W'.repeat(600);
 
     expect(refusal((stack) => workflowIn(stack, id))).toMatch(
-      /\(stack 'Pipeline', state machine 'W+'\) is 632 characters; CloudWatch Logs allows 512$/,
+      /\(stack 'Pipeline', state machine 'W+'\) is 641 characters with its creation id; CloudWatch Logs allows 512$/,
     );
   });
 

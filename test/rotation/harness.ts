@@ -66,15 +66,25 @@ export interface WorldOptions {
   /** Status polls before a simulated scan finishes. @default 0 */
   readonly pollsToFinish?: number;
   readonly newKeyFieldPath?: string;
+  /** The propagation window (rotation.keyPropagationSeconds), on the test's clock. @default 60 s */
+  readonly keyPropagationMs?: number;
+  /**
+   * The vendor keeps the test's clock too, so a key refused for a while (`delaySeconds`) starts
+   * working as the rotation's sleeps move the clock. @default false: the vendor's own clock
+   */
+  readonly vendorOnTestClock?: boolean;
   readonly mirrorSecretIds?: readonly string[];
   /** The secret's first value. @default the simulator's key, the org and a note */
   readonly initialValue?: (sim: VendorSimulator) => string;
 }
 
 export async function createRotationWorld(options: WorldOptions = {}): Promise<RotationWorld> {
-  const sim = await startVendorSimulator({ pollsToFinish: options.pollsToFinish ?? 0 });
   const now = { ms: Date.parse('2026-11-01T00:00:00Z') };
   const clock = () => new Date(now.ms);
+  const sim = await startVendorSimulator({
+    pollsToFinish: options.pollsToFinish ?? 0,
+    ...(options.vendorOnTestClock ? { now: clock } : {}),
+  });
   const store = new SecretsManagerStandIn(clock);
   const { mock } = mockSecretsManager(store);
   const client = new SecretsManagerClient({ region: 'eu-west-1' });
@@ -116,6 +126,9 @@ export async function createRotationWorld(options: WorldOptions = {}): Promise<R
       mirrorSecretIds: options.mirrorSecretIds ?? [],
       mirrorAttempts: 3,
       newKeyFieldPath: options.newKeyFieldPath,
+      keyPropagationMs: options.keyPropagationMs ?? 60_000,
+      invocationMs: 600_000,
+      reserveMs: 20_000,
     },
   };
   // Secrets Manager invokes the function itself to test a configuration (RotateImmediately false).
@@ -180,6 +193,16 @@ export function keyState(world: RotationWorld): {
   if (world.store.valueAt(world.secretId, 'ROTATION-ANSWER')?.includes(workingKey))
     return { stored: 'kept-answer', workingKey };
   return { stored: 'none', workingKey };
+}
+
+/** The vendor's answer as the ROTATION-ANSWER version keeps it (`rotateAnswer`). */
+export function keptAnswer(world: RotationWorld): {
+  body: string;
+  truncated: boolean;
+  bodyBytes: number;
+  candidates?: string[];
+} {
+  return JSON.parse(world.store.valueAt(world.secretId, 'ROTATION-ANSWER') ?? '{}').rotateAnswer;
 }
 
 /** The rotation invariant: the working key is stored, or a named, counted lockout says it is not. */

@@ -1,7 +1,11 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROTATION_EVENT } from '#lambdas/rotation/deps';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import {
+  parsePipelineConfig,
+  ROTATION_CALL_RESERVE_SECONDS,
+  ROTATION_FUNCTION_TIMEOUT_SECONDS,
+} from '../../lib/config/index.ts';
 import {
   actionsAllowed,
   functionFor,
@@ -91,18 +95,28 @@ describe('KeyRotation: the schedule', () => {
 });
 
 describe('KeyRotation: no blind retries', () => {
-  it('never lets Lambda retry a rotation or an age check on its own, and sends failures to a queue', () => {
-    for (const handler of ['rotate-api-key', 'check-api-key-age']) {
-      synthesized.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
-        FunctionName: { Ref: functionFor(synthesized, handler).logicalId },
-        MaximumRetryAttempts: 0,
-        DestinationConfig: {
-          OnFailure: {
-            Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^KeyRotationDeadLetterQueue'), 'Arn'] },
-          },
+  it('never lets Lambda retry an age check on its own, and sends its failures to a queue', () => {
+    synthesized.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionFor(synthesized, 'check-api-key-age').logicalId },
+      MaximumRetryAttempts: 0,
+      DestinationConfig: {
+        OnFailure: {
+          Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^KeyRotationDeadLetterQueue'), 'Arn'] },
         },
-      });
-    }
+      },
+    });
+  });
+
+  it('gives the rotation function no asynchronous-invoke configuration: Secrets Manager invokes it synchronously', () => {
+    // https://docs.aws.amazon.com/lambda/latest/dg/with-secrets-manager.html: a retry or an
+    // on-failure destination would never apply, and a doc saying failures land in a queue would lie.
+    const rotation = functionFor(synthesized, 'rotate-api-key').logicalId;
+    const configs = Object.values(synthesized.json.Resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::EventInvokeConfig' &&
+        JSON.stringify(r.Properties?.FunctionName) === JSON.stringify({ Ref: rotation }),
+    );
+    expect(configs).toEqual([]);
   });
 
   it('runs the age check daily without Scheduler retries, failures to the same queue', () => {
@@ -116,6 +130,13 @@ describe('KeyRotation: no blind retries', () => {
         },
       }),
     });
+  });
+
+  it('gives the rotation function the propagation window and a timeout that holds it and the rotate call', () => {
+    const fn = functionFor(synthesized, 'rotate-api-key');
+    expect(fn.environment.ROTATION_KEY_PROPAGATION_SECONDS).toBe('180');
+    expect(fn.properties.Timeout).toBe(ROTATION_FUNCTION_TIMEOUT_SECONDS);
+    expect(180 + ROTATION_CALL_RESERVE_SECONDS).toBeLessThanOrEqual(fn.properties.Timeout as number);
   });
 
   it('holds a claim longer than any step can run', () => {
@@ -155,10 +176,6 @@ describe('KeyRotation: least privilege', () => {
         'secretsmanager:GetSecretValue',
         'secretsmanager:PutSecretValue',
         'secretsmanager:UpdateSecretVersionStage',
-        // The on-failure destination: the rotation's dead-letter queue.
-        'sqs:GetQueueAttributes',
-        'sqs:GetQueueUrl',
-        'sqs:SendMessage',
       ].sort(),
     );
     expect(functionFor(synthesized, 'rotate-api-key').environment).toMatchObject({

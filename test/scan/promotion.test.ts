@@ -175,11 +175,28 @@ describe('a promotion that finds its key taken', () => {
     expect(await listKeys(s3.client, RESULTS_BUCKET, `${STAGED}-taken`)).toEqual([]);
     expect(requests.map((r) => r.command)).toContain('AbortMultipartUploadCommand');
   });
+
+  it('lets exactly one of ten racing If-None-Match writes to one key through (embedded S3, as on AWS)', async () => {
+    // Prepare
+    const key = 'promote/raced.txt';
+    const write = (n: number) =>
+      s3.client.send(
+        new PutObjectCommand({ Bucket: RESULTS_BUCKET, Key: key, Body: `writer ${n}`, IfNoneMatch: '*' }),
+      );
+
+    // Act
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, n) => write(n)));
+
+    // Assess
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as Error).name] : []));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(refused).toEqual(Array.from({ length: 9 }, () => 'PreconditionFailed'));
+  });
 });
 
 /**
  * A versioned bucket and a writer that wins the race between the check and the completion: AWS's
- * rules, encoded in a stateful mock (s3rver has neither versions nor atomic conditions).
+ * rules, encoded in a stateful mock (s3rver has no versions).
  */
 function versionedBucketMock(options: { takenBeforeCompletion?: boolean } = {}) {
   const client = new S3Client({

@@ -7,13 +7,12 @@
  * for the first in a process), so it runs here as `cdk synth` runs it, on the default stack and on
  * one with every optional resource switched on.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { App, Stack, aws_s3 as s3 } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import { Stack, aws_s3 as s3 } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/config/index.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
-import { testOutdir } from '../kit/synth-outdir.ts';
+import { appAsCdkSynth, cloudFormationFindings } from '../kit/cdk-synth.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
   context: Record<string, unknown>;
@@ -34,32 +33,6 @@ const EVERYTHING_ON: PipelineConfigInput = {
     schedules: [{ name: 'weekly-vips', expression: 'cron(0 6 ? * MON *)', watchlistKey: 'vips.csv' }],
   },
 } as PipelineConfigInput;
-
-/** An App as `cdk synth` builds it from cdk.json, validation included (asset bundling skipped). */
-function appAsCdkSynth(): App {
-  return new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
-}
-
-interface ValidationReport {
-  readonly pluginReports: {
-    readonly pluginName: string;
-    readonly violations: {
-      readonly ruleName: string;
-      readonly description: string;
-      readonly severity?: string;
-    }[];
-  }[];
-}
-
-/** What the CloudFormation plugin found, from the report the synthesis writes beside the templates. */
-function cloudFormationFindings(app: App): string[] {
-  const report = join(app.synth().directory, 'validation-report.json');
-  if (!existsSync(report)) return [];
-  return (JSON.parse(readFileSync(report, 'utf8')) as ValidationReport).pluginReports
-    .filter((plugin) => plugin.pluginName === 'CloudFormation Validate')
-    .flatMap((plugin) => plugin.violations)
-    .map((violation) => `${violation.severity ?? 'finding'} ${violation.ruleName}: ${violation.description}`);
-}
 
 describe('CloudFormation validation, as cdk synth runs it', () => {
   it('runs in the app cdk synth builds, and reports a value CloudFormation would refuse', () => {

@@ -69,6 +69,8 @@ export const ENV = {
   newKeyFieldPath: 'NEW_KEY_FIELD_PATH',
   /** How long a rotation claim protects an invocation that may still be calling the vendor. */
   rotationClaimLeaseSeconds: 'ROTATION_CLAIM_LEASE_SECONDS',
+  /** How long after the rotate answer a new key may still be refused (rotation.keyPropagationSeconds). */
+  rotationKeyPropagationSeconds: 'ROTATION_KEY_PROPAGATION_SECONDS',
   /** Comma-separated ARNs of secrets that get the new value after every rotation. */
   rotationMirrorSecretArns: 'ROTATION_MIRROR_SECRET_ARNS',
   /** The EventBridge bus ApiKeyRotated is published on. */

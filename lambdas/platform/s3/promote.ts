@@ -195,7 +195,8 @@ async function copyParts(
 }
 
 /** 412 when the condition is false; 409 when a concurrent write to the key raced this one. */
-function isPreconditionFailure(error: unknown): boolean {
+/** S3 refused a conditional write: the key no longer holds what the writer expected. */
+export function isPreconditionFailure(error: unknown): boolean {
   const e = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | undefined;
   const status = e?.$metadata?.httpStatusCode;
   return (

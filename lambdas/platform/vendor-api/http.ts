@@ -24,7 +24,7 @@ import {
   vendorHttpError,
 } from '#lambdas/platform/errors';
 import { redactText } from '#lambdas/platform/redact';
-import { discard, header, MAX_TEXT_BYTES, readText, requestIdOf } from './transport/body.ts';
+import { decodedBody, discard, header, MAX_TEXT_BYTES, readText, requestIdOf } from './transport/body.ts';
 import { currentKey, pendingKey } from './transport/credentials.ts';
 import { downloadAttempt } from './transport/download.ts';
 import {
@@ -37,12 +37,23 @@ import {
   permanent,
   sanitizeCause,
 } from './transport/outcome.ts';
-import type { AuthScheme, VendorRequest, VendorTextResponse } from './transport/request.ts';
+import type {
+  AuthScheme,
+  VendorAnswerFacts,
+  VendorConsumedResponse,
+  VendorRequest,
+  VendorTextResponse,
+} from './transport/request.ts';
 import { failureClass, parseRetryAfter, retryDelay } from './transport/retry-policy.ts';
 import { CONNECT_TIMEOUT, ConnectionPools, type HttpResponse, send } from './transport/send.ts';
 import { type ResolvedSettings, resolveSettings } from './transport/settings.ts';
 
-export type { AuthScheme, VendorRequest, VendorTextResponse } from './transport/request.ts';
+export type {
+  AuthScheme,
+  VendorConsumedResponse,
+  VendorRequest,
+  VendorTextResponse,
+} from './transport/request.ts';
 
 import type { VendorAttemptEvent, VendorDownload, VendorHttpSettings } from './types.ts';
 
@@ -281,8 +292,36 @@ export class VendorHttp {
     return url;
   }
 
-  private async attemptText(req: VendorRequest, key: string): Promise<AttemptOutcome<VendorTextResponse>> {
-    const timeoutMs = this.settings.requestTimeoutMs;
+  private attemptText(req: VendorRequest, key: string): Promise<AttemptOutcome<VendorTextResponse>> {
+    return this.attemptRead(req, key, this.settings.requestTimeoutMs, async (res) => ({
+      text: await readText(req.operation, res, MAX_TEXT_BYTES),
+    }));
+  }
+
+  /**
+   * Sends a request whose 2xx body is handed, decoded, to `consume` as it streams, with no size
+   * cap: the consumer decides what to keep. `timeoutMs` bounds the whole exchange, body included,
+   * instead of the per-request deadline. For the one call that cannot be repeated (rotate), whose
+   * answer must be read to its end however slowly or largely it comes. Retries as `req.retry` says.
+   */
+  requestConsumed<T>(
+    req: VendorRequest,
+    timeoutMs: number,
+    consume: (body: AsyncIterable<Buffer>) => Promise<T>,
+  ): Promise<VendorConsumedResponse<T>> {
+    return this.execute(req, (key) =>
+      this.attemptRead(req, key, timeoutMs, async (res) => ({
+        value: await consume(decodedBody(req.operation, res) as AsyncIterable<Buffer>),
+      })),
+    );
+  }
+
+  private async attemptRead<T extends object>(
+    req: VendorRequest,
+    key: string,
+    timeoutMs: number,
+    read: (res: HttpResponse) => Promise<T>,
+  ): Promise<AttemptOutcome<T & VendorAnswerFacts>> {
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       const url = this.buildUrl(req);
@@ -302,11 +341,11 @@ export class VendorHttp {
       const status = res.statusCode;
       const requestId = requestIdOf(res.headers);
       if (status >= 200 && status < 300) {
-        const text = await readText(req.operation, res, MAX_TEXT_BYTES);
+        const value = await read(res);
         return {
           kind: 'ok',
           status,
-          value: { status, text, contentType: header(res.headers, 'content-type'), requestId },
+          value: { ...value, status, contentType: header(res.headers, 'content-type'), requestId },
         };
       }
       return await this.nonSuccess(req, res, requestId, true);

@@ -13,9 +13,13 @@ import {
 } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { validateScanUuid } from '#lambdas/platform/validation';
-import { VendorHttp } from './http.ts';
+import { type VendorConsumedResponse, VendorHttp } from './http.ts';
 import { rawOf } from './json.ts';
-import type { RotateKeyResult, VendorHttpSettings, VendorLogger } from './types.ts';
+import { CANDIDATE_LIMITS, RotateAnswerScanner, type ScannedRotateAnswer } from './rotate-answer.ts';
+import type { RotateKeyOptions, RotateKeyResult, VendorHttpSettings, VendorLogger } from './types.ts';
+
+/** Bytes of the rotate answer kept as text: what the key search parses as JSON, and more than a secret holds. */
+const ROTATE_ANSWER_HEAD_BYTES = CANDIDATE_LIMITS.maxBodyChars;
 
 export interface KeysClientSettings extends VendorHttpSettings {
   /** The organisation whose key is read and rotated (a UUID in the path). */
@@ -81,20 +85,31 @@ export class KeysClient {
    *   rotation just issued and nobody has stored yet, locking every integration out.
    * The caller (the rotation workflow) decides, with the whole picture, whether to try again.
    *
-   * The body is read whole as text and returned as `rawBody`, uninterpreted: the caller stores it
-   * before anything looks for the key in it (./rotate-answer.ts).
+   * The answer has its own rules, because it cannot be asked for again: it is read to its end
+   * within `options.timeoutMs` (the invocation's time, not the per-request deadline) with no size
+   * cap that drops anything unseen. Its head is returned as `rawBody`, uninterpreted, with every
+   * key-shaped word of the whole body (./rotate-answer.ts): the caller stores both before anything
+   * looks for the key in them.
    */
-  async rotateKey(): Promise<RotateKeyResult> {
+  async rotateKey(options: RotateKeyOptions): Promise<RotateKeyResult> {
     const operation = 'keys.rotateKey';
-    let res: Awaited<ReturnType<VendorHttp['requestText']>>;
+    let res: VendorConsumedResponse<ScannedRotateAnswer>;
     try {
-      res = await this.http.requestText({
-        operation,
-        method: 'POST',
-        path: `${this.orgPath}/rotate`,
-        retry: 'never',
-        refreshOnAuthFailure: false,
-      });
+      res = await this.http.requestConsumed(
+        {
+          operation,
+          method: 'POST',
+          path: `${this.orgPath}/rotate`,
+          retry: 'never',
+          refreshOnAuthFailure: false,
+        },
+        options.timeoutMs,
+        async (body) => {
+          const scanner = new RotateAnswerScanner(ROTATE_ANSWER_HEAD_BYTES);
+          for await (const chunk of body) scanner.push(chunk);
+          return scanner.finish();
+        },
+      );
     } catch (error) {
       if (outcomeUnknown(error)) {
         // Operators must hear this one: the vendor may have rotated, and only it knows the new key.
@@ -105,7 +120,8 @@ export class KeysClient {
       }
       throw error;
     }
-    return { rawBody: res.text, contentType: res.contentType };
+    const { head, ...scanned } = res.value;
+    return { rawBody: head, contentType: res.contentType, ...scanned };
   }
 
   close(): Promise<void> {

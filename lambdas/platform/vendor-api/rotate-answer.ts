@@ -7,6 +7,7 @@
  * Everything here is bounded, because the answer is untrusted input: the body scanned, the depth
  * and number of JSON nodes walked, how long a candidate may be and how many are returned.
  */
+import { createHash } from 'node:crypto';
 import { isRecord, parseJsonBody, valueAtPath } from './json.ts';
 
 /** Field names a new key commonly hides under: tried before other strings, never trusted alone. */
@@ -22,15 +23,21 @@ export const NEW_KEY_FIELDS = [
 ] as const;
 
 export const CANDIDATE_LIMITS = {
-  /** At most this many probes per rotation (each is one `GET …/api/key`). */
-  maxCandidates: 24,
+  /**
+   * At most this many probes per round (each is one `GET …/api/key`). Large on purpose: a key
+   * behind a few dozen decoys must still be found; the count tried is logged.
+   */
+  maxCandidates: 1_000,
   minChars: 8,
   maxChars: 512,
   /** Nesting followed, JSON strings that hold JSON included. */
   maxDepth: 8,
   /** JSON values visited in all. */
   maxNodes: 10_000,
-  /** Characters of the body scanned; a longer answer is scanned up to here. */
+  /**
+   * Characters of the body parsed as JSON (and so ordered by field name); the rest of a longer
+   * answer is still scanned for key-shaped words as it streams ({@link RotateAnswerScanner}).
+   */
   maxBodyChars: 1_048_576,
 } as const;
 
@@ -46,6 +53,108 @@ function couldBeKey(value: string): boolean {
   );
 }
 
+/** Bytes that end a word: whitespace and controls, the quotes and brackets of JSON and text, non-ASCII. */
+const ENDS_WORD = (() => {
+  const table = new Uint8Array(256).fill(1);
+  for (let byte = 0x21; byte <= 0x7e; byte++) table[byte] = 0;
+  for (const char of '"\'`,;<>(){}[]') table[char.charCodeAt(0)] = 1;
+  return table;
+})();
+
+export interface AnswerWord {
+  readonly text: string;
+  readonly endByte: number;
+}
+
+/** What a rotate answer held, read to its end however large (the transport hands it over as it streams). */
+export interface ScannedRotateAnswer {
+  /** The first `headBytes` of the body as UTF-8 text; the whole body when `truncated` is false. */
+  readonly head: string;
+  readonly truncated: boolean;
+  /** Bytes of the whole (decoded) body, and its SHA-256 in hex. */
+  readonly bodyBytes: number;
+  readonly sha256: string;
+  /**
+   * Every distinct key-shaped word of the whole body, in order of appearance, up to maxCandidates,
+   * each with the byte offset where it ends (so a caller keeping part of the body knows which
+   * words its part already holds).
+   */
+  readonly words: readonly AnswerWord[];
+  /** Distinct key-shaped words seen in all, the ones past maxCandidates included. */
+  readonly wordsSeen: number;
+}
+
+/**
+ * Reads a rotate answer chunk by chunk: keeps its head, hashes and counts it all, and picks out
+ * every key-shaped word anywhere in it (the separators of {@link rotateAnswerCandidates}'s text
+ * split), so no part of an answer too large to keep goes unseen. Memory stays bounded: the head,
+ * one word being built (dropped past maxChars) and at most maxCandidates words.
+ */
+export class RotateAnswerScanner {
+  private readonly headChunks: Buffer[] = [];
+  private headSize = 0;
+  private bytes = 0;
+  private readonly hash = createHash('sha256');
+  private readonly seen = new Set<string>();
+  private readonly kept: AnswerWord[] = [];
+  private word: number[] = [];
+  private wordTooLong = false;
+  /** Key-shaped words past maxCandidates: counted, not kept (nor remembered, so repeats count). */
+  private dropped = 0;
+
+  constructor(private readonly headBytes: number) {}
+
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    this.hash.update(chunk);
+    if (this.headSize < this.headBytes) {
+      const part = chunk.subarray(0, this.headBytes - this.headSize);
+      this.headChunks.push(part);
+      this.headSize += part.length;
+    }
+    const start = this.bytes - chunk.length;
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i] as number;
+      if (ENDS_WORD[byte] === 1) {
+        this.endWord(start + i);
+      } else if (this.word.length < CANDIDATE_LIMITS.maxChars) {
+        this.word.push(byte);
+      } else {
+        this.wordTooLong = true;
+      }
+    }
+  }
+
+  finish(): ScannedRotateAnswer {
+    this.endWord(this.bytes);
+    const truncated = this.bytes > this.headSize;
+    return {
+      head: Buffer.concat(this.headChunks).toString('utf8'),
+      truncated,
+      bodyBytes: this.bytes,
+      sha256: this.hash.digest('hex'),
+      words: this.kept,
+      wordsSeen: this.kept.length + this.dropped,
+    };
+  }
+
+  private endWord(endByte: number): void {
+    if (this.word.length > 0 && !this.wordTooLong) {
+      const word = String.fromCharCode(...this.word);
+      if (couldBeKey(word) && !this.seen.has(word)) {
+        if (this.kept.length < CANDIDATE_LIMITS.maxCandidates) {
+          this.seen.add(word);
+          this.kept.push({ text: word, endByte });
+        } else {
+          this.dropped += 1;
+        }
+      }
+    }
+    this.word = [];
+    this.wordTooLong = false;
+  }
+}
+
 export interface CandidateOptions {
   /** Dot path of the key (`rotation.newKeyFieldPath`), tried first when it names a string. */
   readonly fieldPath?: string | undefined;
@@ -53,8 +162,15 @@ export interface CandidateOptions {
   readonly exclude?: readonly string[];
 }
 
-/** The candidate keys in `rawBody`, in probing order, without duplicates, at most maxCandidates. */
-export function rotateAnswerCandidates(rawBody: string, options: CandidateOptions = {}): string[] {
+/**
+ * The candidate keys in `rawBody`, in probing order, without duplicates, at most maxCandidates;
+ * `more` (words a scanner found past the kept body) go after the body's own.
+ */
+export function rotateAnswerCandidates(
+  rawBody: string,
+  options: CandidateOptions = {},
+  more: readonly string[] = [],
+): string[] {
   const body = rawBody.slice(0, CANDIDATE_LIMITS.maxBodyChars);
   const preferred: string[] = [];
   const others: string[] = [];
@@ -72,7 +188,7 @@ export function rotateAnswerCandidates(rawBody: string, options: CandidateOption
   }
   const excluded = new Set(options.exclude ?? []);
   const out: string[] = [];
-  for (const candidate of [...preferred, ...others]) {
+  for (const candidate of [...preferred, ...others, ...more]) {
     if (out.length >= CANDIDATE_LIMITS.maxCandidates) break;
     if (!couldBeKey(candidate) || excluded.has(candidate) || out.includes(candidate)) continue;
     out.push(candidate);

@@ -140,7 +140,10 @@ export interface ScanStatus {
   readonly vendorStatus: string | undefined;
   /** 0..100 when the body carries a progress/percent field. */
   readonly progress: number | undefined;
-  /** The raw body text, byte-for-byte as received (bounded to 64 KiB). */
+  /**
+   * The body text as received but redacted (`redactVendorText`: every key value in use and the
+   * shapes of secrets and addresses; JSON stays JSON), bounded to 64 KiB.
+   */
   readonly raw: string;
   readonly contentType: string | undefined;
 }
@@ -164,7 +167,26 @@ export interface ReconResult {
 }
 
 export interface RotateKeyResult {
-  /** The response body exactly as received. Persist it BEFORE anything else: the old key is dead. */
+  /**
+   * The response body exactly as received, or its head when `truncated`. Persist it BEFORE
+   * anything else: the old key is dead.
+   */
   readonly rawBody: string;
   readonly contentType: string | undefined;
+  /** True when the body was longer than `rawBody`; its size and hash are then the whole body's. */
+  readonly truncated?: boolean;
+  readonly bodyBytes?: number;
+  readonly sha256?: string;
+  /** Every key-shaped word of the whole body, in order (bounded); the ones past the head matter. */
+  readonly words?: readonly { readonly text: string; readonly endByte: number }[];
+  /** Key-shaped words seen in all, those past the bound included. */
+  readonly wordsSeen?: number;
+}
+
+export interface RotateKeyOptions {
+  /**
+   * How long the rotate exchange may take, answer body included: the invocation's remaining time
+   * less what storing the answer needs, never the per-request deadline of repeatable calls.
+   */
+  readonly timeoutMs: number;
 }

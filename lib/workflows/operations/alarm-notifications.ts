@@ -12,6 +12,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct, type IConstruct } from 'constructs';
+import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { isSilenceAlarm } from '../../platform/standard-alarms.ts';
 
 export interface AlarmNotificationsProps {
@@ -108,7 +109,16 @@ export function encryptedTopic(
       conditions: fromOurSources,
     }),
   );
-  if (props.email !== undefined) topic.addSubscription(new EmailSubscription(props.email));
+  if (props.email !== undefined) {
+    // An address that bounces or refuses mail loses every message after SNS's retries; a
+    // subscription dead-letter queue keeps them for 14 days, and its depth alarm says so.
+    // https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html
+    const deadLetterQueue = new DeadLetterQueue(scope, `${id}EmailDeadLetters`, {
+      purpose: `${props.displayName} messages SNS could not deliver to the email subscription`,
+      runbook: 'docs/runbooks/dead-letter-queues.md#email-notifications-that-could-not-be-delivered',
+    });
+    topic.addSubscription(new EmailSubscription(props.email, { deadLetterQueue }));
+  }
   return topic;
 }
 

@@ -92,6 +92,7 @@ export class PipelineDashboard extends Construct {
           search(METRIC.breachReports, 'workflow, outcome', 'Sum', 'recon'),
           search(METRIC.breachArchived, 'workflow, outcome', 'Sum', 'archived'),
           search(METRIC.archiveVerificationFailures, 'workflow, outcome', 'Sum', 'refused ZIP'),
+          search(METRIC.archiveConflicts, 'workflow, outcome', 'Sum', 'report name with other bytes'),
         ],
         width: 8,
       }),

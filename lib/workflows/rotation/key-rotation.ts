@@ -13,12 +13,18 @@ import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanage
 import { Construct } from 'constructs';
 import { METRIC, type MetricName } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { type MirrorSecret, rotationScheduleProblem, rotationWindowProblem } from '../../config/index.ts';
+import {
+  type MirrorSecret,
+  ROTATION_FUNCTION_TIMEOUT_SECONDS,
+  rotationScheduleProblem,
+  rotationWindowProblem,
+} from '../../config/index.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
+import { acknowledge } from '../../platform/nag.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { pipelineMetric } from '../../platform/pipeline-metric.ts';
-import { invokeOnSchedule, noAsyncRetries } from '../../platform/scheduled-invoke.ts';
+import { invokeOnSchedule } from '../../platform/scheduled-invoke.ts';
 import { alarmOn, silenceAlarm } from '../../platform/standard-alarms.ts';
 
 export interface KeyRotationProps {
@@ -34,6 +40,8 @@ export interface KeyRotationProps {
   readonly window: Duration;
   /** Dot path of the new key in the rotate answer. @default search the common names */
   readonly newKeyFieldPath?: string;
+  /** How long a new key may take to work everywhere (rotation.keyPropagationSeconds). @default the function's own default */
+  readonly keyPropagation?: Duration;
   /** Secrets that get the new value after every rotation, with their customer managed keys. @default [] */
   readonly mirrors?: readonly MirrorSecret[];
   /** The key-age alarm fires when the key is older than this. */
@@ -45,8 +53,11 @@ export interface KeyRotationProps {
 /** Two missed daily checks, not one late one (the schedule's flexible window is an hour). */
 const AGE_CHECK_SILENCE = Duration.days(2);
 
-/** How long one rotation step may take: the vendor call's timeout, the puts' retries, the mirrors. */
-const STEP_TIMEOUT = Duration.minutes(2);
+/**
+ * How long one rotation step may take: the rotate call (read to its end however slowly it comes),
+ * the key's propagation window, the puts' retries, the mirrors (lib/config/rotation-schema.ts).
+ */
+const STEP_TIMEOUT = Duration.seconds(ROTATION_FUNCTION_TIMEOUT_SECONDS);
 
 /**
  * Scheduled native rotation of the vendor org key, with its guards:
@@ -78,7 +89,7 @@ export class KeyRotation extends Construct {
     if (windowProblem) throw new Error(`KeyRotation ${id}: window ${windowProblem}`);
     const mirrors = props.mirrors ?? [];
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
-      purpose: 'key rotation and key-age check invocations that failed or could not be delivered',
+      purpose: 'key-age check invocations that failed or could not be delivered',
       runbook: 'docs/runbooks/key-rotation.md#rotationdeadletters',
     });
     this.rotationFunction = new PipelineFunction(this, 'RotateFunction', {
@@ -93,13 +104,25 @@ export class KeyRotation extends Construct {
         [ENV.rotationClaimLeaseSeconds]: String(STEP_TIMEOUT.toSeconds() + 60),
         ...(props.orgUuid === undefined ? {} : { [ENV.orgUuid]: props.orgUuid }),
         ...(props.newKeyFieldPath === undefined ? {} : { [ENV.newKeyFieldPath]: props.newKeyFieldPath }),
+        ...(props.keyPropagation === undefined
+          ? {}
+          : { [ENV.rotationKeyPropagationSeconds]: String(props.keyPropagation.toSeconds()) }),
       },
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
     bindDeclared(this.rotationFunction, {
       rotatedSecret: { secret: props.secret, mirrors },
     });
-    noAsyncRetries(this.rotationFunction, this.deadLetterQueue);
+    // Secrets Manager invokes the rotation function synchronously, so an asynchronous-invoke
+    // configuration (retries, an on-failure destination) would never apply to it: a failed step
+    // fails the RotateSecret call, the RotationFailed alarm fires on the function's first error,
+    // AWSPENDING stays on the token's version, and Secrets Manager tries the rotation again.
+    // https://docs.aws.amazon.com/lambda/latest/dg/with-secrets-manager.html
+    acknowledge(
+      this.rotationFunction,
+      'Serverless-LambdaDLQ',
+      'Secrets Manager invokes the rotation function synchronously: a dead-letter queue or on-failure destination never receives its failures. They surface as the RotationFailed alarm (every error) and the secret keeps AWSPENDING until a retry succeeds (docs/key-rotation.md).',
+    );
 
     // The L1 schedule, not addRotationSchedule: the L2 also grants the function
     // secretsmanager:GetRandomPassword on * and read/write through grantRead/grantWrite, which a

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
@@ -6,7 +7,11 @@ import {
   VendorThrottledError,
 } from '#lambdas/platform/errors';
 import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
-import { CANDIDATE_LIMITS, rotateAnswerCandidates } from '#lambdas/platform/vendor-api/rotate-answer';
+import {
+  CANDIDATE_LIMITS,
+  RotateAnswerScanner,
+  rotateAnswerCandidates,
+} from '#lambdas/platform/vendor-api/rotate-answer';
 import { keysClient, sim, useFaultSimulator } from './fault-fixture.ts';
 import { fixedCredentials, rejectionOf, secretStoreCredentials, testSettings } from './helpers.ts';
 
@@ -44,14 +49,17 @@ describe('KeysClient', () => {
     const { client } = keysClient();
 
     // Act
-    const rotated = await client.rotateKey();
+    const rotated = await client.rotateKey({ timeoutMs: 10_000 });
 
     // Assess
     expect(sim.apiKey).not.toBe(oldKey);
-    expect(rotated).toEqual({
+    expect(rotated).toMatchObject({
       rawBody: expect.stringContaining(sim.apiKey),
       contentType: expect.any(String),
+      truncated: false,
+      bodyBytes: Buffer.byteLength(rotated.rawBody),
     });
+    expect(rotated.words?.map((w) => w.text)).toContain(sim.apiKey);
     expect(rotated.contentType).toMatch(/application\/json/);
     expect(await keyWorks(oldKey)).toBe(false);
     expect(await keyWorks(sim.apiKey)).toBe(true);
@@ -79,7 +87,7 @@ describe('KeysClient', () => {
     const before = sim.requestCount(ROTATE);
 
     // Act
-    const error = await rejectionOf(client.rotateKey());
+    const error = await rejectionOf(client.rotateKey({ timeoutMs: 10_000 }));
 
     // Assess
     expect(error).toBeInstanceOf(VendorNetworkError);
@@ -105,7 +113,7 @@ describe('KeysClient', () => {
     const before = sim.requestCount(ROTATE);
 
     // Act
-    const error = await rejectionOf(client.rotateKey());
+    const error = await rejectionOf(client.rotateKey({ timeoutMs: 10_000 }));
 
     // Assess
     expect(error).toBeInstanceOf(VendorThrottledError);
@@ -121,7 +129,7 @@ describe('KeysClient', () => {
     const before = sim.requestCount(ROTATE);
 
     // Act
-    const error = await rejectionOf(client.rotateKey());
+    const error = await rejectionOf(client.rotateKey({ timeoutMs: 10_000 }));
 
     // Assess
     expect(error).toMatchObject({ name: 'VendorUnavailableError' });
@@ -136,7 +144,7 @@ describe('KeysClient', () => {
     const before = sim.requestCount(ROTATE);
 
     // Act
-    const error = await rejectionOf(client.rotateKey());
+    const error = await rejectionOf(client.rotateKey({ timeoutMs: 10_000 }));
 
     // Assess: no second rotate could kill the key the other rotation just issued.
     expect(error).toBeInstanceOf(VendorAuthError);
@@ -211,7 +219,7 @@ describe('rotateAnswerCandidates', () => {
     // Prepare
     let deep: unknown = KEY;
     for (let i = 0; i < 50; i++) deep = { next: deep };
-    const many = Array.from({ length: 500 }, (_, i) => `candidate_${String(i).padStart(4, '0')}`);
+    const many = Array.from({ length: 1_500 }, (_, i) => `candidate_${String(i).padStart(4, '0')}`);
 
     // Act
     const fromMany = rotateAnswerCandidates(JSON.stringify({ many }));
@@ -220,5 +228,47 @@ describe('rotateAnswerCandidates', () => {
     // Assess
     expect(fromMany).toHaveLength(CANDIDATE_LIMITS.maxCandidates);
     expect(fromDeep).toEqual([]);
+  });
+});
+
+describe('RotateAnswerScanner', () => {
+  it('finds a key split across chunks, keeps the head, and hashes and counts the whole body', () => {
+    // Prepare: the key's halves in two chunks, past a head of 16 bytes.
+    const body = Buffer.from(`{"note":"rotated","padding":"${'x'.repeat(600)}","api_key":"${KEY}"}`);
+    const cut = body.indexOf(KEY) + 5;
+    const scanner = new RotateAnswerScanner(16);
+
+    // Act
+    scanner.push(body.subarray(0, cut));
+    scanner.push(body.subarray(cut));
+    const scanned = scanner.finish();
+
+    // Assess: the 600-character padding is no key; the key's end offset is past the head.
+    expect(scanned).toMatchObject({
+      head: body.subarray(0, 16).toString(),
+      truncated: true,
+      bodyBytes: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
+    // The field names are shorter than a key (8), the padding longer (512).
+    expect(scanned.words.map((w) => w.text)).toEqual([KEY]);
+    expect(scanned.words.at(-1)).toEqual({ text: KEY, endByte: body.indexOf(KEY) + KEY.length });
+  });
+
+  it('keeps at most maxCandidates words and counts the rest', () => {
+    // Prepare
+    const words = Array.from(
+      { length: CANDIDATE_LIMITS.maxCandidates + 5 },
+      (_, i) => `word_${String(i).padStart(6, '0')}`,
+    );
+    const scanner = new RotateAnswerScanner(1024);
+
+    // Act
+    scanner.push(Buffer.from(words.join(' ')));
+    const scanned = scanner.finish();
+
+    // Assess
+    expect(scanned.words).toHaveLength(CANDIDATE_LIMITS.maxCandidates);
+    expect(scanned.wordsSeen).toBe(CANDIDATE_LIMITS.maxCandidates + 5);
   });
 });

@@ -178,7 +178,7 @@ const scenarios: Scenario[] = [
     faults: () => [{ api: 'keys', method: 'POST', path: '/orgs/', fault: { type: 'lose-response' } }],
     run: async () => {
       try {
-        return await keysApi().rotateKey();
+        return await keysApi().rotateKey({ timeoutMs: 10_000 });
       } finally {
         keys.add(sim.apiKey);
       }
@@ -187,20 +187,20 @@ const scenarios: Scenario[] = [
   {
     name: 'rotate throttled',
     faults: () => [{ api: 'keys', method: 'POST', path: '/orgs/', fault: status(429, { retryAfter: 1 }) }],
-    run: () => keysApi().rotateKey(),
+    run: () => keysApi().rotateKey({ timeoutMs: 10_000 }),
   },
   {
     name: 'rotate with a stale key (401)',
     run: async () => {
       const client = keysApi({ credentials: fixedCredentials(sim.apiKey) });
       keys.add(sim.replaceKey());
-      return client.rotateKey();
+      return client.rotateKey({ timeoutMs: 10_000 });
     },
   },
   {
     name: 'successful rotate',
     run: async () => {
-      await keysApi().rotateKey();
+      await keysApi().rotateKey({ timeoutMs: 10_000 });
       keys.add(sim.apiKey);
     },
   },

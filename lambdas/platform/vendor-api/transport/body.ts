@@ -97,6 +97,16 @@ export function discard(body: Readable): void {
   body.destroy();
 }
 
+/** A whole-answer body with its content-coding removed; an unknown coding is refused unread. */
+export function decodedBody(operation: string, res: HttpResponse): Readable {
+  const decoders = decodersFor(header(res.headers, 'content-encoding'));
+  if (decoders === undefined) {
+    discard(res.body);
+    throw new VendorResponseError(operation, 'the answer uses an unsupported Content-Encoding');
+  }
+  return decodedStream(res.body, decoders);
+}
+
 /** Reads a (decoded) body whole as UTF-8 text, refusing more than `limit` bytes. */
 export async function readText(
   operation: string,
@@ -104,12 +114,7 @@ export async function readText(
   limit: number,
   truncate = false,
 ): Promise<string> {
-  const decoders = decodersFor(header(res.headers, 'content-encoding'));
-  if (decoders === undefined) {
-    discard(res.body);
-    throw new VendorResponseError(operation, 'the answer uses an unsupported Content-Encoding');
-  }
-  const stream = decodedStream(res.body, decoders);
+  const stream = decodedBody(operation, res);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream as AsyncIterable<Buffer>) {

@@ -30,10 +30,19 @@ export interface VendorRequest {
   readonly maxBytes?: number;
 }
 
-/** A 2xx answer read whole (JSON, status and small text answers). */
-export interface VendorTextResponse {
+/** What every 2xx answer tells besides its body. */
+export interface VendorAnswerFacts {
   readonly status: number;
-  readonly text: string;
   readonly contentType: string | undefined;
   readonly requestId: string | undefined;
+}
+
+/** A 2xx answer read whole (JSON, status and small text answers). */
+export interface VendorTextResponse extends VendorAnswerFacts {
+  readonly text: string;
+}
+
+/** A 2xx answer whose body a consumer read as it streamed (`VendorHttp.requestConsumed`). */
+export interface VendorConsumedResponse<T> extends VendorAnswerFacts {
+  readonly value: T;
 }
