@@ -19,7 +19,7 @@ import {
   runWatchlist,
 } from './breach-run.ts';
 import { userPath } from './cli-args.ts';
-import { UsageError } from './cli-checks.ts';
+import { refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { breachReportStateMachine } from './definitions.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
@@ -132,6 +132,7 @@ async function runWatchlistCommand(
       `--watchlist ${options.watchlist}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
     );
   }
+  refuseUnlessUtf8(bytes, '--watchlist', options.watchlist);
   return withLocalRun(
     {
       command: 'breach',

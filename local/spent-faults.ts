@@ -4,12 +4,13 @@
  * simulator says which faults it spent, and on which operation.
  */
 import { isLoopbackHost } from '../lib/config/index.ts';
-import { PREFLIGHT_OPERATIONS } from './cli-checks.ts';
+import { PREFLIGHT_OPERATIONS } from './preflight.ts';
 
 interface SpentFault {
   readonly operation: string;
   readonly fault: { readonly type: string; readonly status?: number };
   readonly at: string;
+  readonly injectedBecause?: string;
 }
 
 /**
@@ -34,7 +35,11 @@ export async function spentFaultsLine(baseUrl: string, since: string): Promise<s
   const counts = new Map<string, number>();
   for (const use of ours) {
     const what = use.fault.type === 'status' ? `status ${use.fault.status}` : use.fault.type;
-    const note = PREFLIGHT_OPERATIONS.includes(use.operation) ? ' (the up-front check)' : '';
+    const note = use.injectedBecause
+      ? ` (injected on purpose: ${use.injectedBecause})`
+      : PREFLIGHT_OPERATIONS.includes(use.operation)
+        ? ' (the up-front check)'
+        : '';
     const entry = `${what} on ${use.operation}${note}`;
     counts.set(entry, (counts.get(entry) ?? 0) + 1);
   }

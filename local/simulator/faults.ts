@@ -50,6 +50,8 @@ export interface SpentFault {
   readonly fault: Fault;
   /** When it was spent (ISO). */
   readonly at: string;
+  /** Why npm start injected it, when it did (FaultRule.injectedBecause). */
+  readonly injectedBecause?: string;
 }
 
 /** Spent uses kept for GET /__simulator/faults; the oldest are dropped beyond this. */
@@ -115,6 +117,7 @@ export class FaultBook {
       api: target.api ?? null,
       fault: active.rule.fault,
       at: new Date().toISOString(),
+      ...(active.rule.injectedBecause === undefined ? {} : { injectedBecause: active.rule.injectedBecause }),
     });
     if (this.spentUses.length > SPENT_KEPT) this.spentUses.shift();
     return active.rule.fault;

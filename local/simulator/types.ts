@@ -108,6 +108,11 @@ export interface FaultRule {
    */
   readonly probability?: number;
   readonly fault: Fault;
+  /**
+   * Set when npm start adds the rule itself (the demo's lost start answer): why, said beside the
+   * fault wherever the run reports it, so a deliberate fault never reads as a problem.
+   */
+  readonly injectedBecause?: string;
 }
 
 /** What a scan of a given domain does, scripted per domain (exact, case-insensitive) or by RegExp. */
