@@ -27,6 +27,8 @@ export const ERROR_NAME = {
   VendorResponseError: 'VendorResponseError',
   VendorInsecureRedirectError: 'VendorInsecureRedirectError',
   VendorBodyTooLargeError: 'VendorBodyTooLargeError',
+  /** A request (a redirect hop, or a name that resolved) to where the pipeline may not go. */
+  VendorDestinationRefusedError: 'VendorDestinationRefusedError',
   InvalidInputError: 'InvalidInputError',
   ConfigurationError: 'ConfigurationError',
   SecretAccessError: 'SecretAccessError',
@@ -231,6 +233,23 @@ export class VendorInsecureRedirectError extends VendorResponseError {
   constructor(operation: string) {
     super(operation, 'a redirect from https to plain http was refused');
     this.name = ERROR_NAME.VendorInsecureRedirectError;
+  }
+}
+
+/**
+ * A request the transport refused to make: its destination is neither a configured vendor origin
+ * nor a public address over https (a redirect to 169.254.169.254, a name resolving to 10.0.0.5...).
+ * Nothing was sent. Permanent: the vendor would point the same way again. `url` is redacted (no
+ * user-info, no signature); the message never holds a key.
+ */
+export class VendorDestinationRefusedError extends VendorResponseError {
+  readonly url: string;
+  readonly reason: string;
+  constructor(operation: string, url: string, reason: string) {
+    super(operation, `a request to ${url} was refused: ${reason}`);
+    this.name = ERROR_NAME.VendorDestinationRefusedError;
+    this.url = url;
+    this.reason = reason;
   }
 }
 

@@ -4,14 +4,35 @@
  */
 import { gzipBomb, overlappingZip, zeros, zipBomb } from './bombs.ts';
 import { JSON_TYPE, type SimResponse } from './http.ts';
-import type { Fault } from './types.ts';
+import type { Fault, RedirectTarget } from './types.ts';
 
 export type AdversarialFault = Extract<
   Fault,
-  { type: 'oversized-body' | 'zip-bomb' | 'overlapping-zip' | 'oversized-output' }
+  { type: 'oversized-body' | 'zip-bomb' | 'overlapping-zip' | 'oversized-output' | 'redirect-internal' }
 >;
 
-const ADVERSARIAL = new Set(['oversized-body', 'zip-bomb', 'overlapping-zip', 'oversized-output']);
+const ADVERSARIAL = new Set([
+  'oversized-body',
+  'zip-bomb',
+  'overlapping-zip',
+  'oversized-output',
+  'redirect-internal',
+]);
+
+/**
+ * Where `redirect-internal` points: EC2's instance metadata service (IMDS, IPv4 and its IPv6
+ * endpoint, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html),
+ * a loopback port that is neither the simulator nor its storage, and 127.0.0.1 and the metadata
+ * address in the spellings a naive check misses. Some over https, so the refusal a client gives
+ * must come from the address, not only from the scheme.
+ */
+export const REDIRECT_TARGETS: Readonly<Record<RedirectTarget, string>> = {
+  metadata: 'http://169.254.169.254/latest/meta-data/',
+  'metadata-ipv6': 'http://[fd00:ec2::254]/latest/meta-data/',
+  loopback: 'https://127.0.0.1:1/latest/meta-data/',
+  decimal: 'https://2130706433/latest/meta-data/',
+  mapped: 'https://[::ffff:169.254.169.254]/latest/meta-data/',
+};
 
 export function isAdversarial(fault: { readonly type: string } | undefined): fault is AdversarialFault {
   return fault !== undefined && ADVERSARIAL.has(fault.type);
@@ -68,6 +89,8 @@ export function adversarialResponse(fault: AdversarialFault, response: SimRespon
         cached(`overlap:${entries}:${bytes}:${data}`, () => overlappingZip(entries, bytes, data)),
       );
     }
+    case 'redirect-internal':
+      return { status: 302, headers: { location: REDIRECT_TARGETS[fault.to ?? 'metadata'] } };
     case 'oversized-output': {
       const body = response.body;
       let answer: Record<string, unknown> = {};

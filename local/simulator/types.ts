@@ -82,7 +82,16 @@ export type Fault =
       readonly data?: 'stored' | 'deflate';
     }
   /** Process the request, then answer with its JSON `output` field replaced by `bytes` characters (default 1 MiB). */
-  | { readonly type: 'oversized-output'; readonly bytes?: number };
+  | { readonly type: 'oversized-output'; readonly bytes?: number }
+  /**
+   * Process the request, then answer 302 to an internal address instead (REDIRECT_TARGETS in
+   * ./adversarial.ts): the cloud metadata service by default, over IPv4 or IPv6, another loopback
+   * port, or the same address written as a decimal or IPv4-mapped IPv6 host.
+   */
+  | { readonly type: 'redirect-internal'; readonly to?: RedirectTarget };
+
+/** Where a `redirect-internal` fault points. */
+export type RedirectTarget = 'metadata' | 'metadata-ipv6' | 'loopback' | 'decimal' | 'mapped';
 
 /** Whether a fault strikes before the request is handled or after (its effect done, its answer lost). */
 export type FaultPhase = 'before' | 'after';

@@ -160,6 +160,8 @@ export function vendorClientsFor(
     scanApiUrl: sim.url,
     keysApiUrl: sim.url,
     breachApiUrl: sim.url,
+    // As the local runner passes it for a simulator it started.
+    allowedOrigins: [sim.storageUrl],
     scanCredentials: credentials,
     keysCredentials: credentials,
     breachCredentials: credentials,

@@ -21,6 +21,11 @@ import {
 
 useScanExecution();
 
+/** The failure record a failed scan left under its output prefix. */
+function failureRecordAt(prefix: string) {
+  return readJson<{ failure: string; outcome: ScanOutcome }>(s3.client, RESULTS, `${prefix}failure.json`);
+}
+
 describe('a throttled start', () => {
   it('is retried by the state machine once the client gives up, and the scan then succeeds', async () => {
     // Prepare: more 429s than the client's own 2 attempts, so the Lambda throws VendorThrottledError
@@ -212,15 +217,46 @@ describe('an output download that keeps breaking mid-body', () => {
     expect(keys).toContain(`${prefix}failure.json`);
     expect(keys).not.toContain(`${prefix}manifest.json`);
     expect(keys.filter((key) => key.startsWith(`${prefix}report.`))).toEqual([]);
-    const record = await readJson<{ failure: string; outcome: ScanOutcome }>(
-      s3.client,
-      RESULTS,
-      `${prefix}failure.json`,
-    );
+    const record = await failureRecordAt(prefix);
     expect(record).toMatchObject({
       failure: 'OutputFetchFailed',
       outcome: { error: { name: 'VendorNetworkError' } },
     });
     expect(run.path.slice(-4)).toEqual(['FetchOutputs', 'MarkOutputFetchFailed', 'RecordFailure', 'Failed']);
   });
+});
+
+describe('a report redirected to an internal address (redirect-internal)', () => {
+  it.each(['metadata', 'loopback', 'mapped'] as const)(
+    'refuses the %s redirect at once: OutputFetchFailed naming VendorDestinationRefusedError, nothing fetched or stored',
+    async (to) => {
+      // Prepare
+      sim.addFault({
+        api: 'scan',
+        method: 'GET',
+        path: '/report/',
+        times: 10,
+        fault: { type: 'redirect-internal', to },
+      });
+
+      // Act
+      const run = await execute('hostile.example.com');
+
+      // Assess: permanent, so neither the client nor the state machine asks again
+      const outcome = failedOutcome(run, 'OutputFetchFailed');
+      expect(outcome).toMatchObject({ state: 'failed', error: { name: 'VendorDestinationRefusedError' } });
+      expect(outcome.error?.message).toMatch(/loopback|metadata/);
+      expect(sim.requestCount('GET /report/{uuid}')).toBe(1);
+      expect(retriedStates(run.events).filter((name) => name === 'FetchReport')).toEqual([]);
+      const prefix = outcome.outputPrefix ?? '';
+      const keys = await listKeys(s3.client, RESULTS, prefix);
+      expect(keys.filter((key) => key.startsWith(`${prefix}report.`))).toEqual([]);
+      expect(keys).not.toContain(`${prefix}manifest.json`);
+      const record = await failureRecordAt(prefix);
+      expect(record).toMatchObject({
+        failure: 'OutputFetchFailed',
+        outcome: { error: { name: 'VendorDestinationRefusedError' } },
+      });
+    },
+  );
 });

@@ -14,6 +14,11 @@ export const ENV = {
   scanApiUrl: 'SCAN_API_URL',
   keysApiUrl: 'KEYS_API_URL',
   breachApiUrl: 'BREACH_API_URL',
+  /**
+   * Comma-separated origins vendor requests may reach as they are, besides the three base URLs
+   * (every other destination must be https to a public address). Unset in a deployment by default.
+   */
+  vendorAllowedOrigins: 'VENDOR_ALLOWED_ORIGINS',
   /** The organisation's UUID in key-management paths. */
   orgUuid: 'ORG_UUID',
   /** The org key's secret (single mode, or the one API a function calls in per-api mode). */
