@@ -71,6 +71,8 @@ export interface LocalPipelineOptions {
   readonly maxListBytes?: number;
   /** Special-use suffixes scanned anyway (`scan.allowSpecialUseDomains`). @default [] */
   readonly allowSpecialUse?: readonly string[];
+  /** A scan output's byte cap after decoding (`scan.maxOutputBytes`). @default SCAN_OUTPUT_LIMIT.default */
+  readonly maxOutputBytes?: number;
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
@@ -135,6 +137,7 @@ export function bindScanHandlers(
     | 'listFields'
     | 'logger'
     | 'allowSpecialUse'
+    | 'maxOutputBytes'
     | 'metrics'
     | 'vendorBackoffMs'
   >,
@@ -154,6 +157,7 @@ export function bindScanHandlers(
       ...(options.statusVocabulary ? { statusVocabulary: options.statusVocabulary } : {}),
       allowSpecialUse: options.allowSpecialUse ?? [],
       ...(options.listFields ? { listFields: options.listFields } : {}),
+      ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
     }),
   });
   return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain');

@@ -92,6 +92,8 @@ export interface ScanExecutionSetup {
   readonly wrap?: (bound: Handlers) => Handlers;
   /** Where the handlers record metrics. @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
+  /** `scan.maxOutputBytes`. @default SCAN_OUTPUT_LIMIT.default */
+  readonly maxOutputBytes?: number;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function executeScan(setup: ScanExecutionSetup, domain: string): Pr
       poll: setup.poll,
       logger: setup.logger,
       ...(setup.metrics ? { metrics: setup.metrics } : {}),
+      ...(setup.maxOutputBytes === undefined ? {} : { maxOutputBytes: setup.maxOutputBytes }),
     },
     setup.clock,
   );

@@ -260,3 +260,38 @@ describe('a report redirected to an internal address (redirect-internal)', () =>
     },
   );
 });
+
+describe('a scan output that inflates past scan.maxOutputBytes (a gzip bomb)', () => {
+  it('stops at the cap as it streams: OutputFetchFailed naming VendorBodyTooLargeError, nothing stored as an output', async () => {
+    // Prepare: 1 GiB of zeros, about 1 MB gzip-encoded on the wire, against an 8 MiB cap
+    const cap = 8 * 1024 * 1024;
+    sim.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: '/report/',
+      times: 10,
+      fault: { type: 'oversized-body', bytes: 1024 ** 3, encoding: 'gzip' },
+    });
+    const started = Date.now();
+
+    // Act
+    const run = await execute('bomb.example.com', { maxOutputBytes: cap });
+
+    // Assess: permanent, not retried, and well before 1 GiB could have been inflated and stored
+    const outcome = failedOutcome(run, 'OutputFetchFailed');
+    expect(outcome).toMatchObject({ state: 'failed', error: { name: 'VendorBodyTooLargeError' } });
+    expect(outcome.error?.message).toContain(`larger than ${cap} bytes`);
+    expect(sim.requestCount('GET /report/{uuid}')).toBe(1);
+    expect(retriedStates(run.events).filter((name) => name === 'FetchReport')).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const prefix = outcome.outputPrefix ?? '';
+    const keys = await listKeys(s3.client, RESULTS, prefix);
+    expect(keys.filter((key) => key.startsWith(`${prefix}report.`))).toEqual([]);
+    expect(keys.filter((key) => key.includes('.staging/'))).toEqual([]);
+    expect(keys).not.toContain(`${prefix}manifest.json`);
+    expect(await failureRecordAt(prefix)).toMatchObject({
+      failure: 'OutputFetchFailed',
+      outcome: { error: { name: 'VendorBodyTooLargeError' } },
+    });
+  });
+});

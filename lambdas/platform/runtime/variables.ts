@@ -45,6 +45,8 @@ export const ENV = {
   /** Key prefix and suffixes that make an upload a domain list. */
   intakePrefix: 'INTAKE_PREFIX',
   intakeSuffixes: 'INTAKE_SUFFIXES',
+  /** A scan output (report, logs, debug) is cut past this many (decoded) bytes. */
+  scanMaxOutputBytes: 'SCAN_MAX_OUTPUT_BYTES',
   /** A list object larger than this is refused before it is read. */
   domainListMaxBytes: 'DOMAIN_LIST_MAX_BYTES',
   /** The domain-list machine (intake starts it). */

@@ -82,16 +82,17 @@ export class ScanClient {
     return classifyScanStatus(res.text, res.contentType, this.vocabulary);
   }
 
-  getReport(scanUuid: string): Promise<VendorDownload> {
-    return this.output('scan.getReport', 'report', scanUuid);
+  /** `maxBytes`: the body is cut past this many bytes after decoding (VendorBodyTooLargeError). */
+  getReport(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
+    return this.output('scan.getReport', 'report', scanUuid, options);
   }
 
-  getLogs(scanUuid: string): Promise<VendorDownload> {
-    return this.output('scan.getLogs', 'logs', scanUuid);
+  getLogs(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
+    return this.output('scan.getLogs', 'logs', scanUuid, options);
   }
 
-  getDebug(scanUuid: string): Promise<VendorDownload> {
-    return this.output('scan.getDebug', 'debug', scanUuid);
+  getDebug(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
+    return this.output('scan.getDebug', 'debug', scanUuid, options);
   }
 
   /** Scans known to the vendor; the array is found at the top level or under scans/items/data. */
@@ -140,6 +141,7 @@ export class ScanClient {
     operation: VendorOperation,
     kind: 'report' | 'logs' | 'debug',
     scanUuid: string,
+    options: OutputOptions,
   ): Promise<VendorDownload> {
     const uuid = validateScanUuid(scanUuid, 'scanUuid');
     return this.http.download({
@@ -147,8 +149,15 @@ export class ScanClient {
       method: 'GET',
       path: `/${kind}/${encodeURIComponent(uuid)}`,
       retry: 'idempotent',
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     });
   }
+}
+
+/** How much of a scan output is read. */
+export interface OutputOptions {
+  /** Cut past this many bytes, counted after decoding. @default no cap */
+  readonly maxBytes?: number;
 }
 
 function nestedUuid(body: Record<string, unknown>): string | undefined {
