@@ -29,6 +29,8 @@ export const ERROR_NAME = {
   VendorBodyTooLargeError: 'VendorBodyTooLargeError',
   /** A request (a redirect hop, or a name that resolved) to where the pipeline may not go. */
   VendorDestinationRefusedError: 'VendorDestinationRefusedError',
+  /** A JSON answer nested deeper, or larger, than the parser takes. */
+  VendorJsonLimitError: 'VendorJsonLimitError',
   InvalidInputError: 'InvalidInputError',
   ConfigurationError: 'ConfigurationError',
   SecretAccessError: 'SecretAccessError',
@@ -250,6 +252,19 @@ export class VendorDestinationRefusedError extends VendorResponseError {
     this.name = ERROR_NAME.VendorDestinationRefusedError;
     this.url = url;
     this.reason = reason;
+  }
+}
+
+/**
+ * A 2xx JSON answer past the parser's bounds (JSON_LIMITS in vendor-api/json.ts): nested deeper
+ * than any answer of the vendor's needs, or larger. Refused before anything walks it: every
+ * recursive walk over such a value (redaction, JSON.stringify, structuredClone) would overflow the
+ * stack with a bare RangeError. Permanent: the same answer would come back as deep.
+ */
+export class VendorJsonLimitError extends VendorResponseError {
+  constructor(operation: string, problem: string) {
+    super(operation, problem);
+    this.name = ERROR_NAME.VendorJsonLimitError;
   }
 }
 

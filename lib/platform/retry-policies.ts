@@ -38,6 +38,7 @@ export const PERMANENT_ERRORS = [
   ERROR_NAME.VendorInsecureRedirectError,
   ERROR_NAME.VendorBodyTooLargeError,
   ERROR_NAME.VendorDestinationRefusedError,
+  ERROR_NAME.VendorJsonLimitError,
   ERROR_NAME.InvalidInputError,
   ERROR_NAME.ConfigurationError,
 ] as const;

@@ -8,7 +8,15 @@ import type { Fault, RedirectTarget } from './types.ts';
 
 export type AdversarialFault = Extract<
   Fault,
-  { type: 'oversized-body' | 'zip-bomb' | 'overlapping-zip' | 'oversized-output' | 'redirect-internal' }
+  {
+    type:
+      | 'oversized-body'
+      | 'zip-bomb'
+      | 'overlapping-zip'
+      | 'oversized-output'
+      | 'redirect-internal'
+      | 'deep-json';
+  }
 >;
 
 const ADVERSARIAL = new Set([
@@ -17,6 +25,7 @@ const ADVERSARIAL = new Set([
   'overlapping-zip',
   'oversized-output',
   'redirect-internal',
+  'deep-json',
 ]);
 
 /**
@@ -88,6 +97,14 @@ export function adversarialResponse(fault: AdversarialFault, response: SimRespon
       return zipResponse(
         cached(`overlap:${entries}:${bytes}:${data}`, () => overlappingZip(entries, bytes, data)),
       );
+    }
+    case 'deep-json': {
+      // {"status":"success","output":{"a":{"a":…}}}: valid JSON, each level one more object.
+      const depth = fault.depth ?? 20_000;
+      const body = Buffer.from(
+        `{"status":"success","output":${'{"a":'.repeat(depth)}1${'}'.repeat(depth + 1)}`,
+      );
+      return { status: 200, headers: { 'content-type': JSON_TYPE, 'content-length': body.length }, body };
     }
     case 'redirect-internal':
       return { status: 302, headers: { location: REDIRECT_TARGETS[fault.to ?? 'metadata'] } };

@@ -287,6 +287,9 @@ function validateFault(fault: Fault): void {
     case 'hang':
       validatePhase(fault);
       return;
+    case 'deep-json':
+      optionalPositive(fault.depth, 'deep-json fault depth', 1_000_000);
+      return;
     case 'redirect-internal':
       if (fault.to !== undefined && !Object.hasOwn(REDIRECT_TARGETS, fault.to)) {
         throw new TypeError(

@@ -88,7 +88,9 @@ export type Fault =
    * ./adversarial.ts): the cloud metadata service by default, over IPv4 or IPv6, another loopback
    * port, or the same address written as a decimal or IPv4-mapped IPv6 host.
    */
-  | { readonly type: 'redirect-internal'; readonly to?: RedirectTarget };
+  | { readonly type: 'redirect-internal'; readonly to?: RedirectTarget }
+  /** Process the request, then answer 200 with a JSON object nested `depth` levels deep (default 20,000). */
+  | { readonly type: 'deep-json'; readonly depth?: number };
 
 /** Where a `redirect-internal` fault points. */
 export type RedirectTarget = 'metadata' | 'metadata-ipv6' | 'loopback' | 'decimal' | 'mapped';

@@ -103,7 +103,7 @@ export class ScanClient {
       path: '/scans',
       retry: 'idempotent',
     });
-    const raw = rawOf(res.text);
+    const raw = rawOf(res.text, 'scan.listScans');
     return { scans: findArray(raw, ['scans', 'items', 'data']) ?? [], raw };
   }
 
@@ -119,7 +119,7 @@ export class ScanClient {
       path: `/scan/${encodeURIComponent(uuid)}`,
       retry: 'idempotent',
     });
-    return { raw: rawOf(res.text) };
+    return { raw: rawOf(res.text, 'scan.deleteScan') };
   }
 
   async getStats(): Promise<{ raw: unknown }> {
@@ -129,7 +129,7 @@ export class ScanClient {
       path: '/stats',
       retry: 'idempotent',
     });
-    return { raw: rawOf(res.text) };
+    return { raw: rawOf(res.text, 'scan.getStats') };
   }
 
   /** Releases the client's connections (tests, the local runner); Lambdas keep theirs. */
