@@ -73,6 +73,8 @@ export interface LocalPipelineOptions {
   readonly allowSpecialUse?: readonly string[];
   /** A scan output's byte cap after decoding (`scan.maxOutputBytes`). @default SCAN_OUTPUT_LIMIT.default */
   readonly maxOutputBytes?: number;
+  /** Replaces every function's synthesized timeout (ms), for scaled-down runs. @default the template's */
+  readonly lambdaTimeoutMs?: number;
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
@@ -138,6 +140,7 @@ export function bindScanHandlers(
     | 'logger'
     | 'allowSpecialUse'
     | 'maxOutputBytes'
+    | 'lambdaTimeoutMs'
     | 'metrics'
     | 'vendorBackoffMs'
   >,
@@ -160,7 +163,7 @@ export function bindScanHandlers(
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
     }),
   });
-  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain');
+  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain', options.lambdaTimeoutMs);
 }
 
 export interface ScanExecutionResult {

@@ -1,7 +1,8 @@
 /**
  * The answers of the adversarial faults (`oversized-body`, `zip-bomb`, `overlapping-zip`,
- * `oversized-output`): each replaces the real answer of a request that was processed normally.
+ * `oversized-output`, `redirect-internal`, `deep-json`, `trickle`): each replaces the real answer of a request that was processed normally.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { gzipBomb, overlappingZip, zeros, zipBomb } from './bombs.ts';
 import { JSON_TYPE, type SimResponse } from './http.ts';
 import type { Fault, RedirectTarget } from './types.ts';
@@ -15,7 +16,8 @@ export type AdversarialFault = Extract<
       | 'overlapping-zip'
       | 'oversized-output'
       | 'redirect-internal'
-      | 'deep-json';
+      | 'deep-json'
+      | 'trickle';
   }
 >;
 
@@ -26,6 +28,7 @@ const ADVERSARIAL = new Set([
   'oversized-output',
   'redirect-internal',
   'deep-json',
+  'trickle',
 ]);
 
 /**
@@ -60,6 +63,14 @@ function cached(key: string, build: () => Buffer): Buffer {
     built.set(key, zip);
   }
   return zip;
+}
+
+/** One byte of `bytes`, then `intervalMs`, then the next: the body ends only if the client waits. */
+async function* trickled(bytes: Buffer, intervalMs: number): AsyncGenerator<Buffer> {
+  for (let i = 0; i < bytes.length; i += 1) {
+    if (i > 0) await delay(intervalMs);
+    yield bytes.subarray(i, i + 1);
+  }
 }
 
 function zipResponse(zip: Buffer): SimResponse {
@@ -97,6 +108,14 @@ export function adversarialResponse(fault: AdversarialFault, response: SimRespon
       return zipResponse(
         cached(`overlap:${entries}:${bytes}:${data}`, () => overlappingZip(entries, bytes, data)),
       );
+    }
+    case 'trickle': {
+      const bytes = Buffer.isBuffer(response.body) ? response.body : Buffer.from('trickled');
+      return {
+        status: response.status,
+        headers: { ...response.headers, 'content-length': bytes.length },
+        body: trickled(bytes, fault.intervalMs ?? 5_000),
+      };
     }
     case 'deep-json': {
       // {"status":"success","output":{"a":{"a":…}}}: valid JSON, each level one more object.

@@ -287,6 +287,9 @@ function validateFault(fault: Fault): void {
     case 'hang':
       validatePhase(fault);
       return;
+    case 'trickle':
+      optionalPositive(fault.intervalMs, 'trickle fault intervalMs', 600_000);
+      return;
     case 'deep-json':
       optionalPositive(fault.depth, 'deep-json fault depth', 1_000_000);
       return;

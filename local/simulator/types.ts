@@ -90,7 +90,12 @@ export type Fault =
    */
   | { readonly type: 'redirect-internal'; readonly to?: RedirectTarget }
   /** Process the request, then answer 200 with a JSON object nested `depth` levels deep (default 20,000). */
-  | { readonly type: 'deep-json'; readonly depth?: number };
+  | { readonly type: 'deep-json'; readonly depth?: number }
+  /**
+   * Process the request, then send its real answer one byte every `intervalMs` (default 5,000):
+   * never idle long enough for the client's idle timeout, so only a deadline ends it.
+   */
+  | { readonly type: 'trickle'; readonly intervalMs?: number };
 
 /** Where a `redirect-internal` fault points. */
 export type RedirectTarget = 'metadata' | 'metadata-ipv6' | 'loopback' | 'decimal' | 'mapped';

@@ -94,6 +94,8 @@ export interface ScanExecutionSetup {
   readonly metrics?: PipelineMetrics;
   /** `scan.maxOutputBytes`. @default SCAN_OUTPUT_LIMIT.default */
   readonly maxOutputBytes?: number;
+  /** Replaces every function's synthesized timeout (ms). @default the template's */
+  readonly lambdaTimeoutMs?: number;
 }
 
 /**
@@ -112,6 +114,7 @@ export async function executeScan(setup: ScanExecutionSetup, domain: string): Pr
       logger: setup.logger,
       ...(setup.metrics ? { metrics: setup.metrics } : {}),
       ...(setup.maxOutputBytes === undefined ? {} : { maxOutputBytes: setup.maxOutputBytes }),
+      ...(setup.lambdaTimeoutMs === undefined ? {} : { lambdaTimeoutMs: setup.lambdaTimeoutMs }),
     },
     setup.clock,
   );

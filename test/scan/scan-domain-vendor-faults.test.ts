@@ -295,3 +295,24 @@ describe('a scan output that inflates past scan.maxOutputBytes (a gzip bomb)', (
     });
   });
 });
+
+describe('a report trickled one byte every 5 s (trickle)', () => {
+  it("ends at the function's timeout, as in AWS: Sandbox.Timedout, caught as OutputFetchFailed, nothing stored", async () => {
+    // Prepare: never idle long enough for the client's idle timeout; a 1 s function timeout
+    sim.addFault({ api: 'scan', method: 'GET', path: '/report/', times: 10, fault: { type: 'trickle' } });
+    const started = Date.now();
+
+    // Act
+    const run = await execute('trickle.example.com', { lambdaTimeoutMs: 1_000 });
+
+    // Assess
+    const outcome = failedOutcome(run, 'OutputFetchFailed');
+    expect(outcome).toMatchObject({ state: 'failed', error: { name: 'Sandbox.Timedout' } });
+    expect(JSON.stringify(outcome.error)).toContain('Task timed out after 1.00 seconds');
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const prefix = outcome.outputPrefix ?? '';
+    const keys = await listKeys(s3.client, RESULTS, prefix);
+    expect(keys.filter((key) => key.startsWith(`${prefix}report.`))).toEqual([]);
+    expect(keys).not.toContain(`${prefix}manifest.json`);
+  });
+});

@@ -56,6 +56,7 @@ export function execute(
     s3Client?: S3Client;
     wrap?: ScanExecutionSetup['wrap'];
     maxOutputBytes?: number;
+    lambdaTimeoutMs?: number;
   } = {},
 ): Promise<LocalRun> {
   return executeScan(
@@ -70,6 +71,7 @@ export function execute(
       clock,
       ...(options.wrap ? { wrap: options.wrap } : {}),
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+      ...(options.lambdaTimeoutMs === undefined ? {} : { lambdaTimeoutMs: options.lambdaTimeoutMs }),
     },
     domain,
   );
