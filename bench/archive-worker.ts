@@ -19,6 +19,9 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
+/** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
+const BENCH_REPORT_NAMING_KEY = 'bench-report-naming-key-0123456789abcdef-01';
+
 const [mode, reportName] = process.argv.slice(2);
 const baseUrl = process.env.BREACH_API_URL ?? '';
 const apiKey = process.env.VENDOR_API_KEY ?? '';
@@ -55,6 +58,7 @@ if (mode === 'archive') {
     settings,
     metrics: NO_METRICS,
     clock: () => new Date(),
+    reportNamingKey: async () => BENCH_REPORT_NAMING_KEY,
   };
   const summary = await archiveReport(deps, reportName, { origin: 'workflow' });
   bytes = summary.size;

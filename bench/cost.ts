@@ -13,16 +13,69 @@ import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';
 import { measureScanWork } from './poll-cost.ts';
 
-/** us-east-1 on-demand prices (USD) as published in 2026-11; check before budgeting. */
+/**
+ * us-east-1 on-demand prices (USD) as published in 2026-11, each with the page it comes from;
+ * check before budgeting.
+ */
 export const PRICES = {
+  /** https://aws.amazon.com/step-functions/pricing/ (Standard workflows) */
   stateTransition: 0.025 / 1000,
+  /** https://aws.amazon.com/lambda/pricing/ (Arm, first tier) */
   lambdaGbSecondArm: 0.0000133334,
+  /** https://aws.amazon.com/lambda/pricing/ */
   lambdaRequest: 0.2 / 1_000_000,
+  /** https://aws.amazon.com/s3/pricing/ (S3 Standard PUT, COPY, POST, LIST) */
   s3PutClass: 0.005 / 1000,
+  /** https://aws.amazon.com/s3/pricing/ (S3 Standard GET, SELECT and all other requests) */
   s3GetClass: 0.0004 / 1000,
+  /** https://aws.amazon.com/s3/pricing/ (S3 Standard, first 50 TB) */
   s3GbMonth: 0.023,
+  /** https://aws.amazon.com/secrets-manager/pricing/ (API calls) */
   secretsApiCall: 0.05 / 10_000,
+  /**
+   * https://aws.amazon.com/kms/pricing/ (symmetric requests): GetSecretValue on a secret under the
+   * AWS managed key aws/secretsmanager makes Secrets Manager call Decrypt, a billed request.
+   */
+  kmsRequest: 0.03 / 10_000,
+  /** https://aws.amazon.com/cloudwatch/pricing/ (Logs, Standard ingestion) */
+  logsIngestedGb: 0.5,
+  /** https://aws.amazon.com/cloudwatch/pricing/ (Logs, data protection: per GB scanned) */
+  logsDataProtectionGb: 0.12,
+  /** https://aws.amazon.com/xray/pricing/ (traces recorded) */
+  xrayTraceRecorded: 5 / 1_000_000,
 } as const;
+
+/**
+ * One execution history event as the state machines' log group receives it at level ALL without
+ * execution data, in the format AWS documents
+ * (https://docs.aws.amazon.com/step-functions/latest/dg/cw-logs.html#cloudwatch-log-level-summary),
+ * with a deployed stack's name lengths: its size is what each history event costs to ingest.
+ */
+const STATE_MACHINE_LOG_LINE = `${JSON.stringify({
+  id: '42',
+  type: 'TaskStateEntered',
+  details: { inputDetails: { truncated: false }, name: 'PollScanStatus' },
+  previous_event_id: '41',
+  event_timestamp: '1764237600000',
+  execution_arn:
+    'arn:aws:states:us-east-1:123456789012:execution:ScanDomainStateMachineA1B2C3D4-AbCdEfGhIjKl:scan-8f2c1e0a9b7d6c5e-example-com-20261127T100000Z',
+  redrive_count: '0',
+})}\n`;
+
+/**
+ * What Lambda itself writes per invocation besides the handler's lines: START, END and REPORT
+ * (with X-Ray's trace line), in the format AWS documents
+ * (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs.html).
+ */
+const LAMBDA_PLATFORM_LINES = [
+  'START RequestId: 3f2504e0-4f89-11d3-9a0c-0305e82c3301 Version: $LATEST',
+  'END RequestId: 3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+  'REPORT RequestId: 3f2504e0-4f89-11d3-9a0c-0305e82c3301\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 256 MB\tMax Memory Used: 98 MB\t\nXRAY TraceId: 1-6746f000-0123456789abcdef01234567\tSegmentId: 0123456789abcdef\tSampled: true\t',
+]
+  .map((line) => `${line}\n`)
+  .join('');
+
+const GB = 1024 ** 3;
 
 const S3_PUT_CLASS = new Set([
   'PutObjectCommand',
@@ -40,7 +93,8 @@ function memoryByHandler(template: {
   const memory = new Map<string, number>();
   for (const resource of Object.values(template.Resources ?? {})) {
     if (resource.Type !== 'AWS::Lambda::Function') continue;
-    const match = /lambdas\/([\w-]+)\.ts$/.exec(String(resource.Properties?.Description ?? ''));
+    // The description ends with the handler's module, `lambdas/<workflow>/<handler>.ts`.
+    const match = /lambdas\/(?:[\w-]+\/)*([\w-]+)\.ts$/.exec(String(resource.Properties?.Description ?? ''));
     if (match?.[1]) memory.set(match[1], Number(resource.Properties?.MemorySize ?? 128));
   }
   return memory;
@@ -59,7 +113,8 @@ export async function costModel(): Promise<void> {
     const rows: string[] = [];
     for (const [state, task] of Object.entries(work.tasks)) {
       const file = handlerForState(state) ?? state;
-      const mb = memory.get(file) ?? 128;
+      const mb = memory.get(file);
+      if (mb === undefined) throw new Error(`no function in the template runs ${file} (state ${state})`);
       // Lambda bills each invocation by the millisecond, at least 1 ms.
       const billedMs = Math.max(task.totalMs, task.invocations);
       gbSeconds += (mb / 1024) * (billedMs / 1000);
@@ -84,15 +139,33 @@ export async function costModel(): Promise<void> {
         (work.tasks.StartScan?.invocations ?? 0) + (work.tasks.PollScanStatus?.invocations ?? 0) + 3,
     };
     const secretsCost = per1000.secretsAtMost * 1000 * PRICES.secretsApiCall;
-    const total = per1000.transitions + per1000.lambda + per1000.s3Requests + secretsCost;
+    // Each secret read is one Decrypt under aws/secretsmanager.
+    const kmsCost = per1000.secretsAtMost * 1000 * PRICES.kmsRequest;
+    const logBytes =
+      work.historyEvents * Buffer.byteLength(STATE_MACHINE_LOG_LINE) +
+      invocations * Buffer.byteLength(LAMBDA_PLATFORM_LINES) +
+      work.handlerLogBytes;
+    // Data protection scans what the masked groups ingest; priced on all of it, an upper bound.
+    const logsCost = ((logBytes * 1000) / GB) * (PRICES.logsIngestedGb + PRICES.logsDataProtectionGb);
+    // Upper bound: every invocation its own sampled trace (X-Ray samples, and an execution's
+    // Lambda segments join its trace).
+    const xrayCost = invocations * 1000 * PRICES.xrayTraceRecorded;
+    const total =
+      per1000.transitions + per1000.lambda + per1000.s3Requests + secretsCost + kmsCost + logsCost + xrayCost;
     const label = scanSeconds >= 3600 ? `${scanSeconds / 3600} h` : `${scanSeconds / 60} min`;
     process.stdout.write(
-      `\n-- one ${label} scan (measured): ${work.transitions} state transitions, ${invocations} Lambda invocations, ` +
-        `${puts} S3 PUT-class and ${gets} GET-class requests --\n${rows.join('\n')}\n` +
+      `\n-- one ${label} scan (measured): ${work.transitions} state transitions, ${work.historyEvents} history events, ` +
+        `${invocations} Lambda invocations, ${puts} S3 PUT-class and ${gets} GET-class requests, ` +
+        `${(logBytes / 1024).toFixed(1)} KiB of logs --\n${rows.join('\n')}\n` +
         `per 1,000 such scans: transitions ${usd(per1000.transitions)}, Lambda ${usd(per1000.lambda)} ` +
         `(${usd(per1000.lambdaAt10x)} at 10x the local durations), S3 requests ${usd(per1000.s3Requests)}, ` +
-        `Secrets Manager at most ${usd(secretsCost)} (${per1000.secretsAtMost} reads per scan, less when warm); ` +
-        `total ${usd(total)} plus S3 storage at ${usd(PRICES.s3GbMonth)} per GB-month of outputs\n`,
+        `Secrets Manager at most ${usd(secretsCost)} (${per1000.secretsAtMost} reads per scan, less when warm), ` +
+        `KMS at most ${usd(kmsCost)} (a Decrypt per read), CloudWatch Logs ${usd(logsCost)} ` +
+        `(${work.historyEvents} state machine lines of ${Buffer.byteLength(STATE_MACHINE_LOG_LINE)} B, ` +
+        `${invocations} x ${Buffer.byteLength(LAMBDA_PLATFORM_LINES)} B of Lambda platform lines, ` +
+        `${(work.handlerLogBytes / 1024).toFixed(1)} KiB of handler lines; ingestion plus data protection), ` +
+        `X-Ray at most ${usd(xrayCost)}; total ${usd(total)} plus S3 storage at ${usd(PRICES.s3GbMonth)} per GB-month of outputs\n` +
+        `prices: ${Object.keys(PRICES).join(', ')} from the pages cited in bench/cost.ts (us-east-1, 2026-11)\n`,
     );
     if (scanSeconds === 1800) {
       const domains = 100_000;

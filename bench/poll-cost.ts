@@ -21,6 +21,23 @@ import { cachedTemplate } from '../local/synth-cache.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
+/**
+ * The fields Powertools Logger adds to every line in Lambda, with values as long as a deployed
+ * function's: the lines the bench counts are as long as the ones CloudWatch Logs ingests.
+ */
+const POWERTOOLS_LINE_FIELDS = {
+  timestamp: '2026-11-27T10:00:00.000Z',
+  service: 'security-pipeline-scan',
+  cold_start: false,
+  function_arn:
+    'arn:aws:lambda:us-east-1:123456789012:function:SecurityPipeline-ScanDomainPollScanStatusFun-AbCdEfGhIjKl',
+  function_memory_size: '256',
+  function_name: 'SecurityPipeline-ScanDomainPollScanStatusFun-AbCdEfGhIjKl',
+  function_request_id: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+  sampling_rate: 0,
+  xray_trace_id: '1-6746f000-0123456789abcdef01234567',
+};
+
 class VirtualClock {
   private nowMs = Date.parse('2026-11-21T00:00:00Z');
   now = () => new Date(this.nowMs);
@@ -153,6 +170,10 @@ export async function measurePollCost(
 /** What one scan of `scanSeconds` did: Lambda invocations and their local durations, S3 requests. */
 export interface ScanWork {
   readonly transitions: number;
+  /** Execution history events: one CloudWatch Logs line each at the state machines' level ALL. */
+  readonly historyEvents: number;
+  /** Bytes of the structured log lines the handlers wrote (JSON, one line each), measured. */
+  readonly handlerLogBytes: number;
   /** Per Task state: invocations and the summed local wall time (ms) of its handler. */
   readonly tasks: Readonly<Record<string, { invocations: number; totalMs: number }>>;
   /** S3 requests by command name. */
@@ -175,6 +196,18 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
   try {
     const clock = new VirtualClock();
     const vendor = virtualTimeVendor(clock, scanSeconds);
+    // Each handler log line as Powertools writes it (one JSON object per line), counted in bytes.
+    let handlerLogBytes = 0;
+    const counting = Object.fromEntries(
+      (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+        level,
+        (message: string, extra?: Record<string, unknown>) => {
+          handlerLogBytes += Buffer.byteLength(
+            `${JSON.stringify({ level: level.toUpperCase(), message, ...extra, ...POWERTOOLS_LINE_FIELDS })}\n`,
+          );
+        },
+      ]),
+    ) as unknown as typeof silent;
     const bound = bindScanHandlers(
       definition,
       {
@@ -182,7 +215,7 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
         resultsBucket: 'bench-results',
         scanClient: vendor,
         poll: DEFAULT_POLL_SETTINGS,
-        logger: silent,
+        logger: counting,
       },
       clock.now,
     );
@@ -212,7 +245,13 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
     );
     if (result.result.outcome?.state !== 'succeeded')
       throw new Error(`cost scan of ${scanSeconds}s did not succeed`);
-    return { transitions: result.transitions, tasks, s3Requests };
+    return {
+      transitions: result.transitions,
+      historyEvents: result.historyEvents,
+      handlerLogBytes,
+      tasks,
+      s3Requests,
+    };
   } finally {
     await s3.close();
   }

@@ -12,6 +12,7 @@ import { startVendorSimulator } from '../local/simulator/index.ts';
 import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
 import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
 import { runChild } from './child.ts';
+import { cliStartup } from './cli-startup.ts';
 import { costModel } from './cost.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { measureReconciliation } from './reconcile.ts';
@@ -358,19 +359,41 @@ async function bigOutput(): Promise<void> {
   }
 }
 
+/**
+ * Every benchmark by name. Without a name, those not marked `byNameOnly` run in this order; a name
+ * that is none of these is refused with the list, rather than a run that measures nothing.
+ */
+const BENCHMARKS: readonly { name: string; run: () => Promise<void>; byNameOnly?: true }[] = [
+  { name: 'poll', run: pollCost },
+  {
+    name: 'cost',
+    run: async () => {
+      process.stdout.write('\n== Cost model: 1,000 scans from one measured scan and on-demand prices ==\n');
+      await costModel();
+    },
+  },
+  { name: 'throughput', run: throughput },
+  { name: 'bundles', run: bundles },
+  { name: 'local', run: localRun },
+  { name: 'archive', run: archive },
+  { name: 'reconcile', run: reconcile },
+  { name: 'soak', run: soak },
+  { name: 'cli', run: cliStartup },
+  // Heavy (minutes at S3 latency, 100,000-row inputs): only when asked for by name.
+  { name: 'scale', run: measureScale, byNameOnly: true },
+  // Heavy (over 5 GiB of disk and minutes): only when asked for by name.
+  { name: 'big-output', run: bigOutput, byNameOnly: true },
+];
+
 const which = process.argv[2];
-if (!which || which === 'poll') await pollCost();
-if (!which || which === 'cost') {
-  process.stdout.write('\n== Cost model: 1,000 scans from one measured scan and on-demand prices ==\n');
-  await costModel();
+const chosen =
+  which === undefined
+    ? BENCHMARKS.filter((bench) => !bench.byNameOnly)
+    : BENCHMARKS.filter((bench) => bench.name === which);
+if (chosen.length === 0) {
+  process.stderr.write(
+    `npm run bench: unknown benchmark '${which}'. The names: ${BENCHMARKS.map((bench) => bench.name + (bench.byNameOnly ? ' (by name only)' : '')).join(', ')}\n`,
+  );
+  process.exit(2);
 }
-if (!which || which === 'throughput') await throughput();
-if (!which || which === 'bundles') await bundles();
-if (!which || which === 'local') await localRun();
-if (!which || which === 'archive') await archive();
-if (!which || which === 'reconcile') await reconcile();
-if (!which || which === 'soak') await soak();
-// Heavy (minutes at S3 latency, 100,000-row inputs): only when asked for by name.
-if (which === 'scale') await measureScale();
-// Heavy (over 5 GiB of disk and minutes): only when asked for by name.
-if (which === 'big-output') await bigOutput();
+for (const bench of chosen) await bench.run();

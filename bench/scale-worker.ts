@@ -30,6 +30,9 @@ import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
+/** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
+const BENCH_REPORT_NAMING_KEY = 'bench-report-naming-key-0123456789abcdef-01';
+
 const [kind, sizeText] = process.argv.slice(2);
 const size = Number(sizeText);
 const endpoint = process.env.S3_ENDPOINT ?? '';
@@ -221,7 +224,7 @@ async function prepare(): Promise<() => Promise<unknown>> {
       // The simulator (bench/scale.ts) lists `size` reports; all but the last 30 are archived already.
       const names = Array.from({ length: size }, (_, i) => `person-${i}_20261120T100000Z_s${size}`);
       await forEachBounded(names.slice(0, -30), 4, async (name) => {
-        await put(`${reportFolder(name)}manifest.json`, '{}');
+        await put(`${reportFolder(name, BENCH_REPORT_NAMING_KEY)}manifest.json`, '{}');
       });
       const client = new BreachClient({
         baseUrl: process.env.BREACH_API_URL ?? '',
@@ -235,20 +238,23 @@ async function prepare(): Promise<() => Promise<unknown>> {
         settings: createBreachSettings({ resultsBucket: BUCKET }),
         metrics: NO_METRICS,
         clock: () => new Date(),
+        reportNamingKey: async () => BENCH_REPORT_NAMING_KEY,
       };
       const started = Date.now();
       return async () =>
         (await reconcileReports(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
     }
-    case 'scan-reconcile': {
+    case 'scan-reconcile':
+    case 'scan-reconcile-spread': {
       // The vendor (a simulator of this measurement's own) lists `size` finished scans, ten a
-      // domain; all but the last 30 are archived already, as on an ordinary day.
+      // domain (or one: `-spread`); all but the last 30 are archived already, as on an ordinary day.
+      const perDomain = kind === 'scan-reconcile-spread' ? 1 : 10;
       const client = new ScanClient({
         baseUrl: process.env.SCAN_API_URL ?? '',
         credentials: async () => process.env.VENDOR_API_KEY ?? '',
       });
       await forEachBounded(
-        Array.from({ length: size }, (_, i) => `host-${Math.floor(i / 10)}.bench-scale.net`),
+        Array.from({ length: size }, (_, i) => `host-${Math.floor(i / perDomain)}.bench-scale.net`),
         8,
         async (domain) => {
           const { uuid } = await client.startScan(domain);

@@ -108,6 +108,19 @@ const CASES: readonly Case[] = [
       'no state machine (a scheduled function); archives a run as `scan.reconcile.maxArchivesPerRun` allows',
     historyColumn: 'n/a: no state machine',
   },
+  {
+    // The hard case for its archive index: one S3 listing per domain, and every listed scan its own
+    // domain (the 100,000-domain list, scanned daily). Ten scans a domain (above) hides it.
+    kind: 'scan-reconcile-spread',
+    label: 'Scan reconciliation, one scan a domain',
+    handler: 'reconcile-scans',
+    sizes: [1_000, 10_000, 100_000],
+    unit: 'listed',
+    payload: false,
+    history:
+      'no state machine (a scheduled function); the domains are indexed 32 at a time (`INDEX_CONCURRENCY`)',
+    historyColumn: 'n/a: no state machine',
+  },
 ];
 
 interface Measured {
@@ -237,10 +250,9 @@ export async function measureScale(): Promise<void> {
           for (let i = 0; i < size; i += 1) simulator.createReport(`person-${i}_20261120T100000Z_s${size}`);
         }
         // A vendor of its own for the scan backlog: its scans would show in every later listing.
-        const scanVendor =
-          spec.kind === 'scan-reconcile'
-            ? await startVendorSimulator({ pollsToFinish: 0, reportBytes: 8 * 1024 })
-            : undefined;
+        const scanVendor = spec.kind.startsWith('scan-reconcile')
+          ? await startVendorSimulator({ pollsToFinish: 0, reportBytes: 8 * 1024 })
+          : undefined;
         // A fresh embedded S3 each time: one measurement's objects never slow the next one's listings.
         const s3 = await startS3rver({ buckets: [BUCKET] });
         const m = await runWorker(spec.kind, size, {

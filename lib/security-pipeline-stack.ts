@@ -180,6 +180,7 @@ export class SecurityPipelineStack extends Stack {
       workflow: 'breach',
       resultsBucket: this.storage.resultsBucket,
       vendorSecrets: this.vendorSecrets,
+      declared: { breachReportNamingKey: this.breachWorkflow.reportNamingKey },
       environment: {
         [ENV.breachApiUrl]: config.vendor.breachApiUrl,
         ...breachLimitsEnvironment(config.breach, ARCHIVE_LIMIT_NAMES),

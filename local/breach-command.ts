@@ -19,8 +19,9 @@ import {
   runWatchlist,
 } from './breach-run.ts';
 import { userPath } from './cli-args.ts';
-import { UsageError } from './cli-checks.ts';
+import { refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { breachReportStateMachine } from './definitions.ts';
+import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
 import type { LocalTiming } from './pipeline.ts';
 import {
@@ -31,6 +32,7 @@ import {
   pointLatestAt,
   reportKept,
 } from './run-files.ts';
+import type { FaultRule } from './simulator/types.ts';
 import { cachedTemplate } from './synth-cache.ts';
 
 export interface BreachCommandOptions {
@@ -42,6 +44,8 @@ export interface BreachCommandOptions {
   readonly logLevel: LogLevel;
   /** @default {}: failed states are retried at the definition's intervals */
   readonly timing?: LocalTiming;
+  /** `--fault key-echo=recon|report-name` (simulator only, local/fault-flags.ts). */
+  readonly fault?: string | undefined;
 }
 
 /** Where the local identity key lives: the same people get the same names across runs into one `--out`. */
@@ -53,11 +57,12 @@ export async function runBreachCommand(
   options: BreachCommandOptions,
   config: PipelineConfig,
 ): Promise<number> {
+  const faults = faultRulesOf(options.fault, FAULTS_OF.breach);
   if (options.watchlist !== undefined) {
     if (options.name !== undefined || options.emails.length > 0) {
       throw new UsageError('give either --watchlist FILE or --name with --email, not both');
     }
-    return runWatchlistCommand({ ...options, watchlist: userPath(options.watchlist) }, config);
+    return runWatchlistCommand({ ...options, watchlist: userPath(options.watchlist) }, config, faults);
   }
   if (options.name === undefined || options.emails.length === 0) {
     throw new UsageError('give --name NAME and at least one --email ADDRESS, or --watchlist FILE');
@@ -71,6 +76,7 @@ export async function runBreachCommand(
       api: 'breach',
       config,
       timing: options.timing,
+      faults,
     },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, timing }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
@@ -112,6 +118,7 @@ export async function runBreachCommand(
 async function runWatchlistCommand(
   options: BreachCommandOptions & { readonly watchlist: string },
   config: PipelineConfig,
+  faults: readonly FaultRule[],
 ): Promise<number> {
   const name = basename(options.watchlist);
   if (watchlistFormatOf(name) === undefined) {
@@ -125,6 +132,7 @@ async function runWatchlistCommand(
       `--watchlist ${options.watchlist}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
     );
   }
+  refuseUnlessUtf8(bytes, '--watchlist', options.watchlist);
   return withLocalRun(
     {
       command: 'breach',
@@ -134,6 +142,7 @@ async function runWatchlistCommand(
       api: 'breach',
       config,
       timing: options.timing,
+      faults,
     },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, timing }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;

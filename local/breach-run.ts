@@ -3,7 +3,7 @@
  * results bucket, then the synthesized BreachReport definition runs in aws-local-stepfunctions
  * with every Task bound to its real handler.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { ExecutionError } from 'aws-local-stepfunctions';
 import {
@@ -166,6 +166,7 @@ function breachRunner(
     settings,
     metrics: options.metrics ?? NO_METRICS,
     clock: options.clock ?? (() => new Date()),
+    reportNamingKey: async () => localReportNamingKey(options.identityKey),
   };
   const bound = bindTaskHandlers(options.definition, BREACH_HANDLER_FACTORIES, deps, 'BreachReport');
   const handlers = options.wrap ? options.wrap(bound) : bound;
@@ -284,4 +285,13 @@ export async function runWatchlist(
     writeWatchlistSummary(deps, { ...prepared, results }),
   );
   return { prepared, ...written };
+}
+
+/**
+ * The report naming key of a local run: derived from its identity key (kept in
+ * `<out>/.breach-identity-key`), so one file keeps both stable across runs into one `--out`. A
+ * deployed stack has a secret of its own for each (lib/workflows/breach/breach-workflow.ts).
+ */
+export function localReportNamingKey(identityKey: string): string {
+  return createHmac('sha256', identityKey).update('breach report folders').digest('hex');
 }

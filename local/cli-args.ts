@@ -4,7 +4,7 @@
  * before its own `--` (so the CLI never sees it), and the default command takes only its own flags.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 
 /** The directory the user ran `npm start` from: npm's INIT_CWD, else this process's own. */
 export function userDirectory(env: NodeJS.ProcessEnv = process.env): string {
@@ -69,13 +69,15 @@ export function swallowedFlagsProblem(
   const named = program.commands.find((command) => command.name() === argv[0]);
   const command = named ?? program.commands.find((candidate) => candidate.name() === 'demo');
   if (command === undefined) return undefined;
-  const swallowed = longFlags(command).filter(
+  // The program's own flags (--s3-latency) are swallowed alike: `npm start --s3-latency 25ms`.
+  const flags = [...longFlags(command), ...longFlags(program)];
+  const swallowed = flags.filter(
     (flag) => env[npmVariable(flag)] !== undefined && !argv.some((arg) => arg.split('=')[0] === flag),
   );
   if (swallowed.length === 0) return undefined;
-  // Values that cannot be domains: numbers and paths, which is what the flags' values look like.
+  // Values that cannot be domains: numbers, durations (25ms) and paths, which is what the flags' values look like.
   const takesValue = new Set(
-    command.options.flatMap((option) =>
+    [...command.options, ...program.options].flatMap((option) =>
       option.long && (option.required || option.optional) ? [option.long] : [],
     ),
   );
@@ -86,7 +88,10 @@ export function swallowedFlagsProblem(
     if (takesValue.has(arg)) {
       words.push(arg, argv[index + 1] ?? '');
       index++;
-    } else if ((index > 0 || !named) && /^\d+$|[/\\]|^\.{1,2}$|\.(txt|csv|json)$/i.test(arg))
+    } else if (
+      (index > 0 || !named) &&
+      /^\d+$|^\d+(\.\d+)?m?s(,\d+(\.\d+)?m?s)?$|[/\\]|^\.{1,2}$|\.(txt|csv|json)$/i.test(arg)
+    )
       strays.push(arg);
     else words.push(arg);
   }
@@ -111,4 +116,17 @@ export function concurrencyFlag(value: string): number {
     );
   }
   return parsed;
+}
+
+/**
+ * `--out DIR`, as every command takes it. An empty value would put the buckets' folders into the
+ * directory npm start ran in (the repository's root): refused, as a usage error naming the flag.
+ */
+export function outOption(description: string): Option {
+  return new Option('--out <dir>', description).default('./results').argParser((value: string) => {
+    if (value.trim() === '') {
+      throw new InvalidArgumentError('--out must name a folder (it is empty); the default is ./results');
+    }
+    return value;
+  });
 }

@@ -1,20 +1,16 @@
 /**
  * The checks `npm start` makes before any work starts, so that a usage or configuration problem
- * is one clear exit 2 instead of a failure per domain: the output directory, the vendor (one
- * authenticated call), the command word, `--config`, the Node.js version and an empty list.
+ * is one clear exit 2 instead of a failure per domain: the output directory, the command word,
+ * `--config`, the Node.js version, an empty list, a list's encoding (the vendor's own check is
+ * local/preflight.ts, which loads the vendor clients: this module is loaded before the arguments
+ * are read, and stays light).
  */
 import { constants } from 'node:fs';
-import { access, mkdir, readFile, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import {
-  ConfigurationError,
-  VendorAuthError,
-  VendorNetworkError,
-  VendorTimeoutError,
-} from '#lambdas/platform/errors';
-import { ENV } from '#lambdas/platform/runtime/variables';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { access, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import { notUtf8Reason } from '#lambdas/platform/text-encoding';
+import { normalizeDomain } from '#lambdas/platform/validation';
 
 /** A mistake in how the command was called: exit 2, before any work. */
 export class UsageError extends Error {
@@ -51,6 +47,32 @@ export async function usableOutputDirectory(dir: string): Promise<string> {
   return path;
 }
 
+/** What a run puts in its output folder; a folder holding only these is a run's output folder. */
+const OUTPUT_ENTRIES =
+  /^(pipeline-input|pipeline-results|handler-logs|latest(\.new-\d+)?|\.s3-.*|\.gitignore)$/;
+
+/** The marker that keeps an output folder out of git and of Biome (`vcs.useIgnoreFile` reads it too). */
+export const OUTPUT_IGNORE_FILE = '.gitignore';
+
+/**
+ * Writes `.gitignore` (`*`) into an output folder that holds nothing but run outputs, so that a
+ * run's results, wherever `--out` puts them inside a repository, are never committed and never
+ * linted (the README's `--out ./my-results` followed by `npm test` once failed on its JSON). A
+ * folder with anything else in it is the user's own: nothing is written there, an ignore file of
+ * theirs is never replaced. Called once the run starts work: a usage error writes nothing.
+ */
+export async function markAsOutput(path: string): Promise<void> {
+  const entries = await readdir(path);
+  if (entries.includes(OUTPUT_IGNORE_FILE) || !entries.every((name) => OUTPUT_ENTRIES.test(name))) return;
+  await writeFile(
+    join(path, OUTPUT_IGNORE_FILE),
+    '# Written by npm start: run outputs, never source. Git and Biome skip everything here.\n*\n',
+    { flag: 'wx' },
+  ).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+}
+
 /**
  * `mkdir -p`, one level at a time. Node's `mkdir({ recursive: true })` spins forever on some
  * pseudo file systems (`/proc/nope` never returns), so the missing levels are created one by one
@@ -72,51 +94,6 @@ async function makeDirectories(path: string): Promise<void> {
     current = parent;
   }
   for (const level of missing) await mkdir(level);
-}
-
-/** The requests `preflight` makes, as the simulator names operations (`METHOD path`). */
-export const PREFLIGHT_OPERATIONS: readonly string[] = ['GET /stats', 'GET /view_breaches'];
-
-/** The vendor API a local command needs. */
-export type PreflightApi = 'scan' | 'breach';
-
-/**
- * One cheap, read-only call to the API the command needs (`GET /stats`, `GET /view_breaches`), so
- * a refused key or an unreachable vendor is a configuration error (exit 2) before any work starts.
- * Any other answer (even an error) means the vendor is there and the key was not refused.
- */
-export async function preflight(
-  vendor: { readonly scanApiUrl: string; readonly breachApiUrl: string; readonly apiKey: string },
-  api: PreflightApi = 'scan',
-): Promise<void> {
-  const baseUrl = api === 'scan' ? vendor.scanApiUrl : vendor.breachApiUrl;
-  const settings = {
-    baseUrl,
-    credentials: async () => vendor.apiKey,
-    retry: { maxAttempts: 1 },
-    requestTimeoutMs: 15_000,
-  };
-  const client = api === 'scan' ? new ScanClient(settings) : new BreachClient(settings);
-  try {
-    await (client instanceof ScanClient ? client.getStats() : client.listReports());
-  } catch (error) {
-    if (error instanceof VendorAuthError) {
-      throw new ConfigurationError(
-        'VENDOR_API_KEY',
-        `is refused by the vendor at ${baseUrl} (HTTP ${error.status})`,
-      );
-    }
-    if (
-      (error instanceof VendorNetworkError && error.requestNotSent) ||
-      error instanceof VendorTimeoutError
-    ) {
-      const reason = error instanceof VendorNetworkError ? (error.code ?? 'connection failed') : 'timed out';
-      const variable = api === 'scan' ? ENV.scanApiUrl : ENV.breachApiUrl;
-      throw new ConfigurationError(variable, `cannot be reached: ${baseUrl} (${reason})`);
-    }
-  } finally {
-    await client.close();
-  }
 }
 
 /** A Levenshtein distance small enough for command names. */
@@ -186,4 +163,34 @@ export async function readDomainsFile(path: string): Promise<Uint8Array> {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new UsageError(`--domains-file ${path}: cannot be read (${code})`);
   }
+}
+
+/**
+ * A domain given as a flag's value (`--check-domain`, `--orphan-domain`), checked by the very
+ * function and settings that check each line of a `scan` list (`normalizeDomain`, with
+ * `scan.allowSpecialUseDomains`), so one input gets one verdict and one reason everywhere.
+ * Returns the normalised domain; a UsageError names the flag, the reason, and what was not done.
+ */
+export function domainFlag(
+  value: string,
+  flag: string,
+  allowSpecialUse: readonly string[],
+  notDone: string,
+): string {
+  try {
+    return normalizeDomain(value, flag, { allowSpecialUse });
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw new UsageError(`${error.message}; ${notDone}`);
+    throw error;
+  }
+}
+
+/**
+ * A list file (`--domains-file`, `--watchlist`) that is not UTF-8 is refused once, before any work,
+ * naming its encoding and the command that converts it: the same check (and words) the intake
+ * applies in AWS, where it refuses the whole list too.
+ */
+export function refuseUnlessUtf8(bytes: Uint8Array, flag: string, path: string): void {
+  const problem = notUtf8Reason(bytes, { file: path });
+  if (problem) throw new InvalidInputError(`${flag} ${path}`, problem);
 }

@@ -11,198 +11,47 @@
  * Exit codes: 0 everything succeeded; 1 a domain or report failed, or an input was rejected;
  * 2 usage or configuration error.
  */
-import { basename, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { splitLines } from '#lambdas/domain-list/domain-list';
 import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
-import { loadPipelineConfigFile, type PipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
-import { runBreachCommand } from './breach-command.ts';
+import { PipelineConfigError } from '../lib/config/errors.ts';
+import type { PipelineConfig } from '../lib/config/index.ts';
 import {
   collect,
   concurrencyFlag,
   flagBeforeCommandProblem,
+  outOption,
   swallowedFlagsProblem,
   userDirectory,
-  userPath,
 } from './cli-args.ts';
-import {
-  configFlag,
-  hasDomainLines,
-  nodeVersionProblem,
-  readDomainsFile,
-  UsageError,
-  unknownCommandProblem,
-} from './cli-checks.ts';
-import { loadLocalPipelineConfig } from './config.ts';
-import { installInterruptHandlers } from './interrupts.ts';
+import { configFlag, nodeVersionProblem, UsageError, unknownCommandProblem } from './cli-checks.ts';
+import { FAULTS_OF, faultFlagHelp } from './fault-flags.ts';
+import { installInterruptHandlers, takeStopRequest } from './interrupts.ts';
 import { addLatencyFlags } from './latency.ts';
-import { localPollSettings, pollFlag } from './poll-flags.ts';
-import { addReconcileCommand } from './reconcile-command.ts';
-import { addRotateCommand } from './rotate-command.ts';
+import type { LocalTiming } from './pipeline.ts';
+import type { PollFlagsText } from './poll-flags.ts';
+import { COMPACT_THRESHOLD } from './progress.ts';
+import { type LogLevel, logLevelOption } from './run-files.ts';
+import type { ScanCommandOptions } from './scan-command.ts';
+import { ROTATE_ANSWER_SHAPES } from './simulator/rotate-answers.ts';
 
-export { nodeVersionProblem, usableOutputDirectory } from './cli-checks.ts';
-export { localPollSettings } from './poll-flags.ts';
-
-import { scanDomainStateMachine } from './definitions.ts';
-import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
-import { type LocalTiming, runDomainList } from './pipeline.ts';
-import {
-  COMPACT_THRESHOLD,
-  createConsoleReporter,
-  lineLabeller,
-  type OutputMode,
-  outputModeFor,
-  type ProgressListener,
-  scanRunEnding,
-  summaryHasFailures,
-} from './progress.ts';
-import {
-  HANDLER_LOG_FILE,
-  type LogLevel,
-  latestLine,
-  logLevelOption,
-  logLine,
-  pointLatestAt,
-  reportKept,
-  writeSummaryTable,
-} from './run-files.ts';
-import { cachedTemplate } from './synth-cache.ts';
-
-export { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET } from './local-run.ts';
+export { nodeVersionProblem } from './cli-checks.ts';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 const DEMO_LIST = resolve(PROJECT_ROOT, 'examples/domains.txt');
 
-export interface ScanCommandOptions {
-  readonly domains: readonly string[];
-  readonly domainsFile?: string;
-  readonly out: string;
-  readonly minWait?: number;
-  readonly maxWait?: number;
-  readonly deadline?: number;
-  readonly concurrency?: number;
-  readonly logLevel: LogLevel;
-  /** `compact` or `verbose` output; unset: compact above COMPACT_THRESHOLD domains. */
-  readonly output?: OutputMode;
-  /** The demo shortens the poll waits and the simulator's scans. */
-  readonly demo: boolean;
-  /** @default {}: the definition's own waits and retry intervals */
-  readonly timing?: LocalTiming;
-}
-
-/** Runs a scan list locally; returns the exit code. */
-export async function runScanCommand(options: ScanCommandOptions, config: PipelineConfig): Promise<number> {
-  if (options.domains.length === 0 && !options.domainsFile) {
-    throw new UsageError('give at least one domain or --domains-file FILE');
-  }
-  // Absolute from here on, resolved where the user typed it, so every message shows the real path.
-  const domainsFile = options.domainsFile === undefined ? undefined : userPath(options.domainsFile);
-  const file = domainsFile
-    ? { name: basename(domainsFile), bytes: await readDomainsFile(domainsFile) }
-    : undefined;
-  // The intake only treats these suffixes as domain lists; say so before anything starts.
-  if (domainsFile && file && !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))) {
-    throw new UsageError(
-      `--domains-file ${domainsFile}: must end with one of ${config.intake.suffixes.join(', ')} ` +
-        '(the intake.suffixes setting of the pipeline configuration)',
-    );
-  }
-  const { poll, deadlineNote } = localPollSettings(config, options);
-  if (options.domains.length === 0 && file && !hasDomainLines(file.bytes)) {
-    throw new InvalidInputError(
-      `--domains-file ${domainsFile}`,
-      'is empty: it has no domain lines (only blank lines or # comments)',
-    );
-  }
-  let onProgress: ProgressListener = () => {};
-  const sleeps = options.timing?.vendorBackoffMs;
-  const backoff = sleeps === undefined ? {} : { overriddenMs: sleeps };
-  return withLocalRun(
-    {
-      command: options.demo ? 'demo' : 'scan',
-      out: userPath(options.out),
-      demo: options.demo,
-      logLevel: options.logLevel,
-      api: 'scan',
-      config,
-      timing: options.timing,
-      // Retries and give-ups show as they happen, instead of minutes of silence.
-      vendorObserver: {
-        retrying: (attempt) => onProgress({ type: 'vendor-retry', attempt, ...backoff }),
-        failed: (attempt) => onProgress({ type: 'vendor-gave-up', attempt }),
-      },
-    },
-    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) => {
-      const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
-      process.stdout.write(
-        `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
-          `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
-      );
-      let mode: OutputMode = options.output ?? 'verbose';
-      let reporter: ReturnType<typeof createConsoleReporter> | undefined;
-      onProgress = (event) => {
-        if (event.type === 'list-prepared') {
-          mode = outputModeFor(event.total, options.output);
-          reporter = createConsoleReporter(process.stdout, { mode });
-          // In the run folder from before the first scan, so it can be followed while the run goes on.
-          logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
-        }
-        reporter?.listener(event);
-      };
-      const run = await runDomainList(
-        {
-          s3: s3.client,
-          inputBucket: LOCAL_INPUT_BUCKET,
-          resultsBucket: LOCAL_RESULTS_BUCKET,
-          scanDefinition,
-          scanClient: clients.scan,
-          poll,
-          ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
-          listFields: config.scan.reconciliation.listFields,
-          concurrency: options.concurrency ?? config.scan.maxConcurrency,
-          intakePrefix: config.intake.prefix,
-          intakeSuffixes: config.intake.suffixes,
-          maxListBytes: config.intake.maxListBytes,
-          allowSpecialUse: config.scan.allowSpecialUseDomains,
-          maxOutputBytes: config.scan.maxOutputBytes,
-          logger: logs.logger,
-          onProgress,
-          ...options.timing,
-        },
-        { domains: options.domains, ...(file ? { file } : {}) },
-      );
-      reporter?.finish();
-      const exported = await exportWritten();
-      const runFolder = resolve(resultsRoot, run.prepared.resultsPrefix);
-      // Positional domains follow the file in the uploaded list; they are shown as `arg N`.
-      const lineLabel = lineLabeller(file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0);
-      const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel });
-      const tablePath = await writeSummaryTable(runFolder, ending.table);
-      const logPath = await logs.close(process.stderr);
-      const latest = await pointLatestAt(out, runFolder);
-      process.stdout.write(ending.printed);
-      process.stdout.write(
-        `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
-          logLine(logPath, logs) +
-          latestLine(latest, runFolder),
-      );
-      reportKept(exported);
-      return summaryHasFailures(run.summary) ? 1 : 0;
-    },
-  );
-}
-
 interface RawScanFlags {
   domainsFile?: string;
   out: string;
-  minWait?: number;
-  maxWait?: number;
-  deadline?: number;
+  minWait?: string;
+  maxWait?: string;
+  deadline?: string;
   concurrency?: number;
   logLevel: ScanCommandOptions['logLevel'];
   quiet?: boolean;
   verbose?: boolean;
+  fault?: string;
 }
 
 /** The options `scan` and the demo share, without the flags the user left unset. */
@@ -211,20 +60,48 @@ function sharedScanOptions(
 ): Omit<ScanCommandOptions, 'domains' | 'domainsFile' | 'demo'> {
   return {
     out: flags.out,
-    ...(flags.minWait === undefined ? {} : { minWait: flags.minWait }),
-    ...(flags.maxWait === undefined ? {} : { maxWait: flags.maxWait }),
-    ...(flags.deadline === undefined ? {} : { deadline: flags.deadline }),
     ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
     logLevel: flags.logLevel,
     ...(flags.quiet ? { output: 'compact' as const } : flags.verbose ? { output: 'verbose' as const } : {}),
+    ...(flags.fault === undefined ? {} : { fault: flags.fault }),
   };
 }
 
+/**
+ * A flag value checked once its command runs (its checker loads a schema, not loaded for `--help`),
+ * worded as commander words a value its parser refuses.
+ */
+function flagValue<T>(flag: string, text: string | undefined, parse: (text: string) => T): T | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parse(text);
+  } catch (error) {
+    throw new UsageError(`option '${flag}' argument '${text}' is invalid. ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Every command and flag, as `--help` shows them. Nothing here loads the pipeline: each action
+ * loads the configuration (`loadConfig`) and its command's module only when it runs, so `--help`
+ * and a usage error answer before the AWS SDK, CDK and the pipeline are read (bench: `cli`).
+ */
 export function buildProgram(
-  config: PipelineConfig,
+  loadConfig: () => Promise<PipelineConfig>,
   setExitCode: (code: number) => void,
   timing: LocalTiming = {},
 ): Command {
+  /** The configuration, then the command: only the action that runs loads either. */
+  const runWith = async (run: (config: PipelineConfig) => Promise<number>) =>
+    setExitCode(await run(await loadConfig()));
+  const scan = async (options: Omit<ScanCommandOptions, 'timing'>, pollFlags: PollFlagsText) => {
+    const { parsePollFlags } = await import('./poll-flags.ts');
+    const waits = parsePollFlags(pollFlags);
+    await runWith(async (config) =>
+      (await import('./scan-command.ts')).runScanCommand({ ...options, ...waits, timing }, config),
+    );
+  };
+  const configOption = () =>
+    new Option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)');
   const program = new Command('npm start --')
     .description(
       'Run the vendor security pipeline locally: the synthesized state machine, the real handlers, embedded S3.',
@@ -235,19 +112,12 @@ export function buildProgram(
   addLatencyFlags(program);
   const withScanFlags = (command: Command) =>
     command
-      .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-      .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
-      .option('--min-wait <seconds>', 'first wait of the poll loop', pollFlag('--min-wait', 'minWaitSeconds'))
-      .option(
-        '--max-wait <seconds>',
-        'largest wait of the poll loop',
-        pollFlag('--max-wait', 'maxWaitSeconds'),
-      )
-      .option(
-        '--deadline <seconds>',
-        'give up on a scan (ScanTimedOut) after this long',
-        pollFlag('--deadline', 'deadlineSeconds'),
-      )
+      .addOption(configOption())
+      .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
+      // Checked when the command runs (parsePollFlags), with the schema the configuration uses.
+      .option('--min-wait <seconds>', 'first wait of the poll loop')
+      .option('--max-wait <seconds>', 'largest wait of the poll loop')
+      .option('--deadline <seconds>', 'give up on a scan (ScanTimedOut) after this long')
       .option('--concurrency <n>', 'domains scanned at once', concurrencyFlag)
       .addOption(
         new Option(
@@ -256,6 +126,7 @@ export function buildProgram(
         ).conflicts('verbose'),
       )
       .addOption(new Option('--verbose', 'a line per domain and the full table, however long the list'))
+      .option('--fault <spec>', faultFlagHelp(FAULTS_OF.scan))
       .addOption(logLevelOption());
   withScanFlags(
     program
@@ -264,17 +135,18 @@ export function buildProgram(
       .argument('[domains...]', 'domains or URLs to scan')
       .option('--domains-file <file>', 'a .txt or .csv domain list'),
   ).action(async (domains: string[], flags: RawScanFlags) => {
-    setExitCode(
-      await runScanCommand(
-        {
-          domains,
-          ...(flags.domainsFile ? { domainsFile: flags.domainsFile } : {}),
-          ...sharedScanOptions(flags),
-          demo: false,
-          timing,
-        },
-        config,
-      ),
+    // Found without loading anything: a usage error answers at once.
+    if (domains.length === 0 && !flags.domainsFile) {
+      throw new UsageError('give at least one domain or --domains-file FILE');
+    }
+    await scan(
+      {
+        domains,
+        ...(flags.domainsFile ? { domainsFile: flags.domainsFile } : {}),
+        ...sharedScanOptions(flags),
+        demo: false,
+      },
+      flags,
     );
   });
   program
@@ -283,8 +155,9 @@ export function buildProgram(
     .option('--name <name>', 'the person the report is about')
     .option('--email <address>', 'an address of theirs (repeat for more)', collect, [])
     .option('--watchlist <file>', 'a .csv or .json watchlist: one report per person')
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
+    .addOption(configOption())
+    .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
+    .option('--fault <spec>', faultFlagHelp(FAULTS_OF.breach))
     .addOption(logLevelOption())
     .action(
       async (flags: {
@@ -293,15 +166,17 @@ export function buildProgram(
         watchlist?: string;
         out: string;
         logLevel: LogLevel;
+        fault?: string;
       }) => {
-        setExitCode(
-          await runBreachCommand(
+        await runWith(async (config) =>
+          (await import('./breach-command.ts')).runBreachCommand(
             {
               ...(flags.name === undefined ? {} : { name: flags.name }),
               ...(flags.watchlist === undefined ? {} : { watchlist: flags.watchlist }),
               emails: flags.email,
               out: flags.out,
               logLevel: flags.logLevel,
+              ...(flags.fault === undefined ? {} : { fault: flags.fault }),
               timing,
             },
             config,
@@ -309,24 +184,76 @@ export function buildProgram(
         );
       },
     );
-  addRotateCommand(program, config, setExitCode, timing);
-  addReconcileCommand(program, config, setExitCode, timing);
+  program
+    .command('rotate')
+    .description(
+      'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
+    )
+    .addOption(configOption())
+    .addOption(outOption('where the rotation record and the check scan land'))
+    .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
+    .option(
+      '--fault <spec>',
+      `simulator only, repeatable: rotate-answer=<shape>[,decoys=N][,seconds=S][,bytes=N][,key-at=start|end] answers the rotate in that shape (${ROTATE_ANSWER_SHAPES.join(', ')}); rotate-delay=<seconds> refuses the new key that long`,
+      (spec: string, earlier: string[] = []) => [...earlier, spec],
+    )
+    // Checked when the command runs (parsePropagationSeconds), with the configuration's bounds.
+    .option(
+      '--propagation-seconds <seconds>',
+      'how long a new key the vendor refuses is probed again before a lockout (default: rotation.keyPropagationSeconds, 180)',
+    )
+    .addOption(logLevelOption())
+    .action(
+      async (flags: {
+        out: string;
+        logLevel: LogLevel;
+        checkDomain: string;
+        fault?: string[];
+        propagationSeconds?: string;
+      }) => {
+        const rotate = await import('./rotate-command.ts');
+        const propagationSeconds = flagValue(
+          '--propagation-seconds <seconds>',
+          flags.propagationSeconds,
+          rotate.parsePropagationSeconds,
+        );
+        await runWith((config) =>
+          rotate.runRotateCommand(
+            {
+              out: flags.out,
+              logLevel: flags.logLevel,
+              checkDomain: flags.checkDomain,
+              fault: flags.fault,
+              propagationSeconds,
+              timing,
+            },
+            config,
+          ),
+        );
+      },
+    );
+  program
+    .command('reconcile')
+    .description(
+      'archive finished scans the pipeline never archived (with the simulator: an orphan it makes first), then show a second run stores nothing',
+    )
+    .addOption(configOption())
+    .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
+    .option('--orphan-domain <domain>', 'the domain whose scan the simulator orphans', 'orphan.example.com')
+    .addOption(logLevelOption())
+    .action(async (flags: { out: string; logLevel: LogLevel; orphanDomain: string }) => {
+      await runWith(async (config) =>
+        (await import('./reconcile-command.ts')).runReconcileCommand(
+          { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain, timing },
+          config,
+        ),
+      );
+    });
   withScanFlags(
     program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
   ).action(async (flags: RawScanFlags) => {
     process.stdout.write(`Demo: scanning ${DEMO_LIST}\n`);
-    setExitCode(
-      await runScanCommand(
-        {
-          domains: [],
-          domainsFile: DEMO_LIST,
-          ...sharedScanOptions(flags),
-          demo: true,
-          timing,
-        },
-        config,
-      ),
-    );
+    await scan({ domains: [], domainsFile: DEMO_LIST, ...sharedScanOptions(flags), demo: true }, flags);
   });
   return program;
 }
@@ -346,13 +273,18 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     const nodeProblem = nodeVersionProblem();
     if (nodeProblem) throw new UsageError(nodeProblem);
     const configFile = configFlag(argv);
-    const config =
-      options.config ??
-      (configFile === undefined
-        ? await loadLocalPipelineConfig(PROJECT_ROOT)
-        : loadPipelineConfigFile(configFile, userDirectory(), '--config'));
+    // Read by the command that runs, not before: --help and usage errors need none of it.
+    const loadConfig = async (): Promise<PipelineConfig> => {
+      if (options.config) return options.config;
+      if (configFile !== undefined) {
+        const { loadPipelineConfigFile } = await import('../lib/config/index.ts');
+        return loadPipelineConfigFile(configFile, userDirectory(), '--config');
+      }
+      const { loadLocalPipelineConfig } = await import('./config.ts');
+      return loadLocalPipelineConfig(PROJECT_ROOT);
+    };
     const program = buildProgram(
-      config,
+      loadConfig,
       (code) => {
         exitCode = code;
       },
@@ -367,7 +299,8 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
       );
     if (unknown) throw new UsageError(unknown);
     await program.parseAsync([...argv], { from: 'user' });
-    return exitCode;
+    // A run the user stopped ends as the shell expects of one (130, 143), once it has kept its results.
+    return takeStopRequest()?.exitCode ?? exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are successes; everything else commander rejects is a usage error.

@@ -147,6 +147,19 @@ function scopeListingsToPrefixFolder(store: ListingStore): void {
   };
 }
 
+/** Told of each embedded S3's data directory as it closes (test/kit/leak-watch.ts listens). */
+const closeListeners = new Set<(directory: string) => Promise<void>>();
+
+/**
+ * Calls `listener` with the data directory of every embedded S3 of this process as it closes,
+ * before the directory is removed (every object is a file `<bucket>/<key>._S3rver_object`), so a
+ * test can search every object a run stored. Returns the unsubscribe.
+ */
+export function onEmbeddedS3Close(listener: (directory: string) => Promise<void>): () => void {
+  closeListeners.add(listener);
+  return () => closeListeners.delete(listener);
+}
+
 export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFixture> {
   const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 's3rver-')));
   const server = new S3rver({
@@ -189,6 +202,7 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
       closed = true;
       for (const c of clients) c.destroy();
       await server.close();
+      for (const listener of closeListeners) await listener(directory);
       if (!options.keepDirectory && options.directory === undefined) {
         await rm(directory, { recursive: true, force: true });
       }

@@ -5,27 +5,13 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, rename, rm, stat } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { type ExportReport, localPathFor, type WrittenObject } from './stored-objects.ts';
 
-export interface ExportReport {
-  readonly written: number;
-  readonly unchanged: number;
-  /** Files that already existed with other content: left as they were (nothing local is overwritten). */
-  readonly kept: readonly string[];
-}
-
-/** The local path for an object, refusing keys that would escape the output folder. */
-export function localPathFor(outDir: string, bucket: string, key: string): string {
-  const root = resolve(outDir, bucket);
-  const target = resolve(root, key);
-  if (!target.startsWith(root + sep)) {
-    throw new Error(`Object key escapes the output folder and was not exported: ${JSON.stringify(key)}`);
-  }
-  return target;
-}
+export { type ExportReport, localPathFor, type WrittenObject } from './stored-objects.ts';
 
 async function sha256OfFile(path: string): Promise<string | undefined> {
   try {
@@ -39,11 +25,6 @@ async function sha256OfFile(path: string): Promise<string | undefined> {
 }
 
 const WRITE_COMMANDS = new Set(['PutObjectCommand', 'CompleteMultipartUploadCommand', 'CopyObjectCommand']);
-
-export interface WrittenObject {
-  readonly bucket: string;
-  readonly key: string;
-}
 
 /**
  * Records every object this client successfully writes (single puts, completed multipart uploads

@@ -12,14 +12,17 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createVendorClients, type VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
 import type { PipelineConfig } from '../lib/config/index.ts';
-import { type PreflightApi, preflight, usableOutputDirectory } from './cli-checks.ts';
+import { markAsOutput, UsageError, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
 import { type IamEvaluator, localRunEvaluator } from './iam/evaluator.ts';
-import { onInterrupt, removeLeftovers, s3FolderPrefix } from './interrupts.ts';
+import { type Leftovers, onInterrupt, rescueLeftovers, s3FolderPrefix } from './interrupts.ts';
 import type { LocalTiming } from './pipeline.ts';
+import { type PreflightApi, preflight } from './preflight.ts';
 import { createFileLogger, type FileLogger, type LogLevel, logLine } from './run-files.ts';
+import type { FaultRule } from './simulator/types.ts';
 import { spentFaultsLine } from './spent-faults.ts';
+import { exportStoredObjectsSync, type StoredObject } from './stored-objects.ts';
 import { cachedSynthesis } from './synth-cache.ts';
 import { resolveVendor, type VendorTarget } from './vendor-target.ts';
 
@@ -49,6 +52,8 @@ export interface LocalRunOptions {
    * clients' backoff sleeps (`vendorBackoffMs`). @default {}
    */
   readonly timing?: LocalTiming;
+  /** Simulator faults the run starts with (`--fault`); a UsageError against a real vendor. @default [] */
+  readonly faults?: readonly FaultRule[];
 }
 
 export interface LocalRun {
@@ -86,17 +91,21 @@ export async function withLocalRun<T>(
   const startedAt = new Date().toISOString();
   try {
     await preflight(vendor, options.api);
+    const faults = options.faults ?? [];
+    if (faults.length > 0 && vendor.simulator === undefined) {
+      throw new UsageError('--fault needs the built-in simulator: unset the vendor URLs');
+    }
+    // After the up-front check, which they must not strike.
+    for (const rule of faults) vendor.simulator?.addFault(rule);
   } catch (error) {
     await vendor.close();
     throw error;
   }
-  // Loopback S3 can take every request at once; the SDK's default 50 sockets only queue (and warn).
-  // The embedded S3 keeps its data beside the results, so the export can hard-link its files.
-  const leftovers = removeLeftovers(out, LOCAL_RESULTS_BUCKET);
-  if (leftovers.length > 0) {
-    process.stdout.write(`Removed what interrupted earlier runs left: ${leftovers.join(', ')}\n`);
-  }
-  // The pid in the name tells a later run whether its owner is still running.
+  await markAsOutput(out);
+  process.stdout.write(describeLeftovers(rescueLeftovers(out, LOCAL_RESULTS_BUCKET), out));
+  // The pid in the name tells a later run whether its owner is still running. The embedded S3 keeps
+  // its data beside the results, so the export can hard-link its files; loopback S3 can take every
+  // request at once (the SDK's default 50 sockets only queue, and warn).
   const s3Directory = await mkdtemp(join(out, s3FolderPrefix()));
   const s3 = await startS3rver({
     buckets: [LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET],
@@ -104,19 +113,9 @@ export async function withLocalRun<T>(
     directory: s3Directory,
   });
   const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
-  const forget = onInterrupt(() => {
-    rmSync(s3Directory, { recursive: true, force: true });
-    const logPath = logs.path();
-    if (logPath === undefined || !existsSync(dirname(logPath))) return 'removed its embedded S3 files';
-    const marker = join(dirname(logPath), INTERRUPTED_FILE);
-    writeFileSync(
-      marker,
-      `${JSON.stringify({ interruptedAt: new Date().toISOString(), summary: 'none: the run was interrupted' }, null, 2)}\n`,
-    );
-    return `removed its embedded S3 files; the run folder says so in ${marker}`;
-  });
+  const written = trackWrittenObjects(s3.client);
+  const forget = onInterrupt(() => keepWhatWasWritten(written.values(), s3, out, logs));
   try {
-    const written = trackWrittenObjects(s3.client);
     const { config } = options;
     const iam = localRunEvaluator((await cachedSynthesis(config)).iam, {
       inputBucket: LOCAL_INPUT_BUCKET,
@@ -174,6 +173,54 @@ export async function withLocalRun<T>(
     await rm(s3Directory, { recursive: true, force: true });
     await vendor.close();
   }
+}
+
+/**
+ * The interrupt that cannot wait (a second Ctrl-C, or a command that cannot stop itself): every
+ * object written so far is exported from the embedded S3's own files, at once; only then is its
+ * folder removed. Where the files cannot be named (Windows), the folder stays for the next run into
+ * the same `--out` to export.
+ */
+function keepWhatWasWritten(
+  written: Iterable<{ bucket: string; key: string }>,
+  s3: S3rverFixture,
+  out: string,
+  logs: FileLogger,
+): string {
+  const stored: StoredObject[] = [];
+  for (const object of written) {
+    const file = s3.storedFile(object.bucket, object.key);
+    if (file === undefined) return `left ${s3.directory} for the next run into ${out} to export`;
+    if (existsSync(file)) stored.push({ ...object, file });
+  }
+  const report = exportStoredObjectsSync(stored, out);
+  rmSync(s3.directory, { recursive: true, force: true });
+  const kept = `kept ${report.written + report.unchanged} file(s) it had written under ${out}${report.kept.length > 0 ? ` (${report.kept.length} of yours differing left as they were)` : ''}; removed its embedded S3 files`;
+  const logPath = logs.path();
+  if (logPath === undefined || !existsSync(dirname(logPath))) return kept;
+  const marker = join(dirname(logPath), INTERRUPTED_FILE);
+  writeFileSync(
+    marker,
+    `${JSON.stringify({ interruptedAt: new Date().toISOString(), summary: 'none: the run was interrupted' }, null, 2)}\n`,
+  );
+  return `${kept}; the run folder says so in ${marker}`;
+}
+
+/** What the next run says about the leftovers of runs that were killed (nothing when there were none). */
+function describeLeftovers(leftovers: Leftovers, out: string): string {
+  const lines = leftovers.rescued.map(
+    ({ path, report }) =>
+      `Exported what an interrupted earlier run left in ${path}: ${report.written} file(s) written, ${report.unchanged} already there under ${out}; ` +
+      (report.kept.length === 0
+        ? 'removed the folder\n'
+        : `kept the folder: ${report.kept.length} of its files differ from yours, which were left as they were: ${report.kept.join(', ')}\n`),
+  );
+  if (leftovers.removed.length > 0) {
+    lines.push(
+      `Removed the empty run folders interrupted earlier runs left: ${leftovers.removed.join(', ')}\n`,
+    );
+  }
+  return lines.join('');
 }
 
 /** One line on what the IAM evaluator checked, then each denied call as AWS would word it. */

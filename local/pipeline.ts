@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
+import { ExecutionAbortedError, ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
 import type {
   DomainListItem,
   DomainListSource,
@@ -89,6 +89,20 @@ export interface LocalPipelineOptions {
   /** Where the handlers' metrics go (the CLI keeps them for its summary). @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
   readonly onProgress?: ProgressListener;
+  /**
+   * The user asked the run to stop (Ctrl-C): no domain starts after it, each one in flight stops
+   * once its current step has finished, and the summary names both as `Interrupted`.
+   */
+  readonly stop?: AbortSignal;
+}
+
+/** The error name the summary gives a domain that did not finish because the run was stopped. */
+export const INTERRUPTED_ERROR = 'Interrupted';
+
+/** Why the run stopped, as the stop signal's reason says (`SIGINT`), for the summary's messages. */
+function stopCause(stop: AbortSignal): string {
+  const reason = stop.reason as { cause?: unknown } | undefined;
+  return typeof reason?.cause === 'string' ? reason.cause : 'a stop request';
 }
 
 /**
@@ -183,14 +197,27 @@ export async function runScanExecution(
   definition: AslDefinition,
   handlers: Record<string, TaskHandler>,
   item: Pick<DomainListItem, 'domain' | 'executionName' | 'runId'>,
-  options: Pick<LocalPipelineOptions, 'retryIntervalMs' | 'waitOverrideMs' | 'onProgress'>,
+  options: Pick<LocalPipelineOptions, 'retryIntervalMs' | 'waitOverrideMs' | 'onProgress' | 'stop'>,
 ): Promise<ScanExecutionResult> {
   const { domain, executionName, runId } = item;
   const report = options.onProgress;
   const tracked: Record<string, TaskHandler> = {};
+  // The steps running now (the output fetches run in parallel): a stopped execution is only
+  // reported once they have finished their writes.
+  const running = new Set<Promise<unknown>>();
+  // A stop that lands while the manifest is written still leaves a finished scan: its outcome.
+  let manifestOutcome: ScanOutcome | undefined;
   for (const [name, handler] of Object.entries(handlers)) {
     tracked[name] = async (input) => {
-      const output = await handler(input);
+      const step = Promise.resolve(handler(input));
+      const settled = step.then(
+        () => {},
+        () => {},
+      );
+      running.add(settled);
+      void settled.then(() => running.delete(settled));
+      const output = await step;
+      if (name === 'WriteManifest') manifestOutcome = output as unknown as ScanOutcome;
       if (name === 'PollScanStatus' || name === 'StartScan') {
         const state = output as unknown as ScanInProgress;
         const status = state.status;
@@ -227,6 +254,9 @@ export async function runScanExecution(
     },
     context: { Execution: { Name: executionName, Id: `local:${executionName}` } } as never,
   });
+  // The engine starts no further state once aborted, and cuts a Wait or a Retry interval short.
+  const abort = () => execution.abort();
+  options.stop?.addEventListener('abort', abort, { once: true });
   // Count as Step Functions would; consuming the log also keeps it from buffering.
   let events = 0;
   let transitions = 0;
@@ -259,9 +289,24 @@ export async function runScanExecution(
     const outcome = (await execution.result) as unknown as ScanOutcome;
     result = { domain, executionName, outcome, error: undefined };
   } catch (error) {
-    const failure = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
-    category = failure?.name;
-    result = domainResultFromFailure(domain, executionName, failure?.name, failure?.message);
+    if (error instanceof ExecutionAbortedError && options.stop?.aborted) {
+      await Promise.all(running);
+      if (manifestOutcome) {
+        result = { domain, executionName, outcome: manifestOutcome, error: undefined };
+      } else {
+        category = INTERRUPTED_ERROR;
+        result = interruptedResult(
+          item,
+          `stopped mid-scan by ${stopCause(options.stop)}: the vendor may have run it; what was stored is kept, without a manifest`,
+        );
+      }
+    } else {
+      const failure = error instanceof ExecutionError ? (error.cause as Error | undefined) : (error as Error);
+      category = failure?.name;
+      result = domainResultFromFailure(domain, executionName, failure?.name, failure?.message);
+    }
+  } finally {
+    options.stop?.removeEventListener('abort', abort);
   }
   await counting;
   const state = result.outcome?.state ?? 'failed';
@@ -274,6 +319,19 @@ export async function runScanExecution(
       : {}),
   });
   return { result, transitions, historyEvents: events };
+}
+
+/** A domain the run's stop kept from finishing, named as such in the summary. */
+function interruptedResult(
+  item: Pick<DomainListItem, 'domain' | 'executionName'>,
+  message: string,
+): DomainScanResult {
+  return {
+    domain: item.domain,
+    executionName: item.executionName,
+    outcome: undefined,
+    error: { name: INTERRUPTED_ERROR, message },
+  };
 }
 
 /** `OutputFetchFailed: VendorUnavailableError`: the category first, then the error behind it. */
@@ -300,9 +358,20 @@ export async function mapWithConcurrency<T, R>(
   return results;
 }
 
-function listObjectKey(prefix: string, request: DomainListRequest, runStamp: string): string {
+/**
+ * The list object's key: the file's own name, or for domains typed on the command line a name of
+ * ours that the intake takes whatever `intake.suffixes` says (`.txt` when it is among them, else
+ * the first), since those suffixes are a rule for uploads, and no one uploaded anything.
+ */
+function listObjectKey(
+  prefix: string,
+  request: DomainListRequest,
+  runStamp: string,
+  suffixes: readonly string[],
+): string {
+  const suffix = suffixes.includes('.txt') ? '.txt' : (suffixes[0] ?? '.txt');
   const base =
-    request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}.txt`;
+    request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}${suffix}`;
   return `${prefix}${base.replace(/^.*[\\/]/, '')}`;
 }
 
@@ -328,7 +397,7 @@ export async function runDomainList(
   request: DomainListRequest,
 ): Promise<LocalRunResult> {
   const runStamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const key = listObjectKey(options.intakePrefix, request, runStamp);
+  const key = listObjectKey(options.intakePrefix, request, runStamp, options.intakeSuffixes);
   const uploaded = await options.s3.send(
     new PutObjectCommand({
       Bucket: options.inputBucket,
@@ -377,6 +446,9 @@ export async function runDomainList(
   const handlers = bindScanHandlers(options.scanDefinition, options);
   const historyEvents = new Map<string, number>();
   const results = await mapWithConcurrency(items, options.concurrency, async (item) => {
+    if (options.stop?.aborted) {
+      return interruptedResult(item, `not started: the run was stopped by ${stopCause(options.stop)}`);
+    }
     const run = await runScanExecution(machine, options.scanDefinition, handlers, item, options);
     historyEvents.set(item.domain, run.historyEvents);
     return run.result;

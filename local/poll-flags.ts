@@ -82,3 +82,40 @@ export function pollFlag(flag: string, field: keyof PollSettings) {
     return parsed.data;
   };
 }
+
+/** The poll flags as the command line gives them: text, checked once the command runs. */
+export interface PollFlagsText {
+  readonly minWait?: string;
+  readonly maxWait?: string;
+  readonly deadline?: string;
+}
+
+/**
+ * The poll flags checked as `pollFlag` checks them, worded as commander words a refused flag value.
+ * The CLI checks them here, once a command runs, rather than while parsing: the schema behind them
+ * (zod) is not loaded for `--help` or a usage error.
+ */
+export function parsePollFlags(flags: PollFlagsText): {
+  minWait?: number;
+  maxWait?: number;
+  deadline?: number;
+} {
+  const parsed: { minWait?: number; maxWait?: number; deadline?: number } = {};
+  const fields = [
+    ['minWait', '--min-wait', 'minWaitSeconds'],
+    ['maxWait', '--max-wait', 'maxWaitSeconds'],
+    ['deadline', '--deadline', 'deadlineSeconds'],
+  ] as const;
+  for (const [key, flag, field] of fields) {
+    const value = flags[key];
+    if (value === undefined) continue;
+    try {
+      parsed[key] = pollFlag(flag, field)(value);
+    } catch (error) {
+      throw new UsageError(
+        `option '${flag} <seconds>' argument '${value}' is invalid. ${(error as Error).message}`,
+      );
+    }
+  }
+  return parsed;
+}

@@ -44,7 +44,12 @@ export type ProgressEvent =
       /** What the client sleeps instead of retryInMs, when the run's timing replaces it (LocalTiming). */
       readonly overriddenMs?: number;
     }
-  | { readonly type: 'vendor-gave-up'; readonly attempt: VendorAttemptEvent }
+  | {
+      readonly type: 'vendor-gave-up';
+      readonly attempt: VendorAttemptEvent;
+      /** Why the fault behind it was injected on purpose (the demo's), when it was. */
+      readonly injectedBecause?: string;
+    }
   | {
       readonly type: 'domain-done';
       readonly domain: string;
@@ -196,7 +201,8 @@ export function describeVendorAttempt(
       `(its own interval, not Retry-After: docs/local-runs.md "Retry-After")`
     );
   }
-  return `${a.operation}: ${what} on attempt ${a.attempt}/${a.maxAttempts}; the client gives up`;
+  const injected = event.injectedBecause ? ` (injected on purpose: ${event.injectedBecause})` : '';
+  return `${a.operation}: ${what} on attempt ${a.attempt}/${a.maxAttempts}; the client gives up${injected}`;
 }
 
 const FAILURE_STATES: readonly DomainFinalState[] = ['failed', 'timed_out', 'rejected', 'invalid'];

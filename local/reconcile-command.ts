@@ -17,7 +17,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import type { Command } from 'commander';
 import { createMetricsRecorder, METRIC, type RecordedMetric } from '#lambdas/platform/metrics';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile-scans';
@@ -29,12 +28,13 @@ import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { reconcileFunctionSettings } from '../lib/config/reconciliation-schema.ts';
 import { userPath } from './cli-args.ts';
+import { domainFlag } from './cli-checks.ts';
 import { recordS3Commands } from './embedded-s3.ts';
 import { runAs } from './iam/attribution.ts';
 import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
 import type { LocalTiming } from './pipeline.ts';
-import { type LogLevel, logLevelOption } from './run-files.ts';
+import type { LogLevel } from './run-files.ts';
 
 const COMMAND = 'reconcile';
 
@@ -53,6 +53,13 @@ export async function runReconcileCommand(
   options: ReconcileCommandOptions,
   config: PipelineConfig,
 ): Promise<number> {
+  // As scan would judge it: an orphan of a domain the pipeline refuses proves nothing.
+  domainFlag(
+    options.orphanDomain,
+    '--orphan-domain',
+    config.scan.allowSpecialUseDomains,
+    'nothing was scanned',
+  );
   return withLocalRun(
     {
       command: COMMAND,
@@ -75,13 +82,21 @@ export async function runReconcileCommand(
         // A lost answer alone is settled by adopting the scan: the listing is unreadable too while
         // StartScan looks, so the start stays unresolved (ScanRejected) and the scan an orphan.
         simulator.clearFaults();
-        simulator.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+        const because = 'reconcile makes an orphan: a scan whose start answer is lost and never settled';
+        simulator.addFault({
+          api: 'scan',
+          method: 'POST',
+          path: '/scan',
+          fault: { type: 'lose-response' },
+          injectedBecause: because,
+        });
         const blind = simulator.addFault({
           api: 'scan',
           method: 'GET',
           path: '/scans',
           times: Number.POSITIVE_INFINITY,
           fault: { type: 'status', status: 503 },
+          injectedBecause: because,
         });
         const scanned = await scanOneDomain(run, config, run.clients.scan, options.orphanDomain).finally(
           blind,
@@ -205,30 +220,4 @@ async function loadEarlierRecords(run: LocalRun): Promise<number> {
     );
   }
   return wanted.filter((file) => !file.endsWith('vendor-stats.json')).length;
-}
-
-/** `reconcile` and its flags, on the CLI's program. */
-export function addReconcileCommand(
-  program: Command,
-  config: PipelineConfig,
-  setExitCode: (code: number) => void,
-  timing: LocalTiming = {},
-): void {
-  program
-    .command('reconcile')
-    .description(
-      'archive finished scans the pipeline never archived (with the simulator: an orphan it makes first), then show a second run stores nothing',
-    )
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .option('--out <dir>', 'where results land as <dir>/<bucket>/<key>', './results')
-    .option('--orphan-domain <domain>', 'the domain whose scan the simulator orphans', 'orphan.example.com')
-    .addOption(logLevelOption())
-    .action(async (flags: { out: string; logLevel: LogLevel; orphanDomain: string }) => {
-      setExitCode(
-        await runReconcileCommand(
-          { out: flags.out, logLevel: flags.logLevel, orphanDomain: flags.orphanDomain, timing },
-          config,
-        ),
-      );
-    });
 }

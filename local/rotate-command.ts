@@ -16,8 +16,8 @@ import {
   DescribeSecretCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { type Command, InvalidArgumentError } from 'commander';
-import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
+import { InvalidArgumentError } from 'commander';
+import { ConfigurationError } from '#lambdas/platform/errors';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
@@ -27,7 +27,6 @@ import {
   credentialProviderFromSecret,
   parseVendorCredentials,
 } from '#lambdas/platform/secrets';
-import { normalizeDomain } from '#lambdas/platform/validation';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
@@ -38,13 +37,13 @@ import {
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
 } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
-import { UsageError } from './cli-checks.ts';
+import { domainFlag, UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
 import type { LocalTiming } from './pipeline.ts';
 import { driveRotation } from './rotation-driver.ts';
-import { type LogLevel, logLevelOption } from './run-files.ts';
+import type { LogLevel } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
 import { validateFaultRule } from './simulator/faults.ts';
 import {
@@ -130,16 +129,6 @@ export function parseRotateFaults(
   return fault;
 }
 
-/** `--check-domain` as the scan's own intake would take it; a UsageError naming the flag otherwise. */
-function checkDomainFlag(domain: string, config: PipelineConfig): void {
-  try {
-    normalizeDomain(domain, '--check-domain', { allowSpecialUse: config.scan.allowSpecialUseDomains });
-  } catch (error) {
-    if (error instanceof InvalidInputError) throw new UsageError(`${error.message}; nothing was rotated`);
-    throw error;
-  }
-}
-
 /** The secret rotated, by name; override with ROTATION_SECRET_ID (a name or an ARN). */
 export const DEFAULT_ROTATION_SECRET = 'security-pipeline/vendor-org-key';
 
@@ -159,7 +148,12 @@ export async function runRotateCommand(
   const fault = parseRotateFaults(options.fault);
   const propagationSeconds = options.propagationSeconds ?? config.rotation.keyPropagationSeconds;
   // Rotating cannot be undone: every flag is checked before it, with the rule the scan would apply.
-  checkDomainFlag(options.checkDomain, config);
+  domainFlag(
+    options.checkDomain,
+    '--check-domain',
+    config.scan.allowSpecialUseDomains,
+    'nothing was rotated',
+  );
   const secretsManager = await connectSecretsManager(process.env);
   const secretName = process.env.ROTATION_SECRET_ID?.trim() || DEFAULT_ROTATION_SECRET;
   try {
@@ -359,55 +353,4 @@ async function keyFacts(
 
 function stamp(): string {
   return `${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(2).toString('hex')}`;
-}
-
-/** `rotate` and its flags, on the CLI's program. */
-export function addRotateCommand(
-  program: Command,
-  config: PipelineConfig,
-  setExitCode: (code: number) => void,
-  timing: LocalTiming = {},
-): void {
-  program
-    .command('rotate')
-    .description(
-      'rotate the org key with the real rotation function (as Secrets Manager calls it), then scan with the new key',
-    )
-    .option('--config <file>', 'pipeline configuration file (as cdk synth -c pipelineConfigFile=FILE)')
-    .option('--out <dir>', 'where the rotation record and the check scan land', './results')
-    .option('--check-domain <domain>', 'the domain scanned with the rotated key', 'example.com')
-    .option(
-      '--fault <spec>',
-      `simulator only, repeatable: rotate-answer=<shape>[,decoys=N][,seconds=S][,bytes=N][,key-at=start|end] answers the rotate in that shape (${ROTATE_ANSWER_SHAPES.join(', ')}); rotate-delay=<seconds> refuses the new key that long`,
-      (spec: string, earlier: string[] = []) => [...earlier, spec],
-    )
-    .option(
-      '--propagation-seconds <seconds>',
-      'how long a new key the vendor refuses is probed again before a lockout (default: rotation.keyPropagationSeconds, 180)',
-      parsePropagationSeconds,
-    )
-    .addOption(logLevelOption())
-    .action(
-      async (flags: {
-        out: string;
-        logLevel: LogLevel;
-        checkDomain: string;
-        fault?: string[];
-        propagationSeconds?: number;
-      }) => {
-        setExitCode(
-          await runRotateCommand(
-            {
-              out: flags.out,
-              logLevel: flags.logLevel,
-              checkDomain: flags.checkDomain,
-              fault: flags.fault,
-              propagationSeconds: flags.propagationSeconds,
-              timing,
-            },
-            config,
-          ),
-        );
-      },
-    );
 }

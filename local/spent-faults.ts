@@ -4,12 +4,13 @@
  * simulator says which faults it spent, and on which operation.
  */
 import { isLoopbackHost } from '../lib/config/index.ts';
-import { PREFLIGHT_OPERATIONS } from './cli-checks.ts';
+import { PREFLIGHT_OPERATIONS } from './preflight.ts';
 
 interface SpentFault {
   readonly operation: string;
   readonly fault: { readonly type: string; readonly status?: number };
   readonly at: string;
+  readonly injectedBecause?: string;
 }
 
 /**
@@ -29,10 +30,19 @@ export async function spentFaultsLine(baseUrl: string, since: string): Promise<s
   }
   const ours = spent.filter((use) => use.at >= since);
   if (ours.length === 0) return '';
-  const described = ours.map((use) => {
+  // A rule for every request (`--fault key-echo=status`) spends a use per poll: one entry per
+  // fault and operation, with how often, keeps the line readable.
+  const counts = new Map<string, number>();
+  for (const use of ours) {
     const what = use.fault.type === 'status' ? `status ${use.fault.status}` : use.fault.type;
-    const note = PREFLIGHT_OPERATIONS.includes(use.operation) ? ' (the up-front check)' : '';
-    return `${what} on ${use.operation}${note}`;
-  });
+    const note = use.injectedBecause
+      ? ` (injected on purpose: ${use.injectedBecause})`
+      : PREFLIGHT_OPERATIONS.includes(use.operation)
+        ? ' (the up-front check)'
+        : '';
+    const entry = `${what} on ${use.operation}${note}`;
+    counts.set(entry, (counts.get(entry) ?? 0) + 1);
+  }
+  const described = [...counts].map(([entry, times]) => (times === 1 ? entry : `${entry} (${times} times)`));
   return `Simulator faults spent by this run: ${described.join(', ')}\n`;
 }

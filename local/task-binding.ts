@@ -40,9 +40,24 @@ export class DataLimitExceededError extends Error {
   }
 }
 
+/** Told of every task input and result a local run passes, as the JSON Step Functions would keep. */
+const payloadListeners = new Set<(what: string, json: string) => void>();
+
+/**
+ * Calls `listener` with every task input and result of every local execution from now on (what the
+ * execution history holds), so a test can search them (test/kit/leak-watch.ts). Returns the
+ * unsubscribe.
+ */
+export function onTaskPayload(listener: (what: string, json: string) => void): () => void {
+  payloadListeners.add(listener);
+  return () => payloadListeners.delete(listener);
+}
+
 /** Throws DataLimitExceededError when `value` would not fit a Step Functions payload. */
 export function checkPayloadSize(value: unknown, what: string): void {
-  const bytes = value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
+  const json = value === undefined ? '' : JSON.stringify(value);
+  for (const listener of payloadListeners) listener(what, json);
+  const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_STATE_PAYLOAD_BYTES) throw new DataLimitExceededError(what, bytes);
 }
 

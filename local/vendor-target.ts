@@ -23,9 +23,25 @@ export interface VendorTarget {
    */
   readonly allowedOrigins: readonly string[];
   readonly label: string;
+  /**
+   * Where each API's base URL came from, as an error should name it: the variable the user set for
+   * it, or the one set for another API whose value it defaulted to. Undefined for the simulator.
+   */
+  readonly urlVariable?: (api: 'scan' | 'keys' | 'breach') => string;
+  /**
+   * Why the vendor call that just failed met a fault npm start injected on purpose, once per
+   * injected fault (the first failure of its operation); undefined for every other failure.
+   */
+  readonly injectedFault?: (operation: string) => string | undefined;
   /** The built-in simulator, when it is the vendor: commands that stage a scenario script it. */
   readonly simulator?: VendorSimulator;
   close(): Promise<void>;
+}
+
+/** A fault the runner adds to the simulator itself, and why. */
+interface InjectedFault {
+  readonly operation: string;
+  readonly because: string;
 }
 
 /**
@@ -51,7 +67,12 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
     const apiKey = env.VENDOR_API_KEY?.trim();
     if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', `is required when ${given} is set`);
     const scanApiUrl = readUrl(env, ENV.scanApiUrl, primary);
+    const variables = { scan: ENV.scanApiUrl, keys: ENV.keysApiUrl, breach: ENV.breachApiUrl } as const;
     return {
+      urlVariable: (api) =>
+        env[variables[api]]?.trim()
+          ? variables[api]
+          : `${given} (used for ${variables[api]}, which is unset)`,
       scanApiUrl,
       keysApiUrl: readUrl(env, ENV.keysApiUrl, primary),
       breachApiUrl: readUrl(env, ENV.breachApiUrl, primary),
@@ -66,8 +87,19 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
   const simulator = await startVendorSimulator({ pollsToFinish: demo ? 2 : 3 });
   // The demo loses the answer of its first start after the scan is created, so its progress shows
   // StartScan settling the doubt from the listing (adopting that scan) instead of rejecting it.
-  if (demo)
-    simulator.addFault({ api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' } });
+  const injected: InjectedFault[] = [];
+  if (demo) {
+    const because =
+      'npm start loses the answer of its first scan start, to show StartScan adopting the scan it made';
+    simulator.addFault({
+      api: 'scan',
+      method: 'POST',
+      path: '/scan',
+      fault: { type: 'lose-response' },
+      injectedBecause: because,
+    });
+    injected.push({ operation: 'scan.startScan', because });
+  }
   return {
     scanApiUrl: simulator.url,
     keysApiUrl: simulator.url,
@@ -79,6 +111,10 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
     allowedOrigins: [simulator.storageUrl],
     label: `built-in simulator at ${simulator.url}`,
     simulator,
+    injectedFault: (operation) => {
+      const index = injected.findIndex((fault) => fault.operation === operation);
+      return index < 0 ? undefined : injected.splice(index, 1)[0]?.because;
+    },
     close: () => simulator.close(),
   };
 }

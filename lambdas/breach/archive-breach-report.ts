@@ -22,7 +22,7 @@ import {
   type ValueRef,
 } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { reportFolder } from '#lambdas/breach/identity';
+import { legacyReportFolder, reportFolder } from '#lambdas/breach/identity';
 import type { BreachLimits } from '#lambdas/breach/limits';
 import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import type { ZipLimits } from '#lambdas/breach/zip/zip-limits';
@@ -41,7 +41,7 @@ import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platfo
 import { DestinationTakenError, isPreconditionFailure, promoteVerified } from '#lambdas/platform/s3/promote';
 import { storeDownload } from '#lambdas/platform/s3/store-download';
 import { parseWith } from '#lambdas/platform/schema';
-import { validateReportName } from '#lambdas/platform/validation';
+import { refuseKeyInReportName, validateReportName } from '#lambdas/platform/validation';
 
 export const ARCHIVE_FILE = 'report.zip';
 export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
@@ -107,8 +107,14 @@ export async function archiveReport(
   reportNameInput: string,
   options: ArchiveOptions,
 ): Promise<ArchiveSummary> {
-  const reportName = validateReportName(reportNameInput, 'reportName');
-  const folder = reportFolder(reportName);
+  const reportName = refuseKeyInReportName(
+    validateReportName(reportNameInput, 'reportName'),
+    'breach.download',
+  );
+  // Archived before report folders were keyed: it stays where it is, found by its old name.
+  const legacy = await archivedUnderLegacyFolder(deps, reportName, options);
+  if (legacy !== undefined) return legacy;
+  const folder = reportFolder(reportName, await deps.reportNamingKey());
   const bucket = deps.settings.resultsBucket;
   const finalKey = `${folder}${ARCHIVE_FILE}`;
   const manifestKey = `${folder}${ARCHIVE_MANIFEST_FILE}`;
@@ -228,6 +234,23 @@ export async function archiveReport(
     origin: options.origin,
   });
   return summaryOf(manifest, manifestKey, false);
+}
+
+/** The summary of the report's archive under its pre-keyed folder, when there is one this request may use. */
+async function archivedUnderLegacyFolder(
+  deps: BreachDeps,
+  reportName: string,
+  options: ArchiveOptions,
+): Promise<ArchiveSummary | undefined> {
+  const manifestKey = `${legacyReportFolder(reportName)}${ARCHIVE_MANIFEST_FILE}`;
+  const manifest = (await getJsonIfExists(deps, manifestKey)) as ArchiveManifest | undefined;
+  if (manifest === undefined) return undefined;
+  // Another request's archive under a reused name is fetched and compared, as under the keyed folder.
+  if (options.origin === 'workflow' && manifest.reconKey !== (options.reconKey ?? null)) return undefined;
+  deps.logger.info('Report already archived under its earlier folder; not downloaded again', {
+    sha256: manifest.archive.sha256,
+  });
+  return summaryOf(manifest, manifestKey, true);
 }
 
 type Placement =

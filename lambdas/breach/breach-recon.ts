@@ -25,6 +25,7 @@ import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import {
   InvalidInputError,
   ReconOutcomeUnknownError,
+  ReportNameRefusedError,
   VendorAuthError,
   VendorHttpError,
   VendorNetworkError,
@@ -33,7 +34,7 @@ import {
   VendorUnavailableError,
 } from '#lambdas/platform/errors';
 import { METRIC } from '#lambdas/platform/metrics';
-import { redactDeep, redactText } from '#lambdas/platform/redact';
+import { fingerprintOf, holdsSecret, redactDeep, redactText } from '#lambdas/platform/redact';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
@@ -58,6 +59,11 @@ export interface ReconRecord {
   readonly output: string | null;
   /** Where the exact report name is kept when redaction changed it (see `reportNameObjectKey`). */
   readonly reportNameKey?: string | null;
+  /**
+   * The fingerprint of a report name that holds a key (`holdsSecret`): the report is refused, its
+   * exact name kept nowhere, and every retry of the run fails with ReportNameRefusedError again.
+   */
+  readonly reportNameRefused?: string;
   readonly total_breaches: number | null;
   readonly timings: {
     readonly requestedAt: string;
@@ -111,10 +117,14 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
   }
   const answeredAt = deps.clock();
   const output = answer.output === undefined ? null : redactText(answer.output);
+  // A name that holds a key is refused outright: kept exact it would store the key, and redacted
+  // it could not be downloaded. Only its fingerprint is recorded.
+  const refused =
+    answer.output !== undefined && holdsSecret(answer.output) ? fingerprintOf(answer.output) : undefined;
   // The exact name is needed to download the report; when it holds an address it is kept apart,
   // with the request, before recon.json can point at it.
   let reportNameKey: string | null = null;
-  if (answer.output !== undefined && output !== answer.output) {
+  if (answer.output !== undefined && output !== answer.output && refused === undefined) {
     reportNameKey = reportNameObjectKey(input, deps.settings.resultsBucket);
     await putJson(deps, reportNameKey, { reportName: answer.output }, 2);
   }
@@ -126,6 +136,7 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
     status: redactText(answer.status),
     output,
     reportNameKey,
+    ...(refused === undefined ? {} : { reportNameRefused: refused }),
     total_breaches: answer.totalBreaches ?? null,
     timings: {
       requestedAt: requestedAt.toISOString(),
@@ -165,6 +176,13 @@ function summaryOf(deps: BreachDeps, record: ReconRecord, reconKey: string): Rec
     );
   }
   const status = record.status as ReconStatus;
+  if (record.reportNameRefused !== undefined) {
+    deps.logger.warn('Report name refused: it holds a key', {
+      reportName: record.reportNameRefused,
+      reconKey,
+    });
+    throw new ReportNameRefusedError(operation, record.reportNameRefused);
+  }
   if (status === 'success' && (record.output === null || record.output === '')) {
     throw new VendorResponseError(
       operation,

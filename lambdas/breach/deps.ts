@@ -51,6 +51,11 @@ export interface BreachDeps {
   readonly settings: BreachSettings;
   readonly metrics: PipelineMetrics;
   readonly clock: () => Date;
+  /**
+   * The key of the keyed hash that names report folders (identity.ts `reportFolder`); only
+   * ArchiveReport and breach reconciliation have it. @default refuses with a ConfigurationError
+   */
+  readonly reportNamingKey: () => Promise<string>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -106,10 +111,23 @@ export const NO_BREACH_ACCESS: BreachApi = noAccess<BreachApi>(
 export function breachStorageDepsFromEnvironment(
   env: Env,
   tools: Observability,
-  options: { readonly s3?: S3Client; readonly breachClient?: BreachApi } = {},
+  options: {
+    readonly s3?: S3Client;
+    readonly breachClient?: BreachApi;
+    readonly reportNamingKey?: () => Promise<string>;
+  } = {},
 ): BreachDeps {
   const metrics = powertoolsMetrics(tools.metrics);
   return {
+    reportNamingKey:
+      options.reportNamingKey ??
+      (() =>
+        Promise.reject(
+          new ConfigurationError(
+            ENV.breachReportNamingKeySecretArn,
+            'this function does not name report folders',
+          ),
+        )),
     s3: options.s3 ?? NO_S3_ACCESS,
     breachClient: options.breachClient ?? NO_BREACH_ACCESS,
     logger: pipelineLoggerFromPowertools(tools.logger),

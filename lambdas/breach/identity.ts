@@ -7,7 +7,7 @@
  * small enough to hash exhaustively, so an unkeyed digest in a key or a log line would give the
  * address away. The identity key lives in Secrets Manager (or, locally, in the run's state folder).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { redactText } from '#lambdas/platform/redact';
 import { BREACH_PREFIX, type BreachReportInput, type PersonRef, slugOf } from './contracts.ts';
 
@@ -17,12 +17,22 @@ export function breachRunPrefix(person: PersonRef, requestId: string): string {
 }
 
 /**
- * `breach/reports/<slug>-<16 hex>/`: where a report's ZIP and its manifest live, found from the
- * report name alone (reconciliation knows nothing else). The vendor's name may contain the
- * person's name, so only its slug and hash appear, and may contain an address, so the slug is of
- * the redacted name (`report-for-redacted-…`); the hash of the exact name keeps folders apart.
+ * `breach/reports/report-<32 hex>/`: where a report's ZIP and its manifest live, found from the
+ * report name and the report naming key alone (reconciliation knows nothing else). The vendor's
+ * name may hold a person's name, an address or an identifier, and an organisation's plausible
+ * addresses are few enough to guess: an unkeyed hash, or any slug of the name, gave the address
+ * away from the folder name alone. So nothing of the name appears, and the HMAC's key lives in
+ * Secrets Manager (locally, in the run's state folder).
  */
-export function reportFolder(reportName: string): string {
+export function reportFolder(reportName: string, namingKey: string): string {
+  return `${BREACH_PREFIX}reports/report-${createHmac('sha256', namingKey).update(reportName).digest('hex').slice(0, 32)}/`;
+}
+
+/**
+ * Where archives stored before report folders were keyed live (`<slug>-<sha256[:16]>/`): only
+ * looked up, so a report archived under it is found, and neither archived nor listed again.
+ */
+export function legacyReportFolder(reportName: string): string {
   return `${BREACH_PREFIX}reports/${slugOf(redactText(reportName))}-${sha256Hex(reportName).slice(0, 16)}/`;
 }
 

@@ -16,7 +16,7 @@ import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aw
 import { ARCHIVE_MANIFEST_FILE, archiveReport } from '#lambdas/breach/archive-breach-report';
 import { BREACH_PREFIX } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { reportFolder } from '#lambdas/breach/identity';
+import { legacyReportFolder, reportFolder } from '#lambdas/breach/identity';
 import {
   BREACH_RECONCILE_DEFAULTS,
   type BreachReconcileSettings,
@@ -80,10 +80,12 @@ export async function reconcileReports(
   const settings = { ...BREACH_RECONCILE_DEFAULTS, ...options.settings };
   const listing = await deps.breachClient.listReports();
   const folders = await indexReportFolders(deps);
+  const namingKey = await deps.reportNamingKey();
   const listed = listing.reports.map((report, index) => ({
     ...report,
     index,
-    folder: reportFolder(report.name),
+    folder: reportFolder(report.name, namingKey),
+    legacyFolder: legacyReportFolder(report.name),
   }));
   // Never tried first, in the vendor's order; then the ones tried before, the longest-waiting first.
   const ordered = [...listed].sort((a, b) => {
@@ -99,8 +101,9 @@ export async function reconcileReports(
       maxPerRun: settings.maxArchivesPerRun,
       ...(options.timeLeftMs ? { timeLeftMs: options.timeLeftMs } : {}),
     },
-    reconcileOne: async ({ name, folder }, gate) => {
-      if (folders.get(folder)?.manifest) return 'alreadyArchived';
+    reconcileOne: async ({ name, folder, legacyFolder }, gate) => {
+      // An archive stored before report folders were keyed counts as archived where it is.
+      if (folders.get(folder)?.manifest || folders.get(legacyFolder)?.manifest) return 'alreadyArchived';
       if (!gate.take()) return 'deferred';
       await deps.s3.send(
         new PutObjectCommand({

@@ -37,6 +37,8 @@ export const BREACH_HANDLERS = {
     ],
     bucketNamesOnly: [],
     vendorApis: ['breach'],
+    // The key of the report folders' keyed hash.
+    breachReportNamingKey: true,
     listStateMachine: [],
   },
   'write-breach-manifest': {
@@ -69,6 +71,8 @@ export const BREACH_HANDLERS = {
     ],
     bucketNamesOnly: [],
     vendorApis: ['breach'],
+    // The key of the report folders' keyed hash.
+    breachReportNamingKey: true,
     listStateMachine: [],
   },
 } as const satisfies Record<string, HandlerDeclaration>;

@@ -5,6 +5,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { BreachDeps } from '#lambdas/breach/deps';
 import { type Env, readOriginsEnv, readUrlEnv } from '#lambdas/platform/runtime/env';
+import { reportNamingKeyFromSecret } from '#lambdas/platform/runtime/identity-key';
 import {
   type Observability,
   powertoolsMetrics,
@@ -36,5 +37,10 @@ export function breachDepsFromEnvironment(
     logger: pipelineLoggerFromPowertools(tools.logger),
     observer: vendorMetricsObserver(powertoolsMetrics(tools.metrics)),
   });
-  return breachStorageDepsFromEnvironment(env, tools, { s3: options.s3, breachClient });
+  return breachStorageDepsFromEnvironment(env, tools, {
+    s3: options.s3,
+    breachClient,
+    // Read only when called (ArchiveReport, reconciliation): Recon, which shares this wiring, never does.
+    reportNamingKey: reportNamingKeyFromSecret(options.secrets)(env, tools),
+  });
 }

@@ -9,6 +9,7 @@ import type { DuplicateLine, InvalidLine } from '#lambdas/domain-list/contracts'
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { redactText } from '#lambdas/platform/redact';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { notUtf8Reason } from '#lambdas/platform/text-encoding';
 import { normalizeDomain } from '#lambdas/platform/validation';
 
 export const DEFAULT_MAX_DOMAINS = 100_000;
@@ -156,10 +157,35 @@ function splitRaw(text: string): string[] {
  */
 export async function* linesFromStream(
   stream: AsyncIterable<Uint8Array | string>,
-  options: { readonly maxLineLength?: number } = {},
+  options: { readonly maxLineLength?: number; readonly fileName?: string } = {},
 ): AsyncGenerator<string, void, undefined> {
   const maxLineLength = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
-  const decoder = new TextDecoder('utf-8');
+  const file = options.fileName ?? 'domain list';
+  // Bytes that are not UTF-8 refuse the list once, naming the encoding (text-encoding.ts), rather
+  // than a replacement character and a bad label on every line.
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let bytesSeen = false;
+  let linesBefore = 0;
+  const decode = (chunk: Uint8Array, final: boolean): string => {
+    const atStart = !bytesSeen;
+    bytesSeen = true;
+    const startProblem = atStart ? notUtf8Reason(chunk, { file, partial: !final }) : undefined;
+    if (startProblem) throw new InvalidInputError(file, startProblem);
+    try {
+      return decoder.decode(chunk, { stream: !final });
+    } catch {
+      // A chunk may open with the rest of a character the previous one began.
+      let from = 0;
+      while (from < 3 && ((chunk[from] ?? 0) & 0xc0) === 0x80) from += 1;
+      throw new InvalidInputError(
+        file,
+        notUtf8Reason(chunk.subarray(from), { file, atStart: false, linesBefore, partial: !final }) ??
+          'is not UTF-8: it ends in the middle of a character (a cut-off file?)',
+      );
+    } finally {
+      for (const byte of chunk) if (byte === 0x0a) linesBefore += 1;
+    }
+  };
   let buffer = '';
   let first = true;
   // True while skipping the tail of a line already cut at maxLineLength.
@@ -174,7 +200,7 @@ export async function* linesFromStream(
   };
 
   for await (const chunk of stream) {
-    buffer += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    buffer += typeof chunk === 'string' ? chunk : decode(chunk, false);
     let start = 0;
     const breaks = /[\r\n]/g;
     for (;;) {
@@ -195,7 +221,7 @@ export async function* linesFromStream(
       buffer = '';
     }
   }
-  buffer += decoder.decode();
+  buffer += decode(new Uint8Array(0), true);
   for (const line of splitRaw(buffer)) {
     if (skipping) {
       skipping = false;

@@ -167,7 +167,7 @@ async function openListLines(
       `${key} is ${object.ContentLength} bytes, over the limit of ${limit} bytes for a domain list (intake.maxListBytes): split it into smaller lists`,
     );
   }
-  return linesFromStream(object.Body);
+  return linesFromStream(object.Body, { fileName: key.replace(/^.*\//, '') });
 }
 
 /** `PrepareDomainList`: parse the uploaded or scheduled list, write items.json for the Distributed Map. */

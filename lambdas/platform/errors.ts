@@ -31,6 +31,8 @@ export const ERROR_NAME = {
   VendorDestinationRefusedError: 'VendorDestinationRefusedError',
   /** A JSON answer nested deeper, or larger, than the parser takes. */
   VendorJsonLimitError: 'VendorJsonLimitError',
+  /** A vendor's report name that holds a key value in use or a credential's shape. */
+  ReportNameRefusedError: 'ReportNameRefusedError',
   InvalidInputError: 'InvalidInputError',
   ConfigurationError: 'ConfigurationError',
   SecretAccessError: 'SecretAccessError',
@@ -224,6 +226,22 @@ export class VendorResponseError extends VendorError {
   constructor(operation: string, problem: string) {
     super(`${operation} returned an unusable response: ${problem}`, { operation, retryable: false });
     this.name = ERROR_NAME.VendorResponseError;
+  }
+}
+
+/**
+ * A report name that holds a key (a key value in use, or a credential's shape: see `holdsSecret`).
+ * The name cannot be printed, stored, slugged into an S3 key or sent back in a download URL without
+ * spreading the key, so the report is refused and named by a fingerprint of the exact name (the
+ * first 16 hex digits of its SHA-256). Permanent: the vendor gives the same name again.
+ */
+export class ReportNameRefusedError extends VendorResponseError {
+  /** `sha256:` and 16 hex digits of the exact name: tells names apart, reveals nothing. */
+  readonly fingerprint: string;
+  constructor(operation: string, fingerprint: string) {
+    super(operation, `the report name holds a key; the report is refused (name ${fingerprint})`);
+    this.name = ERROR_NAME.ReportNameRefusedError;
+    this.fingerprint = fingerprint;
   }
 }
 

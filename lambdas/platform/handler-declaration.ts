@@ -59,6 +59,11 @@ export interface HandlerDeclaration {
    */
   readonly breachIdentityKey?: boolean;
   /**
+   * Reads the key of the keyed hash that names report folders (`BREACH_REPORT_NAMING_KEY_SECRET_ARN`).
+   * @default false
+   */
+  readonly breachReportNamingKey?: boolean;
+  /**
    * What it does with the rotated vendor key secret:
    * - `rotate`: the four rotation steps (DescribeSecret, GetSecretValue, PutSecretValue,
    *   UpdateSecretVersionStage on that secret only), the mirror secrets (PutSecretValue,

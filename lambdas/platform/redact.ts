@@ -1,16 +1,66 @@
 /**
  * The one redaction every vendor text passes before it reaches a log, an error, a state payload, an
- * S3 key or the terminal: error bodies, report names, recon `output`, listed names, input lines
- * quoted back in rejects. The vendor's text is not ours to trust: a 4xx may echo the addresses it
- * was sent, a report name may hold one, and a body may repeat the key it was given. The clients
- * never put a key into a message in the first place; this is the net under everything else.
+ * S3 key or the terminal: error bodies, status bodies, report names, recon answers, listed names,
+ * input lines quoted back in rejects. The vendor's text is not ours to trust: a 4xx may echo the
+ * addresses it was sent, a report name may hold one, and a body may repeat the key it was given. The
+ * clients never put a key into a message in the first place; this is the net under everything else.
  *
- * What it removes: email addresses (plain and percent-encoded), URL user-info, bearer and basic
- * credentials, `key=value` / `"key": "value"` secrets, vendor-style keys (`sk_…`) and any secret
- * the caller knows (the key in use). Idempotent: redacting twice gives the same text.
+ * What it removes: the key values in use (every key a vendor client sent or read from its secret
+ * registers itself here, see {@link rememberKeyValue}, so a key that looks like a plain word is
+ * caught too), email addresses (plain and percent-encoded), URL user-info, bearer and basic
+ * credentials, `key=value` / `"key": "value"` secrets, the values of fields named like a credential
+ * (`api_key`, `x-api-key`, `authorization`, `token`, `secret`…) and vendor-style keys (`sk_…`).
+ * Idempotent: redacting twice gives the same text.
  */
 
+import { createHash } from 'node:crypto';
+import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
+
 export const REDACTED = '[REDACTED]';
+
+/**
+ * `sha256:` and the first 16 hex digits of the SHA-256 of `text`: how a value that may not be shown
+ * (a report name holding a key) is named in errors, records and the terminal.
+ */
+export function fingerprintOf(text: string): string {
+  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * The shortest value the registry takes: a real key is long and random, and a short one (a test's
+ * `key1`) would blank ordinary words wherever it occurs.
+ */
+const MIN_KNOWN_KEY_LENGTH = 8;
+/**
+ * Key values remembered at once, the least recently used dropped first. A Lambda's module scope
+ * lives across invocations and rotations; the keys used last are what a vendor could still echo,
+ * and a key in use is registered again with every request, so a burst of other values (a rotation
+ * probing the candidates of an answer) cannot push it out for longer than the burst.
+ */
+const MAX_KNOWN_KEYS = 64;
+/** The key values in use, the most recently registered last (a Set keeps insertion order). */
+const knownKeys = new Set<string>();
+
+/**
+ * Registers a key value (the current or pending key a client sent, a key read from its secret) so
+ * that every later {@link redactText} removes it wherever it appears, whatever it looks like.
+ * Values shorter than 8 characters are ignored (see MIN_KNOWN_KEY_LENGTH).
+ */
+export function rememberKeyValue(value: string | undefined): void {
+  if (value === undefined || value.length < MIN_KNOWN_KEY_LENGTH) return;
+  // Moved to the newest place: the least recently used key is the one dropped.
+  knownKeys.delete(value);
+  knownKeys.add(value);
+  if (knownKeys.size > MAX_KNOWN_KEYS) {
+    const oldest = knownKeys.values().next().value;
+    if (oldest !== undefined) knownKeys.delete(oldest);
+  }
+}
+
+/** How many key values the redaction knows (the tests read it). */
+export function knownKeyCount(): number {
+  return knownKeys.size;
+}
 
 const SENSITIVE_QUERY =
   /^(x-amz-.*|signature|sig|token|access_token|api_key|apikey|key|credential|policy|expires)$/i;
@@ -32,15 +82,15 @@ const EMAIL =
   /[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{0,63}[A-Za-z0-9!#$&'*+/=?^_`{|}~-](?:@|%40)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?){0,126}\.[A-Za-z]{2,63}(?![A-Za-z0-9-])/gi;
 const BEARER = /\b(Bearer|Basic)\s+(?!\[?REDACTED\]?)[A-Za-z0-9._~+/=-]+/gi;
 const KEY_VALUE =
-  /\b(api[_-]?key|apikey|x-api-key|access[_-]?token|refresh[_-]?token|token|secret|password|passwd|pwd|authorization)(["']?\s*[:=]\s*["']?)(?!\[?REDACTED\]?)[^\s"',;&}]+/gi;
+  /\b(api[_-]?key|apikey|x-api-key|access[_-]?token|refresh[_-]?token|token|secret|password|passwd|pwd|authorization)(["']?\s*[:=]\s*["']?)(?!\[?REDACTED\]?|(?:Bearer|Basic)\s+\[REDACTED\])[^\s"',;&}]+/gi;
 const VENDOR_KEY = /\b(sk|pk|rk)_[A-Za-z0-9_]{8,}\b/g;
 
 /**
- * `text` with every address, URL password, bearer token, key-shaped value and known secret (at
- * least 4 characters long) replaced by `[REDACTED]`.
+ * `text` with every key value in use (registered, or given in `secrets`, at least 4 characters
+ * long), address, URL password, bearer token and key-shaped value replaced by `[REDACTED]`.
  */
 export function redactText(text: string, secrets: Iterable<string | undefined> = []): string {
-  return redactSecrets(text, secrets)
+  return redactSecrets(redactSecrets(text, secrets), knownKeys)
     .replace(URL_USERINFO, `$1${REDACTED}@`)
     .replace(BARE_USERINFO, `$1${REDACTED}@`)
     .replace(EMAIL, REDACTED)
@@ -55,15 +105,33 @@ export function containsEmail(text: string): boolean {
   return EMAIL.test(text);
 }
 
+/**
+ * True when `text` holds a credential: a key value in use, or the shape of one (a bearer token, a
+ * `token=…`, an `sk_…` key, a URL password). Addresses are not credentials: see {@link containsEmail}.
+ */
+export function holdsSecret(text: string): boolean {
+  return redactText(text.replace(EMAIL, '')) !== text.replace(EMAIL, '');
+}
+
 /** True when `text` holds something {@link redactText} would remove (e.g. a name that is an address). */
 export function needsRedaction(text: string): boolean {
   return redactText(text) !== text;
 }
 
 /**
+ * A field whose value is a credential whatever it looks like: an echoed header (`authorization`,
+ * `x-api-key`), a JSON answer's `api_key`, `token`, `secret`, `password`. A value alone carries no
+ * `key=` context for {@link redactText} to see, so {@link redactDeep} blanks these by name.
+ */
+const SENSITIVE_FIELD =
+  /^(x-)?(api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd|pwd|authorization|proxy-authorization|cookie|set-cookie)$/i;
+
+/**
  * {@link redactText} over every string of a JSON-like value (object keys included), e.g. a vendor
- * answer kept for the record or a log line's fields. Non-string leaves are kept; an Error becomes
- * its name, message and stack; the value is copied, never changed.
+ * answer kept for the record or a log line's fields; a string or number under a credential-named
+ * field (`api_key`, `x-api-key`, `authorization`, `token`, `secret`…) becomes `[REDACTED]` whole.
+ * Other non-string leaves are kept; an Error becomes its name, message and stack; the value is
+ * copied, never changed.
  */
 export function redactDeep<T>(value: T, secrets: Iterable<string | undefined> = []): T {
   const known = [...secrets];
@@ -82,13 +150,24 @@ export function redactDeep<T>(value: T, secrets: Iterable<string | undefined> = 
       return Object.fromEntries(
         Object.entries(node as Record<string, unknown>).map(([key, item]) => [
           redactText(key, known),
-          walk(item),
+          SENSITIVE_FIELD.test(key) && (typeof item === 'string' || typeof item === 'number')
+            ? blankCredential(item, known)
+            : walk(item),
         ]),
       );
     }
     return node;
   };
   return walk(value) as T;
+}
+
+/** Already redacted to nothing but its scheme (`Bearer [REDACTED]`): kept, so redaction is idempotent. */
+const ONLY_REDACTED = /^(?:(?:Bearer|Basic)\s+)?\[REDACTED\]$/;
+
+/** A credential-named field's value: `[REDACTED]` whole, or the scheme and `[REDACTED]`. */
+function blankCredential(value: string | number, known: readonly (string | undefined)[]): string {
+  const redacted = typeof value === 'string' ? redactText(value, known) : '';
+  return ONLY_REDACTED.test(redacted) ? redacted : REDACTED;
 }
 
 /**
@@ -110,11 +189,48 @@ export function redactUrl(url: string | URL): string {
   return redactText(parsed.toString());
 }
 
-/** Replaces every occurrence of each secret (at least 4 characters long) with `[REDACTED]`. */
+/**
+ * Replaces every occurrence of each secret (at least 4 characters long) with `[REDACTED]`, the
+ * longest first, so a key that contains another is not left half-shown.
+ */
 export function redactSecrets(text: string, secrets: Iterable<string | undefined>): string {
   let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join(REDACTED);
+  const ordered = [...secrets].filter((s): s is string => s !== undefined && s.length >= 4);
+  ordered.sort((a, b) => b.length - a.length);
+  for (const secret of ordered) {
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   }
   return out;
+}
+
+/**
+ * A vendor's body kept as text (a status answer's `raw`): {@link redactText}, and when the body is
+ * JSON, still JSON. Text redaction keeps every byte it does not replace, and its replacement holds
+ * no quote or backslash, so JSON stays JSON in all but two cases, which fall back to the body
+ * parsed, {@link redactDeep}ed and serialised again: a credential-named field whose value text
+ * redaction cannot see (`"api_key": "plainword"`, or an escaped `\u`-form of a key), and a
+ * `"token": "a\"b"` value cut at its escaped quote, which would end the string early.
+ */
+/** Deeper JSON is redacted as text only (the vendor JSON bound is 64: vendor-api/json.ts). */
+const MAX_WALK_DEPTH = 1_000;
+
+export function redactVendorText(text: string): string {
+  const redacted = redactText(text);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return redacted;
+  }
+  if (parsed === null || typeof parsed !== 'object') return redacted;
+  // A walk over JSON nested this deep would overflow the stack: the text redaction is what is kept.
+  if (jsonDepthExceeds(text, MAX_WALK_DEPTH)) return redacted;
+  try {
+    const reparsed: unknown = JSON.parse(redacted);
+    const deep = JSON.stringify(redactDeep(reparsed));
+    if (deep === JSON.stringify(reparsed)) return redacted;
+  } catch {
+    // Text redaction broke the JSON: the deep form below is what is kept.
+  }
+  return JSON.stringify(redactDeep(parsed));
 }

@@ -8,6 +8,7 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError, ERROR_NAME, type VendorApi } from '#lambdas/platform/errors';
+import { rememberKeyValue } from '#lambdas/platform/redact';
 import type { CredentialProvider } from '#lambdas/platform/vendor-api/types';
 import { API_KEY_FIELDS } from './secret-placeholder.ts';
 
@@ -210,6 +211,8 @@ function checkedKey(key: string, secretId: string, what: string): string {
   if (!/^[\x21-\x7e]+$/.test(key)) {
     throw new ConfigurationError(secretId, `${what} contains whitespace or non-printable characters`);
   }
+  // Every key read from a secret (current or pending) is one a vendor could echo back.
+  rememberKeyValue(key);
   return key;
 }
 

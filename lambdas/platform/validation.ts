@@ -8,7 +8,8 @@
  */
 import { isIP } from 'node:net';
 import { domainToASCII, domainToUnicode } from 'node:url';
-import { InvalidInputError } from '#lambdas/platform/errors';
+import { InvalidInputError, ReportNameRefusedError } from '#lambdas/platform/errors';
+import { fingerprintOf, holdsSecret } from '#lambdas/platform/redact';
 import { type DomainOptions, specialUse } from '#lambdas/platform/special-use';
 
 export {
@@ -143,6 +144,16 @@ export function validateReportName(input: string, inputName = 'report_name'): st
     }
   }
   return input;
+}
+
+/**
+ * `name` when it holds no key; a ReportNameRefusedError naming it by fingerprint otherwise. A name
+ * that holds a key (a key value in use or a credential's shape, `holdsSecret`) is never downloaded,
+ * slugged into an S3 key or printed: every use of a vendor's report name passes here first.
+ */
+export function refuseKeyInReportName(name: string, operation: string): string {
+  if (holdsSecret(name)) throw new ReportNameRefusedError(operation, fingerprintOf(name));
+  return name;
 }
 
 /**

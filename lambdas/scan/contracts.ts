@@ -34,8 +34,9 @@ export interface StatusSnapshot {
   readonly vendorStatus: string | undefined;
   readonly progress: number | undefined;
   /**
-   * The raw status body, byte-for-byte, when it is at most 8 KiB (the last one ends up in the
-   * manifest); larger bodies are cut there and `rawTruncated` is set, to keep state payloads small.
+   * The raw status body, redacted (every key value in use, secrets' shapes, addresses; otherwise
+   * byte-for-byte), when it is at most 8 KiB (the last one ends up in the manifest); larger bodies
+   * are cut there and `rawTruncated` is set, to keep state payloads small.
    */
   readonly raw: string;
   readonly rawTruncated: boolean;

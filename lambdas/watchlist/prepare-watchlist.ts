@@ -67,6 +67,7 @@ export async function prepareWatchlist(deps: WatchlistDeps, event: unknown): Pro
       identityKey,
       maxEmails: deps.settings.maxEmails,
       maxRows: deps.settings.maxWatchlistRows ?? DEFAULT_MAX_WATCHLIST_ROWS,
+      fileName: source.key.replace(/^.*\//, ''),
     });
   } catch (error) {
     // A watchlist refused as a whole (too large, not UTF-8, not a JSON list) still gets a run

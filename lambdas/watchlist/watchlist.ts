@@ -12,6 +12,7 @@ import { parse } from 'csv-parse/sync';
 import { personRef } from '#lambdas/breach/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { notUtf8Reason } from '#lambdas/platform/text-encoding';
 import { parseJsonBody } from '#lambdas/platform/vendor-api/json';
 import { type BreachRequest, type PersonRef, parseBreachRequest } from '../breach/contracts.ts';
 
@@ -69,6 +70,8 @@ export interface WatchlistOptions {
   readonly maxEmails: number;
   /** @default DEFAULT_MAX_WATCHLIST_ROWS */
   readonly maxRows?: number;
+  /** The file's name, for the hint on converting a file that is not UTF-8. @default `watchlist.<format>` */
+  readonly fileName?: string;
 }
 
 /** The format a key's suffix names; anything else is not a watchlist. */
@@ -84,7 +87,7 @@ export function parseWatchlist(
   format: WatchlistFormat,
   options: WatchlistOptions,
 ): ParsedWatchlist {
-  const text = decodeUtf8(bytes);
+  const text = decodeUtf8(bytes, options.fileName ?? `watchlist.${format}`);
   const { rows, headerRow, ignored } = format === 'csv' ? csvRows(text) : jsonRows(text);
   const maxRows = options.maxRows ?? DEFAULT_MAX_WATCHLIST_ROWS;
   const people: WatchlistPerson[] = [];
@@ -191,10 +194,9 @@ function jsonRows(text: string): { rows: RawRow[]; headerRow: undefined; ignored
   };
 }
 
-function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new InvalidInputError('watchlist', 'is not UTF-8 text');
-  }
+/** The text, or the watchlist refused once, naming its encoding and how to convert it. */
+function decodeUtf8(bytes: Uint8Array, file: string): string {
+  const problem = notUtf8Reason(bytes, { file });
+  if (problem) throw new InvalidInputError('watchlist', problem);
+  return new TextDecoder('utf-8').decode(bytes);
 }

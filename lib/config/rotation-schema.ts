@@ -108,7 +108,10 @@ export const rotationSchema = z.pipe(
       const windowProblem = rotationWindowProblem(rotation.schedule, rotation.windowHours);
       if (windowProblem) context.addIssue({ code: 'custom', path: ['windowHours'], message: windowProblem });
       const period = rotationPeriodDays(rotation.schedule);
-      if (rotation.maxKeyAgeDays === undefined && period === undefined) {
+      // Only for a valid cron: an invalid schedule (rate(2 hours), rate(1 week)) has no period
+      // either, but its own problem is the one to report, not a rule for crons it is not.
+      const isCron = period === undefined && rotationScheduleProblem(rotation.schedule) === undefined;
+      if (rotation.maxKeyAgeDays === undefined && isCron) {
         context.addIssue({
           code: 'custom',
           path: ['maxKeyAgeDays'],

@@ -35,6 +35,8 @@ export interface DeclaredResources {
   readonly breachStateMachine?: IStateMachine;
   /** The key of the keyed hash that names people in the breach workflow. */
   readonly breachIdentityKey?: ISecret;
+  /** The key of the keyed hash that names report folders in the breach workflow. */
+  readonly breachReportNamingKey?: ISecret;
   /** The pause switch, and for the resume function the intakes whose refused events it replays. */
   readonly pause?: {
     readonly parameter: IStringParameter;
@@ -118,14 +120,28 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
       }),
     );
   }
-  if (declaration.breachIdentityKey === true) {
-    const secret = resources.breachIdentityKey;
-    if (!secret) throw missing(fn, 'the breach identity key');
+  const hmacKeys = [
+    [
+      declaration.breachIdentityKey,
+      resources.breachIdentityKey,
+      'the breach identity key',
+      ENV.breachIdentityKeySecretArn,
+    ],
+    [
+      declaration.breachReportNamingKey,
+      resources.breachReportNamingKey,
+      'the breach report naming key',
+      ENV.breachReportNamingKeySecretArn,
+    ],
+  ] as const;
+  for (const [declared, secret, what, variable] of hmacKeys) {
+    if (declared !== true) continue;
+    if (!secret) throw missing(fn, what);
     // Not grantRead: it adds secretsmanager:DescribeSecret, which no handler calls.
     fn.addToRolePolicy(
       new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
     );
-    fn.addEnvironment(ENV.breachIdentityKeySecretArn, secret.secretArn);
+    fn.addEnvironment(variable, secret.secretArn);
   }
 }
 

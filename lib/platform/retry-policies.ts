@@ -39,6 +39,7 @@ export const PERMANENT_ERRORS = [
   ERROR_NAME.VendorBodyTooLargeError,
   ERROR_NAME.VendorDestinationRefusedError,
   ERROR_NAME.VendorJsonLimitError,
+  ERROR_NAME.ReportNameRefusedError,
   ERROR_NAME.InvalidInputError,
   ERROR_NAME.ConfigurationError,
 ] as const;

@@ -3,7 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Schedule } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import { bindDeclared } from './bindings.ts';
+import { bindDeclared, type DeclaredResources } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { invokeOnSchedule } from './scheduled-invoke.ts';
@@ -16,6 +16,8 @@ export interface ScheduledReconciliationProps {
   readonly workflow: 'breach' | 'scan';
   readonly resultsBucket: IBucket;
   readonly vendorSecrets: VendorSecrets;
+  /** What else its handler declares it reads (lambdas/registry.ts), e.g. the report naming key. */
+  readonly declared?: Omit<DeclaredResources, 'resultsBucket' | 'vendorSecrets'>;
   /** The vendor API's URL and the workflow's settings, as the workflow's own functions get them. */
   readonly environment: Readonly<Record<string, string>>;
   /** An EventBridge Scheduler expression, validated by the configuration. */
@@ -49,7 +51,11 @@ export class ScheduledReconciliation extends Construct {
       environment: { ...props.environment },
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
-    bindDeclared(this.function, { resultsBucket: props.resultsBucket, vendorSecrets: props.vendorSecrets });
+    bindDeclared(this.function, {
+      ...props.declared,
+      resultsBucket: props.resultsBucket,
+      vendorSecrets: props.vendorSecrets,
+    });
     this.schedule = invokeOnSchedule(this, 'Schedule', {
       fn: this.function,
       expression: props.scheduleExpression,

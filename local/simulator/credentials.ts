@@ -16,6 +16,19 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** Told of every key any simulator in this process issues (test/kit/leak-watch.ts listens). */
+const keyListeners = new Set<(key: string) => void>();
+
+/**
+ * Calls `listener` with every key a simulator of this process issues from now on (its first key,
+ * a rotated or replaced one), so a test can look for the exact values a run used. Returns the
+ * unsubscribe.
+ */
+export function onSimulatorKey(listener: (key: string) => void): () => void {
+  keyListeners.add(listener);
+  return () => keyListeners.delete(listener);
+}
+
 export interface KeyMetadata {
   readonly org_uuid: string;
   readonly key_id: string;
@@ -42,6 +55,7 @@ export class KeyStore {
       throw new TypeError('apiKey must be a non-empty string of printable ASCII without spaces');
     }
     this.key = initialKey ?? newApiKey();
+    for (const listener of keyListeners) listener(this.key);
     this.keyDigest = digest(this.key);
     this.createdAt = now();
   }
@@ -93,6 +107,7 @@ export class KeyStore {
   }
 
   private install(key: string): void {
+    for (const listener of keyListeners) listener(key);
     this.key = key;
     this.keyDigest = digest(key);
     this.keyId = newKeyId();

@@ -3,6 +3,7 @@
  * spends one of its uses and its fault applies to that request alone.
  */
 import { REDIRECT_TARGETS } from './adversarial.ts';
+import { KEY_ECHO_TARGETS } from './key-echo.ts';
 import { isRotateAnswerShape, ROTATE_ANSWER_SHAPES } from './rotate-answers.ts';
 import type { Fault, FaultRule, SimulatedApi } from './types.ts';
 
@@ -22,7 +23,7 @@ interface ActiveRule {
 /** Faults that answer for the route before authentication and handling (or, `phase: 'after'`, in place of its answer). */
 export type PreemptiveFault = Extract<Fault, { type: 'status' | 'latency' | 'hang' | 'refuse' }>;
 /** Faults that shape the real response after the request was processed. */
-export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' }>;
+export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' | 'key-echo' }>;
 
 export function isPreemptive(fault: Fault): fault is PreemptiveFault {
   return (
@@ -50,6 +51,8 @@ export interface SpentFault {
   readonly fault: Fault;
   /** When it was spent (ISO). */
   readonly at: string;
+  /** Why npm start injected it, when it did (FaultRule.injectedBecause). */
+  readonly injectedBecause?: string;
 }
 
 /** Spent uses kept for GET /__simulator/faults; the oldest are dropped beyond this. */
@@ -115,6 +118,7 @@ export class FaultBook {
       api: target.api ?? null,
       fault: active.rule.fault,
       at: new Date().toISOString(),
+      ...(active.rule.injectedBecause === undefined ? {} : { injectedBecause: active.rule.injectedBecause }),
     });
     if (this.spentUses.length > SPENT_KEPT) this.spentUses.shift();
     return active.rule.fault;
@@ -123,9 +127,17 @@ export class FaultBook {
 
 /** The one request a `rotate-answer` fault can shape. */
 const ROTATE_PATH = /^\/orgs\/[^/]+\/api\/key\/rotate$/;
+/** The one request a `key-echo` fault `into: 'report-name'` can shape: it names the report. */
+const RECON_PATH = /^\/recon\/?$/;
 
 function matches(rule: FaultRule, target: FaultTarget): boolean {
   if (rule.fault.type === 'rotate-answer' && !(target.method === 'POST' && ROTATE_PATH.test(target.path)))
+    return false;
+  if (
+    rule.fault.type === 'key-echo' &&
+    rule.fault.into === 'report-name' &&
+    !(target.method === 'POST' && RECON_PATH.test(target.path))
+  )
     return false;
   if (rule.api !== undefined && rule.api !== target.api) return false;
   if (rule.method !== undefined && rule.method.toUpperCase() !== target.method) return false;
@@ -283,6 +295,13 @@ function validateFault(fault: Fault): void {
       return;
     case 'oversized-output':
       optionalPositive(fault.bytes, 'oversized-output fault bytes', 64 * 1024 * 1024);
+      return;
+    case 'key-echo':
+      if (fault.into !== undefined && !(KEY_ECHO_TARGETS as readonly string[]).includes(fault.into)) {
+        throw new TypeError(
+          `key-echo fault into must be one of ${KEY_ECHO_TARGETS.join(', ')}; got ${JSON.stringify(fault.into)}`,
+        );
+      }
       return;
     case 'hang':
       validatePhase(fault);

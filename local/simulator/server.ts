@@ -10,6 +10,7 @@ import { injectLatency } from '../latency.ts';
 import type { AuthScheme, Route, SimContext } from './context.ts';
 import { isPreemptive, strikesAfter } from './faults.ts';
 import { HttpError, readBody, type SimResponse } from './http.ts';
+import { echoKeyInto, reportNameWithKey } from './key-echo.ts';
 import { sendResponse } from './send.ts';
 import type { Fault, SimulatedApi } from './types.ts';
 
@@ -182,6 +183,10 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
         throw new HttpError(404, 'not_found', 'no such resource');
       }
       authenticate(found.route.auth, req, sim);
+      if (fault?.type === 'key-echo' && fault.into === 'report-name') {
+        const name = reportNameWithKey(req);
+        if (name !== undefined) sim.reports.scriptName(name);
+      }
       response = await found.route.handle({
         req,
         params: found.params,
@@ -203,7 +208,11 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
       await sendResponse(res, statusFaultResponse(fault));
       return;
     }
-    const shaping = fault && !isPreemptive(fault) && fault.type !== 'rotate-answer' ? fault : undefined;
+    if (fault?.type === 'key-echo' && fault.into !== 'report-name') response = echoKeyInto(response, req);
+    const shaping =
+      fault && !isPreemptive(fault) && fault.type !== 'rotate-answer' && fault.type !== 'key-echo'
+        ? fault
+        : undefined;
     await sendResponse(res, response, shaping);
   }
 

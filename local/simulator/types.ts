@@ -95,7 +95,13 @@ export type Fault =
    * Process the request, then send its real answer one byte every `intervalMs` (default 5,000):
    * never idle long enough for the client's idle timeout, so only a deadline ends it.
    */
-  | { readonly type: 'trickle'; readonly intervalMs?: number };
+  | { readonly type: 'trickle'; readonly intervalMs?: number }
+  /**
+   * A vendor that repeats the key the request carried (./key-echo.ts). `body` (the default): the
+   * JSON answer gets the credential header (`authorization` or `x-api-key`) and a `note` holding
+   * the bare key. `report-name`: `POST /recon` only; the report it makes is named `rpt-<key>-<hex>`.
+   */
+  | { readonly type: 'key-echo'; readonly into?: 'body' | 'report-name' };
 
 /** Where a `redirect-internal` fault points. */
 export type RedirectTarget = 'metadata' | 'metadata-ipv6' | 'loopback' | 'decimal' | 'mapped';
@@ -118,6 +124,11 @@ export interface FaultRule {
    */
   readonly probability?: number;
   readonly fault: Fault;
+  /**
+   * Set when npm start adds the rule itself (the demo's lost start answer): why, said beside the
+   * fault wherever the run reports it, so a deliberate fault never reads as a problem.
+   */
+  readonly injectedBecause?: string;
 }
 
 /** What a scan of a given domain does, scripted per domain (exact, case-insensitive) or by RegExp. */

@@ -14,10 +14,10 @@ import type { BreachLimits } from '#lambdas/breach/limits';
 import { ArchiveVerificationError } from '#lambdas/platform/errors';
 import type { Fault } from '#local/simulator/types';
 import { listKeys, readJson } from '../kit/s3.ts';
-import { type BreachTestBed, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
+import { type BreachTestBed, REPORT_NAMING_KEY, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 
 const REPORT = 'jane-doe_20261120T100000Z_abc123';
-const FOLDER = reportFolder(REPORT);
+const FOLDER = reportFolder(REPORT, REPORT_NAMING_KEY);
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 

@@ -11,10 +11,10 @@ import { archiveReport, CONFLICTS_FOLDER } from '#lambdas/breach/archive-breach-
 import type { ArchiveSummary } from '#lambdas/breach/contracts';
 import { reportFolder } from '#lambdas/breach/identity';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';
-import { type BreachTestBed, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
+import { type BreachTestBed, REPORT_NAMING_KEY, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 
 const REPORT = 'shared-name_20261120T100000Z_abc123';
-const FOLDER = reportFolder(REPORT);
+const FOLDER = reportFolder(REPORT, REPORT_NAMING_KEY);
 
 let bed: BreachTestBed;
 beforeEach(async () => {

@@ -15,10 +15,10 @@ import { reportFolder } from '#lambdas/breach/identity';
 import { ArchiveVerificationError, VendorInsecureRedirectError } from '#lambdas/platform/errors';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';
-import { type BreachTestBed, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
+import { type BreachTestBed, REPORT_NAMING_KEY, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 
 const REPORT = 'jane-doe_20261120T100000Z_abc123';
-const FOLDER = reportFolder(REPORT);
+const FOLDER = reportFolder(REPORT, REPORT_NAMING_KEY);
 const FIXTURES = join(import.meta.dirname, '../fixtures');
 const CERT = readFileSync(join(FIXTURES, 'loopback-test-only.cert.pem'), 'utf8');
 const TLS_KEY = readFileSync(join(FIXTURES, 'loopback-test-only.key.pem'), 'utf8');

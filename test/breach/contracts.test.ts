@@ -13,6 +13,7 @@ import {
 import { breachRunPrefix, reportFolder } from '#lambdas/breach/identity';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { parseWith } from '#lambdas/platform/schema';
+import { REPORT_NAMING_KEY } from './fixture.ts';
 
 const KEY = 'k'.repeat(40);
 const tooLongName = 'N'.repeat(201);
@@ -249,7 +250,7 @@ describe('people are named by a keyed hash', () => {
     const names = [
       breachRunPrefix(person, 'req-1'),
       breachExecutionName(person, 'req-1'),
-      reportFolder('jane-doe_20261120T100000Z_abc123'),
+      reportFolder('jane-doe_20261120T100000Z_abc123', REPORT_NAMING_KEY),
     ];
     for (const name of names) {
       expect(name).not.toMatch(/jane@|example\.com|j\.doe/i);

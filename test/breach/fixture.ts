@@ -11,7 +11,7 @@ import { createBreachSettings } from '#lambdas/breach/deps';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import type { VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
-import type { LocalBreachOptions } from '#local/breach-run';
+import { type LocalBreachOptions, localReportNamingKey } from '#local/breach-run';
 import { type AslDefinition, breachReportStateMachine } from '#local/definitions';
 import { type S3rverFixture, startS3rver } from '#local/embedded-s3';
 import { startVendorSimulator } from '#local/simulator/index';
@@ -23,6 +23,8 @@ import { listKeys, readObject } from '../kit/s3.ts';
 
 export const RESULTS_BUCKET = 'breach-results';
 export const IDENTITY_KEY = 'test-identity-key-0123456789abcdef-0123456789';
+/** The report naming key a local run derives from IDENTITY_KEY: direct step calls and runs agree. */
+export const REPORT_NAMING_KEY = localReportNamingKey(IDENTITY_KEY);
 
 export interface BreachTestBed {
   readonly sim: VendorSimulator;
@@ -70,6 +72,7 @@ export async function startBreachBed(options: BreachBedOptions = {}): Promise<Br
       ...(options.maxEmails ? { maxEmails: options.maxEmails } : {}),
     }),
     clock: () => new Date(),
+    reportNamingKey: async () => REPORT_NAMING_KEY,
   };
   return {
     sim,

@@ -10,7 +10,14 @@ import { InvalidInputError } from '#lambdas/platform/errors';
 import { describeResult } from '#local/breach-command';
 import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
 import { listKeys, readJson } from '../kit/s3.ts';
-import { bed, everythingStored, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
+import {
+  bed,
+  everythingStored,
+  REPORT_NAMING_KEY,
+  RESULTS_BUCKET,
+  runOptions,
+  useBreachRun,
+} from './fixture.ts';
 
 const ADDRESS = /bob\.smith(?:@|%40)example|example-com|example\.com/i;
 
@@ -39,8 +46,8 @@ describe('a report name that holds an address', () => {
     // The exact name still reaches the vendor's download: the report is archived.
     expect(run.outcome).toBe('archived');
     if (run.outcome !== 'archived') return;
-    expect(run.result.archiveKey.startsWith(reportFolder(reportName))).toBe(true);
-    expect(reportFolder(reportName)).not.toMatch(ADDRESS);
+    expect(run.result.archiveKey.startsWith(reportFolder(reportName, REPORT_NAMING_KEY))).toBe(true);
+    expect(reportFolder(reportName, REPORT_NAMING_KEY)).not.toMatch(ADDRESS);
     const everything = [
       await everythingStored(bed),
       JSON.stringify(payloads),

@@ -12,7 +12,7 @@ import {
   reconcileReports,
 } from '#lambdas/breach/reconcile-breach-reports';
 import { listKeys, readJson } from '../kit/s3.ts';
-import { type BreachTestBed, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
+import { type BreachTestBed, REPORT_NAMING_KEY, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 
 let bed: BreachTestBed;
 beforeEach(async () => {
@@ -58,11 +58,11 @@ describe('breach reconciliation budget', () => {
       RESULTS_BUCKET,
       runs[1]?.recordKey ?? '',
     );
-    expect(second.deferred.at(-1)).toBe(reportFolder('r00_bad'));
+    expect(second.deferred.at(-1)).toBe(reportFolder('r00_bad', REPORT_NAMING_KEY));
     // An archived report keeps no marker; the bad one does, for the next run's ordering.
     const keys = await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/reports/');
     expect(keys.filter((key) => key.endsWith(ATTEMPT_FILE))).toEqual([
-      `${reportFolder('r00_bad')}${ATTEMPT_FILE}`,
+      `${reportFolder('r00_bad', REPORT_NAMING_KEY)}${ATTEMPT_FILE}`,
     ]);
   });
 
@@ -90,7 +90,10 @@ describe('breach reconciliation budget', () => {
     // Assess: the next run archives the reports after it, and leaves it for last
     expect(next.counts).toEqual({ alreadyArchived: 0, archived: 3, deferred: 2, failed: 0, unreadable: 0 });
     const record = await readJson<{ deferred: string[] }>(bed.s3.client, RESULTS_BUCKET, next.recordKey);
-    expect(record.deferred).toEqual([reportFolder('r04_good'), reportFolder('r00_slow')]);
+    expect(record.deferred).toEqual([
+      reportFolder('r04_good', REPORT_NAMING_KEY),
+      reportFolder('r00_slow', REPORT_NAMING_KEY),
+    ]);
   });
 
   it('starts no archive with less time left than an archive may need', async () => {

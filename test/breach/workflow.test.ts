@@ -9,7 +9,14 @@ import { reportFolder } from '#lambdas/breach/identity';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
 import { runBreachReport } from '#local/breach-run';
 import { listKeys, readJson } from '../kit/s3.ts';
-import { bed, everythingStored, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
+import {
+  bed,
+  everythingStored,
+  REPORT_NAMING_KEY,
+  RESULTS_BUCKET,
+  runOptions,
+  useBreachRun,
+} from './fixture.ts';
 
 const INPUT_BUCKET = 'breach-input';
 useBreachRun({ buckets: [INPUT_BUCKET] });
@@ -142,7 +149,11 @@ describe('breach reconciliation', () => {
     expect(first.counts).toEqual({ alreadyArchived: 1, archived: 2, deferred: 0, failed: 0, unreadable: 0 });
     for (const name of ['lost-answer_1', 'never-archived_2']) {
       expect(
-        await readJson(bed.s3.client, RESULTS_BUCKET, `${reportFolder(name)}manifest.json`),
+        await readJson(
+          bed.s3.client,
+          RESULTS_BUCKET,
+          `${reportFolder(name, REPORT_NAMING_KEY)}manifest.json`,
+        ),
       ).toMatchObject({
         origin: 'reconciled',
         reportName: name,
@@ -215,7 +226,7 @@ describe('breach reconciliation', () => {
     );
     expect(record.failed).toEqual([
       {
-        folder: reportFolder('a_first'),
+        folder: reportFolder('a_first', REPORT_NAMING_KEY),
         error: expect.objectContaining({ name: 'ArchiveVerificationError' }),
       },
     ]);

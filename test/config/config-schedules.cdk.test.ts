@@ -1,5 +1,5 @@
 /** The pipeline configuration: schedules, the Scheduler expression grammar, and loading from cdk context. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,6 +90,22 @@ describe('parsePipelineConfig: schedules', () => {
   });
 });
 
+describe('parsePipelineConfig: rotation schedules', () => {
+  it.each([
+    ['rate(2 hours)', 'must rotate every 4 to 23 hours'],
+    ['rate(0 days)', 'must rotate every 1 to 999 days'],
+    ['rate(1 week)', 'rate('],
+  ])('reports only what is wrong with %s, not the rule for cron schedules', (schedule, problem) => {
+    const message = problemsOf({ rotation: { schedule } });
+    const problems = message.split('\n').filter((line) => line.startsWith('  - '));
+
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('pipeline.rotation.schedule');
+    expect(problems[0]).toContain(problem);
+    expect(message).not.toContain('maxKeyAgeDays');
+  });
+});
+
 describe('scheduleExpressionProblem', () => {
   it.each([
     'cron(0 2 * * ? *)',
@@ -141,14 +157,18 @@ describe('loadPipelineConfig', () => {
   it('names the file when it is missing or its settings are wrong', () => {
     // Prepare
     const dir = mkdtempSync(join(tmpdir(), 'pipeline-config-'));
-    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ poll: { growthFactor: 0.5 } }));
+    try {
+      writeFileSync(join(dir, 'bad.json'), JSON.stringify({ poll: { growthFactor: 0.5 } }));
 
-    // Act + Assess
-    expect(() => loadPipelineConfig({ pipelineConfigFile: 'missing.json' }, dir)).toThrow(
-      /pipelineConfigFile cannot be read \(ENOENT\)/,
-    );
-    expect(() => loadPipelineConfig({ pipelineConfigFile: 'bad.json' }, dir)).toThrow(
-      /Invalid pipeline configuration \(bad\.json\):\n {2}- pipeline\.poll\.growthFactor must be between 1 and 4/,
-    );
+      // Act + Assess
+      expect(() => loadPipelineConfig({ pipelineConfigFile: 'missing.json' }, dir)).toThrow(
+        /pipelineConfigFile cannot be read \(ENOENT\)/,
+      );
+      expect(() => loadPipelineConfig({ pipelineConfigFile: 'bad.json' }, dir)).toThrow(
+        /Invalid pipeline configuration \(bad\.json\):\n {2}- pipeline\.poll\.growthFactor must be between 1 and 4/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

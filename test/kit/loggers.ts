@@ -3,6 +3,9 @@
  * shape of the core's PipelineLogger / VendorLogger, including `createChild` and `appendKeys`: a child
  * shares the parent's line list and adds its own keys to each line.
  */
+import { redactDeep, redactText } from '#lambdas/platform/redact';
+import { checkText } from './leak-watch.ts';
+
 export interface LogLine {
   readonly level: 'debug' | 'info' | 'warn' | 'error';
   readonly message: string;
@@ -30,7 +33,13 @@ export function createMemoryLogger(
   const log =
     (level: LogLine['level']) =>
     (message: string, ...extra: Record<string, unknown>[]): void => {
-      lines.push({ level, message, fields: Object.assign({ ...keys }, ...extra) });
+      const fields = Object.assign({ ...keys }, ...extra);
+      lines.push({ level, message, fields });
+      // What the deployed logger would write to CloudWatch (runtime/logger.ts redacts every line).
+      checkText(
+        `log line (${level}) "${message.slice(0, 60)}"`,
+        JSON.stringify({ message: redactText(message), fields: redactDeep(fields) }),
+      );
     };
   return {
     lines,

@@ -96,6 +96,7 @@ beforeAll(async () => {
     metrics: { record: () => undefined },
     settings: createBreachSettings({ resultsBucket: RESULTS }),
     clock: () => new Date(),
+    reportNamingKey: async () => 'least-privilege-report-naming-key-0123456789',
   };
   const watchlistDeps: WatchlistDeps = {
     s3: s3Client,

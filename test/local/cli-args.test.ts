@@ -114,6 +114,19 @@ describe('flags npm kept for itself (npm start without --)', () => {
     expect(run.stdout).toBe('');
   });
 
+  it("says so for the program's own flags too: npm start --s3-latency 25ms", async () => {
+    // What `npm start --s3-latency 25ms` hands the script: only the 25ms.
+    setEnv({ npm_lifecycle_event: 'start', npm_config_s3_latency: 'true' });
+
+    const run = await runCli(['25ms']);
+
+    expect(run).toExitWith(2);
+    expect(run.stderr).toBe(
+      'error: npm kept --s3-latency for itself: flags for npm start must come after "--", ' +
+        'and their values (25ms) arrived as arguments. Type: npm start -- --s3-latency …\n',
+    );
+  });
+
   it('leaves a run alone whose flags all arrived', async () => {
     setEnv({ npm_lifecycle_event: 'start', npm_config_min_wait: 'true' });
 

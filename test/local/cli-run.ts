@@ -15,7 +15,9 @@ import { readFileSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { main } from '../../local/cli.ts';
+import { userPath } from '../../local/cli-args.ts';
 import type { LocalTiming } from '../../local/pipeline.ts';
+import { outFlagOf, watchKeys, watchOutput, watchTerminal } from '../kit/leak-watch.ts';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
@@ -103,9 +105,11 @@ export async function runCli(
   process.stdout.write = capture(out) as typeof process.stdout.write;
   process.stderr.write = capture(err) as typeof process.stderr.write;
   const timing = options.timing ?? NO_WAITS;
+  watchKeys(env.VENDOR_API_KEY);
+  let run: CliRun;
   try {
     const code = await main(argv, timing === 'as-defined' ? {} : { timing });
-    return { code, stdout: out.join(''), stderr: err.join('') };
+    run = { code, stdout: out.join(''), stderr: err.join('') };
   } finally {
     process.stdout.write = stdoutWrite;
     process.stderr.write = stderrWrite;
@@ -115,6 +119,12 @@ export async function runCli(
       else process.env[name] = value;
     }
   }
+  // Every run the suite makes is searched for the keys it used (test/kit/leak-watch.ts).
+  watchTerminal(argv, run);
+  // Where the CLI put it: relative to the directory `npm start` ran in (INIT_CWD), as it resolves it.
+  const dir = outFlagOf(argv);
+  if (dir !== undefined) await watchOutput(argv, userPath(dir));
+  return run;
 }
 
 /**
@@ -137,11 +147,17 @@ export function npmStartNodeArgs(): string[] {
 export function startCliProcess(args: readonly string[], env: VendorEnv = {}): ChildProcess {
   const childEnv = { ...process.env };
   for (const name of VENDOR_ENV) delete childEnv[name];
-  return spawn(process.execPath, [...npmStartNodeArgs(), ...args], {
+  const child = spawn(process.execPath, [...npmStartNodeArgs(), ...args], {
     cwd: PROJECT_ROOT,
     env: { ...childEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Every run the suite makes is searched for the keys it used (test/kit/leak-watch.ts).
+  watchKeys(env.VENDOR_API_KEY);
+  const stdout = collectText(child.stdout);
+  const stderr = collectText(child.stderr);
+  child.once('close', () => watchTerminal(args, { stdout: stdout.text, stderr: stderr.text }, true));
+  return child;
 }
 
 /** Everything a stream says, as it says it. */
@@ -168,6 +184,8 @@ export async function runCliProcess(
   const stderr = collectText(child.stderr);
   // 'close', not 'exit': both pipes are drained by then.
   const code = await new Promise<number | null>((done) => child.once('close', (exit) => done(exit)));
+  const dir = outFlagOf(args);
+  if (dir !== undefined) await watchOutput(args, resolve(PROJECT_ROOT, dir));
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 

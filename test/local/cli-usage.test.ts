@@ -135,6 +135,16 @@ describe('npm start usage and configuration errors', () => {
       ['scan', 'a.example.com', '--min-wait', 'soon'],
       '--min-wait',
     ],
+    [
+      'a --fault scan does not take',
+      ['scan', 'a.example.com', '--fault', 'key-echo=recon'],
+      '--fault key-echo=recon: expected key-echo=status',
+    ],
+    [
+      'a --fault breach does not take',
+      ['breach', '--name', 'A B', '--email', 'a@example.com', '--fault', 'key-echo=status'],
+      '--fault key-echo=status: expected key-echo=recon or key-echo=report-name',
+    ],
   ])('exits 2 for %s', async (_case, argv, message) => {
     // Act
     const run = await runCli([...argv, '--out', outDir]);
@@ -143,6 +153,21 @@ describe('npm start usage and configuration errors', () => {
     expect(run).toExitWith(2);
     expect(run.stderr).toContain(message);
     expect(await filesUnder(outDir)).toEqual([]);
+  });
+
+  it('exits 2 for a --fault against a vendor that is not the built-in simulator, before any work', async () => {
+    const vendor = await startVendorSimulator();
+    try {
+      const run = await runCli(['scan', 'a.example.com', '--fault', 'key-echo=status', '--out', outDir], {
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+      });
+      expect(run).toExitWith(2);
+      expect(run.stderr).toContain('--fault needs the built-in simulator: unset the vendor URLs');
+      expect(vendor.requestCount('POST /scan')).toBe(0);
+    } finally {
+      await vendor.close();
+    }
   });
 
   it('exits 2 naming a --domains-file that does not exist', async () => {

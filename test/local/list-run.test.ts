@@ -94,26 +94,15 @@ beforeAll(async () => {
   const progress: ProgressEvent[] = [];
 
   // The run every test below reads.
-  run = await runDomainList(
+  run = await listRun(
+    { domains: [], file: { name: FILE_NAME, bytes: Buffer.from(`${LIST_LINES.join('\n')}\n`, 'utf8') } },
     {
-      s3: s3.client,
-      inputBucket: INPUT,
-      resultsBucket: RESULTS,
-      scanDefinition: definition,
       scanClient: countingScanClient(clients.scan),
-      poll: { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 },
-      concurrency: CONCURRENCY,
-      intakePrefix: DEFAULT_PIPELINE_CONFIG.intake.prefix,
-      intakeSuffixes: DEFAULT_PIPELINE_CONFIG.intake.suffixes,
-      retryIntervalMs: 0,
-      waitOverrideMs: 0,
-      logger: createMemoryLogger(),
       onProgress: (event) => {
         progress.push(event);
         if (event.type === 'domain-done') inFlight.delete(event.domain);
       },
     },
-    { domains: [], file: { name: FILE_NAME, bytes: Buffer.from(`${LIST_LINES.join('\n')}\n`, 'utf8') } },
   );
 });
 
@@ -256,5 +245,68 @@ describe('list runs prepared from the same source identity', () => {
     expect(items.map((item) => item.domain)).toEqual(first.map((item) => item.domain));
     const firstNames = new Set(first.map((item) => item.executionName));
     expect(items.filter((item) => firstNames.has(item.executionName))).toEqual([]);
+  });
+});
+
+/** A list run against this file's S3 and simulator, with the given options changed. */
+function listRun(
+  request: Parameters<typeof runDomainList>[1],
+  changed: Partial<Parameters<typeof runDomainList>[0]>,
+): Promise<LocalRunResult> {
+  return runDomainList(
+    {
+      s3: s3.client,
+      inputBucket: INPUT,
+      resultsBucket: RESULTS,
+      scanDefinition: definition,
+      scanClient: clients.scan,
+      poll: { minWaitSeconds: 1, maxWaitSeconds: 2, growthFactor: 1.5, deadlineSeconds: 60 },
+      concurrency: CONCURRENCY,
+      intakePrefix: DEFAULT_PIPELINE_CONFIG.intake.prefix,
+      intakeSuffixes: DEFAULT_PIPELINE_CONFIG.intake.suffixes,
+      retryIntervalMs: 0,
+      waitOverrideMs: 0,
+      logger: createMemoryLogger(),
+      ...changed,
+    },
+    request,
+  );
+}
+
+describe('domains typed on the command line', () => {
+  it('are scanned whatever intake.suffixes says: it is a rule for uploads', async () => {
+    const typed = await listRun({ domains: ['lst-only.example.com'] }, { intakeSuffixes: ['.lst'] });
+
+    expect(typed.summary.rejected).toBeUndefined();
+    expect(typed.summary.domains.map((domain) => [domain.domain, domain.state])).toEqual([
+      ['lst-only.example.com', 'succeeded'],
+    ]);
+    expect(typed.prepared.source).toMatchObject({
+      key: expect.stringMatching(/^incoming\/command-line-.*\.lst$/),
+    });
+  });
+});
+
+describe('a list run asked to stop', () => {
+  it('starts no scan, and the summary names every domain Interrupted', async () => {
+    const stop = new AbortController();
+    stop.abort({ cause: 'SIGINT', exitCode: 130 });
+    const before = sim.requestCount('POST /scan');
+
+    const stopped = await listRun({ domains: ['one.example.com', 'two.example.com'] }, { stop: stop.signal });
+
+    expect(sim.requestCount('POST /scan')).toBe(before);
+    expect(stopped.summary.domains.map((domain) => [domain.domain, domain.state, domain.error])).toEqual([
+      [
+        'one.example.com',
+        'failed',
+        { name: 'Interrupted', message: 'not started: the run was stopped by SIGINT' },
+      ],
+      [
+        'two.example.com',
+        'failed',
+        { name: 'Interrupted', message: 'not started: the run was stopped by SIGINT' },
+      ],
+    ]);
   });
 });

@@ -1,5 +1,7 @@
 /**
- * Every `npm start` line in the README's ```sh blocks runs as written, in-process (`main(argv)`),
+ * Every `npm start` line in the ```sh blocks of the README and of every page under docs/ runs as
+ * written, in-process (`main(argv)`), but those with a placeholder the reader fills in (`<vendor>`)
+ * and the ones NPM_START_NOT_RUN lists with their reason,
  * from a directory laid out like a fresh clone (INIT_CWD, so `./results` and `examples/...` mean
  * what they mean there), against the built-in simulator, or against one started here where the
  * README points at a vendor URL (`$URL`, `$KEY`: the simulator's banner values). The flags are the
@@ -12,12 +14,23 @@
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVendorSimulator, type VendorSimulator } from '../../local/simulator/index.ts';
+import {
+  documentationPages,
+  hasPlaceholder,
+  NPM_START_NOT_RUN,
+  PROJECT_ROOT,
+  shellWords,
+} from '../docs/documented-commands.ts';
 import { runCli, VENDOR_ENV } from './cli-run.ts';
 
-const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
+/** A line with a placeholder (`<vendor>`, `…`) or listed in NPM_START_NOT_RUN. */
+function notRunHere(line: string): boolean {
+  const command = shellWords(line).words.join(' ');
+  return hasPlaceholder(line) || Object.keys(NPM_START_NOT_RUN).some((listed) => command.endsWith(listed));
+}
 
 interface ReadmeExample {
   /** The line as the README has it. */
@@ -30,30 +43,6 @@ interface ReadmeExample {
   readonly comment: string;
   /** Simulator fault rules the same block posts before it (`curl … -d '{…}' $URL/__simulator/faults`). */
   readonly faults: { readonly rule: unknown; readonly comment: string }[];
-}
-
-/** Shell words of one line, with quotes removed, up to an unquoted `#` (returned as the comment). */
-function shellWords(line: string): { words: string[]; comment: string } {
-  const words: string[] = [];
-  let word: string | undefined;
-  let quote: string | undefined;
-  for (let index = 0; index < line.length; index++) {
-    const char = line[index] as string;
-    if (quote) {
-      if (char === quote) quote = undefined;
-      else word = (word ?? '') + char;
-    } else if (char === '"' || char === "'") {
-      quote = char;
-      word ??= '';
-    } else if (/\s/.test(char)) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else if (char === '#' && word === undefined) {
-      return { words, comment: line.slice(index + 1).trim() };
-    } else word = (word ?? '') + char;
-  }
-  if (word !== undefined) words.push(word);
-  return { words, comment: '' };
 }
 
 /** Every `npm start` command of the README's ```sh blocks. */
@@ -72,7 +61,7 @@ function readmeExamples(readme: string): ReadmeExample[] {
       // `npm ci && npm start`: the command after the last `&&`.
       const command = words.slice(words.lastIndexOf('&&') + 1);
       const npm = command.findIndex((word, index) => word === 'npm' && command[index + 1] === 'start');
-      if (npm < 0) continue;
+      if (npm < 0 || notRunHere(line)) continue;
       const env = Object.fromEntries(
         command.slice(0, npm).map((assignment) => assignment.split(/=(.*)/s).slice(0, 2) as [string, string]),
       );
@@ -93,7 +82,7 @@ function readmeExamples(readme: string): ReadmeExample[] {
 const timeoutFor = (example: ReadmeExample): number | undefined =>
   example.argv.includes('--config') ? 180_000 : undefined;
 
-const readme = ['README.md', 'docs/local-runs.md', 'docs/breach-reports.md']
+const readme = documentationPages()
   .map((page) => readFileSync(join(PROJECT_ROOT, page), 'utf8'))
   .join('\n');
 const examples = readmeExamples(readme);

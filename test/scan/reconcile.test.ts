@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { METRIC } from '#lambdas/platform/metrics';
 import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
-import { reconcileScans } from '#lambdas/scan/reconcile-scans';
+import { INDEX_CONCURRENCY, reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/write-scan-manifest';
@@ -186,6 +186,63 @@ describe('the vendor statistics', () => {
       problem: { name: 'VendorUnavailableError' },
     });
     expect(refused.metrics.recorded.some((m) => m.name === METRIC.vendorStatistic)).toBe(false);
+  });
+});
+
+describe('an archive of many domains', () => {
+  /** The deps of one run, with every ListObjectsV2 counted and the most in flight at once kept. */
+  function countingListings(bucket: string, settings: Parameters<typeof reconcileDeps>[1] = {}) {
+    const run = reconcileDeps(bucket, settings);
+    const listings = { total: 0, inFlight: 0, most: 0 };
+    run.s3.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'ListObjectsV2Command') return next(args);
+        listings.total += 1;
+        listings.inFlight += 1;
+        listings.most = Math.max(listings.most, listings.inFlight);
+        try {
+          return await next(args);
+        } finally {
+          listings.inFlight -= 1;
+        }
+      },
+      { step: 'initialize', name: 'countListings' },
+    );
+    return { ...run, listings };
+  }
+
+  async function scansAtVendor(count: number): Promise<void> {
+    const uuids = await Promise.all(
+      Array.from({ length: count }, (_, i) => startAtVendor(`many-${i}.example.com`)),
+    );
+    await Promise.all(uuids.map((uuid) => finishAtVendor(uuid)));
+  }
+
+  it('indexes one listing per domain, many at a time and never more than INDEX_CONCURRENCY', async () => {
+    // Prepare: 40 domains with one finished scan each, none archived; no archive may start.
+    const bucket = await freshBucket();
+    await scansAtVendor(40);
+    const { deps, listings } = countingListings(bucket, { maxArchivesPerRun: 1 });
+
+    // Act
+    const result = await reconcileScans(deps);
+
+    // Assess: every domain listed once, in parallel, within the bound.
+    expect(listings.total).toBeGreaterThanOrEqual(40);
+    expect(listings.most).toBeGreaterThan(1);
+    expect(listings.most).toBeLessThanOrEqual(INDEX_CONCURRENCY);
+    expect(result.counts).toMatchObject({ archived: 1, deferred: 39 });
+  });
+
+  it('lists nothing past the time reserve: domains it could not index are deferred, not listed late', async () => {
+    const bucket = await freshBucket();
+    await scansAtVendor(5);
+    const { deps, listings } = countingListings(bucket);
+
+    const result = await reconcileScans(deps, { timeLeftMs: () => 4 * 60_000 });
+
+    expect(listings.total).toBe(0);
+    expect(result.counts).toMatchObject({ archived: 0, deferred: 5 });
   });
 });
 

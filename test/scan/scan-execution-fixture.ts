@@ -129,10 +129,17 @@ export async function rejectedFailureRecords(domainFolder: string): Promise<stri
 
 /**
  * Registers this fixture's hooks in the calling test file: the ScanDomain definition synthesized
- * for `config` (default: the default configuration), s3rver, and a simulator per test whose scans
- * finish after `pollsToFinish` polls (default 2) and fail for broken.example.com.
+ * for `config` (default: the default configuration), s3rver, and a simulator per test (its key
+ * `apiKey`) whose scans finish after `pollsToFinish` polls (default 2) and fail for broken.example.com.
  */
-export function useScanExecution(options: { config?: PipelineConfig; pollsToFinish?: number } = {}): void {
+export function useScanExecution(
+  options: {
+    config?: PipelineConfig;
+    pollsToFinish?: number;
+    /** The simulator's key. @default a random `sk_sim_…` */
+    apiKey?: string;
+  } = {},
+): void {
   beforeAll(async () => {
     ({ definition, machine } = await synthesizedScanMachine(options.config));
     s3 = await startS3rver({ buckets: [RESULTS] });
@@ -142,6 +149,7 @@ export function useScanExecution(options: { config?: PipelineConfig; pollsToFini
     sim = await startVendorSimulator({
       pollsToFinish: options.pollsToFinish ?? 2,
       failingDomains: ['broken.example.com'],
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     });
     clients = vendorClientsFor(sim);
     logger = createMemoryLogger();

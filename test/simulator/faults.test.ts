@@ -330,6 +330,7 @@ describe('rule matching', () => {
     ['an unknown redirect-internal target', { fault: { type: 'redirect-internal', to: 'intranet' } }],
     ['a deep-json depth of zero', { fault: { type: 'deep-json', depth: 0 } }],
     ['a trickle interval of zero', { fault: { type: 'trickle', intervalMs: 0 } }],
+    ['a key-echo into an unknown place', { fault: { type: 'key-echo', into: 'headers' } }],
   ])('rejects a rule with %s', (_, rule) => {
     expect(() => sim.addFault(rule as never)).toThrow(TypeError);
   });
@@ -368,5 +369,53 @@ describe('hostile-vendor faults of issue 33', () => {
     const body = res.body.toString('utf8');
     expect(JSON.parse(body)).toMatchObject({ uuid });
     expect(Date.now() - started).toBeGreaterThanOrEqual((body.length - 1) * 20 - 50);
+  });
+});
+
+describe('key-echo faults', () => {
+  it('adds the Authorization header and the bare key to a JSON status answer', async () => {
+    sim.addFault({ api: 'scan', method: 'GET', path: '/status/', fault: { type: 'key-echo' } });
+
+    const answer = await fetch(`${sim.url}/status/${uuid}`, { headers: bearer(sim.apiKey) });
+
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({
+      uuid,
+      authorization: `Bearer ${sim.apiKey}`,
+      note: `served for ${sim.apiKey}`,
+    });
+  });
+
+  it('adds x-api-key to a recon answer', async () => {
+    sim.addFault({ api: 'breach', method: 'POST', path: '/recon', fault: { type: 'key-echo' } });
+
+    const answer = await fetch(`${sim.url}/recon`, {
+      method: 'POST',
+      headers: { ...apiKeyHeader(sim.apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Kim Lee', emails: ['kim@example.com'] }),
+    });
+
+    expect(await answer.json()).toMatchObject({ status: 'success', 'x-api-key': sim.apiKey });
+  });
+
+  it('names the report after the key with into report-name, and only a recon can spend it', async () => {
+    sim.addFault({ fault: { type: 'key-echo', into: 'report-name' } });
+    // Not a recon: the rule is not spent on it.
+    expect((await stats()).status).toBe(200);
+
+    const answer = await fetch(`${sim.url}/recon`, {
+      method: 'POST',
+      headers: { ...apiKeyHeader(sim.apiKey), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Kim Lee', emails: ['kim@example.com'] }),
+    });
+
+    const { output } = (await answer.json()) as { output: string };
+    expect(output).toMatch(new RegExp(`^rpt-${sim.apiKey}-[0-9a-f]{6}$`));
+    // The report exists under that name: a download with it would be served.
+    const download = await fetch(`${sim.url}/download/${encodeURIComponent(output)}`, {
+      headers: apiKeyHeader(sim.apiKey),
+      redirect: 'manual',
+    });
+    expect(download.status).toBe(302);
   });
 });

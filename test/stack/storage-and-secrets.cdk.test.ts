@@ -127,8 +127,9 @@ describe('PipelineStorage', () => {
 
 describe('VendorSecrets', () => {
   it('creates one org key secret by default, with a placeholder and no key in the template', () => {
-    // The org key, and the breach workflow's identity (HMAC) key, which is no vendor credential.
-    synthesized.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    // The org key, and the breach workflow's identity and report naming (HMAC) keys, which are no
+    // vendor credentials.
+    synthesized.template.resourceCountIs('AWS::SecretsManager::Secret', 3);
     synthesized.template.hasResourceProperties('AWS::SecretsManager::Secret', {
       Description: Match.stringLikeRegexp('aws secretsmanager put-secret-value'),
       GenerateSecretString: Match.objectLike({ GenerateStringKey: 'nonce' }),
@@ -156,7 +157,7 @@ describe('VendorSecrets', () => {
     const perApi = synth({ vendor: { keys: 'per-api' } });
 
     // Assess
-    perApi.template.resourceCountIs('AWS::SecretsManager::Secret', 4);
+    perApi.template.resourceCountIs('AWS::SecretsManager::Secret', 5);
     const scanSecret = logicalIdOfType(perApi, 'AWS::SecretsManager::Secret', 'VendorSecretsScanApiKey');
     const fn = functionFor(perApi, 'poll-scan-status');
     expect(fn.environment).toMatchObject({

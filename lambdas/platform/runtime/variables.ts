@@ -70,6 +70,7 @@ export const ENV = {
   breachReconcileMaxArchives: 'BREACH_RECONCILE_MAX_ARCHIVES',
   /** The key of the keyed hash that names people (HMAC), in Secrets Manager. */
   breachIdentityKeySecretArn: 'BREACH_IDENTITY_KEY_SECRET_ARN',
+  breachReportNamingKeySecretArn: 'BREACH_REPORT_NAMING_KEY_SECRET_ARN',
   /** The per-person BreachReport machine (watchlist runs start it). */
   breachStateMachineArn: 'BREACH_STATE_MACHINE_ARN',
   /** Dot path of the new key in the vendor's rotate answer; unset searches the common names. */

@@ -4,7 +4,8 @@
  * `X-API-Key: <key>` on every call, and only ever to the configured origin.
  */
 import { InvalidInputError, VendorResponseError } from '#lambdas/platform/errors';
-import { validateEmail, validateReportName } from '#lambdas/platform/validation';
+import { fingerprintOf, holdsSecret } from '#lambdas/platform/redact';
+import { refuseKeyInReportName, validateEmail, validateReportName } from '#lambdas/platform/validation';
 import { VendorHttp } from './http.ts';
 import {
   describe,
@@ -109,6 +110,9 @@ export class BreachClient {
           index,
           reason: `${describe(item)} without a report name (${REPORT_NAME_FIELDS.join('/')})`,
         });
+      } else if (holdsSecret(name)) {
+        // Listed, but never archived under, or printed as, a name that holds a key.
+        unreadable.push({ index, reason: `report name ${fingerprintOf(name)} holds a key; refused` });
       } else {
         reports.push({ name, raw: item });
       }
@@ -121,7 +125,7 @@ export class BreachClient {
    * origin. `maxBytes` cuts the (decoded) body past that many bytes (VendorBodyTooLargeError).
    */
   async download(reportName: string, options: { readonly maxBytes?: number } = {}): Promise<VendorDownload> {
-    const name = validateReportName(reportName, 'reportName');
+    const name = refuseKeyInReportName(validateReportName(reportName, 'reportName'), 'breach.download');
     return this.http.download({
       operation: 'breach.download',
       method: 'GET',

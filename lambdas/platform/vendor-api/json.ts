@@ -4,6 +4,9 @@
  * missing one into a VendorResponseError; everything else keeps the raw text.
  */
 import { VendorJsonLimitError, VendorResponseError } from '#lambdas/platform/errors';
+import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
+
+export { jsonDepthExceeds } from '#lambdas/platform/json-depth';
 
 /**
  * The bounds of a JSON answer. V8's JSON.parse takes any depth, but the walks after it do not:
@@ -36,29 +39,6 @@ export function parseJsonBody(text: string): ParsedBody {
   } catch {
     return { ok: false, text };
   }
-}
-
-/**
- * True when the arrays and objects of `text` nest deeper than `maxDepth`, brackets inside strings
- * aside. One pass without recursion, before the text is parsed; malformed text is left to
- * JSON.parse to refuse.
- */
-export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i += 1; // backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      depth += 1;
-      if (depth > maxDepth) return true;
-    } else if (c === 0x5d || c === 0x7d) depth -= 1;
-  }
-  return false;
 }
 
 /**

@@ -4,6 +4,7 @@
  * that as still running, bounded by its deadline) and the raw body is always kept.
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
+import { redactText, redactVendorText } from '#lambdas/platform/redact';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { JSON_LIMITS, jsonDepthExceeds } from './json.ts';
 import type { ScanState, ScanStatus, StatusVocabulary } from './types.ts';
@@ -124,9 +125,12 @@ export function classifyScanStatus(
   const vendorStatus = word?.trim() || undefined;
   return {
     state: vendorStatus === undefined ? 'unknown' : stateOf(vendorStatus, vocabulary),
-    vendorStatus: vendorStatus === undefined ? undefined : vendorStatus.slice(0, MAX_WORD_LENGTH),
+    vendorStatus: vendorStatus === undefined ? undefined : redactText(vendorStatus).slice(0, MAX_WORD_LENGTH),
     progress,
-    raw: boundUtf8(rawBody, MAX_RAW_BYTES),
+    // Classified from the vendor's bytes, kept redacted: a status answer that echoes the request's
+    // Authorization header would otherwise carry the key into the state payload, the execution
+    // history and the manifest. Redacted before the cut, so no key is left half-shown at the edge.
+    raw: boundUtf8(redactVendorText(rawBody), MAX_RAW_BYTES),
     contentType,
   };
 }

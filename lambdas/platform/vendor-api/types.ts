@@ -150,7 +150,10 @@ export interface ScanStatus {
   readonly vendorStatus: string | undefined;
   /** 0..100 when the body carries a progress/percent field. */
   readonly progress: number | undefined;
-  /** The raw body text, byte-for-byte as received (bounded to 64 KiB). */
+  /**
+   * The body text as received but redacted (`redactVendorText`: every key value in use and the
+   * shapes of secrets and addresses; JSON stays JSON), bounded to 64 KiB.
+   */
   readonly raw: string;
   readonly contentType: string | undefined;
 }

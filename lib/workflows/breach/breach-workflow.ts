@@ -1,6 +1,7 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import {
   Choice,
   Condition,
@@ -21,6 +22,7 @@ import {
 import type { BreachFailureName } from '#lambdas/breach/record-breach-failure';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { bindDeclared } from '../../platform/bindings.ts';
+import { acknowledge } from '../../platform/nag.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from '../../platform/retry-policies.ts';
@@ -74,10 +76,27 @@ export class BreachWorkflow extends Construct {
   public readonly archiveFunction: PipelineFunction;
   public readonly manifestFunction: PipelineFunction;
   public readonly recordFailureFunction: PipelineFunction;
+  /**
+   * The HMAC key that names report folders (`breach/reports/report-<hmac>/`): a report name may
+   * hold an address, and an unkeyed hash of it can be guessed back. Its own key, not the identity
+   * key that names people, so the functions that archive reports cannot name people.
+   */
+  public readonly reportNamingKey: Secret;
 
   constructor(scope: Construct, id: string, props: BreachWorkflowProps) {
     super(scope, id);
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
+    this.reportNamingKey = new Secret(this, 'ReportNamingKey', {
+      description: 'HMAC key that names breach report folders; not a credential',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      // Losing it renames every report folder: reconciliation would archive every report again.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    acknowledge(
+      this.reportNamingKey,
+      'AwsSolutions-SMG4',
+      'An HMAC key for pseudonymous folder names, not a credential: rotating it would rename every report folder and make reconciliation archive every report again; a leak reveals no address by itself.',
+    );
     const declared = { resultsBucket: props.resultsBucket, vendorSecrets: props.vendorSecrets };
     const vendorSettings = { [ENV.breachApiUrl]: props.breachApiUrl };
     const limits = props.limits ?? DEFAULT_BREACH_LIMITS;
@@ -102,7 +121,7 @@ export class BreachWorkflow extends Construct {
       environment: { ...vendorSettings, ...breachLimitsEnvironment(limits, ARCHIVE_LIMIT_NAMES) },
       logRetention,
     });
-    bindDeclared(this.archiveFunction, declared);
+    bindDeclared(this.archiveFunction, { ...declared, breachReportNamingKey: this.reportNamingKey });
 
     this.manifestFunction = new PipelineFunction(this, 'ManifestFunction', {
       handlerFile: 'write-breach-manifest',

@@ -1,9 +1,12 @@
 /**
  * Asking the credential provider for a key: the current one (cached, or re-read after a 401), or
  * the pending one of a rotation in progress. A key goes into a header, so it must be non-empty and
- * free of CR, LF and NUL (a header-injection vector; node:http would reject it anyway).
+ * free of CR, LF and NUL (a header-injection vector; node:http would reject it anyway). Each key
+ * handed out is registered with the redaction (`rememberKeyValue`), so whatever a vendor echoes of
+ * it is removed from every text the pipeline keeps.
  */
 import { ConfigurationError, type VendorApi } from '#lambdas/platform/errors';
+import { rememberKeyValue } from '#lambdas/platform/redact';
 import type { CredentialProvider, VendorLogger } from '../types.ts';
 
 const HEADER_BREAKING = /[\r\n\0]/;
@@ -22,6 +25,8 @@ export async function currentKey(
   if (HEADER_BREAKING.test(key)) {
     throw new ConfigurationError(`${api} credentials`, 'the key contains a line break or NUL');
   }
+  // Every key sent is known to the redaction before its answer comes back, which may echo it.
+  rememberKeyValue(key);
   return key;
 }
 
@@ -49,5 +54,6 @@ export async function pendingKey(
   }
   if (typeof key !== 'string' || key.trim() === '' || key === refused || HEADER_BREAKING.test(key))
     return undefined;
+  rememberKeyValue(key);
   return key;
 }
