@@ -14,6 +14,8 @@ import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
 import { NO_METRICS } from '#lambdas/platform/metrics';
+import { readOriginsEnv } from '#lambdas/platform/runtime/env';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 
@@ -31,7 +33,11 @@ if ((mode !== 'archive' && mode !== 'baseline') || !reportName || !baseUrl) {
 }
 const BUCKET = process.env.S3_BUCKET ?? 'bench-results';
 const s3 = { client: createS3rverClient(process.env.S3_ENDPOINT ?? '') };
-const client = new BreachClient({ baseUrl, credentials: async () => apiKey });
+const client = new BreachClient({
+  baseUrl,
+  allowedOrigins: readOriginsEnv(process.env, ENV.vendorAllowedOrigins),
+  credentials: async () => apiKey,
+});
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 // The bench archives a ~1 GiB report, past the default bounds (64 MiB download, 256 MiB inflated):
 // raised here as a deployment that expects reports that large would raise them.

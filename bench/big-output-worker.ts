@@ -58,7 +58,8 @@ const deps = createScanDeps({
   s3,
   scanClient,
   logger: quiet,
-  settings: createScanSettings({ resultsBucket: bucket }),
+  // Above the 1 GiB default cap: raised as a deployment expecting outputs this large would raise it.
+  settings: createScanSettings({ resultsBucket: bucket, maxOutputBytes: 64 * 1024 ** 3 }),
   clock: () => new Date(now),
 });
 

@@ -184,6 +184,8 @@ async function archive(): Promise<void> {
       const env = {
         ...process.env,
         BREACH_API_URL: simulator.url,
+        // The simulator's pre-signed downloads are on a loopback origin of its own.
+        VENDOR_ALLOWED_ORIGINS: simulator.storageUrl,
         VENDOR_API_KEY: simulator.apiKey,
         S3_ENDPOINT: s3.endpoint,
         S3_BUCKET: 'bench-results',

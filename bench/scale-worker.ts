@@ -16,6 +16,8 @@ import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
 import { forEachBounded } from '#lambdas/platform/bounded';
 import { NO_METRICS } from '#lambdas/platform/metrics';
 import { scanOutputPrefix } from '#lambdas/platform/naming';
+import { readOriginsEnv } from '#lambdas/platform/runtime/env';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import { readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
@@ -226,6 +228,7 @@ async function prepare(): Promise<() => Promise<unknown>> {
       });
       const client = new BreachClient({
         baseUrl: process.env.BREACH_API_URL ?? '',
+        allowedOrigins: readOriginsEnv(process.env, ENV.vendorAllowedOrigins),
         credentials: async () => process.env.VENDOR_API_KEY ?? '',
       });
       const deps = {

@@ -261,6 +261,7 @@ export async function measureScale(): Promise<void> {
           S3_BUCKET: BUCKET,
           S3_LATENCY_MS: String(LATENCY_MS),
           BREACH_API_URL: simulator.url,
+          VENDOR_ALLOWED_ORIGINS: simulator.storageUrl,
           VENDOR_API_KEY: (scanVendor ?? simulator).apiKey,
           ...(scanVendor ? { SCAN_API_URL: scanVendor.url } : {}),
         }).finally(async () => {

@@ -97,6 +97,7 @@ export class SecurityPipelineStack extends Stack {
       allowSpecialUseDomains: config.scan.allowSpecialUseDomains,
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
       listFields: config.scan.reconciliation.listFields,
+      maxOutputBytes: config.scan.maxOutputBytes,
     });
 
     this.domainListWorkflow = new DomainListWorkflow(this, 'DomainListScan', {

@@ -60,6 +60,31 @@ function resolveToString(value: unknown): string {
   throw new Error(`Unsupported DefinitionString fragment: ${JSON.stringify(value).slice(0, 200)}`);
 }
 
+/**
+ * The timeout (seconds) of the function behind each Task state of a definition read from a
+ * template, kept beside the definition rather than in it (the engine validates the ASL). A Task's
+ * Resource names its function by logical id (`placeholderFor`).
+ */
+const lambdaTimeouts = new WeakMap<AslDefinition, ReadonlyMap<string, number>>();
+
+/** The synthesized timeout of the function behind `stateName`, when the template gave one. */
+export function lambdaTimeoutSeconds(definition: AslDefinition, stateName: string): number | undefined {
+  return lambdaTimeouts.get(definition)?.get(stateName);
+}
+
+function timeoutsOf(template: CfnTemplate, definition: AslDefinition): ReadonlyMap<string, number> {
+  const timeouts = new Map<string, number>();
+  for (const [name, state] of taskStates(definition)) {
+    const resource = typeof state.Resource === 'string' ? state.Resource : '';
+    const logicalId = /:function:([A-Za-z0-9]+)$/.exec(resource)?.[1];
+    const fn = logicalId === undefined ? undefined : template.Resources?.[logicalId];
+    const timeout = fn?.Type === 'AWS::Lambda::Function' ? fn.Properties?.Timeout : undefined;
+    // Lambda's default is 3 s, but every function here sets its own; none set means none known.
+    if (typeof timeout === 'number') timeouts.set(name, timeout);
+  }
+  return timeouts;
+}
+
 /** Every `AWS::StepFunctions::StateMachine` in the template, definitions parsed. */
 export function stateMachinesIn(template: CfnTemplate): SynthesizedStateMachine[] {
   const machines: SynthesizedStateMachine[] = [];
@@ -69,6 +94,7 @@ export function stateMachinesIn(template: CfnTemplate): SynthesizedStateMachine[
     const definition = (
       typeof raw === 'object' && raw && !('Fn::Join' in raw) ? raw : JSON.parse(resolveToString(raw))
     ) as AslDefinition;
+    lambdaTimeouts.set(definition, timeoutsOf(template, definition));
     machines.push({ logicalId, definition });
   }
   return machines;

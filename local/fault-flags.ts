@@ -7,12 +7,12 @@ import { UsageError } from './cli-checks.ts';
 import type { FaultRule } from './simulator/types.ts';
 
 /**
- * The `key-echo` cases (local/simulator/key-echo.ts), each as the rule the simulator is given: every
- * matching request of the run gets it.
+ * The cases `--fault` takes (the `key-echo` ones of local/simulator/key-echo.ts, and issue 33's
+ * hostile answers), each as the rule the simulator is given: every matching request of the run gets it.
  */
-const KEY_ECHO_RULES = {
+const FAULT_RULES = {
   /** Every status answer echoes the request's `Authorization` header, and the bare key. */
-  status: {
+  'key-echo=status': {
     api: 'scan',
     method: 'GET',
     path: '/status/',
@@ -20,7 +20,7 @@ const KEY_ECHO_RULES = {
     fault: { type: 'key-echo' },
   },
   /** Every recon answer echoes the request's `x-api-key` header, and the bare key. */
-  recon: {
+  'key-echo=recon': {
     api: 'breach',
     method: 'POST',
     path: '/recon',
@@ -28,35 +28,56 @@ const KEY_ECHO_RULES = {
     fault: { type: 'key-echo' },
   },
   /** Every recon makes a report named after the key (`rpt-<key>-<hex>`). */
-  'report-name': {
+  'key-echo=report-name': {
     api: 'breach',
     method: 'POST',
     path: '/recon',
     times: Number.POSITIVE_INFINITY,
     fault: { type: 'key-echo', into: 'report-name' },
   },
+  /** Every report download redirects to the cloud metadata service (refused: VendorDestinationRefusedError). */
+  'redirect-internal': {
+    api: 'scan',
+    method: 'GET',
+    path: '/report/',
+    times: Number.POSITIVE_INFINITY,
+    fault: { type: 'redirect-internal' },
+  },
+  /** Every breach download redirects to the cloud metadata service. */
+  'redirect-internal=download': {
+    api: 'breach',
+    method: 'GET',
+    path: '/download/',
+    times: Number.POSITIVE_INFINITY,
+    fault: { type: 'redirect-internal' },
+  },
+  /** Every recon is made, and answered with JSON nested 20,000 levels deep (VendorJsonLimitError). */
+  'deep-json': {
+    api: 'breach',
+    method: 'POST',
+    path: '/recon',
+    times: Number.POSITIVE_INFINITY,
+    fault: { type: 'deep-json' },
+  },
 } as const satisfies Record<string, FaultRule>;
 
-export type KeyEchoCase = keyof typeof KEY_ECHO_RULES;
+export type FaultCase = keyof typeof FAULT_RULES;
 
-/** The cases each command's `--fault` takes: the vendor texts that command reads. */
+/** The cases each command's `--fault` takes: the vendor answers that command reads. */
 export const FAULTS_OF = {
-  scan: ['status'],
-  breach: ['recon', 'report-name'],
-} as const satisfies Record<string, readonly KeyEchoCase[]>;
+  scan: ['key-echo=status', 'redirect-internal'],
+  breach: ['key-echo=recon', 'key-echo=report-name', 'redirect-internal=download', 'deep-json'],
+} as const satisfies Record<string, readonly FaultCase[]>;
 
 /** The `--fault` help text for `cases`. */
-export function faultFlagHelp(cases: readonly KeyEchoCase[]): string {
-  return `simulator only: ${cases.map((c) => `key-echo=${c}`).join(' or ')} (a vendor that echoes the key it is sent)`;
+export function faultFlagHelp(cases: readonly FaultCase[]): string {
+  return `simulator only: ${cases.join(' or ')} (a vendor that echoes the key it is sent, redirects inside the network, or nests its JSON 20,000 deep)`;
 }
 
 /** The rules `--fault <spec>` stands for; a UsageError naming the cases `cases` takes otherwise. */
-export function faultRulesOf(spec: string | undefined, cases: readonly KeyEchoCase[]): FaultRule[] {
+export function faultRulesOf(spec: string | undefined, cases: readonly FaultCase[]): FaultRule[] {
   if (spec === undefined) return [];
-  const wanted = /^key-echo=(.*)$/.exec(spec.trim())?.[1];
-  const known = cases.find((c) => c === wanted);
-  if (known === undefined) {
-    throw new UsageError(`--fault ${spec}: expected ${cases.map((c) => `key-echo=${c}`).join(' or ')}`);
-  }
-  return [KEY_ECHO_RULES[known]];
+  const known = cases.find((c) => c === spec.trim());
+  if (known === undefined) throw new UsageError(`--fault ${spec}: expected ${cases.join(' or ')}`);
+  return [FAULT_RULES[known]];
 }

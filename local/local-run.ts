@@ -130,6 +130,7 @@ export async function withLocalRun<T>(
         scanApiUrl: vendor.scanApiUrl,
         keysApiUrl: vendor.keysApiUrl,
         breachApiUrl: vendor.breachApiUrl,
+        allowedOrigins: vendor.allowedOrigins,
         scanCredentials: credentials,
         keysCredentials: credentials,
         breachCredentials: credentials,

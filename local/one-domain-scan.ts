@@ -43,6 +43,7 @@ export async function scanOneDomain(
       intakeSuffixes: config.intake.suffixes,
       maxListBytes: config.intake.maxListBytes,
       allowSpecialUse: config.scan.allowSpecialUseDomains,
+      maxOutputBytes: config.scan.maxOutputBytes,
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
       listFields: config.scan.reconciliation.listFields,
       logger: run.logs.logger,

@@ -71,6 +71,10 @@ export interface LocalPipelineOptions {
   readonly maxListBytes?: number;
   /** Special-use suffixes scanned anyway (`scan.allowSpecialUseDomains`). @default [] */
   readonly allowSpecialUse?: readonly string[];
+  /** A scan output's byte cap after decoding (`scan.maxOutputBytes`). @default SCAN_OUTPUT_LIMIT.default */
+  readonly maxOutputBytes?: number;
+  /** Replaces every function's synthesized timeout (ms), for scaled-down runs. @default the template's */
+  readonly lambdaTimeoutMs?: number;
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
   /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
@@ -149,6 +153,8 @@ export function bindScanHandlers(
     | 'listFields'
     | 'logger'
     | 'allowSpecialUse'
+    | 'maxOutputBytes'
+    | 'lambdaTimeoutMs'
     | 'metrics'
     | 'vendorBackoffMs'
   >,
@@ -168,9 +174,10 @@ export function bindScanHandlers(
       ...(options.statusVocabulary ? { statusVocabulary: options.statusVocabulary } : {}),
       allowSpecialUse: options.allowSpecialUse ?? [],
       ...(options.listFields ? { listFields: options.listFields } : {}),
+      ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
     }),
   });
-  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain');
+  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain', options.lambdaTimeoutMs);
 }
 
 export interface ScanExecutionResult {

@@ -189,7 +189,11 @@ export async function runRotateCommand(
           apiKey: vendor.apiKey,
           orgUuid: vendor.orgUuid,
         });
-        const keys = keyManagementFactory({ baseUrl: vendor.keysApiUrl, logger: run.logs.logger });
+        const keys = keyManagementFactory({
+          baseUrl: vendor.keysApiUrl,
+          allowedOrigins: vendor.allowedOrigins,
+          logger: run.logs.logger,
+        });
         const writer = createSecretWriter(client);
         process.stdout.write(
           `Vendor: ${vendor.label}\nSecrets: ${secretsManager.label}\nSecret: ${secretId}\n`,

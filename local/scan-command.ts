@@ -148,6 +148,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               intakeSuffixes: config.intake.suffixes,
               maxListBytes: config.intake.maxListBytes,
               allowSpecialUse: config.scan.allowSpecialUseDomains,
+              maxOutputBytes: config.scan.maxOutputBytes,
               logger: logs.logger,
               onProgress,
               stop: stopSignal,

@@ -25,7 +25,7 @@ import { type IamView, iamViewOf } from './iam/view.ts';
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** Bumped when the cached shape changes. */
-const CACHE_FORMAT = 2;
+const CACHE_FORMAT = 3;
 
 /** Files and folders whose content decides the synthesized template. */
 export const SYNTHESIS_SOURCES: readonly string[] = [
@@ -124,9 +124,15 @@ export async function synthesisKey(
 
 /** Only the state machines: what `stateMachinesIn` and the runner read. */
 function stateMachinesOnly(template: CfnTemplate): CfnTemplate {
-  const resources = Object.entries(template.Resources ?? {}).filter(
-    ([, resource]) => resource.Type === 'AWS::StepFunctions::StateMachine',
-  );
+  const resources = Object.entries(template.Resources ?? {}).flatMap(([id, resource]) => {
+    if (resource.Type === 'AWS::StepFunctions::StateMachine') return [[id, resource] as const];
+    // Of a function, only its timeout: each local invocation ends there, as in AWS.
+    if (resource.Type === 'AWS::Lambda::Function') {
+      const timeout = resource.Properties?.Timeout;
+      return [[id, { Type: resource.Type, Properties: { Timeout: timeout } }] as const];
+    }
+    return [];
+  });
   return { Resources: Object.fromEntries(resources) };
 }
 

@@ -5,7 +5,7 @@
  */
 import { type RunOptions, StateMachine } from 'aws-local-stepfunctions';
 import { type HandlerFile, handlerForState } from '../lambdas/registry.ts';
-import { type AslDefinition, taskStates, walkStates } from './definitions.ts';
+import { type AslDefinition, lambdaTimeoutSeconds, taskStates, walkStates } from './definitions.ts';
 import { runAs } from './iam/attribution.ts';
 
 /** What aws-local-stepfunctions calls in place of a Task's Lambda. */
@@ -71,18 +71,52 @@ export function asJson<T>(handler: (event: T) => Promise<unknown>, stateName = '
   };
 }
 
+/**
+ * A local invocation that ran past its function's timeout, as Step Functions reports a Lambda
+ * timeout to Retry and Catch: error `Sandbox.Timedout`, "Task timed out after N.00 seconds"
+ * (https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html,
+ * https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html).
+ */
+export class LambdaTimeoutError extends Error {
+  constructor(seconds: number) {
+    super(`Task timed out after ${seconds.toFixed(2)} seconds`);
+    this.name = 'Sandbox.Timedout';
+  }
+}
+
+/**
+ * `run`, ended at `ms` with LambdaTimeoutError(`seconds`), as Lambda ends an invocation at its
+ * timeout. Lambda freezes the sandbox; here the invocation's promise is abandoned (its result or
+ * error is dropped) and its sockets close when the run closes its clients.
+ */
+export async function withLambdaTimeout<T>(run: () => Promise<T>, ms: number, seconds: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const work = run();
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LambdaTimeoutError(seconds)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => {});
+  }
+}
+
 /** A handler file's code over its workflow's deps. */
 export type HandlerFactory<D> = (deps: D) => (event: never) => Promise<unknown>;
 
 /**
  * Binds every Task state of `definition` to its real handler; a state left unbound is an error. Each
- * invocation runs as its handler file, so the IAM evaluator checks its calls as that function.
+ * invocation runs as its handler file, so the IAM evaluator checks its calls as that function, and
+ * ends at that function's synthesized timeout (`timeoutMs` replaces it, for scaled-down runs).
  */
 export function bindTaskHandlers<D>(
   definition: AslDefinition,
   factories: Partial<Record<HandlerFile, HandlerFactory<D>>>,
   deps: D,
   machineName: string,
+  timeoutMs?: number,
 ): Record<string, TaskHandler> {
   const bound: Record<string, TaskHandler> = {};
   for (const name of taskStates(definition).keys()) {
@@ -94,7 +128,11 @@ export function bindTaskHandlers<D>(
       );
     }
     const handler = asJson(factory(deps), name);
-    bound[name] = (input) => runAs(file as HandlerFile, async () => handler(input));
+    const seconds = lambdaTimeoutSeconds(definition, name);
+    const ms = timeoutMs ?? (seconds === undefined ? undefined : seconds * 1000);
+    const invoke = (input: JSONValue) => runAs(file as HandlerFile, async () => handler(input));
+    bound[name] =
+      ms === undefined ? invoke : (input) => withLambdaTimeout(() => invoke(input), ms, ms / 1000);
   }
   return bound;
 }

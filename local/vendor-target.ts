@@ -4,6 +4,7 @@
  */
 
 import { ConfigurationError } from '#lambdas/platform/errors';
+import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorUrlProblem } from '../lib/config/index.ts';
 import { startVendorSimulator } from './simulator/index.ts';
@@ -15,6 +16,12 @@ export interface VendorTarget {
   readonly breachApiUrl: string;
   readonly apiKey: string;
   readonly orgUuid: string | undefined;
+  /**
+   * Origins vendor requests may reach besides the base URLs (the destination rule: anything else
+   * must be https to a public address). The built-in simulator's storage origin, which is on
+   * loopback, for a simulator this run started; VENDOR_ALLOWED_ORIGINS for a vendor given by URL.
+   */
+  readonly allowedOrigins: readonly string[];
   readonly label: string;
   /**
    * Where each API's base URL came from, as an error should name it: the variable the user set for
@@ -71,6 +78,8 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
       breachApiUrl: readUrl(env, ENV.breachApiUrl, primary),
       apiKey,
       orgUuid: env.ORG_UUID?.trim() || undefined,
+      // Only what the user lists: a vendor on loopback does not make every loopback port reachable.
+      allowedOrigins: readOriginsEnv(env, ENV.vendorAllowedOrigins),
       label: scanApiUrl,
       close: async () => {},
     };
@@ -99,6 +108,7 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
       return simulator.apiKey;
     },
     orgUuid: simulator.orgUuid,
+    allowedOrigins: [simulator.storageUrl],
     label: `built-in simulator at ${simulator.url}`,
     simulator,
     injectedFault: (operation) => {

@@ -106,6 +106,12 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
   } catch (error) {
     if (provesNothingWasProcessed(error)) {
       await deps.s3.send(new DeleteObjectCommand({ Bucket: deps.settings.resultsBucket, Key: claimKey }));
+    } else if (error instanceof VendorResponseError) {
+      // A 2xx answer that could not be read (not JSON, too deep, no status): the vendor did make
+      // a report. recon.json records that, so a re-run is answered from it and never asks again,
+      // and the claim is released; reconciliation archives the report from the vendor's list.
+      await recordUnreadableAnswer(deps, input, request.emails.length, reconKey, requestedAt, error);
+      await deps.s3.send(new DeleteObjectCommand({ Bucket: deps.settings.resultsBucket, Key: claimKey }));
     }
     throw error;
   }
@@ -246,6 +252,38 @@ async function readRequest(deps: BreachDeps, input: BreachReportInput): Promise<
  * refused it before doing anything (throttled, key refused, bad request). A timeout, a reset or a
  * 5xx after the request was sent proves nothing.
  */
+/** Status word of a recon.json whose answer could not be read; the workflow cannot route on it. */
+const UNREADABLE_STATUS = 'unreadable';
+
+async function recordUnreadableAnswer(
+  deps: BreachDeps,
+  input: BreachReportInput,
+  emailCount: number,
+  reconKey: string,
+  requestedAt: Date,
+  error: VendorResponseError,
+): Promise<void> {
+  const answeredAt = deps.clock();
+  const record: ReconRecord = {
+    schemaVersion: 1,
+    requestId: input.requestId,
+    person: input.person,
+    emailCount,
+    status: UNREADABLE_STATUS,
+    output: null,
+    reportNameKey: null,
+    total_breaches: null,
+    timings: {
+      requestedAt: requestedAt.toISOString(),
+      answeredAt: answeredAt.toISOString(),
+      durationMs: answeredAt.getTime() - requestedAt.getTime(),
+    },
+    // Why, never the body itself: it is what could not be read.
+    raw: { error: error.name, message: redactText(error.message) },
+  };
+  await putJson(deps, reconKey, record, 2);
+}
+
 function provesNothingWasProcessed(error: unknown): boolean {
   if (error instanceof InvalidInputError) return true;
   if (error instanceof VendorNetworkError) return error.requestNotSent;

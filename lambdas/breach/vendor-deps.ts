@@ -4,7 +4,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { type Env, readUrlEnv } from '#lambdas/platform/runtime/env';
+import { type Env, readOriginsEnv, readUrlEnv } from '#lambdas/platform/runtime/env';
 import { reportNamingKeyFromSecret } from '#lambdas/platform/runtime/identity-key';
 import {
   type Observability,
@@ -32,6 +32,7 @@ export function breachDepsFromEnvironment(
 ): BreachDeps {
   const breachClient = new BreachClient({
     baseUrl: readUrlEnv(env, ENV.breachApiUrl),
+    allowedOrigins: readOriginsEnv(env, ENV.vendorAllowedOrigins),
     credentials: vendorCredentials(env, 'breach', tools, options.secrets),
     logger: pipelineLoggerFromPowertools(tools.logger),
     observer: vendorMetricsObserver(powertoolsMetrics(tools.metrics)),

@@ -27,6 +27,10 @@ export const ERROR_NAME = {
   VendorResponseError: 'VendorResponseError',
   VendorInsecureRedirectError: 'VendorInsecureRedirectError',
   VendorBodyTooLargeError: 'VendorBodyTooLargeError',
+  /** A request (a redirect hop, or a name that resolved) to where the pipeline may not go. */
+  VendorDestinationRefusedError: 'VendorDestinationRefusedError',
+  /** A JSON answer nested deeper, or larger, than the parser takes. */
+  VendorJsonLimitError: 'VendorJsonLimitError',
   /** A vendor's report name that holds a key value in use or a credential's shape. */
   ReportNameRefusedError: 'ReportNameRefusedError',
   InvalidInputError: 'InvalidInputError',
@@ -249,6 +253,36 @@ export class VendorInsecureRedirectError extends VendorResponseError {
   constructor(operation: string) {
     super(operation, 'a redirect from https to plain http was refused');
     this.name = ERROR_NAME.VendorInsecureRedirectError;
+  }
+}
+
+/**
+ * A request the transport refused to make: its destination is neither a configured vendor origin
+ * nor a public address over https (a redirect to 169.254.169.254, a name resolving to 10.0.0.5...).
+ * Nothing was sent. Permanent: the vendor would point the same way again. `url` is redacted (no
+ * user-info, no signature); the message never holds a key.
+ */
+export class VendorDestinationRefusedError extends VendorResponseError {
+  readonly url: string;
+  readonly reason: string;
+  constructor(operation: string, url: string, reason: string) {
+    super(operation, `a request to ${url} was refused: ${reason}`);
+    this.name = ERROR_NAME.VendorDestinationRefusedError;
+    this.url = url;
+    this.reason = reason;
+  }
+}
+
+/**
+ * A 2xx JSON answer past the parser's bounds (JSON_LIMITS in vendor-api/json.ts): nested deeper
+ * than any answer of the vendor's needs, or larger. Refused before anything walks it: every
+ * recursive walk over such a value (redaction, JSON.stringify, structuredClone) would overflow the
+ * stack with a bare RangeError. Permanent: the same answer would come back as deep.
+ */
+export class VendorJsonLimitError extends VendorResponseError {
+  constructor(operation: string, problem: string) {
+    super(operation, problem);
+    this.name = ERROR_NAME.VendorJsonLimitError;
   }
 }
 

@@ -12,7 +12,9 @@
  * (`api_key`, `x-api-key`, `authorization`, `token`, `secret`…) and vendor-style keys (`sk_…`).
  * Idempotent: redacting twice gives the same text.
  */
+
 import { createHash } from 'node:crypto';
+import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
 
 export const REDACTED = '[REDACTED]';
 
@@ -209,6 +211,9 @@ export function redactSecrets(text: string, secrets: Iterable<string | undefined
  * redaction cannot see (`"api_key": "plainword"`, or an escaped `\u`-form of a key), and a
  * `"token": "a\"b"` value cut at its escaped quote, which would end the string early.
  */
+/** Deeper JSON is redacted as text only (the vendor JSON bound is 64: vendor-api/json.ts). */
+const MAX_WALK_DEPTH = 1_000;
+
 export function redactVendorText(text: string): string {
   const redacted = redactText(text);
   let parsed: unknown;
@@ -218,6 +223,8 @@ export function redactVendorText(text: string): string {
     return redacted;
   }
   if (parsed === null || typeof parsed !== 'object') return redacted;
+  // A walk over JSON nested this deep would overflow the stack: the text redaction is what is kept.
+  if (jsonDepthExceeds(text, MAX_WALK_DEPTH)) return redacted;
   try {
     const reparsed: unknown = JSON.parse(redacted);
     const deep = JSON.stringify(redactDeep(reparsed));

@@ -18,7 +18,7 @@ import type {
   VendorHttpSettings,
   VendorLogger,
 } from '#lambdas/platform/vendor-api/types';
-import { type Env, optionalEnv, readUrlEnv } from '../platform/runtime/env.ts';
+import { type Env, optionalEnv, readOriginsEnv, readUrlEnv } from '../platform/runtime/env.ts';
 import { putEvent } from '../platform/runtime/event-bridge.ts';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import {
@@ -171,6 +171,7 @@ export function rotationDepsFromEnvironment(
     secrets: createSecretWriter(clients.secretsManager),
     keys: keyManagementFactory({
       baseUrl: readUrlEnv(env, ENV.keysApiUrl),
+      allowedOrigins: readOriginsEnv(env, ENV.vendorAllowedOrigins),
       logger,
       observer: vendorMetricsObserver(metrics),
     }),

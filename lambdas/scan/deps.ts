@@ -23,9 +23,10 @@ import { type ScanSettings, type StartSettleSettings, scanSettingsFromEnv } from
 export interface ScanApi {
   startScan(domain: string): Promise<StartScanResult>;
   getStatus(scanUuid: string): Promise<ScanStatus>;
-  getReport(scanUuid: string): Promise<VendorDownload>;
-  getLogs(scanUuid: string): Promise<VendorDownload>;
-  getDebug(scanUuid: string): Promise<VendorDownload>;
+  /** `maxBytes`: the output is cut past this many decoded bytes (`scan.maxOutputBytes`). */
+  getReport(scanUuid: string, options?: { readonly maxBytes?: number }): Promise<VendorDownload>;
+  getLogs(scanUuid: string, options?: { readonly maxBytes?: number }): Promise<VendorDownload>;
+  getDebug(scanUuid: string, options?: { readonly maxBytes?: number }): Promise<VendorDownload>;
   deleteScan(scanUuid: string): Promise<unknown>;
   /** `GET /scans`: StartScan reads it to settle a start whose answer was lost. */
   listScans(): Promise<{ readonly raw: unknown }>;

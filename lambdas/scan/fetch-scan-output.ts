@@ -159,13 +159,16 @@ const OPERATIONS: Readonly<Record<ScanOutputName, string>> = {
 };
 
 function openOutput(deps: ScanDeps, output: ScanOutputName, scanUuid: string): Promise<VendorDownload> {
+  // Counted after decoding as the body streams: a bomb stops at the cap, and the upload that was
+  // under way is abandoned, never promoted to the output's key.
+  const cap = { maxBytes: deps.settings.maxOutputBytes };
   switch (output) {
     case 'report':
-      return deps.scanClient.getReport(scanUuid);
+      return deps.scanClient.getReport(scanUuid, cap);
     case 'logs':
-      return deps.scanClient.getLogs(scanUuid);
+      return deps.scanClient.getLogs(scanUuid, cap);
     case 'debug':
-      return deps.scanClient.getDebug(scanUuid);
+      return deps.scanClient.getDebug(scanUuid, cap);
   }
 }
 

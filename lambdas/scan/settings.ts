@@ -41,7 +41,26 @@ export interface ScanSettings {
    * for StartScan's settling; `{}` searches the common names, as reconciliation does.
    */
   readonly listFields: ListFields;
+  /** A scan output is cut past this many bytes, counted after decoding (SCAN_MAX_OUTPUT_BYTES, `scan.maxOutputBytes`). */
+  readonly maxOutputBytes: number;
 }
+
+const GiB = 1024 ** 3;
+
+/**
+ * The byte cap of one scan output (report, logs or debug), counted after any Content-Encoding is
+ * removed and enforced as the body streams, as breach downloads are: a gzip bomb of 1 MB on the
+ * wire is cut at the cap instead of filling the bucket. 1 GiB by default: a real report is
+ * kilobytes to a few megabytes, and at the slower measured upload rate an output of about 3 GiB
+ * already comes near FetchReport's 15-minute timeout (docs/testing-and-benchmarks.md), so nothing
+ * the fetch could store in time is cut. At most S3's 5 TiB object size; raise it for a vendor
+ * whose outputs are known to be larger.
+ */
+export const SCAN_OUTPUT_LIMIT = {
+  variable: ENV.scanMaxOutputBytes,
+  bounds: { min: 1024 * 1024, max: 5 * 1024 * GiB, integer: true },
+  default: GiB,
+} as const;
 
 export interface ScanSettingsInput {
   readonly resultsBucket: string;
@@ -50,6 +69,8 @@ export interface ScanSettingsInput {
   readonly upload?: Partial<UploadSettings>;
   readonly allowSpecialUse?: readonly string[];
   readonly listFields?: ListFields;
+  /** @default SCAN_OUTPUT_LIMIT.default */
+  readonly maxOutputBytes?: number;
 }
 
 /**
@@ -64,6 +85,11 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
   const [problem] = pollSettingsProblems(poll);
   if (problem) throw new ConfigurationError(problem.setting, problem.problem);
   const upload = checkUploadSettings({ ...DEFAULT_UPLOAD_SETTINGS, ...definedOnly(input.upload ?? {}) });
+  const maxOutputBytes = input.maxOutputBytes ?? SCAN_OUTPUT_LIMIT.default;
+  const cap = numberFromText(SCAN_OUTPUT_LIMIT.bounds).safeParse(String(maxOutputBytes));
+  if (!cap.success) {
+    throw new ConfigurationError(SCAN_OUTPUT_LIMIT.variable, cap.error.issues[0]?.message ?? 'is invalid');
+  }
   return Object.freeze({
     resultsBucket: input.resultsBucket.trim(),
     poll: Object.freeze(poll),
@@ -71,6 +97,7 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
     upload: Object.freeze(upload),
     allowSpecialUse: Object.freeze(checkAllowedSpecialUse(input.allowSpecialUse ?? [], 'allowSpecialUse')),
     listFields: Object.freeze({ ...input.listFields }),
+    maxOutputBytes: cap.data,
   });
 }
 
@@ -82,7 +109,9 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
   const statusVocabulary =
     vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, ENV.statusVocabulary);
   const listFieldsJson = optionalEnv(env, ENV.scanListFields);
+  const maxOutputBytes = optionalEnv(env, ENV.scanMaxOutputBytes);
   return createScanSettings({
+    ...(maxOutputBytes === undefined ? {} : { maxOutputBytes: readOutputCap(maxOutputBytes) }),
     resultsBucket,
     poll,
     ...(statusVocabulary ? { statusVocabulary } : {}),
@@ -110,6 +139,14 @@ function pollSettingsFromEnv(env: Env): Partial<PollSettings> {
     poll[field] = parsed.data;
   }
   return poll;
+}
+
+function readOutputCap(raw: string): number {
+  const parsed = numberFromText(SCAN_OUTPUT_LIMIT.bounds).safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigurationError(SCAN_OUTPUT_LIMIT.variable, parsed.error.issues[0]?.message ?? 'is invalid');
+  }
+  return parsed.data;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -7,7 +7,7 @@
  * build theirs with `storageScanDepsFromEnvironment` alone.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { type Env, readUrlEnv } from '#lambdas/platform/runtime/env';
+import { type Env, readOriginsEnv, readUrlEnv } from '#lambdas/platform/runtime/env';
 import { type Observability, vendorMetricsObserver } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
@@ -42,6 +42,7 @@ export function scanDepsFromEnvironment(
       const baseUrl = readUrlEnv(env, ENV.scanApiUrl);
       return new ScanClient({
         baseUrl,
+        allowedOrigins: readOriginsEnv(env, ENV.vendorAllowedOrigins),
         credentials: vendorCredentials(env, 'scan', tools, options.secrets),
         logger,
         observer: vendorMetricsObserver(metrics),

@@ -26,6 +26,7 @@ import {
 } from '#lambdas/platform/schema';
 import { checkAllowedSpecialUse, normalizeDomain } from '#lambdas/platform/validation';
 import { type PollSettingNamer, pollSettingsSchema } from '#lambdas/scan/poll-schedule';
+import { SCAN_OUTPUT_LIMIT } from '#lambdas/scan/settings';
 import type { AlarmsConfig, alarmsSchema } from './alarms-schema.ts';
 import type { BreachConfig, breachSchema } from './breach-schema.ts';
 import { intakePrefixProblem } from './intake-prefix.ts';
@@ -173,6 +174,12 @@ export const scanSchema = section({
   ),
   /** Domains of one list scanned at once (Distributed Map MaxConcurrency). @default 10 */
   maxConcurrency: z._default(boundedNumber({ min: 1, max: 1000, integer: true }), 10),
+  /**
+   * A scan output (report, logs, debug) is cut past this many bytes, counted after gzip/br decoding
+   * as it streams (`SCAN_MAX_OUTPUT_BYTES`): the fetch fails with VendorBodyTooLargeError and
+   * nothing is stored. @default 1 GiB
+   */
+  maxOutputBytes: z._default(boundedNumber(SCAN_OUTPUT_LIMIT.bounds), SCAN_OUTPUT_LIMIT.default),
   /** Scheduled reconciliation of the vendor's scans with the archive, and its statistics. */
   reconciliation: z._default(scanReconciliationSchema, () => scanReconciliationSchema.parse({})),
 });

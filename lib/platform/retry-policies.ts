@@ -37,6 +37,8 @@ export const PERMANENT_ERRORS = [
   ERROR_NAME.VendorResponseError,
   ERROR_NAME.VendorInsecureRedirectError,
   ERROR_NAME.VendorBodyTooLargeError,
+  ERROR_NAME.VendorDestinationRefusedError,
+  ERROR_NAME.VendorJsonLimitError,
   ERROR_NAME.ReportNameRefusedError,
   ERROR_NAME.InvalidInputError,
   ERROR_NAME.ConfigurationError,

@@ -1,17 +1,50 @@
 /**
  * The answers of the adversarial faults (`oversized-body`, `zip-bomb`, `overlapping-zip`,
- * `oversized-output`): each replaces the real answer of a request that was processed normally.
+ * `oversized-output`, `redirect-internal`, `deep-json`, `trickle`): each replaces the real answer of a request that was processed normally.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { gzipBomb, overlappingZip, zeros, zipBomb } from './bombs.ts';
 import { JSON_TYPE, type SimResponse } from './http.ts';
-import type { Fault } from './types.ts';
+import type { Fault, RedirectTarget } from './types.ts';
 
 export type AdversarialFault = Extract<
   Fault,
-  { type: 'oversized-body' | 'zip-bomb' | 'overlapping-zip' | 'oversized-output' }
+  {
+    type:
+      | 'oversized-body'
+      | 'zip-bomb'
+      | 'overlapping-zip'
+      | 'oversized-output'
+      | 'redirect-internal'
+      | 'deep-json'
+      | 'trickle';
+  }
 >;
 
-const ADVERSARIAL = new Set(['oversized-body', 'zip-bomb', 'overlapping-zip', 'oversized-output']);
+const ADVERSARIAL = new Set([
+  'oversized-body',
+  'zip-bomb',
+  'overlapping-zip',
+  'oversized-output',
+  'redirect-internal',
+  'deep-json',
+  'trickle',
+]);
+
+/**
+ * Where `redirect-internal` points: EC2's instance metadata service (IMDS, IPv4 and its IPv6
+ * endpoint, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html),
+ * a loopback port that is neither the simulator nor its storage, and 127.0.0.1 and the metadata
+ * address in the spellings a naive check misses. Some over https, so the refusal a client gives
+ * must come from the address, not only from the scheme.
+ */
+export const REDIRECT_TARGETS: Readonly<Record<RedirectTarget, string>> = {
+  metadata: 'http://169.254.169.254/latest/meta-data/',
+  'metadata-ipv6': 'http://[fd00:ec2::254]/latest/meta-data/',
+  loopback: 'https://127.0.0.1:1/latest/meta-data/',
+  decimal: 'https://2130706433/latest/meta-data/',
+  mapped: 'https://[::ffff:169.254.169.254]/latest/meta-data/',
+};
 
 export function isAdversarial(fault: { readonly type: string } | undefined): fault is AdversarialFault {
   return fault !== undefined && ADVERSARIAL.has(fault.type);
@@ -30,6 +63,14 @@ function cached(key: string, build: () => Buffer): Buffer {
     built.set(key, zip);
   }
   return zip;
+}
+
+/** One byte of `bytes`, then `intervalMs`, then the next: the body ends only if the client waits. */
+async function* trickled(bytes: Buffer, intervalMs: number): AsyncGenerator<Buffer> {
+  for (let i = 0; i < bytes.length; i += 1) {
+    if (i > 0) await delay(intervalMs);
+    yield bytes.subarray(i, i + 1);
+  }
 }
 
 function zipResponse(zip: Buffer): SimResponse {
@@ -68,6 +109,24 @@ export function adversarialResponse(fault: AdversarialFault, response: SimRespon
         cached(`overlap:${entries}:${bytes}:${data}`, () => overlappingZip(entries, bytes, data)),
       );
     }
+    case 'trickle': {
+      const bytes = Buffer.isBuffer(response.body) ? response.body : Buffer.from('trickled');
+      return {
+        status: response.status,
+        headers: { ...response.headers, 'content-length': bytes.length },
+        body: trickled(bytes, fault.intervalMs ?? 5_000),
+      };
+    }
+    case 'deep-json': {
+      // {"status":"success","output":{"a":{"a":…}}}: valid JSON, each level one more object.
+      const depth = fault.depth ?? 20_000;
+      const body = Buffer.from(
+        `{"status":"success","output":${'{"a":'.repeat(depth)}1${'}'.repeat(depth + 1)}`,
+      );
+      return { status: 200, headers: { 'content-type': JSON_TYPE, 'content-length': body.length }, body };
+    }
+    case 'redirect-internal':
+      return { status: 302, headers: { location: REDIRECT_TARGETS[fault.to ?? 'metadata'] } };
     case 'oversized-output': {
       const body = response.body;
       let answer: Record<string, unknown> = {};

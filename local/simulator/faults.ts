@@ -2,6 +2,7 @@
  * Scriptable faults. Rules are checked in insertion order; the first rule that matches a request
  * spends one of its uses and its fault applies to that request alone.
  */
+import { REDIRECT_TARGETS } from './adversarial.ts';
 import { KEY_ECHO_TARGETS } from './key-echo.ts';
 import { isRotateAnswerShape, ROTATE_ANSWER_SHAPES } from './rotate-answers.ts';
 import type { Fault, FaultRule, SimulatedApi } from './types.ts';
@@ -304,6 +305,19 @@ function validateFault(fault: Fault): void {
       return;
     case 'hang':
       validatePhase(fault);
+      return;
+    case 'trickle':
+      optionalPositive(fault.intervalMs, 'trickle fault intervalMs', 600_000);
+      return;
+    case 'deep-json':
+      optionalPositive(fault.depth, 'deep-json fault depth', 1_000_000);
+      return;
+    case 'redirect-internal':
+      if (fault.to !== undefined && !Object.hasOwn(REDIRECT_TARGETS, fault.to)) {
+        throw new TypeError(
+          `redirect-internal fault to must be one of ${Object.keys(REDIRECT_TARGETS).join(', ')}; got ${JSON.stringify(fault.to)}`,
+        );
+      }
       return;
     case 'malformed-json':
     case 'refuse':

@@ -74,7 +74,7 @@ process.stdout.write(
     `  curl -s -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"name":"Ada","emails":["ada@example.com"]}' $URL/recon`,
     '',
     'Run the pipeline against it (in another terminal):',
-    `  SCAN_API_URL=${url} KEYS_API_URL=${url} BREACH_API_URL=${url} VENDOR_API_KEY=${apiKey} ORG_UUID=${orgUuid} npm start`,
+    `  SCAN_API_URL=${url} KEYS_API_URL=${url} BREACH_API_URL=${url} VENDOR_ALLOWED_ORIGINS=${storageUrl} VENDOR_API_KEY=${apiKey} ORG_UUID=${orgUuid} npm start`,
     '',
     'Controls (loopback only, Content-Type: application/json): POST /__simulator/faults, DELETE /__simulator/faults,',
     '  POST /__simulator/scripts, POST /__simulator/replace-key',

@@ -84,11 +84,27 @@ export type Fault =
   /** Process the request, then answer with its JSON `output` field replaced by `bytes` characters (default 1 MiB). */
   | { readonly type: 'oversized-output'; readonly bytes?: number }
   /**
+   * Process the request, then answer 302 to an internal address instead (REDIRECT_TARGETS in
+   * ./adversarial.ts): the cloud metadata service by default, over IPv4 or IPv6, another loopback
+   * port, or the same address written as a decimal or IPv4-mapped IPv6 host.
+   */
+  | { readonly type: 'redirect-internal'; readonly to?: RedirectTarget }
+  /** Process the request, then answer 200 with a JSON object nested `depth` levels deep (default 20,000). */
+  | { readonly type: 'deep-json'; readonly depth?: number }
+  /**
+   * Process the request, then send its real answer one byte every `intervalMs` (default 5,000):
+   * never idle long enough for the client's idle timeout, so only a deadline ends it.
+   */
+  | { readonly type: 'trickle'; readonly intervalMs?: number }
+  /**
    * A vendor that repeats the key the request carried (./key-echo.ts). `body` (the default): the
    * JSON answer gets the credential header (`authorization` or `x-api-key`) and a `note` holding
    * the bare key. `report-name`: `POST /recon` only; the report it makes is named `rpt-<key>-<hex>`.
    */
   | { readonly type: 'key-echo'; readonly into?: 'body' | 'report-name' };
+
+/** Where a `redirect-internal` fault points. */
+export type RedirectTarget = 'metadata' | 'metadata-ipv6' | 'loopback' | 'decimal' | 'mapped';
 
 /** Whether a fault strikes before the request is handled or after (its effect done, its answer lost). */
 export type FaultPhase = 'before' | 'after';

@@ -53,6 +53,8 @@ export async function startBreachBed(options: BreachBedOptions = {}): Promise<Br
   const metrics = createMetricsRecorder();
   const client = new BreachClient({
     baseUrl: sim.url,
+    // As the local runner does for a simulator it started: its pre-signed downloads are on loopback.
+    allowedOrigins: [sim.storageUrl],
     credentials: async () => sim.apiKey,
     retry: { maxAttempts: options.maxAttempts ?? 1, baseDelayMs: 1, maxDelayMs: 5 },
     sleep: async () => {},

@@ -7,7 +7,13 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recon } from '#lambdas/breach/breach-recon';
 import { personRef } from '#lambdas/breach/contracts';
-import { InvalidInputError, ReconOutcomeUnknownError, VendorThrottledError } from '#lambdas/platform/errors';
+import { breachRunPrefix } from '#lambdas/breach/identity';
+import {
+  InvalidInputError,
+  ReconOutcomeUnknownError,
+  VendorJsonLimitError,
+  VendorThrottledError,
+} from '#lambdas/platform/errors';
 import { listKeys, readJson } from '../kit/s3.ts';
 import {
   type BreachTestBed,
@@ -217,5 +223,29 @@ describe('Recon', () => {
         request: { ...jane.request, range: { start: janeStart, end: janeStart + 5_000 } },
       }),
     ).rejects.toThrow(new InvalidInputError('request.range', 'lies outside the stored object'));
+  });
+});
+
+describe('Recon answered with JSON nested 20,000 levels deep (deep-json)', () => {
+  it('refuses it with VendorJsonLimitError, records recon.json as unreadable and releases the claim', async () => {
+    const input = await storeRequest(bed.s3.client, JANE);
+    bed.sim.addFault({ api: 'breach', path: '/recon', fault: { type: 'deep-json' } });
+
+    const error = await recon(bed.deps, input).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(VendorJsonLimitError);
+    expect(error).toMatchObject({ name: 'VendorJsonLimitError', retryable: false });
+    expect((error as Error).message).toMatch(/deeper than 64 levels/);
+    const prefix = breachRunPrefix(input.person, input.requestId);
+    // Nothing orphaned: the claim is gone, recon.json says what happened.
+    expect(await listKeys(bed.s3.client, RESULTS_BUCKET, prefix)).toEqual([`${prefix}recon.json`]);
+    expect(await readJson(bed.s3.client, RESULTS_BUCKET, `${prefix}recon.json`)).toMatchObject({
+      status: 'unreadable',
+      output: null,
+      raw: { error: 'VendorJsonLimitError' },
+    });
+    // A re-run is answered from recon.json: no second report is made.
+    await expect(recon(bed.deps, input)).rejects.toThrow(/status must be success or no_results/);
+    expect(bed.sim.requestCount('POST /recon')).toBe(1);
   });
 });

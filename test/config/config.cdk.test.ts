@@ -28,6 +28,7 @@ describe('parsePipelineConfig: defaults and merging', () => {
     expect(config.scan).toEqual({
       deleteAtVendorAfterManifest: false,
       maxConcurrency: 10,
+      maxOutputBytes: 1024 ** 3,
       allowSpecialUseDomains: [],
       reconciliation: {
         enabled: true,

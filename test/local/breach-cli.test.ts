@@ -178,6 +178,8 @@ describe('npm start -- breach --name --email', () => {
     try {
       const run = await runCli(['breach', '--name', 'Jane', '--email', 'jane@example.com', '--out', outDir], {
         BREACH_API_URL: vendor.url,
+        // Its pre-signed downloads are on another loopback origin: allowed only when listed.
+        VENDOR_ALLOWED_ORIGINS: vendor.storageUrl,
         VENDOR_API_KEY: vendor.apiKey,
       });
 

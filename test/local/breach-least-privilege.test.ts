@@ -83,6 +83,7 @@ beforeAll(async () => {
   sim = await startVendorSimulator({ reportPaddingBytes: 9 * 1024 * 1024 });
   const client = new BreachClient({
     baseUrl: sim.url,
+    allowedOrigins: [sim.storageUrl],
     credentials: async () => sim.apiKey,
     retry: { maxAttempts: 1 },
   });

@@ -25,6 +25,7 @@ export const VENDOR_ENV = [
   'SCAN_API_URL',
   'KEYS_API_URL',
   'BREACH_API_URL',
+  'VENDOR_ALLOWED_ORIGINS',
   'VENDOR_API_KEY',
   'ORG_UUID',
   // What `rotate` reads besides the vendor: where Secrets Manager is, which secret, and how to sign.

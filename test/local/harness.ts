@@ -92,6 +92,10 @@ export interface ScanExecutionSetup {
   readonly wrap?: (bound: Handlers) => Handlers;
   /** Where the handlers record metrics. @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
+  /** `scan.maxOutputBytes`. @default SCAN_OUTPUT_LIMIT.default */
+  readonly maxOutputBytes?: number;
+  /** Replaces every function's synthesized timeout (ms). @default the template's */
+  readonly lambdaTimeoutMs?: number;
 }
 
 /**
@@ -109,6 +113,8 @@ export async function executeScan(setup: ScanExecutionSetup, domain: string): Pr
       poll: setup.poll,
       logger: setup.logger,
       ...(setup.metrics ? { metrics: setup.metrics } : {}),
+      ...(setup.maxOutputBytes === undefined ? {} : { maxOutputBytes: setup.maxOutputBytes }),
+      ...(setup.lambdaTimeoutMs === undefined ? {} : { lambdaTimeoutMs: setup.lambdaTimeoutMs }),
     },
     setup.clock,
   );
@@ -160,6 +166,8 @@ export function vendorClientsFor(
     scanApiUrl: sim.url,
     keysApiUrl: sim.url,
     breachApiUrl: sim.url,
+    // As the local runner passes it for a simulator it started.
+    allowedOrigins: [sim.storageUrl],
     scanCredentials: credentials,
     keysCredentials: credentials,
     breachCredentials: credentials,

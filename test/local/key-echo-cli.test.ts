@@ -27,7 +27,13 @@ const runs: Record<string, { run: CliRun; out: string }> = {};
 async function runInto(name: string, argv: readonly string[], external: boolean): Promise<void> {
   const out = join(dir, name);
   const env = external
-    ? { SCAN_API_URL: vendor.url, BREACH_API_URL: vendor.url, VENDOR_API_KEY: WORD_KEY }
+    ? {
+        SCAN_API_URL: vendor.url,
+        BREACH_API_URL: vendor.url,
+        // Its pre-signed downloads are on another loopback origin: allowed only when listed.
+        VENDOR_ALLOWED_ORIGINS: vendor.storageUrl,
+        VENDOR_API_KEY: WORD_KEY,
+      }
     : {};
   runs[name] = { run: await runCli([...argv, '--out', out, '--log-level', 'debug'], env), out };
 }

@@ -26,7 +26,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'redaction-scan-'));
   out = join(dir, 'out');
   vendor = await startVendorSimulator();
-  const breachEnv = { BREACH_API_URL: vendor.url, VENDOR_API_KEY: vendor.apiKey };
+  const breachEnv = {
+    BREACH_API_URL: vendor.url,
+    VENDOR_ALLOWED_ORIGINS: vendor.storageUrl,
+    VENDOR_API_KEY: vendor.apiKey,
+  };
 
   // A domain list with credentials and an address in it, scanned by the built-in simulator.
   const list = join(dir, 'team.txt');

@@ -102,7 +102,7 @@ describe('synthesize once (local/synth-cache.ts)', () => {
     expect(synthesized).toEqual([DEFAULT_PIPELINE_CONFIG, longer]);
   }, 60_000);
 
-  it('keeps only the state machines, which is all the runner reads', async () => {
+  it("keeps only the state machines and each function's timeout, which is all the runner reads", async () => {
     // Act
     const template = await cachedTemplate(DEFAULT_PIPELINE_CONFIG, {
       cacheDir,
@@ -110,8 +110,12 @@ describe('synthesize once (local/synth-cache.ts)', () => {
       synthesize: countingSynth,
     });
     // Assess
-    const types = new Set(Object.values(template.Resources ?? {}).map((resource) => resource.Type));
-    expect([...types]).toEqual(['AWS::StepFunctions::StateMachine']);
+    const resources = Object.values(template.Resources ?? {});
+    const types = new Set(resources.map((resource) => resource.Type));
+    expect([...types].sort()).toEqual(['AWS::Lambda::Function', 'AWS::StepFunctions::StateMachine']);
+    for (const fn of resources.filter((resource) => resource.Type === 'AWS::Lambda::Function')) {
+      expect(Object.keys(fn.Properties ?? {})).toEqual(['Timeout']);
+    }
   }, 60_000);
 
   it('synthesizes once when callers miss together, as parallel test workers and runs do', async () => {

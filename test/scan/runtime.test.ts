@@ -41,6 +41,7 @@ describe('scanSettingsFromEnv', () => {
       upload: { partSizeBytes: 8 * 1024 * 1024, queueSize: 2 },
       allowSpecialUse: [],
       listFields: {},
+      maxOutputBytes: 1024 ** 3,
     });
   });
 

@@ -21,6 +21,11 @@ import {
 
 useScanExecution();
 
+/** The failure record a failed scan left under its output prefix. */
+function failureRecordAt(prefix: string) {
+  return readJson<{ failure: string; outcome: ScanOutcome }>(s3.client, RESULTS, `${prefix}failure.json`);
+}
+
 describe('a throttled start', () => {
   it('is retried by the state machine once the client gives up, and the scan then succeeds', async () => {
     // Prepare: more 429s than the client's own 2 attempts, so the Lambda throws VendorThrottledError
@@ -212,15 +217,102 @@ describe('an output download that keeps breaking mid-body', () => {
     expect(keys).toContain(`${prefix}failure.json`);
     expect(keys).not.toContain(`${prefix}manifest.json`);
     expect(keys.filter((key) => key.startsWith(`${prefix}report.`))).toEqual([]);
-    const record = await readJson<{ failure: string; outcome: ScanOutcome }>(
-      s3.client,
-      RESULTS,
-      `${prefix}failure.json`,
-    );
+    const record = await failureRecordAt(prefix);
     expect(record).toMatchObject({
       failure: 'OutputFetchFailed',
       outcome: { error: { name: 'VendorNetworkError' } },
     });
     expect(run.path.slice(-4)).toEqual(['FetchOutputs', 'MarkOutputFetchFailed', 'RecordFailure', 'Failed']);
+  });
+});
+
+describe('a report redirected to an internal address (redirect-internal)', () => {
+  it.each(['metadata', 'loopback', 'mapped'] as const)(
+    'refuses the %s redirect at once: OutputFetchFailed naming VendorDestinationRefusedError, nothing fetched or stored',
+    async (to) => {
+      // Prepare
+      sim.addFault({
+        api: 'scan',
+        method: 'GET',
+        path: '/report/',
+        times: 10,
+        fault: { type: 'redirect-internal', to },
+      });
+
+      // Act
+      const run = await execute('hostile.example.com');
+
+      // Assess: permanent, so neither the client nor the state machine asks again
+      const outcome = failedOutcome(run, 'OutputFetchFailed');
+      expect(outcome).toMatchObject({ state: 'failed', error: { name: 'VendorDestinationRefusedError' } });
+      expect(outcome.error?.message).toMatch(/loopback|metadata/);
+      expect(sim.requestCount('GET /report/{uuid}')).toBe(1);
+      expect(retriedStates(run.events).filter((name) => name === 'FetchReport')).toEqual([]);
+      const prefix = outcome.outputPrefix ?? '';
+      const keys = await listKeys(s3.client, RESULTS, prefix);
+      expect(keys.filter((key) => key.startsWith(`${prefix}report.`))).toEqual([]);
+      expect(keys).not.toContain(`${prefix}manifest.json`);
+      const record = await failureRecordAt(prefix);
+      expect(record).toMatchObject({
+        failure: 'OutputFetchFailed',
+        outcome: { error: { name: 'VendorDestinationRefusedError' } },
+      });
+    },
+  );
+});
+
+describe('a scan output that inflates past scan.maxOutputBytes (a gzip bomb)', () => {
+  it('stops at the cap as it streams: OutputFetchFailed naming VendorBodyTooLargeError, nothing stored as an output', async () => {
+    // Prepare: 1 GiB of zeros, about 1 MB gzip-encoded on the wire, against an 8 MiB cap
+    const cap = 8 * 1024 * 1024;
+    sim.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: '/report/',
+      times: 10,
+      fault: { type: 'oversized-body', bytes: 1024 ** 3, encoding: 'gzip' },
+    });
+    const started = Date.now();
+
+    // Act
+    const run = await execute('bomb.example.com', { maxOutputBytes: cap });
+
+    // Assess: permanent, not retried, and well before 1 GiB could have been inflated and stored
+    const outcome = failedOutcome(run, 'OutputFetchFailed');
+    expect(outcome).toMatchObject({ state: 'failed', error: { name: 'VendorBodyTooLargeError' } });
+    expect(outcome.error?.message).toContain(`larger than ${cap} bytes`);
+    expect(sim.requestCount('GET /report/{uuid}')).toBe(1);
+    expect(retriedStates(run.events).filter((name) => name === 'FetchReport')).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const prefix = outcome.outputPrefix ?? '';
+    const keys = await listKeys(s3.client, RESULTS, prefix);
+    expect(keys.filter((key) => key.startsWith(`${prefix}report.`))).toEqual([]);
+    expect(keys.filter((key) => key.includes('.staging/'))).toEqual([]);
+    expect(keys).not.toContain(`${prefix}manifest.json`);
+    expect(await failureRecordAt(prefix)).toMatchObject({
+      failure: 'OutputFetchFailed',
+      outcome: { error: { name: 'VendorBodyTooLargeError' } },
+    });
+  });
+});
+
+describe('a report trickled one byte every 5 s (trickle)', () => {
+  it("ends at the function's timeout, as in AWS: Sandbox.Timedout, caught as OutputFetchFailed, nothing stored", async () => {
+    // Prepare: never idle long enough for the client's idle timeout; a 1 s function timeout
+    sim.addFault({ api: 'scan', method: 'GET', path: '/report/', times: 10, fault: { type: 'trickle' } });
+    const started = Date.now();
+
+    // Act
+    const run = await execute('trickle.example.com', { lambdaTimeoutMs: 1_000 });
+
+    // Assess
+    const outcome = failedOutcome(run, 'OutputFetchFailed');
+    expect(outcome).toMatchObject({ state: 'failed', error: { name: 'Sandbox.Timedout' } });
+    expect(JSON.stringify(outcome.error)).toContain('Task timed out after 1.00 seconds');
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const prefix = outcome.outputPrefix ?? '';
+    const keys = await listKeys(s3.client, RESULTS, prefix);
+    expect(keys.filter((key) => key.startsWith(`${prefix}report.`))).toEqual([]);
+    expect(keys).not.toContain(`${prefix}manifest.json`);
   });
 });

@@ -55,6 +55,8 @@ export function execute(
     /** The S3 client the handlers use (e.g. one that refuses some writes). */
     s3Client?: S3Client;
     wrap?: ScanExecutionSetup['wrap'];
+    maxOutputBytes?: number;
+    lambdaTimeoutMs?: number;
   } = {},
 ): Promise<LocalRun> {
   return executeScan(
@@ -68,6 +70,8 @@ export function execute(
       logger,
       clock,
       ...(options.wrap ? { wrap: options.wrap } : {}),
+      ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+      ...(options.lambdaTimeoutMs === undefined ? {} : { lambdaTimeoutMs: options.lambdaTimeoutMs }),
     },
     domain,
   );

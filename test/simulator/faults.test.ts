@@ -327,9 +327,48 @@ describe('rule matching', () => {
     ['a status outside 200-599', { fault: { type: 'status', status: 99 } }],
     ['a negative afterBytes', { fault: { type: 'truncate', afterBytes: -1 } }],
     ['an unknown api', { api: 'billing', fault: { type: 'hang' } }],
+    ['an unknown redirect-internal target', { fault: { type: 'redirect-internal', to: 'intranet' } }],
+    ['a deep-json depth of zero', { fault: { type: 'deep-json', depth: 0 } }],
+    ['a trickle interval of zero', { fault: { type: 'trickle', intervalMs: 0 } }],
     ['a key-echo into an unknown place', { fault: { type: 'key-echo', into: 'headers' } }],
   ])('rejects a rule with %s', (_, rule) => {
     expect(() => sim.addFault(rule as never)).toThrow(TypeError);
+  });
+});
+
+describe('hostile-vendor faults of issue 33', () => {
+  it('redirect-internal answers 302 to the metadata service, or to the target named', async () => {
+    sim.addFault({ api: 'scan', path: '/report/', times: 2, fault: { type: 'redirect-internal' } });
+    sim.addFault({ api: 'scan', path: '/report/', fault: { type: 'redirect-internal', to: 'loopback' } });
+
+    const metadata = await rawRequest(`${sim.url}/report/${uuid}`, { headers: bearer(sim.apiKey) });
+    await rawRequest(`${sim.url}/report/${uuid}`, { headers: bearer(sim.apiKey) });
+    const loopback = await rawRequest(`${sim.url}/report/${uuid}`, { headers: bearer(sim.apiKey) });
+
+    expect(metadata.status).toBe(302);
+    expect(metadata.headers.location).toBe('http://169.254.169.254/latest/meta-data/');
+    expect(loopback.headers.location).toBe('https://127.0.0.1:1/latest/meta-data/');
+  });
+
+  it('deep-json answers valid JSON nested as deep as asked', async () => {
+    sim.addFault({ api: 'scan', path: '/report/', fault: { type: 'deep-json', depth: 100 } });
+
+    const res = await rawRequest(`${sim.url}/report/${uuid}`, { headers: bearer(sim.apiKey) });
+
+    const text = res.body.toString('utf8');
+    expect(text.match(/\{"a":/g)).toHaveLength(100);
+    expect(() => JSON.parse(text)).not.toThrow();
+  });
+
+  it('trickle sends the real answer one byte at a time, intervalMs apart', async () => {
+    sim.addFault({ api: 'scan', path: '/status/', fault: { type: 'trickle', intervalMs: 20 } });
+    const started = Date.now();
+
+    const res = await rawRequest(`${sim.url}/status/${uuid}`, { headers: bearer(sim.apiKey) });
+
+    const body = res.body.toString('utf8');
+    expect(JSON.parse(body)).toMatchObject({ uuid });
+    expect(Date.now() - started).toBeGreaterThanOrEqual((body.length - 1) * 20 - 50);
   });
 });
 

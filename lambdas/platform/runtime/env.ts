@@ -42,6 +42,29 @@ export function readUrlEnv(env: Env, name: string, fallback?: string): string {
 }
 
 /** An S3 bucket name (the general-purpose bucket rules, loosely). */
+/**
+ * A comma-separated list of origins (`scheme://host[:port]`, http or https), normalised; [] when
+ * unset. For VENDOR_ALLOWED_ORIGINS: where vendor requests may go besides the vendor's base URLs.
+ */
+export function readOriginsEnv(env: Env, name: string): string[] {
+  const raw = optionalEnv(env, name);
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const url = URL.canParse(part) ? new URL(part) : undefined;
+      if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+        throw new ConfigurationError(name, `must list http(s) origins, got ${quote(part)}`);
+      }
+      if (url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+        throw new ConfigurationError(name, `must list origins only (scheme, host, port), got ${quote(part)}`);
+      }
+      return url.origin;
+    });
+}
+
 export function readBucketEnv(env: Env, name: string): string {
   const value = requireEnv(env, name);
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(value)) {

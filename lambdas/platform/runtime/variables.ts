@@ -14,6 +14,11 @@ export const ENV = {
   scanApiUrl: 'SCAN_API_URL',
   keysApiUrl: 'KEYS_API_URL',
   breachApiUrl: 'BREACH_API_URL',
+  /**
+   * Comma-separated origins vendor requests may reach as they are, besides the three base URLs
+   * (every other destination must be https to a public address). Unset in a deployment by default.
+   */
+  vendorAllowedOrigins: 'VENDOR_ALLOWED_ORIGINS',
   /** The organisation's UUID in key-management paths. */
   orgUuid: 'ORG_UUID',
   /** The org key's secret (single mode, or the one API a function calls in per-api mode). */
@@ -40,6 +45,8 @@ export const ENV = {
   /** Key prefix and suffixes that make an upload a domain list. */
   intakePrefix: 'INTAKE_PREFIX',
   intakeSuffixes: 'INTAKE_SUFFIXES',
+  /** A scan output (report, logs, debug) is cut past this many (decoded) bytes. */
+  scanMaxOutputBytes: 'SCAN_MAX_OUTPUT_BYTES',
   /** A list object larger than this is refused before it is read. */
   domainListMaxBytes: 'DOMAIN_LIST_MAX_BYTES',
   /** The domain-list machine (intake starts it). */

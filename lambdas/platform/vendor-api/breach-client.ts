@@ -87,7 +87,7 @@ export class BreachClient {
       path: '/view_breaches',
       retry: 'idempotent',
     });
-    const raw = rawOf(res.text);
+    const raw = rawOf(res.text, 'breach.listReports');
     const items = findArray(raw, ['reports', 'breaches', 'items', 'data']);
     if (items === undefined) {
       return {

@@ -325,8 +325,10 @@ export class VendorHttp {
     const signal = AbortSignal.timeout(timeoutMs);
     try {
       const url = this.buildUrl(req);
+      const lookup = this.settings.destinations.admit(req.operation, url);
       const res = await send(url, {
         agent: this.agentFor(req, url),
+        ...(lookup ? { lookup } : {}),
         method: req.method,
         headers: {
           accept: req.accept ?? 'application/json, text/plain;q=0.9, */*;q=0.8',

@@ -3,15 +3,37 @@
  * so parsing never fails on its own: an operation that needs a field asks for it and turns a
  * missing one into a VendorResponseError; everything else keeps the raw text.
  */
-import { VendorResponseError } from '#lambdas/platform/errors';
+import { VendorJsonLimitError, VendorResponseError } from '#lambdas/platform/errors';
+import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
+
+export { jsonDepthExceeds } from '#lambdas/platform/json-depth';
+
+/**
+ * The bounds of a JSON answer. V8's JSON.parse takes any depth, but the walks after it do not:
+ * JSON.stringify, structuredClone and our own redaction recurse, and a 20,000-deep answer throws
+ * `RangeError: Maximum call stack size exceeded` in them, far from the vendor call. No answer of
+ * the vendor's nests beyond a handful of levels. The size bound matches what the transport reads
+ * of a whole answer (MAX_TEXT_BYTES, 8 MiB), for text that reaches a parser another way.
+ */
+export const JSON_LIMITS = { maxDepth: 64, maxChars: 8 * 1024 * 1024 } as const;
 
 export type ParsedBody =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly text: string };
+  /** `limit`: the text was not parsed because it is past JSON_LIMITS (what it is past). */
+  | { readonly ok: false; readonly text: string; readonly limit?: string };
 
-/** Empty body -> `{ ok: true, value: undefined }`; malformed -> `{ ok: false, text }`. */
+/**
+ * Empty body -> `{ ok: true, value: undefined }`; malformed -> `{ ok: false, text }`; past
+ * JSON_LIMITS -> `{ ok: false, text, limit }`, unparsed.
+ */
 export function parseJsonBody(text: string): ParsedBody {
   if (text.trim() === '') return { ok: true, value: undefined };
+  if (text.length > JSON_LIMITS.maxChars) {
+    return { ok: false, text, limit: `the answer is longer than ${JSON_LIMITS.maxChars} characters` };
+  }
+  if (jsonDepthExceeds(text, JSON_LIMITS.maxDepth)) {
+    return { ok: false, text, limit: `the answer nests deeper than ${JSON_LIMITS.maxDepth} levels` };
+  }
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {
@@ -19,15 +41,20 @@ export function parseJsonBody(text: string): ParsedBody {
   }
 }
 
-/** The parsed value, or the raw text when it is not JSON (for operations that need no field). */
-export function rawOf(text: string): unknown {
+/**
+ * The parsed value, or the raw text when it is not JSON (for operations that need no field).
+ * JSON past JSON_LIMITS is refused with VendorJsonLimitError naming `operation`.
+ */
+export function rawOf(text: string, operation = 'vendor answer'): unknown {
   const parsed = parseJsonBody(text);
+  if (!parsed.ok && parsed.limit !== undefined) throw new VendorJsonLimitError(operation, parsed.limit);
   return parsed.ok ? parsed.value : parsed.text;
 }
 
 /** A JSON object, or a VendorResponseError naming the operation (for operations that need fields). */
 export function requireObject(operation: string, text: string): Record<string, unknown> {
   const parsed = parseJsonBody(text);
+  if (!parsed.ok && parsed.limit !== undefined) throw new VendorJsonLimitError(operation, parsed.limit);
   if (!parsed.ok) throw new VendorResponseError(operation, 'the body is not valid JSON');
   if (!isRecord(parsed.value)) {
     throw new VendorResponseError(operation, `expected a JSON object, got ${describe(parsed.value)}`);

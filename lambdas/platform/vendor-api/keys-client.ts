@@ -53,7 +53,7 @@ export class KeysClient {
       path: this.orgPath,
       retry: 'idempotent',
     });
-    return { raw: rawOf(res.text) };
+    return { raw: rawOf(res.text, 'keys.getKeyInfo') };
   }
 
   /**

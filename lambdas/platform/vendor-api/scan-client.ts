@@ -82,16 +82,17 @@ export class ScanClient {
     return classifyScanStatus(res.text, res.contentType, this.vocabulary);
   }
 
-  getReport(scanUuid: string): Promise<VendorDownload> {
-    return this.output('scan.getReport', 'report', scanUuid);
+  /** `maxBytes`: the body is cut past this many bytes after decoding (VendorBodyTooLargeError). */
+  getReport(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
+    return this.output('scan.getReport', 'report', scanUuid, options);
   }
 
-  getLogs(scanUuid: string): Promise<VendorDownload> {
-    return this.output('scan.getLogs', 'logs', scanUuid);
+  getLogs(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
+    return this.output('scan.getLogs', 'logs', scanUuid, options);
   }
 
-  getDebug(scanUuid: string): Promise<VendorDownload> {
-    return this.output('scan.getDebug', 'debug', scanUuid);
+  getDebug(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
+    return this.output('scan.getDebug', 'debug', scanUuid, options);
   }
 
   /** Scans known to the vendor; the array is found at the top level or under scans/items/data. */
@@ -102,7 +103,7 @@ export class ScanClient {
       path: '/scans',
       retry: 'idempotent',
     });
-    const raw = rawOf(res.text);
+    const raw = rawOf(res.text, 'scan.listScans');
     return { scans: findArray(raw, ['scans', 'items', 'data']) ?? [], raw };
   }
 
@@ -118,7 +119,7 @@ export class ScanClient {
       path: `/scan/${encodeURIComponent(uuid)}`,
       retry: 'idempotent',
     });
-    return { raw: rawOf(res.text) };
+    return { raw: rawOf(res.text, 'scan.deleteScan') };
   }
 
   async getStats(): Promise<{ raw: unknown }> {
@@ -128,7 +129,7 @@ export class ScanClient {
       path: '/stats',
       retry: 'idempotent',
     });
-    return { raw: rawOf(res.text) };
+    return { raw: rawOf(res.text, 'scan.getStats') };
   }
 
   /** Releases the client's connections (tests, the local runner); Lambdas keep theirs. */
@@ -140,6 +141,7 @@ export class ScanClient {
     operation: VendorOperation,
     kind: 'report' | 'logs' | 'debug',
     scanUuid: string,
+    options: OutputOptions,
   ): Promise<VendorDownload> {
     const uuid = validateScanUuid(scanUuid, 'scanUuid');
     return this.http.download({
@@ -147,8 +149,15 @@ export class ScanClient {
       method: 'GET',
       path: `/${kind}/${encodeURIComponent(uuid)}`,
       retry: 'idempotent',
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     });
   }
+}
+
+/** How much of a scan output is read. */
+export interface OutputOptions {
+  /** Cut past this many bytes, counted after decoding. @default no cap */
+  readonly maxBytes?: number;
 }
 
 function nestedUuid(body: Record<string, unknown>): string | undefined {

@@ -6,6 +6,7 @@
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { redactText, redactVendorText } from '#lambdas/platform/redact';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { JSON_LIMITS, jsonDepthExceeds } from './json.ts';
 import type { ScanState, ScanStatus, StatusVocabulary } from './types.ts';
 
 export const DEFAULT_STATUS_VOCABULARY: StatusVocabulary = {
@@ -160,6 +161,8 @@ function parseMaybeJson(text: string, contentType: string | undefined): MaybeJso
   const trimmed = text.trim();
   const looksJson = /json/i.test(contentType ?? '') || /^[[{"]/.test(trimmed);
   if (!looksJson || trimmed === '') return { ok: false };
+  // Too deep to walk safely: read as text, like an answer that is not JSON.
+  if (jsonDepthExceeds(trimmed, JSON_LIMITS.maxDepth)) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(trimmed) };
   } catch {

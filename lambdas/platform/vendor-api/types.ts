@@ -4,6 +4,7 @@
  * whatever fields we could find.
  */
 import type { Readable } from 'node:stream';
+import type { HostResolver } from './transport/destination.ts';
 
 /**
  * Which credential a request asks for.
@@ -65,6 +66,15 @@ export interface VendorHttpSettings {
   readonly trustedCertificates?: readonly string[];
   /** Told about every retry and every final failure: metrics in AWS, live progress locally. */
   readonly observer?: VendorAttemptObserver;
+  /**
+   * Origins (`scheme://host[:port]`) requests may go to as they are, besides the base URL's: e.g.
+   * the simulator's storage origin in a local run. Every other destination, redirects included,
+   * must be https to a public address (transport/destination.ts).
+   * @default []
+   */
+  readonly allowedOrigins?: readonly string[];
+  /** Injected for tests: resolves a host name to its addresses instead of the system's DNS. */
+  readonly resolveHost?: HostResolver;
 }
 
 /** A vendor client operation, `<api>.<method>`, e.g. `scan.getStatus`: a metric dimension. */

@@ -61,6 +61,11 @@ export interface ScanWorkflowProps {
    */
   readonly listFields?: ListFields;
   /**
+   * The byte cap of one output, after decoding (`SCAN_MAX_OUTPUT_BYTES`).
+   * @default - the handlers' default, SCAN_OUTPUT_LIMIT.default (1 GiB)
+   */
+  readonly maxOutputBytes?: number;
+  /**
    * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
    * @default false
    */
@@ -131,6 +136,9 @@ export class ScanWorkflow extends Construct {
       [ENV.scanApiUrl]: props.scanApiUrl,
       ...s3OnlySettings,
       ...scanListFieldsEnvironment(props.listFields),
+      ...(props.maxOutputBytes === undefined
+        ? {}
+        : { [ENV.scanMaxOutputBytes]: String(props.maxOutputBytes) }),
     };
     this.vendorStepEnvironment = scanSettings;
 

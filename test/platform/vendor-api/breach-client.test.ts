@@ -304,11 +304,13 @@ describe('redirect rules (own loopback origins)', () => {
     const scan = new ScanClient({
       ...testSettings(sim),
       baseUrl: base.url,
+      allowedOrigins: [other.url],
       credentials: fixedCredentials(key),
     });
     const breach = new BreachClient({
       ...testSettings(sim),
       baseUrl: base.url,
+      allowedOrigins: [other.url],
       credentials: fixedCredentials(key),
     });
     clients.push(scan, breach);

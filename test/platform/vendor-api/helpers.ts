@@ -78,6 +78,8 @@ export function testSettings(
 } {
   return {
     baseUrl: sim.url,
+    // As the local runner passes it for a simulator it started: pre-signed downloads go there.
+    allowedOrigins: [sim.storageUrl],
     credentials: secretStoreCredentials(sim),
     requestTimeoutMs: 2_000,
     idleTimeoutMs: 2_000,

@@ -51,9 +51,11 @@ async function listen(secure: boolean, handle: Handler): Promise<Server> {
   return result;
 }
 
-function clientsFor(baseUrl: string) {
+/** `allowed`: the loopback storage origins these tests stand up, allowed as a configuration would. */
+function clientsFor(baseUrl: string, allowed: readonly string[] = []) {
   const common = {
     baseUrl,
+    allowedOrigins: allowed,
     credentials: async () => SECRET,
     trustedCertificates: [CERT],
     retry: { maxAttempts: 1 },
@@ -77,7 +79,7 @@ describe('downloads from an https vendor', () => {
     const vendor = await listen(true, (_req, res) => {
       res.writeHead(302, { location: `${storage.url}/reports/x.zip?sig=abc` }).end();
     });
-    const [scan] = clientsFor(vendor.url);
+    const [scan] = clientsFor(vendor.url, [storage.url]);
 
     // Act
     const download = await scan.getReport(UUID);
@@ -129,7 +131,7 @@ describe('downloads from an https vendor', () => {
       res.writeHead(302, { location: `${storage.url}/elsewhere` }).end();
     });
     vendorUrl = vendor.url;
-    const [scan] = clientsFor(vendor.url);
+    const [scan] = clientsFor(vendor.url, [storage.url]);
 
     // Act
     const download = await scan.getReport(UUID);

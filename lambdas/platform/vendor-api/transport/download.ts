@@ -71,8 +71,11 @@ export async function downloadAttempt(
     for (;;) {
       leftBaseOrigin ||= url.origin !== ctx.baseOrigin;
       const trusted = !leftBaseOrigin;
+      // Every hop, the first included: refused here (a literal address) or when the name resolves.
+      const lookup = ctx.settings.destinations.admit(req.operation, url);
       const res = await send(url, {
         agent: ctx.agentFor(req, url),
+        ...(lookup ? { lookup } : {}),
         method: 'GET',
         headers: {
           accept: req.accept ?? '*/*',

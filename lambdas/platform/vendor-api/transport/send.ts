@@ -17,7 +17,7 @@
  */
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import type { Socket } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 
 export type ResponseHeaders = IncomingHttpHeaders;
@@ -37,6 +37,11 @@ export interface SendOptions {
   readonly headers: Record<string, string>;
   readonly body?: string | Uint8Array;
   readonly signal: AbortSignal;
+  /**
+   * How the host name is resolved for a new connection: the destination guard's checked lookup
+   * (transport/destination.ts). @default the system's
+   */
+  readonly lookup?: LookupFunction;
 }
 
 /**
@@ -85,6 +90,7 @@ export function send(url: URL, options: SendOptions): Promise<HttpResponse> {
       agent: options.agent,
       method: options.method,
       headers: options.headers,
+      ...(options.lookup ? { lookup: options.lookup } : {}),
     });
     let connected = false;
     let response: http.IncomingMessage | undefined;

@@ -7,6 +7,7 @@ import type {
   VendorHttpSettings,
   VendorLogger,
 } from '../types.ts';
+import { DestinationGuard } from './destination.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 
 export interface ResolvedSettings {
@@ -21,6 +22,8 @@ export interface ResolvedSettings {
   readonly sleep: (ms: number) => Promise<void>;
   readonly random: () => number;
   readonly maxRedirects: number;
+  /** Where requests may go: the base origin and `allowedOrigins` as they are, else public https. */
+  readonly destinations: DestinationGuard;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -57,6 +60,18 @@ export function resolveSettings(api: VendorApi, s: VendorHttpSettings): Resolved
   positive('retry.baseDelayMs', retry.baseDelayMs, 0);
   positive('retry.maxDelayMs', retry.maxDelayMs, 0);
   positive('retry.maxElapsedMs', retry.maxElapsedMs, 0);
+  const allowedOrigins = (s.allowedOrigins ?? []).map((origin, i) => {
+    const name = setting(`allowedOrigins[${i}]`);
+    if (!URL.canParse(origin)) throw new ConfigurationError(name, 'is not an absolute URL');
+    const url = new URL(origin);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new ConfigurationError(name, 'must be an http or https origin');
+    }
+    if (url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+      throw new ConfigurationError(name, 'must be an origin only (scheme, host and port)');
+    }
+    return url.origin;
+  });
   return {
     baseUrl,
     basePath: baseUrl.pathname.replace(/\/+$/, ''),
@@ -69,6 +84,7 @@ export function resolveSettings(api: VendorApi, s: VendorHttpSettings): Resolved
     sleep: s.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     random: s.random ?? Math.random,
     maxRedirects: positive('maxRedirects', s.maxRedirects ?? DEFAULT_MAX_REDIRECTS, 0),
+    destinations: new DestinationGuard([baseUrl.origin, ...allowedOrigins], s.resolveHost),
   };
 }
 
