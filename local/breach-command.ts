@@ -34,6 +34,7 @@ import {
 } from './run-files.ts';
 import type { FaultRule } from './simulator/types.ts';
 import { cachedTemplate } from './synth-cache.ts';
+import { say } from './terminal-text.ts';
 
 export interface BreachCommandOptions {
   readonly name?: string;
@@ -80,7 +81,7 @@ export async function runBreachCommand(
     },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, timing }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
-      process.stdout.write(`Vendor: ${vendor.label}\n`);
+      say(`Vendor: ${vendor.label}\n`);
       const request: BreachRunRequest = {
         name: options.name,
         emails: options.emails,
@@ -107,9 +108,7 @@ export async function runBreachCommand(
       await exportWritten().then(reportKept);
       const logPath = await logs.close(process.stderr);
       const latest = await pointLatestAt(out, runFolder);
-      process.stdout.write(
-        describeResult(result, resultsRoot) + logLine(logPath, logs) + latestLine(latest, runFolder),
-      );
+      say(describeResult(result, resultsRoot) + logLine(logPath, logs) + latestLine(latest, runFolder));
       return result.outcome === 'failed' ? 1 : 0;
     },
   );
@@ -146,7 +145,7 @@ async function runWatchlistCommand(
     },
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, timing }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
-      process.stdout.write(
+      say(
         `Vendor: ${vendor.label}\nWatchlist: ${options.watchlist}; ${config.breach.maxConcurrency} at once\n`,
       );
       const run = await runWatchlist(
@@ -166,7 +165,7 @@ async function runWatchlistCommand(
           logger: logs.logger,
           retryIntervalMs: timing.retryIntervalMs,
           onPersonDone: (item, outcome) =>
-            process.stdout.write(
+            say(
               `  row ${item.row}: ${item.person.slug}: ${outcome.outcome === 'failed' ? `failed (${outcome.error})` : outcome.outcome}\n`,
             ),
         },
@@ -179,7 +178,7 @@ async function runWatchlistCommand(
       const latest = await pointLatestAt(out, runFolder);
       const { counts } = run;
       const summaryPath = join(resultsRoot, run.summaryKey);
-      process.stdout.write(
+      say(
         (await rowProblems(summaryPath)) +
           (run.refused ? `\nRefused: ${run.refused}` : '') +
           `\n${counts.rows} row(s): ${counts.archived} archived, ${counts.no_results} no results, ${counts.failed} failed, ` +

@@ -35,6 +35,7 @@ import { COMPACT_THRESHOLD } from './progress.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 import type { ScanCommandOptions } from './scan-command.ts';
 import { ROTATE_ANSWER_SHAPES } from './simulator/rotate-answers.ts';
+import { complain, say } from './terminal-text.ts';
 
 export { nodeVersionProblem } from './cli-checks.ts';
 
@@ -252,7 +253,7 @@ export function buildProgram(
   withScanFlags(
     program.command('demo', { isDefault: true }).description(`scan ${DEMO_LIST} against the simulator`),
   ).action(async (flags: RawScanFlags) => {
-    process.stdout.write(`Demo: scanning ${DEMO_LIST}\n`);
+    say(`Demo: scanning ${DEMO_LIST}\n`);
     await scan({ domains: [], domainsFile: DEMO_LIST, ...sharedScanOptions(flags), demo: true }, flags);
   });
   return program;
@@ -311,14 +312,14 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
       error instanceof ConfigurationError ||
       error instanceof PipelineConfigError
     ) {
-      process.stderr.write(`error: ${error.message}\n`);
+      complain(`error: ${error.message}\n`);
       return 2;
     }
     if (error instanceof InvalidInputError) {
-      process.stderr.write(`error: ${error.message}\n`);
+      complain(`error: ${error.message}\n`);
       return 1;
     }
-    process.stderr.write(`error: ${(error as Error).name}: ${(error as Error).message}\n`);
+    complain(`error: ${(error as Error).name}: ${(error as Error).message}\n`);
     return 1;
   }
 }

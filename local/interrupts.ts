@@ -15,6 +15,7 @@
 import { type Dirent, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExportReport, rescueStoredObjects } from './stored-objects.ts';
+import { complain } from './terminal-text.ts';
 
 export interface Interruption {
   /** `SIGINT`, `SIGTERM` or `closed output pipe`. */
@@ -102,7 +103,7 @@ export function installInterruptHandlers(): void {
   const say = (line: string) => {
     // stderr may be the closed pipe too (`2>&1 | head`); the exit code still tells.
     try {
-      process.stderr.write(line);
+      complain(line);
     } catch {}
   };
   const interrupt = (interruption: Interruption) => {

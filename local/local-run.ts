@@ -24,6 +24,7 @@ import type { FaultRule } from './simulator/types.ts';
 import { spentFaultsLine } from './spent-faults.ts';
 import { exportStoredObjectsSync, type StoredObject } from './stored-objects.ts';
 import { cachedSynthesis } from './synth-cache.ts';
+import { say } from './terminal-text.ts';
 import { resolveVendor, type VendorTarget } from './vendor-target.ts';
 
 /** Written into the run folder of a run that was interrupted, instead of its summary. */
@@ -102,7 +103,7 @@ export async function withLocalRun<T>(
     throw error;
   }
   await markAsOutput(out);
-  process.stdout.write(describeLeftovers(rescueLeftovers(out, LOCAL_RESULTS_BUCKET), out));
+  say(describeLeftovers(rescueLeftovers(out, LOCAL_RESULTS_BUCKET), out));
   // The pid in the name tells a later run whether its owner is still running. The embedded S3 keeps
   // its data beside the results, so the export can hard-link its files; loopback S3 can take every
   // request at once (the SDK's default 50 sockets only queue, and warn).
@@ -158,12 +159,12 @@ export async function withLocalRun<T>(
         timing: options.timing ?? {},
         exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
       });
-      process.stdout.write(await spentFaultsLine(vendor.scanApiUrl, startedAt));
+      say(await spentFaultsLine(vendor.scanApiUrl, startedAt));
       return result;
     } finally {
       await Promise.all(opened.map((clients) => clients.close()));
       // Nothing to say when no handler ran (a usage error found inside the command).
-      if (iam.stats().checks > 0) process.stdout.write(describeEvaluation(iam));
+      if (iam.stats().checks > 0) say(describeEvaluation(iam));
     }
   } finally {
     forget();
@@ -244,5 +245,5 @@ async function keepUnattachedLog(out: string, command: string, logs: FileLogger)
   const stamp = `${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(2).toString('hex')}`;
   logs.attach(join(out, HANDLER_LOGS_FOLDER, `${command}-${stamp}.jsonl`));
   const path = await logs.close(process.stderr);
-  process.stdout.write(logLine(path, logs));
+  say(logLine(path, logs));
 }

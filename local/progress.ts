@@ -12,6 +12,7 @@
 
 import type { DomainFinalState, ListSummary } from '#lambdas/domain-list/contracts';
 import type { VendorAttemptEvent } from '#lambdas/platform/vendor-api/types';
+import { terminal } from './terminal-text.ts';
 
 export type ProgressEvent =
   | {
@@ -129,25 +130,29 @@ export function createConsoleReporter(out: Writable, options: ReporterOptions): 
       case 'domain-state':
         running.add(event.domain);
         // Only states that say what comes next (a wait): the rest would be noise.
-        if (event.detail) verboseLine(`  ${event.domain.padEnd(32)} ${event.state} (${event.detail})`);
+        if (event.detail)
+          verboseLine(terminal`  ${event.domain.padEnd(32)} ${event.state} (${event.detail})`);
         break;
       case 'state-retry':
         retries += 1;
         verboseLine(
-          `  ${event.domain.padEnd(32)} ${event.state} failed (${event.error}); the state machine retries it (retry ${event.attempt}/${event.maxAttempts})`,
+          terminal`  ${event.domain.padEnd(32)} ${event.state} failed (${event.error}); the state machine retries it (retry ${event.attempt}/${event.maxAttempts})`,
         );
         break;
       case 'vendor-retry':
         retries += 1;
-        verboseLine(`  vendor ${describeVendorAttempt(event)}`);
+        verboseLine(terminal`  vendor ${describeVendorAttempt(event)}`);
         break;
       case 'vendor-gave-up':
-        verboseLine(`  vendor ${describeVendorAttempt(event)}`);
+        verboseLine(terminal`  vendor ${describeVendorAttempt(event)}`);
         break;
       case 'domain-done': {
         running.delete(event.domain);
         counts[event.result] += 1;
-        const line = `  ${event.domain.padEnd(32)} => ${event.result}${event.detail ? ` (${event.detail})` : ''}\n`;
+        // The domain is the user's text and the detail the vendor's: escaped, so neither can move
+        // the cursor or fake a line (local/terminal-text.ts).
+        const detail = event.detail ? terminal` (${event.detail})` : '';
+        const line = `${terminal`  ${event.domain.padEnd(32)} => ${event.result}`}${detail}\n`;
         if (options.mode === 'verbose' || (tty && event.result !== 'succeeded')) {
           out.write(tty ? `\r\u001b[K${line}` : line);
         }

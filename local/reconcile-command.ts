@@ -35,6 +35,7 @@ import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.t
 import { scanOneDomain } from './one-domain-scan.ts';
 import type { LocalTiming } from './pipeline.ts';
 import type { LogLevel } from './run-files.ts';
+import { say as sayText } from './terminal-text.ts';
 
 const COMMAND = 'reconcile';
 
@@ -71,7 +72,7 @@ export async function runReconcileCommand(
       timing: options.timing,
     },
     async (run) => {
-      const say = (line: string) => process.stdout.write(`${line}\n`);
+      const say = (line: string) => sayText(`${line}\n`);
       say(`Vendor: ${run.vendor.label}`);
       const loaded = await loadEarlierRecords(run);
       if (loaded > 0)

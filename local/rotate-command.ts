@@ -52,6 +52,7 @@ import {
   type RotateAnswerFault,
   type RotateAnswerTuning,
 } from './simulator/rotate-answers.ts';
+import { say } from './terminal-text.ts';
 
 const COMMAND = 'rotate';
 
@@ -195,11 +196,9 @@ export async function runRotateCommand(
           logger: run.logs.logger,
         });
         const writer = createSecretWriter(client);
-        process.stdout.write(
-          `Vendor: ${vendor.label}\nSecrets: ${secretsManager.label}\nSecret: ${secretId}\n`,
-        );
+        say(`Vendor: ${vendor.label}\nSecrets: ${secretsManager.label}\nSecret: ${secretId}\n`);
         const before = await keyFacts(writer, keys, secretId);
-        process.stdout.write(`Before: key ${describeKey(before)} (secret version ${before.versionId})\n`);
+        say(`Before: key ${describeKey(before)} (secret version ${before.versionId})\n`);
 
         const events: ApiKeyRotatedDetail[] = [];
         const metrics = createMetricsRecorder();
@@ -235,7 +234,7 @@ export async function runRotateCommand(
             invocationMs: ROTATION_FUNCTION_TIMEOUT_SECONDS * 1000,
           },
         };
-        process.stdout.write(
+        say(
           `Propagation window: ${propagationSeconds} s (a new key refused that long after the rotate is probed again)\n`,
         );
         const handler = createRotateApiKeyHandler(deps);
@@ -244,27 +243,27 @@ export async function runRotateCommand(
           runAs('rotate-api-key', () => handler(request)),
         );
         const tookMs = Math.round(performance.now() - started);
-        for (const step of rotation.steps) process.stdout.write(`  ${step.step}: ${step.outcome}\n`);
+        for (const step of rotation.steps) say(`  ${step.step}: ${step.outcome}\n`);
         const record = join(run.out, 'rotation', `rotation-${stamp()}.json`);
         await mkdir(join(run.out, 'rotation'), { recursive: true });
         if (rotation.error !== undefined) {
           const error = rotation.error as Error;
-          process.stdout.write(`Rotation ${rotation.token} failed: ${error.name}: ${error.message}\n`);
+          say(`Rotation ${rotation.token} failed: ${error.name}: ${error.message}\n`);
           await writeFile(
             record,
             `${JSON.stringify({ token: rotation.token, steps: rotation.steps, error: error.name, rotateAnswerFault: fault, before }, null, 2)}\n`,
           );
-          process.stdout.write(`Record: ${record}\n`);
+          say(`Record: ${record}\n`);
           return 1;
         }
         const after = await keyFacts(writer, keys, secretId);
         if (metrics.recorded.some((m) => m.name === METRIC.rotateKeyUnchanged)) {
-          process.stdout.write(
+          say(
             'The vendor answered the rotate with the key in use: the key did not change (RotateKeyUnchanged)\n',
           );
         }
         const window = metrics.recorded.find((m) => m.name === METRIC.rotationWindow)?.value;
-        process.stdout.write(
+        say(
           `After:  key ${describeKey(after)} (secret version ${after.versionId})\n` +
             `Rotated in ${tookMs} ms; the vendor held a key AWSCURRENT did not name for ${window === undefined ? 'an unmeasured time' : `${(window * 1000).toFixed(0)} ms`}\n` +
             `Event: ApiKeyRotated for version ${events[0]?.versionId ?? '(none)'}\n`,
@@ -274,14 +273,14 @@ export async function runRotateCommand(
         const reader = createSecretsManagerReader({ client });
         const scanClient = run.clientsWith(credentialProviderFromSecret(reader, secretId, 'scan')).scan;
         const scan = await scanOneDomain(run, config, scanClient, options.checkDomain);
-        process.stdout.write(
+        say(
           `Scan of ${options.checkDomain} with the rotated key: ${scan.state}${scan.reason ? `: ${scan.reason}` : ''} (${scan.where})\n`,
         );
         await writeFile(
           record,
           `${JSON.stringify({ token: rotation.token, steps: rotation.steps, before, after, tookMs, windowSeconds: window, event: events[0], scan }, null, 2)}\n`,
         );
-        process.stdout.write(`Record: ${record}\n`);
+        say(`Record: ${record}\n`);
         return scan.state === 'succeeded' ? 0 : 1;
       },
     );

@@ -14,6 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { Option } from 'commander';
 import { redactText } from '#lambdas/platform/redact';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
+import { say } from './terminal-text.ts';
 
 export const SUMMARY_TABLE_FILE = 'summary.txt';
 export const HANDLER_LOG_FILE = 'handler-log.jsonl';
@@ -151,9 +152,7 @@ export function latestLine(latest: LatestPointer, runFolder: string): string {
 /** Tells about every file of the user's that the export left alone because it differs. */
 export function reportKept(exported: { readonly kept: readonly string[] }): void {
   for (const kept of exported.kept) {
-    process.stdout.write(
-      `Kept your existing ${kept}: it differs from this run's copy, which was not written.\n`,
-    );
+    say(`Kept your existing ${kept}: it differs from this run's copy, which was not written.\n`);
   }
 }
 

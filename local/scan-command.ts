@@ -35,6 +35,7 @@ import {
   writeSummaryTable,
 } from './run-files.ts';
 import { cachedTemplate } from './synth-cache.ts';
+import { complain, say } from './terminal-text.ts';
 
 export interface ScanCommandOptions {
   readonly domains: readonly string[];
@@ -118,7 +119,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         async (stopSignal) => {
           injectedFault = vendor.injectedFault ?? injectedFault;
           const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
-          process.stdout.write(
+          say(
             `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
               `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
           );
@@ -167,8 +168,8 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           const tablePath = await writeSummaryTable(runFolder, ending.table);
           const logPath = await logs.close(process.stderr);
           const latest = await pointLatestAt(out, runFolder);
-          process.stdout.write(ending.printed);
-          process.stdout.write(
+          say(ending.printed);
+          say(
             `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
               logLine(logPath, logs) +
               latestLine(latest, runFolder),
@@ -178,7 +179,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
             const unfinished = run.summary.domains.filter(
               (domain) => domain.error?.name === INTERRUPTED_ERROR,
             );
-            process.stderr.write(
+            complain(
               `interrupted (${(stopSignal.reason as Interruption).cause}): every finished scan is kept under ${out}; ` +
                 `${unfinished.length} domain(s) did not finish, named ${INTERRUPTED_ERROR} in ${tablePath}\n`,
             );
