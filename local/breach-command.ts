@@ -34,11 +34,17 @@ import {
 } from './run-files.ts';
 import type { FaultRule } from './simulator/types.ts';
 import { cachedTemplate } from './synth-cache.ts';
-import { say } from './terminal-text.ts';
+import { complain, say } from './terminal-text.ts';
 
 export interface BreachCommandOptions {
   readonly name?: string;
+  /** `--email`: addresses given on the command line (visible in `ps`; a warning says so). */
   readonly emails: readonly string[];
+  /**
+   * `--emails-file FILE` (`-` for standard input): one address a line, blank and `#` lines
+   * skipped. Addresses read here appear in no process argument and no npm banner.
+   */
+  readonly emailsFile?: string;
   /** A CSV or JSON watchlist instead of one person. */
   readonly watchlist?: string;
   readonly out: string;
@@ -60,13 +66,24 @@ export async function runBreachCommand(
 ): Promise<number> {
   const faults = faultRulesOf(options.fault, FAULTS_OF.breach);
   if (options.watchlist !== undefined) {
-    if (options.name !== undefined || options.emails.length > 0) {
-      throw new UsageError('give either --watchlist FILE or --name with --email, not both');
+    if (options.name !== undefined || options.emails.length > 0 || options.emailsFile !== undefined) {
+      throw new UsageError('give either --watchlist FILE or --name with --emails-file, not both');
     }
     return runWatchlistCommand({ ...options, watchlist: userPath(options.watchlist) }, config, faults);
   }
-  if (options.name === undefined || options.emails.length === 0) {
-    throw new UsageError('give --name NAME and at least one --email ADDRESS, or --watchlist FILE');
+  const emails = [
+    ...options.emails,
+    ...(options.emailsFile === undefined ? [] : await readEmailsFile(options.emailsFile)),
+  ];
+  if (options.name === undefined || emails.length === 0) {
+    throw new UsageError(
+      'give --name NAME and its addresses with --emails-file FILE (or - for standard input), or --watchlist FILE',
+    );
+  }
+  if (options.emails.length > 0) {
+    complain(
+      "warning: --email puts the address in this process's arguments (every user of the machine sees them in ps) and in npm's banner; use --emails-file FILE, or --emails-file - to read them from standard input\n",
+    );
   }
   return withLocalRun(
     {
@@ -84,7 +101,7 @@ export async function runBreachCommand(
       say(`Vendor: ${vendor.label}\n`);
       const request: BreachRunRequest = {
         name: options.name,
-        emails: options.emails,
+        emails,
         requestId: `cli-${new Date().toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(3).toString('hex')}`,
       };
       const identityKey = await localIdentityKey(out);
@@ -266,4 +283,31 @@ export async function localIdentityKey(out: string): Promise<string> {
   }
   await chmod(path, 0o600);
   return key;
+}
+
+/**
+ * The addresses of `--emails-file`: one a line, blank lines and `#` comments skipped; `-` reads
+ * standard input. A file that cannot be read is a usage error naming the flag, never an address.
+ */
+export async function readEmailsFile(file: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = file === '-' ? await readStandardInput() : await readFile(userPath(file), 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `--emails-file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  const emails = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  if (emails.length === 0) throw new UsageError(`--emails-file ${file}: holds no address (one a line)`);
+  return emails;
+}
+
+async function readStandardInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
 }

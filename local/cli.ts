@@ -4,7 +4,7 @@
  *   npm start                                   demo: examples/domains.txt against the simulator
  *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]
  *                                 [--quiet | --verbose] [--log-level L]
- *   npm start -- breach --name NAME --email E [--email E2...] [--out DIR] [--log-level L]
+ *   npm start -- breach --name NAME --emails-file FILE|- [--out DIR] [--log-level L]
  *   npm start -- breach --watchlist FILE [--out DIR] [--log-level L]
  *   npm start -- rotate [--out DIR] [--check-domain D] [--log-level L]
  *
@@ -154,7 +154,16 @@ export function buildProgram(
     .command('breach')
     .description("one person's breach report: recon, then the verified ZIP archived")
     .option('--name <name>', 'the person the report is about')
-    .option('--email <address>', 'an address of theirs (repeat for more)', collect, [])
+    .option(
+      '--emails-file <file>',
+      "their addresses, one a line ('-': standard input), kept off the command line",
+    )
+    .option(
+      '--email <address>',
+      'an address of theirs (repeat for more; visible in ps: prefer --emails-file)',
+      collect,
+      [],
+    )
     .option('--watchlist <file>', 'a .csv or .json watchlist: one report per person')
     .addOption(configOption())
     .addOption(outOption('where results land as <dir>/<bucket>/<key>'))
@@ -164,6 +173,7 @@ export function buildProgram(
       async (flags: {
         name?: string;
         email: string[];
+        emailsFile?: string;
         watchlist?: string;
         out: string;
         logLevel: LogLevel;
@@ -175,6 +185,7 @@ export function buildProgram(
               ...(flags.name === undefined ? {} : { name: flags.name }),
               ...(flags.watchlist === undefined ? {} : { watchlist: flags.watchlist }),
               emails: flags.email,
+              ...(flags.emailsFile === undefined ? {} : { emailsFile: flags.emailsFile }),
               out: flags.out,
               logLevel: flags.logLevel,
               ...(flags.fault === undefined ? {} : { fault: flags.fault }),

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import { filesUnder, IAM_EVALUATED_CLEAN, runCli, writeCliTestConfig } from './cli-run.ts';
@@ -45,17 +45,18 @@ async function addressHoldingKeys(): Promise<RegExp[]> {
 
 describe('npm start -- breach --name --email', () => {
   it('archives a verified ZIP with recon.json and its manifests, and exits 0', async () => {
+    // The addresses from a file, as the docs show first: on no command line, so no warning.
+    const emails = join(outDir, '..', `${basename(outDir)}-emails.txt`);
+    await writeFile(emails, 'jane@example.com\njd@example.net\n');
     const run = await runCli([
       'breach',
       '--name',
       'Jane Doe',
-      '--email',
-      'jane@example.com',
-      '--email',
-      'jd@example.net',
+      '--emails-file',
+      emails,
       '--out',
       outDir,
-    ]);
+    ]).finally(() => rm(emails, { force: true }));
 
     expect(run.stderr).toBe('');
     expect(run).toExitWith(0);
