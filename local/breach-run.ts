@@ -20,6 +20,7 @@ import { createBreachSettings } from '#lambdas/breach/deps';
 import { breachRunPrefix } from '#lambdas/breach/identity';
 import { BREACH_LIMITS, type BreachLimitName, type BreachLimits } from '#lambdas/breach/limits';
 import type { BreachRunResult } from '#lambdas/breach/write-breach-manifest';
+import { mapBounded } from '#lambdas/platform/bounded';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import { getJson } from '#lambdas/platform/s3/json-objects';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
@@ -39,7 +40,6 @@ import { createWriteBreachManifestHandler } from '../lambdas/breach/write-breach
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import type { AslDefinition } from './definitions.ts';
 import { runAs } from './iam/attribution.ts';
-import { mapWithConcurrency } from './pipeline.ts';
 import {
   bindTaskHandlers,
   type HandlerFactory,
@@ -264,23 +264,19 @@ export async function runWatchlist(
   );
   const items = await getJson<WatchlistItem[]>(deps, prepared.resultsBucket, prepared.itemsKey);
   const runner = breachRunner(options, settings);
-  const results = await mapWithConcurrency(
-    items,
-    options.concurrency,
-    async (item): Promise<PersonResult> => {
-      const { row: _row, executionName, ...input } = item;
-      const outcome = await runner(input, executionName);
-      options.onPersonDone?.(item, outcome);
-      switch (outcome.outcome) {
-        case 'archived':
-          return personResult(executionName, outcome.result);
-        case 'no_results':
-          return { executionName, status: 'no_results', reconKey: outcome.reconKey };
-        case 'failed':
-          return personResult(executionName, undefined, outcome.error, outcome.cause);
-      }
-    },
-  );
+  const results = await mapBounded(items, options.concurrency, async (item): Promise<PersonResult> => {
+    const { row: _row, executionName, ...input } = item;
+    const outcome = await runner(input, executionName);
+    options.onPersonDone?.(item, outcome);
+    switch (outcome.outcome) {
+      case 'archived':
+        return personResult(executionName, outcome.result);
+      case 'no_results':
+        return { executionName, status: 'no_results', reconKey: outcome.reconKey };
+      case 'failed':
+        return personResult(executionName, undefined, outcome.error, outcome.cause);
+    }
+  });
   const written = await runAs('write-watchlist-summary', () =>
     writeWatchlistSummary(deps, { ...prepared, results }),
   );

@@ -1,24 +1,13 @@
 /**
- * The local pipeline: the same list run AWS performs, on this machine.
- *
- * - The domain list is uploaded to the (embedded) input bucket, as a user would.
- * - `PrepareDomainList` and `WriteListSummary` are the real handlers.
- * - The fan-out is done here, with the configured concurrency bound, because the local engine has
- *   no Distributed Map; every item runs the synthesized `ScanDomain` definition in
- *   aws-local-stepfunctions, with each Task state bound to its real handler in-process.
+ * The local pipeline's scans: each item of a list runs the synthesized `ScanDomain` definition in
+ * aws-local-stepfunctions, with each Task state bound to its real handler in-process. The list
+ * run around them (upload, PrepareDomainList, the fan-out, WriteListSummary) is
+ * domain-list-run.ts.
  */
-import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAbortedError, ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
-import type {
-  DomainListItem,
-  DomainListSource,
-  DomainScanResult,
-  ListSummary,
-  PreparedDomainList,
-} from '#lambdas/domain-list/contracts';
-import type { ListDeps } from '#lambdas/domain-list/deps';
+import type { DomainListItem, DomainScanResult } from '#lambdas/domain-list/contracts';
 import { domainResultFromFailure } from '#lambdas/domain-list/write-list-summary';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
@@ -29,8 +18,6 @@ import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { createPrepareDomainListHandler } from '../lambdas/domain-list/prepare-domain-list.ts';
-import { createWriteListSummaryHandler } from '../lambdas/domain-list/write-list-summary.ts';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import { createDeleteScanHandler } from '../lambdas/scan/delete-scan.ts';
 import { createFetchScanOutputHandler } from '../lambdas/scan/fetch-scan-output.ts';
@@ -39,13 +26,11 @@ import { createRecordScanFailureHandler } from '../lambdas/scan/record-scan-fail
 import { createStartScanHandler } from '../lambdas/scan/start-scan.ts';
 import { createWriteScanManifestHandler } from '../lambdas/scan/write-scan-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
-import { runAs } from './iam/attribution.ts';
 import type { ProgressListener } from './progress.ts';
 import {
   bindTaskHandlers,
   type HandlerFactory,
   type JSONValue,
-  localStateMachine,
   retryOverrides,
   type TaskHandler,
 } from './task-binding.ts';
@@ -100,7 +85,7 @@ export interface LocalPipelineOptions {
 export const INTERRUPTED_ERROR = 'Interrupted';
 
 /** Why the run stopped, as the stop signal's reason says (`SIGINT`), for the summary's messages. */
-function stopCause(stop: AbortSignal): string {
+export function stopCause(stop: AbortSignal): string {
   const reason = stop.reason as { cause?: unknown } | undefined;
   return typeof reason?.cause === 'string' ? reason.cause : 'a stop request';
 }
@@ -114,21 +99,6 @@ export type LocalTiming = Pick<
   LocalPipelineOptions,
   'retryIntervalMs' | 'waitOverrideMs' | 'vendorBackoffMs'
 >;
-
-export interface DomainListRequest {
-  /** Domains given on the command line. */
-  readonly domains: readonly string[];
-  /** A domain-list file: its name (for the object key) and bytes, uploaded unchanged. */
-  readonly file?: { readonly name: string; readonly bytes: Uint8Array };
-}
-
-export interface LocalRunResult {
-  readonly prepared: PreparedDomainList;
-  readonly summaryKey: string;
-  readonly summary: ListSummary;
-  /** History events per domain, as Step Functions would count them (bench and tests read it). */
-  readonly historyEvents: ReadonlyMap<string, number>;
-}
 
 /** The code of each scan handler file; which states it serves comes from lambdas/registry.ts. */
 const SCAN_HANDLER_FACTORIES = {
@@ -322,7 +292,7 @@ export async function runScanExecution(
 }
 
 /** A domain the run's stop kept from finishing, named as such in the summary. */
-function interruptedResult(
+export function interruptedResult(
   item: Pick<DomainListItem, 'domain' | 'executionName'>,
   message: string,
 ): DomainScanResult {
@@ -338,128 +308,4 @@ function interruptedResult(
 function failureDetail(category: string | undefined, errorName: string | undefined): string {
   if (category && errorName && category !== errorName) return `${category}: ${errorName}`;
   return category ?? errorName ?? '';
-}
-
-/** Runs `worker` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapWithConcurrency<T, R>(
-  items: readonly T[],
-  limit: number,
-  worker: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await worker(items[index] as T, index);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
-}
-
-/**
- * The list object's key: the file's own name, or for domains typed on the command line a name of
- * ours that the intake takes whatever `intake.suffixes` says (`.txt` when it is among them, else
- * the first), since those suffixes are a rule for uploads, and no one uploaded anything.
- */
-function listObjectKey(
-  prefix: string,
-  request: DomainListRequest,
-  runStamp: string,
-  suffixes: readonly string[],
-): string {
-  const suffix = suffixes.includes('.txt') ? '.txt' : (suffixes[0] ?? '.txt');
-  const base =
-    request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}${suffix}`;
-  return `${prefix}${base.replace(/^.*[\\/]/, '')}`;
-}
-
-/**
- * The file goes first and unchanged, so the summary's line numbers are the user's own; domains
- * given on the command line follow it.
- */
-function listBody(request: DomainListRequest): Uint8Array {
-  if (request.domains.length === 0 && request.file) return request.file.bytes;
-  const parts: Uint8Array[] = [];
-  if (request.file) {
-    parts.push(request.file.bytes);
-    const last = request.file.bytes[request.file.bytes.length - 1];
-    if (last !== undefined && last !== 0x0a) parts.push(Buffer.from('\n'));
-  }
-  parts.push(Buffer.from(`${request.domains.join('\n')}\n`, 'utf8'));
-  return Buffer.concat(parts);
-}
-
-/** Uploads the list, prepares it, fans out over the synthesized ScanDomain and writes the summary. */
-export async function runDomainList(
-  options: LocalPipelineOptions,
-  request: DomainListRequest,
-): Promise<LocalRunResult> {
-  const runStamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const key = listObjectKey(options.intakePrefix, request, runStamp, options.intakeSuffixes);
-  const uploaded = await options.s3.send(
-    new PutObjectCommand({
-      Bucket: options.inputBucket,
-      Key: key,
-      Body: listBody(request),
-      ContentType: 'text/plain',
-    }),
-  );
-  // s3rver keeps no versions; each local upload stands for a new S3 version, so each run is its own.
-  const source: DomainListSource = {
-    type: 's3',
-    bucket: options.inputBucket,
-    key,
-    versionId: uploaded.VersionId ?? `local-${runStamp}-${randomUUID().slice(0, 8)}`,
-    ...(uploaded.ETag ? { etag: uploaded.ETag } : {}),
-  };
-  const listDeps: ListDeps = {
-    s3: options.s3,
-    logger: options.logger,
-    settings: {
-      resultsBucket: options.resultsBucket,
-      inputBucket: options.inputBucket,
-      suffixes: options.intakeSuffixes,
-      ...(options.maxListBytes === undefined ? {} : { maxListBytes: options.maxListBytes }),
-      allowSpecialUse: options.allowSpecialUse ?? [],
-    },
-  };
-  const prepared = await runAs('prepare-domain-list', () =>
-    createPrepareDomainListHandler(listDeps)({ source }),
-  );
-  options.onProgress?.({
-    type: 'list-prepared',
-    total: prepared.counts.valid,
-    invalid: prepared.counts.invalid,
-    duplicate: prepared.counts.duplicate,
-    resultsPrefix: prepared.resultsPrefix,
-  });
-
-  // The Distributed Map's ItemReader reads items.json from S3; so do we.
-  const itemsObject = await options.s3.send(
-    new GetObjectCommand({ Bucket: prepared.resultsBucket, Key: prepared.itemsKey }),
-  );
-  const items = JSON.parse((await itemsObject.Body?.transformToString('utf8')) ?? '[]') as DomainListItem[];
-
-  const machine = localStateMachine(options.scanDefinition);
-  const handlers = bindScanHandlers(options.scanDefinition, options);
-  const historyEvents = new Map<string, number>();
-  const results = await mapWithConcurrency(items, options.concurrency, async (item) => {
-    if (options.stop?.aborted) {
-      return interruptedResult(item, `not started: the run was stopped by ${stopCause(options.stop)}`);
-    }
-    const run = await runScanExecution(machine, options.scanDefinition, handlers, item, options);
-    historyEvents.set(item.domain, run.historyEvents);
-    return run.result;
-  });
-
-  const written = await runAs('write-list-summary', () =>
-    createWriteListSummaryHandler(listDeps)({ ...prepared, results }),
-  );
-  const summaryObject = await options.s3.send(
-    new GetObjectCommand({ Bucket: prepared.resultsBucket, Key: written.summaryKey }),
-  );
-  const summary = JSON.parse((await summaryObject.Body?.transformToString('utf8')) ?? '{}') as ListSummary;
-  return { prepared, summaryKey: written.summaryKey, summary, historyEvents };
 }

@@ -35,6 +35,7 @@ import { LOCAL_RESULTS_BUCKET, type LocalRun, withLocalRun } from './local-run.t
 import { scanOneDomain } from './one-domain-scan.ts';
 import type { LocalTiming } from './pipeline.ts';
 import type { LogLevel } from './run-files.ts';
+import { lostStartAnswer } from './simulator/faults.ts';
 import { say as sayText } from './terminal-text.ts';
 
 const COMMAND = 'reconcile';
@@ -84,13 +85,7 @@ export async function runReconcileCommand(
         // StartScan looks, so the start stays unresolved (ScanRejected) and the scan an orphan.
         simulator.clearFaults();
         const because = 'reconcile makes an orphan: a scan whose start answer is lost and never settled';
-        simulator.addFault({
-          api: 'scan',
-          method: 'POST',
-          path: '/scan',
-          fault: { type: 'lose-response' },
-          injectedBecause: because,
-        });
+        simulator.addFault(lostStartAnswer(because));
         const blind = simulator.addFault({
           api: 'scan',
           method: 'GET',

@@ -11,10 +11,11 @@ import type { PipelineConfig } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { hasDomainLines, readDomainsFile, refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { scanDomainStateMachine } from './definitions.ts';
+import { runDomainList } from './domain-list-run.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { type Interruption, withStopRequest } from './interrupts.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
-import { INTERRUPTED_ERROR, type LocalTiming, runDomainList } from './pipeline.ts';
+import { INTERRUPTED_ERROR, type LocalTiming } from './pipeline.ts';
 import { localPollSettings } from './poll-flags.ts';
 import {
   createConsoleReporter,

@@ -7,6 +7,7 @@ import { ConfigurationError } from '#lambdas/platform/errors';
 import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorUrlProblem } from '../lib/config/index.ts';
+import { lostStartAnswer } from './simulator/faults.ts';
 import { startVendorSimulator } from './simulator/index.ts';
 import type { VendorSimulator } from './simulator/types.ts';
 
@@ -91,13 +92,7 @@ export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Prom
   if (demo) {
     const because =
       'npm start loses the answer of its first scan start, to show StartScan adopting the scan it made';
-    simulator.addFault({
-      api: 'scan',
-      method: 'POST',
-      path: '/scan',
-      fault: { type: 'lose-response' },
-      injectedBecause: because,
-    });
+    simulator.addFault(lostStartAnswer(because));
     injected.push({ operation: 'scan.startScan', because });
   }
   return {

@@ -154,6 +154,14 @@ function nonNegativeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
+/**
+ * The answer of the next scan start lost after the vendor made the scan (the fault behind settled
+ * starts and orphans), with why it is injected, for the lines that report it.
+ */
+export function lostStartAnswer(injectedBecause: string): FaultRule {
+  return { api: 'scan', method: 'POST', path: '/scan', fault: { type: 'lose-response' }, injectedBecause };
+}
+
 /** Throws a TypeError that names the offending field. */
 export function validateFaultRule(rule: FaultRule): void {
   if (rule.api !== undefined && !APIS.includes(rule.api)) {

@@ -12,8 +12,8 @@ import { createPrepareDomainListHandler } from '../../lambdas/domain-list/prepar
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
+import { type LocalRunResult, runDomainList } from '../../local/domain-list-run.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { type LocalRunResult, runDomainList } from '../../local/pipeline.ts';
 import type { ProgressEvent } from '../../local/progress.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';

@@ -24,7 +24,7 @@ import {
   vendorHttpError,
 } from '#lambdas/platform/errors';
 import { redactText } from '#lambdas/platform/redact';
-import { decodedBody, discard, header, MAX_TEXT_BYTES, readText, requestIdOf } from './transport/body.ts';
+import { decodedBody, discard, header, MAX_TEXT_BYTES, readText } from './transport/body.ts';
 import { currentKey, pendingKey } from './transport/credentials.ts';
 import { downloadAttempt } from './transport/download.ts';
 import {
@@ -37,15 +37,15 @@ import {
   permanent,
   sanitizeCause,
 } from './transport/outcome.ts';
+import { readAttempt } from './transport/read.ts';
 import type {
   AuthScheme,
-  VendorAnswerFacts,
   VendorConsumedResponse,
   VendorRequest,
   VendorTextResponse,
 } from './transport/request.ts';
 import { failureClass, parseRetryAfter, retryDelay } from './transport/retry-policy.ts';
-import { CONNECT_TIMEOUT, ConnectionPools, type HttpResponse, send } from './transport/send.ts';
+import { CONNECT_TIMEOUT, ConnectionPools, type HttpResponse } from './transport/send.ts';
 import { type ResolvedSettings, resolveSettings } from './transport/settings.ts';
 
 export type {
@@ -293,7 +293,7 @@ export class VendorHttp {
   }
 
   private attemptText(req: VendorRequest, key: string): Promise<AttemptOutcome<VendorTextResponse>> {
-    return this.attemptRead(req, key, this.settings.requestTimeoutMs, async (res) => ({
+    return readAttempt(this, req, key, this.settings.requestTimeoutMs, async (res) => ({
       text: await readText(req.operation, res, MAX_TEXT_BYTES),
     }));
   }
@@ -310,50 +310,10 @@ export class VendorHttp {
     consume: (body: AsyncIterable<Buffer>) => Promise<T>,
   ): Promise<VendorConsumedResponse<T>> {
     return this.execute(req, (key) =>
-      this.attemptRead(req, key, timeoutMs, async (res) => ({
+      readAttempt(this, req, key, timeoutMs, async (res) => ({
         value: await consume(decodedBody(req.operation, res) as AsyncIterable<Buffer>),
       })),
     );
-  }
-
-  private async attemptRead<T extends object>(
-    req: VendorRequest,
-    key: string,
-    timeoutMs: number,
-    read: (res: HttpResponse) => Promise<T>,
-  ): Promise<AttemptOutcome<T & VendorAnswerFacts>> {
-    const signal = AbortSignal.timeout(timeoutMs);
-    try {
-      const url = this.buildUrl(req);
-      const lookup = this.settings.destinations.admit(req.operation, url);
-      const res = await send(url, {
-        agent: this.agentFor(req, url),
-        ...(lookup ? { lookup } : {}),
-        method: req.method,
-        headers: {
-          accept: req.accept ?? 'application/json, text/plain;q=0.9, */*;q=0.8',
-          'accept-encoding': 'gzip, deflate, br',
-          'user-agent': USER_AGENT,
-          ...(req.body ? { 'content-type': req.body.contentType } : {}),
-          ...this.authHeaders(key),
-        },
-        ...(req.body ? { body: req.body.data } : {}),
-        signal,
-      });
-      const status = res.statusCode;
-      const requestId = requestIdOf(res.headers);
-      if (status >= 200 && status < 300) {
-        const value = await read(res);
-        return {
-          kind: 'ok',
-          status,
-          value: { ...value, status, contentType: header(res.headers, 'content-type'), requestId },
-        };
-      }
-      return await this.nonSuccess(req, res, requestId, true);
-    } catch (err) {
-      return this.attemptError(err, signal);
-    }
   }
 
   /** Classifies a non-2xx answer; `trusted` means our credential was on the request. */
@@ -421,8 +381,6 @@ export class VendorHttp {
     return { kind: 'network', code, requestNotSent, cause };
   }
 }
-
-const USER_AGENT = 'vendor-security-pipeline';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers (exported where tests or clients use them)

@@ -26,10 +26,11 @@ import { type HttpResponse, send } from './send.ts';
 import type { ResolvedSettings } from './settings.ts';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const USER_AGENT = 'vendor-security-pipeline';
+/** How every request of the transport names itself. */
+export const USER_AGENT = 'vendor-security-pipeline';
 
-/** What a download attempt needs from the transport that runs it. */
-export interface DownloadContext {
+/** What an attempt (a download, a read) needs from the transport that runs it. */
+export interface TransportContext {
   readonly settings: ResolvedSettings;
   /** The origin credentials may be sent to. */
   readonly baseOrigin: string;
@@ -46,7 +47,7 @@ export interface DownloadContext {
 }
 
 export async function downloadAttempt(
-  ctx: DownloadContext,
+  ctx: TransportContext,
   req: VendorRequest,
   key: string,
 ): Promise<AttemptOutcome<VendorDownload>> {
@@ -141,7 +142,7 @@ export async function downloadAttempt(
 }
 
 function toDownload(
-  ctx: DownloadContext,
+  ctx: TransportContext,
   req: VendorRequest,
   res: HttpResponse,
   url: URL,

@@ -1,0 +1,150 @@
+/**
+ * The local list run: the same run AWS performs for an uploaded domain list, on this machine.
+ *
+ * - The domain list is uploaded to the (embedded) input bucket, as a user would.
+ * - `PrepareDomainList` and `WriteListSummary` are the real handlers.
+ * - The fan-out is done here, with the configured concurrency bound, because the local engine has
+ *   no Distributed Map; every item is a `ScanDomain` execution of pipeline.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type {
+  DomainListItem,
+  DomainListSource,
+  ListSummary,
+  PreparedDomainList,
+} from '#lambdas/domain-list/contracts';
+import type { ListDeps } from '#lambdas/domain-list/deps';
+import { mapBounded } from '#lambdas/platform/bounded';
+import { createPrepareDomainListHandler } from '../lambdas/domain-list/prepare-domain-list.ts';
+import { createWriteListSummaryHandler } from '../lambdas/domain-list/write-list-summary.ts';
+import { runAs } from './iam/attribution.ts';
+import {
+  bindScanHandlers,
+  interruptedResult,
+  type LocalPipelineOptions,
+  runScanExecution,
+  stopCause,
+} from './pipeline.ts';
+import { localStateMachine } from './task-binding.ts';
+
+export interface DomainListRequest {
+  /** Domains given on the command line. */
+  readonly domains: readonly string[];
+  /** A domain-list file: its name (for the object key) and bytes, uploaded unchanged. */
+  readonly file?: { readonly name: string; readonly bytes: Uint8Array };
+}
+
+export interface LocalRunResult {
+  readonly prepared: PreparedDomainList;
+  readonly summaryKey: string;
+  readonly summary: ListSummary;
+  /** History events per domain, as Step Functions would count them (bench and tests read it). */
+  readonly historyEvents: ReadonlyMap<string, number>;
+}
+
+/**
+ * The list object's key: the file's own name, or for domains typed on the command line a name of
+ * ours that the intake takes whatever `intake.suffixes` says (`.txt` when it is among them, else
+ * the first), since those suffixes are a rule for uploads, and no one uploaded anything.
+ */
+function listObjectKey(
+  prefix: string,
+  request: DomainListRequest,
+  runStamp: string,
+  suffixes: readonly string[],
+): string {
+  const suffix = suffixes.includes('.txt') ? '.txt' : (suffixes[0] ?? '.txt');
+  const base =
+    request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}${suffix}`;
+  return `${prefix}${base.replace(/^.*[\\/]/, '')}`;
+}
+
+/**
+ * The file goes first and unchanged, so the summary's line numbers are the user's own; domains
+ * given on the command line follow it.
+ */
+function listBody(request: DomainListRequest): Uint8Array {
+  if (request.domains.length === 0 && request.file) return request.file.bytes;
+  const parts: Uint8Array[] = [];
+  if (request.file) {
+    parts.push(request.file.bytes);
+    const last = request.file.bytes[request.file.bytes.length - 1];
+    if (last !== undefined && last !== 0x0a) parts.push(Buffer.from('\n'));
+  }
+  parts.push(Buffer.from(`${request.domains.join('\n')}\n`, 'utf8'));
+  return Buffer.concat(parts);
+}
+
+/** Uploads the list, prepares it, fans out over the synthesized ScanDomain and writes the summary. */
+export async function runDomainList(
+  options: LocalPipelineOptions,
+  request: DomainListRequest,
+): Promise<LocalRunResult> {
+  const runStamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const key = listObjectKey(options.intakePrefix, request, runStamp, options.intakeSuffixes);
+  const uploaded = await options.s3.send(
+    new PutObjectCommand({
+      Bucket: options.inputBucket,
+      Key: key,
+      Body: listBody(request),
+      ContentType: 'text/plain',
+    }),
+  );
+  // s3rver keeps no versions; each local upload stands for a new S3 version, so each run is its own.
+  const source: DomainListSource = {
+    type: 's3',
+    bucket: options.inputBucket,
+    key,
+    versionId: uploaded.VersionId ?? `local-${runStamp}-${randomUUID().slice(0, 8)}`,
+    ...(uploaded.ETag ? { etag: uploaded.ETag } : {}),
+  };
+  const listDeps: ListDeps = {
+    s3: options.s3,
+    logger: options.logger,
+    settings: {
+      resultsBucket: options.resultsBucket,
+      inputBucket: options.inputBucket,
+      suffixes: options.intakeSuffixes,
+      ...(options.maxListBytes === undefined ? {} : { maxListBytes: options.maxListBytes }),
+      allowSpecialUse: options.allowSpecialUse ?? [],
+    },
+  };
+  const prepared = await runAs('prepare-domain-list', () =>
+    createPrepareDomainListHandler(listDeps)({ source }),
+  );
+  options.onProgress?.({
+    type: 'list-prepared',
+    total: prepared.counts.valid,
+    invalid: prepared.counts.invalid,
+    duplicate: prepared.counts.duplicate,
+    resultsPrefix: prepared.resultsPrefix,
+  });
+
+  // The Distributed Map's ItemReader reads items.json from S3; so do we.
+  const itemsObject = await options.s3.send(
+    new GetObjectCommand({ Bucket: prepared.resultsBucket, Key: prepared.itemsKey }),
+  );
+  const items = JSON.parse((await itemsObject.Body?.transformToString('utf8')) ?? '[]') as DomainListItem[];
+
+  const machine = localStateMachine(options.scanDefinition);
+  const handlers = bindScanHandlers(options.scanDefinition, options);
+  const historyEvents = new Map<string, number>();
+  const results = await mapBounded(items, options.concurrency, async (item) => {
+    if (options.stop?.aborted) {
+      return interruptedResult(item, `not started: the run was stopped by ${stopCause(options.stop)}`);
+    }
+    const run = await runScanExecution(machine, options.scanDefinition, handlers, item, options);
+    historyEvents.set(item.domain, run.historyEvents);
+    return run.result;
+  });
+
+  const written = await runAs('write-list-summary', () =>
+    createWriteListSummaryHandler(listDeps)({ ...prepared, results }),
+  );
+  const summaryObject = await options.s3.send(
+    new GetObjectCommand({ Bucket: prepared.resultsBucket, Key: written.summaryKey }),
+  );
+  const summary = JSON.parse((await summaryObject.Body?.transformToString('utf8')) ?? '{}') as ListSummary;
+  return { prepared, summaryKey: written.summaryKey, summary, historyEvents };
+}
