@@ -21,7 +21,6 @@ import { ConfigurationError } from '#lambdas/platform/errors';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
-import { createSecretWriter, STAGE } from '#lambdas/platform/secret-writer';
 import {
   createSecretsManagerReader,
   credentialProviderFromSecret,
@@ -30,6 +29,7 @@ import {
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
+import { createSecretWriter, STAGE } from '#lambdas/rotation/secret-writer';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import {
   MAX_KEY_PROPAGATION_SECONDS,

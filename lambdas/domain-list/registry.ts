@@ -37,14 +37,4 @@ export const DOMAIN_LIST_HANDLERS = {
     listStateMachine: ['StartExecution'],
     readsPauseSwitch: true,
   },
-  'resume-paused-starts': {
-    workflow: 'list',
-    states: [],
-    s3: [],
-    bucketNamesOnly: [],
-    vendorApis: [],
-    listStateMachine: [],
-    readsPauseSwitch: true,
-    replaysHeldStarts: true,
-  },
 } as const satisfies Record<string, HandlerDeclaration>;

@@ -24,7 +24,7 @@ export type VendorApi = 'scan' | 'keys' | 'breach';
 export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
 
 /** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
-export type WorkflowName = 'scan' | 'list' | 'breach' | 'watchlist' | 'rotation';
+export type WorkflowName = 'scan' | 'list' | 'breach' | 'watchlist' | 'rotation' | 'operations';
 
 export interface HandlerDeclaration {
   readonly workflow: WorkflowName;

@@ -9,7 +9,7 @@ import { METRIC, type PipelineMetrics } from '#lambdas/platform/metrics';
 import { requireEnv } from '#lambdas/platform/runtime/env';
 import { createLazyHandler, type Handler, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { createSecretWriter, type SecretWriter } from '#lambdas/platform/secret-writer';
+import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
 
 export interface KeyAge {
   readonly ageDays: number;

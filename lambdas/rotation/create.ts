@@ -21,9 +21,9 @@ import {
   VendorThrottledError,
 } from '#lambdas/platform/errors';
 import { METRIC } from '#lambdas/platform/metrics';
-import { type SecretState, STAGE } from '#lambdas/platform/secret-writer';
 import { parseVendorCredentials, type VendorCredentialsValue } from '#lambdas/platform/secrets';
 import type { RotateKeyResult } from '#lambdas/platform/vendor-api/types';
+import { type SecretState, STAGE } from '#lambdas/rotation/secret-writer';
 import {
   ANSWER_STAGE,
   type ProbeRound,

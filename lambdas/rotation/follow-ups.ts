@@ -4,7 +4,7 @@
  * failure is retried a few times, then counted (an alarm) and logged by secret id, never thrown.
  */
 import { METRIC } from '#lambdas/platform/metrics';
-import { STAGE } from '#lambdas/platform/secret-writer';
+import { STAGE } from '#lambdas/rotation/secret-writer';
 import type { ApiKeyRotatedDetail, RotationDeps } from './deps.ts';
 
 export interface FollowUpResult {

@@ -13,12 +13,12 @@ import { METRIC } from '#lambdas/platform/metrics';
 import { scanOutputPrefix } from '#lambdas/platform/naming';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { normalizeDomain } from '#lambdas/platform/validation';
-import { type ListedScan, readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
 import type { ScanDomainInput, ScanInProgress } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { parseRunId, parseScanDomainInput } from '#lambdas/scan/parse';
 import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
+import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 
 export async function startScan(

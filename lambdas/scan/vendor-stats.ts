@@ -18,8 +18,8 @@ import { METRIC, type PipelineMetrics } from '#lambdas/platform/metrics';
 import { isItemError } from '#lambdas/platform/reconcile-each';
 import { getJsonIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
-import { readVendorStatistics, type VendorStatistics } from '#lambdas/platform/vendor-api/scan-listing';
 import type { StatusVocabulary, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import { readVendorStatistics, type VendorStatistics } from '#lambdas/scan/vendor-api/scan-listing';
 import type { StatsFields } from './reconcile-settings.ts';
 
 export const VENDOR_STATS_KEY = 'scans/reconciliation/vendor-stats.json';

@@ -12,8 +12,8 @@ import {
   powertoolsMetrics,
   vendorMetricsObserver,
 } from '#lambdas/platform/runtime/observability';
-import type { VendorClients } from '#lambdas/platform/vendor-api/index';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import type { VendorClients } from '#lambdas/vendor-clients';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
