@@ -10,7 +10,6 @@
  * do: a stale or foreign token acts on nothing. A version that is already AWSCURRENT is done.
  */
 import { VendorAuthError } from '#lambdas/platform/errors';
-import { METRIC } from '#lambdas/platform/metrics';
 import type { InvocationContext } from '#lambdas/platform/runtime/observability';
 import { isUnseededPlaceholder } from '#lambdas/platform/secret-placeholder';
 import { parseVendorCredentials } from '#lambdas/platform/secrets';
@@ -21,6 +20,7 @@ import { createSecret, orgOf } from './create.ts';
 import type { RotationDeps } from './deps.ts';
 import { PendingKeyRefusedError, RotationStateError } from './errors.ts';
 import { type FollowUpResult, runFollowUps } from './follow-ups.ts';
+import { ROTATION_METRIC } from './metrics.ts';
 import type { RotationOutcome, RotationRequest, RotationStep } from './request.ts';
 
 export interface RotationStepResult {
@@ -128,10 +128,12 @@ async function finishSecret(
     const unchanged = await currentKeyIs(deps, secretId, key);
     await deps.secrets.moveStage(secretId, STAGE.current, token, currentVersion);
     // A key handed back unchanged was counted as such by createSecret (RotateKeyUnchanged).
-    if (!unchanged) deps.metrics.record(METRIC.keyRotations, 1, 'Count', { workflow: 'rotation' });
+    if (!unchanged) deps.metrics.record(ROTATION_METRIC.keyRotations, 1, 'Count', { workflow: 'rotation' });
     if (pending.created !== undefined) {
       const window = (deps.clock().getTime() - pending.created.getTime()) / 1000;
-      deps.metrics.record(METRIC.rotationWindow, Math.max(0, window), 'Seconds', { workflow: 'rotation' });
+      deps.metrics.record(ROTATION_METRIC.rotationWindow, Math.max(0, window), 'Seconds', {
+        workflow: 'rotation',
+      });
     }
   }
   const followUps = await runFollowUps(

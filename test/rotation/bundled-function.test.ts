@@ -22,7 +22,7 @@ import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secre
 import { build } from 'esbuild';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RotationRequest } from '#lambdas/rotation/request';
-import type { RotationStepResult } from '#lambdas/rotation/rotation-step';
+import type { RotationStepResult } from '#lambdas/rotation/steps';
 import { driveRotation } from '#local/rotation-driver';
 import { type SecretsManagerServer, startSecretsManagerServer } from '#local/secrets-manager/server';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';

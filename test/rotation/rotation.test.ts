@@ -7,7 +7,7 @@
 import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
-import { runRotationStep } from '#lambdas/rotation/rotation-step';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import { ScanClient } from '#lambdas/vendor-clients';
 import { driveRotation } from '#local/rotation-driver';
 import {

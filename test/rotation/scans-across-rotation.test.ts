@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
-import { runRotationStep } from '#lambdas/rotation/rotation-step';
+import { runRotationStep } from '#lambdas/rotation/steps';
 import { ScanClient } from '#lambdas/vendor-clients';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
