@@ -82,7 +82,7 @@ export function handlerForState(state: string): HandlerFile | undefined {
  * `lib/workflows/<folder>/` and `test/<folder>/`). The workflow names stay as they are: they are
  * metric dimensions and configuration words.
  */
-const WORKFLOW_FOLDERS: Readonly<Record<WorkflowName, string>> = {
+export const WORKFLOW_FOLDERS: Readonly<Record<WorkflowName, string>> = {
   scan: 'scan',
   list: 'domain-list',
   breach: 'breach',

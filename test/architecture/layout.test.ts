@@ -6,13 +6,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HANDLERS, type HandlerFile, handlerEntryPath } from '../../lambdas/registry.ts';
+import { HANDLERS, type HandlerFile, handlerEntryPath, WORKFLOW_FOLDERS } from '../../lambdas/registry.ts';
 import { importCycles, importGraph } from './import-graph.ts';
 import { KNOWN_WORKFLOW_FILE_NAMES, KNOWN_WORKFLOW_NAMES } from './platform-workflow-names.ts';
 import { workflowWordsIn, workflowWordsInCode } from './workflow-words.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const WORKFLOWS = ['scan', 'domain-list', 'breach', 'watchlist', 'rotation', 'operations'] as const;
+/** The workflows' folders, as their registries declare them (lambdas/registry.ts). */
+const WORKFLOWS = Object.values(WORKFLOW_FOLDERS);
 const PLATFORM_FOLDERS = ['lambdas/platform', 'lib/platform'] as const;
 const graph = importGraph(ROOT);
 
@@ -116,6 +117,11 @@ describe('the platform names no workflow (issue #36)', () => {
 });
 
 describe('one folder per workflow', () => {
+  it('knows every workflow folder', () => {
+    expect(WORKFLOWS).toContain('domain-list');
+    expect(WORKFLOWS.length).toBeGreaterThanOrEqual(6);
+  });
+
   it.each(WORKFLOWS)('%s has the same folder under lib/workflows/, lambdas/ and test/', (workflow) => {
     expect(existsSync(join(ROOT, 'lib/workflows', workflow))).toBe(true);
     expect(existsSync(join(ROOT, 'lambdas', workflow))).toBe(true);
