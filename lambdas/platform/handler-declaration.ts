@@ -15,7 +15,7 @@ export type BucketName = 'results' | 'input';
 export interface BucketUse {
   readonly bucket: BucketName;
   /** Key prefix the actions apply to; '' is the whole bucket. */
-  readonly prefix: '' | 'scans/' | 'lists/' | 'breach/';
+  readonly prefix: '' | 'scans/' | 'lists/' | 'breach/' | 'learned/';
   readonly actions: readonly S3Action[];
 }
 
