@@ -38,18 +38,29 @@ export const MAX_WINDOW_RATIO = 2;
 /** Conditional writes tried per update before the sample is dropped. */
 export const UPDATE_ATTEMPTS = 3;
 
-const durationSchema = z.number().check(
-  z.refine((value) => Number.isSafeInteger(value) && value >= 1 && value <= POLL_BOUNDS.deadlineSeconds.max),
-);
+const durationSchema = z
+  .number()
+  .check(
+    z.refine(
+      (value) => Number.isSafeInteger(value) && value >= 1 && value <= POLL_BOUNDS.deadlineSeconds.max,
+    ),
+  );
 const learnedDurationsSchema = z.strictObject({
   schemaVersion: z.literal(1),
   overall: z.array(durationSchema).check(z.maxLength(OVERALL_SAMPLES)),
-  domains: z.record(z.string().check(z.maxLength(253)), z.array(durationSchema).check(z.maxLength(SAMPLES_PER_DOMAIN))),
+  domains: z.record(
+    z.string().check(z.maxLength(253)),
+    z.array(durationSchema).check(z.maxLength(SAMPLES_PER_DOMAIN)),
+  ),
 });
 
 export type LearnedDurations = z.infer<typeof learnedDurationsSchema>;
 
-export const NOTHING_LEARNED: LearnedDurations = Object.freeze({ schemaVersion: 1, overall: [], domains: {} });
+export const NOTHING_LEARNED: LearnedDurations = Object.freeze({
+  schemaVersion: 1,
+  overall: [],
+  domains: {},
+});
 
 type Loaded =
   | { readonly kind: 'missing' }
@@ -67,7 +78,7 @@ async function load(deps: StoreDeps): Promise<Loaded> {
       new GetObjectCommand({ Bucket: deps.settings.resultsBucket, Key: LEARNED_DURATIONS_KEY }),
     );
   } catch (error) {
-    if (isMissingObject(error)) return { kind: 'missing' };
+    if (isNoSuchKey(error)) return { kind: 'missing' };
     return { kind: 'failed', reason: errorName(error) };
   }
   const etag = answer.ETag;
@@ -92,7 +103,10 @@ async function load(deps: StoreDeps): Promise<Loaded> {
  * What StartScan expects of a scan of `domain`: this domain's recent durations, else all domains'.
  * Never throws: anything wrong with the object means "nothing learned", logged once.
  */
-export async function expectedDurationOf(deps: StoreDeps, domain: string): Promise<ExpectedDuration | undefined> {
+export async function expectedDurationOf(
+  deps: StoreDeps,
+  domain: string,
+): Promise<ExpectedDuration | undefined> {
   const loaded = await load(deps);
   if (loaded.kind === 'failed' || loaded.kind === 'unreadable') {
     logIgnored(deps.logger, loaded.reason, 'the scan polls as if nothing were learned');
@@ -104,7 +118,8 @@ export async function expectedDurationOf(deps: StoreDeps, domain: string): Promi
 /** The window of recent durations of `domain` (or of all domains), if it is narrow enough to trust. */
 export function expectationFrom(durations: LearnedDurations, domain: string): ExpectedDuration | undefined {
   const own = durations.domains[domain] ?? [];
-  const [samples, basis] = own.length > 0 ? [own, 'domain' as const] : [durations.overall, 'overall' as const];
+  const [samples, basis] =
+    own.length > 0 ? [own, 'domain' as const] : [durations.overall, 'overall' as const];
   if (samples.length === 0) return undefined;
   const earliestSeconds = Math.min(...samples);
   const latestSeconds = Math.max(...samples);
@@ -128,14 +143,18 @@ export function learnedSampleSeconds(poll: PollState): number | undefined {
 export function withSample(durations: LearnedDurations, domain: string, seconds: number): LearnedDurations {
   const recent = (list: readonly number[], keep: number) => [...list, seconds].slice(-keep);
   // Re-inserting moves the domain to the end, so the domains dropped first are the least recent.
-  const { [domain]: previous = [], ...others } = durations.domains;
-  const domains: Record<string, number[]> = { ...others, [domain]: recent(previous, SAMPLES_PER_DOMAIN) };
-  const updated = { schemaVersion: 1 as const, overall: recent(durations.overall, OVERALL_SAMPLES), domains };
-  const names = Object.keys(domains);
-  while (names.length > 1 && serialize(updated).length > MAX_LEARNED_DURATIONS_BYTES) {
-    delete domains[names.shift() as string];
+  const entries = Object.entries(durations.domains).filter(([name]) => name !== domain);
+  entries.push([domain, recent(durations.domains[domain] ?? [], SAMPLES_PER_DOMAIN)]);
+  const overall = recent(durations.overall, OVERALL_SAMPLES);
+  // Bytes are counted once, then per dropped entry ("name":[...] and its comma), not re-serialized.
+  let bytes = serialize({ schemaVersion: 1, overall, domains: Object.fromEntries(entries) }).length;
+  let first = 0;
+  while (bytes > MAX_LEARNED_DURATIONS_BYTES && first < entries.length - 1) {
+    const [name, samples] = entries[first] as [string, number[]];
+    bytes -= Buffer.byteLength(`${JSON.stringify(name)}:${JSON.stringify(samples)},`);
+    first += 1;
   }
-  return updated;
+  return { schemaVersion: 1, overall, domains: Object.fromEntries(entries.slice(first)) };
 }
 
 function serialize(durations: LearnedDurations): Buffer {
@@ -195,11 +214,21 @@ export async function learnScanDuration(deps: StoreDeps, domain: string, poll: P
  * it was deleted meanwhile. Each means "read again".
  */
 function isWriteConflict(error: unknown): boolean {
-  const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata
+    ?.httpStatusCode;
   const name = errorName(error);
   return (
-    status === 412 || status === 409 || name === 'PreconditionFailed' || name === 'ConditionalRequestConflict' || isMissingObject(error)
+    status === 412 ||
+    status === 409 ||
+    name === 'PreconditionFailed' ||
+    name === 'ConditionalRequestConflict' ||
+    isNoSuchKey(error)
   );
+}
+
+/** No such object; a missing bucket (also a 404) is a failure, not "nothing learned yet". */
+function isNoSuchKey(error: unknown): boolean {
+  return isMissingObject(error) && errorName(error) !== 'NoSuchBucket';
 }
 
 function logIgnored(logger: PipelineLogger, reason: string, consequence: string): void {

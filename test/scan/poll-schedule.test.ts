@@ -48,7 +48,10 @@ function lagViolations(
   return violations;
 }
 
-const within = (fraction: number, floor = 60) => (end: number) => Math.max(floor, fraction * end);
+const within =
+  (fraction: number, floor = 60) =>
+  (end: number) =>
+    Math.max(floor, fraction * end);
 
 describe('waitAfterPollAt', () => {
   it.each([
@@ -59,9 +62,12 @@ describe('waitAfterPollAt', () => {
     [1000, 250],
     [1200, 300],
     [86_000, 300],
-  ])('waits after a poll at %i s -> %i s with the default settings (25 %% of the age, 60..300)', (age, wait) => {
-    expect(waitAfterPollAt(age, DEFAULT_POLL_SETTINGS.growthFactor - 1, DEFAULT_POLL_SETTINGS)).toBe(wait);
-  });
+  ])(
+    'waits after a poll at %i s -> %i s with the default settings (25 %% of the age, 60..300)',
+    (age, wait) => {
+      expect(waitAfterPollAt(age, DEFAULT_POLL_SETTINGS.growthFactor - 1, DEFAULT_POLL_SETTINGS)).toBe(wait);
+    },
+  );
 
   it('returns whole seconds of at least 1 for fractional settings', () => {
     const settings = { minWaitSeconds: 1, maxWaitSeconds: 10, growthFactor: 1.3 };
@@ -74,7 +80,12 @@ describe('waitAfterPollAt', () => {
   });
 
   it('keeps the minimum for ever when the growth factor is 1 (fixed polling)', () => {
-    const settings: PollSettings = { minWaitSeconds: 30, maxWaitSeconds: 300, growthFactor: 1, deadlineSeconds: 600 };
+    const settings: PollSettings = {
+      minWaitSeconds: 30,
+      maxWaitSeconds: 300,
+      growthFactor: 1,
+      deadlineSeconds: 600,
+    };
     const ages = pollAges(settings);
     expect(ages.slice(0, 3)).toEqual([30, 60, 90]);
     expect(ages.at(-1)).toBe(600);
@@ -91,7 +102,12 @@ describe('the lag promise over a sweep of end times', () => {
 
   it('keeps the unlearned promise for other growth factors: max(minimum wait, factor - 1)', () => {
     for (const growthFactor of [1.1, 1.5, 2]) {
-      const settings: PollSettings = { minWaitSeconds: 20, maxWaitSeconds: 3600, growthFactor, deadlineSeconds: 86_400 };
+      const settings: PollSettings = {
+        minWaitSeconds: 20,
+        maxWaitSeconds: 3600,
+        growthFactor,
+        deadlineSeconds: 86_400,
+      };
       const violations = lagViolations(pollAges(settings), 1, 86_400, within(growthFactor - 1, 20));
       expect({ growthFactor, violations }).toEqual({ growthFactor, violations: [] });
     }
@@ -105,19 +121,30 @@ describe('the lag promise over a sweep of end times', () => {
     [900, 1800],
     [450, 900],
     [19_440, 23_760],
-  ])('notices every end time within max(60 s, 10 %%) from the first poll to the tail, learned %i..%i s', (earliest, latest) => {
-    const expected: ExpectedDuration = { earliestSeconds: earliest, latestSeconds: latest, basis: 'domain' };
-    const ages = pollAges(DEFAULT_POLL_SETTINGS, expected);
-    const firstPoll = ages[0] as number;
-    expect(firstPoll).toBe(Math.max(60, Math.floor(earliest * (1 - LEARNED_LEAD_FRACTION))));
-    const tail = Math.floor(latest * LEARNED_TAIL_FACTOR);
-    expect(lagViolations(ages, firstPoll, tail, within(0.1))).toEqual([]);
-    // Past the tail (a scan running longer than ever seen), the unlearned promise still holds.
-    expect(lagViolations(ages, firstPoll, DEFAULT_POLL_SETTINGS.deadlineSeconds, within(0.25))).toEqual([]);
-  });
+  ])(
+    'notices every end time within max(60 s, 10 %%) from the first poll to the tail, learned %i..%i s',
+    (earliest, latest) => {
+      const expected: ExpectedDuration = {
+        earliestSeconds: earliest,
+        latestSeconds: latest,
+        basis: 'domain',
+      };
+      const ages = pollAges(DEFAULT_POLL_SETTINGS, expected);
+      const firstPoll = ages[0] as number;
+      expect(firstPoll).toBe(Math.max(60, Math.floor(earliest * (1 - LEARNED_LEAD_FRACTION))));
+      const tail = Math.floor(latest * LEARNED_TAIL_FACTOR);
+      expect(lagViolations(ages, firstPoll, tail, within(0.1))).toEqual([]);
+      // Past the tail (a scan running longer than ever seen), the unlearned promise still holds.
+      expect(lagViolations(ages, firstPoll, DEFAULT_POLL_SETTINGS.deadlineSeconds, within(0.25))).toEqual([]);
+    },
+  );
 
   it('makes a learned 30-minute scan cheap: at most 6 polls for every end time within 10 % of 30 min', () => {
-    const ages = pollAges(DEFAULT_POLL_SETTINGS, { earliestSeconds: 1620, latestSeconds: 1980, basis: 'domain' });
+    const ages = pollAges(DEFAULT_POLL_SETTINGS, {
+      earliestSeconds: 1620,
+      latestSeconds: 1980,
+      basis: 'domain',
+    });
     const pollsUntil = (end: number) => ages.findIndex((age) => age >= end) + 1;
     for (let end = 1620; end <= 1980; end++) expect(pollsUntil(end)).toBeLessThanOrEqual(6);
   });

@@ -128,7 +128,9 @@ describe('a scan that succeeds', () => {
       error: undefined,
     });
     const puts = writes.filter((w) => w.startsWith('PutObjectCommand') || w.startsWith('CopyObjectCommand'));
-    expect(puts.filter((w) => w.includes(started.outputPrefix)).at(-1)).toBe(`PutObjectCommand ${manifestKey}`);
+    expect(puts.filter((w) => w.includes(started.outputPrefix)).at(-1)).toBe(
+      `PutObjectCommand ${manifestKey}`,
+    );
     // Only then is the scan's duration learned, outside the scan's folder.
     expect(puts.at(-1)).toBe(`PutObjectCommand ${LEARNED_DURATIONS_KEY}`);
     const manifestObject = await s3.client.send(
