@@ -14,7 +14,12 @@ import { execute, RESULTS, s3, useScanExecution } from './scan-execution-fixture
 useScanExecution({ pollsToFinish: 6 });
 
 /** Whole-second waits that grow by a quarter of the age from 1 s: ages 1, 2, 3, 4, 5, 6, ... */
-const POLL: PollSettings = { minWaitSeconds: 1, maxWaitSeconds: 100, growthFactor: 1.25, deadlineSeconds: 3600 };
+const POLL: PollSettings = {
+  minWaitSeconds: 1,
+  maxWaitSeconds: 100,
+  growthFactor: 1.25,
+  deadlineSeconds: 3600,
+};
 
 /** Keeps what StartScan returned and every PollScanStatus output of one execution. */
 function recording() {
