@@ -28,15 +28,13 @@ import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../local/embedded-s3.ts';
 import { cachedTemplate } from '../local/synth-cache.ts';
-import { virtualScan } from './poll-cost.ts';
+import { teachDurations, virtualScan } from './poll-cost.ts';
 
 const BUCKET = 'bench-poll';
 const DURATIONS = [60, 300, 1800, 7200, 6 * 3600] as const;
 /** End times span the duration ±SPREAD. */
 const SPREAD = 0.1;
 const GRID_POINTS = 21;
-/** The earlier scans a learned case learns from, as fractions of its (scaled) duration. */
-const HISTORY = [0.9, 1.1, 1.0, 0.95] as const;
 
 interface Case {
   readonly name: string;
@@ -100,9 +98,7 @@ async function learnedSnapshot(
 ): Promise<Buffer | undefined> {
   await bench.s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: LEARNED_DURATIONS_KEY }));
   if (scale === undefined) return undefined;
-  for (const fraction of HISTORY) {
-    await runOnce(bench, Math.round(durationSeconds * scale * fraction), DEFAULT_POLL_SETTINGS);
-  }
+  await teachDurations({ ...bench, s3: bench.s3.client, bucket: BUCKET }, durationSeconds * scale);
   const stored = await bench.s3.client.send(
     new GetObjectCommand({ Bucket: BUCKET, Key: LEARNED_DURATIONS_KEY }),
   );
