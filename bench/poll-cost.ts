@@ -10,11 +10,12 @@
  * passes the scan's duration; everything else (definition, handlers, S3 writes) is real.
  */
 import { Readable } from 'node:stream';
-import type { S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ScanStatus, VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
+import { LEARNED_DURATIONS_KEY } from '#lambdas/scan/learned-durations';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../local/definitions.ts';
@@ -178,8 +179,11 @@ export async function measurePollCost(
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
   const s3 = await startS3rver({ buckets: ['bench-results'] });
   try {
-    const run = (scanSeconds: number, poll: PollSettings) =>
-      virtualScan({ definition, machine, s3: s3.client, bucket: 'bench-results' }, scanSeconds, poll);
+    // Each run starts from nothing learned, so the adaptive scan is not planned from the fixed one.
+    const run = async (scanSeconds: number, poll: PollSettings) => {
+      await s3.client.send(new DeleteObjectCommand({ Bucket: 'bench-results', Key: LEARNED_DURATIONS_KEY }));
+      return virtualScan({ definition, machine, s3: s3.client, bucket: 'bench-results' }, scanSeconds, poll);
+    };
     const rows: PollCostRow[] = [];
     for (const scanSeconds of durations) {
       // Fixed 30 s polling cannot keep the production 24 h deadline under the history budget (the
