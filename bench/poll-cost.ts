@@ -1,20 +1,24 @@
 /**
  * Poll cost: state transitions per scan of the synthesized ScanDomain state machine, for scans that
  * last 1 min, 30 min and 6 h, with the adaptive waits against fixed 30 s polling (the same
- * definition configured with min = max = 30 s), measured in the same run.
+ * definition configured with min = max = 30 s), measured in the same run, at one end time per
+ * duration: the scale bench reads its history events. `npm run bench -- poll` sweeps end times
+ * instead (bench/poll-sweep.ts, which shares the virtual clock and vendor below).
  *
  * Time is simulated: every Wait is overridden to 0 ms and a virtual clock advances by the seconds
  * the wait asked for. The vendor is a virtual-time stand-in whose scan completes once the clock
  * passes the scan's duration; everything else (definition, handlers, S3 writes) is real.
  */
 import { Readable } from 'node:stream';
+import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ScanStatus, VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
+import { LEARNED_DURATIONS_KEY } from '#lambdas/scan/learned-durations';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
-import { scanDomainStateMachine } from '../local/definitions.ts';
+import { type AslDefinition, scanDomainStateMachine } from '../local/definitions.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
 import { bindScanHandlers, runScanExecution } from '../local/pipeline.ts';
 import { cachedTemplate } from '../local/synth-cache.ts';
@@ -38,7 +42,7 @@ const POWERTOOLS_LINE_FIELDS = {
   xray_trace_id: '1-6746f000-0123456789abcdef01234567',
 };
 
-class VirtualClock {
+export class VirtualClock {
   private nowMs = Date.parse('2026-11-21T00:00:00Z');
   now = () => new Date(this.nowMs);
   advance(seconds: number) {
@@ -47,7 +51,7 @@ class VirtualClock {
 }
 
 /** A vendor whose scan is running until `durationSeconds` of virtual time have passed. */
-function virtualTimeVendor(
+export function virtualTimeVendor(
   clock: VirtualClock,
   durationSeconds: number,
 ): ScanApi & { detectedAt?: Date; startedAt?: Date } {
@@ -88,6 +92,76 @@ function virtualTimeVendor(
   return vendor;
 }
 
+/** Where {@link virtualScan} runs: the synthesized definition, its engine and a results bucket. */
+export interface VirtualScanSetup {
+  readonly definition: AslDefinition;
+  readonly machine: StateMachine;
+  readonly s3: S3Client;
+  readonly bucket: string;
+}
+
+export interface VirtualScanResult {
+  readonly transitions: number;
+  readonly historyEvents: number;
+  /** From the vendor finishing to the poll that saw it, in seconds. */
+  readonly lagSeconds: number;
+  /** The scan's age at every poll, in seconds. */
+  readonly pollAges: readonly number[];
+}
+
+/**
+ * Earlier scans a learned scan was planned from, as fractions of its duration: a vendor's
+ * durations vary, so the learned window is a spread, not the exact answer.
+ */
+export const LEARNED_HISTORY = [0.9, 1.1, 1.0, 0.95] as const;
+
+/** Teaches `setup`'s learned durations four earlier scans of about `durationSeconds` (LEARNED_HISTORY). */
+export async function teachDurations(setup: VirtualScanSetup, durationSeconds: number): Promise<void> {
+  for (const fraction of LEARNED_HISTORY) {
+    await virtualScan(setup, Math.round(durationSeconds * fraction), DEFAULT_POLL_SETTINGS);
+  }
+}
+
+/**
+ * One scan of `bench.example.com` that the vendor finishes after `scanSeconds` of virtual time,
+ * through the real definition, handlers and S3 (so StartScan plans from, and WriteManifest
+ * teaches, the learned durations in `bucket`).
+ */
+export async function virtualScan(
+  setup: VirtualScanSetup,
+  scanSeconds: number,
+  poll: PollSettings,
+): Promise<VirtualScanResult> {
+  const clock = new VirtualClock();
+  const vendor = virtualTimeVendor(clock, scanSeconds);
+  const handlers = bindScanHandlers(
+    setup.definition,
+    { s3: setup.s3, resultsBucket: setup.bucket, scanClient: vendor, poll, logger: silent },
+    clock.now,
+  );
+  const pollStatus = handlers.PollScanStatus;
+  if (!pollStatus) throw new Error('PollScanStatus is not bound');
+  const pollAges: number[] = [];
+  // The Wait state is overridden to 0 ms; the poll step is where the virtual time passes.
+  handlers.PollScanStatus = async (input) => {
+    clock.advance((input as unknown as ScanInProgress).poll.nextWaitSeconds);
+    pollAges.push((clock.now().getTime() - (vendor.startedAt?.getTime() ?? 0)) / 1000);
+    return pollStatus(input);
+  };
+  const { result, transitions, historyEvents } = await runScanExecution(
+    setup.machine,
+    setup.definition,
+    handlers,
+    { domain: 'bench.example.com', executionName: `bench-${scanSeconds}`, runId: 'bench' },
+    { waitOverrideMs: 0, onProgress: () => {} },
+  );
+  if (result.outcome?.state !== 'succeeded') {
+    throw new Error(`bench scan of ${scanSeconds}s did not succeed: ${JSON.stringify(result)}`);
+  }
+  const noticed = ((vendor.detectedAt?.getTime() ?? 0) - (vendor.startedAt?.getTime() ?? 0)) / 1000;
+  return { transitions, historyEvents, lagSeconds: noticed - scanSeconds, pollAges };
+}
+
 export interface PollCostRow {
   readonly scanSeconds: number;
   readonly adaptiveTransitions: number;
@@ -105,39 +179,10 @@ export async function measurePollCost(
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
   const s3 = await startS3rver({ buckets: ['bench-results'] });
   try {
+    // Each run starts from nothing learned, so the adaptive scan is not planned from the fixed one.
     const run = async (scanSeconds: number, poll: PollSettings) => {
-      const clock = new VirtualClock();
-      const vendor = virtualTimeVendor(clock, scanSeconds);
-      const handlers = bindScanHandlers(
-        definition,
-        { s3: s3.client, resultsBucket: 'bench-results', scanClient: vendor, poll, logger: silent },
-        clock.now,
-      );
-      // The Wait state is overridden to 0 ms; the poll step is where the virtual time passes.
-      const poll0 = handlers.PollScanStatus;
-      if (!poll0) throw new Error('PollScanStatus is not bound');
-      handlers.PollScanStatus = async (input) => {
-        clock.advance((input as unknown as ScanInProgress).poll.nextWaitSeconds);
-        return poll0(input);
-      };
-      let transitions = 0;
-      const result = await runScanExecution(
-        machine,
-        definition,
-        handlers,
-        { domain: 'bench.example.com', executionName: `bench-${scanSeconds}`, runId: 'bench' },
-        {
-          waitOverrideMs: 0,
-          onProgress: () => {},
-        },
-      );
-      transitions = result.transitions;
-      if (result.result.outcome?.state !== 'succeeded') {
-        throw new Error(`bench scan of ${scanSeconds}s did not succeed: ${JSON.stringify(result.result)}`);
-      }
-      const lag =
-        ((vendor.detectedAt?.getTime() ?? 0) - (vendor.startedAt?.getTime() ?? 0)) / 1000 - scanSeconds;
-      return { transitions, historyEvents: result.historyEvents, lag };
+      await s3.client.send(new DeleteObjectCommand({ Bucket: 'bench-results', Key: LEARNED_DURATIONS_KEY }));
+      return virtualScan({ definition, machine, s3: s3.client, bucket: 'bench-results' }, scanSeconds, poll);
     };
     const rows: PollCostRow[] = [];
     for (const scanSeconds of durations) {
@@ -156,7 +201,7 @@ export async function measurePollCost(
         adaptiveTransitions: adaptive.transitions,
         fixedTransitions: fixed.transitions,
         ratio: adaptive.transitions / fixed.transitions,
-        adaptiveDetectionLagSeconds: adaptive.lag,
+        adaptiveDetectionLagSeconds: adaptive.lagSeconds,
         allowedLagSeconds: Math.max(60, scanSeconds * 0.1),
         adaptiveHistoryEvents: adaptive.historyEvents,
       });
@@ -180,7 +225,12 @@ export interface ScanWork {
   readonly s3Requests: Readonly<Record<string, number>>;
 }
 
-/** Runs one scan of `scanSeconds` (virtual time, default polling) and records its work. */
+/**
+ * Runs one scan of `scanSeconds` (virtual time, default polling) and records its work. It is
+ * planned from four earlier scans of the domain within ±10 % of its duration (not recorded), as
+ * the scans of a scheduled list are once they run again. A domain's first scan costs what the poll
+ * bench prints as unlearned.
+ */
 export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
   const definition = scanDomainStateMachine(await cachedTemplate(DEFAULT_PIPELINE_CONFIG)).definition;
   const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
@@ -194,6 +244,8 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
     { step: 'initialize', name: 'countS3Requests' },
   );
   try {
+    await teachDurations({ definition, machine, s3: s3.client, bucket: 'bench-results' }, scanSeconds);
+    for (const command of Object.keys(s3Requests)) delete s3Requests[command];
     const clock = new VirtualClock();
     const vendor = virtualTimeVendor(clock, scanSeconds);
     // Each handler log line as Powertools writes it (one JSON object per line), counted in bytes.

@@ -14,7 +14,7 @@ import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles
 import { runChild } from './child.ts';
 import { cliStartup } from './cli-startup.ts';
 import { costModel } from './cost.ts';
-import { measurePollCost } from './poll-cost.ts';
+import { printPollSweep } from './poll-sweep.ts';
 import { measureReconciliation } from './reconcile.ts';
 import { startReportServer } from './report-server.ts';
 import { measureScale } from './scale.ts';
@@ -22,29 +22,6 @@ import { soak } from './soak.ts';
 
 function fmt(n: number, digits = 2): string {
   return n.toFixed(digits);
-}
-
-async function pollCost(): Promise<void> {
-  process.stdout.write('\n== Poll cost: state transitions per scan (adaptive vs fixed 30 s polling) ==\n');
-  const rows = await measurePollCost();
-  process.stdout.write(
-    'scan length | adaptive | fixed 30s | ratio | detection lag (s) | allowed lag (s) | history events\n',
-  );
-  for (const row of rows) {
-    const label = row.scanSeconds >= 3600 ? `${row.scanSeconds / 3600} h` : `${row.scanSeconds / 60} min`;
-    process.stdout.write(
-      `${label.padEnd(11)} | ${String(row.adaptiveTransitions).padStart(8)} | ${String(row.fixedTransitions).padStart(9)} | ` +
-        `${fmt(row.ratio).padStart(5)} | ${fmt(row.adaptiveDetectionLagSeconds, 0).padStart(17)} | ` +
-        `${fmt(row.allowedLagSeconds, 0).padStart(15)} | ${row.adaptiveHistoryEvents}\n`,
-    );
-  }
-  const sixHours = rows.find((row) => row.scanSeconds === 6 * 3600);
-  if (sixHours) {
-    process.stdout.write(
-      `goal at 6 h: ratio <= 0.25 -> ${fmt(sixHours.ratio)}; lag <= ${fmt(sixHours.allowedLagSeconds, 0)} s -> ` +
-        `${fmt(sixHours.adaptiveDetectionLagSeconds, 0)} s\n`,
-    );
-  }
 }
 
 /** Every scan still waits one whole second before its first poll; parallelism hides it. */
@@ -364,7 +341,7 @@ async function bigOutput(): Promise<void> {
  * that is none of these is refused with the list, rather than a run that measures nothing.
  */
 const BENCHMARKS: readonly { name: string; run: () => Promise<void>; byNameOnly?: true }[] = [
-  { name: 'poll', run: pollCost },
+  { name: 'poll', run: printPollSweep },
   {
     name: 'cost',
     run: async () => {

@@ -27,6 +27,22 @@ export interface PollState {
   readonly startedAt: string;
   /** True once max(wall-clock age, waitedSeconds) >= the deadline. */
   readonly deadlineExceeded: boolean;
+  /** The scan's age at the latest poll, max(wall clock, waitedSeconds); absent before the first. */
+  readonly ageAtLastPollSeconds?: number;
+  /** The scan's age at the poll before the latest (0 when the latest was the first). */
+  readonly ageAtPreviousPollSeconds?: number;
+  /** What StartScan learned to expect of this scan's duration; absent when nothing was learned. */
+  readonly expected?: ExpectedDuration;
+}
+
+/** How long a scan is expected to take, from recent scans (lambdas/scan/learned-durations.ts). */
+export interface ExpectedDuration {
+  /** The shortest recent duration, in seconds. */
+  readonly earliestSeconds: number;
+  /** The longest recent duration, in seconds (>= earliestSeconds). */
+  readonly latestSeconds: number;
+  /** Learned from this domain's recent scans, or from all domains' when it has none. */
+  readonly basis: 'domain' | 'overall';
 }
 
 export interface StatusSnapshot {

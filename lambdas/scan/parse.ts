@@ -93,7 +93,21 @@ export const pollStateSchema = object({
     .string({ error: 'must be an ISO 8601 date-time' })
     .check(z.refine((value) => !Number.isNaN(Date.parse(value)), { error: 'must be an ISO 8601 date-time' })),
   deadlineExceeded: z.boolean({ error: 'must be true or false' }),
-}) satisfies z.ZodMiniType<PollState>;
+  ageAtLastPollSeconds: optional(wholeNumber(0), 'whole number'),
+  ageAtPreviousPollSeconds: optional(wholeNumber(0), 'whole number'),
+  expected: optional(
+    object({
+      earliestSeconds: wholeNumber(1),
+      latestSeconds: wholeNumber(1),
+      basis: z.enum(['domain', 'overall'], { error: 'must be domain or overall' }),
+    }).check(
+      z.refine((expected) => expected.latestSeconds >= expected.earliestSeconds, {
+        error: 'latestSeconds must be >= earliestSeconds',
+      }),
+    ),
+    'JSON object',
+  ),
+}) satisfies z.ZodMiniType<PollState, unknown>;
 
 export const statusSnapshotSchema = object({
   state: z.enum(SCAN_STATES, { error: `must be one of ${SCAN_STATES.join(', ')}` }),

@@ -1,31 +1,42 @@
 /**
  * The adaptive wait of the per-domain poll loop (WaitForScan -> PollScanStatus -> ScanFinished?).
  *
- * Waits grow geometrically from `minWaitSeconds` to `maxWaitSeconds`: early polls catch fast scans
- * quickly, and a day-long scan costs a few hundred polls instead of thousands. The loop ends at
- * `deadlineSeconds` at the latest, which also bounds the execution history (Step Functions refuses
- * to go past 25,000 events in a standard execution).
+ * The wait is chosen for the lag it promises. A scan that ends just after a poll at age t is noticed
+ * at the next poll, so the wait after that poll is the worst lag of every end time in between: a
+ * wait of at most max(minWaitSeconds, f x t) keeps the lag within max(minWaitSeconds, f x duration)
+ * for every end time, while each poll comes at (1 + f) times the age of the one before.
+ *
+ * - Before anything is learned, f = growthFactor - 1 (25 % by default), capped at maxWaitSeconds.
+ * - With a learned expectation (learned-durations.ts), the first poll comes shortly before the
+ *   shortest recent duration, polls are dense (f = 10 %) until past the longest one, and the
+ *   unlearned schedule takes over after that (or after MAX_DENSE_POLLS polls).
+ *
+ * The loop ends at `deadlineSeconds` at the latest, which also bounds the execution history (Step
+ * Functions refuses to go past 25,000 events in a standard execution).
  */
 import * as z from 'zod/mini';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { boundedNumber, type NumberBounds, problemsOf, type SettingProblem } from '#lambdas/platform/schema';
-import type { PollState } from '#lambdas/scan/contracts';
+import type { ExpectedDuration, PollState } from '#lambdas/scan/contracts';
 
 export interface PollSettings {
-  /** First wait, in seconds (POLL_MIN_WAIT_SECONDS). @default 15 */
+  /** Shortest wait, and the first one before anything is learned (POLL_MIN_WAIT_SECONDS). @default 60 */
   readonly minWaitSeconds: number;
-  /** Largest wait, in seconds (POLL_MAX_WAIT_SECONDS). @default 300 */
+  /** Largest wait after a poll, in seconds (POLL_MAX_WAIT_SECONDS). @default 300 */
   readonly maxWaitSeconds: number;
-  /** Each wait is the previous one times this (POLL_GROWTH_FACTOR). @default 1.5 */
+  /**
+   * Before anything is learned, each poll comes at most this multiple of the age of the one before
+   * (POLL_GROWTH_FACTOR): the lag stays within (factor - 1) of the duration. @default 1.25
+   */
   readonly growthFactor: number;
   /** The scan counts as timed out once it is this old (SCAN_DEADLINE_SECONDS). @default 86400 */
   readonly deadlineSeconds: number;
 }
 
 export const DEFAULT_POLL_SETTINGS: PollSettings = Object.freeze({
-  minWaitSeconds: 15,
+  minWaitSeconds: 60,
   maxWaitSeconds: 300,
-  growthFactor: 1.5,
+  growthFactor: 1.25,
   deadlineSeconds: 86_400,
 });
 
@@ -44,30 +55,53 @@ export const HISTORY_EVENTS_PER_POLL_ITERATION = 9;
  */
 export const HISTORY_EVENTS_OUTSIDE_LOOP = 80;
 
+/** The lag promised once a duration is learned, as a fraction of the scan's age (10 %). */
+export const LEARNED_LAG_FRACTION = 0.1;
+/** A learned scan's first poll comes this fraction before the shortest recent duration. */
+export const LEARNED_LEAD_FRACTION = 0.1;
+/** Dense polling lasts until the age passes the longest recent duration times this. */
+export const LEARNED_TAIL_FACTOR = 1.25;
 /**
- * The wait before poll number `attempt + 1` (attempt 0 = the wait after StartScan): geometric from the
- * minimum, capped at the maximum, whole seconds (Wait states want integers), never below 1.
+ * At most this many polls are scheduled densely, whatever the learned expectation says: the
+ * worst case stays within {@link worstCaseLoopIterations} plus these (see estimateHistoryEvents).
  */
-export function nextWaitSeconds(
-  attempt: number,
-  settings: Pick<PollSettings, 'minWaitSeconds' | 'maxWaitSeconds' | 'growthFactor'>,
+export const MAX_DENSE_POLLS = 16;
+
+/**
+ * The wait after a poll at `ageSeconds`: `lagFraction` of the age, within the minimum and maximum
+ * wait, whole seconds (Wait states want integers), never below 1.
+ */
+export function waitAfterPollAt(
+  ageSeconds: number,
+  lagFraction: number,
+  settings: Pick<PollSettings, 'minWaitSeconds' | 'maxWaitSeconds'>,
 ): number {
-  const { minWaitSeconds, maxWaitSeconds, growthFactor } = settings;
-  const exponent = Math.max(0, Math.floor(attempt));
-  // growthFactor ** exponent overflows to Infinity for long loops; the cap still applies.
-  const grown = Math.floor(minWaitSeconds * growthFactor ** exponent);
-  const capped = Math.min(maxWaitSeconds, Number.isFinite(grown) ? grown : maxWaitSeconds);
-  return Math.max(1, Math.floor(capped));
+  const proportional = Math.floor(Math.max(0, lagFraction) * Math.max(0, ageSeconds));
+  const bounded = Math.min(settings.maxWaitSeconds, Math.max(settings.minWaitSeconds, proportional));
+  return Math.max(1, Math.floor(bounded));
 }
 
-/** The poll state StartScan returns: nothing polled yet, the first wait is the minimum. */
-export function initialPollState(startedAt: Date, settings: PollSettings): PollState {
+/**
+ * The poll state StartScan returns: nothing polled yet. Unlearned, the first wait is the minimum;
+ * with an expectation, it lasts until shortly before the shortest recent duration (never shorter
+ * than the minimum, so a learned scan never polls sooner than an unlearned one).
+ */
+export function initialPollState(
+  startedAt: Date,
+  settings: PollSettings,
+  expected?: ExpectedDuration,
+): PollState {
+  const firstWait =
+    expected === undefined
+      ? waitAfterPollAt(0, settings.growthFactor - 1, settings)
+      : Math.max(settings.minWaitSeconds, Math.floor((1 - LEARNED_LEAD_FRACTION) * expected.earliestSeconds));
   return {
     attempt: 0,
-    nextWaitSeconds: clampToRemaining(nextWaitSeconds(0, settings), settings.deadlineSeconds),
+    nextWaitSeconds: clampToRemaining(firstWait, settings.deadlineSeconds),
     waitedSeconds: 0,
     startedAt: startedAt.toISOString(),
     deadlineExceeded: false,
+    ...(expected === undefined ? {} : { expected }),
   };
 }
 
@@ -80,28 +114,44 @@ export function initialPollState(startedAt: Date, settings: PollSettings): PollS
  * deadline through waitedSeconds. Both therefore take the same number of polls to time out.
  *
  * The next wait is cut to what is left before the deadline, so the last poll happens at the
- * deadline instead of up to one maximum wait after it.
+ * deadline instead of up to one maximum wait after it. The ages of this poll and the one before
+ * are kept: between them is when the scan ended, which WriteManifest learns from.
  */
 export function advancePoll(poll: PollState, now: Date, settings: PollSettings): PollState {
   const attempt = poll.attempt + 1;
   const waitedSeconds = poll.waitedSeconds + poll.nextWaitSeconds;
   const ageSeconds = Math.max(wallClockAgeSeconds(poll.startedAt, now), waitedSeconds);
   const deadlineExceeded = ageSeconds >= settings.deadlineSeconds;
+  const lagFraction = inDensePhase(poll.expected, attempt, ageSeconds)
+    ? LEARNED_LAG_FRACTION
+    : settings.growthFactor - 1;
   return {
     attempt,
     nextWaitSeconds: clampToRemaining(
-      nextWaitSeconds(attempt, settings),
+      waitAfterPollAt(ageSeconds, lagFraction, settings),
       settings.deadlineSeconds - ageSeconds,
     ),
     waitedSeconds,
     startedAt: poll.startedAt,
     deadlineExceeded,
+    ageAtLastPollSeconds: ageSeconds,
+    ageAtPreviousPollSeconds: poll.ageAtLastPollSeconds ?? 0,
+    ...(poll.expected === undefined ? {} : { expected: poll.expected }),
   };
 }
 
+/** Whether the wait after poll number `attempt` (at `ageSeconds`) is scheduled densely. */
+function inDensePhase(expected: ExpectedDuration | undefined, attempt: number, ageSeconds: number): boolean {
+  if (expected === undefined) return false;
+  return attempt < MAX_DENSE_POLLS && ageSeconds < expected.latestSeconds * LEARNED_TAIL_FACTOR;
+}
+
 /**
- * Loop iterations (Wait + Poll + Choice) of a scan that never finishes, assuming polls take no time:
- * the most the state machine can ever run. Real executions reach the deadline sooner (wall clock).
+ * Loop iterations (Wait + Poll + Choice) of an unlearned scan that never finishes, assuming polls
+ * take no time. Real executions reach the deadline sooner (wall clock). A learned scan makes at
+ * most {@link MAX_DENSE_POLLS} more: after its dense polls the unlearned waits take over from a
+ * later age, and since the unlearned wait never shrinks as the age grows, they reach the deadline
+ * in no more polls than from the start.
  */
 export function worstCaseLoopIterations(settings: PollSettings): number {
   // The epoch clock never advances here, so only waitedSeconds drives the deadline. Simulate while
@@ -112,8 +162,7 @@ export function worstCaseLoopIterations(settings: PollSettings): number {
   for (let step = 0; ; step++) {
     poll = advancePoll(poll, new Date(0), settings);
     if (poll.deadlineExceeded) return poll.attempt;
-    const settled =
-      nextWaitSeconds(poll.attempt, settings) >= settings.maxWaitSeconds || settings.growthFactor <= 1;
+    const settled = poll.nextWaitSeconds >= settings.maxWaitSeconds || settings.growthFactor <= 1;
     if (settled || step >= 10_000) {
       const remaining = settings.deadlineSeconds - poll.waitedSeconds;
       return poll.attempt + Math.ceil(remaining / poll.nextWaitSeconds);
@@ -122,7 +171,8 @@ export function worstCaseLoopIterations(settings: PollSettings): number {
 }
 
 /**
- * An upper estimate of the history events of the longest possible execution without retries.
+ * An upper estimate of the history events of the longest possible execution without retries,
+ * learned or not (the dense polls of a learned expectation included).
  * `extraEventsPerIteration` lets a caller add what its Retry policy may cost per poll (a retried
  * task adds TaskFailed + TaskScheduled + TaskStarted: 3 events a retry).
  */
@@ -131,7 +181,7 @@ export function estimateHistoryEvents(
   options?: { extraEventsPerIteration?: number },
 ): number {
   const perIteration = HISTORY_EVENTS_PER_POLL_ITERATION + (options?.extraEventsPerIteration ?? 0);
-  return HISTORY_EVENTS_OUTSIDE_LOOP + worstCaseLoopIterations(settings) * perIteration;
+  return HISTORY_EVENTS_OUTSIDE_LOOP + (worstCaseLoopIterations(settings) + MAX_DENSE_POLLS) * perIteration;
 }
 
 /** The poll settings' environment variables (docs/contracts.md), by setting. */
@@ -142,7 +192,7 @@ export const POLL_VARIABLES = ENV.poll satisfies Record<keyof PollSettings, stri
  * start) and the local runner's flags all validate through {@link pollSettingsSchema}.
  *
  * - Waits are whole seconds because Wait states take integers; an hour is the longest useful wait.
- * - A growth factor above 4 reaches the maximum wait within two polls, which defeats the point.
+ * - A growth factor above 4 lets the lag reach three times the duration, which defeats the point.
  * - The deadline stops at 7 days: a vendor scan that runs longer is stuck, and the history budget
  *   below would need waits close to an hour anyway. Short deadlines serve local runs and tests.
  */

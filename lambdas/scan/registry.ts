@@ -31,9 +31,9 @@ export const SCAN_HANDLERS = {
   'start-scan': {
     workflow: 'scan',
     states: ['StartScan'],
-    s3: [],
-    // It only computes the output prefix; the shared scan settings validate RESULTS_BUCKET.
-    bucketNamesOnly: ['results'],
+    // The learned scan durations (lambdas/scan/learned-durations.ts), read to plan the first wait.
+    s3: [{ bucket: 'results', prefix: 'learned/', actions: ['GetObject'] }],
+    bucketNamesOnly: [],
     // POST /scan, and GET /scans to settle a start whose answer was lost: one key, one grant.
     vendorApis: ['scan'],
     listStateMachine: [],
@@ -57,8 +57,12 @@ export const SCAN_HANDLERS = {
   'write-scan-manifest': {
     workflow: 'scan',
     states: ['WriteManifest'],
-    // ListBucket: the manifest accounts for every object under the scan's prefix.
-    s3: [{ bucket: 'results', prefix: 'scans/', actions: ['PutObject', 'ListBucket'] }],
+    // ListBucket: the manifest accounts for every object under the scan's prefix. learned/: the
+    // scan durations it learns from (read, then a conditional write).
+    s3: [
+      { bucket: 'results', prefix: 'scans/', actions: ['PutObject', 'ListBucket'] },
+      { bucket: 'results', prefix: 'learned/', actions: ['GetObject', 'PutObject'] },
+    ],
     bucketNamesOnly: [],
     vendorApis: [],
     listStateMachine: [],

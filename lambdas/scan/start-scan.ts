@@ -11,9 +11,11 @@ import {
 } from '#lambdas/platform/errors';
 import { scanOutputPrefix } from '#lambdas/platform/naming';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { normalizeDomain } from '#lambdas/platform/validation';
 import type { ScanDomainInput, ScanInProgress } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
+import { expectedDurationOf } from '#lambdas/scan/learned-durations';
 import { parseRunId, parseScanDomainInput } from '#lambdas/scan/parse';
 import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
@@ -35,7 +37,9 @@ export async function startScan(
   // The date in the prefix is the day the scan started, in UTC: one scan, one folder, however long it runs.
   const startedAt = deps.clock();
   const outputPrefix = scanOutputPrefix(domain, startedAt, uuid);
-  const poll = initialPollState(startedAt, deps.settings.poll);
+  // Read after the start, so a slow read delays the first poll, never the scan; it never throws.
+  const expected = await expectedDurationOf(deps, domain);
+  const poll = initialPollState(startedAt, deps.settings.poll, expected);
   deps.metrics.record(SCAN_METRIC.scansStarted, 1, 'Count', { workflow: 'scan' });
   deps.logger.info('Scan started', {
     domain,
@@ -43,6 +47,7 @@ export async function startScan(
     runId,
     outputPrefix,
     nextWaitSeconds: poll.nextWaitSeconds,
+    ...(expected === undefined ? {} : { expected }),
     ...(settled === undefined ? {} : { settledStart: settled, starts }),
   });
   return {
@@ -260,6 +265,7 @@ export function createStartScanHandler(deps: ScanDeps): Handler<unknown, ScanInP
 }
 
 export const handler = /* @__PURE__ */ createLazyHandler({
-  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
+  // S3 only to read the learned durations (learned-durations.ts).
+  deps: (tools) => scanDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
   handler: createStartScanHandler,
 });

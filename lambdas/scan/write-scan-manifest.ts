@@ -10,6 +10,7 @@ import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/obser
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { ScanInProgress, ScanOutcome, ScanOutputName, StoredObject } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
+import { learnScanDuration } from '#lambdas/scan/learned-durations';
 import { parseScanInProgress, parseStoredObjects, SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
 import { SCAN_METRIC } from './metrics.ts';
 
@@ -134,6 +135,8 @@ export async function writeScanManifest(
       workflow: 'scan',
       outcome: 'succeeded',
     });
+    // After the manifest, and it never throws: a lost sample only makes a later poll costlier.
+    await learnScanDuration(deps, state.domain, state.poll);
   } else {
     deps.metrics.record(SCAN_METRIC.scansReconciled, 1, 'Count', { workflow: 'scan' });
   }

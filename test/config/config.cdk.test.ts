@@ -20,9 +20,9 @@ describe('parsePipelineConfig: defaults and merging', () => {
     expect(config).toEqual(DEFAULT_PIPELINE_CONFIG);
     expect(config.vendor.scanApiUrl).toBe(VENDOR_URL_PLACEHOLDER);
     expect(config.poll).toEqual({
-      minWaitSeconds: 15,
+      minWaitSeconds: 60,
       maxWaitSeconds: 300,
-      growthFactor: 1.5,
+      growthFactor: 1.25,
       deadlineSeconds: 86_400,
     });
     expect(config.scan).toEqual({
@@ -106,9 +106,9 @@ describe('parsePipelineConfig: defaults and merging', () => {
 
   it('renders the poll settings as the handler environment variables', () => {
     expect(pollEnvironment(DEFAULT_PIPELINE_CONFIG.poll)).toEqual({
-      POLL_MIN_WAIT_SECONDS: '15',
+      POLL_MIN_WAIT_SECONDS: '60',
       POLL_MAX_WAIT_SECONDS: '300',
-      POLL_GROWTH_FACTOR: '1.5',
+      POLL_GROWTH_FACTOR: '1.25',
       SCAN_DEADLINE_SECONDS: '86400',
     });
   });

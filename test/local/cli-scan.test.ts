@@ -71,6 +71,8 @@ describe('npm start -- scan against the built-in simulator', () => {
         `${listPrefix}rejects.json`,
         summaryPath,
         `${listPrefix}summary.txt`,
+        // What the manifest step learned of the scan's duration (lambdas/scan/learned-durations.ts).
+        'learned/scan-durations.json',
       ].sort(),
     );
     expect(run.stdout).toContain(`Summary: ${outDir}/pipeline-results/${summaryPath}`);
@@ -290,7 +292,7 @@ describe('npm start poll settings', () => {
     // Assess
     expect(run).toExitWith(2);
     expect(run.stderr).toContain(
-      '--min-wait 1, --max-wait 2, pipeline.poll.growthFactor 1.5 and --deadline 604800',
+      '--min-wait 1, --max-wait 2, pipeline.poll.growthFactor 1.25 and --deadline 604800',
     );
     expect(run.stderr).toMatch(/lower --deadline \(604800\) to at most \d+/);
     expect(await filesUnder(outDir)).toEqual([]);

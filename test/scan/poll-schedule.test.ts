@@ -1,56 +1,167 @@
 import { describe, expect, it } from 'vitest';
+import type { ExpectedDuration } from '#lambdas/scan/contracts';
 import {
   advancePoll,
   DEFAULT_POLL_SETTINGS,
   estimateHistoryEvents,
   initialPollState,
-  nextWaitSeconds,
+  LEARNED_LEAD_FRACTION,
+  LEARNED_TAIL_FACTOR,
+  MAX_DENSE_POLLS,
   type PollSettings,
   pollSettingsProblems,
   STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
+  waitAfterPollAt,
   worstCaseLoopIterations,
 } from '#lambdas/scan/poll-schedule';
 
 const START = new Date('2026-11-20T10:00:00.000Z');
 const at = (seconds: number) => new Date(START.getTime() + seconds * 1000);
 
-describe('nextWaitSeconds', () => {
+/** The ages of every poll of a scan that never ends (the schedule does not depend on the end). */
+function pollAges(settings: PollSettings, expected?: ExpectedDuration): number[] {
+  let poll = initialPollState(START, settings, expected);
+  const ages: number[] = [];
+  while (!poll.deadlineExceeded) {
+    // The wall clock at the scheduled age: polls take no time.
+    poll = advancePoll(poll, at(poll.waitedSeconds + poll.nextWaitSeconds), settings);
+    ages.push(poll.ageAtLastPollSeconds ?? Number.NaN);
+  }
+  return ages;
+}
+
+/** End times (whole seconds, from..to) whose lag exceeds `allowance(end)`, as [end, lag] pairs. */
+function lagViolations(
+  ages: readonly number[],
+  from: number,
+  to: number,
+  allowance: (endSeconds: number) => number,
+): [number, number][] {
+  const violations: [number, number][] = [];
+  let next = 0;
+  for (let end = from; end <= to; end++) {
+    while (next < ages.length && (ages[next] as number) < end) next++;
+    const noticed = ages[next];
+    if (noticed === undefined) break;
+    if (noticed - end > allowance(end)) violations.push([end, noticed - end]);
+  }
+  return violations;
+}
+
+const within =
+  (fraction: number, floor = 60) =>
+  (end: number) =>
+    Math.max(floor, fraction * end);
+
+describe('waitAfterPollAt', () => {
   it.each([
-    [0, 15],
-    [1, 22],
-    [2, 33],
-    [3, 50],
-    [4, 75],
-    [5, 113],
-    [6, 170],
-    [7, 256],
-    [8, 300],
-    [9, 300],
-    [500, 300],
-    [5000, 300],
-  ])('waits %i -> %i s with the default settings (geometric from 15, capped at 300)', (attempt, expected) => {
-    expect(nextWaitSeconds(attempt, DEFAULT_POLL_SETTINGS)).toBe(expected);
-  });
+    [0, 60],
+    [120, 60],
+    [240, 60],
+    [300, 75],
+    [1000, 250],
+    [1200, 300],
+    [86_000, 300],
+  ])(
+    'waits after a poll at %i s -> %i s with the default settings (25 %% of the age, 60..300)',
+    (age, wait) => {
+      expect(waitAfterPollAt(age, DEFAULT_POLL_SETTINGS.growthFactor - 1, DEFAULT_POLL_SETTINGS)).toBe(wait);
+    },
+  );
 
   it('returns whole seconds of at least 1 for fractional settings', () => {
-    // Prepare
     const settings = { minWaitSeconds: 1, maxWaitSeconds: 10, growthFactor: 1.3 };
-
-    // Act
-    const waits = Array.from({ length: 12 }, (_, attempt) => nextWaitSeconds(attempt, settings));
-
-    // Assess
-    for (const wait of waits) {
+    for (const age of [0, 0.5, 3.7, 11, 29, 1e9]) {
+      const wait = waitAfterPollAt(age, 0.3, settings);
       expect(Number.isInteger(wait)).toBe(true);
       expect(wait).toBeGreaterThanOrEqual(1);
       expect(wait).toBeLessThanOrEqual(10);
     }
-    expect(waits.at(-1)).toBe(10);
   });
 
-  it('keeps the minimum for ever when the growth factor is 1', () => {
-    const settings = { minWaitSeconds: 30, maxWaitSeconds: 300, growthFactor: 1 };
-    expect([0, 1, 50].map((a) => nextWaitSeconds(a, settings))).toEqual([30, 30, 30]);
+  it('keeps the minimum for ever when the growth factor is 1 (fixed polling)', () => {
+    const settings: PollSettings = {
+      minWaitSeconds: 30,
+      maxWaitSeconds: 300,
+      growthFactor: 1,
+      deadlineSeconds: 600,
+    };
+    const ages = pollAges(settings);
+    expect(ages.slice(0, 3)).toEqual([30, 60, 90]);
+    expect(ages.at(-1)).toBe(600);
+  });
+});
+
+describe('the lag promise over a sweep of end times', () => {
+  it('notices every unlearned end time (1 s to 24 h) within max(60 s, 25 %) with the default settings', () => {
+    const ages = pollAges(DEFAULT_POLL_SETTINGS);
+    expect(lagViolations(ages, 1, DEFAULT_POLL_SETTINGS.deadlineSeconds, within(0.25))).toEqual([]);
+    // The promise is tight: 10 % would not hold before anything is learned.
+    expect(lagViolations(ages, 1, 3600, within(0.1)).length).toBeGreaterThan(0);
+  });
+
+  it('keeps the unlearned promise for other growth factors: max(minimum wait, factor - 1)', () => {
+    for (const growthFactor of [1.1, 1.5, 2]) {
+      const settings: PollSettings = {
+        minWaitSeconds: 20,
+        maxWaitSeconds: 3600,
+        growthFactor,
+        deadlineSeconds: 86_400,
+      };
+      const violations = lagViolations(pollAges(settings), 1, 86_400, within(growthFactor - 1, 20));
+      expect({ growthFactor, violations }).toEqual({ growthFactor, violations: [] });
+    }
+  });
+
+  it.each([
+    // [earliest, latest] learned, in seconds: one value, a spread, the widest window trusted.
+    [60, 60],
+    [270, 330],
+    [1620, 1980],
+    [900, 1800],
+    [450, 900],
+    [19_440, 23_760],
+  ])(
+    'notices every end time within max(60 s, 10 %%) from the first poll to the tail, learned %i..%i s',
+    (earliest, latest) => {
+      const expected: ExpectedDuration = {
+        earliestSeconds: earliest,
+        latestSeconds: latest,
+        basis: 'domain',
+      };
+      const ages = pollAges(DEFAULT_POLL_SETTINGS, expected);
+      const firstPoll = ages[0] as number;
+      expect(firstPoll).toBe(Math.max(60, Math.floor(earliest * (1 - LEARNED_LEAD_FRACTION))));
+      const tail = Math.floor(latest * LEARNED_TAIL_FACTOR);
+      expect(lagViolations(ages, firstPoll, tail, within(0.1))).toEqual([]);
+      // Past the tail (a scan running longer than ever seen), the unlearned promise still holds.
+      expect(lagViolations(ages, firstPoll, DEFAULT_POLL_SETTINGS.deadlineSeconds, within(0.25))).toEqual([]);
+    },
+  );
+
+  it('makes a learned 30-minute scan cheap: at most 6 polls for every end time within 10 % of 30 min', () => {
+    const ages = pollAges(DEFAULT_POLL_SETTINGS, {
+      earliestSeconds: 1620,
+      latestSeconds: 1980,
+      basis: 'domain',
+    });
+    const pollsUntil = (end: number) => ages.findIndex((age) => age >= end) + 1;
+    for (let end = 1620; end <= 1980; end++) expect(pollsUntil(end)).toBeLessThanOrEqual(6);
+  });
+
+  it('never polls a learned scan more than MAX_DENSE_POLLS beyond the unlearned worst case', () => {
+    const settings: PollSettings = { ...DEFAULT_POLL_SETTINGS, deadlineSeconds: 20_000 };
+    const unlearned = worstCaseLoopIterations(settings);
+    for (const earliest of [1, 7, 60, 333, 1000, 5000, 19_999, 40_000]) {
+      for (const ratio of [1, 1.5, 2]) {
+        const expected: ExpectedDuration = {
+          earliestSeconds: earliest,
+          latestSeconds: Math.round(earliest * ratio),
+          basis: 'overall',
+        };
+        expect(pollAges(settings, expected).length).toBeLessThanOrEqual(unlearned + MAX_DENSE_POLLS);
+      }
+    }
   });
 });
 
@@ -58,7 +169,7 @@ describe('initialPollState / advancePoll', () => {
   it('starts with no polls and the minimum wait', () => {
     expect(initialPollState(START, DEFAULT_POLL_SETTINGS)).toEqual({
       attempt: 0,
-      nextWaitSeconds: 15,
+      nextWaitSeconds: 60,
       waitedSeconds: 0,
       startedAt: '2026-11-20T10:00:00.000Z',
       deadlineExceeded: false,
@@ -70,20 +181,24 @@ describe('initialPollState / advancePoll', () => {
     const first = initialPollState(START, DEFAULT_POLL_SETTINGS);
 
     // Act
-    const second = advancePoll(first, at(16), DEFAULT_POLL_SETTINGS);
-    const third = advancePoll(second, at(40), DEFAULT_POLL_SETTINGS);
+    const second = advancePoll(first, at(61), DEFAULT_POLL_SETTINGS);
+    const third = advancePoll(second, at(400), DEFAULT_POLL_SETTINGS);
 
-    // Assess
+    // Assess: the wall clock (400 s) is older than the scheduled 120 s, so it sets the next wait.
     expect(second).toMatchObject({
       attempt: 1,
-      waitedSeconds: 15,
-      nextWaitSeconds: 22,
+      waitedSeconds: 60,
+      nextWaitSeconds: 60,
+      ageAtLastPollSeconds: 61,
+      ageAtPreviousPollSeconds: 0,
       deadlineExceeded: false,
     });
     expect(third).toMatchObject({
       attempt: 2,
-      waitedSeconds: 37,
-      nextWaitSeconds: 33,
+      waitedSeconds: 120,
+      nextWaitSeconds: 100,
+      ageAtLastPollSeconds: 400,
+      ageAtPreviousPollSeconds: 61,
       deadlineExceeded: false,
     });
     expect(third.startedAt).toBe(first.startedAt);
@@ -98,7 +213,7 @@ describe('initialPollState / advancePoll', () => {
     const next = advancePoll(poll, at(601), settings);
 
     // Assess
-    expect(next.waitedSeconds).toBe(15);
+    expect(next.waitedSeconds).toBe(60);
     expect(next.deadlineExceeded).toBe(true);
   });
 
@@ -151,8 +266,8 @@ describe('history budget', () => {
     const iterations = worstCaseLoopIterations(DEFAULT_POLL_SETTINGS);
     const events = estimateHistoryEvents(DEFAULT_POLL_SETTINGS);
 
-    // Assess: 8 growing waits (734 s) then 300 s waits to 86,400 s.
-    expect(iterations).toBe(8 + Math.ceil((86_400 - 734) / 300));
+    // Assess: 12 growing waits (60 s .. 1,426 s) then 300 s waits to 86,400 s.
+    expect(iterations).toBe(12 + Math.ceil((86_400 - 1426) / 300));
     expect(events).toBeGreaterThan(2_000);
     expect(events).toBeLessThan(4_000);
     expect(events).toBeLessThan(STEP_FUNCTIONS_HISTORY_EVENT_LIMIT / 5);

@@ -33,10 +33,10 @@ describe('environment readers', () => {
 });
 
 describe('scanSettingsFromEnv', () => {
-  it('uses the deployed defaults (15, 300, 1.5, 86400) when only the bucket is set', () => {
+  it('uses the deployed defaults (60, 300, 1.25, 86400) when only the bucket is set', () => {
     expect(scanSettingsFromEnv({ RESULTS_BUCKET: 'results-bucket' })).toEqual({
       resultsBucket: 'results-bucket',
-      poll: { minWaitSeconds: 15, maxWaitSeconds: 300, growthFactor: 1.5, deadlineSeconds: 86_400 },
+      poll: { minWaitSeconds: 60, maxWaitSeconds: 300, growthFactor: 1.25, deadlineSeconds: 86_400 },
       statusVocabulary: undefined,
       upload: { partSizeBytes: 8 * 1024 * 1024, queueSize: 2 },
       allowSpecialUse: [],

@@ -2,11 +2,12 @@
  * The scan workflow steps against the vendor simulator and s3rver on loopback, called in the order
  * the ScanDomain state machine calls them.
  */
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#lambdas/platform/errors';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { LEARNED_DURATIONS_KEY } from '#lambdas/scan/learned-durations';
 import { createScanSettings } from '#lambdas/scan/settings';
 import {
   deleteScanAtVendor,
@@ -47,6 +48,8 @@ beforeAll(async () => {
 afterEach(async () => {
   sim.clearFaults();
   await closeTestClients();
+  // Each test plans its polls from nothing learned (test/scan/learned-durations.test.ts learns).
+  await s3.client.send(new DeleteObjectCommand({ Bucket: RESULTS_BUCKET, Key: LEARNED_DURATIONS_KEY }));
 });
 
 afterAll(async () => {
@@ -80,7 +83,7 @@ describe('a scan that succeeds', () => {
       domain: 'www.example.com',
       runId: 'run-1',
       outputPrefix: `scans/www.example.com/2026/11/20/${started.scanUuid}/`,
-      poll: { attempt: 0, nextWaitSeconds: 15, waitedSeconds: 0, deadlineExceeded: false },
+      poll: { attempt: 0, nextWaitSeconds: 60, waitedSeconds: 0, deadlineExceeded: false },
     });
     expect(finished.status).toMatchObject({
       state: 'succeeded',
@@ -124,9 +127,12 @@ describe('a scan that succeeds', () => {
       manifestKey,
       error: undefined,
     });
-    expect(
-      writes.filter((w) => w.startsWith('PutObjectCommand') || w.startsWith('CopyObjectCommand')).at(-1),
-    ).toBe(`PutObjectCommand ${manifestKey}`);
+    const puts = writes.filter((w) => w.startsWith('PutObjectCommand') || w.startsWith('CopyObjectCommand'));
+    expect(puts.filter((w) => w.includes(started.outputPrefix)).at(-1)).toBe(
+      `PutObjectCommand ${manifestKey}`,
+    );
+    // Only then is the scan's duration learned, outside the scan's folder.
+    expect(puts.at(-1)).toBe(`PutObjectCommand ${LEARNED_DURATIONS_KEY}`);
     const manifestObject = await s3.client.send(
       new GetObjectCommand({ Bucket: RESULTS_BUCKET, Key: manifestKey }),
     );
@@ -182,7 +188,8 @@ describe('a scan that succeeds', () => {
       scanUuid: started.scanUuid,
       state: 'pending',
       attempt: 1,
-      nextWaitSeconds: 22,
+      // 25 % of the age (60 s) is below the minimum wait.
+      nextWaitSeconds: 60,
     });
     expect(started.runId).toBe('adhoc');
   });
@@ -242,7 +249,7 @@ describe('a scan that does not succeed', () => {
     const finished = await pollUntilDone(bed, started);
     const recorded = await recordScanFailure(bed.deps, { ...finished, failure: { error: 'ScanTimedOut' } });
 
-    // Assess: waits 1, 2, 4, 4, 4, 4, 1 -> the seventh poll is at 20 s
+    // Assess: each wait is the age (growth 2) within 1..4 s: 1, 1, 2, 4, 4, 4, 4 -> the seventh poll is at 20 s
     expect(finished.poll).toMatchObject({ deadlineExceeded: true, waitedSeconds: 20, attempt: 7 });
     expect(finished.status?.state).not.toMatch(/succeeded|failed/);
     const outcome = JSON.parse(recorded.failure.cause);

@@ -106,9 +106,9 @@ describe('handler environment (docs/contracts.md)', () => {
     for (const handler of ['start-scan', 'poll-scan-status', 'fetch-scan-output']) {
       expect(functionFor(synthesized, handler).environment).toMatchObject({
         SCAN_API_URL: 'https://vendor.example.com',
-        POLL_MIN_WAIT_SECONDS: '15',
+        POLL_MIN_WAIT_SECONDS: '60',
         POLL_MAX_WAIT_SECONDS: '300',
-        POLL_GROWTH_FACTOR: '1.5',
+        POLL_GROWTH_FACTOR: '1.25',
         SCAN_DEADLINE_SECONDS: '86400',
         STATUS_VOCABULARY: JSON.stringify({
           pending: ['queued'],
@@ -149,10 +149,11 @@ describe('least privilege', () => {
     expect(fn.environment).toHaveProperty('RESULTS_BUCKET');
   });
 
-  it('gives record-failure and write-manifest PutObject under scans/ only (the manifest also lists it), no read and no secret', () => {
+  it('gives record-failure and write-manifest PutObject under scans/ only (the manifest also lists it), no secret', () => {
     for (const [handler, actions] of [
       ['record-scan-failure', ['s3:PutObject']],
-      ['write-scan-manifest', ['s3:ListBucket', 's3:PutObject']],
+      // GetObject: the learned scan durations only (below).
+      ['write-scan-manifest', ['s3:GetObject', 's3:ListBucket', 's3:PutObject']],
     ] as const) {
       const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
       expect(actionsAllowed(grants).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
@@ -162,13 +163,17 @@ describe('least privilege', () => {
           .sort(),
         handler,
       ).toEqual(actions);
-      expect(writableObjects(handler)).toEqual([`${resultsArn}/scans/*`]);
+      const learned = handler === 'write-scan-manifest' ? [`${resultsArn}/learned/*`] : [];
+      expect(writableObjects(handler).sort()).toEqual([...learned, `${resultsArn}/scans/*`].sort());
     }
+    const manifest = grantsOf(synthesized, functionFor(synthesized, 'write-scan-manifest').roleLogicalId);
+    expect(resourcesAllowed(manifest, 's3:GetObject')).toEqual([`${resultsArn}/learned/*`]);
   });
 
-  it('gives start-scan the secret but no S3 access at all', () => {
+  it('gives start-scan the secret and a read of the learned scan durations only', () => {
     const grants = grantsOf(synthesized, functionFor(synthesized, 'start-scan').roleLogicalId);
-    expect(actionsAllowed(grants).filter((a) => a.startsWith('s3:'))).toEqual([]);
+    expect(actionsAllowed(grants).filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
+    expect(resourcesAllowed(grants, 's3:GetObject')).toEqual([`${resultsArn}/learned/*`]);
     expect(resourcesAllowed(grants, 'secretsmanager:GetSecretValue')).toHaveLength(1);
   });
 

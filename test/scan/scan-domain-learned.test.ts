@@ -1,0 +1,86 @@
+/**
+ * The synthesized ScanDomain machine learns how long scans take: WriteManifest of one execution
+ * stores the duration, and StartScan of the next plans its first wait from it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ScanInProgress } from '#lambdas/scan/contracts';
+import { LEARNED_DURATIONS_KEY, type LearnedDurations } from '#lambdas/scan/learned-durations';
+import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import { readJson } from '../kit/s3.ts';
+import type { Handler, Handlers } from '../local/harness.ts';
+import { execute, RESULTS, s3, useScanExecution } from './scan-execution-fixture.ts';
+
+// The simulator finishes a scan at its sixth status poll, whatever the time.
+useScanExecution({ pollsToFinish: 6 });
+
+/** Whole-second waits that grow by a quarter of the age from 1 s: ages 1, 2, 3, 4, 5, 6, ... */
+const POLL: PollSettings = {
+  minWaitSeconds: 1,
+  maxWaitSeconds: 100,
+  growthFactor: 1.25,
+  deadlineSeconds: 3600,
+};
+
+/** Keeps what StartScan returned and every PollScanStatus output of one execution. */
+function recording() {
+  const seen: { started?: ScanInProgress; polls: ScanInProgress[] } = { polls: [] };
+  const keep =
+    (handler: Handler | undefined, into: (state: ScanInProgress) => void): Handler =>
+    async (input) => {
+      if (!handler) throw new Error('handler is not bound');
+      const output = await handler(input);
+      into(output as unknown as ScanInProgress);
+      return output;
+    };
+  const wrap = (bound: Handlers): Handlers => ({
+    ...bound,
+    StartScan: keep(bound.StartScan, (state) => {
+      seen.started = state;
+    }),
+    PollScanStatus: keep(bound.PollScanStatus, (state) => {
+      seen.polls.push(state);
+    }),
+  });
+  return { seen, wrap };
+}
+
+describe('a second scan of a domain', () => {
+  it('waits for the duration the first one taught, from the stored manifest step', async () => {
+    // Act: the first scan knows nothing; the second runs after the first's WriteManifest
+    const first = recording();
+    const firstRun = await execute('learned.example.com', { poll: POLL, wrap: first.wrap });
+    const learned = await readJson<LearnedDurations>(s3.client, RESULTS, LEARNED_DURATIONS_KEY);
+    const second = recording();
+    const secondRun = await execute('learned.example.com', { poll: POLL, wrap: second.wrap });
+
+    // Assess: both succeeded through the whole machine
+    for (const run of [firstRun, secondRun]) expect(run.path.at(-1)).toBe('ScanSucceeded');
+
+    // The first polled from the minimum wait, unlearned, and ended between its 5th and 6th poll
+    expect(first.seen.started?.poll).toMatchObject({ nextWaitSeconds: 1 });
+    expect(first.seen.started?.poll.expected).toBeUndefined();
+    expect(first.seen.polls.map((state) => state.poll.ageAtLastPollSeconds)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(learned.domains['learned.example.com']).toEqual([6]);
+
+    // The second expected about 6 s and made its first poll shortly before: at 90 % of it
+    expect(second.seen.started?.poll).toMatchObject({
+      nextWaitSeconds: 5,
+      expected: { earliestSeconds: 6, latestSeconds: 6, basis: 'domain' },
+    });
+    expect(second.seen.polls[0]?.poll.ageAtLastPollSeconds).toBe(5);
+    // The expectation rides along the loop to the manifest step.
+    expect(second.seen.polls.at(-1)?.poll.expected).toEqual(second.seen.started?.poll.expected);
+  });
+
+  it('gives a domain never scanned before the expectation of all domains', async () => {
+    // Prepare: one scan of another domain teaches the overall window
+    await execute('teacher.example.com', { poll: POLL });
+
+    // Act
+    const fresh = recording();
+    await execute('fresh.example.com', { poll: POLL, wrap: fresh.wrap });
+
+    // Assess
+    expect(fresh.seen.started?.poll.expected).toMatchObject({ basis: 'overall' });
+  });
+});
