@@ -2,21 +2,19 @@
  * `npm run bench`: figures, not pass/fail. Every goal is printed as a ratio against a baseline
  * measured in the same run, because these machines are shared and noisy.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startS3rver } from '../local/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
+import { bigOutput } from './big-output.ts';
 import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
 import { runChild } from './child.ts';
 import { cliStartup } from './cli-startup.ts';
 import { costModel } from './cost.ts';
 import { printPollSweep } from './poll-sweep.ts';
 import { measureReconciliation } from './reconcile.ts';
-import { startReportServer } from './report-server.ts';
 import { measureScale } from './scale.ts';
 import { soak } from './soak.ts';
 
@@ -238,101 +236,6 @@ async function reconcile(): Promise<void> {
         `${steady.vendor['GET /status/{uuid}']} status calls and ${steady.vendor['GET /report/{uuid}']} downloads (goal 0); ` +
         `${steady.s3.ListObjectsV2 ?? 0} S3 listings for ${domains} domains (goal about one per domain)\n`,
     );
-  }
-}
-
-/** Over CopyObject's 5 GiB by a quarter GiB; BENCH_BIG_OUTPUT_MIB overrides it. */
-const BIG_OUTPUT_MIB = Number(process.env.BENCH_BIG_OUTPUT_MIB ?? 5 * 1024 + 256);
-
-async function freeBytes(path: string): Promise<number> {
-  const fs = await statfs(path);
-  return fs.bavail * fs.bsize;
-}
-
-/**
- * A scan report over 5 GiB, generated lazily by a plain byte server, through the real fetch step into
- * the embedded S3 on local disk (staged upload, multipart copy, staged version deleted). Heavy:
- * about three times the output's size of disk at the peak (s3rver assembles parts into a new
- * file); run by name only (`npm run bench -- big-output`), never by default.
- */
-async function bigOutput(): Promise<void> {
-  const bytes = BIG_OUTPUT_MIB * 1024 * 1024;
-  process.stdout.write(
-    `\n== Big output: a ${fmt(bytes / 2 ** 30)} GiB scan report through FetchReport into the embedded S3 ==\n`,
-  );
-  const free = await freeBytes(tmpdir());
-  if (free < 4 * bytes) {
-    process.stdout.write(
-      `skipped: ${fmt(free / 2 ** 30)} GiB free under ${tmpdir()}, ${fmt((4 * bytes) / 2 ** 30)} GiB needed\n`,
-    );
-    return;
-  }
-  const simulator = await startVendorSimulator({ pollsToFinish: 0 });
-  const { server: reportServer, url: reportUrl } = await startReportServer(bytes);
-  const s3 = await startS3rver({ buckets: ['bench-results'] });
-  let lowestFree = free;
-  const sampler = setInterval(() => {
-    freeBytes(tmpdir()).then(
-      (now) => {
-        lowestFree = Math.min(lowestFree, now);
-      },
-      () => {},
-    );
-  }, 500);
-  try {
-    const started = performance.now();
-    const child = await runChild('npx', ['tsx', resolve(import.meta.dirname, 'big-output-worker.ts')], {
-      ...process.env,
-      SCAN_API_URL: simulator.url,
-      VENDOR_API_KEY: simulator.apiKey,
-      S3_ENDPOINT: s3.endpoint,
-      S3_BUCKET: 'bench-results',
-      REPORT_URL: reportUrl,
-    });
-    const wall = (performance.now() - started) / 1000;
-    if (child.code !== 0) throw new Error(`big-output-worker exited ${child.code}: ${child.stderr}`);
-    const f = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as {
-      key: string;
-      bytes: number;
-      sha256: string;
-      seconds: number;
-      readyRssMiB: number;
-      peakRssMiB: number;
-      requests: Record<string, number>;
-      metadataSha256?: string;
-      headBytes?: number;
-      keysUnderPrefix: string[];
-    };
-    // Independent of the code under test: the stored file's own digest, read from s3rver's disk.
-    const file = s3.storedFile('bench-results', f.key);
-    const onDisk = createHash('sha256');
-    let diskBytes = 0;
-    if (file) {
-      for await (const chunk of createReadStream(file, { highWaterMark: 4 * 1024 * 1024 })) {
-        onDisk.update(chunk as Buffer);
-        diskBytes += (chunk as Buffer).length;
-      }
-    }
-    const diskSha = file ? onDisk.digest('hex') : undefined;
-    const total = Object.values(f.requests).reduce((sum, n) => sum + n, 0);
-    const byCommand = Object.entries(f.requests)
-      .sort(([, a], [, b]) => b - a)
-      .map(([name, n]) => `${name} ${n}`)
-      .join(', ');
-    process.stdout.write(
-      `stored ${f.key} (${f.bytes} bytes) in ${fmt(f.seconds)} s (${fmt(f.bytes / 2 ** 20 / f.seconds, 1)} MiB/s; worker wall ${fmt(wall)} s)\n` +
-        `peak RSS of the fetch process: ${fmt(f.peakRssMiB, 0)} MiB (${fmt(f.readyRssMiB, 0)} MiB before the fetch)\n` +
-        `S3 requests of the fetch: ${total} (${byCommand})\n` +
-        `complete: HEAD ${f.headBytes} bytes, on disk ${diskBytes} -> ${f.headBytes === f.bytes && diskBytes === f.bytes}\n` +
-        `verified: metadata sha256 = computed sha256 = digest of the stored bytes -> ${f.metadataSha256 === f.sha256 && diskSha === f.sha256}\n` +
-        `objects under the scan prefix: ${f.keysUnderPrefix.join(', ')} (no .staging/ leftover: ${!f.keysUnderPrefix.some((k) => k.includes('/.staging/'))})\n` +
-        `peak disk used under ${tmpdir()}: ${fmt((free - lowestFree) / 2 ** 30)} GiB\n`,
-    );
-  } finally {
-    clearInterval(sampler);
-    reportServer.close();
-    await simulator.close();
-    await s3.close();
   }
 }
 

@@ -1,11 +1,16 @@
 /**
  * One soak run in its own process: `npm start -- scan --domains-file <file> --concurrency <n>`
  * in-process (the CLI's main) against the vendor named by SCAN_API_URL, whose faults the parent
- * scripted; prints one JSON line with the exit code, the seconds and where summary.json is.
+ * scripted; prints one JSON line with the exit code, the seconds, where summary.json is, and the
+ * size and SHA-256 of every file the run stored under `scans/` (the export of the embedded S3's
+ * objects, byte for byte), for the parent to check against what the vendor served.
  */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { main } from '../local/cli.ts';
+import { LOCAL_RESULTS_BUCKET } from '../local/local-run.ts';
 
 const [domainsFile, outDir, concurrency] = process.argv.slice(2);
 if (!domainsFile || !outDir || !concurrency) {
@@ -33,4 +38,19 @@ const exitCode = await main([
 const seconds = (performance.now() - started) / 1000;
 const files = await readdir(outDir, { recursive: true });
 const summary = files.find((file) => file.endsWith('summary.json'));
-write(`${JSON.stringify({ exitCode, seconds, summary: summary ? join(outDir, summary) : undefined })}\n`);
+const resultsRoot = join(outDir, LOCAL_RESULTS_BUCKET);
+const stored: { key: string; bytes: number; sha256: string }[] = [];
+for (const entry of await readdir(join(resultsRoot, 'scans'), { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile()) continue;
+  const path = join(entry.parentPath, entry.name);
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  stored.push({ key: path.slice(resultsRoot.length + 1), bytes, sha256: hash.digest('hex') });
+}
+write(
+  `${JSON.stringify({ exitCode, seconds, summary: summary ? join(outDir, summary) : undefined, stored })}\n`,
+);

@@ -21,6 +21,8 @@ export interface ContentMeta {
   readonly length: number;
   /** Quoted strong ETag. */
   readonly etag: string;
+  /** Lower-case hex SHA-256 of the bytes: what a stored copy must hash to. */
+  readonly sha256: string;
 }
 
 const CHUNK_BYTES = 64 * 1024;
@@ -296,7 +298,8 @@ function metaOf(chunks: Iterable<Buffer>): ContentMeta {
     hash.update(chunk);
     length += chunk.length;
   }
-  return { length, etag: `"${hash.digest('hex').slice(0, 32)}"` };
+  const sha256 = hash.digest('hex');
+  return { length, etag: `"${sha256.slice(0, 32)}"`, sha256 };
 }
 
 /** Up to this size the first request generates the output once, keeping it for that response only. */

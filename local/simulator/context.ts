@@ -64,6 +64,8 @@ export interface Route {
   readonly pattern: RegExp;
   readonly auth: AuthScheme;
   readonly handle: (call: RouteCall) => SimResponse | Promise<SimResponse>;
+  /** What a request is about, stable across runs (see FaultTarget.subject); read before faults. */
+  readonly subject?: (call: RouteCall) => string | undefined | Promise<string | undefined>;
 }
 
 export function route(
@@ -72,7 +74,16 @@ export function route(
   path: string,
   auth: AuthScheme,
   handle: Route['handle'],
+  subject?: Route['subject'],
 ): Route {
   const source = path.replace(/[.]/g, '\\.').replace(/\{[a-z_]+\}/g, '([^/]+)');
-  return { api, method, template: `${method} ${path}`, pattern: new RegExp(`^${source}$`), auth, handle };
+  return {
+    api,
+    method,
+    template: `${method} ${path}`,
+    pattern: new RegExp(`^${source}$`),
+    auth,
+    handle,
+    ...(subject ? { subject } : {}),
+  };
 }

@@ -2,6 +2,7 @@
  * Scriptable faults. Rules are checked in insertion order; the first rule that matches a request
  * spends one of its uses and its fault applies to that request alone.
  */
+import { createHash } from 'node:crypto';
 import { REDIRECT_TARGETS } from './adversarial.ts';
 import { KEY_ECHO_TARGETS } from './key-echo.ts';
 import { isRotateAnswerShape, ROTATE_ANSWER_SHAPES } from './rotate-answers.ts';
@@ -13,10 +14,19 @@ export interface FaultTarget {
   readonly method: string;
   /** Raw request path without the query. */
   readonly path: string;
+  /**
+   * What the request is about, the same in every run whatever the arrival order (e.g. the status
+   * poll of a domain's first scan). With it, `probability` rules draw from a hash of the seed, the
+   * rule, the subject and how many requests of that subject came before: a concurrent run's faults
+   * then strike the same requests every time. Without it they draw from one stream in arrival order.
+   */
+  readonly subject?: string;
 }
 
 interface ActiveRule {
   readonly rule: FaultRule;
+  /** The rule's place in the order rules were added: part of its keyed draws. */
+  readonly number: number;
   remaining: number;
 }
 
@@ -67,12 +77,19 @@ export class FaultBook {
     return this.spentUses;
   }
 
-  /** `random` draws for rules with a probability; seeded by the simulator so a soak repeats. */
-  constructor(private readonly random: () => number = seededRandom(1)) {}
+  /** Draws for requests without a subject, in arrival order. */
+  private readonly random: () => number;
+  private added = 0;
+  private readonly seen = new Map<string, number>();
+
+  /** `seed` decides which requests `probability` rules strike, so a soak repeats. */
+  constructor(private readonly seed = 1) {
+    this.random = seededRandom(seed);
+  }
 
   add(rule: FaultRule): () => void {
     validateFaultRule(rule);
-    const active: ActiveRule = { rule, remaining: rule.times ?? 1 };
+    const active: ActiveRule = { rule, number: this.added++, remaining: rule.times ?? 1 };
     this.rules.push(active);
     return () => {
       this.rules = this.rules.filter((r) => r !== active);
@@ -105,9 +122,14 @@ export class FaultBook {
 
   /** Finds the first matching rule, spends one use of it and returns its fault. */
   take(target: FaultTarget): Fault | undefined {
+    const occurrence = target.subject === undefined ? 0 : (this.seen.get(target.subject) ?? 0);
+    if (target.subject !== undefined) this.seen.set(target.subject, occurrence + 1);
+    const draw = (rule: ActiveRule): number =>
+      target.subject === undefined
+        ? this.random()
+        : keyedDraw(`${this.seed}\0${rule.number}\0${target.subject}\0${occurrence}`);
     const index = this.rules.findIndex(
-      (r) =>
-        matches(r.rule, target) && (r.rule.probability === undefined || this.random() < r.rule.probability),
+      (r) => matches(r.rule, target) && (r.rule.probability === undefined || draw(r) < r.rule.probability),
     );
     const active = this.rules[index];
     if (!active) return undefined;
@@ -186,6 +208,11 @@ export function validateFaultRule(rule: FaultRule): void {
     throw new TypeError(`fault rule probability must be a number in (0, 1]; got ${String(rule.probability)}`);
   }
   validateFault(rule.fault);
+}
+
+/** A uniform number in [0, 1) that is a function of `key` alone: 48 bits of its SHA-256. */
+function keyedDraw(key: string): number {
+  return createHash('sha256').update(key).digest().readUIntBE(0, 6) / 2 ** 48;
 }
 
 /**

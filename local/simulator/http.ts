@@ -85,6 +85,18 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
   return Buffer.concat(chunks);
 }
 
+const bodies = new WeakMap<IncomingMessage, Promise<Buffer>>();
+
+/** The request's body, read once however many times it is asked for (a fault's subject, then the handler). */
+export function readBodyOnce(req: IncomingMessage): Promise<Buffer> {
+  let body = bodies.get(req);
+  if (body === undefined) {
+    body = readBody(req);
+    bodies.set(req, body);
+  }
+  return body;
+}
+
 /** True when the client accepts gzip (a `q=0` weight opts out). */
 export function acceptsGzip(req: IncomingMessage): boolean {
   const header = req.headers['accept-encoding'];

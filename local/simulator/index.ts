@@ -9,7 +9,7 @@ import { breachRoutes, isBreachPath } from './breach-api.ts';
 import type { ResolvedOptions, SimContext } from './context.ts';
 import { controlPlane } from './control-plane.ts';
 import { KeyStore } from './credentials.ts';
-import { FaultBook, seededRandom } from './faults.ts';
+import { FaultBook } from './faults.ts';
 import { type HttpError, jsonError } from './http.ts';
 import { isKeysPath, keyRoutes } from './keys-api.ts';
 import { ReportStore } from './reports.ts';
@@ -76,7 +76,7 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
       now,
     ),
     reports: new ReportStore(now, resolved.reportPaddingBytes),
-    faults: new FaultBook(seededRandom(options.faultSeed ?? 1)),
+    faults: new FaultBook(options.faultSeed ?? 1),
     signer: new UrlSigner(options.downloadUrlTtlSeconds ?? 300, now),
     counts: new Map(),
     storageRequests: [],
@@ -130,6 +130,16 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
       [...sim.scans.list()]
         .filter((scan) => scan.domain === domain.trim().toLowerCase())
         .map(({ uuid, createdAt }) => ({ uuid, createdAt })),
+    outputsServed: () =>
+      [...sim.scans.list()].flatMap((scan) =>
+        [...scan.outputs].map(([output, meta]) => ({
+          domain: scan.domain,
+          uuid: scan.uuid,
+          output,
+          bytes: meta.length,
+          sha256: meta.sha256,
+        })),
+      ),
     replaceKey,
     get storageRequests() {
       return sim.storageRequests;

@@ -9,7 +9,7 @@ import {
   isUuid,
   jsonResponse,
   mediaType,
-  readBody,
+  readBodyOnce,
   type SimResponse,
 } from './http.ts';
 import { type ScanRecord, statusBody } from './scans.ts';
@@ -80,30 +80,63 @@ function output(kind: OutputKind) {
   };
 }
 
+async function startForm(req: RouteCall['req']): Promise<URLSearchParams> {
+  return new URLSearchParams((await readBodyOnce(req)).toString('utf8'));
+}
+
+/**
+ * A request about one scan, named by its domain and how many scans of that domain came before it
+ * (its uuid differs in every run): the subject faults are keyed on (FaultTarget.subject).
+ */
+function scanSubject(operation: string) {
+  return (call: RouteCall): string | undefined => {
+    const scan = call.sim.scans.get(call.params[0] ?? '');
+    return scan === undefined ? undefined : `${operation} ${scan.domain}#${scan.ordinal}`;
+  };
+}
+
 export const scanRoutes: readonly Route[] = [
-  route('scan', 'POST', '/scan', 'bearer', async ({ req, sim }) => {
-    const type = mediaType(req);
-    if (type !== 'application/x-www-form-urlencoded') {
-      throw new HttpError(
-        415,
-        'unsupported_media_type',
-        'send the domain as application/x-www-form-urlencoded',
-      );
-    }
-    const form = new URLSearchParams((await readBody(req)).toString('utf8'));
-    return startScan(sim, validDomain(form.get('domain')));
-  }),
-  route('scan', 'GET', '/scan', 'bearer', ({ query, sim }) =>
-    startScan(sim, validDomain(query.get('domain'))),
+  route(
+    'scan',
+    'POST',
+    '/scan',
+    'bearer',
+    async ({ req, sim }) => {
+      const type = mediaType(req);
+      if (type !== 'application/x-www-form-urlencoded') {
+        throw new HttpError(
+          415,
+          'unsupported_media_type',
+          'send the domain as application/x-www-form-urlencoded',
+        );
+      }
+      return startScan(sim, validDomain((await startForm(req)).get('domain')));
+    },
+    async ({ req }) => `POST /scan ${(await startForm(req)).get('domain')}`,
   ),
-  route('scan', 'GET', '/status/{uuid}', 'bearer', (call) => {
-    const scan = findScan(call);
-    call.sim.scans.poll(scan);
-    return jsonResponse(200, statusBody(scan));
-  }),
-  route('scan', 'GET', '/report/{uuid}', 'bearer', output('report')),
-  route('scan', 'GET', '/logs/{uuid}', 'bearer', output('logs')),
-  route('scan', 'GET', '/debug/{uuid}', 'bearer', output('debug')),
+  route(
+    'scan',
+    'GET',
+    '/scan',
+    'bearer',
+    ({ query, sim }) => startScan(sim, validDomain(query.get('domain'))),
+    ({ query }) => `GET /scan ${query.get('domain')}`,
+  ),
+  route(
+    'scan',
+    'GET',
+    '/status/{uuid}',
+    'bearer',
+    (call) => {
+      const scan = findScan(call);
+      call.sim.scans.poll(scan);
+      return jsonResponse(200, statusBody(scan));
+    },
+    scanSubject('GET /status'),
+  ),
+  route('scan', 'GET', '/report/{uuid}', 'bearer', output('report'), scanSubject('GET /report')),
+  route('scan', 'GET', '/logs/{uuid}', 'bearer', output('logs'), scanSubject('GET /logs')),
+  route('scan', 'GET', '/debug/{uuid}', 'bearer', output('debug'), scanSubject('GET /debug')),
   route('scan', 'GET', '/scans', 'bearer', ({ sim }) => {
     const scans = [];
     for (const scan of sim.scans.listed()) {
@@ -116,11 +149,18 @@ export const scanRoutes: readonly Route[] = [
     }
     return jsonResponse(200, { scans });
   }),
-  route('scan', 'DELETE', '/scan/{uuid}', 'bearer', (call) => {
-    const scan = findScan(call);
-    call.sim.scans.delete(scan.uuid);
-    return jsonResponse(200, { uuid: scan.uuid, deleted: true });
-  }),
+  route(
+    'scan',
+    'DELETE',
+    '/scan/{uuid}',
+    'bearer',
+    (call) => {
+      const scan = findScan(call);
+      call.sim.scans.delete(scan.uuid);
+      return jsonResponse(200, { uuid: scan.uuid, deleted: true });
+    },
+    scanSubject('DELETE /scan'),
+  ),
   route('scan', 'GET', '/stats', 'bearer', ({ sim }) => jsonResponse(200, sim.scans.stats())),
 ];
 

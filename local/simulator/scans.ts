@@ -16,6 +16,8 @@ interface ResolvedBehaviour {
 export interface ScanRecord {
   readonly uuid: string;
   readonly domain: string;
+  /** How many scans of this domain were created before it: names it the same way in every run. */
+  readonly ordinal: number;
   readonly createdAt: Date;
   readonly behaviour: ResolvedBehaviour;
   updatedAt: Date;
@@ -59,6 +61,7 @@ export class ScanStore {
   };
 
   private listingLag = 0;
+  private readonly createdPerDomain = new Map<string, number>();
 
   constructor(
     private readonly defaults: ScanDefaults,
@@ -108,9 +111,12 @@ export class ScanStore {
 
   create(domain: string): ScanRecord {
     const now = this.now();
+    const ordinal = this.createdPerDomain.get(domain) ?? 0;
+    this.createdPerDomain.set(domain, ordinal + 1);
     const scan: ScanRecord = {
       uuid: randomUUID(),
       domain,
+      ordinal,
       createdAt: now,
       updatedAt: now,
       finishedAt: undefined,

@@ -138,7 +138,16 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
     }
     const found = findRoute(spec.routes, method, path);
     if (found.route) sim.counts.set(found.route.template, (sim.counts.get(found.route.template) ?? 0) + 1);
-    const fault = sim.faults.take({ api: found.route?.api ?? spec.apiFor(path), method, path });
+    // A subject that cannot be read (a body over the limit) is left out; the handler says why.
+    const subject = await Promise.resolve(
+      found.route?.subject?.({ req, params: found.params, query, sim }),
+    ).catch(() => undefined);
+    const fault = sim.faults.take({
+      api: found.route?.api ?? spec.apiFor(path),
+      method,
+      path,
+      ...(subject === undefined ? {} : { subject }),
+    });
     if (sim.options.verbose) {
       res.on('close', () => {
         // Templates only: raw paths can carry report names, which are derived from a person's name.

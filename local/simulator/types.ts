@@ -200,6 +200,14 @@ export interface StorageRequestRecord {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
+export interface ServedOutput {
+  readonly domain: string;
+  readonly uuid: string;
+  readonly output: 'report' | 'logs' | 'debug';
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
 export interface VendorSimulator {
   /** Base URL of all three APIs, e.g. http://127.0.0.1:54321 (no trailing slash). */
   readonly url: string;
@@ -220,6 +228,11 @@ export interface VendorSimulator {
    * not: the ground truth a test counts duplicates against.
    */
   scansOf(domain: string): readonly { readonly uuid: string; readonly createdAt: Date }[];
+  /**
+   * Every scan output the vendor answered with at least once (a response built, whether or not a
+   * fault lost it), with the length and SHA-256 of its bytes before any content encoding.
+   */
+  outputsServed(): readonly ServedOutput[];
   /** Make the current key invalid on all three APIs and issue a new one; returns the new key. */
   replaceKey(): string;
   /** Every request the storage origin received (to prove no credential reached it). */
