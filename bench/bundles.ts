@@ -15,6 +15,7 @@ import { build, type Metafile } from 'esbuild';
 import { ZipFile } from 'yazl';
 import { HANDLERS } from '../lambdas/registry.ts';
 import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
+import { handlerBuildOptions } from '../local/handler-bundling.ts';
 
 const RUNS = 15;
 const KiB = 1024;
@@ -38,18 +39,8 @@ async function bundle(
   const result = await build({
     entryPoints: [entry],
     outfile: join(outDir, 'index.mjs'),
-    bundle: true,
-    platform: 'node',
-    target: options.target ?? 'node22',
-    format: 'esm',
-    minify: options.minify ?? false,
-    sourcemap: options.sourceMap ?? false,
-    sourcesContent: options.sourcesContent ?? true,
-    mainFields: options.mainFields ?? [],
-    ...(options.banner ? { banner: { js: options.banner } } : {}),
-    absWorkingDir: REPO_ROOT,
+    ...handlerBuildOptions(options),
     metafile: true,
-    logLevel: 'error',
     ...(external.length > 0 ? { external: [...external] } : {}),
   });
   return result.metafile;

@@ -11,7 +11,7 @@
  * stack's creation id (state-machine-log-group-name.ts), and the functions' groups follow their
  * generated function names. `Pipeline-FixedNameLifetime` (rules/) holds the stack to that.
  */
-import { AspectPriority, Aspects, type IAspect, RemovalPolicy, type Stack } from 'aws-cdk-lib';
+import { AspectPriority, Aspects, type IAspect, RemovalPolicy } from 'aws-cdk-lib';
 import { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
 import type { DataRemovalPolicy } from '../config/index.ts';
@@ -24,9 +24,12 @@ class LogGroupLifetime implements IAspect {
   }
 }
 
-/** Applies the lifetime of `removalPolicy` to every log group in `stack`, present or added later. */
-export function applyLogGroupLifetime(stack: Stack, removalPolicy: DataRemovalPolicy): void {
+/**
+ * Applies the lifetime of `removalPolicy` to every log group under `scope` (the pipeline), present or
+ * added later; a team's own log groups elsewhere in its stack keep theirs.
+ */
+export function applyLogGroupLifetime(scope: IConstruct, removalPolicy: DataRemovalPolicy): void {
   const policy =
     removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
-  Aspects.of(stack).add(new LogGroupLifetime(policy), { priority: AspectPriority.MUTATING });
+  Aspects.of(scope).add(new LogGroupLifetime(policy), { priority: AspectPriority.MUTATING });
 }

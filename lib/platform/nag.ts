@@ -25,7 +25,29 @@ export function acknowledgeWildcards(scope: IConstruct, findings: readonly strin
  * `Resource::<ScanDomainStartScanFunction1A2B3C4D.Arn>:*`.
  */
 export function arnFinding(resource: IConstruct, suffix: string): string {
+  const imported = importedArn(resource);
+  if (imported !== undefined) return `Resource::${imported}${suffix}`;
   return `Resource::<${logicalIdOf(resource)}.Arn>${suffix}`;
+}
+
+/**
+ * An imported bucket (`Bucket.fromBucketName`, brought to SecurityPipeline) has no logical ID:
+ * cdk-nag prints its ARN as the template writes it, each `Ref` as `<Name>`, e.g.
+ * `arn:<AWS::Partition>:s3:::team-bucket`.
+ */
+function importedArn(resource: IConstruct): string | undefined {
+  if (resource instanceof CfnElement || resource.node.defaultChild instanceof CfnElement) return undefined;
+  const arn = (resource as { bucketArn?: unknown }).bucketArn;
+  return typeof arn === 'string' ? nagText(Stack.of(resource).resolve(arn)) : undefined;
+}
+
+function nagText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const intrinsic = value as { Ref?: string; 'Fn::Join'?: [string, unknown[]] };
+  if (intrinsic.Ref !== undefined) return `<${intrinsic.Ref}>`;
+  if (intrinsic['Fn::Join'] !== undefined)
+    return intrinsic['Fn::Join'][1].map(nagText).join(intrinsic['Fn::Join'][0]);
+  return JSON.stringify(value);
 }
 
 /** The logical ID of a construct's CloudFormation resource (its default child for L2s). */

@@ -1,11 +1,16 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  type BundlingOptions,
+  NodejsFunction,
+  type NodejsFunctionProps,
+  OutputFormat,
+} from 'aws-cdk-lib/aws-lambda-nodejs';
 import { DataIdentifier, DataProtectionPolicy, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENV } from '#lambdas/platform/runtime/variables';
@@ -16,6 +21,20 @@ import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts'
 
 /** Repository root: handler entries, package-lock.json and tsconfig.json are resolved against it. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Replaced by the package build (local/build-package.ts, esbuild `define`) with the folder, relative
+ * to the built entry point, that holds one prebuilt bundle per handler (`<handler>/index.mjs`).
+ * Undeclared when running from this repository's sources, where esbuild bundles at synth instead.
+ */
+declare const SECURITY_PIPELINE_PREBUILT_HANDLERS: string | undefined;
+
+/** Where the installed package's prebuilt handler bundles are; undefined when running from sources. */
+export function prebuiltHandlersDir(): string | undefined {
+  return typeof SECURITY_PIPELINE_PREBUILT_HANDLERS === 'string'
+    ? fileURLToPath(new URL(SECURITY_PIPELINE_PREBUILT_HANDLERS, import.meta.url))
+    : undefined;
+}
 
 /** A handler's entry file: `<repo>/lambdas/<workflow>/<name>.ts` (lambdas/registry.ts). */
 export function handlerEntry(handlerFile: string): string {
@@ -143,7 +162,7 @@ export class PipelineFunction extends NodejsFunction {
   public readonly alarms: { readonly errors: Alarm; readonly throttles: Alarm };
 
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
-    const entry = PipelineFunction.validate(id, props);
+    const code = PipelineFunction.validate(id, props);
     // Role and log group are created next to the function (not inside it): NodejsFunction needs
     // both at construction time, and `this` is not available before super().
     const role = new Role(scope, `${id}Role`, {
@@ -158,8 +177,7 @@ export class PipelineFunction extends NodejsFunction {
     });
 
     super(scope, id, {
-      entry,
-      handler: 'handler',
+      ...code,
       description: props.description ?? `Security pipeline: ${handlerEntryPath(props.handlerFile)}`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -169,8 +187,6 @@ export class PipelineFunction extends NodejsFunction {
       logGroup,
       tracing: Tracing.ACTIVE,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
       environment: {
         [ENV.serviceName]: props.serviceName ?? PIPELINE_SERVICE_NAME,
         [ENV.logLevel]: props.logLevel ?? 'INFO',
@@ -178,7 +194,6 @@ export class PipelineFunction extends NodejsFunction {
         // Stack traces must point at the TypeScript sources, whatever else the caller passes.
         NODE_OPTIONS: ['--enable-source-maps', props.environment?.NODE_OPTIONS].filter(Boolean).join(' '),
       },
-      bundling: PIPELINE_BUNDLING,
     });
 
     this.executionRole = role;
@@ -201,22 +216,34 @@ export class PipelineFunction extends NodejsFunction {
     }
   }
 
-  /** Checks the props before anything is created; returns the entry path. */
-  private static validate(id: string, props: PipelineFunctionProps): string {
+  /**
+   * Checks the props before anything is created; returns where the code comes from: the installed
+   * package's prebuilt bundle (built with PIPELINE_BUNDLING by local/build-package.ts), or the
+   * handler's source, bundled by esbuild at synth.
+   */
+  private static validate(
+    id: string,
+    props: PipelineFunctionProps,
+  ): Pick<
+    NodejsFunctionProps,
+    'entry' | 'handler' | 'code' | 'projectRoot' | 'depsLockFilePath' | 'bundling'
+  > {
     if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(props.handlerFile)) {
       throw new Error(
         `PipelineFunction ${id}: handlerFile must be a kebab-case file name without extension, e.g. 'write-summary' (got '${props.handlerFile}')`,
       );
     }
-    let entry: string;
     try {
-      entry = handlerEntry(props.handlerFile);
+      handlerEntryPath(props.handlerFile);
     } catch (error) {
       // The registry names the handler's folder: a file it does not declare has no entry.
       throw new Error(`PipelineFunction ${id}: ${(error as Error).message}`);
     }
-    if (!existsSync(entry)) {
-      throw new Error(`PipelineFunction ${id}: handler file ${entry} does not exist`);
+    const prebuilt = prebuiltHandlersDir();
+    const entry = prebuilt === undefined ? handlerEntry(props.handlerFile) : undefined;
+    const file = entry ?? join(prebuilt as string, props.handlerFile, 'index.mjs');
+    if (!existsSync(file)) {
+      throw new Error(`PipelineFunction ${id}: handler file ${file} does not exist`);
     }
     const seconds = props.timeout.toSeconds();
     if (seconds < 1 || seconds > Duration.minutes(15).toSeconds()) {
@@ -235,6 +262,14 @@ export class PipelineFunction extends NodejsFunction {
         `PipelineFunction ${id}: reservedConcurrentExecutions must be at least 1 (got ${props.reservedConcurrentExecutions})`,
       );
     }
-    return entry;
+    return entry !== undefined
+      ? {
+          entry,
+          handler: 'handler',
+          projectRoot: REPO_ROOT,
+          depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+          bundling: PIPELINE_BUNDLING,
+        }
+      : { code: Code.fromAsset(dirname(file)), handler: 'index.handler' };
   }
 }

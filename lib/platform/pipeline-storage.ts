@@ -5,6 +5,7 @@ import {
   BucketEncryption,
   type BucketProps,
   type CfnBucket,
+  type IBucket,
   type LifecycleRule,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
@@ -29,6 +30,10 @@ export interface PipelineStorageProps {
    * @default 90
    */
   readonly accessLogExpirationDays?: number;
+  /** A bucket the team brings for uploads (checked in lib/brought-resources.ts). @default - created here */
+  readonly inputBucket?: IBucket;
+  /** A bucket the team brings for results (checked in lib/brought-resources.ts). @default - created here */
+  readonly resultsBucket?: IBucket;
 }
 
 /**
@@ -42,11 +47,11 @@ export interface PipelineStorageProps {
  */
 export class PipelineStorage extends Construct {
   /** Domain lists are uploaded here; S3 sends its events to EventBridge. */
-  public readonly inputBucket: Bucket;
+  public readonly inputBucket: IBucket;
   /** Scan outputs, manifests, failures, list items and summaries (docs/contracts.md S3 layout). */
-  public readonly resultsBucket: Bucket;
-  /** S3 server access logs of the input and results buckets. */
-  public readonly accessLogsBucket: Bucket;
+  public readonly resultsBucket: IBucket;
+  /** S3 server access logs of the buckets created here; undefined when both were brought. */
+  public readonly accessLogsBucket: Bucket | undefined;
 
   constructor(scope: Construct, id: string, props: PipelineStorageProps = {}) {
     super(scope, id);
@@ -96,35 +101,41 @@ export class PipelineStorage extends Construct {
       autoDeleteObjects: removal === 'destroy',
     };
 
-    this.accessLogsBucket = new Bucket(this, 'AccessLogs', {
-      ...common,
-      lifecycleRules: [...lifecycle, { id: 'expire-access-logs', expiration: Duration.days(logDays) }],
-    });
-    acknowledge(
-      this.accessLogsBucket,
-      'AwsSolutions-S1',
-      'This is the server access log bucket; logging it into itself would log its own log deliveries.',
-    );
+    const accessLogsBucket =
+      props.inputBucket !== undefined && props.resultsBucket !== undefined
+        ? undefined
+        : new Bucket(this, 'AccessLogs', {
+            ...common,
+            lifecycleRules: [...lifecycle, { id: 'expire-access-logs', expiration: Duration.days(logDays) }],
+          });
+    this.accessLogsBucket = accessLogsBucket;
+    if (accessLogsBucket !== undefined) {
+      acknowledge(
+        accessLogsBucket,
+        'AwsSolutions-S1',
+        'This is the server access log bucket; logging it into itself would log its own log deliveries.',
+      );
+    }
+    const created = (bucketId: string, logPrefix: string) =>
+      new Bucket(this, bucketId, {
+        ...common,
+        serverAccessLogsBucket: accessLogsBucket,
+        serverAccessLogsPrefix: logPrefix,
+        lifecycleRules: lifecycle,
+      });
 
-    this.inputBucket = new Bucket(this, 'Input', {
-      ...common,
-      serverAccessLogsBucket: this.accessLogsBucket,
-      serverAccessLogsPrefix: 'input/',
-      lifecycleRules: lifecycle,
-    });
-    // EventBridge delivery set on the bucket itself, not through `eventBridgeEnabled`: that property
-    // makes CDK add a Python custom resource (function, role, managed policy, log group without
-    // retention) to apply a setting CloudFormation supports natively.
-    (this.inputBucket.node.defaultChild as CfnBucket).addPropertyOverride(
-      'NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled',
-      true,
-    );
-
-    this.resultsBucket = new Bucket(this, 'Results', {
-      ...common,
-      serverAccessLogsBucket: this.accessLogsBucket,
-      serverAccessLogsPrefix: 'results/',
-      lifecycleRules: lifecycle,
-    });
+    const inputBucket = props.inputBucket ?? created('Input', 'input/');
+    if (props.inputBucket === undefined) {
+      // EventBridge delivery set on the bucket itself, not through `eventBridgeEnabled`: that
+      // property makes CDK add a Python custom resource (function, role, managed policy, log group
+      // without retention) to apply a setting CloudFormation supports natively. A brought bucket
+      // gets the same setting in lib/brought-resources.ts.
+      (inputBucket.node.defaultChild as CfnBucket).addPropertyOverride(
+        'NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled',
+        true,
+      );
+    }
+    this.inputBucket = inputBucket;
+    this.resultsBucket = props.resultsBucket ?? created('Results', 'results/');
   }
 }

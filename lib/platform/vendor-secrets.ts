@@ -11,6 +11,12 @@ export interface VendorSecretsProps {
    * @default 'single'
    */
   readonly mode?: VendorKeyMode;
+  /**
+   * A secret the team brings for the org key (`single` mode only; checked in
+   * lib/brought-resources.ts). Nothing is created then.
+   * @default - a secret created here with a placeholder
+   */
+  readonly orgKeySecret?: ISecret;
 }
 
 const API_LABELS: Record<VendorApiName, string> = {
@@ -29,9 +35,9 @@ const API_LABELS: Record<VendorApiName, string> = {
 export class VendorSecrets extends Construct {
   /** How the key(s) are stored. */
   public readonly mode: VendorKeyMode;
-  /** Every secret this construct created (one, or three in per-api mode). */
+  /** Every secret this construct created (one, three in per-api mode, none when brought). */
   public readonly secrets: readonly Secret[];
-  private readonly byApi: Record<VendorApiName, Secret>;
+  private readonly byApi: Record<VendorApiName, ISecret>;
 
   constructor(scope: Construct, id: string, props: VendorSecretsProps = {}) {
     super(scope, id);
@@ -41,7 +47,13 @@ export class VendorSecrets extends Construct {
     }
     this.mode = mode;
 
-    if (mode === 'single') {
+    if (props.orgKeySecret !== undefined) {
+      if (mode !== 'single') {
+        throw new Error(`VendorSecrets ${id}: orgKeySecret is for mode 'single' only (got '${mode}')`);
+      }
+      const orgKey = props.orgKeySecret;
+      this.byApi = { scan: orgKey, keys: orgKey, breach: orgKey };
+    } else if (mode === 'single') {
       const orgKey = this.createSecret(
         'OrgApiKey',
         'all three vendor APIs (scanning, key management, breach reports)',
@@ -54,7 +66,8 @@ export class VendorSecrets extends Construct {
         breach: this.createSecret('BreachApiKey', `the vendor ${API_LABELS.breach}`),
       };
     }
-    this.secrets = [...new Set(Object.values(this.byApi))];
+    this.secrets =
+      props.orgKeySecret === undefined ? [...new Set(Object.values(this.byApi) as Secret[])] : [];
   }
 
   /**

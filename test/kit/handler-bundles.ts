@@ -11,6 +11,7 @@ import { relative } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { HANDLERS } from '../../lambdas/registry.ts';
 import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
+import { handlerBuildOptions } from '../../local/handler-bundling.ts';
 
 export interface HandlerBundle {
   readonly handler: string;
@@ -52,16 +53,10 @@ export function packagesOf(bundle: HandlerBundle): string[] {
  * memory: for a build of one handler (test/rotation/bundled-function.test.ts) or of all.
  */
 export const PIPELINE_BUILD_OPTIONS = {
+  ...handlerBuildOptions(PIPELINE_BUNDLING),
   write: false,
-  bundle: true,
-  platform: 'node',
-  target: PIPELINE_BUNDLING.target ?? 'node22',
-  format: 'esm',
-  minify: PIPELINE_BUNDLING.minify ?? false,
-  mainFields: [...(PIPELINE_BUNDLING.mainFields ?? [])],
-  ...(PIPELINE_BUNDLING.banner ? { banner: { js: PIPELINE_BUNDLING.banner } } : {}),
-  absWorkingDir: REPO_ROOT,
-  logLevel: 'error',
+  // Maps change neither which files are bundled nor their bytes in the output (see bundleAll).
+  sourcemap: false,
 } as const satisfies BuildOptions;
 
 /**

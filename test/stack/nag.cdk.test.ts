@@ -71,15 +71,15 @@ describe('cdk-nag AwsSolutions and Serverless', () => {
   });
 
   it('acknowledges SMG4 only on secrets the stack does not rotate, saying why', () => {
-    const rotated = build().stack.vendorSecrets.secrets;
+    const rotated = build().stack.pipeline.vendorSecrets.secrets;
     expect(rotated.map((secret) => acknowledgementsOn(secret)['Annotation::AwsSolutions-SMG4'])).toEqual([
       undefined,
     ]);
-    const off = build({ rotation: { enabled: false } }).stack.vendorSecrets.secrets;
+    const off = build({ rotation: { enabled: false } }).stack.pipeline.vendorSecrets.secrets;
     expect(acknowledgementsOn(off[0] as IConstruct)['Annotation::AwsSolutions-SMG4']).toMatch(
       /rotation\.enabled is false/,
     );
-    const perApi = build({ vendor: { keys: 'per-api' } }).stack.vendorSecrets;
+    const perApi = build({ vendor: { keys: 'per-api' } }).stack.pipeline.vendorSecrets;
     const reasons = perApi.secrets.map(
       (secret) => acknowledgementsOn(secret)['Annotation::AwsSolutions-SMG4'],
     );

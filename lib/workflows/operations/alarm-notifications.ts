@@ -9,7 +9,7 @@ import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Topic } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct, type IConstruct } from 'constructs';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
@@ -18,10 +18,18 @@ import { isSilenceAlarm } from '../../platform/standard-alarms.ts';
 export interface AlarmNotificationsProps {
   /** Subscribed to the topic (the address confirms the subscription by email). @default none */
   readonly email?: string;
+  /**
+   * A topic the team already has (SecurityPipeline's `alarmTopic`, checked in
+   * lib/brought-resources.ts): alarms notify it instead, and CloudWatch's statements are added to
+   * its policy and, when it is a key of this app, to its key's policy.
+   * @default - a topic created here under `key`
+   */
+  readonly topic?: ITopic;
 }
 
 export class AlarmNotifications extends Construct {
-  public readonly topic: Topic;
+  public readonly topic: ITopic;
+  /** Encrypts the pipeline's own topics (the run topic, and the alarm topic when created here). */
   public readonly key: Key;
 
   constructor(scope: Construct, id: string, props: AlarmNotificationsProps = {}) {
@@ -34,23 +42,33 @@ export class AlarmNotifications extends Construct {
     // CloudWatch publishes alarm notifications as itself, on behalf of the alarm (aws:SourceArn),
     // and its KMS requests through SNS carry the same keys.
     // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html
-    const stack = Stack.of(this);
-    this.topic = encryptedTopic(this, 'Topic', {
-      key: this.key,
-      publisher: {
-        service: 'cloudwatch.amazonaws.com',
-        sourceArn: stack.formatArn({
-          service: 'cloudwatch',
-          resource: 'alarm',
-          resourceName: '*',
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        }),
-        keyRequestsCarrySource: true,
-      },
-      displayName: 'Security pipeline alarms',
-      ...(props.email === undefined ? {} : { email: props.email }),
-    });
-    Aspects.of(Stack.of(this)).add(new NotifyOnAlarm(this.topic));
+    const publisher: TopicPublisher = {
+      service: 'cloudwatch.amazonaws.com',
+      sourceArn: Stack.of(this).formatArn({
+        service: 'cloudwatch',
+        resource: 'alarm',
+        resourceName: '*',
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+      keyRequestsCarrySource: true,
+    };
+    if (props.topic === undefined) {
+      this.topic = encryptedTopic(this, 'Topic', {
+        key: this.key,
+        publisher,
+        displayName: 'Security pipeline alarms',
+        ...(props.email === undefined ? {} : { email: props.email }),
+      });
+    } else {
+      this.topic = props.topic;
+      const key = props.topic.masterKey;
+      allowPublisher(props.topic, key instanceof Key ? key : undefined, publisher);
+      if (props.email !== undefined)
+        subscribeEmail(this, 'Topic', props.topic, props.email, 'Security pipeline alarms');
+    }
+    // The pipeline's alarms only (scope is the pipeline): a team's own alarms elsewhere in the
+    // stack keep their own actions.
+    Aspects.of(scope).add(new NotifyOnAlarm(this.topic));
   }
 }
 
@@ -82,12 +100,27 @@ export function encryptedTopic(
   id: string,
   props: { key: Key; publisher: TopicPublisher; displayName: string; email?: string },
 ): Topic {
-  const { service, sourceArn, keyRequestsCarrySource } = props.publisher;
+  const topic = new Topic(scope, id, {
+    displayName: props.displayName,
+    masterKey: props.key,
+    enforceSSL: true,
+  });
+  allowPublisher(topic, props.key, props.publisher);
+  if (props.email !== undefined) subscribeEmail(scope, id, topic, props.email, props.displayName);
+  return topic;
+}
+
+/**
+ * Lets `publisher`, on behalf of its sources in this account, publish to `topic` and use `key` (when
+ * given). A topic policy replaces SNS's default one; on an imported topic nothing is added.
+ */
+function allowPublisher(topic: ITopic, key: Key | undefined, publisher: TopicPublisher): void {
+  const { service, sourceArn, keyRequestsCarrySource } = publisher;
   const fromOurSources = {
     ArnLike: { 'aws:SourceArn': sourceArn },
-    StringEquals: { 'aws:SourceAccount': Stack.of(scope).account },
+    StringEquals: { 'aws:SourceAccount': Stack.of(topic).account },
   };
-  props.key.addToResourcePolicy(
+  key?.addToResourcePolicy(
     new PolicyStatement({
       principals: [new ServicePrincipal(service)],
       actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
@@ -95,11 +128,6 @@ export function encryptedTopic(
       ...(keyRequestsCarrySource ? { conditions: fromOurSources } : {}),
     }),
   );
-  const topic = new Topic(scope, id, {
-    displayName: props.displayName,
-    masterKey: props.key,
-    enforceSSL: true,
-  });
   topic.addToResourcePolicy(
     new PolicyStatement({
       sid: 'AllowServicePublish',
@@ -109,17 +137,25 @@ export function encryptedTopic(
       conditions: fromOurSources,
     }),
   );
-  if (props.email !== undefined) {
-    // An address that bounces or refuses mail loses every message after SNS's retries; a
-    // subscription dead-letter queue keeps them for 14 days, and its depth alarm says so.
-    // https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html
-    const deadLetterQueue = new DeadLetterQueue(scope, `${id}EmailDeadLetters`, {
-      purpose: `${props.displayName} messages SNS could not deliver to the email subscription`,
-      runbook: 'docs/runbooks/dead-letter-queues.md#email-notifications-that-could-not-be-delivered',
-    });
-    topic.addSubscription(new EmailSubscription(props.email, { deadLetterQueue }));
-  }
-  return topic;
+}
+
+/**
+ * An address that bounces or refuses mail loses every message after SNS's retries; a subscription
+ * dead-letter queue keeps them for 14 days, and its depth alarm says so.
+ * https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html
+ */
+function subscribeEmail(
+  scope: Construct,
+  id: string,
+  topic: ITopic,
+  email: string,
+  displayName: string,
+): void {
+  const deadLetterQueue = new DeadLetterQueue(scope, `${id}EmailDeadLetters`, {
+    purpose: `${displayName} messages SNS could not deliver to the email subscription`,
+    runbook: 'docs/runbooks/dead-letter-queues.md#email-notifications-that-could-not-be-delivered',
+  });
+  topic.addSubscription(new EmailSubscription(email, { deadLetterQueue }));
 }
 
 /**
@@ -128,7 +164,7 @@ export function encryptedTopic(
  */
 class NotifyOnAlarm implements IAspect {
   private readonly done = new WeakSet<Alarm>();
-  constructor(private readonly topic: Topic) {}
+  constructor(private readonly topic: ITopic) {}
 
   visit(node: IConstruct): void {
     if (!(node instanceof Alarm) || this.done.has(node)) return;

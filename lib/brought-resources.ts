@@ -1,0 +1,248 @@
+/**
+ * The rules a resource a team brings to `SecurityPipeline` must meet, checked at synth. A resource
+ * defined in the same CDK app (a `Bucket`, `Topic` or `Secret`) is read through its L1 resource; an
+ * imported one (`Bucket.fromBucketName`, `Topic.fromTopicArn`, `Secret.fromSecretNameV2`) has no
+ * properties to read, so its rules are stated in a warning instead of checked.
+ */
+import { Annotations, Token } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { CfnBucket, type IBucket } from 'aws-cdk-lib/aws-s3';
+import { CfnSecret, type ISecret, RotationSchedule } from 'aws-cdk-lib/aws-secretsmanager';
+import { CfnTopic, type ITopic } from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { API_KEY_FIELDS } from '#lambdas/platform/secret-placeholder';
+import type { ConfigIssue } from './config/index.ts';
+
+/** The resources a team may already own and hand to the pipeline instead of letting it create them. */
+export interface SecurityPipelineResources {
+  /**
+   * Domain lists and watchlists are uploaded here. It must be versioned (a run is named by the
+   * uploaded object's version), SSL-only, with S3 Block Public Access on and SSE-S3 encryption; the
+   * pipeline turns its EventBridge notifications on. It must not be `resultsBucket`.
+   * @default - a bucket the pipeline creates, with the same rules and server access logs
+   */
+  readonly inputBucket?: IBucket;
+  /**
+   * Scan outputs, list summaries and breach reports are written here. The same rules as
+   * `inputBucket`: versioned, SSL-only, Block Public Access on, SSE-S3.
+   * @default - a bucket the pipeline creates
+   */
+  readonly resultsBucket?: IBucket;
+  /**
+   * Every alarm of the pipeline notifies this topic on ALARM and OK. When encrypted, its key must be
+   * a customer managed key (CloudWatch cannot use the AWS managed `alias/aws/sns` key); the pipeline
+   * adds CloudWatch's statements to the topic's and the key's policies when they are in this app.
+   * @default - an SSL-only topic the pipeline creates under its own KMS key
+   */
+  readonly alarmTopic?: ITopic;
+  /**
+   * The Secrets Manager secret holding the vendor org API key as JSON `{"apiKey": "…", "orgUuid":
+   * "…"}`, for `vendor.keys: 'single'` only. Encrypted with the AWS managed key (the pipeline's roles
+   * hold no grant on a customer managed key); its value never in the template. With
+   * `rotation.enabled` the pipeline adds its rotation schedule, so it must have none of its own.
+   * @default - a secret the pipeline creates with a placeholder value
+   */
+  readonly vendorKeySecret?: ISecret;
+}
+
+/** What a check found: problems fail the synth; warnings are rules that could not be checked. */
+interface Findings {
+  readonly issues: ConfigIssue[];
+  readonly warnings: string[];
+}
+
+type BucketProp = 'inputBucket' | 'resultsBucket';
+
+/**
+ * Checks every brought resource, adds the statements the pipeline needs to those defined in this
+ * app, and warns (naming the prop) about the rules of imported ones.
+ * @returns the problems, each naming its prop; none when every brought resource fits
+ */
+export function checkBroughtResources(
+  scope: Construct,
+  resources: SecurityPipelineResources,
+  settings: { readonly vendorKeys: 'single' | 'per-api'; readonly rotationEnabled: boolean },
+): ConfigIssue[] {
+  const findings: Findings = { issues: [], warnings: [] };
+  const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret } = resources;
+  if (inputBucket !== undefined && resultsBucket !== undefined && sameResource(inputBucket, resultsBucket)) {
+    // Every results write would be an S3 event matched against the intake's rules.
+    findings.issues.push({
+      setting: 'props.resultsBucket',
+      problem: 'must not be props.inputBucket: uploads start runs, so results need a bucket of their own',
+    });
+  }
+  if (inputBucket !== undefined) checkBucket(inputBucket, 'inputBucket', findings);
+  if (resultsBucket !== undefined) checkBucket(resultsBucket, 'resultsBucket', findings);
+  if (alarmTopic !== undefined) checkAlarmTopic(alarmTopic, findings);
+  if (vendorKeySecret !== undefined) checkVendorKeySecret(vendorKeySecret, settings, findings);
+  for (const warning of findings.warnings) {
+    Annotations.of(scope).addWarningV2('security-pipeline:broughtResourceUnchecked', warning);
+  }
+  return findings.issues;
+}
+
+/** The L1 resource of a construct defined in this app, or undefined for an imported one. */
+function definedHere<T>(resource: Construct, type: abstract new (...args: never[]) => T): T | undefined {
+  const child = resource.node.defaultChild;
+  return child instanceof type ? child : undefined;
+}
+
+function sameResource(a: Construct, b: Construct): boolean {
+  return a === b || a.node.path === b.node.path;
+}
+
+const BUCKET_RULES =
+  'versioned, SSL-only (a bucket policy denying aws:SecureTransport false), S3 Block Public Access on, SSE-S3 encryption';
+
+/**
+ * Versioning: intake names each run's execution by the uploaded object's version, so an
+ * unversioned input bucket would start one run per upload only by chance.
+ * SSE-KMS: reading or writing an object under a KMS key also needs kms:Decrypt/GenerateDataKey on
+ * the key, which the pipeline's roles are not given (lib/platform/bindings.ts grants S3 actions only).
+ * https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingKMSEncryption.html
+ */
+function checkBucket(bucket: IBucket, prop: BucketProp, findings: Findings): void {
+  const setting = `props.${prop}`;
+  const cfn = definedHere(bucket, CfnBucket);
+  if (cfn === undefined) {
+    findings.warnings.push(
+      `${setting} is imported, so its rules cannot be checked here: it must be ${BUCKET_RULES}` +
+        (prop === 'inputBucket' ? ', with EventBridge notifications on' : ''),
+    );
+    return;
+  }
+  const problem = (text: string) => findings.issues.push({ setting, problem: text });
+  const versioning = cfn.versioningConfiguration as CfnBucket.VersioningConfigurationProperty | undefined;
+  if (Token.isUnresolved(versioning) || versioning?.status !== 'Enabled') {
+    problem('must be versioned (versioned: true): runs are named by the uploaded object version');
+  }
+  if (bucket.encryptionKey !== undefined) {
+    problem("must use SSE-S3 (encryption: S3_MANAGED): the pipeline's roles hold no grant on a KMS key");
+  }
+  const block = cfn.publicAccessBlockConfiguration as
+    | CfnBucket.PublicAccessBlockConfigurationProperty
+    | undefined;
+  const blocked =
+    block !== undefined &&
+    !Token.isUnresolved(block) &&
+    [
+      block.blockPublicAcls,
+      block.blockPublicPolicy,
+      block.ignorePublicAcls,
+      block.restrictPublicBuckets,
+    ].every((flag) => flag === true);
+  if (!blocked)
+    problem(
+      'must block all public access (blockPublicAccess: BLOCK_ALL): it holds scan results and personal data',
+    );
+  if (!deniesInsecureTransport(bucket)) {
+    problem('must be SSL-only (enforceSSL: true): a policy denying requests with aws:SecureTransport false');
+  }
+  if (prop === 'inputBucket') {
+    // The same setting PipelineStorage makes on its own input bucket: natively, without CDK's
+    // notifications custom resource. https://docs.aws.amazon.com/AmazonS3/latest/userguide/EventBridge.html
+    cfn.addPropertyOverride('NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled', true);
+  }
+}
+
+function deniesInsecureTransport(bucket: IBucket): boolean {
+  const statements = bucket.policy?.document.toJSON()?.Statement as
+    | { Effect?: string; Condition?: { Bool?: Record<string, unknown> } }[]
+    | undefined;
+  return (statements ?? []).some(
+    (statement) =>
+      statement.Effect === 'Deny' && String(statement.Condition?.Bool?.['aws:SecureTransport']) === 'false',
+  );
+}
+
+/**
+ * CloudWatch publishes alarm notifications as itself, and its KMS requests through SNS need the
+ * topic's key to allow it: a topic under the AWS managed SNS key cannot receive alarms.
+ * AlarmNotifications adds CloudWatch's statements to a topic and key defined in this app.
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html
+ */
+function checkAlarmTopic(topic: ITopic, findings: Findings): void {
+  const cfn = definedHere(topic, CfnTopic);
+  if (cfn === undefined) {
+    findings.warnings.push(
+      'props.alarmTopic is imported, so its policies cannot be checked or extended here: its topic policy must let cloudwatch.amazonaws.com publish, and when encrypted its customer managed key must let CloudWatch use kms:Decrypt and kms:GenerateDataKey*',
+    );
+    return;
+  }
+  if (isAwsManagedSnsKey(cfn.kmsMasterKeyId, topic.masterKey)) {
+    findings.issues.push({
+      setting: 'props.alarmTopic',
+      problem:
+        'must not be encrypted with the AWS managed key alias/aws/sns: CloudWatch cannot use it; use a customer managed key',
+    });
+  } else if (topic.masterKey !== undefined && !(topic.masterKey instanceof Key)) {
+    findings.warnings.push(
+      "props.alarmTopic's KMS key is imported, so its policy cannot be extended here: it must let cloudwatch.amazonaws.com use kms:Decrypt and kms:GenerateDataKey*",
+    );
+  }
+}
+
+/** The topic's key is `alias/aws/sns`: given by alias (`Alias.fromAliasName`) or as the literal id. */
+function isAwsManagedSnsKey(keyId: unknown, key: ITopic['masterKey']): boolean {
+  const aliasName = (key as { aliasName?: unknown } | undefined)?.aliasName;
+  if (aliasName === 'alias/aws/sns') return true;
+  return typeof keyId === 'string' && !Token.isUnresolved(keyId) && /(^|[/:])(alias\/)?aws\/sns$/.test(keyId);
+}
+
+/**
+ * The handlers read `{"apiKey": …}` JSON or a bare key string (lambdas/platform/secrets.ts), so a
+ * generated value that is a bare string, or that fills `apiKey`, would be sent to the vendor as the
+ * key. A customer managed key needs kms:Decrypt for GetSecretValue, which the roles are not given.
+ * https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html
+ */
+function checkVendorKeySecret(
+  secret: ISecret,
+  settings: { readonly vendorKeys: 'single' | 'per-api'; readonly rotationEnabled: boolean },
+  findings: Findings,
+): void {
+  const setting = 'props.vendorKeySecret';
+  const problem = (text: string) => findings.issues.push({ setting, problem: text });
+  if (settings.vendorKeys !== 'single') {
+    problem(
+      "is for vendor.keys 'single' only: per-api mode keeps one secret per API, created by the pipeline",
+    );
+    return;
+  }
+  const cfn = definedHere(secret, CfnSecret);
+  if (cfn === undefined) {
+    findings.warnings.push(
+      `${setting} is imported, so its rules cannot be checked here: it must hold {"apiKey": "…"} JSON, be encrypted with the AWS managed key aws/secretsmanager` +
+        (settings.rotationEnabled
+          ? ', and have no rotation of its own (rotation.enabled adds the pipeline’s)'
+          : ''),
+    );
+    return;
+  }
+  if (secret.encryptionKey !== undefined) {
+    problem(
+      "must be encrypted with the AWS managed key aws/secretsmanager: the pipeline's roles hold no grant on a customer managed key",
+    );
+  }
+  if (typeof cfn.secretString === 'string' && !Token.isUnresolved(cfn.secretString)) {
+    problem(
+      'must not hold its value in the template: create it with a placeholder and put the key in after deploying',
+    );
+  }
+  const generated = cfn.generateSecretString as CfnSecret.GenerateSecretStringProperty | undefined;
+  if (generated !== undefined && !Token.isUnresolved(generated)) {
+    const generatesKey = (API_KEY_FIELDS as readonly (string | undefined)[]).includes(
+      generated.generateStringKey,
+    );
+    if (generated.secretStringTemplate === undefined || generatesKey) {
+      problem(
+        'must not generate the key: a generated bare string or apiKey field would be sent to the vendor as the key (generate a JSON template without apiKey, e.g. {"placeholder": "…"})',
+      );
+    }
+  }
+  if (settings.rotationEnabled && secret.node.children.some((child) => child instanceof RotationSchedule)) {
+    problem(
+      'must have no rotation schedule of its own while rotation.enabled is true: a secret has one rotation',
+    );
+  }
+}

@@ -1,0 +1,330 @@
+import { Annotations, Duration } from 'aws-cdk-lib';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
+import { ENV } from '#lambdas/platform/runtime/variables';
+import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
+import { checkBroughtResources, type SecurityPipelineResources } from './brought-resources.ts';
+import {
+  maxKeyAgeDays,
+  type PipelineConfig,
+  PipelineConfigError,
+  type PipelineConfigInput,
+  parsePipelineConfig,
+  VENDOR_URL_PLACEHOLDER,
+} from './config/index.ts';
+import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
+import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
+import { PipelineStorage } from './platform/pipeline-storage.ts';
+import { ScheduledReconciliation } from './platform/scheduled-reconciliation.ts';
+import { ScheduledRuns } from './platform/scheduled-runs.ts';
+import { UploadIntake } from './platform/upload-intake.ts';
+import { VendorSecrets } from './platform/vendor-secrets.ts';
+import { BreachWorkflow } from './workflows/breach/breach-workflow.ts';
+import { DomainListWorkflow } from './workflows/domain-list/domain-list-workflow.ts';
+import { AlarmNotifications } from './workflows/operations/alarm-notifications.ts';
+import { PipelineDashboard } from './workflows/operations/pipeline-dashboard.ts';
+import { PipelineMetricAlarms } from './workflows/operations/pipeline-metric-alarms.ts';
+import { PipelinePause } from './workflows/operations/pipeline-pause.ts';
+import { RunNotifications } from './workflows/operations/run-notifications.ts';
+import { KeyRotation } from './workflows/rotation/key-rotation.ts';
+import { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
+import { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
+import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
+
+/**
+ * The pipeline's settings, as a configuration file holds them (docs/configuration.md; the zod schema
+ * in lib/config/ is their one source): every one optional, with its default. `stack` is the app's
+ * (its name and environment), so a construct takes none.
+ */
+export type SecurityPipelineSettings = Omit<PipelineConfigInput, 'stack' | '$schema'>;
+
+export interface SecurityPipelineProps extends SecurityPipelineSettings, SecurityPipelineResources {}
+
+/**
+ * The whole security pipeline in one construct: the scan, domain-list, breach, watchlist and
+ * rotation workflows, their intake, schedules, reconciliation, alarms and dashboard. Bring your own
+ * buckets, alarm topic or key secret through its props; everything else it creates.
+ *
+ * Settings are validated here, each problem naming its prop (`props.poll.maxWaitSeconds …`), as are
+ * the rules each brought resource must meet (lib/brought-resources.ts).
+ */
+export class SecurityPipeline extends Construct {
+  /** The validated settings, defaults applied. */
+  public readonly config: PipelineConfig;
+  /** Where domain lists (`intake.prefix`) and watchlists (`breach.watchlistPrefix`) are uploaded. */
+  public readonly inputBucket: IBucket;
+  /** Scan outputs (scans/), list summaries (lists/) and breach reports (breach/). */
+  public readonly resultsBucket: IBucket;
+  /** Every alarm of the pipeline notifies it. */
+  public readonly alarmTopic: ITopic;
+  /** The org key's secret (in per-api mode the key-management API's; `vendorSecrets` has all). */
+  public readonly vendorKeySecret: ISecret;
+  /** ScanDomain: start with `{"domain": "example.com"}` to scan one domain. */
+  public readonly scanStateMachine: IStateMachine;
+  /** DomainListScan: one run per uploaded or scheduled domain list. */
+  public readonly domainListStateMachine: IStateMachine;
+  /** BreachReport: one person's breach report. */
+  public readonly breachStateMachine: IStateMachine;
+  /** WatchlistRun: one run per uploaded watchlist. */
+  public readonly watchlistStateMachine: IStateMachine;
+  public readonly alarmNotifications: AlarmNotifications;
+  public readonly runNotifications: RunNotifications;
+  public readonly storage: PipelineStorage;
+  public readonly vendorSecrets: VendorSecrets;
+  public readonly scanWorkflow: ScanWorkflow;
+  public readonly domainListWorkflow: DomainListWorkflow;
+  public readonly pause: PipelinePause;
+  public readonly intake: UploadIntake;
+  public readonly schedules: ScheduledRuns;
+  public readonly breachWorkflow: BreachWorkflow;
+  public readonly watchlistWorkflow: WatchlistWorkflow;
+  public readonly watchlistIntake: UploadIntake;
+  public readonly breachReconciliation: ScheduledReconciliation;
+  /** Undefined when `scan.reconciliation.enabled` is false. */
+  public readonly scanReconciliation: ScanReconciliation | undefined;
+  public readonly watchlistSchedules: ScheduledRuns;
+  public readonly metricAlarms: PipelineMetricAlarms;
+  public readonly dashboard: PipelineDashboard;
+  /** Undefined when `rotation.enabled` is false. */
+  public readonly keyRotation: KeyRotation | undefined;
+
+  constructor(scope: Construct, id: string, props: SecurityPipelineProps = {}) {
+    super(scope, id);
+    const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, ...settings } = props;
+    const config = parseProps(settings, this.node.path);
+    this.config = config;
+    const problems = checkBroughtResources(
+      this,
+      { inputBucket, resultsBucket, alarmTopic, vendorKeySecret },
+      { vendorKeys: config.vendor.keys, rotationEnabled: config.rotation.enabled },
+    );
+    if (problems.length > 0)
+      throw new PipelineConfigError(`SecurityPipeline ${this.node.path} props`, problems);
+    // CloudWatch's retention values are the RetentionDays enum values (checked in lib/config/schema.ts).
+    const logRetention = config.logRetentionDays as RetentionDays;
+    applyLogGroupLifetime(this, config.removalPolicy);
+
+    if (config.vendor.scanApiUrl === VENDOR_URL_PLACEHOLDER) {
+      Annotations.of(this).addWarningV2(
+        'security-pipeline:vendorUrlPlaceholder',
+        `pipeline.vendor.scanApiUrl is the placeholder ${VENDOR_URL_PLACEHOLDER}: set the vendor's URL (cdk.json context "pipeline" or -c pipelineConfigFile=...) before deploying`,
+      );
+    }
+
+    // First, so the reader finds it first: every alarm below (and any added later) notifies it.
+    this.alarmNotifications = new AlarmNotifications(this, 'Alarms', {
+      ...(config.notifications.email === undefined ? {} : { email: config.notifications.email }),
+      ...(alarmTopic === undefined ? {} : { topic: alarmTopic }),
+    });
+    this.runNotifications = new RunNotifications(this, 'RunNotifications', {
+      key: this.alarmNotifications.key,
+      ...(config.notifications.runsEmail === undefined ? {} : { email: config.notifications.runsEmail }),
+    });
+    this.storage = new PipelineStorage(this, 'Storage', {
+      removalPolicy: config.removalPolicy,
+      accessLogExpirationDays: config.logRetentionDays,
+      ...(inputBucket === undefined ? {} : { inputBucket }),
+      ...(resultsBucket === undefined ? {} : { resultsBucket }),
+    });
+    this.vendorSecrets = new VendorSecrets(this, 'VendorSecrets', {
+      mode: config.vendor.keys,
+      ...(vendorKeySecret === undefined ? {} : { orgKeySecret: vendorKeySecret }),
+    });
+
+    this.scanWorkflow = new ScanWorkflow(this, 'ScanDomain', {
+      resultsBucket: this.storage.resultsBucket,
+      vendorSecrets: this.vendorSecrets,
+      scanApiUrl: config.vendor.scanApiUrl,
+      poll: config.poll,
+      deleteAtVendorAfterManifest: config.scan.deleteAtVendorAfterManifest,
+      logRetention,
+      allowSpecialUseDomains: config.scan.allowSpecialUseDomains,
+      ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+      listFields: config.scan.reconciliation.listFields,
+      maxOutputBytes: config.scan.maxOutputBytes,
+    });
+
+    this.domainListWorkflow = new DomainListWorkflow(this, 'DomainListScan', {
+      inputBucket: this.storage.inputBucket,
+      resultsBucket: this.storage.resultsBucket,
+      scanStateMachine: this.scanWorkflow.stateMachine,
+      scanExecutionTimeout: this.scanWorkflow.executionTimeout,
+      maxConcurrency: config.scan.maxConcurrency,
+      suffixes: config.intake.suffixes,
+      maxListBytes: config.intake.maxListBytes,
+      allowSpecialUseDomains: config.scan.allowSpecialUseDomains,
+      logRetention,
+    });
+
+    this.pause = new PipelinePause(this, 'Pause');
+    this.intake = new UploadIntake(this, 'Intake', {
+      pause: this.pause,
+      inputBucket: this.storage.inputBucket,
+      listStateMachine: this.domainListWorkflow.stateMachine,
+      prefix: config.intake.prefix,
+      suffixes: config.intake.suffixes,
+      maxEventAge: Duration.hours(6),
+      logRetention,
+    });
+
+    this.schedules = new ScheduledRuns(this, 'Schedules', {
+      startFunction: this.intake.startFunction,
+      inputBucket: this.storage.inputBucket,
+      schedules: config.schedules,
+      domainLists: config.domainLists,
+    });
+
+    this.breachWorkflow = new BreachWorkflow(this, 'BreachReport', {
+      resultsBucket: this.storage.resultsBucket,
+      vendorSecrets: this.vendorSecrets,
+      breachApiUrl: config.vendor.breachApiUrl,
+      maxEmails: config.breach.maxEmails,
+      limits: config.breach,
+      logRetention,
+    });
+    this.watchlistWorkflow = new WatchlistWorkflow(this, 'WatchlistRun', {
+      inputBucket: this.storage.inputBucket,
+      resultsBucket: this.storage.resultsBucket,
+      breachStateMachine: this.breachWorkflow.stateMachine,
+      breachExecutionTimeout: this.breachWorkflow.executionTimeout,
+      maxConcurrency: config.breach.maxConcurrency,
+      maxEmails: config.breach.maxEmails,
+      maxWatchlistBytes: config.breach.maxWatchlistBytes,
+      maxWatchlistRows: config.breach.maxWatchlistRows,
+      logRetention,
+    });
+    // The same intake as domain lists (execution named by the object's version, duplicates
+    // ignored), for watchlist uploads under their own prefix.
+    this.watchlistIntake = new UploadIntake(this, 'WatchlistIntake', {
+      pause: this.pause,
+      inputBucket: this.storage.inputBucket,
+      listStateMachine: this.watchlistWorkflow.stateMachine,
+      prefix: config.breach.watchlistPrefix,
+      suffixes: WATCHLIST_SUFFIXES,
+      handlerFile: 'start-watchlist',
+      kind: 'watchlist',
+      maxEventAge: Duration.hours(6),
+      logRetention,
+    });
+    // Each breach schedule names its watchlist object; the schedules' own names key the lists.
+    this.watchlistSchedules = new ScheduledRuns(this, 'WatchlistSchedules', {
+      startFunction: this.watchlistIntake.startFunction,
+      inputBucket: this.storage.inputBucket,
+      schedules: config.breach.schedules.map(({ watchlistKey: _key, ...schedule }) => ({
+        ...schedule,
+        domainList: schedule.name,
+      })),
+      domainLists: Object.fromEntries(
+        config.breach.schedules.map((s) => [s.name, { objectKey: s.watchlistKey }]),
+      ),
+      runs: 'breach reports for watchlist',
+    });
+    this.breachReconciliation = new ScheduledReconciliation(this, 'BreachReconciliation', {
+      handlerFile: 'reconcile-breach-reports',
+      workflow: 'breach',
+      resultsBucket: this.storage.resultsBucket,
+      vendorSecrets: this.vendorSecrets,
+      declared: { breachReportNamingKey: this.breachWorkflow.reportNamingKey },
+      environment: {
+        [ENV.breachApiUrl]: config.vendor.breachApiUrl,
+        ...breachLimitsEnvironment(config.breach, ARCHIVE_LIMIT_NAMES),
+        [ENV.breachReconcileMaxArchives]: String(config.breach.reconcileMaxArchivesPerRun),
+      },
+      scheduleExpression: config.breach.reconcileSchedule,
+      logRetention,
+    });
+    this.scanReconciliation = config.scan.reconciliation.enabled
+      ? new ScanReconciliation(this, 'ScanReconciliation', {
+          resultsBucket: this.storage.resultsBucket,
+          vendorSecrets: this.vendorSecrets,
+          scanWorkflow: this.scanWorkflow,
+          reconciliation: config.scan.reconciliation,
+          deadlineSeconds: config.poll.deadlineSeconds,
+          deleteAtVendorAfterManifest: config.scan.deleteAtVendorAfterManifest,
+          logRetention,
+        })
+      : undefined;
+
+    this.pause.resume(
+      [this.intake, this.watchlistIntake].map((intake) => ({
+        queue: intake.deadLetterQueue,
+        fn: intake.startFunction,
+      })),
+      logRetention,
+    );
+    this.keyRotation = this.rotateOrgKey(config, logRetention);
+    this.inputBucket = this.storage.inputBucket;
+    this.resultsBucket = this.storage.resultsBucket;
+    this.alarmTopic = this.alarmNotifications.topic;
+    this.vendorKeySecret = this.vendorSecrets.secretFor('keys');
+    this.scanStateMachine = this.scanWorkflow.stateMachine;
+    this.domainListStateMachine = this.domainListWorkflow.stateMachine;
+    this.breachStateMachine = this.breachWorkflow.stateMachine;
+    this.watchlistStateMachine = this.watchlistWorkflow.stateMachine;
+    this.metricAlarms = new PipelineMetricAlarms(this, 'MetricAlarms', {
+      ...config.alarms,
+      // Quiet days only matter when schedules should have produced scans.
+      schedulesEnabled: config.schedules.some((schedule) => schedule.enabled),
+    });
+    // Last: it shows every alarm and dead-letter queue created above.
+    this.dashboard = new PipelineDashboard(this, 'Dashboard', {
+      alarms: this.node.findAll().filter((c): c is Alarm => c instanceof Alarm),
+      deadLetterQueues: this.node.findAll().filter((c): c is DeadLetterQueue => c instanceof DeadLetterQueue),
+    });
+  }
+
+  /**
+   * Native rotation of the org key (the key-management API's key: in single mode the one secret).
+   * Every other secret says why it is not rotated here.
+   */
+  private rotateOrgKey(config: PipelineConfig, logRetention: RetentionDays): KeyRotation | undefined {
+    const rotated = config.rotation.enabled ? this.vendorSecrets.secretFor('keys') : undefined;
+    for (const secret of this.vendorSecrets.secrets) {
+      if (secret === rotated) continue;
+      this.vendorSecrets.acknowledgeNotRotated(
+        secret,
+        rotated === undefined
+          ? 'pipeline.rotation.enabled is false: the operator rotates this key by hand (docs/runbooks/key-rotation.md).'
+          : "per-api mode: the vendor's rotate endpoint rotates the org key only; this API's own key is issued and replaced by the vendor (docs/runbooks/key-rotation.md).",
+      );
+    }
+    if (rotated === undefined) return undefined;
+    const rotation = new KeyRotation(this, 'KeyRotation', {
+      secret: rotated,
+      keysApiUrl: config.vendor.keysApiUrl,
+      ...(config.vendor.orgUuid === undefined ? {} : { orgUuid: config.vendor.orgUuid }),
+      scheduleExpression: config.rotation.schedule,
+      window: Duration.hours(config.rotation.windowHours),
+      ...(config.rotation.newKeyFieldPath === undefined
+        ? {}
+        : { newKeyFieldPath: config.rotation.newKeyFieldPath }),
+      keyPropagation: Duration.seconds(config.rotation.keyPropagationSeconds),
+      mirrors: config.rotation.mirrorSecrets,
+      maxKeyAge: Duration.days(maxKeyAgeDays(config.rotation)),
+      logRetention,
+    });
+    return rotation;
+  }
+}
+
+/**
+ * The settings through the configuration's one parser, its `pipeline.` names said as the props they
+ * are (`props.poll.maxWaitSeconds`).
+ */
+function parseProps(settings: SecurityPipelineSettings, path: string): PipelineConfig {
+  try {
+    return parsePipelineConfig(settings, `SecurityPipeline ${path} props`);
+  } catch (error) {
+    if (!(error instanceof PipelineConfigError)) throw error;
+    throw new PipelineConfigError(
+      error.source,
+      error.issues.map((issue) => ({ ...issue, setting: issue.setting.replace(/^pipeline\./, 'props.') })),
+    );
+  }
+}

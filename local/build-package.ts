@@ -1,0 +1,130 @@
+/**
+ * Builds what `npm pack` ships (run by `prepack`): an app that installs the tarball synthesizes
+ * with nothing from this repository.
+ *
+ * - `dist/handlers/<handler>/index.mjs` (+ map): every handler of lambdas/registry.ts bundled with
+ *   PIPELINE_BUNDLING's options, in one esbuild build (shared modules parsed once);
+ *   PipelineFunction deploys them with `Code.fromAsset` instead of bundling at synth.
+ * - `dist/index.cjs`: lib/index.ts and what it imports, bundled. The consumer's aws-cdk-lib,
+ *   constructs and cdk-nag (peer dependencies: one construct tree, one copy of each) stay imports;
+ *   every other package is bundled in, so a consumer installs no handler dependency. zod is a
+ *   dependency for the declarations only (the props type is its schema's input type).
+ * - `dist/types/`: declarations from tsc, their `.ts` and `#lambdas/…` specifiers rewritten to
+ *   the relative `.js` paths a consumer's compiler resolves.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { build } from 'esbuild';
+import { HANDLERS } from '../lambdas/registry.ts';
+import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
+import { handlerBuildOptions } from './handler-bundling.ts';
+
+const DIST = join(REPO_ROOT, 'dist');
+/** Relative to dist/index.cjs; read by `prebuiltHandlersDir` in lib/platform/pipeline-function.ts. */
+const HANDLERS_DIR = './handlers/';
+
+async function buildHandlers(): Promise<void> {
+  await build({
+    ...handlerBuildOptions(),
+    entryPoints: Object.keys(HANDLERS).map((handler) => ({
+      in: handlerEntry(handler),
+      out: `${handler}/index`,
+    })),
+    outdir: join(DIST, HANDLERS_DIR),
+    outExtension: { '.js': '.mjs' },
+  });
+}
+
+/**
+ * Imported, not bundled: the consumer's copy is the one its construct tree must share. zod is
+ * bundled (its CommonJS locale modules do not survive an ES-to-CommonJS import) and stays a
+ * dependency for the declarations: the props type is the schema's input type.
+ */
+const LIBRARY_EXTERNALS = ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs', 'cdk-nag'];
+
+/** The packages dist/index.cjs imports; each must be a dependency or peer dependency. */
+async function buildLibrary(): Promise<string[]> {
+  const result = await build({
+    entryPoints: [join(REPO_ROOT, 'lib/index.ts')],
+    outfile: join(DIST, 'index.cjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    external: LIBRARY_EXTERNALS,
+    // CommonJS, so that its imports of aws-cdk-lib, constructs and cdk-nag (CommonJS packages whose
+    // exports Node cannot all name to an ES module) are plain require() calls; an ES module app
+    // still imports it by name (esbuild writes the export names where Node's loader finds them).
+    format: 'cjs',
+    banner: { js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    define: {
+      'import.meta.url': 'importMetaUrl',
+      SECURITY_PIPELINE_PREBUILT_HANDLERS: JSON.stringify(HANDLERS_DIR),
+    },
+    absWorkingDir: REPO_ROOT,
+    metafile: true,
+    logLevel: 'error',
+  });
+  const imported = Object.values(result.metafile.outputs).flatMap((output) =>
+    output.imports.filter((i) => i.external && !isBuiltin(i.path)).map((i) => i.path),
+  );
+  return [...new Set(imported.map((path) => /^(@[^/]+\/)?[^/]+/.exec(path)?.[0] ?? path))].sort();
+}
+
+function checkImportsAreDeclared(packages: readonly string[]): void {
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  const declared = new Set([
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+  ]);
+  const undeclared = packages.filter((name) => !declared.has(name));
+  if (undeclared.length > 0) {
+    throw new Error(
+      `dist/index.cjs imports ${undeclared.join(', ')}, which package.json lists in neither dependencies nor peerDependencies`,
+    );
+  }
+}
+
+function buildDeclarations(): void {
+  const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(REPO_ROOT, 'tsconfig.package.json')], { stdio: 'inherit' });
+  const typesDir = join(DIST, 'types');
+  for (const file of filesUnder(typesDir).filter((name) => name.endsWith('.d.ts'))) {
+    const text = readFileSync(file, 'utf8');
+    const rewritten = text.replace(
+      /(from\s+|import\()(['"])([^'"]+)\2/g,
+      (_match, prefix: string, quote: string, specifier: string) =>
+        `${prefix}${quote}${declarationSpecifier(file, typesDir, specifier)}${quote}`,
+    );
+    if (rewritten !== text) writeFileSync(file, rewritten);
+  }
+}
+
+/** `./x.ts` → `./x.js`; `#lambdas/a/b` → the relative path of types/lambdas/a/b.js. */
+function declarationSpecifier(file: string, typesDir: string, specifier: string): string {
+  const alias = /^#(lambdas|local)\/(.+)$/.exec(specifier);
+  if (alias) {
+    const target = relative(dirname(file), join(typesDir, alias[1] as string, `${alias[2]}.js`));
+    return target.startsWith('.') ? target : `./${target}`;
+  }
+  return specifier.startsWith('.') ? specifier.replace(/\.ts$/, '.js') : specifier;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+rmSync(DIST, { recursive: true, force: true });
+await buildHandlers();
+checkImportsAreDeclared(await buildLibrary());
+buildDeclarations();
+console.log(
+  `built ${relative(REPO_ROOT, DIST)}/: ${Object.keys(HANDLERS).length} handler bundles, index.cjs, types/`,
+);

@@ -1,0 +1,188 @@
+/**
+ * Issue #36: `npm pack` gives a package that a CDK app outside this repository installs (offline,
+ * from the npm cache) and synthesizes with cdk-nag on: with nothing brought, with every resource
+ * brought from the app, and with every resource imported. Packed, installed and synthesized once
+ * for the file (the pack builds 21 handler bundles and the declarations).
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
+import { createConsumerApp, installOffline, packRepository } from './consumer-app.ts';
+
+const PACKAGE = 'vendor-security-pipeline';
+let workDir = '';
+let appDir = '';
+const templates = new Map<string, Template>();
+let warnings: string[] = [];
+
+beforeAll(() => {
+  workDir = mkdtempSync(join(tmpdir(), 'security-pipeline-package-'));
+  appDir = join(workDir, 'app');
+  const tarball = packRepository(REPO_ROOT, workDir);
+  createConsumerApp(REPO_ROOT, appDir, tarball);
+  installOffline(appDir);
+  copyFileSync(join(import.meta.dirname, 'fixtures/consumer-app.mjs'), join(appDir, 'app.mjs'));
+  const outdir = join(appDir, 'cdk.out');
+  // The app's own node, and nothing of this repository on its module path.
+  execFileSync(process.execPath, ['app.mjs', outdir], { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stack of ['Plain', 'Owned', 'Imported']) {
+    templates.set(
+      stack,
+      Template.fromJSON(JSON.parse(readFileSync(join(outdir, `${stack}.template.json`), 'utf8'))),
+    );
+  }
+  // Each stack's annotations are in <stack>.metadata.json, keyed by construct path.
+  warnings = ['Plain', 'Owned', 'Imported'].flatMap((stack) => {
+    const metadata = JSON.parse(readFileSync(join(outdir, `${stack}.metadata.json`), 'utf8')) as Record<
+      string,
+      { type: string; data: unknown }[]
+    >;
+    return Object.values(metadata)
+      .flat()
+      .filter((entry) => entry.type === 'aws:cdk:warning')
+      .map((entry) => `${stack}: ${String(entry.data)}`);
+  });
+}, 600_000);
+
+afterAll(() => {
+  if (workDir !== '') rmSync(workDir, { recursive: true, force: true });
+});
+
+const template = (stack: string): Template => {
+  const found = templates.get(stack);
+  if (found === undefined) throw new Error(`no template for stack ${stack}`);
+  return found;
+};
+
+describe('the packed construct in a fresh CDK app', () => {
+  it('installs with nothing from this repository: built code, declarations and the entry point', () => {
+    const installed = join(appDir, 'node_modules', PACKAGE);
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      exports: Record<string, { types: string; default: string }>;
+      peerDependencies: Record<string, string>;
+      dependencies: Record<string, string>;
+    };
+    expect(existsSync(join(installed, manifest.exports['.']?.default ?? 'missing'))).toBe(true);
+    expect(existsSync(join(installed, manifest.exports['.']?.types ?? 'missing'))).toBe(true);
+    expect(existsSync(join(installed, 'dist/handlers/start-scan/index.mjs'))).toBe(true);
+    expect(existsSync(join(installed, 'lambdas'))).toBe(false);
+    expect(existsSync(join(installed, 'lib'))).toBe(false);
+    // The handlers' packages are bundled: none is the consumer's to install.
+    expect(Object.keys(manifest.dependencies)).toEqual(['zod']);
+    expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'cdk-nag', 'constructs']);
+  });
+
+  it('synthesizes every workflow with cdk-nag AwsSolutions on, functions from the prebuilt bundles', () => {
+    const plain = template('Plain');
+    expect(
+      Object.keys(plain.findResources('AWS::StepFunctions::StateMachine')).length,
+    ).toBeGreaterThanOrEqual(4);
+    plain.resourceCountIs('AWS::S3::Bucket', 3);
+    plain.resourceCountIs('AWS::SecretsManager::Secret', 3);
+    plain.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.handler',
+      Description: 'Security pipeline: lambdas/scan/start-scan.ts',
+    });
+  });
+
+  it('uses the buckets, topic and secret the app brings, and creates none of its own', () => {
+    const owned = template('Owned');
+    // The team's three buckets (input, results, access logs); no pipeline bucket at all.
+    owned.resourceCountIs('AWS::S3::Bucket', 3);
+    expect(Object.keys(owned.findResources('AWS::S3::Bucket')).every((id) => id.startsWith('Team'))).toBe(
+      true,
+    );
+    owned.hasResourceProperties('AWS::S3::Bucket', {
+      NotificationConfiguration: { EventBridgeConfiguration: { EventBridgeEnabled: true } },
+    });
+    owned.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({
+        detail: Match.objectLike({ bucket: { name: [{ Ref: Match.stringLikeRegexp('^TeamInput') }] } }),
+      }),
+    });
+    // The team's secret, rotated by the pipeline; the two HMAC naming keys are the pipeline's own.
+    const secrets = Object.keys(owned.findResources('AWS::SecretsManager::Secret'));
+    expect(secrets.filter((id) => id.includes('ApiKey'))).toEqual([]);
+    owned.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+      SecretId: { Ref: Match.stringLikeRegexp('^TeamVendorKey') },
+    });
+    // Every alarm notifies the team's topic.
+    const alarms = Object.values(owned.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(10);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: expect.stringMatching(/^TeamAlarms/) }]);
+    }
+    owned.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: Match.stringLikeRegexp('^TeamAlarms') }],
+      PolicyDocument: Match.objectLike({
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: 'sns:Publish', Principal: { Service: 'cloudwatch.amazonaws.com' } }),
+        ]),
+      }),
+    });
+  });
+
+  it('uses imported resources by name and ARN, and says which rules it could not check', () => {
+    const imported = template('Imported');
+    imported.resourceCountIs('AWS::S3::Bucket', 0);
+    const alarms = Object.values(imported.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms.length).toBeGreaterThan(10);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual(['arn:aws:sns:eu-west-1:111122223333:team-alarms']);
+    }
+    const policies = JSON.stringify(imported.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('arn:aws:secretsmanager:eu-west-1:111122223333:secret:team-vendor-key-AbCdEf');
+    expect(policies).toContain('team-security-results');
+    for (const prop of ['inputBucket', 'resultsBucket', 'alarmTopic', 'vendorKeySecret']) {
+      expect(warnings).toContainEqual(
+        expect.stringMatching(new RegExp(`^Imported: props\\.${prop} is imported`)),
+      );
+    }
+    // Resources defined in the app are checked, not warned about.
+    expect(
+      warnings.filter((warning) => warning.includes('is imported') && !warning.startsWith('Imported:')),
+    ).toEqual([]);
+  });
+});
+
+describe('the declarations', () => {
+  it("type-check the README's TypeScript example against the installed package", () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const example = /^## In your own CDK app$[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(readme)?.[1];
+    expect(example, 'README.md has a ```ts example under "In your own CDK app"').toBeDefined();
+    writeFileSync(
+      join(appDir, 'consumer.ts'),
+      [
+        example,
+        '// Misspelt settings are compile errors, not silently ignored props.',
+        '// @ts-expect-error: the schema has maxWaitSeconds, not maxWait',
+        "new SecurityPipeline(new Stack(app, 'Other'), 'Pipeline', { poll: { maxWait: 600 } });",
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(appDir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    // The compiler is a tool, not a dependency: the app compiles with nothing else of this repository.
+    const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+    const compile = () =>
+      execFileSync(process.execPath, [tsc, '-p', appDir], { cwd: appDir, encoding: 'utf8' });
+    expect(compile).not.toThrow();
+  }, 180_000);
+});

@@ -1,0 +1,140 @@
+/**
+ * SecurityPipeline's props: the configuration's settings, checked by its one parser with each problem
+ * naming the prop, and the rules each brought resource must meet, checked before anything is created.
+ * The whole construct in a fresh app, from the packed tarball: test/package/installable.test.ts.
+ */
+import { Stack } from 'aws-cdk-lib';
+import { Alias } from 'aws-cdk-lib/aws-kms';
+import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps } from 'aws-cdk-lib/aws-s3';
+import { HostedRotation, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { describe, expect, it } from 'vitest';
+import {
+  PipelineConfigError,
+  type PipelineConfigInput,
+  parsePipelineConfig,
+} from '../../lib/config/index.ts';
+import { SecurityPipeline, type SecurityPipelineProps } from '../../lib/security-pipeline.ts';
+import { testApp } from '../kit/synth.ts';
+
+const SECURE_BUCKET: BucketProps = {
+  versioned: true,
+  enforceSSL: true,
+  blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+  encryption: BucketEncryption.S3_MANAGED,
+};
+
+/** The error SecurityPipeline throws for `props` (built by `make` in a fresh stack), or undefined. */
+function problemsOf(make: (stack: Stack) => SecurityPipelineProps): PipelineConfigError | undefined {
+  const stack = new Stack(testApp(), 'Team');
+  try {
+    new SecurityPipeline(stack, 'Pipeline', make(stack));
+  } catch (error) {
+    if (error instanceof PipelineConfigError) return error;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('SecurityPipeline settings', () => {
+  it('names the prop of a bad setting, as props.<path>', () => {
+    const error = problemsOf(() => ({ poll: { maxWaitSeconds: 7200 } }));
+    expect(error?.message).toContain('SecurityPipeline Team/Pipeline props');
+    expect(error?.issues.map((issue) => issue.setting)).toContain('props.poll.maxWaitSeconds');
+  });
+
+  it.each<[string, PipelineConfigInput | undefined]>([
+    ['the defaults', undefined],
+    ['per-api keys, no rotation', { vendor: { keys: 'per-api' }, rotation: { enabled: false } }],
+    [
+      'schedules and lists',
+      {
+        domainLists: { weekly: { domains: ['example.com'] } },
+        schedules: [{ name: 'nightly', expression: 'cron(0 2 * * ? *)', domainList: 'weekly' }],
+        notifications: { email: 'ops@example.com' },
+      },
+    ],
+  ])('gives a validated configuration (%s) back unchanged: the app passes its own', (_, raw) => {
+    const once = parsePipelineConfig(raw, 'test');
+    expect(parsePipelineConfig(once, 'again')).toEqual(once);
+  });
+});
+
+describe('brought resources', () => {
+  it('refuses an unversioned, unencrypted-by-S3, public, non-SSL input bucket, naming the prop', () => {
+    const error = problemsOf((stack) => ({
+      inputBucket: new Bucket(stack, 'Loose', {
+        encryption: BucketEncryption.KMS,
+        blockPublicAccess: BlockPublicAccess.BLOCK_ACLS_ONLY,
+      }),
+    }));
+    const problems = error?.issues.filter((issue) => issue.setting === 'props.inputBucket') ?? [];
+    expect(problems.map((issue) => issue.problem)).toEqual([
+      expect.stringContaining('must be versioned'),
+      expect.stringContaining('must use SSE-S3'),
+      expect.stringContaining('must block all public access'),
+      expect.stringContaining('must be SSL-only'),
+    ]);
+  });
+
+  it('refuses one bucket for both uploads and results', () => {
+    const error = problemsOf((stack) => {
+      const bucket = new Bucket(stack, 'Shared', SECURE_BUCKET);
+      return { inputBucket: bucket, resultsBucket: bucket };
+    });
+    expect(error?.issues).toContainEqual({
+      setting: 'props.resultsBucket',
+      problem: expect.stringContaining('must not be props.inputBucket'),
+    });
+  });
+
+  it('refuses an alarm topic under the AWS managed SNS key, which CloudWatch cannot use', () => {
+    const managed = problemsOf((stack) => ({
+      alarmTopic: new Topic(stack, 'Alarms', {
+        masterKey: Alias.fromAliasName(stack, 'SnsManaged', 'alias/aws/sns'),
+      }),
+    }));
+    expect(managed?.issues).toContainEqual({
+      setting: 'props.alarmTopic',
+      problem: expect.stringContaining('alias/aws/sns'),
+    });
+  });
+
+  it('refuses a key secret that would generate the key, or hold it in the template', () => {
+    const generated = problemsOf((stack) => ({
+      vendorKeySecret: new Secret(stack, 'Key', {
+        generateSecretString: { secretStringTemplate: '{}', generateStringKey: 'apiKey' },
+      }),
+    }));
+    expect(generated?.issues).toContainEqual({
+      setting: 'props.vendorKeySecret',
+      problem: expect.stringContaining('must not generate the key'),
+    });
+    const bare = problemsOf((stack) => ({ vendorKeySecret: new Secret(stack, 'Key') }));
+    expect(bare?.issues).toContainEqual({
+      setting: 'props.vendorKeySecret',
+      problem: expect.stringContaining('must not generate the key'),
+    });
+  });
+
+  it('refuses a key secret in per-api mode, or one with its own rotation while the pipeline rotates', () => {
+    const placeholder = { secretStringTemplate: '{"placeholder":"x"}', generateStringKey: 'nonce' };
+    const perApi = problemsOf((stack) => ({
+      vendor: { keys: 'per-api' },
+      vendorKeySecret: new Secret(stack, 'Key', { generateSecretString: placeholder }),
+    }));
+    expect(perApi?.issues).toContainEqual({
+      setting: 'props.vendorKeySecret',
+      problem: expect.stringContaining("'single' only"),
+    });
+    const rotated = problemsOf((stack) => {
+      const secret = new Secret(stack, 'Key', { generateSecretString: placeholder });
+      secret.addRotationSchedule('Own', { hostedRotation: HostedRotation.mysqlSingleUser() });
+      return { vendorKeySecret: secret };
+    });
+    expect(rotated?.issues).toContainEqual({
+      setting: 'props.vendorKeySecret',
+      problem: expect.stringContaining('no rotation schedule of its own'),
+    });
+  });
+});
