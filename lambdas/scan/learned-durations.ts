@@ -16,6 +16,7 @@
  */
 import { GetObjectCommand, type GetObjectCommandOutput, PutObjectCommand } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
+import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import { isMissingObject } from '#lambdas/platform/s3/json-objects';
 import type { ExpectedDuration, PollState } from '#lambdas/scan/contracts';
@@ -62,6 +63,9 @@ export const NOTHING_LEARNED: LearnedDurations = Object.freeze({
   domains: {},
 });
 
+/** How deep the learned object may nest: its own shape is 3 deep. */
+const LEARNED_DURATIONS_MAX_DEPTH = 4;
+
 type Loaded =
   | { readonly kind: 'missing' }
   | { readonly kind: 'read'; readonly durations: LearnedDurations; readonly etag: string | undefined }
@@ -90,6 +94,11 @@ async function load(deps: StoreDeps): Promise<Loaded> {
     const text = (await answer.Body?.transformToString('utf-8')) ?? '';
     if (Buffer.byteLength(text) > MAX_LEARNED_DURATIONS_BYTES) {
       return { kind: 'unreadable', reason: `larger than ${MAX_LEARNED_DURATIONS_BYTES} bytes`, etag };
+    }
+    // The shape nests 3 deep ({ domains: { name: [seconds] } }); deeper text is not ours, and is
+    // refused before JSON.parse and zod recurse into it.
+    if (jsonDepthExceeds(text, LEARNED_DURATIONS_MAX_DEPTH)) {
+      return { kind: 'unreadable', reason: `nested deeper than ${LEARNED_DURATIONS_MAX_DEPTH}`, etag };
     }
     const parsed = learnedDurationsSchema.safeParse(JSON.parse(text));
     if (!parsed.success) return { kind: 'unreadable', reason: 'not the learned-durations shape', etag };

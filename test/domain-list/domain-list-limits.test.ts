@@ -118,7 +118,7 @@ describe('parseDomainListText', () => {
     });
   });
 
-  it('parses 100,000 lines with junk, duplicates and comments quickly and accounts for every line', () => {
+  it('parses 100,000 lines with junk, duplicates and comments and accounts for every line', () => {
     // Prepare: 95,000 unique domains (plain, URL, upper-case, IDN and CSV forms) with one extra line
     // after every 19th: 2,000 duplicates in another spelling, 2,000 junk lines, 1,000 comments/blanks.
     const valid = (i: number): string => {
@@ -142,9 +142,7 @@ describe('parseDomainListText', () => {
     const text = lines.join('\n');
 
     // Act
-    const started = performance.now();
     const parsed = parseDomainListText(text);
-    const elapsedMs = performance.now() - started;
 
     // Assess
     expect(parsed.lines).toBe(100_000);
@@ -159,8 +157,8 @@ describe('parseDomainListText', () => {
     expect(new Set(parsed.domains.map((d) => d.domain)).size).toBe(95_000);
     expect(parsed.domains[0]).toEqual({ domain: 'host0.example.com', line: 1 });
     expect(parsed.duplicates[0]).toEqual({ line: 20, domain: 'host5.example.org', firstLine: 6 });
-    // Generous bound: this guards against accidental quadratic behaviour, it is not a benchmark.
-    expect(elapsedMs).toBeLessThan(5_000);
+    // Its speed is measured by `npm run bench -- scale` (PrepareDomainList at 100,000 lines), not
+    // here: a timed test fails on a loaded machine and proves nothing on an idle one.
   });
 });
 

@@ -134,6 +134,7 @@ describe('hostile or broken stored objects', () => {
     ['a name longer than any domain', JSON.stringify({ ...EMPTY, domains: { ['x'.repeat(300)]: [60] } })],
     ['an oversized object', Buffer.alloc(MAX_LEARNED_DURATIONS_BYTES + 1, 0x20)],
     ['an empty object', ''],
+    ['nesting 10,000 deep', `${'['.repeat(10_000)}${']'.repeat(10_000)}`],
   ];
 
   it.each(garbage)('ignores %s with a log line and expects nothing', async (_what, body) => {
@@ -220,5 +221,21 @@ describe('bounds and races', () => {
     expect(JSON.parse((await readObject(s3.client, BUCKET, LEARNED_DURATIONS_KEY)).toString())).toEqual(
       stored,
     );
+  });
+});
+
+describe('nesting', () => {
+  it('refuses deep nesting before parsing it, and says so', async () => {
+    // Prepare: within the byte bound, but far deeper than the object's own 3 levels.
+    await store(
+      `{"schemaVersion":1,"overall":[],"domains":{"a.example.com":${'['.repeat(5_000)}${']'.repeat(5_000)}}}`,
+    );
+
+    // Act
+    const expected = await expectedDurationOf(deps, 'a.example.com');
+
+    // Assess
+    expect(expected).toBeUndefined();
+    expect(JSON.stringify(warnings())).toContain('nested deeper than 4');
   });
 });
