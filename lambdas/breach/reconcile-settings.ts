@@ -9,15 +9,24 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
 
 export interface BreachReconcileSettings {
-  /** Report archives started per run (each up to `breach.maxArchiveBytes`, streamed and verified). */
+  /**
+   * Report archives started per run (each up to `breach.maxArchiveBytes`, streamed and verified);
+   * the time reserve stops a run sooner when its invocation runs short.
+   */
   readonly maxArchivesPerRun: number;
 }
 
+/**
+ * The default lets a run take what its time allows for ordinary reports (a 10,000-report backlog
+ * drains in five daily runs; docs/operations.md has the measured rate), while a cap remains
+ * because the vendor states no limits ("Limits: not shown"): a run never downloads more than this
+ * from it, however long the backlog, and a run's record names at most this many archives.
+ */
 export const BREACH_RECONCILE_LIMITS = {
   maxArchivesPerRun: {
     variable: ENV.breachReconcileMaxArchives,
-    bounds: { min: 1, max: 500, integer: true },
-    default: 25,
+    bounds: { min: 1, max: 10_000, integer: true },
+    default: 2_000,
   },
 } as const;
 
