@@ -6,32 +6,12 @@
 
  */
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { ZipFile } from 'yazl';
-import { createBreachSettings } from '#lambdas/breach/deps';
-import { reportFolder } from '#lambdas/breach/identity';
-import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
-import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
 import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
-import { forEachBounded } from '#lambdas/platform/bounded';
-import { NO_METRICS } from '#lambdas/platform/metrics';
-import { scanOutputPrefix } from '#lambdas/platform/naming';
-import { readOriginsEnv } from '#lambdas/platform/runtime/env';
-import { ENV } from '#lambdas/platform/runtime/variables';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
-import { readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
-import { createScanDeps } from '#lambdas/scan/deps';
-import { reconcileScans } from '#lambdas/scan/reconcile-scans';
-import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
-import { createScanSettings } from '#lambdas/scan/settings';
-import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { createS3rverClient } from '../local/embedded-s3.ts';
-
-/** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
-const BENCH_REPORT_NAMING_KEY = 'bench-report-naming-key-0123456789abcdef-01';
+import { archiveOneReport, breachBacklogDrain, type CaseContext, scanReconcile } from './scale-reconcile.ts';
 
 const [kind, sizeText] = process.argv.slice(2);
 const size = Number(sizeText);
@@ -47,6 +27,7 @@ const s3 = createS3rverClient(endpoint, 64, {
   latency: { meanMs: latencyMs, jitterMs: latencyMs / 5 },
   requests,
 });
+const context: CaseContext = { size, bucket: BUCKET, s3, s3Directory: process.env.S3_DIRECTORY ?? '' };
 // A failure names the command that failed: an SDK error alone does not say which request it was.
 for (const [client, role] of [
   [setup, 'setup'],
@@ -199,90 +180,16 @@ async function prepare(): Promise<() => Promise<unknown>> {
           mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
         });
     }
-    case 'zip-verify': {
-      const zip = new ZipFile();
-      for (let i = 0; i < size; i += 1) {
-        zip.addBuffer(Buffer.from(`record ${i}: ${'breach data '.repeat(80)}\n`), `records/${i}.txt`, {
-          compress: i % 2 === 0,
-        });
-      }
-      zip.end();
-      const chunks: Buffer[] = [];
-      for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
-      const body = Buffer.concat(chunks);
-      const key = `zips/${run}.zip`;
-      await put(key, body);
-      return async () => {
-        const verified = await verifyStoredZip(s3, { bucket: BUCKET, key, size: body.length });
-        return {
-          entryCount: verified.entries.length,
-          totalUncompressedBytes: verified.totalUncompressedBytes,
-        };
-      };
-    }
-    case 'breach-reconcile': {
-      // The simulator (bench/scale.ts) lists `size` reports; all but the last 30 are archived already.
-      const names = Array.from({ length: size }, (_, i) => `person-${i}_20261120T100000Z_s${size}`);
-      await forEachBounded(names.slice(0, -30), 4, async (name) => {
-        await put(`${reportFolder(name, BENCH_REPORT_NAMING_KEY)}manifest.json`, '{}');
-      });
-      const client = new BreachClient({
-        baseUrl: process.env.BREACH_API_URL ?? '',
-        allowedOrigins: readOriginsEnv(process.env, ENV.vendorAllowedOrigins),
-        credentials: async () => process.env.VENDOR_API_KEY ?? '',
-      });
-      const deps = {
-        s3,
-        breachClient: client,
-        logger: quiet,
-        settings: createBreachSettings({ resultsBucket: BUCKET }),
-        metrics: NO_METRICS,
-        clock: () => new Date(),
-        reportNamingKey: async () => BENCH_REPORT_NAMING_KEY,
-      };
-      const started = Date.now();
-      return async () =>
-        (await reconcileReports(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
-    }
+    case 'archive-report':
+      // bench/scale.ts has the simulator serve one report: a ZIP of `size` entries.
+      return archiveOneReport(context);
+    case 'breach-reconcile':
+      // bench/scale.ts has the simulator list `size` reports, none of them archived.
+      return breachBacklogDrain(context);
     case 'scan-reconcile':
-    case 'scan-reconcile-spread': {
-      // The vendor (a simulator of this measurement's own) lists `size` finished scans, ten a
-      // domain (or one: `-spread`); all but the last 30 are archived already, as on an ordinary day.
-      const perDomain = kind === 'scan-reconcile-spread' ? 1 : 10;
-      const client = new ScanClient({
-        baseUrl: process.env.SCAN_API_URL ?? '',
-        credentials: async () => process.env.VENDOR_API_KEY ?? '',
-      });
-      await forEachBounded(
-        Array.from({ length: size }, (_, i) => `host-${Math.floor(i / perDomain)}.bench-scale.net`),
-        8,
-        async (domain) => {
-          const { uuid } = await client.startScan(domain);
-          await client.getStatus(uuid);
-        },
-      );
-      const settings = createScanSettings({ resultsBucket: BUCKET });
-      const reconcile = reconcileSettingsSchema.parse({ minAgeSeconds: 0 });
-      const listed = readScanListing(
-        (await client.listScans()).raw,
-        reconcile.listFields,
-        settings.statusVocabulary,
-      );
-      if (listed.scans.length !== size)
-        throw new Error(`the vendor lists ${listed.scans.length} scans, not ${size}`);
-      await forEachBounded(listed.scans.slice(0, -30), 8, async (scan) => {
-        const prefix = scanOutputPrefix(scan.domain, scan.createdAt ?? new Date(), scan.uuid);
-        await put(`${prefix}${MANIFEST_FILE}`, '{}');
-      });
-      const deps = {
-        ...createScanDeps({ s3, scanClient: client, logger: quiet, metrics: NO_METRICS, settings }),
-        inventory: client,
-        reconcile,
-      };
-      const started = Date.now();
-      return async () =>
-        (await reconcileScans(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
-    }
+      return scanReconcile(context, 10);
+    case 'scan-reconcile-spread':
+      return scanReconcile(context, 1);
     default:
       throw new Error(`unknown case ${kind}`);
   }
@@ -316,6 +223,8 @@ process.stdout.write(
     peakRssMiB: peakRss / 2 ** 20,
     payloadBytes: Buffer.byteLength(JSON.stringify(output)),
     itemsBytes,
+    // A backlog's drain: each scheduled run's time and archives.
+    runs: (output as { runs?: unknown } | undefined)?.runs,
   })}\n`,
 );
 process.exit(0);

@@ -9,13 +9,17 @@
  * (comma-separated, e.g. `breach-reconcile:10000`) runs only those, and skips the poll-cost rows.
  */
 import { resolve } from 'node:path';
+import { ZipFile } from 'yazl';
+import { ARCHIVE_CONCURRENCY } from '#lambdas/breach/reconcile-breach-reports';
+import { BREACH_RECONCILE_DEFAULTS } from '#lambdas/breach/reconcile-settings';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
-import { startVendorSimulator } from '../local/simulator/index.ts';
+import { startVendorSimulator, type VendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';
 import { runChild } from './child.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { startReportServer } from './report-server.ts';
+import { benchReportNames, type ReconcileRun } from './scale-reconcile.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_S3_LATENCY_MS ?? 25);
 const PAYLOAD_LIMIT = 256 * 1024;
@@ -78,8 +82,9 @@ const CASES: readonly Case[] = [
     historyColumn: 'n/a: constant (results read from S3)',
   },
   {
-    kind: 'zip-verify',
-    label: 'ZIP verification (ArchiveReport)',
+    // The whole step: download from the vendor (through its redirect), store, verify, manifest.
+    kind: 'archive-report',
+    label: 'ArchiveReport (download, store, verify, manifest)',
     handler: 'archive-breach-report',
     sizes: [100, 1_000, 10_000],
     unit: 'entries',
@@ -88,13 +93,14 @@ const CASES: readonly Case[] = [
     historyColumn: 'n/a: fixed path of states',
   },
   {
+    // A backlog: every listed report unarchived, drained by successive daily runs.
     kind: 'breach-reconcile',
-    label: 'Breach reconciliation',
+    label: 'Breach reconciliation, backlog (all unarchived)',
     handler: 'reconcile-breach-reports',
     sizes: [100, 1_000, 10_000],
     unit: 'listed',
     payload: false,
-    history: 'no state machine (a scheduled function); 25 archives a run by default',
+    history: `no state machine (a scheduled function); ${BREACH_RECONCILE_DEFAULTS.maxArchivesPerRun} archives a run at most by default, ${ARCHIVE_CONCURRENCY} at a time`,
     historyColumn: 'n/a: no state machine',
   },
   {
@@ -131,6 +137,49 @@ interface Measured {
   readonly payloadBytes: number;
   /** items.json, for the steps that write or read it. */
   readonly itemsBytes?: number;
+  /** A backlog's drain: each scheduled run. */
+  readonly runs?: readonly ReconcileRun[];
+}
+
+/** A ZIP of `entries` records, half of them deflated, as a breach report the vendor serves. */
+async function reportZip(entries: number): Promise<Buffer> {
+  const zip = new ZipFile();
+  for (let i = 0; i < entries; i += 1) {
+    zip.addBuffer(Buffer.from(`record ${i}: ${'breach data '.repeat(80)}\n`), `records/${i}.txt`, {
+      compress: i % 2 === 0,
+    });
+  }
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A breach vendor of the measurement's own (its reports would show in every later listing): for a
+ * backlog, `size` reports; for ArchiveReport, one report whose download is a ZIP of `size` entries.
+ */
+async function breachVendorFor(kind: string, size: number): Promise<VendorSimulator | undefined> {
+  if (kind !== 'breach-reconcile' && kind !== 'archive-report') return undefined;
+  const vendor = await startVendorSimulator();
+  if (kind === 'breach-reconcile') {
+    for (const name of benchReportNames(size)) vendor.createReport(name);
+    return vendor;
+  }
+  const [name = ''] = benchReportNames(1);
+  vendor.createReport(name);
+  vendor.addFault({
+    api: 'storage',
+    path: `/reports/${name}`,
+    times: 1,
+    fault: {
+      type: 'status',
+      status: 200,
+      contentType: 'application/zip',
+      bodyBase64: (await reportZip(size)).toString('base64'),
+    },
+  });
+  return vendor;
 }
 
 async function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
@@ -246,13 +295,12 @@ export async function measureScale(): Promise<void> {
       if (!spec.sizes.some((size) => picked(spec.kind, size))) continue;
       for (const size of small ? spec.sizes.slice(0, 2) : spec.sizes) {
         if (!picked(spec.kind, size)) continue;
-        if (spec.kind === 'breach-reconcile') {
-          for (let i = 0; i < size; i += 1) simulator.createReport(`person-${i}_20261120T100000Z_s${size}`);
-        }
+        const breachVendor = await breachVendorFor(spec.kind, size);
         // A vendor of its own for the scan backlog: its scans would show in every later listing.
         const scanVendor = spec.kind.startsWith('scan-reconcile')
           ? await startVendorSimulator({ pollsToFinish: 0, reportBytes: 8 * 1024 })
           : undefined;
+        const vendor = breachVendor ?? scanVendor ?? simulator;
         // A fresh embedded S3 each time: one measurement's objects never slow the next one's listings.
         const s3 = await startS3rver({ buckets: [BUCKET] });
         const m = await runWorker(spec.kind, size, {
@@ -260,13 +308,16 @@ export async function measureScale(): Promise<void> {
           S3_ENDPOINT: s3.endpoint,
           S3_BUCKET: BUCKET,
           S3_LATENCY_MS: String(LATENCY_MS),
-          BREACH_API_URL: simulator.url,
-          VENDOR_ALLOWED_ORIGINS: simulator.storageUrl,
-          VENDOR_API_KEY: (scanVendor ?? simulator).apiKey,
+          // Where the embedded S3 keeps its files: a large backlog is seeded there directly.
+          S3_DIRECTORY: s3.directory,
+          BREACH_API_URL: vendor.url,
+          VENDOR_ALLOWED_ORIGINS: vendor.storageUrl,
+          VENDOR_API_KEY: vendor.apiKey,
           ...(scanVendor ? { SCAN_API_URL: scanVendor.url } : {}),
         }).finally(async () => {
           await s3.close();
           await scanVendor?.close();
+          await breachVendor?.close();
         });
         process.stdout.write(
           `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${m.seconds.toFixed(1)} (${pct(m.seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s) | ` +
@@ -275,6 +326,14 @@ export async function measureScale(): Promise<void> {
             `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'} | ` +
             `${spec.historyColumn} | ${m.itemsBytes === undefined ? '-' : (m.itemsBytes / 2 ** 20).toFixed(1)}\n`,
         );
+        if (m.runs !== undefined) {
+          const slowest = Math.max(...m.runs.map((run) => run.seconds));
+          process.stdout.write(
+            `  drain of ${size.toLocaleString('en-US')} unarchived: ${m.runs.length} run(s), ${m.runs.length} day(s) on the daily schedule; ` +
+              `per run ${m.runs.map((run) => `${run.seconds.toFixed(1)} s ${run.archived} archived`).join(', ')}; ` +
+              `slowest run ${pct(slowest, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s\n`,
+          );
+        }
       }
       notes.push(`${spec.label}: history ${spec.history}`);
     }

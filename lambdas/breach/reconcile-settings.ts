@@ -17,16 +17,17 @@ export interface BreachReconcileSettings {
 }
 
 /**
- * The default lets a run take what its time allows for ordinary reports (a 10,000-report backlog
- * drains in five daily runs; docs/operations.md has the measured rate), while a cap remains
- * because the vendor states no limits ("Limits: not shown"): a run never downloads more than this
- * from it, however long the backlog, and a run's record names at most this many archives.
+ * The default is what a run does in under half its 15 minutes at S3's per-request latency (about
+ * 0.26 s an archive, four at a time: `npm run bench -- scale`), so a 10,000-report backlog drains
+ * in ten daily runs (docs/operations.md). A cap remains because the vendor states no limits
+ * ("Limits: not shown"): a run never downloads more than this from it, however long the backlog;
+ * the maximum is about twice what the time reserve lets a run start anyway.
  */
 export const BREACH_RECONCILE_LIMITS = {
   maxArchivesPerRun: {
     variable: ENV.breachReconcileMaxArchives,
-    bounds: { min: 1, max: 10_000, integer: true },
-    default: 2_000,
+    bounds: { min: 1, max: 5_000, integer: true },
+    default: 1_000,
   },
 } as const;
 

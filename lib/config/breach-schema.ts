@@ -63,7 +63,7 @@ export const breachSchema = section({
   /**
    * Report archives one reconciliation run starts (failed ones count), four at a time; the rest
    * wait for the next run, and none starts with less than 5 minutes left in the invocation.
-   * @default 2000
+   * @default 1000
    */
   reconcileMaxArchivesPerRun: limitSetting(BREACH_RECONCILE_LIMITS.maxArchivesPerRun),
   /** EventBridge Scheduler schedules that each start a watchlist run. @default [] */
