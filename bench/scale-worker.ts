@@ -11,6 +11,7 @@ import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
 import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { createS3rverClient } from '../local/embedded-s3.ts';
+import { listRunHistoryEvents } from './scale-history.ts';
 import { archiveOneReport, breachBacklogDrain, type CaseContext, scanReconcile } from './scale-reconcile.ts';
 
 const [kind, sizeText] = process.argv.slice(2);
@@ -92,94 +93,107 @@ const watchlistDeps = (client: typeof s3) => ({
   identityKey: async () => IDENTITY_KEY,
 });
 
+type ListSource = { source: { type: 's3'; bucket: string; key: string } };
+type PreparedList = Awaited<ReturnType<typeof prepareDomainList>>;
+type PreparedWatchlist = Awaited<ReturnType<typeof prepareWatchlist>>;
+
+/** A list of `size` domains uploaded for the run. */
+async function listSource(run: string): Promise<ListSource> {
+  const key = `incoming/${run}.txt`;
+  await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
+  return { source: { type: 's3', bucket: BUCKET, key } };
+}
+
+/** A watchlist of `size` people uploaded for the run. */
+async function watchlistSource(run: string): Promise<ListSource> {
+  const key = `watchlists/${run}.csv`;
+  await put(key, Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'));
+  return { source: { type: 's3', bucket: BUCKET, key } };
+}
+
+async function readItems<T>(key: string): Promise<T[]> {
+  const object = await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+  return JSON.parse((await object.Body?.transformToString()) ?? '[]') as T[];
+}
+
+/** Every domain scanned: what ReportOneDomain returns for each child that succeeded. */
+async function listMapResults(prepared: PreparedList, run: string): Promise<string> {
+  const items = await readItems<{ domain: string; executionName: string }>(prepared.itemsKey);
+  return writeMapResults(
+    run,
+    items.map((item, i) => ({
+      Input: JSON.stringify(item),
+      Output: JSON.stringify({
+        domain: item.domain,
+        executionName: item.executionName,
+        output: {
+          domain: item.domain,
+          state: 'succeeded',
+          scanUuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          outputPrefix: `scans/${item.domain}/2026/11/24/x/`,
+          manifestKey: `scans/${item.domain}/2026/11/24/x/manifest.json`,
+        },
+      }),
+    })),
+  );
+}
+
+/** Every person archived: what ReportOnePerson returns for each child that succeeded. */
+async function watchlistMapResults(prepared: PreparedWatchlist, run: string): Promise<string> {
+  const items = await readItems<{ row: number; executionName: string }>(prepared.itemsKey);
+  return writeMapResults(
+    run,
+    items.map((item) => ({
+      Input: JSON.stringify(item),
+      Output: JSON.stringify({
+        executionName: item.executionName,
+        output: { manifestKey: `breach/people/p-${item.row}/r/manifest.json` },
+      }),
+    })),
+  );
+}
+
+const prepareList = (client: typeof s3, input: ListSource) =>
+  prepareDomainList(listDeps(client), input as Parameters<typeof prepareDomainList>[1]);
+
+/** The list or watchlist run the step belongs to, through its state machine (for the history column). */
+let parentRun: (() => Promise<number>) | undefined;
+
 /** Prepares what the step reads, then returns the step. */
 async function prepare(): Promise<() => Promise<unknown>> {
   const run = `${kind}-${size}-${Date.now()}`;
-  switch (kind) {
-    case 'list-prepare': {
-      const key = `incoming/${run}.txt`;
-      await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
-      return () =>
-        prepareDomainList(listDeps(s3), { source: { type: 's3', bucket: BUCKET, key } } as Parameters<
-          typeof prepareDomainList
-        >[1]);
-    }
-    case 'watchlist-prepare': {
-      const key = `watchlists/${run}.csv`;
-      await put(
-        key,
-        Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'),
-      );
-      return () => prepareWatchlist(watchlistDeps(s3), { source: { type: 's3', bucket: BUCKET, key } });
-    }
-    case 'list-summary': {
-      const key = `incoming/${run}.txt`;
-      await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
-      const prepared = await prepareDomainList(listDeps(setup), {
-        source: { type: 's3', bucket: BUCKET, key },
-      } as Parameters<typeof prepareDomainList>[1]);
-      itemsKey = prepared.itemsKey;
-      const items = JSON.parse(
-        (await (
-          await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: prepared.itemsKey }))
-        ).Body?.transformToString()) ?? '[]',
-      ) as { domain: string; executionName: string }[];
-      // Every domain scanned: what ReportOneDomain returns for a child that succeeded.
-      const manifestKey = await writeMapResults(
-        run,
-        items.map((item, i) => ({
-          Input: JSON.stringify(item),
-          Output: JSON.stringify({
-            domain: item.domain,
-            executionName: item.executionName,
-            output: {
-              domain: item.domain,
-              state: 'succeeded',
-              scanUuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-              outputPrefix: `scans/${item.domain}/2026/11/24/x/`,
-              manifestKey: `scans/${item.domain}/2026/11/24/x/manifest.json`,
-            },
-          }),
-        })),
-      );
-      return () =>
-        writeListSummary(listDeps(s3), {
-          ...prepared,
-          mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
-        } as Parameters<typeof writeListSummary>[1]);
-    }
-    case 'watchlist-summary': {
-      const key = `watchlists/${run}.csv`;
-      await put(
-        key,
-        Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'),
-      );
-      const prepared = await prepareWatchlist(watchlistDeps(setup), {
-        source: { type: 's3', bucket: BUCKET, key },
+  const mapResult = (Key: string) => ({ ResultWriterDetails: { Bucket: BUCKET, Key } });
+  if (kind?.startsWith('list-')) {
+    const input = await listSource(run);
+    parentRun = () =>
+      listRunHistoryEvents('list', input, {
+        prepare: (event) => prepareList(setup, event as ListSource),
+        map: async (prepared) => mapResult(await listMapResults(prepared as PreparedList, `${run}-history`)),
+        summarize: (event) =>
+          writeListSummary(listDeps(setup), event as Parameters<typeof writeListSummary>[1]),
       });
-      itemsKey = prepared.itemsKey;
-      const items = JSON.parse(
-        (await (
-          await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: prepared.itemsKey }))
-        ).Body?.transformToString()) ?? '[]',
-      ) as { row: number; executionName: string }[];
-      // Every person archived: what ReportOnePerson returns for a child that succeeded.
-      const manifestKey = await writeMapResults(
-        run,
-        items.map((item) => ({
-          Input: JSON.stringify(item),
-          Output: JSON.stringify({
-            executionName: item.executionName,
-            output: { manifestKey: `breach/people/p-${item.row}/r/manifest.json` },
-          }),
-        })),
-      );
-      return () =>
-        writeWatchlistSummary(watchlistDeps(s3), {
-          ...prepared,
-          mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
-        });
-    }
+    if (kind === 'list-prepare') return () => prepareList(s3, input);
+    const prepared = await prepareList(setup, input);
+    itemsKey = prepared.itemsKey;
+    const manifestKey = await listMapResults(prepared, run);
+    return () => writeListSummary(listDeps(s3), { ...prepared, mapResult: mapResult(manifestKey) } as never);
+  }
+  if (kind?.startsWith('watchlist-')) {
+    const input = await watchlistSource(run);
+    parentRun = () =>
+      listRunHistoryEvents('watchlist', input, {
+        prepare: (event) => prepareWatchlist(watchlistDeps(setup), event as ListSource),
+        map: async (prepared) =>
+          mapResult(await watchlistMapResults(prepared as PreparedWatchlist, `${run}-history`)),
+        summarize: (event) => writeWatchlistSummary(watchlistDeps(setup), event as never),
+      });
+    if (kind === 'watchlist-prepare') return () => prepareWatchlist(watchlistDeps(s3), input);
+    const prepared = await prepareWatchlist(watchlistDeps(setup), input);
+    itemsKey = prepared.itemsKey;
+    const manifestKey = await watchlistMapResults(prepared, run);
+    return () => writeWatchlistSummary(watchlistDeps(s3), { ...prepared, mapResult: mapResult(manifestKey) });
+  }
+  switch (kind) {
     case 'archive-report':
       // bench/scale.ts has the simulator serve one report: a ZIP of `size` entries.
       return archiveOneReport(context);
@@ -211,6 +225,8 @@ const cpu = process.cpuUsage(cpuBefore);
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
 const itemsBytes = itemsKey === undefined ? undefined : await sizeOf(itemsKey);
+// After the measurement: the whole run the step belongs to, through its state machine.
+const historyEvents = parentRun === undefined ? undefined : await parentRun();
 setup.destroy();
 s3.destroy();
 process.stdout.write(
@@ -223,6 +239,7 @@ process.stdout.write(
     peakRssMiB: peakRss / 2 ** 20,
     payloadBytes: Buffer.byteLength(JSON.stringify(output)),
     itemsBytes,
+    historyEvents,
     // A backlog's drain: each scheduled run's time and archives.
     runs: (output as { runs?: unknown } | undefined)?.runs,
   })}\n`,

@@ -19,6 +19,7 @@ import { synthesizeTemplate } from '../local/synth.ts';
 import { runChild } from './child.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { startReportServer } from './report-server.ts';
+import { type MeasuredHistories, measureHistories } from './scale-history.ts';
 import { benchReportNames, type ReconcileRun } from './scale-reconcile.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_S3_LATENCY_MS ?? 25);
@@ -36,8 +37,11 @@ interface Case {
   /** Whether the step returns into a state payload (scheduled functions do not). */
   readonly payload: boolean;
   readonly history: string;
-  /** The history column: why the step's history does not grow with its size (n/a rows). */
-  readonly historyColumn: string;
+  /**
+   * Where the history column comes from: the run the worker drives through its state machine
+   * (`run`), one BreachReport execution (`BreachReport`), or none (`n/a: ...`, the reason).
+   */
+  readonly historyColumn: 'run' | 'BreachReport' | `n/a: ${string}`;
 }
 
 const CASES: readonly Case[] = [
@@ -49,7 +53,7 @@ const CASES: readonly Case[] = [
     unit: 'lines',
     payload: true,
     history: 'list run: O(1) per run (Distributed Map; each domain is its own ScanDomain execution)',
-    historyColumn: 'n/a: constant (Map items are child executions)',
+    historyColumn: 'run',
   },
   {
     kind: 'watchlist-prepare',
@@ -59,7 +63,7 @@ const CASES: readonly Case[] = [
     unit: 'rows',
     payload: true,
     history: 'watchlist run: O(1) per run (Distributed Map; each person is its own BreachReport execution)',
-    historyColumn: 'n/a: constant (Map items are child executions)',
+    historyColumn: 'run',
   },
   {
     kind: 'list-summary',
@@ -69,7 +73,7 @@ const CASES: readonly Case[] = [
     unit: 'domains',
     payload: true,
     history: 'list run: O(1) per run (reads the Map results from S3)',
-    historyColumn: 'n/a: constant (results read from S3)',
+    historyColumn: 'run',
   },
   {
     kind: 'watchlist-summary',
@@ -79,7 +83,7 @@ const CASES: readonly Case[] = [
     unit: 'people',
     payload: true,
     history: 'watchlist run: O(1) per run (reads the Map results from S3)',
-    historyColumn: 'n/a: constant (results read from S3)',
+    historyColumn: 'run',
   },
   {
     // The whole step: download from the vendor (through its redirect), store, verify, manifest.
@@ -90,7 +94,7 @@ const CASES: readonly Case[] = [
     unit: 'entries',
     payload: true,
     history: 'BreachReport: a fixed path of states, whatever the entry count',
-    historyColumn: 'n/a: fixed path of states',
+    historyColumn: 'BreachReport',
   },
   {
     // A backlog: every listed report unarchived, drained by successive daily runs.
@@ -101,7 +105,7 @@ const CASES: readonly Case[] = [
     unit: 'listed',
     payload: false,
     history: `no state machine (a scheduled function); ${BREACH_RECONCILE_DEFAULTS.maxArchivesPerRun} archives a run at most by default, ${ARCHIVE_CONCURRENCY} at a time`,
-    historyColumn: 'n/a: no state machine',
+    historyColumn: 'n/a: no state machine (a scheduled function)',
   },
   {
     kind: 'scan-reconcile',
@@ -112,7 +116,7 @@ const CASES: readonly Case[] = [
     payload: false,
     history:
       'no state machine (a scheduled function); archives a run as `scan.reconcile.maxArchivesPerRun` allows',
-    historyColumn: 'n/a: no state machine',
+    historyColumn: 'n/a: no state machine (a scheduled function)',
   },
   {
     // The hard case for its archive index: one S3 listing per domain, and every listed scan its own
@@ -125,7 +129,7 @@ const CASES: readonly Case[] = [
     payload: false,
     history:
       'no state machine (a scheduled function); the domains are indexed 32 at a time (`INDEX_CONCURRENCY`)',
-    historyColumn: 'n/a: no state machine',
+    historyColumn: 'n/a: no state machine (a scheduled function)',
   },
 ];
 
@@ -137,6 +141,8 @@ interface Measured {
   readonly payloadBytes: number;
   /** items.json, for the steps that write or read it. */
   readonly itemsBytes?: number;
+  /** Events of the list or watchlist run the step belongs to, through its state machine. */
+  readonly historyEvents?: number;
   /** A backlog's drain: each scheduled run. */
   readonly runs?: readonly ReconcileRun[];
 }
@@ -273,6 +279,32 @@ async function measureScanOutput(bytes: number): Promise<{
 
 const pct = (value: number, limit: number) => `${((100 * value) / limit).toFixed(1)}%`;
 
+/** A backlog's drain, run by run; with only its first runs measured, what was left and at what rate. */
+function drainLine(size: number, runs: readonly ReconcileRun[], limits: Limits): string {
+  const left = runs.at(-1)?.deferred ?? 0;
+  const perRun = runs.map((run) => `${run.seconds.toFixed(1)} s ${run.archived} archived`).join(', ');
+  const rate = runs[0]?.archived ?? 1;
+  const drain =
+    left === 0
+      ? `drained in ${runs.length} run(s): ${runs.length} day(s) on the daily schedule`
+      : `${runs.length} run(s) measured, ${left.toLocaleString('en-US')} left: at ${rate} a run, ${runs.length + Math.ceil(left / rate)} runs (days) in all, projected`;
+  return `  backlog of ${size.toLocaleString('en-US')} unarchived: ${drain}; per run ${perRun} (of ${limits.timeoutSeconds} s)\n`;
+}
+
+/** The history column: measured events of the execution the step runs in, against 25,000. */
+function historyCell(spec: Case, m: Measured, histories: MeasuredHistories | undefined): string {
+  const of = (events: number, what: string) => `${events} (${pct(events, HISTORY_LIMIT)}; ${what})`;
+  if (spec.historyColumn === 'run') {
+    if (m.historyEvents === undefined) throw new Error(`${spec.kind}: the worker measured no history`);
+    return of(m.historyEvents, `the ${spec.kind.split('-')[0]} run, Map items are child executions`);
+  }
+  if (spec.historyColumn === 'BreachReport') {
+    if (histories === undefined) throw new Error(`${spec.kind}: no BreachReport execution measured`);
+    return of(histories.breachReport, 'one BreachReport execution');
+  }
+  return spec.historyColumn;
+}
+
 export async function measureScale(): Promise<void> {
   process.stdout.write(
     `\n== Scale: each step at three sizes, S3 at ${LATENCY_MS} ms a request (±20 %), against its limits ==\n`,
@@ -289,6 +321,15 @@ export async function measureScale(): Promise<void> {
       '--- | --- | --- | --- | --- | --- | --- | --- | ---\n',
   );
   const notes: string[] = [];
+  // One ScanDomain and one BreachReport execution, for the rows whose step runs in one.
+  const histories =
+    picked('archive-report', 100) ||
+    picked('archive-report', 1_000) ||
+    picked('archive-report', 10_000) ||
+    picked('scan-output', 64) ||
+    picked('scan-output', 1024)
+      ? await measureHistories()
+      : undefined;
   try {
     for (const spec of CASES) {
       const limits = limitsOf(template, spec.handler);
@@ -319,21 +360,16 @@ export async function measureScale(): Promise<void> {
           await scanVendor?.close();
           await breachVendor?.close();
         });
+        // A backlog is drained by several invocations: each is held to the timeout, so the slowest is shown.
+        const seconds = m.runs === undefined ? m.seconds : Math.max(...m.runs.map((run) => run.seconds));
         process.stdout.write(
-          `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${m.seconds.toFixed(1)} (${pct(m.seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s) | ` +
+          `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${seconds.toFixed(1)} (${pct(seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s${m.runs === undefined ? '' : ', slowest run'}) | ` +
             `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')} | ` +
             `${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, limits.memoryMiB)} of ${limits.memoryMiB}) | ` +
             `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'} | ` +
-            `${spec.historyColumn} | ${m.itemsBytes === undefined ? '-' : (m.itemsBytes / 2 ** 20).toFixed(1)}\n`,
+            `${historyCell(spec, m, histories)} | ${m.itemsBytes === undefined ? '-' : (m.itemsBytes / 2 ** 20).toFixed(1)}\n`,
         );
-        if (m.runs !== undefined) {
-          const slowest = Math.max(...m.runs.map((run) => run.seconds));
-          process.stdout.write(
-            `  drain of ${size.toLocaleString('en-US')} unarchived: ${m.runs.length} run(s), ${m.runs.length} day(s) on the daily schedule; ` +
-              `per run ${m.runs.map((run) => `${run.seconds.toFixed(1)} s ${run.archived} archived`).join(', ')}; ` +
-              `slowest run ${pct(slowest, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s\n`,
-          );
-        }
+        if (m.runs !== undefined) process.stdout.write(drainLine(size, m.runs, limits));
       }
       notes.push(`${spec.label}: history ${spec.history}`);
     }
@@ -344,7 +380,7 @@ export async function measureScale(): Promise<void> {
       process.stdout.write(
         `FetchReport (scan output) | ${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} | ${m.seconds.toFixed(1)} (${pct(m.seconds, fetchLimits.timeoutSeconds)} of ${fetchLimits.timeoutSeconds} s) | ` +
           `${m.cpuSeconds.toFixed(1)} | ${m.requests} | ${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, fetchLimits.memoryMiB)} of ${fetchLimits.memoryMiB}) | ` +
-          `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)}) | n/a: one Task state whatever the size | -\n`,
+          `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)}) | ${histories ? `${histories.scanDomain} (${pct(histories.scanDomain, HISTORY_LIMIT)}; one ScanDomain execution, finished at its first poll)` : '-'} | -\n`,
       );
     }
     // The adaptive loop next to a fixed 30 s one, as `npm run bench -- poll` measures it.
