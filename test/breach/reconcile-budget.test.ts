@@ -27,6 +27,23 @@ afterEach(async () => {
 
 const GOOD = Array.from({ length: 10 }, (_, index) => `r${String(index + 1).padStart(2, '0')}_good`);
 
+type Download = BreachDeps['breachClient']['download'];
+
+/** The bed's deps with each report download going through `around` (which calls the real one). */
+function depsAroundDownload(
+  around: (...args: [...Parameters<Download>, Download]) => ReturnType<Download>,
+): BreachDeps {
+  const download: Download = (name, options) => bed.client.download(name, options);
+  return {
+    ...bed.deps,
+    breachClient: {
+      recon: (request) => bed.client.recon(request),
+      listReports: () => bed.client.listReports(),
+      download: (name, options) => around(name, options, download),
+    },
+  };
+}
+
 async function manifests(): Promise<string[]> {
   return (await listKeys(bed.s3.client, RESULTS_BUCKET, 'breach/reports/')).filter((key) =>
     key.endsWith('/manifest.json'),
@@ -73,17 +90,10 @@ describe('breach reconciliation budget', () => {
     // Prepare: downloading the first report outlives the invocation (Lambda ends the run there)
     bed.sim.createReport('r00_slow');
     for (const name of GOOD.slice(0, 4)) bed.sim.createReport(name);
-    const deps: BreachDeps = {
-      ...bed.deps,
-      breachClient: {
-        recon: (request) => bed.client.recon(request),
-        listReports: () => bed.client.listReports(),
-        download: async (name, options) => {
-          if (name === 'r00_slow') throw new Error('Task timed out after 900.00 seconds');
-          return bed.client.download(name, options);
-        },
-      },
-    };
+    const deps = depsAroundDownload(async (name, options, download) => {
+      if (name === 'r00_slow') throw new Error('Task timed out after 900.00 seconds');
+      return download(name, options);
+    });
     // The archives started beside it (three of the budget) finish; no new one starts once it fails.
     await expect(reconcileReports(deps, { settings: { maxArchivesPerRun: 3 } })).rejects.toThrow(/timed out/);
     expect(await manifests()).toHaveLength(2);
@@ -115,18 +125,11 @@ describe('breach reconciliation budget', () => {
     // Prepare: each download that finishes costs the invocation three of its seven minutes
     for (const name of GOOD) bed.sim.createReport(name);
     let leftMs = 7 * 60_000;
-    const deps: BreachDeps = {
-      ...bed.deps,
-      breachClient: {
-        recon: (request) => bed.client.recon(request),
-        listReports: () => bed.client.listReports(),
-        download: async (name, options) => {
-          const download = await bed.client.download(name, options);
-          leftMs -= 3 * 60_000;
-          return download;
-        },
-      },
-    };
+    const deps = depsAroundDownload(async (name, options, download) => {
+      const downloaded = await download(name, options);
+      leftMs -= 3 * 60_000;
+      return downloaded;
+    });
 
     // Act
     const result = await reconcileReports(deps, { timeLeftMs: () => leftMs });
@@ -145,23 +148,16 @@ describe('breach reconciliation budget', () => {
     for (const name of GOOD) bed.sim.createReport(name);
     let inFlight = 0;
     let mostInFlight = 0;
-    const deps: BreachDeps = {
-      ...bed.deps,
-      breachClient: {
-        recon: (request) => bed.client.recon(request),
-        listReports: () => bed.client.listReports(),
-        download: async (name, options) => {
-          inFlight += 1;
-          mostInFlight = Math.max(mostInFlight, inFlight);
-          try {
-            await new Promise((done) => setTimeout(done, 20));
-            return await bed.client.download(name, options);
-          } finally {
-            inFlight -= 1;
-          }
-        },
-      },
-    };
+    const deps = depsAroundDownload(async (name, options, download) => {
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      try {
+        await new Promise((done) => setTimeout(done, 20));
+        return await download(name, options);
+      } finally {
+        inFlight -= 1;
+      }
+    });
 
     // Act
     const result = await reconcileReports(deps);
@@ -176,17 +172,10 @@ describe('breach reconciliation budget', () => {
     const names = Array.from({ length: 23 }, (_, index) => `b${String(index).padStart(2, '0')}_backlog`);
     for (const name of names) bed.sim.createReport(name);
     const downloads = new Map<string, number>();
-    const deps: BreachDeps = {
-      ...bed.deps,
-      breachClient: {
-        recon: (request) => bed.client.recon(request),
-        listReports: () => bed.client.listReports(),
-        download: async (name, options) => {
-          downloads.set(name, (downloads.get(name) ?? 0) + 1);
-          return bed.client.download(name, options);
-        },
-      },
-    };
+    const deps = depsAroundDownload(async (name, options, download) => {
+      downloads.set(name, (downloads.get(name) ?? 0) + 1);
+      return download(name, options);
+    });
 
     // Act: one run a "day" until a run finds nothing left
     const runs: ReconcileResult[] = [];
