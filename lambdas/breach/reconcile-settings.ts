@@ -17,8 +17,8 @@ export interface BreachReconcileSettings {
 }
 
 /**
- * The default is what a run does in under half its 15 minutes at S3's per-request latency (about
- * 0.26 s an archive, four at a time: `npm run bench -- scale`), so a 10,000-report backlog drains
+ * The default is what a run does in under half its 15 minutes at S3's per-request latency (0.26 to
+ * 0.35 s an archive, four at a time: `npm run bench -- scale`), so a 10,000-report backlog drains
  * in ten daily runs (docs/operations.md). A cap remains because the vendor states no limits
  * ("Limits: not shown"): a run never downloads more than this from it, however long the backlog;
  * the maximum is about twice what the time reserve lets a run start anyway.
