@@ -6,10 +6,10 @@
  * key, staged version deleted). Prints one JSON line with the figures.
  */
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
 
 const baseUrl = process.env.SCAN_API_URL ?? '';

@@ -10,11 +10,11 @@
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { NO_METRICS } from '#lambdas/platform/metrics';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile-scans';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import { recordS3Commands, startS3rver } from '../local/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 

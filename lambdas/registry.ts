@@ -9,6 +9,7 @@
 
 import { BREACH_HANDLERS } from './breach/registry.ts';
 import { DOMAIN_LIST_HANDLERS } from './domain-list/registry.ts';
+import { OPERATIONS_HANDLERS } from './operations/registry.ts';
 import type { HandlerDeclaration, WorkflowName } from './platform/handler-declaration.ts';
 import { ROTATION_HANDLERS } from './rotation/registry.ts';
 import { SCAN_HANDLERS } from './scan/registry.ts';
@@ -31,6 +32,7 @@ export const HANDLERS = {
   ...BREACH_HANDLERS,
   ...WATCHLIST_HANDLERS,
   ...ROTATION_HANDLERS,
+  ...OPERATIONS_HANDLERS,
 } as const satisfies Record<string, HandlerDeclaration>;
 
 export type HandlerFile = keyof typeof HANDLERS;
@@ -80,12 +82,13 @@ export function handlerForState(state: string): HandlerFile | undefined {
  * `lib/workflows/<folder>/` and `test/<folder>/`). The workflow names stay as they are: they are
  * metric dimensions and configuration words.
  */
-const WORKFLOW_FOLDERS: Readonly<Record<WorkflowName, string>> = {
+export const WORKFLOW_FOLDERS: Readonly<Record<WorkflowName, string>> = {
   scan: 'scan',
   list: 'domain-list',
   breach: 'breach',
   watchlist: 'watchlist',
   rotation: 'rotation',
+  operations: 'operations',
 };
 
 /**

@@ -3,6 +3,8 @@
  * unreachable vendor or a base URL with a wrong path is one clear exit 2 instead of a failure per
  * domain.
  */
+
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import {
   ConfigurationError,
   VendorAuthError,
@@ -11,8 +13,7 @@ import {
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 
 /** The requests `preflight` makes, as the simulator names operations (`METHOD path`). */
 export const PREFLIGHT_OPERATIONS: readonly string[] = ['GET /stats', 'GET /view_breaches'];

@@ -17,8 +17,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { createMetricsRecorder, METRIC, type RecordedMetric } from '#lambdas/platform/metrics';
+import { createMetricsRecorder, type RecordedMetric } from '#lambdas/platform/metrics';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile-scans';
 import type { ReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { FAILURE_FILE } from '#lambdas/scan/record-scan-failure';
@@ -178,7 +179,7 @@ function report(
   )) {
     say(`  wrote ${key}`);
   }
-  const statistics = metrics.filter((m) => m.name === METRIC.vendorStatistic);
+  const statistics = metrics.filter((m) => m.name === SCAN_METRIC.vendorStatistic);
   if (statistics.length > 0) {
     say(`  vendor statistics: ${statistics.map((m) => `${m.dimensions.statistic} ${m.value}`).join(', ')}`);
   }

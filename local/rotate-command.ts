@@ -18,10 +18,9 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { InvalidArgumentError } from 'commander';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
-import { createSecretWriter, STAGE } from '#lambdas/platform/secret-writer';
 import {
   createSecretsManagerReader,
   credentialProviderFromSecret,
@@ -30,6 +29,8 @@ import {
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
+import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
+import { createSecretWriter, STAGE } from '#lambdas/rotation/secret-writer';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import {
   MAX_KEY_PROPAGATION_SECONDS,
@@ -257,12 +258,12 @@ export async function runRotateCommand(
           return 1;
         }
         const after = await keyFacts(writer, keys, secretId);
-        if (metrics.recorded.some((m) => m.name === METRIC.rotateKeyUnchanged)) {
+        if (metrics.recorded.some((m) => m.name === ROTATION_METRIC.rotateKeyUnchanged)) {
           say(
             'The vendor answered the rotate with the key in use: the key did not change (RotateKeyUnchanged)\n',
           );
         }
-        const window = metrics.recorded.find((m) => m.name === METRIC.rotationWindow)?.value;
+        const window = metrics.recorded.find((m) => m.name === ROTATION_METRIC.rotationWindow)?.value;
         say(
           `After:  key ${describeKey(after)} (secret version ${after.versionId})\n` +
             `Rotated in ${tookMs} ms; the vendor held a key AWSCURRENT did not name for ${window === undefined ? 'an unmeasured time' : `${(window * 1000).toFixed(0)} ms`}\n` +

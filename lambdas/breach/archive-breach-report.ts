@@ -49,6 +49,7 @@ import {
   putManifestOnce,
   summaryOf,
 } from './archive-placement.ts';
+import { BREACH_METRIC } from './metrics.ts';
 
 export {
   ARCHIVE_FILE,
@@ -183,7 +184,10 @@ export async function archiveReport(
   if (placed.kind === 'different') {
     const conflictManifestKey = placed.key.replace(/\.zip$/, '.json');
     const manifest = await putManifestOnce(deps, conflictManifestKey, ownManifest(placed.key));
-    deps.metrics.record(METRIC.archiveConflicts, 1, 'Count', { workflow: 'breach', outcome: options.origin });
+    deps.metrics.record(BREACH_METRIC.archiveConflicts, 1, 'Count', {
+      workflow: 'breach',
+      outcome: options.origin,
+    });
     deps.logger.warn('Report name already archived with other bytes; this run kept its own beside them', {
       folder,
       key: placed.key,
@@ -194,7 +198,10 @@ export async function archiveReport(
   }
   const manifest = await putManifestOnce(deps, manifestKey, ownManifest(finalKey));
   deps.metrics.record(METRIC.bytesStored, stored.size, 'Bytes', { workflow: 'breach', output: 'archive' });
-  deps.metrics.record(METRIC.breachArchived, 1, 'Count', { workflow: 'breach', outcome: options.origin });
+  deps.metrics.record(BREACH_METRIC.breachArchived, 1, 'Count', {
+    workflow: 'breach',
+    outcome: options.origin,
+  });
   deps.logger.info('Report archived', {
     folder,
     size: stored.size,
@@ -219,7 +226,7 @@ async function refused(
   error: ArchiveVerificationError,
   stored?: { readonly size: number; readonly sha256: string },
 ): Promise<ArchiveVerificationError> {
-  deps.metrics.record(METRIC.archiveVerificationFailures, 1, 'Count', {
+  deps.metrics.record(BREACH_METRIC.archiveVerificationFailures, 1, 'Count', {
     workflow: 'breach',
     outcome: error.check,
   });

@@ -33,12 +33,12 @@ import {
   VendorThrottledError,
   VendorUnavailableError,
 } from '#lambdas/platform/errors';
-import { METRIC } from '#lambdas/platform/metrics';
 import { fingerprintOf, holdsSecret, redactDeep, redactText } from '#lambdas/platform/redact';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
+import { BREACH_METRIC } from './metrics.ts';
 
 export const RECON_FILE = 'recon.json';
 const CLAIM_FILE = '.recon-claim';
@@ -150,7 +150,10 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
   // recon.json now answers any re-run; the claim has done its job and would only be an orphan.
   await deps.s3.send(new DeleteObjectCommand({ Bucket: deps.settings.resultsBucket, Key: claimKey }));
   const summary = summaryOf(deps, record, reconKey);
-  deps.metrics.record(METRIC.breachReports, 1, 'Count', { workflow: 'breach', outcome: summary.status });
+  deps.metrics.record(BREACH_METRIC.breachReports, 1, 'Count', {
+    workflow: 'breach',
+    outcome: summary.status,
+  });
   deps.logger.info('Recon recorded', {
     personId: input.person.id,
     requestId: input.requestId,

@@ -9,6 +9,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_MAX_EMAILS, MAX_EMAILS_LIMIT, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#lambdas/breach/limits';
+import type { BreachReportList } from '#lambdas/breach/vendor-api/breach-client';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { type Env, readBucketEnv } from '#lambdas/platform/runtime/env';
@@ -18,7 +19,6 @@ import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime
 import type { UploadSettings } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#lambdas/platform/s3/stream-upload';
-import type { BreachReportList } from '#lambdas/platform/vendor-api/breach-client';
 import type {
   ReconRequest,
   ReconResult,

@@ -2,8 +2,25 @@
  * What the breach workflow's handlers declare they touch: its part of the registry that
  * lambdas/registry.ts composes (the constructs grant exactly this and bind the matching variables).
  */
-import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
-import { STAGED_ARCHIVE_WRITE } from '#lambdas/platform/handler-declaration';
+import type { HandlerDeclaration, S3Action } from '#lambdas/platform/handler-declaration';
+
+/**
+ * A breach archive is staged with `recordDigest: false` (no copy onto itself, never a tag), read
+ * back by ranged GETs of that version for the ZIP check, and copied from that version to its final
+ * key: PutObject, AbortMultipartUpload on a failed upload, GetObjectVersion.
+ */
+export const STAGED_ARCHIVE_WRITE: readonly S3Action[] = [
+  'PutObject',
+  'AbortMultipartUpload',
+  'GetObjectVersion',
+];
+
+declare module '#lambdas/platform/handler-declaration' {
+  /** Registers the workflow name with the platform (see WorkflowRegistry). */
+  interface WorkflowRegistry {
+    breach: true;
+  }
+}
 
 export const BREACH_HANDLERS = {
   'breach-recon': {

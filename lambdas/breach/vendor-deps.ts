@@ -4,6 +4,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { BreachDeps } from '#lambdas/breach/deps';
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { type Env, readOriginsEnv, readUrlEnv } from '#lambdas/platform/runtime/env';
 import { reportNamingKeyFromSecret } from '#lambdas/platform/runtime/identity-key';
 import {
@@ -13,7 +14,6 @@ import {
 } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
 import { breachStorageDepsFromEnvironment } from './deps.ts';

@@ -4,6 +4,13 @@
  */
 import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
 
+declare module '#lambdas/platform/handler-declaration' {
+  /** Registers the workflow name with the platform (see WorkflowRegistry). */
+  interface WorkflowRegistry {
+    list: true;
+  }
+}
+
 export const DOMAIN_LIST_HANDLERS = {
   'prepare-domain-list': {
     workflow: 'list',
@@ -36,15 +43,5 @@ export const DOMAIN_LIST_HANDLERS = {
     vendorApis: [],
     listStateMachine: ['StartExecution'],
     readsPauseSwitch: true,
-  },
-  'resume-paused-starts': {
-    workflow: 'list',
-    states: [],
-    s3: [],
-    bucketNamesOnly: [],
-    vendorApis: [],
-    listStateMachine: [],
-    readsPauseSwitch: true,
-    replaysHeldStarts: true,
   },
 } as const satisfies Record<string, HandlerDeclaration>;

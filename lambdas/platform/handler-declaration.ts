@@ -12,19 +12,27 @@ export type S3Action =
 
 export type BucketName = 'results' | 'input';
 
+/**
+ * The workflows the platform serves, filled by each workflow's registry through declaration
+ * merging (`declare module '#lambdas/platform/handler-declaration' { interface WorkflowRegistry {
+ * <name>: true } }`), so the platform names none and every use of a name is still type-checked.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the workflows' registries add the members
+export interface WorkflowRegistry {}
+
+/** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
+export type WorkflowName = keyof WorkflowRegistry & string;
+
 export interface BucketUse {
   readonly bucket: BucketName;
-  /** Key prefix the actions apply to; '' is the whole bucket. */
-  readonly prefix: '' | 'scans/' | 'lists/' | 'breach/';
+  /** Key prefix the actions apply to, ending in `/` (the workflow's folder); '' is the whole bucket. */
+  readonly prefix: '' | `${string}/`;
   readonly actions: readonly S3Action[];
 }
 
 export type VendorApi = 'scan' | 'keys' | 'breach';
 
 export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
-
-/** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
-export type WorkflowName = 'scan' | 'list' | 'breach' | 'watchlist' | 'rotation';
 
 export interface HandlerDeclaration {
   readonly workflow: WorkflowName;
@@ -104,26 +112,3 @@ export const STREAMED_WRITE: readonly S3Action[] = [
   'GetObjectVersion',
   'DeleteObjectVersion',
 ];
-
-/**
- * A breach archive is staged with `recordDigest: false` (no copy onto itself, never a tag), read
- * back by ranged GETs of that version for the ZIP check, and copied from that version to its final
- * key: PutObject, AbortMultipartUpload on a failed upload, GetObjectVersion.
- */
-export const STAGED_ARCHIVE_WRITE: readonly S3Action[] = [
-  'PutObject',
-  'AbortMultipartUpload',
-  'GetObjectVersion',
-];
-
-/**
- * What the fetch step holds on `scans/`: STREAMED_WRITE; ListBucket + GetObject (HeadObject) to
- * find a verified object of an earlier attempt and keep it, and the version id of each unverified
- * leftover, which it deletes by that id (DeleteObjectVersion); DeleteObject for a bucket that does
- * not return version ids (unversioned, as the local S3 is).
- */
-export const SCAN_OUTPUT_FETCH: BucketUse = {
-  bucket: 'results',
-  prefix: 'scans/',
-  actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
-};

@@ -4,7 +4,7 @@
  *
  * A paused intake refuses with PipelinePausedError. Lambda keeps the event: after its retries it
  * goes to the intake's dead-letter queue (the on-failure destination), whole. On resume,
- * `resumePausedStarts` (lambdas/domain-list/resume-paused-starts.ts) replays exactly those events; the deterministic
+ * `resumePausedStarts` (lambdas/platform/held-starts.ts) replays exactly those events; the deterministic
  * execution names make a replay of anything that did start harmless.
  */
 import { ConfigurationError, ERROR_NAME } from '#lambdas/platform/errors';

@@ -5,11 +5,12 @@
  */
 
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { METRIC, type PipelineMetrics } from '#lambdas/platform/metrics';
+import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { requireEnv } from '#lambdas/platform/runtime/env';
 import { createLazyHandler, type Handler, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { createSecretWriter, type SecretWriter } from '#lambdas/platform/secret-writer';
+import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
+import { ROTATION_METRIC } from './metrics.ts';
 
 export interface KeyAge {
   readonly ageDays: number;
@@ -27,7 +28,9 @@ export async function measureKeyAge(
   const since = state.lastRotated ?? state.created;
   // No date at all is reported as very old: the alarm must fire, not stay quiet.
   const ageDays = since === undefined ? 36_500 : (deps.clock().getTime() - since.getTime()) / DAY_MS;
-  deps.metrics.record(METRIC.apiKeyAge, Math.round(ageDays * 100) / 100, 'NoUnit', { workflow: 'rotation' });
+  deps.metrics.record(ROTATION_METRIC.apiKeyAge, Math.round(ageDays * 100) / 100, 'NoUnit', {
+    workflow: 'rotation',
+  });
   return { ageDays, since: since?.toISOString() };
 }
 

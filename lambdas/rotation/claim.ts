@@ -11,8 +11,8 @@
  * removes it, leaving the claim deprecated for Secrets Manager to clean up.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { SecretState, SecretWriter } from '#lambdas/platform/secret-writer';
-import { VersionConflictError } from '#lambdas/platform/secret-writer';
+import type { SecretState, SecretWriter } from '#lambdas/rotation/secret-writer';
+import { VersionConflictError } from '#lambdas/rotation/secret-writer';
 
 export const CLAIM_STAGE = 'ROTATION-CLAIM';
 

@@ -20,10 +20,9 @@ import {
   VendorNetworkError,
   VendorThrottledError,
 } from '#lambdas/platform/errors';
-import { METRIC } from '#lambdas/platform/metrics';
-import { type SecretState, STAGE } from '#lambdas/platform/secret-writer';
 import { parseVendorCredentials, type VendorCredentialsValue } from '#lambdas/platform/secrets';
 import type { RotateKeyResult } from '#lambdas/platform/vendor-api/types';
+import { type SecretState, STAGE } from '#lambdas/rotation/secret-writer';
 import {
   ANSWER_STAGE,
   type ProbeRound,
@@ -43,6 +42,7 @@ import {
   RotationResponseLostError,
   RotationStateError,
 } from './errors.ts';
+import { ROTATION_METRIC } from './metrics.ts';
 import type { RotationOutcome } from './request.ts';
 
 /** When the invocation must have returned, on `deps.clock`'s time line (milliseconds). */
@@ -189,7 +189,7 @@ async function settle(
       deps.logger.warn('no key in the kept rotate answer works yet; the next attempt probes again', facts);
       throw new NewKeyNotWorkingYetError(secretId, token, new Date(windowEnds).toISOString(), found.tried);
     }
-    deps.metrics.record(METRIC.rotateAnswerUnparsable, 1, 'Count', { workflow: 'rotation' });
+    deps.metrics.record(ROTATION_METRIC.rotateAnswerUnparsable, 1, 'Count', { workflow: 'rotation' });
     throw lockout(
       deps,
       secretId,
@@ -201,7 +201,7 @@ async function settle(
   if (found.unchanged) {
     // Not a lockout: the key in use still works. The rotation finishes with it, so AWSPENDING does
     // not block the next one, and the metric (with KeyNotRotated's key age) says nothing changed.
-    deps.metrics.record(METRIC.rotateKeyUnchanged, 1, 'Count', { workflow: 'rotation' });
+    deps.metrics.record(ROTATION_METRIC.rotateKeyUnchanged, 1, 'Count', { workflow: 'rotation' });
     deps.logger.warn('the vendor answered the rotate with the key in use: it did not change the key', facts);
     return true;
   }
@@ -218,7 +218,7 @@ function lockout(
   token: string,
   how: string,
 ): RotationResponseLostError {
-  deps.metrics.record(METRIC.rotationResponseLost, 1, 'Count', { workflow: 'rotation' });
+  deps.metrics.record(ROTATION_METRIC.rotationResponseLost, 1, 'Count', { workflow: 'rotation' });
   deps.logger.error('the vendor rotated and no working key is stored: lockout', { secretId, token, how });
   return new RotationResponseLostError(secretId, token, how);
 }

@@ -10,14 +10,14 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { numberFromText, parseWith } from '#lambdas/platform/schema';
-import { createSecretWriter, type SecretWriter } from '#lambdas/platform/secret-writer';
-import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
 import type {
   RotateKeyOptions,
   RotateKeyResult,
   VendorHttpSettings,
   VendorLogger,
 } from '#lambdas/platform/vendor-api/types';
+import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
+import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
 import { type Env, optionalEnv, readOriginsEnv, readUrlEnv } from '../platform/runtime/env.ts';
 import { putEvent } from '../platform/runtime/event-bridge.ts';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';

@@ -3,9 +3,10 @@
  * copy the value into the mirror secrets integrations read. Neither can undo the rotation: a
  * failure is retried a few times, then counted (an alarm) and logged by secret id, never thrown.
  */
-import { METRIC } from '#lambdas/platform/metrics';
-import { STAGE } from '#lambdas/platform/secret-writer';
+
+import { STAGE } from '#lambdas/rotation/secret-writer';
 import type { ApiKeyRotatedDetail, RotationDeps } from './deps.ts';
+import { ROTATION_METRIC } from './metrics.ts';
 
 export interface FollowUpResult {
   readonly eventPublished: boolean;
@@ -22,7 +23,7 @@ export async function runFollowUps(
     deps.events.publish(detail),
   );
   if (!eventPublished.ok) {
-    deps.metrics.record(METRIC.rotationEventFailures, 1, 'Count', { workflow: 'rotation' });
+    deps.metrics.record(ROTATION_METRIC.rotationEventFailures, 1, 'Count', { workflow: 'rotation' });
     deps.logger.error('ApiKeyRotated could not be published; dependents were not told', {
       secretArn: detail.secretArn,
       versionId: detail.versionId,
@@ -43,7 +44,7 @@ export async function runFollowUps(
       continue;
     }
     mirrorsFailed += 1;
-    deps.metrics.record(METRIC.mirrorWriteFailures, 1, 'Count', { workflow: 'rotation' });
+    deps.metrics.record(ROTATION_METRIC.mirrorWriteFailures, 1, 'Count', { workflow: 'rotation' });
     deps.logger.error(
       'mirror secret not updated after the rotation; integrations reading it hold a dead key',
       {

@@ -4,6 +4,13 @@
  */
 import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
 
+declare module '#lambdas/platform/handler-declaration' {
+  /** Registers the workflow name with the platform (see WorkflowRegistry). */
+  interface WorkflowRegistry {
+    rotation: true;
+  }
+}
+
 export const ROTATION_HANDLERS = {
   'rotate-api-key': {
     workflow: 'rotation',

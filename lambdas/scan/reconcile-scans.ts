@@ -29,7 +29,6 @@ import {
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { UnreadableEntry } from '#lambdas/platform/vendor-api/json';
-import { type ListedScan, readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
 import { type DomainArchive, indexDomainArchive } from '#lambdas/scan/archive-index';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
 import { deleteScanAtVendor } from '#lambdas/scan/delete-scan';
@@ -43,6 +42,7 @@ import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
 import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
 import { toSnapshot } from '#lambdas/scan/poll-scan-status';
 import { type ScanReconcileDeps, scanReconcileDepsFromEnvironment } from '#lambdas/scan/reconcile-deps';
+import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { publishVendorStatistics, type VendorStatsOutcome } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE, writeScanManifest } from '#lambdas/scan/write-scan-manifest';
 

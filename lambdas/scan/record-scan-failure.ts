@@ -11,13 +11,13 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { cleanMessage, cleanName, cleanText, describeCaught, safe } from '#lambdas/platform/caught';
-import { METRIC } from '#lambdas/platform/metrics';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#lambdas/scan/parse';
+import { SCAN_METRIC } from './metrics.ts';
 
 export const FAILURE_FILE = 'failure.json';
 
@@ -168,14 +168,14 @@ function recordFailureMetrics(
   now: Date,
 ): void {
   const timedOut = failureName === 'ScanTimedOut';
-  deps.metrics.record(timedOut ? METRIC.scansTimedOut : METRIC.scansFailed, 1, 'Count', {
+  deps.metrics.record(timedOut ? SCAN_METRIC.scansTimedOut : SCAN_METRIC.scansFailed, 1, 'Count', {
     workflow: 'scan',
     // A hand-started execution may name anything: only the known names become a dimension.
     outcome: Object.hasOwn(OUTCOME_STATE, failureName) ? failureName : 'Other',
   });
   const started = poll === undefined ? Number.NaN : Date.parse(poll.startedAt);
   if (Number.isFinite(started)) {
-    deps.metrics.record(METRIC.scanDuration, Math.max(0, (now.getTime() - started) / 1000), 'Seconds', {
+    deps.metrics.record(SCAN_METRIC.scanDuration, Math.max(0, (now.getTime() - started) / 1000), 'Seconds', {
       workflow: 'scan',
       outcome: timedOut ? 'timed_out' : 'failed',
     });

@@ -2,8 +2,30 @@
  * What the scan workflow's handlers declare they touch: its part of the registry that
  * lambdas/registry.ts composes (the constructs grant exactly this and bind the matching variables).
  */
-import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
-import { SCAN_OUTPUT_FETCH } from '#lambdas/platform/handler-declaration';
+import {
+  type BucketUse,
+  type HandlerDeclaration,
+  STREAMED_WRITE,
+} from '#lambdas/platform/handler-declaration';
+
+/**
+ * What the fetch step holds on `scans/`: STREAMED_WRITE; ListBucket + GetObject (HeadObject) to
+ * find a verified object of an earlier attempt and keep it, and the version id of each unverified
+ * leftover, which it deletes by that id (DeleteObjectVersion); DeleteObject for a bucket that does
+ * not return version ids (unversioned, as the local S3 is).
+ */
+export const SCAN_OUTPUT_FETCH: BucketUse = {
+  bucket: 'results',
+  prefix: 'scans/',
+  actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
+};
+
+declare module '#lambdas/platform/handler-declaration' {
+  /** Registers the workflow name with the platform (see WorkflowRegistry). */
+  interface WorkflowRegistry {
+    scan: true;
+  }
+}
 
 export const SCAN_HANDLERS = {
   'start-scan': {

@@ -15,8 +15,6 @@ import {
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
 import { checkAllowedSpecialUse } from '#lambdas/platform/validation';
-// Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
-import { parseStatusVocabulary } from '#lambdas/platform/vendor-api/status';
 import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import {
   DEFAULT_POLL_SETTINGS,
@@ -26,6 +24,8 @@ import {
   pollSettingsProblems,
 } from '#lambdas/scan/poll-schedule';
 import { type ListFields, parseListFields } from '#lambdas/scan/reconcile-settings';
+// Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
+import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
 
 export interface ScanSettings {
   /** RESULTS_BUCKET: scan outputs, manifests and failure records. */

@@ -9,17 +9,17 @@ import {
   VendorTimeoutError,
   VendorUnavailableError,
 } from '#lambdas/platform/errors';
-import { METRIC } from '#lambdas/platform/metrics';
 import { scanOutputPrefix } from '#lambdas/platform/naming';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { normalizeDomain } from '#lambdas/platform/validation';
-import { type ListedScan, readScanListing } from '#lambdas/platform/vendor-api/scan-listing';
 import type { ScanDomainInput, ScanInProgress } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { parseRunId, parseScanDomainInput } from '#lambdas/scan/parse';
 import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
+import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
+import { SCAN_METRIC } from './metrics.ts';
 
 export async function startScan(
   deps: ScanDeps,
@@ -36,7 +36,7 @@ export async function startScan(
   const startedAt = deps.clock();
   const outputPrefix = scanOutputPrefix(domain, startedAt, uuid);
   const poll = initialPollState(startedAt, deps.settings.poll);
-  deps.metrics.record(METRIC.scansStarted, 1, 'Count', { workflow: 'scan' });
+  deps.metrics.record(SCAN_METRIC.scansStarted, 1, 'Count', { workflow: 'scan' });
   deps.logger.info('Scan started', {
     domain,
     scanUuid: uuid,
@@ -236,7 +236,7 @@ async function lookOnce(deps: ScanDeps, domain: string, since: number): Promise<
 }
 
 function record(deps: ScanDeps, outcome: StartSettleOutcome): void {
-  deps.metrics.record(METRIC.startsSettled, 1, 'Count', { workflow: 'scan', outcome });
+  deps.metrics.record(SCAN_METRIC.startsSettled, 1, 'Count', { workflow: 'scan', outcome });
 }
 
 function errorName(error: unknown): string {

@@ -11,9 +11,9 @@ import { type Env, readOriginsEnv, readUrlEnv } from '#lambdas/platform/runtime/
 import { type Observability, vendorMetricsObserver } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
 
 export { apiKeySecretId, vendorCredentials } from '../platform/runtime/vendor-credentials.ts';

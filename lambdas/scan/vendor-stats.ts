@@ -14,12 +14,13 @@
 
 import type { S3Client } from '@aws-sdk/client-s3';
 import { cleanMessage, cleanName } from '#lambdas/platform/caught';
-import { METRIC, type PipelineMetrics } from '#lambdas/platform/metrics';
+import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { isItemError } from '#lambdas/platform/reconcile-each';
 import { getJsonIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
-import { readVendorStatistics, type VendorStatistics } from '#lambdas/platform/vendor-api/scan-listing';
 import type { StatusVocabulary, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import { readVendorStatistics, type VendorStatistics } from '#lambdas/scan/vendor-api/scan-listing';
+import { SCAN_METRIC } from './metrics.ts';
 import type { StatsFields } from './reconcile-settings.ts';
 
 export const VENDOR_STATS_KEY = 'scans/reconciliation/vendor-stats.json';
@@ -78,7 +79,7 @@ export async function publishVendorStatistics(
     return unusable(readAt, { name: 'VendorResponseError', message: statistics.unreadable });
   }
   for (const { name, value } of statistics.numbers) {
-    deps.metrics.record(METRIC.vendorStatistic, value, 'Count', { workflow: 'scan', statistic: name });
+    deps.metrics.record(SCAN_METRIC.vendorStatistic, value, 'Count', { workflow: 'scan', statistic: name });
   }
   const previous = parseSnapshot(await getJsonIfExists(deps, VENDOR_STATS_KEY));
   const increase = (now: number | undefined, before: number | null | undefined) =>
@@ -86,10 +87,10 @@ export async function publishVendorStatistics(
   const finishedIncrease = increase(statistics.finished, previous?.finished);
   const failedIncrease = increase(statistics.failed, previous?.failed);
   if (finishedIncrease !== null) {
-    deps.metrics.record(METRIC.vendorFinishedIncrease, finishedIncrease, 'Count', { workflow: 'scan' });
+    deps.metrics.record(SCAN_METRIC.vendorFinishedIncrease, finishedIncrease, 'Count', { workflow: 'scan' });
   }
   if (failedIncrease !== null) {
-    deps.metrics.record(METRIC.vendorFailedIncrease, failedIncrease, 'Count', { workflow: 'scan' });
+    deps.metrics.record(SCAN_METRIC.vendorFailedIncrease, failedIncrease, 'Count', { workflow: 'scan' });
   }
   if (statistics.finished === undefined || statistics.failed === undefined) {
     deps.logger.warn(

@@ -6,12 +6,12 @@
 import { createHash } from 'node:crypto';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { METRIC } from '#lambdas/platform/metrics';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { ScanInProgress, ScanOutcome, ScanOutputName, StoredObject } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { parseScanInProgress, parseStoredObjects, SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
+import { SCAN_METRIC } from './metrics.ts';
 
 export const MANIFEST_FILE = 'manifest.json';
 
@@ -129,13 +129,13 @@ export async function writeScanManifest(
     }),
   );
   if (reconciled === undefined) {
-    deps.metrics.record(METRIC.scansSucceeded, 1, 'Count', { workflow: 'scan' });
-    deps.metrics.record(METRIC.scanDuration, manifest.timings.elapsedSeconds, 'Seconds', {
+    deps.metrics.record(SCAN_METRIC.scansSucceeded, 1, 'Count', { workflow: 'scan' });
+    deps.metrics.record(SCAN_METRIC.scanDuration, manifest.timings.elapsedSeconds, 'Seconds', {
       workflow: 'scan',
       outcome: 'succeeded',
     });
   } else {
-    deps.metrics.record(METRIC.scansReconciled, 1, 'Count', { workflow: 'scan' });
+    deps.metrics.record(SCAN_METRIC.scansReconciled, 1, 'Count', { workflow: 'scan' });
   }
   deps.logger.info('Scan manifest written', {
     origin: manifest.origin,

@@ -4,6 +4,13 @@
  */
 import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
 
+declare module '#lambdas/platform/handler-declaration' {
+  /** Registers the workflow name with the platform (see WorkflowRegistry). */
+  interface WorkflowRegistry {
+    watchlist: true;
+  }
+}
+
 export const WATCHLIST_HANDLERS = {
   'prepare-watchlist': {
     workflow: 'watchlist',

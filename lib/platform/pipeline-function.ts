@@ -205,7 +205,7 @@ export class PipelineFunction extends NodejsFunction {
   private static validate(id: string, props: PipelineFunctionProps): string {
     if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(props.handlerFile)) {
       throw new Error(
-        `PipelineFunction ${id}: handlerFile must be a kebab-case file name without extension, e.g. 'start-scan' (got '${props.handlerFile}')`,
+        `PipelineFunction ${id}: handlerFile must be a kebab-case file name without extension, e.g. 'write-summary' (got '${props.handlerFile}')`,
       );
     }
     let entry: string;

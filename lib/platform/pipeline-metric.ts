@@ -5,6 +5,7 @@
  */
 import type { Duration } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { WorkflowName } from '#lambdas/platform/handler-declaration';
 import { METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/metrics';
 import { PIPELINE_SERVICE_NAME } from './pipeline-function.ts';
 
@@ -30,7 +31,12 @@ export function pipelineMetric(
   });
 }
 
-/** A scan-workflow metric summed over `period`, of one outcome when given. */
-export function scanMetric(name: MetricName, period: Duration, outcome?: string): Metric {
-  return pipelineMetric(name, { workflow: 'scan', ...(outcome ? { outcome } : {}) }, { period });
+/** One workflow's metric summed over `period`, of one outcome when given. */
+export function workflowMetric(
+  workflow: WorkflowName,
+  name: MetricName,
+  period: Duration,
+  outcome?: string,
+): Metric {
+  return pipelineMetric(name, { workflow, ...(outcome ? { outcome } : {}) }, { period });
 }

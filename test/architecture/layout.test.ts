@@ -6,11 +6,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HANDLERS, type HandlerFile, handlerEntryPath } from '../../lambdas/registry.ts';
+import { HANDLERS, type HandlerFile, handlerEntryPath, WORKFLOW_FOLDERS } from '../../lambdas/registry.ts';
 import { importCycles, importGraph } from './import-graph.ts';
+import { KNOWN_WORKFLOW_FILE_NAMES, KNOWN_WORKFLOW_NAMES } from './platform-workflow-names.ts';
+import { workflowWordsIn, workflowWordsInCode } from './workflow-words.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const WORKFLOWS = ['scan', 'domain-list', 'breach', 'watchlist', 'rotation'] as const;
+/** The workflows' folders, as their registries declare them (lambdas/registry.ts). */
+const WORKFLOWS = Object.values(WORKFLOW_FOLDERS);
+const PLATFORM_FOLDERS = ['lambdas/platform', 'lib/platform'] as const;
 const graph = importGraph(ROOT);
 
 /** The workflow a file belongs to, on either side (lambdas/<wf>/ or lib/workflows/<wf>/). */
@@ -52,22 +56,72 @@ describe('the import graph', () => {
   });
 
   it('keeps the CDK platform free of workflows', () => {
-    expect(edges((from, to) => from.startsWith('lib/platform/') && isWorkflowFile(to))).toEqual([]);
+    expect(
+      edges(
+        (from, to) =>
+          from.startsWith('lib/platform/') && (isWorkflowFile(to) || to === 'lambdas/vendor-clients.ts'),
+      ),
+    ).toEqual([]);
   });
 
-  it("lets a workflow use another workflow's contract only", () => {
+  it("lets a workflow use another workflow's contract and metric names only", () => {
+    // Metric names are public as payloads are: the operations workflow's alarms and dashboard read them.
     expect(
       edges((from, to) => {
         const source = workflowOf(from);
         const target = workflowOf(to);
         if (!isWorkflowFile(from) || !isWorkflowFile(to) || source === target) return false;
-        return !/^lambdas\/[^/]+\/contracts\.ts$/.test(to);
+        return !/^lambdas\/[^/]+\/(contracts|metrics)\.ts$/.test(to);
       }),
     ).toEqual([]);
   });
 });
 
+describe('the platform names no workflow (issue #36)', () => {
+  const platformFiles = [...graph.keys()].filter((file) =>
+    PLATFORM_FOLDERS.some((folder) => file.startsWith(`${folder}/`)),
+  );
+
+  it('reads the platform folders', () => {
+    expect(platformFiles.length).toBeGreaterThan(60);
+    expect(workflowWordsIn('scanApiUrl SCAN_API_URL start-scan domainList')).toEqual([
+      'scan',
+      'scan',
+      'scan',
+      'domain-list',
+    ]);
+    expect(workflowWordsIn('ListBucket operation transcan')).toEqual([]);
+  });
+
+  it('names no file or folder after a workflow', () => {
+    const named = platformFiles.filter(
+      (file) =>
+        workflowWordsIn(file.replace(/^(lambdas|lib)\/platform\//, '')).length > 0 &&
+        !Object.hasOwn(KNOWN_WORKFLOW_FILE_NAMES, file),
+    );
+    expect(named).toEqual([]);
+  });
+
+  it('has no workflow name in its code (identifiers and literals) beyond the listed ones', () => {
+    // Imports are literals too: `#lambdas/scan/…` or `../workflows/…` fails here as well as above.
+    const found = Object.fromEntries(
+      platformFiles
+        .map((file) => [file, workflowWordsInCode(ROOT, file)] as const)
+        .filter(([, words]) => Object.keys(words).length > 0),
+    );
+    const known = Object.fromEntries(
+      Object.entries(KNOWN_WORKFLOW_NAMES).map(([file, entry]) => [file, entry.words]),
+    );
+    expect(found).toEqual(known);
+  });
+});
+
 describe('one folder per workflow', () => {
+  it('knows every workflow folder', () => {
+    expect(WORKFLOWS).toContain('domain-list');
+    expect(WORKFLOWS.length).toBeGreaterThanOrEqual(6);
+  });
+
   it.each(WORKFLOWS)('%s has the same folder under lib/workflows/, lambdas/ and test/', (workflow) => {
     expect(existsSync(join(ROOT, 'lib/workflows', workflow))).toBe(true);
     expect(existsSync(join(ROOT, 'lambdas', workflow))).toBe(true);

@@ -8,14 +8,10 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { StateMachine } from 'aws-local-stepfunctions';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
-import {
-  createVendorClients,
-  type VendorAttemptObserver,
-  type VendorClients,
-} from '#lambdas/platform/vendor-api/index';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import { createVendorClients, type VendorAttemptObserver, type VendorClients } from '#lambdas/vendor-clients';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
 import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';

@@ -12,8 +12,9 @@ import {
   powertoolsMetrics,
   vendorMetricsObserver,
 } from '#lambdas/platform/runtime/observability';
-import type { VendorClients } from '#lambdas/platform/vendor-api/index';
+import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import type { VendorClients } from '#lambdas/vendor-clients';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
@@ -95,10 +96,10 @@ describe('scan metrics', () => {
 
     // Assess
     expect(executionEnd(result.events).status).toBe('succeeded');
-    expect(total(METRIC.scansStarted)).toBe(1);
-    expect(total(METRIC.scansSucceeded)).toBe(1);
-    expect(total(METRIC.scansFailed) + total(METRIC.scansTimedOut)).toBe(0);
-    const [duration] = named(METRIC.scanDuration);
+    expect(total(SCAN_METRIC.scansStarted)).toBe(1);
+    expect(total(SCAN_METRIC.scansSucceeded)).toBe(1);
+    expect(total(SCAN_METRIC.scansFailed) + total(SCAN_METRIC.scansTimedOut)).toBe(0);
+    const [duration] = named(SCAN_METRIC.scanDuration);
     expect(duration).toMatchObject({
       unit: 'Seconds',
       dimensions: { workflow: 'scan', outcome: 'succeeded' },
@@ -114,11 +115,11 @@ describe('scan metrics', () => {
     await run('broken.example.com');
 
     // Assess
-    expect(total(METRIC.scansStarted)).toBe(1);
-    expect(named(METRIC.scansFailed)).toEqual([
+    expect(total(SCAN_METRIC.scansStarted)).toBe(1);
+    expect(named(SCAN_METRIC.scansFailed)).toEqual([
       expect.objectContaining({ value: 1, dimensions: { workflow: 'scan', outcome: 'ScanFailed' } }),
     ]);
-    expect(total(METRIC.scansSucceeded)).toBe(0);
+    expect(total(SCAN_METRIC.scansSucceeded)).toBe(0);
     expectClosedDimensions(recorder.recorded);
   });
 
@@ -130,9 +131,9 @@ describe('scan metrics', () => {
     await run('slow.example.com', { ...POLL, deadlineSeconds: 2 });
 
     // Assess
-    expect(total(METRIC.scansTimedOut)).toBe(1);
-    expect(total(METRIC.scansFailed)).toBe(0);
-    expect(named(METRIC.scanDuration)[0]?.dimensions.outcome).toBe('timed_out');
+    expect(total(SCAN_METRIC.scansTimedOut)).toBe(1);
+    expect(total(SCAN_METRIC.scansFailed)).toBe(0);
+    expect(named(SCAN_METRIC.scanDuration)[0]?.dimensions.outcome).toBe('timed_out');
   });
 
   it('counts vendor retries by operation and outcome, and the final failure when retries run out', async () => {
@@ -190,7 +191,7 @@ describe('the Lambda entry point', () => {
       deps: (t) => powertoolsMetrics(t.metrics),
       handler: (metrics) => async (event: { bytes: number }) => {
         metrics.record(METRIC.bytesStored, event.bytes, 'Bytes', { workflow: 'scan', output: 'report' });
-        metrics.record(METRIC.scansSucceeded, 1, 'Count', { workflow: 'scan' });
+        metrics.record(SCAN_METRIC.scansSucceeded, 1, 'Count', { workflow: 'scan' });
         return 'done';
       },
     });
@@ -222,6 +223,6 @@ describe('the Lambda entry point', () => {
       'service',
       'workflow',
     ]);
-    expect(emf.some((entry) => entry[METRIC.scansSucceeded] === 1)).toBe(true);
+    expect(emf.some((entry) => entry[SCAN_METRIC.scansSucceeded] === 1)).toBe(true);
   });
 });

@@ -1,7 +1,10 @@
 /** The alarms on the pipeline's own metrics, and the dashboard. */
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BREACH_METRIC } from '#lambdas/breach/metrics';
 import { METRIC } from '#lambdas/platform/metrics';
+import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
+import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import { parsePipelineConfig } from '../../lib/config/index.ts';
 import { type Synthesized, synth } from '../kit/synth.ts';
 
@@ -31,8 +34,8 @@ describe('alarms on the pipeline metrics', () => {
     const expression = metrics.find((m) => m.Expression !== undefined)?.Expression ?? '';
     expect(expression).toMatch(/^IF\(FILL\(s, 0\) >= 5, \(.+\) \/ s, 0\)$/);
     const names = metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : []));
-    expect(names.filter((n) => n === METRIC.scansFailed)).toHaveLength(6);
-    expect(names).toEqual(expect.arrayContaining([METRIC.scansTimedOut, METRIC.scansStarted]));
+    expect(names.filter((n) => n === SCAN_METRIC.scansFailed)).toHaveLength(6);
+    expect(names).toEqual(expect.arrayContaining([SCAN_METRIC.scansTimedOut, SCAN_METRIC.scansStarted]));
     const custom = synth({ alarms: { scanFailureRate: 0.5, minScansForRate: 20 } });
     const [tuned] = alarmsDescribed(custom, 'scanfailurerate');
     expect(tuned?.Properties?.Threshold).toBe(0.5);
@@ -75,7 +78,7 @@ describe('alarms on the pipeline metrics', () => {
   it('notices scans stopping once they had started, by INSUFFICIENT_DATA rather than on a fresh stack', () => {
     const [alarm] = alarmsDescribed(scheduled, 'noscanstarted');
     expect(alarm?.Properties).toMatchObject({
-      MetricName: METRIC.scansStarted,
+      MetricName: SCAN_METRIC.scansStarted,
       Statistic: 'Sum',
       Period: 2 * 86_400,
       EvaluationPeriods: 1,
@@ -119,21 +122,21 @@ describe('the dashboard', () => {
         ?.DashboardBody,
     );
     for (const metric of [
-      METRIC.scansStarted,
-      METRIC.scansSucceeded,
-      METRIC.scansFailed,
-      METRIC.scansTimedOut,
-      METRIC.scanDuration,
+      SCAN_METRIC.scansStarted,
+      SCAN_METRIC.scansSucceeded,
+      SCAN_METRIC.scansFailed,
+      SCAN_METRIC.scansTimedOut,
+      SCAN_METRIC.scanDuration,
       METRIC.vendorRetries,
       METRIC.vendorErrors,
       METRIC.bytesStored,
-      METRIC.breachReports,
-      METRIC.breachArchived,
-      METRIC.apiKeyAge,
-      METRIC.vendorFinishedIncrease,
-      METRIC.vendorFailedIncrease,
-      METRIC.scansReconciled,
-      METRIC.startsSettled,
+      BREACH_METRIC.breachReports,
+      BREACH_METRIC.breachArchived,
+      ROTATION_METRIC.apiKeyAge,
+      SCAN_METRIC.vendorFinishedIncrease,
+      SCAN_METRIC.vendorFailedIncrease,
+      SCAN_METRIC.scansReconciled,
+      SCAN_METRIC.startsSettled,
     ]) {
       expect(body, metric).toContain(metric);
     }

@@ -4,9 +4,12 @@
  * memoises per process, and vitest runs the cdk and unit projects in different worker processes.
  */
 import { describe, expect, it } from 'vitest';
-import { HANDLERS } from '../../lambdas/registry.ts';
+import { declarationOf, HANDLERS, type HandlerFile } from '../../lambdas/registry.ts';
 import { PIPELINE_BUNDLING } from '../../lib/platform/pipeline-function.ts';
 import { handlerBundle, packagesOf } from '../kit/handler-bundles.ts';
+
+/** Every handler the workflows register (lambdas/registry.ts). */
+const HANDLER_FILES = Object.keys(HANDLERS) as HandlerFile[];
 
 /** Mini with the English locale measures at most about 27 KiB per handler; classic was about 444 KiB. */
 const ZOD_BUDGET_BYTES = 40 * 1024;
@@ -43,38 +46,37 @@ describe('schemas on zod/mini', () => {
 });
 
 describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => {
-  it.each([
-    'write-scan-manifest',
-    'record-scan-failure',
-    'prepare-domain-list',
-    'write-list-summary',
-    'start-domain-list',
-  ])('bundles no vendor transport into %s, which only talks to AWS', async (handlerFile) => {
-    // Act
-    const { inputs } = await handlerBundle(handlerFile);
-    // Assess
-    expect(
-      inputs.some((path) => path.includes('@aws-sdk/client-s3') || path.includes('@aws-sdk/client-sfn')),
-    ).toBe(true);
-    const transport = inputs.filter(
-      (path) =>
-        path === 'lambdas/platform/vendor-api/http.ts' ||
-        path.startsWith('lambdas/platform/vendor-api/transport/'),
-    );
-    expect(transport).toEqual([]);
-    expect(inputs.filter((path) => path.includes('node_modules/undici/'))).toEqual([]);
-  });
-
-  it.each(['start-scan', 'poll-scan-status', 'delete-scan'])(
-    'bundles no S3 client into %s, which lambdas/registry.ts gives no object access',
+  it.each(
+    // rotate-api-key declares no vendor API: it calls the keys API inside the rotation protocol.
+    HANDLER_FILES.filter(
+      (file) => HANDLERS[file].vendorApis.length === 0 && declarationOf(file).rotatedSecret !== 'rotate',
+    ),
+  )(
+    'bundles no vendor transport into %s, which declares no vendor API and only talks to AWS',
     async (handlerFile) => {
       // Act
-      const packages = packagesOf(await handlerBundle(handlerFile));
+      const { inputs } = await handlerBundle(handlerFile);
       // Assess
-      expect(packages).not.toContain('@aws-sdk/client-s3');
-      expect(packages).toContain('@aws-sdk/client-secrets-manager');
+      expect(inputs.some((path) => path.includes('@aws-sdk/client-'))).toBe(true);
+      const transport = inputs.filter(
+        (path) =>
+          path === 'lambdas/platform/vendor-api/http.ts' ||
+          path.startsWith('lambdas/platform/vendor-api/transport/'),
+      );
+      expect(transport).toEqual([]);
+      expect(inputs.filter((path) => path.includes('node_modules/undici/'))).toEqual([]);
     },
   );
+
+  it.each(
+    HANDLER_FILES.filter((file) => HANDLERS[file].s3.length === 0 && HANDLERS[file].vendorApis.length > 0),
+  )('bundles no S3 client into %s, which lambdas/registry.ts gives no object access', async (handlerFile) => {
+    // Act
+    const packages = packagesOf(await handlerBundle(handlerFile));
+    // Assess
+    expect(packages).not.toContain('@aws-sdk/client-s3');
+    expect(packages).toContain('@aws-sdk/client-secrets-manager');
+  });
 
   it('ships source maps without sourcesContent, so traces name the TypeScript line without a copy of every source', () => {
     expect(PIPELINE_BUNDLING.sourceMap).toBe(true);

@@ -177,7 +177,7 @@ describe('PipelineFunction.validate', () => {
     ['a trailing hyphen', 'write-'],
   ])('refuses a handlerFile with %s', (_what, handlerFile) => {
     expect(refusal({ handlerFile }).message).toBe(
-      `PipelineFunction Fn: handlerFile must be a kebab-case file name without extension, e.g. 'start-scan' (got '${handlerFile}')`,
+      `PipelineFunction Fn: handlerFile must be a kebab-case file name without extension, e.g. 'write-summary' (got '${handlerFile}')`,
     );
   });
 

@@ -9,9 +9,9 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { afterEach } from 'vitest';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
-import { createSecretWriter } from '#lambdas/platform/secret-writer';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { keyManagementFactory } from '#lambdas/rotation/deps';
+import { createSecretWriter } from '#lambdas/rotation/secret-writer';
 import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation, LOCAL_ROTATION_LAMBDA_ARN } from '#local/rotation-driver';
 import { SecretsManagerStandIn, type StandInHook } from '#local/secrets-manager/stand-in';

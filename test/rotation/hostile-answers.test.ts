@@ -7,8 +7,8 @@
  * bundled-function.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { METRIC } from '#lambdas/platform/metrics';
 import { answerVersionId } from '#lambdas/rotation/answer';
+import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation } from '#local/rotation-driver';
 import type { RotateAnswerFault } from '#local/simulator/rotate-answers';
@@ -50,7 +50,7 @@ describe('a rotate answer that is slow, large, lagging or crowded still ends wit
     expect(apiKeyAt(w, 'AWSCURRENT')).toBe(w.sim.apiKey);
     expectFinished(w);
     expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(1);
-    expect(metricNames(w)).not.toContain(METRIC.rotationResponseLost);
+    expect(metricNames(w)).not.toContain(ROTATION_METRIC.rotationResponseLost);
     expect(JSON.stringify([w.logger.lines, w.events])).not.toContain(w.sim.apiKey);
   });
 
@@ -105,9 +105,9 @@ describe('the vendor hands back the key in use', () => {
     expect(w.sim.apiKey).toBe(key);
     expect(apiKeyAt(w, 'AWSCURRENT')).toBe(key);
     expectFinished(w);
-    expect(metricNames(w)).toContain(METRIC.rotateKeyUnchanged);
-    expect(metricNames(w)).not.toContain(METRIC.keyRotations);
-    expect(metricNames(w)).not.toContain(METRIC.rotationResponseLost);
+    expect(metricNames(w)).toContain(ROTATION_METRIC.rotateKeyUnchanged);
+    expect(metricNames(w)).not.toContain(ROTATION_METRIC.keyRotations);
+    expect(metricNames(w)).not.toContain(ROTATION_METRIC.rotationResponseLost);
     expect(w.sim.requestCount(ROTATE_ROUTE)).toBe(1);
 
     // A later rotation is not blocked by it.
@@ -138,7 +138,7 @@ describe('a key that works only after the window', () => {
     // AWSPENDING is written only with a key that works: the later attempt can still write one.
     expect(lockedOut.pending).toBeUndefined();
     expect(lockedOut.metrics).toEqual(
-      expect.arrayContaining([METRIC.rotationResponseLost, METRIC.rotateAnswerUnparsable]),
+      expect.arrayContaining([ROTATION_METRIC.rotationResponseLost, ROTATION_METRIC.rotateAnswerUnparsable]),
     );
     expect(second.resumed).toBe(true);
     expect(second.token).toBe(first.token);
@@ -164,7 +164,7 @@ describe('a key that works only after the window', () => {
 
     // Assess
     expect((first.error as Error | undefined)?.name).toBe('NewKeyNotWorkingYetError');
-    expect(metricNames(w)).not.toContain(METRIC.rotationResponseLost);
+    expect(metricNames(w)).not.toContain(ROTATION_METRIC.rotationResponseLost);
     expect(probedBy - Date.parse('2026-11-01T00:00:00Z')).toBeLessThanOrEqual(11_000);
     expect(second.error).toBeUndefined();
     expect(apiKeyAt(w, 'AWSCURRENT')).toBe(w.sim.apiKey);

@@ -7,8 +7,8 @@
 import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
-import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import { runRotationStep } from '#lambdas/rotation/steps';
+import { ScanClient } from '#lambdas/vendor-clients';
 import { driveRotation } from '#local/rotation-driver';
 import {
   attemptUntilFinished,

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
-import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import { runRotationStep } from '#lambdas/rotation/steps';
+import { ScanClient } from '#lambdas/vendor-clients';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { runDomainList } from '../../local/domain-list-run.ts';

@@ -4,12 +4,12 @@
  */
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { pollScanStatus } from '#lambdas/scan/poll-scan-status';
 import { createScanSettings, type ScanSettingsInput } from '#lambdas/scan/settings';
+import { ScanClient } from '#lambdas/vendor-clients';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream } from '../kit/digest.ts';
 import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';

@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { METRIC } from '#lambdas/platform/metrics';
 import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
+import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import { INDEX_CONCURRENCY, reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
@@ -85,8 +85,8 @@ describe('an orphan from a start whose answer was lost', () => {
     });
     // ...counted as reconciled, not as a scan the workflow finished
     const names = first.metrics.recorded.map((metric) => metric.name);
-    expect(names).toContain(METRIC.scansReconciled);
-    expect(names).not.toContain(METRIC.scansSucceeded);
+    expect(names).toContain(SCAN_METRIC.scansReconciled);
+    expect(names).not.toContain(SCAN_METRIC.scansSucceeded);
     // ...nothing deleted at the vendor (deleteAtVendorAfterManifest is off)
     expect(((await scanClient().listScans()).raw as { scans: unknown[] }).scans).toHaveLength(1);
 
@@ -127,7 +127,7 @@ describe('the vendor statistics', () => {
     const statistic = (recorded: typeof first.metrics.recorded) =>
       Object.fromEntries(
         recorded
-          .filter((m) => m.name === METRIC.vendorStatistic)
+          .filter((m) => m.name === SCAN_METRIC.vendorStatistic)
           .map((m) => [m.dimensions.statistic, m.value]),
       );
     expect(statistic(first.metrics.recorded)).toEqual({
@@ -139,12 +139,12 @@ describe('the vendor statistics', () => {
     });
     const increases = (recorded: typeof first.metrics.recorded) =>
       recorded.filter(
-        (m) => m.name === METRIC.vendorFinishedIncrease || m.name === METRIC.vendorFailedIncrease,
+        (m) => m.name === SCAN_METRIC.vendorFinishedIncrease || m.name === SCAN_METRIC.vendorFailedIncrease,
       );
     expect(increases(first.metrics.recorded)).toEqual([]);
     expect(increases(second.metrics.recorded).map((m) => [m.name, m.value])).toEqual([
-      [METRIC.vendorFinishedIncrease, 1],
-      [METRIC.vendorFailedIncrease, 1],
+      [SCAN_METRIC.vendorFinishedIncrease, 1],
+      [SCAN_METRIC.vendorFailedIncrease, 1],
     ]);
     const record = await readRecord(second.s3, bucket, result.recordKey);
     expect(record.vendorStatistics).toMatchObject({
@@ -185,7 +185,7 @@ describe('the vendor statistics', () => {
       finished: null,
       problem: { name: 'VendorUnavailableError' },
     });
-    expect(refused.metrics.recorded.some((m) => m.name === METRIC.vendorStatistic)).toBe(false);
+    expect(refused.metrics.recorded.some((m) => m.name === SCAN_METRIC.vendorStatistic)).toBe(false);
   });
 });
 

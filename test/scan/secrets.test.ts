@@ -17,7 +17,7 @@ import {
   credentialProviderFromSecret,
   SecretAccessError,
 } from '#lambdas/platform/secrets';
-import { ScanClient } from '#lambdas/platform/vendor-api/index';
+import { ScanClient } from '#lambdas/vendor-clients';
 import { startVendorSimulator } from '#local/simulator/index';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vendor/api-key-AbCdEf';

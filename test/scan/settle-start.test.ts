@@ -5,12 +5,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ScanStartUnresolvedError, VendorThrottledError } from '#lambdas/platform/errors';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
-import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { startScan } from '#lambdas/scan/steps';
+import { ScanClient } from '#lambdas/vendor-clients';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { startSimulator } from '../kit/simulator.ts';

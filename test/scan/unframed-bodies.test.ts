@@ -5,10 +5,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VendorNetworkError } from '#lambdas/platform/errors';
-import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
+import { ScanClient } from '#lambdas/vendor-clients';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';

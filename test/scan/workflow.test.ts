@@ -5,7 +5,6 @@
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#lambdas/platform/errors';
-import { ScanClient } from '#lambdas/platform/vendor-api/index';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
@@ -17,6 +16,7 @@ import {
   startScan,
   writeScanManifest,
 } from '#lambdas/scan/steps';
+import { ScanClient } from '#lambdas/vendor-clients';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';

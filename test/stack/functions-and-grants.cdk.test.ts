@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { declarationOf, HANDLERS, type HandlerFile } from '../../lambdas/registry.ts';
 import {
   actionsAllowed,
   functionFor,
@@ -9,18 +10,8 @@ import {
   synth,
 } from '../kit/synth.ts';
 
-const HANDLERS = [
-  'start-scan',
-  'poll-scan-status',
-  'fetch-scan-output',
-  'write-scan-manifest',
-  'record-scan-failure',
-  'prepare-domain-list',
-  'write-list-summary',
-  'start-domain-list',
-  'rotate-api-key',
-  'check-api-key-age',
-];
+/** Every handler the workflows register: a new workflow's functions are checked without a line here. */
+const HANDLER_FILES = Object.keys(HANDLERS) as HandlerFile[];
 
 let synthesized: Synthesized;
 let resultsArn: string;
@@ -29,6 +20,8 @@ let inputArn: string;
 beforeAll(() => {
   synthesized = synth({
     scan: {
+      // Every registered handler deployed, delete-scan included.
+      deleteAtVendorAfterManifest: true,
       statusVocabulary: { pending: ['queued'], running: ['busy'], succeeded: ['done'], failed: ['error'] },
     },
   });
@@ -43,24 +36,27 @@ function writableObjects(handler: string): string[] {
 }
 
 describe('PipelineFunction defaults', () => {
-  it.each(HANDLERS)('%s runs Node.js 22 on arm64 with tracing, explicit memory and timeout', (handler) => {
-    const { properties, environment } = functionFor(synthesized, handler);
-    expect(properties).toMatchObject({
-      Runtime: 'nodejs22.x',
-      Architectures: ['arm64'],
-      TracingConfig: { Mode: 'Active' },
-      Handler: 'index.handler',
-    });
-    expect(properties.MemorySize).toEqual(expect.any(Number));
-    expect(properties.Timeout).toEqual(expect.any(Number));
-    expect(environment).toMatchObject({
-      NODE_OPTIONS: '--enable-source-maps',
-      POWERTOOLS_SERVICE_NAME: 'security-pipeline',
-      POWERTOOLS_LOG_LEVEL: 'INFO',
-    });
-  });
+  it.each(HANDLER_FILES)(
+    '%s runs Node.js 22 on arm64 with tracing, explicit memory and timeout',
+    (handler) => {
+      const { properties, environment } = functionFor(synthesized, handler);
+      expect(properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Handler: 'index.handler',
+      });
+      expect(properties.MemorySize).toEqual(expect.any(Number));
+      expect(properties.Timeout).toEqual(expect.any(Number));
+      expect(environment).toMatchObject({
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'security-pipeline',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+      });
+    },
+  );
 
-  it.each(HANDLERS)('%s logs to its own log group with the configured retention', (handler) => {
+  it.each(HANDLER_FILES)('%s logs to its own log group with the configured retention', (handler) => {
     const { properties } = functionFor(synthesized, handler);
     const logGroupId = (properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
     expect(synthesized.json.Resources[logGroupId]).toMatchObject({
@@ -70,7 +66,7 @@ describe('PipelineFunction defaults', () => {
   });
 
   it('uses no AWS managed policy: each role may write only to its own log group', () => {
-    for (const handler of HANDLERS) {
+    for (const handler of HANDLER_FILES) {
       const fn = functionFor(synthesized, handler);
       const role = synthesized.json.Resources[fn.roleLogicalId];
       expect(role?.Properties).not.toHaveProperty('ManagedPolicyArns');
@@ -199,8 +195,11 @@ describe('least privilege', () => {
     expect(resourcesAllowed(summary, 's3:GetObject')).toEqual([`${resultsArn}/lists/*`]);
   });
 
-  it('lets no function but the fetch step delete an object (its own unverified leftovers)', () => {
-    for (const handler of HANDLERS.filter((h) => h !== 'fetch-scan-output')) {
+  it('lets no function delete an object unless its registry entry declares it (the fetch step, breach claims)', () => {
+    const declaresDelete = (handler: HandlerFile) =>
+      declarationOf(handler).s3.some((use) => use.actions.some((action) => action.startsWith('Delete')));
+    expect(HANDLER_FILES.filter(declaresDelete)).toContain('fetch-scan-output');
+    for (const handler of HANDLER_FILES.filter((h) => !declaresDelete(h))) {
       const grants = grantsOf(synthesized, functionFor(synthesized, handler).roleLogicalId);
       expect(
         actionsAllowed(grants).filter((a) => a.startsWith('s3:Delete') || a === 's3:*'),

@@ -19,8 +19,8 @@ import { crc32, createInflateRaw } from 'node:zlib';
 import type { S3Client } from '@aws-sdk/client-s3';
 import * as yauzl from 'yauzl';
 import { type ArchiveCheck, ArchiveVerificationError } from '#lambdas/platform/errors';
-import { ByteCursor } from '../../platform/s3/byte-cursor.ts';
-import { S3RangeReader, type StoredObjectRef } from '../../platform/s3/s3-range-reader.ts';
+import { ByteCursor } from './byte-cursor.ts';
+import { S3RangeReader, type StoredObjectRef } from './s3-range-reader.ts';
 import {
   checkCompressionRatio,
   checkEntryCount,
@@ -32,7 +32,7 @@ import {
   type ZipLimits,
 } from './zip-limits.ts';
 
-export type { StoredObjectRef } from '../../platform/s3/s3-range-reader.ts';
+export type { StoredObjectRef } from './s3-range-reader.ts';
 
 export interface ZipEntrySummary {
   readonly name: string;

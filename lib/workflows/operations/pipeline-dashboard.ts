@@ -18,7 +18,10 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { BREACH_METRIC } from '#lambdas/breach/metrics';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/metrics';
+import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
+import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import { pipelineMetric } from '../../platform/pipeline-metric.ts';
 
 export interface PipelineDashboardProps {
@@ -48,22 +51,22 @@ export class PipelineDashboard extends Construct {
       new GraphWidget({
         title: 'Scans by outcome (per hour)',
         left: [
-          shown(METRIC.scansStarted, { workflow: 'scan' }, 'Sum', 'started'),
-          shown(METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'succeeded'),
-          search(METRIC.scansFailed, 'workflow, outcome', 'Sum', 'failed'),
-          search(METRIC.scansTimedOut, 'workflow, outcome', 'Sum', 'timed out'),
+          shown(SCAN_METRIC.scansStarted, { workflow: 'scan' }, 'Sum', 'started'),
+          shown(SCAN_METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'succeeded'),
+          search(SCAN_METRIC.scansFailed, 'workflow, outcome', 'Sum', 'failed'),
+          search(SCAN_METRIC.scansTimedOut, 'workflow, outcome', 'Sum', 'timed out'),
           // Starts whose answer was lost, by how they were settled. No alarm of its own: an
           // unresolved one ends ScanRejected, which the failed-scan alarm and reconciliation cover;
           // adopted and retried ones are the at-most-once guarantee working.
-          search(METRIC.startsSettled, 'workflow, outcome', 'Sum', 'start settled'),
+          search(SCAN_METRIC.startsSettled, 'workflow, outcome', 'Sum', 'start settled'),
         ],
         width: 12,
       }),
       new GraphWidget({
         title: 'Scan duration (seconds)',
         left: [
-          shown(METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p50', 'p50'),
-          shown(METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p95', 'p95'),
+          shown(SCAN_METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p50', 'p50'),
+          shown(SCAN_METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p95', 'p95'),
         ],
         width: 12,
       }),
@@ -89,16 +92,18 @@ export class PipelineDashboard extends Construct {
       new GraphWidget({
         title: 'Breach reports and archives',
         left: [
-          search(METRIC.breachReports, 'workflow, outcome', 'Sum', 'recon'),
-          search(METRIC.breachArchived, 'workflow, outcome', 'Sum', 'archived'),
-          search(METRIC.archiveVerificationFailures, 'workflow, outcome', 'Sum', 'refused ZIP'),
-          search(METRIC.archiveConflicts, 'workflow, outcome', 'Sum', 'report name with other bytes'),
+          search(BREACH_METRIC.breachReports, 'workflow, outcome', 'Sum', 'recon'),
+          search(BREACH_METRIC.breachArchived, 'workflow, outcome', 'Sum', 'archived'),
+          search(BREACH_METRIC.archiveVerificationFailures, 'workflow, outcome', 'Sum', 'refused ZIP'),
+          search(BREACH_METRIC.archiveConflicts, 'workflow, outcome', 'Sum', 'report name with other bytes'),
         ],
         width: 8,
       }),
       new SingleValueWidget({
         title: 'Vendor key age (days)',
-        metrics: [shown(METRIC.apiKeyAge, { workflow: 'rotation' }, 'Maximum', 'age', Duration.days(1))],
+        metrics: [
+          shown(ROTATION_METRIC.apiKeyAge, { workflow: 'rotation' }, 'Maximum', 'age', Duration.days(1)),
+        ],
         width: 8,
       }),
     );
@@ -108,18 +113,18 @@ export class PipelineDashboard extends Construct {
         // Scan reconciliation reads the vendor's counts daily: its growth against what we recorded.
         title: "Finished scans per day: the vendor's count and ours",
         left: [
-          shown(METRIC.vendorFinishedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: finished', day),
-          shown(METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'ours: workflow', day),
-          shown(METRIC.scansReconciled, { workflow: 'scan' }, 'Sum', 'ours: reconciled', day),
+          shown(SCAN_METRIC.vendorFinishedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: finished', day),
+          shown(SCAN_METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'ours: workflow', day),
+          shown(SCAN_METRIC.scansReconciled, { workflow: 'scan' }, 'Sum', 'ours: reconciled', day),
         ],
         width: 12,
       }),
       new GraphWidget({
         title: "Failed scans per day: the vendor's count and ours",
         left: [
-          shown(METRIC.vendorFailedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: failed', day),
+          shown(SCAN_METRIC.vendorFailedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: failed', day),
           shown(
-            METRIC.scansFailed,
+            SCAN_METRIC.scansFailed,
             { workflow: 'scan', outcome: 'ScanFailed' },
             'Sum',
             'ours: ScanFailed',

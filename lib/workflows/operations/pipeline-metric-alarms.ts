@@ -20,7 +20,8 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/metrics';
-import { pipelineMetric, scanMetric } from '../../platform/pipeline-metric.ts';
+import { SCAN_METRIC } from '#lambdas/scan/metrics';
+import { pipelineMetric, workflowMetric } from '../../platform/pipeline-metric.ts';
 import { ALARMS_RUNBOOK, silenceAlarm } from '../../platform/standard-alarms.ts';
 
 /** The failure labels RecordFailure puts on ScansFailed (lambdas/scan/record-scan-failure.ts). */
@@ -69,7 +70,10 @@ export class PipelineMetricAlarms extends Construct {
 
     // (failed + timed out) / started, judged only once enough scans started in the hour.
     const failed = Object.fromEntries(
-      SCAN_FAILURE_LABELS.map((label, i) => [`f${i}`, scanMetric(METRIC.scansFailed, hour, label)]),
+      SCAN_FAILURE_LABELS.map((label, i) => [
+        `f${i}`,
+        workflowMetric('scan', SCAN_METRIC.scansFailed, hour, label),
+      ]),
     );
     const sumFailed = [...Object.keys(failed), 't'].map((m) => `FILL(${m}, 0)`).join(' + ');
     alarms.ScanFailureRate = new Alarm(this, 'ScanFailureRate', {
@@ -82,8 +86,8 @@ export class PipelineMetricAlarms extends Construct {
         expression: `IF(FILL(s, 0) >= ${props.minScansForRate}, (${sumFailed}) / s, 0)`,
         usingMetrics: {
           ...failed,
-          t: scanMetric(METRIC.scansTimedOut, hour, 'ScanTimedOut'),
-          s: scanMetric(METRIC.scansStarted, hour),
+          t: workflowMetric('scan', SCAN_METRIC.scansTimedOut, hour, 'ScanTimedOut'),
+          s: workflowMetric('scan', SCAN_METRIC.scansStarted, hour),
         },
         period: hour,
       }),
@@ -145,7 +149,10 @@ function quietAlarms(
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   const failed = Object.fromEntries(
-    SCAN_FAILURE_LABELS.map((label, i) => [`f${i}`, scanMetric(METRIC.scansFailed, window, label)]),
+    SCAN_FAILURE_LABELS.map((label, i) => [
+      `f${i}`,
+      workflowMetric('scan', SCAN_METRIC.scansFailed, window, label),
+    ]),
   );
   const sumFailed = [...Object.keys(failed), 't'].map((m) => `FILL(${m}, 0)`).join(' + ');
   return {
@@ -157,8 +164,8 @@ function quietAlarms(
         expression: `IF(FILL(s, 0) > 0, 0, ${sumFailed})`,
         usingMetrics: {
           ...failed,
-          t: scanMetric(METRIC.scansTimedOut, window, 'ScanTimedOut'),
-          s: scanMetric(METRIC.scansSucceeded, window),
+          t: workflowMetric('scan', SCAN_METRIC.scansTimedOut, window, 'ScanTimedOut'),
+          s: workflowMetric('scan', SCAN_METRIC.scansSucceeded, window),
         },
         period: window,
       }),
@@ -174,14 +181,14 @@ function quietAlarms(
           r: bytesMetric('report', window),
           l: bytesMetric('logs', window),
           d: bytesMetric('debug', window),
-          s: scanMetric(METRIC.scansSucceeded, window),
+          s: workflowMetric('scan', SCAN_METRIC.scansSucceeded, window),
         },
         period: window,
       }),
       `Scans succeeded in the last ${days} days but stored no output at all.`,
     ),
     NoScanStarted: silenceAlarm(scope, 'NoScanStarted', {
-      metric: scanMetric(METRIC.scansStarted, window),
+      metric: workflowMetric('scan', SCAN_METRIC.scansStarted, window),
       meaning: `No scan started for ${days} days although schedules are enabled and scans had run before.`,
       runbook: `${ALARMS_RUNBOOK}#noscanstarted`,
     }),

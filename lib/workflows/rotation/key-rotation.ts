@@ -11,8 +11,9 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { METRIC, type MetricName } from '#lambdas/platform/metrics';
+import type { MetricName } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import {
   type MirrorSecret,
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
@@ -180,28 +181,28 @@ export class KeyRotation extends Construct {
       RotationFailed: this.rotationFunction.alarms.errors,
       RotationResponseLost: atLeastOnce(
         'RotationResponseLost',
-        count(METRIC.rotationResponseLost),
+        count(ROTATION_METRIC.rotationResponseLost),
         'LOCKOUT: the vendor rotated the org key and the new key was lost. Break-glass recovery now.',
       ),
       RotateAnswerUnparsable: atLeastOnce(
         'RotateAnswerUnparsable',
-        count(METRIC.rotateAnswerUnparsable),
+        count(ROTATION_METRIC.rotateAnswerUnparsable),
         "The vendor's rotate answer held no key we could find; it is stored whole under AWSPENDING.",
       ),
       MirrorWriteFailed: atLeastOnce(
         'MirrorWriteFailed',
-        count(METRIC.mirrorWriteFailures),
+        count(ROTATION_METRIC.mirrorWriteFailures),
         'A mirror secret was not updated after a rotation: integrations reading it hold a dead key.',
       ),
       RotationEventFailed: atLeastOnce(
         'RotationEventFailed',
-        count(METRIC.rotationEventFailures),
+        count(ROTATION_METRIC.rotationEventFailures),
         'ApiKeyRotated could not be published: dependents were not told about a rotation.',
       ),
       RotationDeadLetters: this.deadLetterQueue.depthAlarm,
       KeyNotRotated: new Alarm(this, 'KeyNotRotated', {
         alarmDescription: `The vendor org key is older than ${maxDays} days: rotation is not happening. Runbook: docs/runbooks/key-rotation.md#keynotrotated`,
-        metric: rotationMetric(METRIC.apiKeyAge, 'Maximum', Duration.days(1)),
+        metric: rotationMetric(ROTATION_METRIC.apiKeyAge, 'Maximum', Duration.days(1)),
         threshold: maxDays,
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -213,7 +214,7 @@ export class KeyRotation extends Construct {
       // A failing check lands in the dead-letter queue (RotationDeadLetters); this catches the check
       // not running at all (schedule disabled or deleted) once it has reported.
       KeyAgeNotMeasured: silenceAlarm(this, 'KeyAgeNotMeasured', {
-        metric: rotationMetric(METRIC.apiKeyAge, 'SampleCount', AGE_CHECK_SILENCE),
+        metric: rotationMetric(ROTATION_METRIC.apiKeyAge, 'SampleCount', AGE_CHECK_SILENCE),
         meaning: `The daily key-age check has published no ApiKeyAgeDays for ${AGE_CHECK_SILENCE.toDays()} days: KeyNotRotated is blind.`,
         runbook: 'docs/runbooks/key-rotation.md#keyagenotmeasured',
       }),

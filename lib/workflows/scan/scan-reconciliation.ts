@@ -14,13 +14,13 @@ import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { METRIC } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import {
   reconcileFunctionSettings,
   type ScanReconciliationConfig,
 } from '../../config/reconciliation-schema.ts';
-import { scanMetric } from '../../platform/pipeline-metric.ts';
+import { workflowMetric } from '../../platform/pipeline-metric.ts';
 import { ScheduledReconciliation } from '../../platform/scheduled-reconciliation.ts';
 import { ALARMS_RUNBOOK } from '../../platform/standard-alarms.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
@@ -78,9 +78,9 @@ export class ScanReconciliation extends Construct {
           label: 'vendor-finished scans while none was recorded',
           expression: 'IF(FILL(v, 0) > 0 AND FILL(s, 0) + FILL(r, 0) == 0, FILL(v, 0), 0)',
           usingMetrics: {
-            v: scanMetric(METRIC.vendorFinishedIncrease, day),
-            s: scanMetric(METRIC.scansSucceeded, day),
-            r: scanMetric(METRIC.scansReconciled, day),
+            v: workflowMetric('scan', SCAN_METRIC.vendorFinishedIncrease, day),
+            s: workflowMetric('scan', SCAN_METRIC.scansSucceeded, day),
+            r: workflowMetric('scan', SCAN_METRIC.scansReconciled, day),
           },
           period: day,
         }),
@@ -99,8 +99,8 @@ export class ScanReconciliation extends Construct {
           label: 'vendor-failed scans the pipeline never saw fail',
           expression: 'FILL(v, 0) - FILL(f, 0)',
           usingMetrics: {
-            v: scanMetric(METRIC.vendorFailedIncrease, day),
-            f: scanMetric(METRIC.scansFailed, day, 'ScanFailed'),
+            v: workflowMetric('scan', SCAN_METRIC.vendorFailedIncrease, day),
+            f: workflowMetric('scan', SCAN_METRIC.scansFailed, day, 'ScanFailed'),
           },
           period: day,
         }),

@@ -6,15 +6,15 @@
  * which must never see the refused request.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { ERROR_NAME, VendorDestinationRefusedError } from '#lambdas/platform/errors';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import {
   addressRefusal,
   DestinationGuard,
   type HostResolver,
 } from '#lambdas/platform/vendor-api/transport/destination';
 import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import { REDIRECT_TARGETS } from '#local/simulator/adversarial';
 import type { VendorSimulator } from '#local/simulator/types';
 import { readAll } from '../../kit/digest.ts';

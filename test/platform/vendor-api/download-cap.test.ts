@@ -6,8 +6,8 @@
  * over the cap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { VendorBodyTooLargeError } from '#lambdas/platform/errors';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { startSimulator } from '../../kit/simulator.ts';
 import { testSettings } from './helpers.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { createVendorClients, parseRetryAfter } from '#lambdas/platform/vendor-api/index';
+import { createVendorClients, parseRetryAfter } from '#lambdas/vendor-clients';
 import type { VendorSimulator } from '#local/simulator/types';
 import { startSimulator } from '../../kit/simulator.ts';
 import { fixedCredentials, rejectionOf, testSettings } from './helpers.ts';

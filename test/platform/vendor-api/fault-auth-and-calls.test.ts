@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VendorAuthError, VendorNetworkError, VendorTimeoutError } from '#lambdas/platform/errors';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import { closedPort, relay } from '../../kit/http.ts';
 import { breachClient, finishedScan, scanClient, sim, useFaultSimulator } from './fault-fixture.ts';
 import {

@@ -4,10 +4,10 @@
  * binding, set once `useFaultSimulator()`'s beforeAll has run.
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
+import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { startSimulator } from '../../kit/simulator.ts';
 import { testSettings } from './helpers.ts';

@@ -8,9 +8,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { VendorResponseError } from '#lambdas/platform/errors';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures');
 const CERT = readFileSync(join(FIXTURES, 'loopback-test-only.cert.pem'), 'utf8');

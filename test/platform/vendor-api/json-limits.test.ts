@@ -11,7 +11,7 @@ import {
   rawOf,
   requireObject,
 } from '#lambdas/platform/vendor-api/json';
-import { classifyScanStatus } from '#lambdas/platform/vendor-api/status';
+import { classifyScanStatus } from '#lambdas/scan/vendor-api/status';
 
 const nested = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
 

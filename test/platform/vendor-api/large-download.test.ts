@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { startSimulator } from '../../kit/simulator.ts';
 import { testSettings } from './helpers.ts';

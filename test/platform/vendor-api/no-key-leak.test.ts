@@ -5,10 +5,10 @@
  * util.inspect (which shows `cause` chains and hidden properties).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
+import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import type { FaultRule, VendorSimulator } from '#local/simulator/types';
 import { readAll } from '../../kit/digest.ts';
 import { closedPort, loopbackServer } from '../../kit/http.ts';

@@ -4,9 +4,8 @@
  */
 import { InvalidInputError, VendorResponseError } from '#lambdas/platform/errors';
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
-import { VendorHttp } from './http.ts';
-import { findArray, firstString, isRecord, rawOf, requireObject } from './json.ts';
-import { classifyScanStatus, DEFAULT_STATUS_VOCABULARY } from './status.ts';
+import { VendorHttp } from '#lambdas/platform/vendor-api/http';
+import { findArray, firstString, isRecord, rawOf, requireObject } from '#lambdas/platform/vendor-api/json';
 import type {
   ScanStatus,
   StartScanResult,
@@ -14,7 +13,8 @@ import type {
   VendorDownload,
   VendorHttpSettings,
   VendorOperation,
-} from './types.ts';
+} from '#lambdas/platform/vendor-api/types';
+import { classifyScanStatus, DEFAULT_STATUS_VOCABULARY } from './status.ts';
 
 export interface ScanClientSettings extends VendorHttpSettings {
   /** Words that map vendor statuses to states. @default DEFAULT_STATUS_VOCABULARY */

@@ -6,7 +6,7 @@
 import { InvalidInputError, VendorResponseError } from '#lambdas/platform/errors';
 import { fingerprintOf, holdsSecret } from '#lambdas/platform/redact';
 import { refuseKeyInReportName, validateEmail, validateReportName } from '#lambdas/platform/validation';
-import { VendorHttp } from './http.ts';
+import { VendorHttp } from '#lambdas/platform/vendor-api/http';
 import {
   describe,
   findArray,
@@ -15,8 +15,13 @@ import {
   rawOf,
   requireObject,
   type UnreadableEntry,
-} from './json.ts';
-import type { ReconRequest, ReconResult, VendorDownload, VendorHttpSettings } from './types.ts';
+} from '#lambdas/platform/vendor-api/json';
+import type {
+  ReconRequest,
+  ReconResult,
+  VendorDownload,
+  VendorHttpSettings,
+} from '#lambdas/platform/vendor-api/types';
 
 export type BreachClientSettings = VendorHttpSettings;
 

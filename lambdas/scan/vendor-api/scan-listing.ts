@@ -10,9 +10,15 @@
  *   over the first object whose keys are status words the vocabulary knows (`by_status.completed`).
  */
 import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
-import { describe, findArray, isRecord, type UnreadableEntry, valueAtPath } from './json.ts';
+import {
+  describe,
+  findArray,
+  isRecord,
+  type UnreadableEntry,
+  valueAtPath,
+} from '#lambdas/platform/vendor-api/json';
+import type { ScanState, StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import { DEFAULT_STATUS_VOCABULARY, stateOf } from './status.ts';
-import type { ScanState, StatusVocabulary } from './types.ts';
 
 export interface ListedScan {
   /** Position in the vendor's list. */

@@ -2,24 +2,40 @@
  * Public surface of the vendor clients. Handlers build them once at module scope with
  * `createVendorClients` and pass them to the core functions.
  */
-import { BreachClient } from './breach-client.ts';
-import { KeysClient } from './keys-client.ts';
-import { ScanClient } from './scan-client.ts';
-import type { CredentialProvider, StatusVocabulary, VendorHttpSettings } from './types.ts';
+import { BreachClient } from './breach/vendor-api/breach-client.ts';
+import type {
+  CredentialProvider,
+  StatusVocabulary,
+  VendorHttpSettings,
+} from './platform/vendor-api/types.ts';
+import { KeysClient } from './rotation/vendor-api/keys-client.ts';
+import { ScanClient } from './scan/vendor-api/scan-client.ts';
 
-export { BreachClient, type BreachClientSettings, type BreachReportEntry } from './breach-client.ts';
+export {
+  BreachClient,
+  type BreachClientSettings,
+  type BreachReportEntry,
+} from './breach/vendor-api/breach-client.ts';
 export {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_REDIRECTS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_RETRY_POLICY,
   parseRetryAfter,
-} from './http.ts';
-export { KeysClient, type KeysClientSettings } from './keys-client.ts';
-export { CANDIDATE_LIMITS, NEW_KEY_FIELDS, rotateAnswerCandidates } from './rotate-answer.ts';
-export { ScanClient, type ScanClientSettings, type StartScanOptions } from './scan-client.ts';
-export { classifyScanStatus, DEFAULT_STATUS_VOCABULARY, parseStatusVocabulary } from './status.ts';
-export type * from './types.ts';
+} from './platform/vendor-api/http.ts';
+export type * from './platform/vendor-api/types.ts';
+export { KeysClient, type KeysClientSettings } from './rotation/vendor-api/keys-client.ts';
+export {
+  CANDIDATE_LIMITS,
+  NEW_KEY_FIELDS,
+  rotateAnswerCandidates,
+} from './rotation/vendor-api/rotate-answer.ts';
+export { ScanClient, type ScanClientSettings, type StartScanOptions } from './scan/vendor-api/scan-client.ts';
+export {
+  classifyScanStatus,
+  DEFAULT_STATUS_VOCABULARY,
+  parseStatusVocabulary,
+} from './scan/vendor-api/status.ts';
 
 /** Settings every client shares: timeouts, retry policy, logger and the test seams. */
 export type CommonHttpSettings = Omit<VendorHttpSettings, 'baseUrl' | 'credentials'>;

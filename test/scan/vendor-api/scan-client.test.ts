@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorHttpError, VendorResponseError } from '#lambdas/platform/errors';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
-import { parseStatusVocabulary } from '#lambdas/platform/vendor-api/status';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream, readAll } from '../../kit/digest.ts';
 import { startSimulator } from '../../kit/simulator.ts';
-import { rejectionOf, testSettings } from './helpers.ts';
+import { rejectionOf, testSettings } from '../../platform/vendor-api/helpers.ts';
 
 let sim: VendorSimulator;
 let client: ScanClient;

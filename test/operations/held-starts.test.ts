@@ -16,8 +16,8 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDomainListInput } from '#lambdas/domain-list/contracts';
-import { heldStartIn, resumePausedStarts } from '#lambdas/domain-list/resume-paused-starts';
 import { ConfigurationError } from '#lambdas/platform/errors';
+import { heldStartIn, resumePausedStarts } from '#lambdas/platform/held-starts';
 import type { IntakeDeps } from '#lambdas/platform/intake';
 import { PipelinePausedError, pauseSwitch } from '#lambdas/platform/pause';
 import { createStartDomainListHandler } from '../../lambdas/domain-list/start-domain-list.ts';

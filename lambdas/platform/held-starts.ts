@@ -8,16 +8,11 @@
  * Safe to run any number of times: a replayed upload or schedule fire gets the execution name it
  * would have had, so one that started after all meets ExecutionAlreadyExists.
  */
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ConfigurationError, ERROR_NAME } from '#lambdas/platform/errors';
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ERROR_NAME } from '#lambdas/platform/errors';
 import { tryJson } from '#lambdas/platform/fan-out-results';
 import type { PauseSwitch } from '#lambdas/platform/pause';
-import { requireEnv } from '#lambdas/platform/runtime/env';
-import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
-import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
-import { pauseSwitchFromEnvironment } from '#lambdas/platform/runtime/pause-deps';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 
 export interface ResumeDeps {
@@ -103,30 +98,3 @@ export async function resumePausedStarts(deps: ResumeDeps): Promise<ResumeResult
   deps.logger.info('paused starts resumed', { replayed, left });
   return { paused: false, replayed, left };
 }
-
-/**
- * After a pause: give every upload and schedule fire the intake refused while paused back to it.
- * Run by the pause parameter's change event and every 15 minutes (lib/platform/pause-switch.ts).
- */
-export function createResumePausedStartsHandler(deps: ResumeDeps): Handler<unknown, ResumeResult> {
-  // The trigger's event says nothing the run needs: the switch and the queues are read afresh.
-  return async () => resumePausedStarts(deps);
-}
-
-export const handler = /* @__PURE__ */ createLazyHandler({
-  deps: (tools): ResumeDeps => {
-    const pause = pauseSwitchFromEnvironment(process.env, tools);
-    if (pause === undefined) throw new ConfigurationError(ENV.pauseParameterName, 'is required to resume');
-    return {
-      sqs: tools.tracer.captureAWSv3Client(new SQSClient({})),
-      lambda: tools.tracer.captureAWSv3Client(new LambdaClient({})),
-      pause,
-      logger: pipelineLoggerFromPowertools(tools.logger),
-      queueUrls: requireEnv(process.env, ENV.heldStartQueueUrls)
-        .split(',')
-        .map((url) => url.trim())
-        .filter(Boolean),
-    };
-  },
-  handler: createResumePausedStartsHandler,
-});

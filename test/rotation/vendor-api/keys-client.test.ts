@@ -6,14 +6,19 @@ import {
   VendorNetworkError,
   VendorThrottledError,
 } from '#lambdas/platform/errors';
-import { KeysClient } from '#lambdas/platform/vendor-api/keys-client';
+import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
 import {
   CANDIDATE_LIMITS,
   RotateAnswerScanner,
   rotateAnswerCandidates,
-} from '#lambdas/platform/vendor-api/rotate-answer';
-import { keysClient, sim, useFaultSimulator } from './fault-fixture.ts';
-import { fixedCredentials, rejectionOf, secretStoreCredentials, testSettings } from './helpers.ts';
+} from '#lambdas/rotation/vendor-api/rotate-answer';
+import { keysClient, sim, useFaultSimulator } from '../../platform/vendor-api/fault-fixture.ts';
+import {
+  fixedCredentials,
+  rejectionOf,
+  secretStoreCredentials,
+  testSettings,
+} from '../../platform/vendor-api/helpers.ts';
 
 const ROTATE = 'POST /orgs/{org_uuid}/api/key/rotate';
 

@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import {
   InvalidInputError,
   VendorHttpError,
   VendorResponseError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
-import { BreachClient } from '#lambdas/platform/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import type { VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream, readAll } from '../../kit/digest.ts';
 import { loopbackServer } from '../../kit/http.ts';
@@ -18,7 +18,7 @@ import {
   rejectionOf,
   secretStoreCredentials,
   testSettings,
-} from './helpers.ts';
+} from '../../platform/vendor-api/helpers.ts';
 
 const UUID = '0b56a9df-50fa-44ae-87d7-c51248d4d9d5';
 

@@ -8,7 +8,7 @@
  * and number of JSON nodes walked, how long a candidate may be and how many are returned.
  */
 import { createHash } from 'node:crypto';
-import { isRecord, parseJsonBody, valueAtPath } from './json.ts';
+import { isRecord, parseJsonBody, valueAtPath } from '#lambdas/platform/vendor-api/json';
 
 /** Field names a new key commonly hides under: tried before other strings, never trusted alone. */
 export const NEW_KEY_FIELDS = [

@@ -5,7 +5,7 @@ import {
   readScanListing,
   readVendorStatistics,
   timeOf,
-} from '#lambdas/platform/vendor-api/scan-listing';
+} from '#lambdas/scan/vendor-api/scan-listing';
 
 const UUID = '0b7c3f7e-2d1a-4c36-9f0e-6a1f4c2b9d10';
 

@@ -1,0 +1,61 @@
+/**
+ * The workflow names still in the platform's code, each with why: the layout test
+ * (layout.test.ts, "names no workflow") requires exactly these counts, so a new name fails it and
+ * a removed one must be taken off this list. Issue #36 asks for none; what is left is below.
+ */
+
+/** The vendor calls its three APIs scan, keys and breach (shared/seeds): the API, not the workflow. */
+const VENDOR_API = 'the vendor API of that name (URL, key secret, operation names)';
+/**
+ * Environment variable names, logical ids and event detail types the deployed template carries:
+ * renamed, they would change the template (issue #36 keeps it unchanged); having the workflow pass
+ * them in is the remaining work.
+ */
+const TEMPLATE_NAMES = 'names in the deployed template (variables, logical ids, event types)';
+/** Reconciliation is the step two workflows share; the platform holds its loop and its schedule. */
+const SHARED_RECONCILIATION = 'the reconciliation both the scan and breach workflows run';
+/** Workflow-specific code or declarations still in the platform: to move to their workflow. */
+const NOT_YET_MOVED = 'still to move to its workflow (issue #36)';
+
+export interface KnownWorkflowNames {
+  readonly reason: string;
+  /** Each workflow word (workflow-words.ts) and how often the file's code has it. */
+  readonly words: Readonly<Record<string, number>>;
+}
+
+export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> = {
+  'lambdas/platform/errors.ts': {
+    reason: NOT_YET_MOVED,
+    words: { breach: 2, reconciliation: 1, rotation: 8, scan: 5 },
+  },
+  'lambdas/platform/handler-declaration.ts': { reason: NOT_YET_MOVED, words: { breach: 4, scan: 2 } },
+  'lambdas/platform/intake-suffixes.ts': { reason: NOT_YET_MOVED, words: { 'domain-list': 2 } },
+  'lambdas/platform/naming.ts': { reason: NOT_YET_MOVED, words: { scan: 5, scans: 1 } },
+  'lambdas/platform/reconcile-each.ts': { reason: SHARED_RECONCILIATION, words: { reconciliation: 2 } },
+  'lambdas/platform/run-events.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 2, watchlist: 2 } },
+  'lambdas/platform/runtime/identity-key.ts': { reason: NOT_YET_MOVED, words: { breach: 2 } },
+  'lambdas/platform/runtime/intake-deps.ts': { reason: NOT_YET_MOVED, words: { 'domain-list': 5 } },
+  'lambdas/platform/runtime/variables.ts': {
+    reason: TEMPLATE_NAMES,
+    words: { breach: 22, 'domain-list': 4, reconciliation: 2, rotation: 6, scan: 13, watchlist: 4 },
+  },
+  'lambdas/platform/secrets.ts': { reason: VENDOR_API, words: { breach: 1, scan: 2 } },
+  'lambdas/platform/validation.ts': { reason: NOT_YET_MOVED, words: { scan: 2 } },
+  'lambdas/platform/vendor-api/types.ts': { reason: VENDOR_API, words: { breach: 1, breaches: 1, scan: 5 } },
+  'lib/platform/bindings.ts': {
+    reason: NOT_YET_MOVED,
+    words: { breach: 18, 'domain-list': 2, rotation: 1, scan: 11, watchlist: 1 },
+  },
+  'lib/platform/scheduled-reconciliation.ts': {
+    reason: SHARED_RECONCILIATION,
+    words: { breach: 4, reconciliation: 4, scan: 1, scans: 2 },
+  },
+  'lib/platform/scheduled-runs.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 15, scan: 1 } },
+  'lib/platform/upload-intake.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 5, watchlist: 3 } },
+  'lib/platform/vendor-secrets.ts': { reason: VENDOR_API, words: { breach: 7, rotation: 1, scan: 5 } },
+};
+
+/** Platform files whose own path has a workflow word, with why. */
+export const KNOWN_WORKFLOW_FILE_NAMES: Readonly<Record<string, string>> = {
+  'lib/platform/scheduled-reconciliation.ts': SHARED_RECONCILIATION,
+};
