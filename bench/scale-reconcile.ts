@@ -10,18 +10,18 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
+import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { forEachBounded } from '#lambdas/platform/bounded';
 import { NO_METRICS } from '#lambdas/platform/metrics';
 import { scanOutputPrefix } from '#lambdas/platform/naming';
 import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
-import { readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
+import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 
 /** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
