@@ -6,32 +6,13 @@
 
  */
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { ZipFile } from 'yazl';
-import { createBreachSettings } from '#lambdas/breach/deps';
-import { reportFolder } from '#lambdas/breach/identity';
-import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
-import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
 import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
-import { forEachBounded } from '#lambdas/platform/bounded';
-import { NO_METRICS } from '#lambdas/platform/metrics';
-import { scanOutputPrefix } from '#lambdas/platform/naming';
-import { readOriginsEnv } from '#lambdas/platform/runtime/env';
-import { ENV } from '#lambdas/platform/runtime/variables';
-import { createScanDeps } from '#lambdas/scan/deps';
-import { reconcileScans } from '#lambdas/scan/reconcile-scans';
-import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
-import { createScanSettings } from '#lambdas/scan/settings';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
-import { readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
-import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { createS3rverClient } from '../local/embedded-s3.ts';
-
-/** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
-const BENCH_REPORT_NAMING_KEY = 'bench-report-naming-key-0123456789abcdef-01';
+import { listRunHistoryEvents } from './scale-history.ts';
+import { archiveOneReport, breachBacklogDrain, type CaseContext, scanReconcile } from './scale-reconcile.ts';
 
 const [kind, sizeText] = process.argv.slice(2);
 const size = Number(sizeText);
@@ -47,6 +28,7 @@ const s3 = createS3rverClient(endpoint, 64, {
   latency: { meanMs: latencyMs, jitterMs: latencyMs / 5 },
   requests,
 });
+const context: CaseContext = { size, bucket: BUCKET, s3, s3Directory: process.env.S3_DIRECTORY ?? '' };
 // A failure names the command that failed: an SDK error alone does not say which request it was.
 for (const [client, role] of [
   [setup, 'setup'],
@@ -111,178 +93,117 @@ const watchlistDeps = (client: typeof s3) => ({
   identityKey: async () => IDENTITY_KEY,
 });
 
+type ListSource = { source: { type: 's3'; bucket: string; key: string } };
+type PreparedList = Awaited<ReturnType<typeof prepareDomainList>>;
+type PreparedWatchlist = Awaited<ReturnType<typeof prepareWatchlist>>;
+
+/** A list of `size` domains uploaded for the run. */
+async function listSource(run: string): Promise<ListSource> {
+  const key = `incoming/${run}.txt`;
+  await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
+  return { source: { type: 's3', bucket: BUCKET, key } };
+}
+
+/** A watchlist of `size` people uploaded for the run. */
+async function watchlistSource(run: string): Promise<ListSource> {
+  const key = `watchlists/${run}.csv`;
+  await put(key, Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'));
+  return { source: { type: 's3', bucket: BUCKET, key } };
+}
+
+async function readItems<T>(key: string): Promise<T[]> {
+  const object = await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+  return JSON.parse((await object.Body?.transformToString()) ?? '[]') as T[];
+}
+
+/** Every domain scanned: what ReportOneDomain returns for each child that succeeded. */
+async function listMapResults(prepared: PreparedList, run: string): Promise<string> {
+  const items = await readItems<{ domain: string; executionName: string }>(prepared.itemsKey);
+  return writeMapResults(
+    run,
+    items.map((item, i) => ({
+      Input: JSON.stringify(item),
+      Output: JSON.stringify({
+        domain: item.domain,
+        executionName: item.executionName,
+        output: {
+          domain: item.domain,
+          state: 'succeeded',
+          scanUuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          outputPrefix: `scans/${item.domain}/2026/11/24/x/`,
+          manifestKey: `scans/${item.domain}/2026/11/24/x/manifest.json`,
+        },
+      }),
+    })),
+  );
+}
+
+/** Every person archived: what ReportOnePerson returns for each child that succeeded. */
+async function watchlistMapResults(prepared: PreparedWatchlist, run: string): Promise<string> {
+  const items = await readItems<{ row: number; executionName: string }>(prepared.itemsKey);
+  return writeMapResults(
+    run,
+    items.map((item) => ({
+      Input: JSON.stringify(item),
+      Output: JSON.stringify({
+        executionName: item.executionName,
+        output: { manifestKey: `breach/people/p-${item.row}/r/manifest.json` },
+      }),
+    })),
+  );
+}
+
+const prepareList = (client: typeof s3, input: ListSource) =>
+  prepareDomainList(listDeps(client), input as Parameters<typeof prepareDomainList>[1]);
+
+/** The list or watchlist run the step belongs to, through its state machine (for the history column). */
+let parentRun: (() => Promise<number>) | undefined;
+
 /** Prepares what the step reads, then returns the step. */
 async function prepare(): Promise<() => Promise<unknown>> {
   const run = `${kind}-${size}-${Date.now()}`;
+  const mapResult = (Key: string) => ({ ResultWriterDetails: { Bucket: BUCKET, Key } });
+  if (kind?.startsWith('list-')) {
+    const input = await listSource(run);
+    parentRun = () =>
+      listRunHistoryEvents('list', input, {
+        prepare: (event) => prepareList(setup, event as ListSource),
+        map: async (prepared) => mapResult(await listMapResults(prepared as PreparedList, `${run}-history`)),
+        summarize: (event) =>
+          writeListSummary(listDeps(setup), event as Parameters<typeof writeListSummary>[1]),
+      });
+    if (kind === 'list-prepare') return () => prepareList(s3, input);
+    const prepared = await prepareList(setup, input);
+    itemsKey = prepared.itemsKey;
+    const manifestKey = await listMapResults(prepared, run);
+    return () => writeListSummary(listDeps(s3), { ...prepared, mapResult: mapResult(manifestKey) } as never);
+  }
+  if (kind?.startsWith('watchlist-')) {
+    const input = await watchlistSource(run);
+    parentRun = () =>
+      listRunHistoryEvents('watchlist', input, {
+        prepare: (event) => prepareWatchlist(watchlistDeps(setup), event as ListSource),
+        map: async (prepared) =>
+          mapResult(await watchlistMapResults(prepared as PreparedWatchlist, `${run}-history`)),
+        summarize: (event) => writeWatchlistSummary(watchlistDeps(setup), event as never),
+      });
+    if (kind === 'watchlist-prepare') return () => prepareWatchlist(watchlistDeps(s3), input);
+    const prepared = await prepareWatchlist(watchlistDeps(setup), input);
+    itemsKey = prepared.itemsKey;
+    const manifestKey = await watchlistMapResults(prepared, run);
+    return () => writeWatchlistSummary(watchlistDeps(s3), { ...prepared, mapResult: mapResult(manifestKey) });
+  }
   switch (kind) {
-    case 'list-prepare': {
-      const key = `incoming/${run}.txt`;
-      await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
-      return () =>
-        prepareDomainList(listDeps(s3), { source: { type: 's3', bucket: BUCKET, key } } as Parameters<
-          typeof prepareDomainList
-        >[1]);
-    }
-    case 'watchlist-prepare': {
-      const key = `watchlists/${run}.csv`;
-      await put(
-        key,
-        Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'),
-      );
-      return () => prepareWatchlist(watchlistDeps(s3), { source: { type: 's3', bucket: BUCKET, key } });
-    }
-    case 'list-summary': {
-      const key = `incoming/${run}.txt`;
-      await put(key, Array.from({ length: size }, (_, i) => `host-${i}.bench-scale.net`).join('\n'));
-      const prepared = await prepareDomainList(listDeps(setup), {
-        source: { type: 's3', bucket: BUCKET, key },
-      } as Parameters<typeof prepareDomainList>[1]);
-      itemsKey = prepared.itemsKey;
-      const items = JSON.parse(
-        (await (
-          await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: prepared.itemsKey }))
-        ).Body?.transformToString()) ?? '[]',
-      ) as { domain: string; executionName: string }[];
-      // Every domain scanned: what ReportOneDomain returns for a child that succeeded.
-      const manifestKey = await writeMapResults(
-        run,
-        items.map((item, i) => ({
-          Input: JSON.stringify(item),
-          Output: JSON.stringify({
-            domain: item.domain,
-            executionName: item.executionName,
-            output: {
-              domain: item.domain,
-              state: 'succeeded',
-              scanUuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-              outputPrefix: `scans/${item.domain}/2026/11/24/x/`,
-              manifestKey: `scans/${item.domain}/2026/11/24/x/manifest.json`,
-            },
-          }),
-        })),
-      );
-      return () =>
-        writeListSummary(listDeps(s3), {
-          ...prepared,
-          mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
-        } as Parameters<typeof writeListSummary>[1]);
-    }
-    case 'watchlist-summary': {
-      const key = `watchlists/${run}.csv`;
-      await put(
-        key,
-        Array.from({ length: size }, (_, i) => `Person ${i},person${i}@bench-scale.net`).join('\n'),
-      );
-      const prepared = await prepareWatchlist(watchlistDeps(setup), {
-        source: { type: 's3', bucket: BUCKET, key },
-      });
-      itemsKey = prepared.itemsKey;
-      const items = JSON.parse(
-        (await (
-          await setup.send(new GetObjectCommand({ Bucket: BUCKET, Key: prepared.itemsKey }))
-        ).Body?.transformToString()) ?? '[]',
-      ) as { row: number; executionName: string }[];
-      // Every person archived: what ReportOnePerson returns for a child that succeeded.
-      const manifestKey = await writeMapResults(
-        run,
-        items.map((item) => ({
-          Input: JSON.stringify(item),
-          Output: JSON.stringify({
-            executionName: item.executionName,
-            output: { manifestKey: `breach/people/p-${item.row}/r/manifest.json` },
-          }),
-        })),
-      );
-      return () =>
-        writeWatchlistSummary(watchlistDeps(s3), {
-          ...prepared,
-          mapResult: { ResultWriterDetails: { Bucket: BUCKET, Key: manifestKey } },
-        });
-    }
-    case 'zip-verify': {
-      const zip = new ZipFile();
-      for (let i = 0; i < size; i += 1) {
-        zip.addBuffer(Buffer.from(`record ${i}: ${'breach data '.repeat(80)}\n`), `records/${i}.txt`, {
-          compress: i % 2 === 0,
-        });
-      }
-      zip.end();
-      const chunks: Buffer[] = [];
-      for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
-      const body = Buffer.concat(chunks);
-      const key = `zips/${run}.zip`;
-      await put(key, body);
-      return async () => {
-        const verified = await verifyStoredZip(s3, { bucket: BUCKET, key, size: body.length });
-        return {
-          entryCount: verified.entries.length,
-          totalUncompressedBytes: verified.totalUncompressedBytes,
-        };
-      };
-    }
-    case 'breach-reconcile': {
-      // The simulator (bench/scale.ts) lists `size` reports; all but the last 30 are archived already.
-      const names = Array.from({ length: size }, (_, i) => `person-${i}_20261120T100000Z_s${size}`);
-      await forEachBounded(names.slice(0, -30), 4, async (name) => {
-        await put(`${reportFolder(name, BENCH_REPORT_NAMING_KEY)}manifest.json`, '{}');
-      });
-      const client = new BreachClient({
-        baseUrl: process.env.BREACH_API_URL ?? '',
-        allowedOrigins: readOriginsEnv(process.env, ENV.vendorAllowedOrigins),
-        credentials: async () => process.env.VENDOR_API_KEY ?? '',
-      });
-      const deps = {
-        s3,
-        breachClient: client,
-        logger: quiet,
-        settings: createBreachSettings({ resultsBucket: BUCKET }),
-        metrics: NO_METRICS,
-        clock: () => new Date(),
-        reportNamingKey: async () => BENCH_REPORT_NAMING_KEY,
-      };
-      const started = Date.now();
-      return async () =>
-        (await reconcileReports(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
-    }
+    case 'archive-report':
+      // bench/scale.ts has the simulator serve one report: a ZIP of `size` entries.
+      return archiveOneReport(context);
+    case 'breach-reconcile':
+      // bench/scale.ts has the simulator list `size` reports, none of them archived.
+      return breachBacklogDrain(context);
     case 'scan-reconcile':
-    case 'scan-reconcile-spread': {
-      // The vendor (a simulator of this measurement's own) lists `size` finished scans, ten a
-      // domain (or one: `-spread`); all but the last 30 are archived already, as on an ordinary day.
-      const perDomain = kind === 'scan-reconcile-spread' ? 1 : 10;
-      const client = new ScanClient({
-        baseUrl: process.env.SCAN_API_URL ?? '',
-        credentials: async () => process.env.VENDOR_API_KEY ?? '',
-      });
-      await forEachBounded(
-        Array.from({ length: size }, (_, i) => `host-${Math.floor(i / perDomain)}.bench-scale.net`),
-        8,
-        async (domain) => {
-          const { uuid } = await client.startScan(domain);
-          await client.getStatus(uuid);
-        },
-      );
-      const settings = createScanSettings({ resultsBucket: BUCKET });
-      const reconcile = reconcileSettingsSchema.parse({ minAgeSeconds: 0 });
-      const listed = readScanListing(
-        (await client.listScans()).raw,
-        reconcile.listFields,
-        settings.statusVocabulary,
-      );
-      if (listed.scans.length !== size)
-        throw new Error(`the vendor lists ${listed.scans.length} scans, not ${size}`);
-      await forEachBounded(listed.scans.slice(0, -30), 8, async (scan) => {
-        const prefix = scanOutputPrefix(scan.domain, scan.createdAt ?? new Date(), scan.uuid);
-        await put(`${prefix}${MANIFEST_FILE}`, '{}');
-      });
-      const deps = {
-        ...createScanDeps({ s3, scanClient: client, logger: quiet, metrics: NO_METRICS, settings }),
-        inventory: client,
-        reconcile,
-      };
-      const started = Date.now();
-      return async () =>
-        (await reconcileScans(deps, { timeLeftMs: () => 900_000 - (Date.now() - started) })).counts;
-    }
+      return scanReconcile(context, 10);
+    case 'scan-reconcile-spread':
+      return scanReconcile(context, 1);
     default:
       throw new Error(`unknown case ${kind}`);
   }
@@ -304,6 +225,8 @@ const cpu = process.cpuUsage(cpuBefore);
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
 const itemsBytes = itemsKey === undefined ? undefined : await sizeOf(itemsKey);
+// After the measurement: the whole run the step belongs to, through its state machine.
+const historyEvents = parentRun === undefined ? undefined : await parentRun();
 setup.destroy();
 s3.destroy();
 process.stdout.write(
@@ -316,6 +239,9 @@ process.stdout.write(
     peakRssMiB: peakRss / 2 ** 20,
     payloadBytes: Buffer.byteLength(JSON.stringify(output)),
     itemsBytes,
+    historyEvents,
+    // A backlog's drain: each scheduled run's time and archives.
+    runs: (output as { runs?: unknown } | undefined)?.runs,
   })}\n`,
 );
 process.exit(0);

@@ -9,13 +9,18 @@
  * (comma-separated, e.g. `breach-reconcile:10000`) runs only those, and skips the poll-cost rows.
  */
 import { resolve } from 'node:path';
+import { ZipFile } from 'yazl';
+import { ARCHIVE_CONCURRENCY } from '#lambdas/breach/reconcile-breach-reports';
+import { BREACH_RECONCILE_DEFAULTS } from '#lambdas/breach/reconcile-settings';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
-import { startVendorSimulator } from '../local/simulator/index.ts';
+import { startVendorSimulator, type VendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';
 import { runChild } from './child.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { startReportServer } from './report-server.ts';
+import { type MeasuredHistories, measureHistories } from './scale-history.ts';
+import { benchReportNames, type ReconcileRun } from './scale-reconcile.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_S3_LATENCY_MS ?? 25);
 const PAYLOAD_LIMIT = 256 * 1024;
@@ -32,8 +37,11 @@ interface Case {
   /** Whether the step returns into a state payload (scheduled functions do not). */
   readonly payload: boolean;
   readonly history: string;
-  /** The history column: why the step's history does not grow with its size (n/a rows). */
-  readonly historyColumn: string;
+  /**
+   * Where the history column comes from: the run the worker drives through its state machine
+   * (`run`), one BreachReport execution (`BreachReport`), or none (`n/a: ...`, the reason).
+   */
+  readonly historyColumn: 'run' | 'BreachReport' | `n/a: ${string}`;
 }
 
 const CASES: readonly Case[] = [
@@ -45,7 +53,7 @@ const CASES: readonly Case[] = [
     unit: 'lines',
     payload: true,
     history: 'list run: O(1) per run (Distributed Map; each domain is its own ScanDomain execution)',
-    historyColumn: 'n/a: constant (Map items are child executions)',
+    historyColumn: 'run',
   },
   {
     kind: 'watchlist-prepare',
@@ -55,7 +63,7 @@ const CASES: readonly Case[] = [
     unit: 'rows',
     payload: true,
     history: 'watchlist run: O(1) per run (Distributed Map; each person is its own BreachReport execution)',
-    historyColumn: 'n/a: constant (Map items are child executions)',
+    historyColumn: 'run',
   },
   {
     kind: 'list-summary',
@@ -65,7 +73,7 @@ const CASES: readonly Case[] = [
     unit: 'domains',
     payload: true,
     history: 'list run: O(1) per run (reads the Map results from S3)',
-    historyColumn: 'n/a: constant (results read from S3)',
+    historyColumn: 'run',
   },
   {
     kind: 'watchlist-summary',
@@ -75,27 +83,29 @@ const CASES: readonly Case[] = [
     unit: 'people',
     payload: true,
     history: 'watchlist run: O(1) per run (reads the Map results from S3)',
-    historyColumn: 'n/a: constant (results read from S3)',
+    historyColumn: 'run',
   },
   {
-    kind: 'zip-verify',
-    label: 'ZIP verification (ArchiveReport)',
+    // The whole step: download from the vendor (through its redirect), store, verify, manifest.
+    kind: 'archive-report',
+    label: 'ArchiveReport (download, store, verify, manifest)',
     handler: 'archive-breach-report',
     sizes: [100, 1_000, 10_000],
     unit: 'entries',
     payload: true,
     history: 'BreachReport: a fixed path of states, whatever the entry count',
-    historyColumn: 'n/a: fixed path of states',
+    historyColumn: 'BreachReport',
   },
   {
+    // A backlog: every listed report unarchived, drained by successive daily runs.
     kind: 'breach-reconcile',
-    label: 'Breach reconciliation',
+    label: 'Breach reconciliation, backlog (all unarchived)',
     handler: 'reconcile-breach-reports',
     sizes: [100, 1_000, 10_000],
     unit: 'listed',
     payload: false,
-    history: 'no state machine (a scheduled function); 25 archives a run by default',
-    historyColumn: 'n/a: no state machine',
+    history: `no state machine (a scheduled function); ${BREACH_RECONCILE_DEFAULTS.maxArchivesPerRun} archives a run at most by default, ${ARCHIVE_CONCURRENCY} at a time`,
+    historyColumn: 'n/a: no state machine (a scheduled function)',
   },
   {
     kind: 'scan-reconcile',
@@ -106,7 +116,7 @@ const CASES: readonly Case[] = [
     payload: false,
     history:
       'no state machine (a scheduled function); archives a run as `scan.reconcile.maxArchivesPerRun` allows',
-    historyColumn: 'n/a: no state machine',
+    historyColumn: 'n/a: no state machine (a scheduled function)',
   },
   {
     // The hard case for its archive index: one S3 listing per domain, and every listed scan its own
@@ -119,7 +129,7 @@ const CASES: readonly Case[] = [
     payload: false,
     history:
       'no state machine (a scheduled function); the domains are indexed 32 at a time (`INDEX_CONCURRENCY`)',
-    historyColumn: 'n/a: no state machine',
+    historyColumn: 'n/a: no state machine (a scheduled function)',
   },
 ];
 
@@ -131,6 +141,51 @@ interface Measured {
   readonly payloadBytes: number;
   /** items.json, for the steps that write or read it. */
   readonly itemsBytes?: number;
+  /** Events of the list or watchlist run the step belongs to, through its state machine. */
+  readonly historyEvents?: number;
+  /** A backlog's drain: each scheduled run. */
+  readonly runs?: readonly ReconcileRun[];
+}
+
+/** A ZIP of `entries` records, half of them deflated, as a breach report the vendor serves. */
+async function reportZip(entries: number): Promise<Buffer> {
+  const zip = new ZipFile();
+  for (let i = 0; i < entries; i += 1) {
+    zip.addBuffer(Buffer.from(`record ${i}: ${'breach data '.repeat(80)}\n`), `records/${i}.txt`, {
+      compress: i % 2 === 0,
+    });
+  }
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A breach vendor of the measurement's own (its reports would show in every later listing): for a
+ * backlog, `size` reports; for ArchiveReport, one report whose download is a ZIP of `size` entries.
+ */
+async function breachVendorFor(kind: string, size: number): Promise<VendorSimulator | undefined> {
+  if (kind !== 'breach-reconcile' && kind !== 'archive-report') return undefined;
+  const vendor = await startVendorSimulator();
+  if (kind === 'breach-reconcile') {
+    for (const name of benchReportNames(size)) vendor.createReport(name);
+    return vendor;
+  }
+  const [name = ''] = benchReportNames(1);
+  vendor.createReport(name);
+  vendor.addFault({
+    api: 'storage',
+    path: `/reports/${name}`,
+    times: 1,
+    fault: {
+      type: 'status',
+      status: 200,
+      contentType: 'application/zip',
+      bodyBase64: (await reportZip(size)).toString('base64'),
+    },
+  });
+  return vendor;
 }
 
 async function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
@@ -224,6 +279,32 @@ async function measureScanOutput(bytes: number): Promise<{
 
 const pct = (value: number, limit: number) => `${((100 * value) / limit).toFixed(1)}%`;
 
+/** A backlog's drain, run by run; with only its first runs measured, what was left and at what rate. */
+function drainLine(size: number, runs: readonly ReconcileRun[], limits: Limits): string {
+  const left = runs.at(-1)?.deferred ?? 0;
+  const perRun = runs.map((run) => `${run.seconds.toFixed(1)} s ${run.archived} archived`).join(', ');
+  const rate = runs[0]?.archived ?? 1;
+  const drain =
+    left === 0
+      ? `drained in ${runs.length} run(s): ${runs.length} day(s) on the daily schedule`
+      : `${runs.length} run(s) measured, ${left.toLocaleString('en-US')} left: at ${rate} a run, ${runs.length + Math.ceil(left / rate)} runs (days) in all, projected`;
+  return `  backlog of ${size.toLocaleString('en-US')} unarchived: ${drain}; per run ${perRun} (of ${limits.timeoutSeconds} s)\n`;
+}
+
+/** The history column: measured events of the execution the step runs in, against 25,000. */
+function historyCell(spec: Case, m: Measured, histories: MeasuredHistories | undefined): string {
+  const of = (events: number, what: string) => `${events} (${pct(events, HISTORY_LIMIT)}; ${what})`;
+  if (spec.historyColumn === 'run') {
+    if (m.historyEvents === undefined) throw new Error(`${spec.kind}: the worker measured no history`);
+    return of(m.historyEvents, `the ${spec.kind.split('-')[0]} run, Map items are child executions`);
+  }
+  if (spec.historyColumn === 'BreachReport') {
+    if (histories === undefined) throw new Error(`${spec.kind}: no BreachReport execution measured`);
+    return of(histories.breachReport, 'one BreachReport execution');
+  }
+  return spec.historyColumn;
+}
+
 export async function measureScale(): Promise<void> {
   process.stdout.write(
     `\n== Scale: each step at three sizes, S3 at ${LATENCY_MS} ms a request (±20 %), against its limits ==\n`,
@@ -240,19 +321,27 @@ export async function measureScale(): Promise<void> {
       '--- | --- | --- | --- | --- | --- | --- | --- | ---\n',
   );
   const notes: string[] = [];
+  // One ScanDomain and one BreachReport execution, for the rows whose step runs in one.
+  const histories =
+    picked('archive-report', 100) ||
+    picked('archive-report', 1_000) ||
+    picked('archive-report', 10_000) ||
+    picked('scan-output', 64) ||
+    picked('scan-output', 1024)
+      ? await measureHistories()
+      : undefined;
   try {
     for (const spec of CASES) {
       const limits = limitsOf(template, spec.handler);
       if (!spec.sizes.some((size) => picked(spec.kind, size))) continue;
       for (const size of small ? spec.sizes.slice(0, 2) : spec.sizes) {
         if (!picked(spec.kind, size)) continue;
-        if (spec.kind === 'breach-reconcile') {
-          for (let i = 0; i < size; i += 1) simulator.createReport(`person-${i}_20261120T100000Z_s${size}`);
-        }
+        const breachVendor = await breachVendorFor(spec.kind, size);
         // A vendor of its own for the scan backlog: its scans would show in every later listing.
         const scanVendor = spec.kind.startsWith('scan-reconcile')
           ? await startVendorSimulator({ pollsToFinish: 0, reportBytes: 8 * 1024 })
           : undefined;
+        const vendor = breachVendor ?? scanVendor ?? simulator;
         // A fresh embedded S3 each time: one measurement's objects never slow the next one's listings.
         const s3 = await startS3rver({ buckets: [BUCKET] });
         const m = await runWorker(spec.kind, size, {
@@ -260,21 +349,27 @@ export async function measureScale(): Promise<void> {
           S3_ENDPOINT: s3.endpoint,
           S3_BUCKET: BUCKET,
           S3_LATENCY_MS: String(LATENCY_MS),
-          BREACH_API_URL: simulator.url,
-          VENDOR_ALLOWED_ORIGINS: simulator.storageUrl,
-          VENDOR_API_KEY: (scanVendor ?? simulator).apiKey,
+          // Where the embedded S3 keeps its files: a large backlog is seeded there directly.
+          S3_DIRECTORY: s3.directory,
+          BREACH_API_URL: vendor.url,
+          VENDOR_ALLOWED_ORIGINS: vendor.storageUrl,
+          VENDOR_API_KEY: vendor.apiKey,
           ...(scanVendor ? { SCAN_API_URL: scanVendor.url } : {}),
         }).finally(async () => {
           await s3.close();
           await scanVendor?.close();
+          await breachVendor?.close();
         });
+        // A backlog is drained by several invocations: each is held to the timeout, so the slowest is shown.
+        const seconds = m.runs === undefined ? m.seconds : Math.max(...m.runs.map((run) => run.seconds));
         process.stdout.write(
-          `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${m.seconds.toFixed(1)} (${pct(m.seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s) | ` +
+          `${spec.label} | ${size.toLocaleString('en-US')} ${spec.unit} | ${seconds.toFixed(1)} (${pct(seconds, limits.timeoutSeconds)} of ${limits.timeoutSeconds} s${m.runs === undefined ? '' : ', slowest run'}) | ` +
             `${m.cpuSeconds.toFixed(1)} | ${m.requests.toLocaleString('en-US')} | ` +
             `${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, limits.memoryMiB)} of ${limits.memoryMiB}) | ` +
             `${spec.payload ? `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)})` : 'n/a (scheduled)'} | ` +
-            `${spec.historyColumn} | ${m.itemsBytes === undefined ? '-' : (m.itemsBytes / 2 ** 20).toFixed(1)}\n`,
+            `${historyCell(spec, m, histories)} | ${m.itemsBytes === undefined ? '-' : (m.itemsBytes / 2 ** 20).toFixed(1)}\n`,
         );
+        if (m.runs !== undefined) process.stdout.write(drainLine(size, m.runs, limits));
       }
       notes.push(`${spec.label}: history ${spec.history}`);
     }
@@ -285,7 +380,7 @@ export async function measureScale(): Promise<void> {
       process.stdout.write(
         `FetchReport (scan output) | ${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`} | ${m.seconds.toFixed(1)} (${pct(m.seconds, fetchLimits.timeoutSeconds)} of ${fetchLimits.timeoutSeconds} s) | ` +
           `${m.cpuSeconds.toFixed(1)} | ${m.requests} | ${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, fetchLimits.memoryMiB)} of ${fetchLimits.memoryMiB}) | ` +
-          `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)}) | n/a: one Task state whatever the size | -\n`,
+          `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)}) | ${histories ? `${histories.scanDomain} (${pct(histories.scanDomain, HISTORY_LIMIT)}; one ScanDomain execution, finished at its first poll)` : '-'} | -\n`,
       );
     }
     // The adaptive loop next to a fixed 30 s one, as `npm run bench -- poll` measures it.

@@ -99,6 +99,11 @@ export type LocalBreachResult = LocalBreachOutcome & {
   readonly outputPrefix: string;
   /** States entered: what a Standard workflow bills. */
   readonly transitions: number;
+  /**
+   * The history events Step Functions would record: the engine's events, plus the three a Lambda
+   * task adds in AWS per attempt (scheduled, started, succeeded/failed), as ScanDomain's are counted.
+   */
+  readonly historyEvents: number;
 };
 
 /** Only the limits from an object that may be the whole `breach` section. */
@@ -158,7 +163,7 @@ function breachRunner(
 ): (
   input: BreachReportInput,
   executionName: string,
-) => Promise<LocalBreachOutcome & { transitions: number }> {
+) => Promise<LocalBreachOutcome & { transitions: number; historyEvents: number }> {
   const deps: BreachDeps = {
     s3: options.s3,
     breachClient: options.breachClient,
@@ -180,9 +185,13 @@ function breachRunner(
       context: { Execution: { Name: executionName, Id: `local:${executionName}` } } as never,
     });
     let transitions = 0;
+    let historyEvents = 0;
     const counting = (async () => {
       for await (const event of execution.eventLogs) {
+        historyEvents += 1;
         if (event.type === 'StateEntered') transitions += 1;
+        if ((event.type === 'StateEntered' && event.state.type === 'Task') || event.type === 'StateRetried')
+          historyEvents += 3;
         if (event.type === 'StateEntered' || event.type === 'StateExited') {
           options.onStatePayload?.(event.state.name, event.state.output ?? event.state.input);
         }
@@ -200,7 +209,7 @@ function breachRunner(
       outcome = { outcome: 'failed', error: failure?.name ?? 'Error', cause: failure?.message ?? '' };
     }
     await counting;
-    return { ...outcome, transitions };
+    return { ...outcome, transitions, historyEvents };
   };
 }
 

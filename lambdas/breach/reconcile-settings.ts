@@ -9,15 +9,25 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
 
 export interface BreachReconcileSettings {
-  /** Report archives started per run (each up to `breach.maxArchiveBytes`, streamed and verified). */
+  /**
+   * Report archives started per run (each up to `breach.maxArchiveBytes`, streamed and verified);
+   * the time reserve stops a run sooner when its invocation runs short.
+   */
   readonly maxArchivesPerRun: number;
 }
 
+/**
+ * The default is what a run does in under half its 15 minutes at S3's per-request latency (0.26 to
+ * 0.35 s an archive, four at a time: `npm run bench -- scale`), so a 10,000-report backlog drains
+ * in ten daily runs (docs/operations.md). A cap remains because the vendor states no limits
+ * ("Limits: not shown"): a run never downloads more than this from it, however long the backlog;
+ * the maximum is about twice what the time reserve lets a run start anyway.
+ */
 export const BREACH_RECONCILE_LIMITS = {
   maxArchivesPerRun: {
     variable: ENV.breachReconcileMaxArchives,
-    bounds: { min: 1, max: 500, integer: true },
-    default: 25,
+    bounds: { min: 1, max: 5_000, integer: true },
+    default: 1_000,
   },
 } as const;
 

@@ -2,7 +2,8 @@
  * The reconciliation pattern both workflows share: go through what the vendor lists, one item at a
  * time, bring each into the archive the way the workflow would, and keep a record of the run.
  *
- * - One at a time: a backlog must not turn into a burst the vendor throttles.
+ * - One at a time, or as many at once as the caller says (`concurrency`, bounded): a backlog must
+ *   not turn into a burst the vendor throttles.
  * - An error that belongs to one item (the vendor refusing it, a corrupt output, bad input) is
  *   recorded and the run goes on; anything else (S3 down, a bug) stops the run, and the next
  *   scheduled run, idempotent, catches up.
@@ -12,6 +13,7 @@
  *   an earlier one, and names items only by what the caller says is safe (a folder, a scan id).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import { mapBounded } from '#lambdas/platform/bounded';
 import { cleanMessage, cleanName } from '#lambdas/platform/caught';
 import { ArchiveVerificationError, VendorError } from '#lambdas/platform/errors';
 import { putJson } from '#lambdas/platform/s3/json-objects';
@@ -27,6 +29,18 @@ export interface ItemFailure {
  * left in the invocation, no new archive starts and the rest are deferred to the next run.
  */
 export const ARCHIVE_TIME_RESERVE_MS = 5 * 60_000;
+
+/**
+ * Whether the invocation is inside its time reserve: less than `reserveMs` left, so no further
+ * request per item may start (the next run, idempotent, finds the rest again by listing).
+ * Unlimited when the caller knows no clock.
+ */
+export function timeReserveReached(
+  timeLeftMs: (() => number) | undefined,
+  reserveMs: number = ARCHIVE_TIME_RESERVE_MS,
+): boolean {
+  return timeLeftMs !== undefined && timeLeftMs() < reserveMs;
+}
 
 export interface RunBudget {
   /** Items worked on per run (an archive started counts, whether it succeeds or fails). */
@@ -53,6 +67,8 @@ export interface ReconcileEachOptions<Item, Outcome extends string> {
   readonly label: (item: Item) => string;
   /** @default unlimited */
   readonly budget?: RunBudget;
+  /** Items in flight at once; the budget is taken item by item, so it holds across them. @default 1 */
+  readonly concurrency?: number;
   /**
    * Brings one item into the archive (or finds it there) and says how it ended; a per-run budget
    * is an outcome too (`deferred`), decided by the caller through `gate` once it knows the item
@@ -70,24 +86,32 @@ export interface ReconcileEachResult<Outcome extends string> {
 export async function reconcileEach<Item, Outcome extends string>(
   options: ReconcileEachOptions<Item, Outcome>,
 ): Promise<ReconcileEachResult<Outcome>> {
-  const byOutcome = new Map<Outcome, string[]>();
-  const failed: ItemFailure[] = [];
   const gate = budgetGate(options.budget);
-  for (const item of options.items) {
-    const label = options.label(item);
+  type Ended = { readonly outcome: Outcome } | { readonly failure: ItemFailure['error'] };
+  // Each item's end is kept at its position, so the record lists items in the vendor's order
+  // whatever order concurrent items finish in.
+  const ended = await mapBounded(options.items, options.concurrency ?? 1, async (item): Promise<Ended> => {
     try {
-      const outcome = await options.reconcileOne(item, gate);
-      const labels = byOutcome.get(outcome) ?? [];
-      labels.push(label);
-      byOutcome.set(outcome, labels);
+      return { outcome: await options.reconcileOne(item, gate) };
     } catch (error) {
       if (!isItemError(error)) throw error;
-      failed.push({
-        item: label,
-        error: { name: cleanName((error as Error).name), message: cleanMessage((error as Error).message) },
-      });
+      return {
+        failure: { name: cleanName((error as Error).name), message: cleanMessage((error as Error).message) },
+      };
     }
-  }
+  });
+  const byOutcome = new Map<Outcome, string[]>();
+  const failed: ItemFailure[] = [];
+  ended.forEach((end, index) => {
+    const label = options.label(options.items[index] as Item);
+    if ('failure' in end) {
+      failed.push({ item: label, error: end.failure });
+      return;
+    }
+    const labels = byOutcome.get(end.outcome) ?? [];
+    labels.push(label);
+    byOutcome.set(end.outcome, labels);
+  });
   return { byOutcome, failed };
 }
 
@@ -96,8 +120,7 @@ function budgetGate(budget: RunBudget | undefined): BudgetGate {
   const reserveMs = budget?.reserveMs ?? ARCHIVE_TIME_RESERVE_MS;
   const gate: BudgetGate = {
     exhausted: () =>
-      budget !== undefined &&
-      (spent >= budget.maxPerRun || (budget.timeLeftMs !== undefined && budget.timeLeftMs() < reserveMs)),
+      budget !== undefined && (spent >= budget.maxPerRun || timeReserveReached(budget.timeLeftMs, reserveMs)),
     spend: () => {
       spent += 1;
     },

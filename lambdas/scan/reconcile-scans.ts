@@ -20,10 +20,10 @@ import { forEachBounded } from '#lambdas/platform/bounded';
 import { cleanMessage, cleanName } from '#lambdas/platform/caught';
 import { scanOutputPrefix } from '#lambdas/platform/naming';
 import {
-  ARCHIVE_TIME_RESERVE_MS,
   type ItemFailure,
   labelsOf,
   reconcileEach,
+  timeReserveReached,
   writeReconciliationRecord,
 } from '#lambdas/platform/reconcile-each';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
@@ -161,13 +161,11 @@ export async function reconcileScans(
   // so they are made up front, INDEX_CONCURRENCY at a time, until the time reserve; a domain not
   // indexed by then is deferred to the next run rather than listed late.
   const indexed = new Set<string>();
-  const reserveMs = ARCHIVE_TIME_RESERVE_MS;
-  const timeLeft = options.timeLeftMs;
   await forEachBounded(
     [...new Set(candidates.map((scan) => scan.domain))],
     INDEX_CONCURRENCY,
     async (domain) => {
-      if (timeLeft !== undefined && timeLeft() < reserveMs) return;
+      if (timeReserveReached(options.timeLeftMs)) return;
       await archiveOf(domain);
       indexed.add(domain);
     },

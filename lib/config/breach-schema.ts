@@ -61,8 +61,9 @@ export const breachSchema = section({
   /** When reconciliation archives reports the workflow never did. @default 'rate(1 day)' */
   reconcileSchedule: expressionSetting('rate(1 day)'),
   /**
-   * Report archives one reconciliation run starts (failed ones count); the rest wait for the next
-   * run, and none starts with less than 5 minutes left in the invocation. @default 25
+   * Report archives one reconciliation run starts (failed ones count), four at a time; the rest
+   * wait for the next run, and none starts with less than 5 minutes left in the invocation.
+   * @default 1000
    */
   reconcileMaxArchivesPerRun: limitSetting(BREACH_RECONCILE_LIMITS.maxArchivesPerRun),
   /** EventBridge Scheduler schedules that each start a watchlist run. @default [] */

@@ -49,7 +49,7 @@ describe('breach input bounds', () => {
 
   it('gives breach reconciliation its per-run budget, and no other function', () => {
     expect(functionFor(defaults, 'reconcile-breach-reports').environment).toMatchObject({
-      BREACH_RECONCILE_MAX_ARCHIVES: '25',
+      BREACH_RECONCILE_MAX_ARCHIVES: '1000',
     });
     expect(functionFor(configured, 'reconcile-breach-reports').environment).toMatchObject({
       BREACH_RECONCILE_MAX_ARCHIVES: '7',
@@ -76,7 +76,7 @@ describe('breach input bounds', () => {
     [{ maxCompressionRatio: 2.5 }, /pipeline\.breach\.maxCompressionRatio/],
     [{ maxInlineValueBytes: 300 * 1024 }, /pipeline\.breach\.maxInlineValueBytes/],
     [{ reconcileMaxArchivesPerRun: 0 }, /pipeline\.breach\.reconcileMaxArchivesPerRun/],
-    [{ reconcileMaxArchivesPerRun: 501 }, /pipeline\.breach\.reconcileMaxArchivesPerRun/],
+    [{ reconcileMaxArchivesPerRun: 5_001 }, /pipeline\.breach\.reconcileMaxArchivesPerRun/],
   ])('refuses a bound out of range: %j', (breach, message) => {
     expect(() => synth({ breach })).toThrow(message);
   });
