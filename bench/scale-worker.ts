@@ -12,7 +12,13 @@ import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import { createS3rverClient } from '../local/embedded-s3.ts';
 import { listRunHistoryEvents } from './scale-history.ts';
-import { archiveOneReport, breachBacklogDrain, type CaseContext, scanReconcile } from './scale-reconcile.ts';
+import {
+  archiveOneReport,
+  breachBacklogDrain,
+  type CaseContext,
+  SCANS_PER_DOMAIN,
+  scanReconcile,
+} from './scale-reconcile.ts';
 
 const [kind, sizeText] = process.argv.slice(2);
 const size = Number(sizeText);
@@ -201,9 +207,8 @@ async function prepare(): Promise<() => Promise<unknown>> {
       // bench/scale.ts has the simulator list `size` reports, none of them archived.
       return breachBacklogDrain(context);
     case 'scan-reconcile':
-      return scanReconcile(context, 10);
     case 'scan-reconcile-spread':
-      return scanReconcile(context, 1);
+      return scanReconcile(context, SCANS_PER_DOMAIN[kind]);
     default:
       throw new Error(`unknown case ${kind}`);
   }

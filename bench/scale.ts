@@ -9,18 +9,18 @@
  * (comma-separated, e.g. `breach-reconcile:10000`) runs only those, and skips the poll-cost rows.
  */
 import { resolve } from 'node:path';
-import { ZipFile } from 'yazl';
 import { ARCHIVE_CONCURRENCY } from '#lambdas/breach/reconcile-breach-reports';
 import { BREACH_RECONCILE_DEFAULTS } from '#lambdas/breach/reconcile-settings';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
-import { startVendorSimulator, type VendorSimulator } from '../local/simulator/index.ts';
+import { startVendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth.ts';
 import { runChild } from './child.ts';
 import { measurePollCost } from './poll-cost.ts';
 import { startReportServer } from './report-server.ts';
 import { type MeasuredHistories, measureHistories } from './scale-history.ts';
-import { benchReportNames, type ReconcileRun } from './scale-reconcile.ts';
+import type { ReconcileRun } from './scale-reconcile.ts';
+import { breachVendorFor, scanVendorFor } from './scale-vendors.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_S3_LATENCY_MS ?? 25);
 const PAYLOAD_LIMIT = 256 * 1024;
@@ -145,47 +145,6 @@ interface Measured {
   readonly historyEvents?: number;
   /** A backlog's drain: each scheduled run. */
   readonly runs?: readonly ReconcileRun[];
-}
-
-/** A ZIP of `entries` records, half of them deflated, as a breach report the vendor serves. */
-async function reportZip(entries: number): Promise<Buffer> {
-  const zip = new ZipFile();
-  for (let i = 0; i < entries; i += 1) {
-    zip.addBuffer(Buffer.from(`record ${i}: ${'breach data '.repeat(80)}\n`), `records/${i}.txt`, {
-      compress: i % 2 === 0,
-    });
-  }
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
-/**
- * A breach vendor of the measurement's own (its reports would show in every later listing): for a
- * backlog, `size` reports; for ArchiveReport, one report whose download is a ZIP of `size` entries.
- */
-async function breachVendorFor(kind: string, size: number): Promise<VendorSimulator | undefined> {
-  if (kind !== 'breach-reconcile' && kind !== 'archive-report') return undefined;
-  const vendor = await startVendorSimulator();
-  if (kind === 'breach-reconcile') {
-    for (const name of benchReportNames(size)) vendor.createReport(name);
-    return vendor;
-  }
-  const [name = ''] = benchReportNames(1);
-  vendor.createReport(name);
-  vendor.addFault({
-    api: 'storage',
-    path: `/reports/${name}`,
-    times: 1,
-    fault: {
-      type: 'status',
-      status: 200,
-      contentType: 'application/zip',
-      bodyBase64: (await reportZip(size)).toString('base64'),
-    },
-  });
-  return vendor;
 }
 
 async function runWorker(kind: string, size: number, env: NodeJS.ProcessEnv): Promise<Measured> {
@@ -337,10 +296,7 @@ export async function measureScale(): Promise<void> {
       for (const size of small ? spec.sizes.slice(0, 2) : spec.sizes) {
         if (!picked(spec.kind, size)) continue;
         const breachVendor = await breachVendorFor(spec.kind, size);
-        // A vendor of its own for the scan backlog: its scans would show in every later listing.
-        const scanVendor = spec.kind.startsWith('scan-reconcile')
-          ? await startVendorSimulator({ pollsToFinish: 0, reportBytes: 8 * 1024 })
-          : undefined;
+        const scanVendor = await scanVendorFor(spec.kind, size);
         const vendor = breachVendor ?? scanVendor ?? simulator;
         // A fresh embedded S3 each time: one measurement's objects never slow the next one's listings.
         const s3 = await startS3rver({ buckets: [BUCKET] });

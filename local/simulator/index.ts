@@ -144,6 +144,7 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
     get storageRequests() {
       return sim.storageRequests;
     },
+    seedFinishedScans: (domains) => domains.map((domain) => sim.scans.createFinished(domain).uuid),
     createReport: (reportName, person) => {
       sim.reports.add(reportName, person);
     },

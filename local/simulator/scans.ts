@@ -133,6 +133,18 @@ export class ScanStore {
     return scan;
   }
 
+  /**
+   * A scan that started and ran to its scripted end before anyone asked, without a request: how a
+   * bench puts 100,000 scans in the vendor's hands in seconds (over HTTP it takes many minutes).
+   */
+  createFinished(domain: string): ScanRecord {
+    const scan = this.create(domain);
+    if (scan.behaviour.outcome === 'never-finish') return scan;
+    // Each poll moves one step; pollsToFinish (at least 1 once polled) ends it.
+    while (scan.status !== 'completed' && scan.status !== 'failed') this.poll(scan);
+    return scan;
+  }
+
   get(uuid: string): ScanRecord | undefined {
     return this.scans.get(uuid.toLowerCase());
   }

@@ -233,6 +233,11 @@ export interface VendorSimulator {
    * fault lost it), with the length and SHA-256 of its bytes before any content encoding.
    */
   outputsServed(): readonly ServedOutput[];
+  /**
+   * Scans of these domains that already ran to their scripted end, as if started earlier, with
+   * no request made; returns their uuids. For benches that need a vendor holding 100,000 scans.
+   */
+  seedFinishedScans(domains: readonly string[]): string[];
   /** Make the current key invalid on all three APIs and issue a new one; returns the new key. */
   replaceKey(): string;
   /** Every request the storage origin received (to prove no credential reached it). */

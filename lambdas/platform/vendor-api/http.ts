@@ -294,7 +294,7 @@ export class VendorHttp {
 
   private attemptText(req: VendorRequest, key: string): Promise<AttemptOutcome<VendorTextResponse>> {
     return readAttempt(this, req, key, this.settings.requestTimeoutMs, async (res) => ({
-      text: await readText(req.operation, res, MAX_TEXT_BYTES),
+      text: await readText(req.operation, res, req.maxBytes ?? MAX_TEXT_BYTES),
     }));
   }
 

@@ -26,10 +26,10 @@ export type ParsedBody =
  * Empty body -> `{ ok: true, value: undefined }`; malformed -> `{ ok: false, text }`; past
  * JSON_LIMITS -> `{ ok: false, text, limit }`, unparsed.
  */
-export function parseJsonBody(text: string): ParsedBody {
+export function parseJsonBody(text: string, maxChars: number = JSON_LIMITS.maxChars): ParsedBody {
   if (text.trim() === '') return { ok: true, value: undefined };
-  if (text.length > JSON_LIMITS.maxChars) {
-    return { ok: false, text, limit: `the answer is longer than ${JSON_LIMITS.maxChars} characters` };
+  if (text.length > maxChars) {
+    return { ok: false, text, limit: `the answer is longer than ${maxChars} characters` };
   }
   if (jsonDepthExceeds(text, JSON_LIMITS.maxDepth)) {
     return { ok: false, text, limit: `the answer nests deeper than ${JSON_LIMITS.maxDepth} levels` };
@@ -43,10 +43,11 @@ export function parseJsonBody(text: string): ParsedBody {
 
 /**
  * The parsed value, or the raw text when it is not JSON (for operations that need no field).
- * JSON past JSON_LIMITS is refused with VendorJsonLimitError naming `operation`.
+ * JSON past JSON_LIMITS (or past `maxChars`, for an answer read with a larger byte cap) is refused
+ * with VendorJsonLimitError naming `operation`.
  */
-export function rawOf(text: string, operation = 'vendor answer'): unknown {
-  const parsed = parseJsonBody(text);
+export function rawOf(text: string, operation = 'vendor answer', maxChars?: number): unknown {
+  const parsed = parseJsonBody(text, maxChars);
   if (!parsed.ok && parsed.limit !== undefined) throw new VendorJsonLimitError(operation, parsed.limit);
   return parsed.ok ? parsed.value : parsed.text;
 }

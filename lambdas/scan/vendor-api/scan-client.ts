@@ -29,6 +29,17 @@ export interface StartScanOptions {
 /** Where the start answer may carry the scan id; the seed says `uuid`, the others are defensive. */
 const UUID_FIELDS = ['uuid', 'scan_uuid', 'id'] as const;
 
+/**
+ * The most of a scan listing that is read. The seed shows no paging, so `GET /scans` answers with
+ * every scan the vendor keeps, and it grows with history: the documented maximum, 100,000 domains
+ * with one scan each, is about 14 MiB with the simulator's entries (past the 8 MiB every other
+ * answer gets). 64 MiB holds about five times that. Parsed, it takes several times its size in heap,
+ * which the reconciliation function (1,024 MB) holds; past it the listing is refused by name, and
+ * deleting scans at the vendor after their manifest (`scan.deleteAtVendorAfterManifest`) keeps it
+ * small.
+ */
+export const SCAN_LISTING_MAX_BYTES = 64 * 1024 * 1024;
+
 export class ScanClient {
   private readonly http: VendorHttp;
   private readonly vocabulary: StatusVocabulary;
@@ -96,14 +107,16 @@ export class ScanClient {
   }
 
   /** Scans known to the vendor; the array is found at the top level or under scans/items/data. */
+  /** Lists every scan the vendor keeps, in one answer (the seed shows no paging): see SCAN_LISTING_MAX_BYTES. */
   async listScans(): Promise<{ scans: unknown[]; raw: unknown }> {
     const res = await this.http.requestText({
       operation: 'scan.listScans',
       method: 'GET',
       path: '/scans',
       retry: 'idempotent',
+      maxBytes: SCAN_LISTING_MAX_BYTES,
     });
-    const raw = rawOf(res.text, 'scan.listScans');
+    const raw = rawOf(res.text, 'scan.listScans', SCAN_LISTING_MAX_BYTES);
     return { scans: findArray(raw, ['scans', 'items', 'data']) ?? [], raw };
   }
 

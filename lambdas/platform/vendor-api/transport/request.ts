@@ -23,9 +23,11 @@ export interface VendorRequest {
   readonly refreshOnAuthFailure?: boolean;
   readonly accept?: string;
   /**
-   * Downloads only: the body is cut at the first byte past this many, counted after transparent
+   * Downloads: the body is cut at the first byte past this many, counted after transparent
    * decoding (a gzip bomb is stopped as it inflates); a larger Content-Length is refused unread.
-   * @default no cap
+   * Whole-text answers: the most that is read (a listing that grows with the vendor's history
+   * needs more than the usual answer).
+   * @default no cap for downloads; MAX_TEXT_BYTES (8 MiB) for whole-text answers
    */
   readonly maxBytes?: number;
 }
