@@ -6,8 +6,9 @@
  * key, staged version deleted). Prints one JSON line with the figures.
  */
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ScanClient } from '#lambdas/platform/vendor-api/scan-client';
+import { type OutputOptions, ScanClient } from '#lambdas/platform/vendor-api/scan-client';
 import { createScanDeps } from '#lambdas/scan/deps';
+import type { ScanOutput } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
 import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
@@ -42,9 +43,9 @@ const reports = process.env.REPORT_URL
 const scanClient = {
   startScan: (domain: string) => vendor.startScan(domain),
   getStatus: (uuid: string) => vendor.getStatus(uuid),
-  getReport: (uuid: string) => reports.getReport(uuid),
-  getLogs: (uuid: string) => vendor.getLogs(uuid),
-  getDebug: (uuid: string) => vendor.getDebug(uuid),
+  // Any output of the table: the report from the byte server, the others from the simulator.
+  getOutput: (output: ScanOutput, uuid: string, options?: OutputOptions) =>
+    (output.name === 'report' ? reports : vendor).getOutput(output, uuid, options),
   deleteScan: (uuid: string) => vendor.deleteScan(uuid),
   listScans: () => vendor.listScans(),
   close: async () => {

@@ -4,6 +4,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import type { ScanOutput } from '#lambdas/scan/contracts';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
 import { maxKeyAgeDays, type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
@@ -28,6 +29,12 @@ import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
 export interface SecurityPipelineStackProps extends StackProps {
   /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
   readonly config: PipelineConfig;
+  /**
+   * The scan outputs: the fetch branches, the manifest's list and the NothingStored alarm follow
+   * it. `withScanOutputs(rows)` (lambdas/scan/scan-outputs.ts) adds outputs for this stack only.
+   * @default SCAN_OUTPUTS (report, logs, debug)
+   */
+  readonly scanOutputs?: readonly ScanOutput[];
 }
 
 /** Composes the pipeline's constructs; owns no resources of its own. */
@@ -98,6 +105,7 @@ export class SecurityPipelineStack extends Stack {
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
       listFields: config.scan.reconciliation.listFields,
       maxOutputBytes: config.scan.maxOutputBytes,
+      ...(props.scanOutputs ? { outputs: props.scanOutputs } : {}),
     });
 
     this.domainListWorkflow = new DomainListWorkflow(this, 'DomainListScan', {
@@ -213,6 +221,7 @@ export class SecurityPipelineStack extends Stack {
       ...config.alarms,
       // Quiet days only matter when schedules should have produced scans.
       schedulesEnabled: config.schedules.some((schedule) => schedule.enabled),
+      ...(props.scanOutputs ? { scanOutputs: props.scanOutputs } : {}),
     });
     // Last: it shows every alarm and dead-letter queue created above.
     this.dashboard = new PipelineDashboard(this, 'Dashboard', {

@@ -4,6 +4,7 @@
  */
 import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
 import { SCAN_OUTPUT_FETCH } from '#lambdas/platform/handler-declaration';
+import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
 
 export const SCAN_HANDLERS = {
   'start-scan': {
@@ -26,7 +27,8 @@ export const SCAN_HANDLERS = {
   },
   'fetch-scan-output': {
     workflow: 'scan',
-    states: ['FetchReport', 'FetchLogs', 'FetchDebug'],
+    // One Parallel branch per row of the outputs table: FetchReport, FetchLogs, FetchDebug.
+    states: SCAN_OUTPUTS.map((output) => output.stateName),
     s3: [SCAN_OUTPUT_FETCH],
     bucketNamesOnly: [],
     vendorApis: ['scan'],

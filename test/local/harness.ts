@@ -13,7 +13,7 @@ import {
   type VendorAttemptObserver,
   type VendorClients,
 } from '#lambdas/platform/vendor-api/index';
-import type { ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanOutcome, ScanOutput } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
@@ -94,6 +94,8 @@ export interface ScanExecutionSetup {
   readonly metrics?: PipelineMetrics;
   /** `scan.maxOutputBytes`. @default SCAN_OUTPUT_LIMIT.default */
   readonly maxOutputBytes?: number;
+  /** The table the definition was synthesized with. @default SCAN_OUTPUTS */
+  readonly outputs?: readonly ScanOutput[];
   /** Replaces every function's synthesized timeout (ms). @default the template's */
   readonly lambdaTimeoutMs?: number;
 }
@@ -114,6 +116,7 @@ export async function executeScan(setup: ScanExecutionSetup, domain: string): Pr
       logger: setup.logger,
       ...(setup.metrics ? { metrics: setup.metrics } : {}),
       ...(setup.maxOutputBytes === undefined ? {} : { maxOutputBytes: setup.maxOutputBytes }),
+      ...(setup.outputs === undefined ? {} : { outputs: setup.outputs }),
       ...(setup.lambdaTimeoutMs === undefined ? {} : { lambdaTimeoutMs: setup.lambdaTimeoutMs }),
     },
     setup.clock,
