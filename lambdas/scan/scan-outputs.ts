@@ -72,12 +72,16 @@ export function resolveScanOutputs(rows: Readonly<Record<string, ScanOutputRow>>
     // Step Functions state names, metric dimensions and S3 keys all take a lower-case word.
     if (!NAME.test(name))
       throw new Error(`${where}: the name must be a lower-case letter then letters or digits`);
-    if (!VENDOR_PATH.test(row.vendorPath)) {
-      throw new Error(`${where}: vendorPath must be /<segment>[/<segment>…]/{uuid}, got ${row.vendorPath}`);
+    // A `.` or `..` segment would be resolved away by the URL, to another of the vendor's paths.
+    if (!VENDOR_PATH.test(row.vendorPath) || row.vendorPath.split('/').some((s) => s === '.' || s === '..')) {
+      throw new Error(
+        `${where}: vendorPath must be /<segment>[/<segment>…]/{uuid} (unreserved characters, no . or ..), got ${row.vendorPath}`,
+      );
     }
     const id = row.nothingStoredMetricId;
     if (id !== false) {
-      // CloudWatch metric math ids start with a lower-case letter.
+      // A metric math id: letters, digits and underscores, a lower-case letter first
+      // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricDataQuery.html).
       if (!/^[a-z][a-zA-Z0-9_]*$/.test(id) || RESERVED_METRIC_IDS.has(id) || metricIds.has(id)) {
         throw new Error(
           `${where}: nothingStoredMetricId '${id}' must be a unique lower-case id other than 's'`,

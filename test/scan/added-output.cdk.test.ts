@@ -143,6 +143,27 @@ describe('a scan output added to the table', () => {
     });
   });
 
+  it('fails at synth when more outputs count towards NothingStored than one alarm can hold', () => {
+    // Prepare: 3 built-in + 7 added, plus the succeeded scans: 11 metrics where PutMetricAlarm takes 10
+    const many = withScanOutputs(
+      Object.fromEntries(
+        ['a', 'b', 'c', 'e', 'f', 'g', 'h'].map((id) => [
+          `extra${id}`,
+          { vendorPath: `/extra-${id}/{uuid}` as const, nothingStoredMetricId: id },
+        ]),
+      ),
+    );
+
+    // Act / Assess
+    expect(
+      () =>
+        new SecurityPipelineStack(testApp(), 'SecurityPipeline', {
+          config: parsePipelineConfig(SCHEDULED, 'test'),
+          scanOutputs: many,
+        }),
+    ).toThrow(/scanOutputs: 10 outputs count towards NothingStored, but one alarm takes at most 9/);
+  });
+
   it('is fetched into S3 by the synthesized definition and listed in the manifest', async () => {
     // Prepare
     const clients = vendorClientsFor(sim);

@@ -160,6 +160,14 @@ function quietAlarms(
   const storedBytes = scanOutputs.flatMap(({ name, nothingStoredMetricId: id }) =>
     id === false ? [] : [[id, bytesMetric(name, window)] as const],
   );
+  // PutMetricAlarm takes at most 10 MetricStat queries in an alarm's metric math, and their ids
+  // (the rows' nothingStoredMetricId, checked by the table) start with a lower-case letter
+  // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricDataQuery.html).
+  if (storedBytes.length + 1 > MAX_ALARM_METRIC_STATS) {
+    throw new Error(
+      `scanOutputs: ${storedBytes.length} outputs count towards NothingStored, but one alarm takes at most ${MAX_ALARM_METRIC_STATS - 1} of them besides the succeeded scans; set nothingStoredMetricId to false on the rest`,
+    );
+  }
   return {
     // The failed and timed-out scans of the window, counted only when none succeeded in it.
     NoSuccessfulScan: judged(
@@ -197,6 +205,9 @@ function quietAlarms(
     }),
   };
 }
+
+/** MetricStat queries one alarm's metric math may hold (PutMetricAlarm). */
+const MAX_ALARM_METRIC_STATS = 10;
 
 function bytesMetric(output: string, period: Duration): Metric {
   return pipelineMetric(METRIC.bytesStored, { workflow: 'scan', output }, { period });
