@@ -5,14 +5,20 @@
  * stand-in: it does not read the pipeline's table.
  */
 import { type ContentSource, generate, type OutputContent } from './content.ts';
-import type { ResolvedOptions } from './context.ts';
+
+/** The simulator's size options an answer may read (of its resolved options). */
+export interface OutputSizes {
+  readonly reportBytes: number;
+  readonly logsBytes: number;
+  readonly debugBytes: number;
+}
 
 export interface OutputAnswer {
   /** Names the output in errors, and keys its cached length and ETag per scan. */
   readonly name: string;
   readonly contentType: string;
   /** The body's approximate size, from the simulator's options. */
-  readonly bytes: (options: ResolvedOptions) => number;
+  readonly bytes: (sizes: OutputSizes) => number;
   /** A failed scan still has it (logs and debug tell why it failed; there is no report). */
   readonly availableWhenFailed: boolean;
   /** Sent gzip-encoded to a client that accepts gzip, so that content decoding is exercised. */
