@@ -15,9 +15,10 @@ import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { type OutputOptions, ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
 
 const mode = process.argv[2];
@@ -65,9 +66,9 @@ const reports = process.env.REPORT_URL
 const scanClient = {
   startScan: (domain: string) => vendor.startScan(domain),
   getStatus: (uuid: string) => vendor.getStatus(uuid),
-  getReport: (uuid: string) => reports.getReport(uuid),
-  getLogs: (uuid: string) => vendor.getLogs(uuid),
-  getDebug: (uuid: string) => vendor.getDebug(uuid),
+  // Any output of the table: the report from the byte server, the others from the simulator.
+  getOutput: (output: ScanOutput, uuid: string, options?: OutputOptions) =>
+    (output.name === 'report' ? reports : vendor).getOutput(output, uuid, options),
   deleteScan: (uuid: string) => vendor.deleteScan(uuid),
   listScans: () => vendor.listScans(),
   close: async () => {
@@ -91,7 +92,11 @@ if (mode === 'baseline') {
   const readyRssKiB = process.memoryUsage().rss / 1024;
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  const download = await reports.getReport(randomUUID(), { maxBytes: deps.settings.maxOutputBytes });
+  const reportRow = SCAN_OUTPUTS.find((output) => output.name === 'report');
+  if (reportRow === undefined) throw new Error('the scan outputs table has no report row');
+  const download = await reports.getOutput(reportRow, randomUUID(), {
+    maxBytes: deps.settings.maxOutputBytes,
+  });
   await new Upload({
     client: s3,
     params: {

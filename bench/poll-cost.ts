@@ -82,9 +82,8 @@ export function virtualTimeVendor(
         contentType: 'application/json',
       };
     },
-    getReport: async () => download('{"report":true}', 'application/json'),
-    getLogs: async () => download('log line\n', 'text/plain'),
-    getDebug: async () => download('{"debug":1}\n', 'application/x-ndjson'),
+    // Every output of the table (lambdas/scan/scan-outputs.ts) answers a small JSON body.
+    getOutput: async (output) => download(`{"${output.name}":true}`, 'application/json'),
     deleteScan: async () => ({}),
     // Every start answers here, so nothing is ever settled from the listing.
     listScans: async () => ({ raw: { scans: [] } }),

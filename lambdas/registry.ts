@@ -60,9 +60,15 @@ export function declarationOf(handlerFile: string): HandlerDeclaration {
 /**
  * Refuses a Task state bound to a function whose handler does not declare it: the construct, the
  * local runner and the least-privilege test then all agree on which handler runs which state.
+ * `addedStates`: states a construct made from its props for this handler (the fetch state of a
+ * scan output that ScanWorkflow's `outputs` add), which this registry cannot list.
  */
-export function checkStateBinding(state: string, handlerFile: string): void {
-  const declared = declarationOf(handlerFile).states;
+export function checkStateBinding(
+  state: string,
+  handlerFile: string,
+  addedStates: readonly string[] = [],
+): void {
+  const declared = [...declarationOf(handlerFile).states, ...addedStates];
   if (!declared.includes(state)) {
     throw new Error(
       `Task state '${state}' invokes ${handlerFile}, but lambdas/registry.ts declares it for ${declared.length > 0 ? declared.join(', ') : 'no Task state'}`,

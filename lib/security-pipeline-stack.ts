@@ -1,11 +1,18 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import type { ScanOutput } from '#lambdas/scan/contracts';
 import type { PipelineConfig } from './config/index.ts';
 import { SecurityPipeline, type SecurityPipelineSettings } from './security-pipeline.ts';
 
 export interface SecurityPipelineStackProps extends StackProps {
   /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
   readonly config: PipelineConfig;
+  /**
+   * The scan outputs: the fetch branches, the manifest's list and the NothingStored alarm follow
+   * it. `withScanOutputs(rows)` (lambdas/scan/scan-outputs.ts) adds outputs for this stack only.
+   * @default SCAN_OUTPUTS (report, logs, debug)
+   */
+  readonly scanOutputs?: readonly ScanOutput[];
 }
 
 /**
@@ -28,7 +35,10 @@ export class SecurityPipelineStack extends Stack {
     // The configuration was validated by the app. A validated configuration is a valid input (it
     // differs only in readonly arrays), and parsing it again gives it back unchanged
     // (test/stack/security-pipeline.cdk.test.ts).
-    const pipeline = new SecurityPipeline(this, 'Default', config as SecurityPipelineSettings);
+    const pipeline = new SecurityPipeline(this, 'Default', {
+      ...(config as SecurityPipelineSettings),
+      ...(props.scanOutputs ? { scanOutputs: props.scanOutputs } : {}),
+    });
     this.pipeline = pipeline;
 
     new CfnOutput(this, 'DashboardName', {

@@ -8,6 +8,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import type { ScanOutput } from '#lambdas/scan/contracts';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
 import { checkBroughtResources, type SecurityPipelineResources } from './brought-resources.ts';
 import {
@@ -44,7 +45,14 @@ import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
  */
 export type SecurityPipelineSettings = Omit<PipelineConfigInput, 'stack' | '$schema'>;
 
-export interface SecurityPipelineProps extends SecurityPipelineSettings, SecurityPipelineResources {}
+export interface SecurityPipelineProps extends SecurityPipelineSettings, SecurityPipelineResources {
+  /**
+   * The scan outputs: the fetch branches, the manifest's list and the NothingStored alarm follow
+   * it. `withScanOutputs(rows)` (lambdas/scan/scan-outputs.ts) adds outputs for this pipeline only.
+   * @default SCAN_OUTPUTS (report, logs, debug)
+   */
+  readonly scanOutputs?: readonly ScanOutput[];
+}
 
 /**
  * The whole security pipeline in one construct: the scan, domain-list, breach, watchlist and
@@ -96,7 +104,7 @@ export class SecurityPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: SecurityPipelineProps = {}) {
     super(scope, id);
-    const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, ...settings } = props;
+    const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, scanOutputs, ...settings } = props;
     const config = parseProps(settings, this.node.path);
     this.config = config;
     const problems = checkBroughtResources(
@@ -148,6 +156,7 @@ export class SecurityPipeline extends Construct {
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
       listFields: config.scan.reconciliation.listFields,
       maxOutputBytes: config.scan.maxOutputBytes,
+      ...(scanOutputs ? { outputs: scanOutputs } : {}),
     });
 
     this.domainListWorkflow = new DomainListWorkflow(this, 'DomainListScan', {
@@ -271,6 +280,7 @@ export class SecurityPipeline extends Construct {
       ...config.alarms,
       // Quiet days only matter when schedules should have produced scans.
       schedulesEnabled: config.schedules.some((schedule) => schedule.enabled),
+      ...(scanOutputs ? { scanOutputs } : {}),
     });
     // Last: it shows every alarm and dead-letter queue created above.
     this.dashboard = new PipelineDashboard(this, 'Dashboard', {

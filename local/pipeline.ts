@@ -23,6 +23,7 @@ import { createDeleteScanHandler } from '../lambdas/scan/delete-scan.ts';
 import { createFetchScanOutputHandler } from '../lambdas/scan/fetch-scan-output.ts';
 import { createPollScanStatusHandler } from '../lambdas/scan/poll-scan-status.ts';
 import { createRecordScanFailureHandler } from '../lambdas/scan/record-scan-failure.ts';
+import type { ScanOutput } from '../lambdas/scan/scan-outputs.ts';
 import { createStartScanHandler } from '../lambdas/scan/start-scan.ts';
 import { createWriteScanManifestHandler } from '../lambdas/scan/write-scan-manifest.ts';
 import type { AslDefinition } from './definitions.ts';
@@ -58,6 +59,11 @@ export interface LocalPipelineOptions {
   readonly allowSpecialUse?: readonly string[];
   /** A scan output's byte cap after decoding (`scan.maxOutputBytes`). @default SCAN_OUTPUT_LIMIT.default */
   readonly maxOutputBytes?: number;
+  /**
+   * The table of scan outputs the definition was synthesized with (ScanWorkflow's `outputs`).
+   * @default SCAN_OUTPUTS
+   */
+  readonly outputs?: readonly ScanOutput[];
   /** Replaces every function's synthesized timeout (ms), for scaled-down runs. @default the template's */
   readonly lambdaTimeoutMs?: number;
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
@@ -124,6 +130,7 @@ export function bindScanHandlers(
     | 'logger'
     | 'allowSpecialUse'
     | 'maxOutputBytes'
+    | 'outputs'
     | 'lambdaTimeoutMs'
     | 'metrics'
     | 'vendorBackoffMs'
@@ -145,9 +152,21 @@ export function bindScanHandlers(
       allowSpecialUse: options.allowSpecialUse ?? [],
       ...(options.listFields ? { listFields: options.listFields } : {}),
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+      ...(options.outputs === undefined ? {} : { outputs: options.outputs }),
     }),
   });
-  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain', options.lambdaTimeoutMs);
+  // Fetch states of outputs the construct added to the table, which the registry cannot list.
+  const addedStates = Object.fromEntries(
+    deps.settings.outputs.map(({ stateName }) => [stateName, 'fetch-scan-output' as const]),
+  );
+  return bindTaskHandlers(
+    definition,
+    SCAN_HANDLER_FACTORIES,
+    deps,
+    'ScanDomain',
+    options.lambdaTimeoutMs,
+    addedStates,
+  );
 }
 
 export interface ScanExecutionResult {

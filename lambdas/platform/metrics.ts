@@ -47,8 +47,8 @@ export interface MetricDimensions {
   readonly operation?: VendorOperation;
   /** A result class, e.g. `retried`, `throttled`, `unavailable`, `succeeded`. */
   readonly outcome?: string;
-  /** A stored output: a scan's `report`, `logs`, `debug`, or a breach report's `archive`. */
-  readonly output?: 'report' | 'logs' | 'debug' | 'archive';
+  /** A stored output, by a name from its workflow's fixed table (a scan output's name, `archive`). */
+  readonly output?: string;
   /**
    * A numeric field of the vendor's statistics, by dot path (`by_status.completed`): the one
    * dimension the vendor names. At most 40 of them, `[A-Za-z0-9_.-]`, never a value.

@@ -74,11 +74,16 @@ export interface ScanInProgress {
 /** How a start whose answer was lost was settled: its scan adopted, or the start sent again. */
 export type SettledStartOutcome = 'adopted' | 'retried';
 
-export type ScanOutputName = 'report' | 'logs' | 'debug';
+/**
+ * The table of scan outputs (scan-outputs.ts) is part of this contract: other workflows (the
+ * operations alarms) read it here. `ScanOutputName` is the keys of the table.
+ */
+export { SCAN_OUTPUTS, type ScanOutput, type ScanOutputName } from '#lambdas/scan/scan-outputs';
 
 /** Output of one FetchOutput task. */
 export interface StoredObject {
-  readonly name: ScanOutputName;
+  /** The output's name in the deployed table (a `ScanOutputName` unless the table was extended). */
+  readonly name: string;
   readonly bucket: string;
   readonly key: string;
   readonly size: number;

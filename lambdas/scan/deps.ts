@@ -14,6 +14,7 @@ import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { ScanStatus, StartScanResult, VendorDownload } from '#lambdas/platform/vendor-api/types';
+import type { ScanOutput } from '#lambdas/scan/scan-outputs';
 import { type ScanSettings, type StartSettleSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 
 /**
@@ -23,10 +24,15 @@ import { type ScanSettings, type StartSettleSettings, scanSettingsFromEnv } from
 export interface ScanApi {
   startScan(domain: string): Promise<StartScanResult>;
   getStatus(scanUuid: string): Promise<ScanStatus>;
-  /** `maxBytes`: the output is cut past this many decoded bytes (`scan.maxOutputBytes`). */
-  getReport(scanUuid: string, options?: { readonly maxBytes?: number }): Promise<VendorDownload>;
-  getLogs(scanUuid: string, options?: { readonly maxBytes?: number }): Promise<VendorDownload>;
-  getDebug(scanUuid: string, options?: { readonly maxBytes?: number }): Promise<VendorDownload>;
+  /**
+   * One output, by its row of scan-outputs.ts. `maxBytes`: the output is cut past this many decoded
+   * bytes (`scan.maxOutputBytes`).
+   */
+  getOutput(
+    output: ScanOutput,
+    scanUuid: string,
+    options?: { readonly maxBytes?: number },
+  ): Promise<VendorDownload>;
   deleteScan(scanUuid: string): Promise<unknown>;
   /** `GET /scans`: StartScan reads it to settle a start whose answer was lost. */
   listScans(): Promise<{ readonly raw: unknown }>;

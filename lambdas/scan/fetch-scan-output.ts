@@ -1,6 +1,7 @@
 /**
- * FetchReport / FetchLogs / FetchDebug: stream one scan output from the vendor into S3, byte for
- * byte, with the vendor's Content-Type and the SHA-256 of what was stored.
+ * The Parallel's fetch steps (one per row of scan-outputs.ts: FetchReport, FetchLogs, FetchDebug):
+ * stream one scan output from the vendor into S3, byte for byte, with the vendor's Content-Type and
+ * the SHA-256 of what was stored.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -9,17 +10,17 @@ import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/obser
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { headerSafe, type StoredDownload, storeDownload } from '#lambdas/platform/s3/store-download';
 import { DestinationTakenError } from '#lambdas/platform/s3/stream-upload';
-import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
-import type { ScanInProgress, ScanOutputName, StoredObject } from '#lambdas/scan/contracts';
+import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { parseOutputName, parseScanInProgress } from '#lambdas/scan/parse';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 
-export type FetchScanOutputInput = ScanInProgress & { readonly output: ScanOutputName };
+/** `output`: a name of the deployed table (settings.outputs). */
+export type FetchScanOutputInput = ScanInProgress & { readonly output: string };
 
 export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInput): Promise<StoredObject> {
   const { output, scanUuid, outputPrefix } = state;
-  const operation = OPERATIONS[output];
+  const row = parseOutputName(output, deps.settings.outputs);
   // A retried task (Lambda.ServiceException after the write, a redrive) must never replace a
   // verified object: whatever the vendor sends the second time, the first verified bytes stay.
   const earlier = await findStoredOutput(deps, outputPrefix, output);
@@ -45,7 +46,9 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
       }),
     );
   }
-  const download = await openOutput(deps, output, scanUuid);
+  // Counted after decoding as the body streams: a bomb stops at the cap, and the upload that was
+  // under way is abandoned, never promoted to the output's key.
+  const download = await deps.scanClient.getOutput(row, scanUuid, { maxBytes: deps.settings.maxOutputBytes });
   const key = `${outputPrefix}${output}.${extensionFor(download.contentType)}`;
   const metadata: Record<string, string> = { domain: state.domain, 'scan-uuid': scanUuid };
   const etag = headerSafe(download.etag);
@@ -57,7 +60,7 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
       s3: deps.s3,
       bucket: deps.settings.resultsBucket,
       key,
-      operation,
+      operation: row.operation,
       upload: deps.settings.upload,
       metadata,
       // Large outputs are uploaded under .staging/ and copied to `key` only once verified, and
@@ -117,7 +120,7 @@ export const STAGING_FOLDER = '.staging/';
 async function findStoredOutput(
   deps: ScanDeps,
   outputPrefix: string,
-  output: ScanOutputName,
+  output: string,
 ): Promise<{ verified: StoredObject | undefined; leftovers: Leftover[] }> {
   const bucket = deps.settings.resultsBucket;
   const listed = await deps.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: outputPrefix }));
@@ -152,26 +155,6 @@ async function findStoredOutput(
   return { verified, leftovers };
 }
 
-const OPERATIONS: Readonly<Record<ScanOutputName, string>> = {
-  report: 'scan.getReport',
-  logs: 'scan.getLogs',
-  debug: 'scan.getDebug',
-};
-
-function openOutput(deps: ScanDeps, output: ScanOutputName, scanUuid: string): Promise<VendorDownload> {
-  // Counted after decoding as the body streams: a bomb stops at the cap, and the upload that was
-  // under way is abandoned, never promoted to the output's key.
-  const cap = { maxBytes: deps.settings.maxOutputBytes };
-  switch (output) {
-    case 'report':
-      return deps.scanClient.getReport(scanUuid, cap);
-    case 'logs':
-      return deps.scanClient.getLogs(scanUuid, cap);
-    case 'debug':
-      return deps.scanClient.getDebug(scanUuid, cap);
-  }
-}
-
 /**
  * The file extension for a Content-Type. Only the media type counts (parameters such as charset are
  * ignored); anything unrecognised is `bin`, since the bytes are stored as they came.
@@ -197,13 +180,12 @@ export function extensionFor(contentType: string | undefined): string {
 }
 
 /**
- * `FetchReport`, `FetchLogs`, `FetchDebug`: stream one output (`report`/`logs`/`debug`) into S3 with
- * its sha256. Input: the in-progress state plus `output`, which the Parallel's branch sets.
+ * `Fetch<Output>` (one state per scan output): stream one output into S3 with its sha256. Input: the in-progress state plus `output`, which the Parallel's branch sets.
  */
 export function createFetchScanOutputHandler(deps: ScanDeps): Handler<unknown, StoredObject> {
   return async (event, context) => {
     const state = parseScanInProgress(event);
-    const output = parseOutputName(state.output);
+    const output = parseOutputName(state.output, deps.settings.outputs).name;
     const scoped = withLogKeys(deps, {
       domain: state.domain,
       scanUuid: state.scanUuid,

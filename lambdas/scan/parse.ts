@@ -19,12 +19,12 @@ import type {
   PollState,
   ScanDomainInput,
   ScanInProgress,
-  ScanOutputName,
   StatusSnapshot,
   StoredObject,
 } from '#lambdas/scan/contracts';
 
-export const SCAN_OUTPUT_NAMES = ['report', 'logs', 'debug'] as const satisfies readonly ScanOutputName[];
+import type { ScanOutput } from '#lambdas/scan/scan-outputs';
+
 const SCAN_STATES = [
   'pending',
   'running',
@@ -81,10 +81,6 @@ export const runIdSchema = z.pipe(
   }),
 );
 
-export const scanOutputNameSchema = z.enum(SCAN_OUTPUT_NAMES, {
-  error: `must be one of ${SCAN_OUTPUT_NAMES.join(', ')}`,
-});
-
 export const pollStateSchema = object({
   attempt: wholeNumber(0),
   nextWaitSeconds: wholeNumber(1),
@@ -121,7 +117,8 @@ export const statusSnapshotSchema = object({
 }) satisfies z.ZodMiniType<StatusSnapshot, unknown>;
 
 export const storedObjectSchema = object({
-  name: scanOutputNameSchema,
+  // Which names belong is the table's business (settings.outputs), checked by the steps.
+  name: nonEmpty(),
   bucket: nonEmpty(),
   key: nonEmpty(),
   size: wholeNumber(0),
@@ -212,8 +209,15 @@ export function parseStatusSnapshot(value: unknown, field = 'status'): StatusSna
   return parseWith(statusSnapshotSchema, value, field);
 }
 
-export function parseOutputName(value: unknown, field = 'output'): ScanOutputName {
-  return parseWith(scanOutputNameSchema, value, field);
+/** The table's row named `value`: `outputs` is the deployed table (settings.outputs). */
+export function parseOutputName(
+  value: unknown,
+  outputs: readonly ScanOutput[],
+  field = 'output',
+): ScanOutput {
+  const row = outputs.find((output) => output.name === value);
+  if (!row) throw new InvalidInputError(field, `must be one of ${outputs.map((o) => o.name).join(', ')}`);
+  return row;
 }
 
 /** The Parallel's array of StoredObject; completeness is the manifest step's business. */

@@ -39,7 +39,6 @@ import {
   readRejectedStarts,
 } from '#lambdas/scan/failure-links';
 import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
-import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
 import { toSnapshot } from '#lambdas/scan/poll-scan-status';
 import { type ScanReconcileDeps, scanReconcileDepsFromEnvironment } from '#lambdas/scan/reconcile-deps';
 import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
@@ -210,7 +209,8 @@ export async function reconcileScans(
         status,
       };
       const stored: StoredObject[] = [];
-      for (const output of SCAN_OUTPUT_NAMES) stored.push(await fetchScanOutput(deps, { ...state, output }));
+      for (const { name } of deps.settings.outputs)
+        stored.push(await fetchScanOutput(deps, { ...state, output: name }));
 
       const manifestKey = `${outputPrefix}${MANIFEST_FILE}`;
       const rejected = matchRejectedStart(

@@ -7,6 +7,7 @@ import {
   type HandlerDeclaration,
   STREAMED_WRITE,
 } from '#lambdas/platform/handler-declaration';
+import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
 
 /**
  * What the fetch step holds on `scans/`: STREAMED_WRITE; ListBucket + GetObject (HeadObject) to
@@ -48,7 +49,8 @@ export const SCAN_HANDLERS = {
   },
   'fetch-scan-output': {
     workflow: 'scan',
-    states: ['FetchReport', 'FetchLogs', 'FetchDebug'],
+    // One Parallel branch per row of the outputs table: FetchReport, FetchLogs, FetchDebug.
+    states: SCAN_OUTPUTS.map((output) => output.stateName),
     s3: [SCAN_OUTPUT_FETCH],
     bucketNamesOnly: [],
     vendorApis: ['scan'],

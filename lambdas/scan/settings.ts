@@ -24,6 +24,7 @@ import {
   pollSettingsProblems,
 } from '#lambdas/scan/poll-schedule';
 import { type ListFields, parseListFields } from '#lambdas/scan/reconcile-settings';
+import { parseScanOutputsJson, SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 // Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
 import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
 
@@ -43,6 +44,8 @@ export interface ScanSettings {
   readonly listFields: ListFields;
   /** A scan output is cut past this many bytes, counted after decoding (SCAN_MAX_OUTPUT_BYTES, `scan.maxOutputBytes`). */
   readonly maxOutputBytes: number;
+  /** The outputs fetched and listed (SCAN_OUTPUTS when a construct extends the table). */
+  readonly outputs: readonly ScanOutput[];
 }
 
 const GiB = 1024 ** 3;
@@ -71,6 +74,8 @@ export interface ScanSettingsInput {
   readonly listFields?: ListFields;
   /** @default SCAN_OUTPUT_LIMIT.default */
   readonly maxOutputBytes?: number;
+  /** @default SCAN_OUTPUTS */
+  readonly outputs?: readonly ScanOutput[];
 }
 
 /**
@@ -98,6 +103,7 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
     allowSpecialUse: Object.freeze(checkAllowedSpecialUse(input.allowSpecialUse ?? [], 'allowSpecialUse')),
     listFields: Object.freeze({ ...input.listFields }),
     maxOutputBytes: cap.data,
+    outputs: input.outputs ?? SCAN_OUTPUTS,
   });
 }
 
@@ -110,7 +116,9 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
     vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, ENV.statusVocabulary);
   const listFieldsJson = optionalEnv(env, ENV.scanListFields);
   const maxOutputBytes = optionalEnv(env, ENV.scanMaxOutputBytes);
+  const outputsJson = optionalEnv(env, ENV.scanOutputs);
   return createScanSettings({
+    ...(outputsJson === undefined ? {} : { outputs: parseScanOutputsJson(outputsJson, ENV.scanOutputs) }),
     ...(maxOutputBytes === undefined ? {} : { maxOutputBytes: readOutputCap(maxOutputBytes) }),
     resultsBucket,
     poll,

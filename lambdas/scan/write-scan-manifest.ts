@@ -1,17 +1,17 @@
 /**
  * WriteManifest: the last write of a successful scan. Readers treat a folder without manifest.json
- * as incomplete, so it is written only after all three outputs are stored, and it lists each one
- * with the digest computed while it streamed.
+ * as incomplete, so it is written only after every output of scan-outputs.ts is stored, and it
+ * lists each one, in the table's order, with the digest computed while it streamed.
  */
 import { createHash } from 'node:crypto';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import type { ScanInProgress, ScanOutcome, ScanOutputName, StoredObject } from '#lambdas/scan/contracts';
+import type { ScanInProgress, ScanOutcome, StoredObject } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { learnScanDuration } from '#lambdas/scan/learned-durations';
-import { parseScanInProgress, parseStoredObjects, SCAN_OUTPUT_NAMES } from '#lambdas/scan/parse';
+import { parseScanInProgress, parseStoredObjects } from '#lambdas/scan/parse';
 import { SCAN_METRIC } from './metrics.ts';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -26,7 +26,8 @@ export interface ScanManifest {
   /** Only on reconciled manifests: when, and which failure records tell of the same scan. */
   readonly reconciliation?: ReconciledFrom;
   readonly objects: readonly {
-    readonly name: ScanOutputName;
+    /** The output's name in the table (scan-outputs.ts). */
+    readonly name: string;
     readonly key: string;
     readonly size: number;
     readonly sha256: string;
@@ -68,7 +69,11 @@ export async function writeScanManifest(
   state: WriteScanManifestInput,
   reconciled?: ReconciledFrom,
 ): Promise<ScanOutcome> {
-  const objects = orderedOutputs(state, deps.settings.resultsBucket);
+  const objects = orderedOutputs(
+    state,
+    deps.settings.resultsBucket,
+    deps.settings.outputs.map((o) => o.name),
+  );
   const status = state.status;
   if (status === undefined) throw new InvalidInputError('status', 'is missing: the scan was never polled');
   if (status.state !== 'succeeded') {
@@ -178,10 +183,17 @@ async function otherObjectsUnder(
     .map((object) => ({ key: object.Key as string, size: object.Size ?? 0 }));
 }
 
-/** report, logs, debug: each exactly once, stored in this bucket under this scan's prefix. */
-function orderedOutputs(state: WriteScanManifestInput, bucket: string): StoredObject[] {
-  const byName = new Map<ScanOutputName, StoredObject>();
+/** Each output of the table exactly once, stored in this bucket under this scan's prefix. */
+function orderedOutputs(
+  state: WriteScanManifestInput,
+  bucket: string,
+  names: readonly string[],
+): StoredObject[] {
+  const byName = new Map<string, StoredObject>();
   state.stored.forEach((object, index) => {
+    if (!names.includes(object.name)) {
+      throw new InvalidInputError(`stored[${index}].name`, `must be one of ${names.join(', ')}`);
+    }
     if (byName.has(object.name)) {
       throw new InvalidInputError(`stored[${index}].name`, `"${object.name}" appears more than once`);
     }
@@ -196,19 +208,19 @@ function orderedOutputs(state: WriteScanManifestInput, bucket: string): StoredOb
     }
     byName.set(object.name, object);
   });
-  const missing = SCAN_OUTPUT_NAMES.filter((name) => !byName.has(name));
+  const missing = names.filter((name) => !byName.has(name));
   if (missing.length > 0) {
     throw new InvalidInputError(
       'stored',
       `lacks the ${missing.join(', ')} output${missing.length > 1 ? 's' : ''}`,
     );
   }
-  return SCAN_OUTPUT_NAMES.map((name) => byName.get(name) as StoredObject);
+  return names.map((name) => byName.get(name) as StoredObject);
 }
 
 /**
- * `WriteManifest`: write `manifest.json` last, once report, logs and debug are stored. Input: the
- * in-progress state with the Parallel's three StoredObject at `stored`.
+ * `WriteManifest`: write `manifest.json` last, once every output is stored. Input: the in-progress
+ * state with the Parallel's StoredObject (one per output) at `stored`.
  */
 export function createWriteScanManifestHandler(deps: ScanDeps): Handler<unknown, ScanOutcome> {
   return async (event, context) => {

@@ -111,6 +111,12 @@ export interface LambdaTaskOptions {
    * (`vendorApis` in lambdas/registry.ts) also gets VENDOR_AUTH_RETRY, after it.
    */
   readonly retry?: RetryProps;
+  /**
+   * States the construct made from its props for this function's handler, beyond what
+   * lambdas/registry.ts lists (a scan output added with ScanWorkflow's `outputs`).
+   * @default []
+   */
+  readonly addedStates?: readonly string[];
 }
 
 /** Seconds a task waits beyond its function's own timeout, so a lost invocation never hangs a workflow. */
@@ -130,7 +136,7 @@ export function lambdaTask(
   fn: PipelineFunction,
   options: LambdaTaskOptions = {},
 ): LambdaInvoke {
-  checkStateBinding(stateName, fn.handlerFile);
+  checkStateBinding(stateName, fn.handlerFile, options.addedStates);
   acknowledge(
     fn,
     'Serverless-LambdaDLQ',

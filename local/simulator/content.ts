@@ -7,6 +7,9 @@ import { createHash } from 'node:crypto';
 
 export type OutputKind = 'report' | 'logs' | 'debug';
 
+/** An output's bytes for a scan, in chunks; the same scan always gives the same bytes. */
+export type OutputContent = (source: ContentSource, targetBytes: number) => Iterable<Buffer>;
+
 export interface ContentSource {
   readonly uuid: string;
   readonly domain: string;
@@ -310,15 +313,15 @@ const SINGLE_PASS_LIMIT = 8 * 1024 * 1024;
  * generates the content once to learn them (callers cache `meta`); later requests stream lazily.
  */
 export function render(
-  kind: OutputKind,
+  content: OutputContent,
   source: ContentSource,
   targetBytes: number,
   known: ContentMeta | undefined,
 ): { meta: ContentMeta; body: Iterable<Buffer> } {
-  if (known) return { meta: known, body: generate(kind, source, targetBytes) };
+  if (known) return { meta: known, body: content(source, targetBytes) };
   if (targetBytes <= SINGLE_PASS_LIMIT) {
-    const chunks = [...generate(kind, source, targetBytes)];
+    const chunks = [...content(source, targetBytes)];
     return { meta: metaOf(chunks), body: chunks };
   }
-  return { meta: metaOf(generate(kind, source, targetBytes)), body: generate(kind, source, targetBytes) };
+  return { meta: metaOf(content(source, targetBytes)), body: content(source, targetBytes) };
 }

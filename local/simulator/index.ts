@@ -14,6 +14,7 @@ import { type HttpError, jsonError } from './http.ts';
 import { isKeysPath, keyRoutes } from './keys-api.ts';
 import { ReportStore } from './reports.ts';
 import { isScanPath, scanRoutes } from './scan-api.ts';
+import { SCAN_OUTPUT_ANSWERS } from './scan-outputs.ts';
 import { ScanStore, validatePolls } from './scans.ts';
 import { createSimServer } from './server.ts';
 import { UrlSigner } from './signing.ts';
@@ -86,11 +87,18 @@ export async function startVendorSimulator(options: SimulatorOptions = {}): Prom
   sim.scans.setListingLag(options.listingLag ?? 0);
   const replaceKey = () => sim.keys.replace();
 
+  const answers = { ...SCAN_OUTPUT_ANSWERS, ...options.outputAnswers };
   const api = createSimServer(sim, {
     name: 'simulator',
-    routes: [...scanRoutes, ...keyRoutes, ...breachRoutes],
+    routes: [...scanRoutes(answers), ...keyRoutes, ...breachRoutes],
     apiFor: (path) =>
-      isScanPath(path) ? 'scan' : isKeysPath(path) ? 'keys' : isBreachPath(path) ? 'breach' : undefined,
+      isScanPath(path, answers)
+        ? 'scan'
+        : isKeysPath(path)
+          ? 'keys'
+          : isBreachPath(path)
+            ? 'breach'
+            : undefined,
     renderError: (error: HttpError) =>
       jsonError(error.status, error.code, error.message, { ...error.headers }),
     controlPlane: controlPlane(sim, { replaceKey }),

@@ -1,7 +1,6 @@
 /** The scanning API (seed 000): start, status, outputs, list, delete, stats. Bearer auth. */
 import { pipeline, Readable } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
-import type { OutputKind } from './content.ts';
 import { type Route, type RouteCall, route, type SimContext } from './context.ts';
 import {
   acceptsGzip,
@@ -12,6 +11,7 @@ import {
   readBodyOnce,
   type SimResponse,
 } from './http.ts';
+import type { OutputAnswer, OutputAnswers } from './scan-outputs.ts';
 import { type ScanRecord, statusBody } from './scans.ts';
 
 const DOMAIN =
@@ -37,37 +37,26 @@ function findScan(call: RouteCall): ScanRecord {
   return scan;
 }
 
-const OUTPUT_TYPES: Record<OutputKind, string> = {
-  report: 'application/json',
-  logs: 'text/plain; charset=utf-8',
-  debug: 'application/x-ndjson',
-};
-
-function targetBytes(sim: SimContext, kind: OutputKind): number {
-  const o = sim.options;
-  return kind === 'report' ? o.reportBytes : kind === 'logs' ? o.logsBytes : o.debugBytes;
-}
-
-function output(kind: OutputKind) {
+function output(answer: OutputAnswer) {
   return (call: RouteCall): SimResponse => {
     const scan = findScan(call);
-    const ready = scan.status === 'completed' || (scan.status === 'failed' && kind !== 'report');
+    const ready = scan.status === 'completed' || (scan.status === 'failed' && answer.availableWhenFailed);
     if (!ready) {
       const why =
-        scan.status === 'failed' ? 'the scan failed and has no report' : `the scan is ${scan.status}`;
-      throw new HttpError(409, 'conflict', `${kind} not available: ${why}`);
+        scan.status === 'failed' ? `the scan failed and has no ${answer.name}` : `the scan is ${scan.status}`;
+      throw new HttpError(409, 'conflict', `${answer.name} not available: ${why}`);
     }
-    const size = targetBytes(call.sim, kind);
-    const { meta, body: plain } = call.sim.scans.output(scan, kind, size);
-    const gzip = kind === 'logs' && acceptsGzip(call.req);
+    const size = answer.bytes(call.sim.options);
+    const { meta, body: plain } = call.sim.scans.output(scan, answer.name, answer.content, size);
+    const gzip = answer.gzipWhenAccepted && acceptsGzip(call.req);
     // A gzip body is a different representation of the same resource, so it gets its own tag.
     const etag = gzip ? `${meta.etag.slice(0, -1)}-gzip"` : meta.etag;
     const headers: Record<string, string | number> = {
-      'content-type': OUTPUT_TYPES[kind],
+      'content-type': answer.contentType,
       etag,
       'last-modified': scan.updatedAt.toUTCString(),
       'cache-control': 'private, max-age=0',
-      ...(kind === 'logs' ? { vary: 'Accept-Encoding' } : {}),
+      ...(answer.gzipWhenAccepted ? { vary: 'Accept-Encoding' } : {}),
     };
     if (call.req.headers['if-none-match'] === etag) return { status: 304, headers: { etag } };
     if (gzip) {
@@ -95,7 +84,8 @@ function scanSubject(operation: string) {
   };
 }
 
-export const scanRoutes: readonly Route[] = [
+/** The scanning API's routes, with one output route per answer. */
+export const scanRoutes = (answers: OutputAnswers): readonly Route[] => [
   route(
     'scan',
     'POST',
@@ -134,9 +124,10 @@ export const scanRoutes: readonly Route[] = [
     },
     scanSubject('GET /status'),
   ),
-  route('scan', 'GET', '/report/{uuid}', 'bearer', output('report'), scanSubject('GET /report')),
-  route('scan', 'GET', '/logs/{uuid}', 'bearer', output('logs'), scanSubject('GET /logs')),
-  route('scan', 'GET', '/debug/{uuid}', 'bearer', output('debug'), scanSubject('GET /debug')),
+  // '/report/{uuid}' is the subject 'GET /report <domain>#<n>', as each output's has always been.
+  ...Object.entries(answers).map(([path, answer]) =>
+    route('scan', 'GET', path, 'bearer', output(answer), scanSubject(`GET ${path.split('/{')[0]}`)),
+  ),
   route('scan', 'GET', '/scans', 'bearer', ({ sim }) => {
     const scans = [];
     for (const scan of sim.scans.listed()) {
@@ -164,8 +155,11 @@ export const scanRoutes: readonly Route[] = [
   route('scan', 'GET', '/stats', 'bearer', ({ sim }) => jsonResponse(200, sim.scans.stats())),
 ];
 
-const SCAN_PATHS = /^\/(scan|scans|status|report|logs|debug|stats)(\/|$)/;
-
-export function isScanPath(path: string): boolean {
-  return SCAN_PATHS.test(path);
+/** Whether `path` is the scanning API's: its first segment is one of its routes' or answers'. */
+export function isScanPath(path: string, answers: OutputAnswers): boolean {
+  const segment = path.startsWith('/') ? (path.split('/')[1] ?? '') : '';
+  return (
+    ['scan', 'scans', 'status', 'stats'].includes(segment) ||
+    Object.keys(answers).some((answerPath) => answerPath.split('/')[1] === segment)
+  );
 }

@@ -3,7 +3,7 @@
  * tests control progress exactly and listing or stats never move anything.
  */
 import { randomUUID } from 'node:crypto';
-import { type ContentMeta, type ContentSource, type OutputKind, render } from './content.ts';
+import { type ContentMeta, type ContentSource, type OutputContent, render } from './content.ts';
 import type { ScanBehaviour } from './types.ts';
 
 export type ScanStatusWord = 'queued' | 'running' | 'completed' | 'failed';
@@ -30,7 +30,7 @@ export interface ScanRecord {
   /** Listings this scan is still left out of (an index lagging behind the start). */
   hiddenListings: number;
   /** Length and ETag per output, computed on first download; outputs never change once finished. */
-  readonly outputs: Map<OutputKind, ContentMeta>;
+  readonly outputs: Map<string, ContentMeta>;
 }
 
 export interface ScanDefaults {
@@ -198,11 +198,12 @@ export class ScanStore {
   /** A finished scan's output; its length and ETag are computed once and kept. */
   output(
     scan: ScanRecord,
-    kind: OutputKind,
+    name: string,
+    content: OutputContent,
     targetBytes: number,
   ): { meta: ContentMeta; body: Iterable<Buffer> } {
-    const rendered = render(kind, contentSource(scan), targetBytes, scan.outputs.get(kind));
-    scan.outputs.set(kind, rendered.meta);
+    const rendered = render(content, contentSource(scan), targetBytes, scan.outputs.get(name));
+    scan.outputs.set(name, rendered.meta);
     return rendered;
   }
 }

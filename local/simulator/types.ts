@@ -6,6 +6,7 @@
 
 import type { Latency } from '../latency.ts';
 import type { RotateAnswerShape, RotateAnswerTuning } from './rotate-answers.ts';
+import type { OutputAnswers } from './scan-outputs.ts';
 
 /** `storage` is the separate origin that serves report ZIPs behind the pre-signed redirect. */
 export type SimulatedApi = 'scan' | 'keys' | 'breach' | 'storage';
@@ -164,6 +165,12 @@ export interface SimulatorOptions {
   readonly debugBytes?: number;
   /** Approximate log output size in bytes. @default 32 * 1024 */
   readonly logsBytes?: number;
+  /**
+   * Scan outputs served beyond report, logs and debug, by path (`/screenshots/{uuid}`), each
+   * answered like those of local/simulator/scan-outputs.ts: for a pipeline whose table of
+   * outputs was extended (ScanWorkflow's `outputs`). @default none
+   */
+  readonly outputAnswers?: OutputAnswers;
   /** Port of the separate storage origin; 0 picks a free port. @default 0 */
   readonly storagePort?: number;
   /** Lifetime of the pre-signed storage URLs that downloads redirect to. @default 300 */
@@ -203,7 +210,8 @@ export interface StorageRequestRecord {
 export interface ServedOutput {
   readonly domain: string;
   readonly uuid: string;
-  readonly output: 'report' | 'logs' | 'debug';
+  /** The output's name in the scan outputs table (lambdas/scan/scan-outputs.ts), e.g. `report`. */
+  readonly output: string;
   readonly bytes: number;
   readonly sha256: string;
 }

@@ -8,7 +8,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { StateMachine } from 'aws-local-stepfunctions';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
-import type { ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanOutcome, ScanOutput } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { createVendorClients, type VendorAttemptObserver, type VendorClients } from '#lambdas/vendor-clients';
@@ -90,6 +90,8 @@ export interface ScanExecutionSetup {
   readonly metrics?: PipelineMetrics;
   /** `scan.maxOutputBytes`. @default SCAN_OUTPUT_LIMIT.default */
   readonly maxOutputBytes?: number;
+  /** The table the definition was synthesized with. @default SCAN_OUTPUTS */
+  readonly outputs?: readonly ScanOutput[];
   /** Replaces every function's synthesized timeout (ms). @default the template's */
   readonly lambdaTimeoutMs?: number;
 }
@@ -110,6 +112,7 @@ export async function executeScan(setup: ScanExecutionSetup, domain: string): Pr
       logger: setup.logger,
       ...(setup.metrics ? { metrics: setup.metrics } : {}),
       ...(setup.maxOutputBytes === undefined ? {} : { maxOutputBytes: setup.maxOutputBytes }),
+      ...(setup.outputs === undefined ? {} : { outputs: setup.outputs }),
       ...(setup.lambdaTimeoutMs === undefined ? {} : { lambdaTimeoutMs: setup.lambdaTimeoutMs }),
     },
     setup.clock,

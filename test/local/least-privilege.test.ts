@@ -77,9 +77,7 @@ function recordingScanApi(api: ScanApi): ScanApi {
   return {
     startScan: (domain) => record(() => api.startScan(domain)),
     getStatus: (uuid) => record(() => api.getStatus(uuid)),
-    getReport: (uuid) => record(() => api.getReport(uuid)),
-    getLogs: (uuid) => record(() => api.getLogs(uuid)),
-    getDebug: (uuid) => record(() => api.getDebug(uuid)),
+    getOutput: (output, uuid, options) => record(() => api.getOutput(output, uuid, options)),
     deleteScan: (uuid) => record(() => api.deleteScan(uuid)),
     listScans: () => record(() => api.listScans()),
   };

@@ -70,9 +70,7 @@ function countingScanClient(inner: ScanApi): ScanApi {
       return inner.startScan(domain);
     },
     getStatus: (uuid) => inner.getStatus(uuid),
-    getReport: (uuid) => inner.getReport(uuid),
-    getLogs: (uuid) => inner.getLogs(uuid),
-    getDebug: (uuid) => inner.getDebug(uuid),
+    getOutput: (output, uuid, options) => inner.getOutput(output, uuid, options),
     deleteScan: (uuid) => inner.deleteScan(uuid),
     listScans: () => inner.listScans(),
   };

@@ -97,7 +97,7 @@ export async function pollUntilDone(
 /** What the simulator serves for an output, fetched directly (not through the code under test). */
 export async function vendorOutputDigest(
   sim: VendorSimulator,
-  output: 'report' | 'logs' | 'debug',
+  output: string,
   scanUuid: string,
 ): Promise<{ sha256: string; size: number; contentType: string | null }> {
   // fetch() decodes a gzip Content-Encoding transparently, like the vendor client.

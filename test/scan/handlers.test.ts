@@ -7,6 +7,7 @@ import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createObservability } from '#lambdas/platform/runtime/observability';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createDeleteScanHandler } from '../../lambdas/scan/delete-scan.ts';
@@ -75,9 +76,7 @@ describe('the scan handlers', () => {
     // Act
     const finished = await startedAndFinished('handlers.example.com');
     const stored = await Promise.all(
-      (['report', 'logs', 'debug'] as const).map(async (output) =>
-        viaJson(await h.fetch({ ...finished, output })),
-      ),
+      SCAN_OUTPUT_NAMES.map(async (output) => viaJson(await h.fetch({ ...finished, output }))),
     );
     const outcome = viaJson(await h.manifest({ ...finished, stored }));
     const cleaned = await h.remove(outcome);

@@ -67,8 +67,8 @@ function measureReadAhead(
     },
     { step: 'initialize', name: 'measureReadAhead' },
   );
-  const getReport: ScanApi['getReport'] = async (scanUuid) => {
-    const download = await scanClient.getReport(scanUuid);
+  const getOutput: ScanApi['getOutput'] = async (output, scanUuid, options) => {
+    const download = await scanClient.getOutput(output, scanUuid, options);
     // Counts what the step takes: a Readable emits 'data' for every chunk it hands over, whether
     // read() (async iteration) or flowing mode (pipe) takes it. Nothing is wrapped or pre-read.
     const emit = download.body.emit.bind(download.body);
@@ -80,7 +80,7 @@ function measureReadAhead(
   };
   const counted = new Proxy(scanClient, {
     get: (target, property) => {
-      if (property === 'getReport') return getReport;
+      if (property === 'getOutput') return getOutput;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },

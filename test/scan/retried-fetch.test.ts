@@ -8,6 +8,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import { STAGING_FOLDER } from '#lambdas/scan/fetch-scan-output';
+import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 import { fetchScanOutput, startScan, writeScanManifest } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
@@ -118,10 +119,10 @@ describe('leftovers and the manifest', () => {
   });
 
   it('writes a manifest that accounts for exactly the objects under the scan prefix', async () => {
-    // Prepare: all three outputs, each fetched twice as a retried Parallel would
+    // Prepare: every output of the table, each fetched twice as a retried Parallel would
     const bed = createTestDeps(s3.client, small);
     const finished = await finishedScan(bed, 'manifested.example.com');
-    const outputs = ['report', 'logs', 'debug'] as const;
+    const outputs = SCAN_OUTPUT_NAMES;
     const stored = await Promise.all(
       outputs.map((output) => fetchScanOutput(bed.deps, { ...finished, output })),
     );

@@ -53,9 +53,7 @@ function fakeVendor(answers: { status?: ScanStatus; output?: () => VendorDownloa
   return {
     startScan: missing,
     getStatus: async () => answers.status ?? Promise.reject(new Error('not scripted')),
-    getReport: async () => answers.output?.() ?? Promise.reject(new Error('not scripted')),
-    getLogs: async () => answers.output?.() ?? Promise.reject(new Error('not scripted')),
-    getDebug: async () => answers.output?.() ?? Promise.reject(new Error('not scripted')),
+    getOutput: async () => answers.output?.() ?? Promise.reject(new Error('not scripted')),
     deleteScan: missing,
     listScans: missing,
   };

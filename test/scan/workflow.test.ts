@@ -8,6 +8,7 @@ import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#la
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { LEARNED_DURATIONS_KEY } from '#lambdas/scan/learned-durations';
+import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
 import {
   deleteScanAtVendor,
@@ -34,7 +35,7 @@ import {
   vendorOutputDigest,
 } from './fixture.ts';
 
-const OUTPUTS = ['report', 'logs', 'debug'] as const;
+const OUTPUTS = SCAN_OUTPUT_NAMES;
 
 let s3: S3rverFixture;
 let sim: VendorSimulator;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generate, render } from '#local/simulator/content';
+import { type ContentSource, generate, render } from '#local/simulator/content';
 import { FaultBook } from '#local/simulator/faults';
 import { slugify } from '#local/simulator/reports';
 import { ScanStore } from '#local/simulator/scans';
@@ -76,10 +76,13 @@ describe('scan outputs', () => {
   });
 
   it('computes length and ETag in one pass that match a later lazy stream', () => {
+    // Prepare
+    const reportContent = (src: ContentSource, target: number) => generate('report', src, target);
+
     // Act
-    const first = render('report', source, 300_000, undefined);
+    const first = render(reportContent, source, 300_000, undefined);
     const firstBytes = Buffer.concat([...first.body]);
-    const later = render('report', source, 300_000, first.meta);
+    const later = render(reportContent, source, 300_000, first.meta);
 
     // Assess
     expect(first.meta.length).toBe(firstBytes.length);

@@ -93,17 +93,24 @@ export class ScanClient {
     return classifyScanStatus(res.text, res.contentType, this.vocabulary);
   }
 
-  /** `maxBytes`: the body is cut past this many bytes after decoding (VendorBodyTooLargeError). */
-  getReport(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
-    return this.output('scan.getReport', 'report', scanUuid, options);
-  }
-
-  getLogs(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
-    return this.output('scan.getLogs', 'logs', scanUuid, options);
-  }
-
-  getDebug(scanUuid: string, options: OutputOptions = {}): Promise<VendorDownload> {
-    return this.output('scan.getDebug', 'debug', scanUuid, options);
+  /**
+   * One scan output (report, logs, debug…), as the caller's table of outputs describes it: its path
+   * with `{uuid}` for the scan, and its operation name. `maxBytes`: the body is cut past this many
+   * bytes after decoding (VendorBodyTooLargeError).
+   */
+  async getOutput(
+    output: ScanOutputRoute,
+    scanUuid: string,
+    options: OutputOptions = {},
+  ): Promise<VendorDownload> {
+    const uuid = validateScanUuid(scanUuid, 'scanUuid');
+    return this.http.download({
+      operation: output.operation,
+      method: 'GET',
+      path: output.vendorPath.replace('{uuid}', encodeURIComponent(uuid)),
+      retry: 'idempotent',
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    });
   }
 
   /** Scans known to the vendor; the array is found at the top level or under scans/items/data. */
@@ -149,22 +156,13 @@ export class ScanClient {
   close(): Promise<void> {
     return this.http.close();
   }
+}
 
-  private async output(
-    operation: VendorOperation,
-    kind: 'report' | 'logs' | 'debug',
-    scanUuid: string,
-    options: OutputOptions,
-  ): Promise<VendorDownload> {
-    const uuid = validateScanUuid(scanUuid, 'scanUuid');
-    return this.http.download({
-      operation,
-      method: 'GET',
-      path: `/${kind}/${encodeURIComponent(uuid)}`,
-      retry: 'idempotent',
-      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
-    });
-  }
+/** Where a scan output is fetched from: a row of the workflow's table of outputs fits. */
+export interface ScanOutputRoute {
+  /** Relative to the base URL; `{uuid}` is replaced by the URL-encoded scan uuid. */
+  readonly vendorPath: `/${string}/{uuid}`;
+  readonly operation: VendorOperation;
 }
 
 /** How much of a scan output is read. */

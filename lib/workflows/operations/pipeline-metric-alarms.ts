@@ -20,6 +20,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/metrics';
+import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/contracts';
 import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import { pipelineMetric, workflowMetric } from '../../platform/pipeline-metric.ts';
 import { ALARMS_RUNBOOK, silenceAlarm } from '../../platform/standard-alarms.ts';
@@ -45,6 +46,11 @@ export interface PipelineMetricAlarmsProps {
   readonly schedulesEnabled: boolean;
   /** Throttled vendor retries per 5 minutes that, three periods running, fire the alarm. */
   readonly throttledRetriesPerFiveMinutes: number;
+  /**
+   * The scan outputs whose stored bytes clear NothingStored (those with a `nothingStoredMetricId`).
+   * @default SCAN_OUTPUTS
+   */
+  readonly scanOutputs?: readonly ScanOutput[];
 }
 
 export type PipelineMetricAlarmName =
@@ -97,7 +103,8 @@ export class PipelineMetricAlarms extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
-    if (props.schedulesEnabled) Object.assign(alarms, quietAlarms(this, props.quietDays, describe));
+    if (props.schedulesEnabled)
+      Object.assign(alarms, quietAlarms(this, props.quietDays, describe, props.scanOutputs ?? SCAN_OUTPUTS));
 
     alarms.VendorAuthFailures = new Alarm(this, 'VendorAuthFailures', {
       alarmDescription: describe(
@@ -137,6 +144,7 @@ function quietAlarms(
   scope: Construct,
   days: number,
   describe: Describe,
+  scanOutputs: readonly ScanOutput[],
 ): Pick<Record<PipelineMetricAlarmName, Alarm>, 'NoSuccessfulScan' | 'NothingStored' | 'NoScanStarted'> {
   const window = Duration.days(days);
   const judged = (name: PipelineMetricAlarmName, expression: MathExpression, meaning: string) =>
@@ -155,6 +163,18 @@ function quietAlarms(
     ]),
   );
   const sumFailed = [...Object.keys(failed), 't'].map((m) => `FILL(${m}, 0)`).join(' + ');
+  // The bytes stored of each output the table counts (lambdas/scan/scan-outputs.ts), by its metric id.
+  const storedBytes = scanOutputs.flatMap(({ name, nothingStoredMetricId: id }) =>
+    id === false ? [] : [[id, bytesMetric(name, window)] as const],
+  );
+  // PutMetricAlarm takes at most 10 MetricStat queries in an alarm's metric math, and their ids
+  // (the rows' nothingStoredMetricId, checked by the table) start with a lower-case letter
+  // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricDataQuery.html).
+  if (storedBytes.length + 1 > MAX_ALARM_METRIC_STATS) {
+    throw new Error(
+      `scanOutputs: ${storedBytes.length} outputs count towards NothingStored, but one alarm takes at most ${MAX_ALARM_METRIC_STATS - 1} of them besides the succeeded scans; set nothingStoredMetricId to false on the rest`,
+    );
+  }
   return {
     // The failed and timed-out scans of the window, counted only when none succeeded in it.
     NoSuccessfulScan: judged(
@@ -176,11 +196,9 @@ function quietAlarms(
       'NothingStored',
       new MathExpression({
         label: 'successful scans, when no byte was stored',
-        expression: 'IF(FILL(r, 0) + FILL(l, 0) + FILL(d, 0) > 0, 0, FILL(s, 0))',
+        expression: `IF(${storedBytes.map(([id]) => `FILL(${id}, 0)`).join(' + ')} > 0, 0, FILL(s, 0))`,
         usingMetrics: {
-          r: bytesMetric('report', window),
-          l: bytesMetric('logs', window),
-          d: bytesMetric('debug', window),
+          ...Object.fromEntries(storedBytes),
           s: workflowMetric('scan', SCAN_METRIC.scansSucceeded, window),
         },
         period: window,
@@ -194,6 +212,9 @@ function quietAlarms(
     }),
   };
 }
+
+/** MetricStat queries one alarm's metric math may hold (PutMetricAlarm). */
+const MAX_ALARM_METRIC_STATS = 10;
 
 function bytesMetric(output: string, period: Duration): Metric {
   return pipelineMetric(METRIC.bytesStored, { workflow: 'scan', output }, { period });

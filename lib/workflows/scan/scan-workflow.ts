@@ -21,6 +21,7 @@ import { Construct } from 'constructs';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { FailureName } from '#lambdas/scan/record-scan-failure';
+import { SCAN_OUTPUTS, type ScanOutput, scanOutputsJson } from '#lambdas/scan/scan-outputs';
 import {
   allowSpecialUseEnvironment,
   type PollConfig,
@@ -66,6 +67,13 @@ export interface ScanWorkflowProps {
    */
   readonly maxOutputBytes?: number;
   /**
+   * The outputs fetched in parallel, one branch each, and listed by the manifest. Another output
+   * the vendor serves is a row of lambdas/scan/scan-outputs.ts; `withScanOutputs(rows)` adds one
+   * for this construct only, and its functions then read the table from SCAN_OUTPUTS.
+   * @default SCAN_OUTPUTS (report, logs, debug)
+   */
+  readonly outputs?: readonly ScanOutput[];
+  /**
    * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
    * @default false
    */
@@ -98,7 +106,8 @@ const EXECUTION_TIMEOUT_MARGIN = Duration.hours(2);
 
 /**
  * The per-domain scan (`ScanDomain`, Standard): start the scan, poll with an adaptive wait until
- * it finishes or the deadline passes, stream report/logs/debug into S3, write the manifest last.
+ * it finishes or the deadline passes, stream each output of lambdas/scan/scan-outputs.ts (report,
+ * logs, debug) into S3, write the manifest last.
  * State names, handler files and environment variables follow docs/contracts.md exactly: the
  * local runner binds handlers to states by name.
  */
@@ -125,12 +134,18 @@ export class ScanWorkflow extends Construct {
     super(scope, id);
     const { poll } = props;
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
+    const outputs = props.outputs ?? SCAN_OUTPUTS;
+    // Only an extended table is written out: the handlers carry the built-in one.
+    const outputsJson = scanOutputsJson(outputs);
+    const outputsSetting: Record<string, string> =
+      outputsJson === scanOutputsJson(SCAN_OUTPUTS) ? {} : { [ENV.scanOutputs]: outputsJson };
     // Steps that only write S3 get the poll settings (the shared settings validate them) but no
     // vendor URL; vendor-calling steps get the URL alongside their secret binding.
     const s3OnlySettings = {
       ...pollEnvironment(poll),
       ...statusVocabularyEnvironment(props.statusVocabulary),
       ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
+      ...outputsSetting,
     };
     const scanSettings = {
       [ENV.scanApiUrl]: props.scanApiUrl,
@@ -231,13 +246,10 @@ export class ScanWorkflow extends Construct {
     pollStatus.addCatch(mark('PollFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const fetchOutputs = new Parallel(this, 'FetchOutputs', { resultPath: '$.stored' });
-    for (const [stateName, output] of [
-      ['FetchReport', 'report'],
-      ['FetchLogs', 'logs'],
-      ['FetchDebug', 'debug'],
-    ] as const) {
+    // One branch per row of the outputs table, in its order (the order of `$.stored`).
+    for (const { stateName, name: output } of outputs) {
       const fetch = lambdaTask(this, stateName, this.fetchScanOutputFunction, {
-        // The ScanInProgress fields plus which output to stream (one handler serves all three).
+        // The ScanInProgress fields plus which output to stream (one handler serves every output).
         payload: TaskInput.fromObject({
           domain: JsonPath.stringAt('$.domain'),
           runId: JsonPath.stringAt('$.runId'),
@@ -248,6 +260,7 @@ export class ScanWorkflow extends Construct {
           output,
         }),
         retry: IDEMPOTENT_TASK_RETRY,
+        addedStates: outputs.map((o) => o.stateName),
       });
       fetchOutputs.branch(fetch);
     }

@@ -11,6 +11,7 @@ import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream, readAll } from '../../kit/digest.ts';
 import { loopbackServer } from '../../kit/http.ts';
+import { scanOutput } from '../../kit/scan-outputs.ts';
 import { startSimulator } from '../../kit/simulator.ts';
 import {
   fixedCredentials,
@@ -316,7 +317,7 @@ describe('redirect rules (own loopback origins)', () => {
     clients.push(scan, breach);
 
     // Act
-    const viaBearer = await readAll((await scan.getReport(UUID)).body);
+    const viaBearer = await readAll((await scan.getOutput(scanOutput('report'), UUID)).body);
     const viaApiKey = await readAll((await breach.download('r')).body);
 
     // Assess

@@ -19,6 +19,7 @@ import { REDIRECT_TARGETS } from '#local/simulator/adversarial';
 import type { VendorSimulator } from '#local/simulator/types';
 import { readAll } from '../../kit/digest.ts';
 import { loopbackServer } from '../../kit/http.ts';
+import { scanOutput } from '../../kit/scan-outputs.ts';
 import { startSimulator } from '../../kit/simulator.ts';
 import { fixedCredentials, rejectionOf, testSettings } from './helpers.ts';
 
@@ -252,7 +253,7 @@ describe('the transport refuses a redirect to where it may not go', () => {
       const [scan, breach] = clients(vendor.url);
 
       // Act
-      const viaScan = await rejectionOf(scan.getReport(UUID));
+      const viaScan = await rejectionOf(scan.getOutput(scanOutput('report'), UUID));
       const viaBreach = await rejectionOf(breach.download('report-1'));
 
       // Assess
@@ -281,7 +282,7 @@ describe('the transport refuses a redirect to where it may not go', () => {
     });
 
     // Act
-    const error = await rejectionOf(scan.getReport(UUID));
+    const error = await rejectionOf(scan.getOutput(scanOutput('report'), UUID));
 
     // Assess
     expect(error).toBeInstanceOf(VendorDestinationRefusedError);
@@ -301,7 +302,7 @@ describe('the transport refuses a redirect to where it may not go', () => {
     const [scan] = clients(vendor.url, { allowedOrigins: [storage.url] });
 
     // Act
-    const body = await readAll((await scan.getReport(UUID)).body);
+    const body = await readAll((await scan.getOutput(scanOutput('report'), UUID)).body);
 
     // Assess
     expect(body.toString()).toBe('zip');

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { VendorResponseError } from '#lambdas/platform/errors';
 import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { scanOutput } from '../../kit/scan-outputs.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures');
 const CERT = readFileSync(join(FIXTURES, 'loopback-test-only.cert.pem'), 'utf8');
@@ -82,7 +83,7 @@ describe('downloads from an https vendor', () => {
     const [scan] = clientsFor(vendor.url, [storage.url]);
 
     // Act
-    const download = await scan.getReport(UUID);
+    const download = await scan.getOutput(scanOutput('report'), UUID);
     const chunks: Buffer[] = [];
     for await (const chunk of download.body) chunks.push(chunk as Buffer);
 
@@ -105,9 +106,10 @@ describe('downloads from an https vendor', () => {
       const [scan, breach] = clientsFor(vendor.url);
 
       // Act
-      const error = await (api === 'scan' ? scan.getReport(UUID) : breach.download('report-1')).catch(
-        (e: unknown) => e,
-      );
+      const error = await (api === 'scan'
+        ? scan.getOutput(scanOutput('report'), UUID)
+        : breach.download('report-1')
+      ).catch((e: unknown) => e);
 
       // Assess
       expect(error).toBeInstanceOf(VendorResponseError);
@@ -134,7 +136,7 @@ describe('downloads from an https vendor', () => {
     const [scan] = clientsFor(vendor.url, [storage.url]);
 
     // Act
-    const download = await scan.getReport(UUID);
+    const download = await scan.getOutput(scanOutput('report'), UUID);
     for await (const _ of download.body) {
       // drain
     }

@@ -6,6 +6,7 @@ import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream, readAll } from '../../kit/digest.ts';
+import { scanOutput } from '../../kit/scan-outputs.ts';
 import { startSimulator } from '../../kit/simulator.ts';
 import { rejectionOf, testSettings } from '../../platform/vendor-api/helpers.ts';
 
@@ -114,7 +115,7 @@ describe('ScanClient success paths', () => {
     const reference = await identityBytes(`/report/${uuid}`);
 
     // Act
-    const download = await client.getReport(uuid);
+    const download = await client.getOutput(scanOutput('report'), uuid);
     const body = await readAll(download.body);
 
     // Assess
@@ -134,7 +135,7 @@ describe('ScanClient success paths', () => {
     const reference = await identityBytes(`/logs/${uuid}`);
 
     // Act
-    const download = await client.getLogs(uuid);
+    const download = await client.getOutput(scanOutput('logs'), uuid);
     const body = await readAll(download.body);
 
     // Assess: the vendor did gzip (it told us), we removed it, and nothing else changed.
@@ -155,7 +156,7 @@ describe('ScanClient success paths', () => {
     await client.getStatus(uuid);
 
     // Act
-    const download = await client.getDebug(uuid);
+    const download = await client.getOutput(scanOutput('debug'), uuid);
     const text = (await readAll(download.body)).toString('utf8');
 
     // Assess
@@ -341,8 +342,8 @@ describe('ScanClient unusable answers', () => {
     await client.getStatus(uuid);
 
     // Act
-    const first = await digestStream((await client.getReport(uuid)).body);
-    const second = await digestStream((await client.getReport(uuid)).body);
+    const first = await digestStream((await client.getOutput(scanOutput('report'), uuid)).body);
+    const second = await digestStream((await client.getOutput(scanOutput('report'), uuid)).body);
 
     // Assess
     expect(first).toEqual(second);
