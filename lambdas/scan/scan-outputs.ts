@@ -102,6 +102,13 @@ export function resolveScanOutputs(rows: Readonly<Record<string, ScanOutputRow>>
 /** Every output, in table order. */
 export const SCAN_OUTPUTS: readonly ScanOutput[] = resolveScanOutputs(SCAN_OUTPUT_ROWS);
 
+/**
+ * The variable holding the table of scan outputs, as JSON, when a construct extends the built-in
+ * one. The scan workflow's own, so the platform's variable list (runtime/variables.ts) names no
+ * workflow's table.
+ */
+export const SCAN_OUTPUTS_VARIABLE = 'SCAN_OUTPUTS';
+
 export const SCAN_OUTPUT_NAMES = SCAN_OUTPUTS.map((output) => output.name) as readonly ScanOutputName[];
 
 /** The built-in table plus `rows` (an output the vendor serves that this build does not list yet). */

@@ -24,7 +24,12 @@ import {
   pollSettingsProblems,
 } from '#lambdas/scan/poll-schedule';
 import { type ListFields, parseListFields } from '#lambdas/scan/reconcile-settings';
-import { parseScanOutputsJson, SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
+import {
+  parseScanOutputsJson,
+  SCAN_OUTPUTS,
+  SCAN_OUTPUTS_VARIABLE,
+  type ScanOutput,
+} from '#lambdas/scan/scan-outputs';
 // Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
 import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
 
@@ -116,9 +121,11 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
     vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, ENV.statusVocabulary);
   const listFieldsJson = optionalEnv(env, ENV.scanListFields);
   const maxOutputBytes = optionalEnv(env, ENV.scanMaxOutputBytes);
-  const outputsJson = optionalEnv(env, ENV.scanOutputs);
+  const outputsJson = optionalEnv(env, SCAN_OUTPUTS_VARIABLE);
   return createScanSettings({
-    ...(outputsJson === undefined ? {} : { outputs: parseScanOutputsJson(outputsJson, ENV.scanOutputs) }),
+    ...(outputsJson === undefined
+      ? {}
+      : { outputs: parseScanOutputsJson(outputsJson, SCAN_OUTPUTS_VARIABLE) }),
     ...(maxOutputBytes === undefined ? {} : { maxOutputBytes: readOutputCap(maxOutputBytes) }),
     resultsBucket,
     poll,

@@ -47,17 +47,14 @@ export class VendorSecrets extends Construct {
     }
     this.mode = mode;
 
-    if (props.orgKeySecret !== undefined) {
-      if (mode !== 'single') {
-        throw new Error(`VendorSecrets ${id}: orgKeySecret is for mode 'single' only (got '${mode}')`);
-      }
-      const orgKey = props.orgKeySecret;
-      this.byApi = { scan: orgKey, keys: orgKey, breach: orgKey };
-    } else if (mode === 'single') {
-      const orgKey = this.createSecret(
-        'OrgApiKey',
-        'all three vendor APIs (scanning, key management, breach reports)',
-      );
+    if (props.orgKeySecret !== undefined && mode !== 'single') {
+      throw new Error(`VendorSecrets ${id}: orgKeySecret is for mode 'single' only (got '${mode}')`);
+    }
+    if (mode === 'single') {
+      // One secret serves every API: the team's own, or one created here.
+      const orgKey =
+        props.orgKeySecret ??
+        this.createSecret('OrgApiKey', 'all three vendor APIs (scanning, key management, breach reports)');
       this.byApi = { scan: orgKey, keys: orgKey, breach: orgKey };
     } else {
       this.byApi = {

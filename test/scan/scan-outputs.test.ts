@@ -6,6 +6,7 @@ import {
   resolveScanOutputs,
   SCAN_OUTPUT_NAMES,
   SCAN_OUTPUTS,
+  SCAN_OUTPUTS_VARIABLE,
   scanOutputsJson,
   withScanOutputs,
 } from '#lambdas/scan/scan-outputs';
@@ -59,8 +60,8 @@ describe('the scan outputs table', () => {
   it('reads back the table it writes into SCAN_OUTPUTS, and the handlers take it from there', () => {
     const extended = withScanOutputs({ screenshots: row('/screenshots/{uuid}', 'p') });
     const json = scanOutputsJson(extended);
-    expect(parseScanOutputsJson(json, ENV.scanOutputs)).toEqual(extended);
-    const env = { [ENV.resultsBucket]: 'results', [ENV.scanOutputs]: json };
+    expect(parseScanOutputsJson(json, SCAN_OUTPUTS_VARIABLE)).toEqual(extended);
+    const env = { [ENV.resultsBucket]: 'results', [SCAN_OUTPUTS_VARIABLE]: json };
     expect(scanSettingsFromEnv(env).outputs).toEqual(extended);
     expect(scanSettingsFromEnv({ [ENV.resultsBucket]: 'results' }).outputs).toBe(SCAN_OUTPUTS);
   });
@@ -79,8 +80,8 @@ describe('the scan outputs table', () => {
       /SCAN_OUTPUTS: scan output 'shots': vendorPath/,
     ],
   ])('refuses SCAN_OUTPUTS=%s with a ConfigurationError naming the variable', (json, message) => {
-    expect(() => parseScanOutputsJson(json, ENV.scanOutputs)).toThrow(message);
-    expect(() => parseScanOutputsJson(json, ENV.scanOutputs)).toThrow(
+    expect(() => parseScanOutputsJson(json, SCAN_OUTPUTS_VARIABLE)).toThrow(message);
+    expect(() => parseScanOutputsJson(json, SCAN_OUTPUTS_VARIABLE)).toThrow(
       expect.objectContaining({ name: 'ConfigurationError', setting: 'SCAN_OUTPUTS' }),
     );
   });

@@ -47,8 +47,6 @@ export const ENV = {
   intakeSuffixes: 'INTAKE_SUFFIXES',
   /** A scan output (report, logs, debug) is cut past this many (decoded) bytes. */
   scanMaxOutputBytes: 'SCAN_MAX_OUTPUT_BYTES',
-  /** The table of scan outputs, as JSON, when a construct extends the built-in one. */
-  scanOutputs: 'SCAN_OUTPUTS',
   /** A list object larger than this is refused before it is read. */
   domainListMaxBytes: 'DOMAIN_LIST_MAX_BYTES',
   /** The domain-list machine (intake starts it). */
