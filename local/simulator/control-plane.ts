@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimContext } from './context.ts';
-import { faultRuleFromJson, patternFromJson } from './faults.ts';
+import { faultRuleFromJson, patternFromJson } from './fault-json.ts';
 import { HttpError, jsonError, jsonResponse, readBody, type SimResponse } from './http.ts';
 import { sendResponse } from './send.ts';
 import type { ScanBehaviour } from './types.ts';

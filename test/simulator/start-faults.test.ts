@@ -3,7 +3,7 @@
  * starts: what StartScan's settling is tested against (test/scan/settle-start.test.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { faultRuleFromJson } from '#local/simulator/faults';
+import { faultRuleFromJson } from '#local/simulator/fault-json';
 import { startVendorSimulator, type VendorSimulator } from '#local/simulator/index';
 import { bearer } from '../kit/simulator.ts';
 
