@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
 
 /** Step Functions: 1-80 characters; we keep to the subset that is also safe in URLs, logs and S3 keys. */
 export const MAX_EXECUTION_NAME_LENGTH = 80;
@@ -93,20 +92,6 @@ export function listResultsPrefix(source: RunSource, runId: string): string {
       throw unknownSource(source);
   }
   return `lists/${limitBytes(path, MAX_LIST_PATH_BYTES)}/${runId}/`;
-}
-
-/** `scans/<domain>/<yyyy>/<mm>/<dd>/<scan_uuid>/`, with the date in UTC. */
-export function scanOutputPrefix(domain: string, startedAt: Date, scanUuid: string): string {
-  // Idempotent for a normalised domain, and it keeps '/' or '..' out of the key if a caller slips.
-  const host = normalizeDomain(domain, 'domain', ALREADY_ACCEPTED);
-  const uuid = validateScanUuid(scanUuid);
-  if (!(startedAt instanceof Date) || Number.isNaN(startedAt.getTime())) {
-    throw new InvalidInputError('startedAt', 'is not a valid date');
-  }
-  const yyyy = String(startedAt.getUTCFullYear()).padStart(4, '0');
-  const mm = String(startedAt.getUTCMonth() + 1).padStart(2, '0');
-  const dd = String(startedAt.getUTCDate()).padStart(2, '0');
-  return `scans/${host}/${yyyy}/${mm}/${dd}/${uuid}/`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -157,12 +157,13 @@ export function refuseKeyInReportName(name: string, operation: string): string {
 }
 
 /**
- * Checks a scan UUID: canonical 8-4-4-4-12 hexadecimal form, any version or variant (the vendor does not
- * say which it issues). Surrounding whitespace is tolerated.
+ * Checks a UUID the vendor issued (a scan's, the organisation's): canonical 8-4-4-4-12 hexadecimal
+ * form, any version or variant (the vendor does not say which it issues). Surrounding whitespace is
+ * tolerated.
  *
  * @returns the UUID in lower case
  */
-export function validateScanUuid(input: string, inputName = 'scan_uuid'): string {
+export function validateUuid(input: string, inputName: string): string {
   if (typeof input !== 'string') throw new InvalidInputError(inputName, 'must be a string');
   const value = input.trim();
   if (value === '') throw new InvalidInputError(inputName, 'is empty');

@@ -4,7 +4,7 @@
  */
 import { InvalidInputError, VendorHttpError } from '#lambdas/platform/errors';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
-import { validateScanUuid } from '#lambdas/platform/validation';
+import { validateUuid } from '#lambdas/platform/validation';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { requireObject } from '#lambdas/scan/parse';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
@@ -38,7 +38,7 @@ export function createDeleteScanHandler(deps: ScanDeps): Handler<unknown, Delete
   return async (event, context) => {
     const fields = requireObject(event, 'input');
     if (typeof fields.scanUuid !== 'string') throw new InvalidInputError('scanUuid', 'must be a string');
-    const scanUuid = validateScanUuid(fields.scanUuid, 'scanUuid');
+    const scanUuid = validateUuid(fields.scanUuid, 'scanUuid');
     const domain = typeof fields.domain === 'string' ? fields.domain : undefined;
     const scoped = withLogKeys(deps, { domain, scanUuid, requestId: context?.awsRequestId });
     return deleteScanAtVendor(scoped, { ...fields, scanUuid, ...(domain === undefined ? {} : { domain }) });

@@ -13,7 +13,7 @@ import { parseWith, validated } from '#lambdas/platform/schema';
 
 export { parseWith } from '#lambdas/platform/schema';
 
-import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
 import type { ScanState } from '#lambdas/platform/vendor-api/types';
 import type {
   PollState,
@@ -147,7 +147,7 @@ export const scanInProgressSchema = z.pipe(
         runId: runIdSchema,
         scanUuid: z.pipe(
           string(),
-          validated((uuid) => validateScanUuid(uuid, 'scanUuid')),
+          validated((uuid) => validateUuid(uuid, 'scanUuid')),
         ),
         outputPrefix: string(),
         poll: pollStateSchema,

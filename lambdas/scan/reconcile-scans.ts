@@ -18,7 +18,6 @@
 
 import { forEachBounded } from '#lambdas/platform/bounded';
 import { cleanMessage, cleanName } from '#lambdas/platform/caught';
-import { scanOutputPrefix } from '#lambdas/platform/naming';
 import {
   type ItemFailure,
   labelsOf,
@@ -39,6 +38,7 @@ import {
   readRejectedStarts,
 } from '#lambdas/scan/failure-links';
 import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
+import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { toSnapshot } from '#lambdas/scan/poll-scan-status';
 import { type ScanReconcileDeps, scanReconcileDepsFromEnvironment } from '#lambdas/scan/reconcile-deps';
 import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';

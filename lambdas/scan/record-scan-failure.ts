@@ -13,7 +13,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { cleanMessage, cleanName, cleanText, describeCaught, safe } from '#lambdas/platform/caught';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#lambdas/scan/parse';
@@ -80,7 +80,9 @@ export async function recordScanFailure<T extends RecordScanFailureInput>(
   const domainInput = typeof fields.domain === 'string' ? cleanText(fields.domain, 300) : '';
   const domain = safe(() => normalizeDomain(domainInput, 'domain', ALREADY_ACCEPTED));
   const scanUuid =
-    typeof fields.scanUuid === 'string' ? safe(() => validateScanUuid(fields.scanUuid as string)) : undefined;
+    typeof fields.scanUuid === 'string'
+      ? safe(() => validateUuid(fields.scanUuid as string, 'scan_uuid'))
+      : undefined;
   const outputPrefix =
     domain !== undefined && scanUuid !== undefined
       ? safe(() => parseOutputPrefix(fields.outputPrefix, domain, scanUuid))

@@ -9,13 +9,13 @@ import {
   VendorTimeoutError,
   VendorUnavailableError,
 } from '#lambdas/platform/errors';
-import { scanOutputPrefix } from '#lambdas/platform/naming';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { normalizeDomain } from '#lambdas/platform/validation';
 import type { ScanDomainInput, ScanInProgress } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { expectedDurationOf } from '#lambdas/scan/learned-durations';
+import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { parseRunId, parseScanDomainInput } from '#lambdas/scan/parse';
 import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';

@@ -30,7 +30,6 @@ export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> 
   },
   'lambdas/platform/handler-declaration.ts': { reason: NOT_YET_MOVED, words: { breach: 4, scan: 2 } },
   'lambdas/platform/intake-suffixes.ts': { reason: NOT_YET_MOVED, words: { 'domain-list': 2 } },
-  'lambdas/platform/naming.ts': { reason: NOT_YET_MOVED, words: { scan: 5, scans: 1 } },
   'lambdas/platform/reconcile-each.ts': { reason: SHARED_RECONCILIATION, words: { reconciliation: 2 } },
   'lambdas/platform/run-events.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 2, watchlist: 2 } },
   'lambdas/platform/runtime/identity-key.ts': { reason: NOT_YET_MOVED, words: { breach: 2 } },
@@ -40,7 +39,6 @@ export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> 
     words: { breach: 22, 'domain-list': 4, reconciliation: 2, rotation: 6, scan: 13, watchlist: 4 },
   },
   'lambdas/platform/secrets.ts': { reason: VENDOR_API, words: { breach: 1, scan: 2 } },
-  'lambdas/platform/validation.ts': { reason: NOT_YET_MOVED, words: { scan: 2 } },
   'lambdas/platform/vendor-api/types.ts': { reason: VENDOR_API, words: { breach: 1, breaches: 1, scan: 5 } },
   'lib/platform/bindings.ts': {
     reason: NOT_YET_MOVED,

@@ -1,7 +1,7 @@
 /** Validation of the other identifiers the pipeline takes: email addresses, report names and scan UUIDs. */
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { validateEmail, validateReportName, validateScanUuid } from '#lambdas/platform/validation';
+import { validateEmail, validateReportName, validateUuid } from '#lambdas/platform/validation';
 import { thrownBy } from '../kit/errors.ts';
 
 const label63 = 'a'.repeat(63);
@@ -170,7 +170,7 @@ describe('validateReportName', () => {
   });
 });
 
-describe('validateScanUuid', () => {
+describe('validateUuid', () => {
   const good: [string, string][] = [
     ['123e4567-e89b-12d3-a456-426614174000', '123e4567-e89b-12d3-a456-426614174000'],
     ['123E4567-E89B-12D3-A456-426614174000', '123e4567-e89b-12d3-a456-426614174000'],
@@ -182,7 +182,7 @@ describe('validateScanUuid', () => {
   ];
 
   it.each(good)('accepts %j as %j', (input, expected) => {
-    expect(validateScanUuid(input)).toBe(expected);
+    expect(validateUuid(input, 'scan_uuid')).toBe(expected);
   });
 
   const bad: [string, string, string][] = [
@@ -204,7 +204,7 @@ describe('validateScanUuid', () => {
 
   it.each(bad)('rejects %s', (_case, input, reason) => {
     // Act
-    const error = thrownBy(InvalidInputError, () => validateScanUuid(input, 'scanUuid'));
+    const error = thrownBy(InvalidInputError, () => validateUuid(input, 'scanUuid'));
 
     // Assess
     expect(error.input).toBe('scanUuid');
@@ -212,8 +212,8 @@ describe('validateScanUuid', () => {
   });
 
   it('rejects a non-string', () => {
-    expect(thrownBy(InvalidInputError, () => validateScanUuid(undefined as unknown as string)).reason).toBe(
-      'must be a string',
-    );
+    expect(
+      thrownBy(InvalidInputError, () => validateUuid(undefined as unknown as string, 'scan_uuid')).reason,
+    ).toBe('must be a string');
   });
 });

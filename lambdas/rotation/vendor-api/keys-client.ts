@@ -12,7 +12,7 @@ import {
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { validateScanUuid } from '#lambdas/platform/validation';
+import { validateUuid } from '#lambdas/platform/validation';
 import { type VendorConsumedResponse, VendorHttp } from '#lambdas/platform/vendor-api/http';
 import { rawOf } from '#lambdas/platform/vendor-api/json';
 import type {
@@ -39,7 +39,7 @@ export class KeysClient {
   constructor(settings: KeysClientSettings) {
     let org: string;
     try {
-      org = validateScanUuid(settings.orgUuid, 'orgUuid');
+      org = validateUuid(settings.orgUuid, 'orgUuid');
     } catch {
       throw new ConfigurationError(
         ENV.orgUuid,

@@ -3,7 +3,7 @@
  * logs and debug output, list, delete and count scans. `Authorization: Bearer <key>` on every call.
  */
 import { InvalidInputError, VendorResponseError } from '#lambdas/platform/errors';
-import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
 import { VendorHttp } from '#lambdas/platform/vendor-api/http';
 import { findArray, firstString, isRecord, rawOf, requireObject } from '#lambdas/platform/vendor-api/json';
 import type {
@@ -76,14 +76,14 @@ export class ScanClient {
     const candidate = firstString(body, UUID_FIELDS) ?? nestedUuid(body);
     if (candidate === undefined) throw new VendorResponseError(operation, 'no uuid in the answer');
     try {
-      return { uuid: validateScanUuid(candidate, 'uuid'), raw: body };
+      return { uuid: validateUuid(candidate, 'uuid'), raw: body };
     } catch {
       throw new VendorResponseError(operation, 'the uuid in the answer is not a UUID');
     }
   }
 
   async getStatus(scanUuid: string): Promise<ScanStatus> {
-    const uuid = validateScanUuid(scanUuid, 'scanUuid');
+    const uuid = validateUuid(scanUuid, 'scanUuid');
     const res = await this.http.requestText({
       operation: 'scan.getStatus',
       method: 'GET',
@@ -103,7 +103,7 @@ export class ScanClient {
     scanUuid: string,
     options: OutputOptions = {},
   ): Promise<VendorDownload> {
-    const uuid = validateScanUuid(scanUuid, 'scanUuid');
+    const uuid = validateUuid(scanUuid, 'scanUuid');
     return this.http.download({
       operation: output.operation,
       method: 'GET',
@@ -132,7 +132,7 @@ export class ScanClient {
    * answer may then see a 404 (VendorHttpError) for a scan that is in fact gone.
    */
   async deleteScan(scanUuid: string): Promise<{ raw: unknown }> {
-    const uuid = validateScanUuid(scanUuid, 'scanUuid');
+    const uuid = validateUuid(scanUuid, 'scanUuid');
     const res = await this.http.requestText({
       operation: 'scan.deleteScan',
       method: 'DELETE',

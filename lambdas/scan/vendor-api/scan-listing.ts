@@ -9,7 +9,7 @@
  *   named number; the counts of finished and failed scans are read at configured paths, or summed
  *   over the first object whose keys are status words the vocabulary knows (`by_status.completed`).
  */
-import { ALREADY_ACCEPTED, normalizeDomain, validateScanUuid } from '#lambdas/platform/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
 import {
   describe,
   findArray,
@@ -93,7 +93,7 @@ function readListedScan(
   if (typeof uuidText !== 'string') return `no uuid (${named('uuid', paths.uuid)})`;
   let uuid: string;
   try {
-    uuid = validateScanUuid(uuidText, 'uuid');
+    uuid = validateUuid(uuidText, 'uuid');
   } catch {
     return `the uuid (${named('uuid', paths.uuid)}) is not a UUID`;
   }
