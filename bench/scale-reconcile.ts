@@ -131,34 +131,21 @@ async function seedOnDisk(directory: string, bucket: string, key: string, body: 
   await writeFile(join(folder, `${file}._S3rver_metadata.json`), '{"content-type":"application/json"}');
 }
 
-/** The domains of the scan reconciliation case: `size` scans, `perDomain` scans to a domain. */
-export function scanReconcileDomains(size: number, perDomain: number): string[] {
-  return Array.from({ length: size }, (_, i) => `host-${Math.floor(i / perDomain)}.bench-scale.net`);
-}
-
-/** Scans a domain in each scan reconciliation case (bench/scale-worker.ts runs them). */
-export const SCANS_PER_DOMAIN = { 'scan-reconcile': 10, 'scan-reconcile-spread': 1 } as const;
-
 /**
- * The vendor (a simulator of this measurement's own) lists `size` finished scans, `perDomain` a
- * domain; all but the last 30 are archived already, as on an ordinary day.
+ * The vendor (a simulator of this measurement's own) lists `size` finished scans, seeded by
+ * bench/scale-vendors.ts; all but the last 30 are archived already, as on an ordinary day.
  */
-export async function scanReconcile(
-  { size, bucket, s3, s3Directory }: CaseContext,
-  perDomain: number,
-): Promise<() => Promise<unknown>> {
+export async function scanReconcile({
+  size,
+  bucket,
+  s3,
+  s3Directory,
+}: CaseContext): Promise<() => Promise<unknown>> {
   const client = new ScanClient({
     baseUrl: process.env.SCAN_API_URL ?? '',
     credentials: async () => process.env.VENDOR_API_KEY ?? '',
   });
-  // bench/scale.ts seeds its simulator in-process (seedFinishedScans); a vendor that holds nothing
-  // yet (another simulator, run by hand) is seeded over HTTP, which takes minutes at 100,000.
-  if (((await client.listScans()).scans.length ?? 0) === 0) {
-    await forEachBounded(scanReconcileDomains(size, perDomain), 16, async (domain) => {
-      const { uuid } = await client.startScan(domain);
-      await client.getStatus(uuid);
-    });
-  }
+  // The vendor's scans were seeded in-process by bench/scale.ts (bench/scale-vendors.ts).
   const settings = createScanSettings({ resultsBucket: bucket });
   const reconcile = reconcileSettingsSchema.parse({ minAgeSeconds: 0 });
   const listed = readScanListing(

@@ -4,7 +4,7 @@
  */
 import { ZipFile } from 'yazl';
 import { startVendorSimulator, type VendorSimulator } from '../local/simulator/index.ts';
-import { benchReportNames, SCANS_PER_DOMAIN, scanReconcileDomains } from './scale-reconcile.ts';
+import { benchReportNames } from './scale-reconcile.ts';
 
 /** A ZIP of `entries` records, half of them deflated, as a breach report the vendor serves. */
 async function reportZip(entries: number): Promise<Buffer> {
@@ -46,6 +46,14 @@ export async function breachVendorFor(kind: string, size: number): Promise<Vendo
   });
   return vendor;
 }
+
+/** The domains of the scan reconciliation case: `size` scans, `perDomain` scans to a domain. */
+function scanReconcileDomains(size: number, perDomain: number): string[] {
+  return Array.from({ length: size }, (_, i) => `host-${Math.floor(i / perDomain)}.bench-scale.net`);
+}
+
+/** Scans a domain in each scan reconciliation case (bench/scale-worker.ts runs them). */
+const SCANS_PER_DOMAIN = { 'scan-reconcile': 10, 'scan-reconcile-spread': 1 } as const;
 
 /**
  * A scan vendor holding `size` finished scans for the scan reconciliation cases, seeded without a
