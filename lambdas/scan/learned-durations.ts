@@ -19,6 +19,7 @@ import * as z from 'zod/mini';
 import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import { isMissingObject } from '#lambdas/platform/s3/json-objects';
+import { isPreconditionFailure } from '#lambdas/platform/s3/promote';
 import type { ExpectedDuration, PollState } from '#lambdas/scan/contracts';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { POLL_BOUNDS } from '#lambdas/scan/poll-schedule';
@@ -223,16 +224,7 @@ export async function learnScanDuration(deps: StoreDeps, domain: string, poll: P
  * it was deleted meanwhile. Each means "read again".
  */
 function isWriteConflict(error: unknown): boolean {
-  const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata
-    ?.httpStatusCode;
-  const name = errorName(error);
-  return (
-    status === 412 ||
-    status === 409 ||
-    name === 'PreconditionFailed' ||
-    name === 'ConditionalRequestConflict' ||
-    isNoSuchKey(error)
-  );
+  return isPreconditionFailure(error) || isNoSuchKey(error);
 }
 
 /** No such object; a missing bucket (also a 404) is a failure, not "nothing learned yet". */

@@ -194,8 +194,10 @@ async function copyParts(
   return etags;
 }
 
-/** 412 when the condition is false; 409 when a concurrent write to the key raced this one. */
-/** S3 refused a conditional write: the key no longer holds what the writer expected. */
+/**
+ * S3 refused a conditional write: the key no longer holds what the writer expected (412 when the
+ * condition is false; 409 when a concurrent conditional write to the key raced this one).
+ */
 export function isPreconditionFailure(error: unknown): boolean {
   const e = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | undefined;
   const status = e?.$metadata?.httpStatusCode;
