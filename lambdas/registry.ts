@@ -7,21 +7,23 @@
  * grow into the one map from state names to handlers read by constructs, local runner and tests.
  */
 
-import { BREACH_HANDLERS } from './breach/registry.ts';
-import { DOMAIN_LIST_HANDLERS } from './domain-list/registry.ts';
+import { BREACH_BINDINGS, BREACH_HANDLERS } from './breach/registry.ts';
+import { DOMAIN_LIST_BINDINGS, DOMAIN_LIST_HANDLERS } from './domain-list/registry.ts';
 import { OPERATIONS_HANDLERS } from './operations/registry.ts';
-import type { HandlerDeclaration, WorkflowName } from './platform/handler-declaration.ts';
-import { ROTATION_HANDLERS } from './rotation/registry.ts';
-import { SCAN_HANDLERS } from './scan/registry.ts';
-import { WATCHLIST_HANDLERS } from './watchlist/registry.ts';
+import type { HandlerDeclaration, WorkflowBindings, WorkflowName } from './platform/handler-declaration.ts';
+import { ROTATION_BINDINGS, ROTATION_HANDLERS } from './rotation/registry.ts';
+import { SCAN_BINDINGS, SCAN_HANDLERS } from './scan/registry.ts';
+import { WATCHLIST_BINDINGS, WATCHLIST_HANDLERS } from './watchlist/registry.ts';
 
 export type {
   BucketName,
   BucketUse,
   HandlerDeclaration,
   S3Action,
+  SecretName,
   StateMachineAction,
   VendorApi,
+  WorkflowBindings,
   WorkflowName,
 } from './platform/handler-declaration.ts';
 
@@ -36,6 +38,16 @@ export const HANDLERS = {
 } as const satisfies Record<string, HandlerDeclaration>;
 
 export type HandlerFile = keyof typeof HANDLERS;
+
+/** What each workflow gives the platform to bind its own resources (lib/platform/bindings.ts). */
+export const WORKFLOW_BINDINGS: Readonly<Record<WorkflowName, WorkflowBindings>> = {
+  scan: SCAN_BINDINGS,
+  list: DOMAIN_LIST_BINDINGS,
+  breach: BREACH_BINDINGS,
+  watchlist: WATCHLIST_BINDINGS,
+  rotation: ROTATION_BINDINGS,
+  operations: {},
+};
 
 /** The handler files of one workflow. */
 export type HandlerFileOf<W extends WorkflowName> = {

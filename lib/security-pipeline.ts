@@ -7,6 +7,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
+import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { ScanOutput } from '#lambdas/scan/contracts';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
@@ -27,6 +28,7 @@ import { ScheduledRuns } from './platform/scheduled-runs.ts';
 import { UploadIntake } from './platform/upload-intake.ts';
 import { VendorSecrets } from './platform/vendor-secrets.ts';
 import { BreachWorkflow } from './workflows/breach/breach-workflow.ts';
+import { DOMAIN_LIST_RUNS, domainListSchedules } from './workflows/domain-list/domain-list-schedules.ts';
 import { DomainListWorkflow } from './workflows/domain-list/domain-list-workflow.ts';
 import { AlarmNotifications } from './workflows/operations/alarm-notifications.ts';
 import { PipelineDashboard } from './workflows/operations/pipeline-dashboard.ts';
@@ -36,6 +38,7 @@ import { RunNotifications } from './workflows/operations/run-notifications.ts';
 import { KeyRotation } from './workflows/rotation/key-rotation.ts';
 import { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
 import { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
+import { WATCHLIST_RUNS, watchlistSchedules } from './workflows/watchlist/watchlist-schedules.ts';
 import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
 
 /**
@@ -175,7 +178,10 @@ export class SecurityPipeline extends Construct {
     this.intake = new UploadIntake(this, 'Intake', {
       pause: this.pause,
       inputBucket: this.storage.inputBucket,
-      listStateMachine: this.domainListWorkflow.stateMachine,
+      stateMachines: { list: this.domainListWorkflow.stateMachine },
+      handlerFile: 'start-domain-list',
+      functionId: 'StartDomainListFunction',
+      kind: 'domain-list',
       prefix: config.intake.prefix,
       suffixes: config.intake.suffixes,
       maxEventAge: Duration.hours(6),
@@ -184,9 +190,8 @@ export class SecurityPipeline extends Construct {
 
     this.schedules = new ScheduledRuns(this, 'Schedules', {
       startFunction: this.intake.startFunction,
-      inputBucket: this.storage.inputBucket,
-      schedules: config.schedules,
-      domainLists: config.domainLists,
+      schedules: domainListSchedules(config.schedules, config.domainLists, this.storage.inputBucket),
+      runs: DOMAIN_LIST_RUNS,
     });
 
     this.breachWorkflow = new BreachWorkflow(this, 'BreachReport', {
@@ -213,37 +218,31 @@ export class SecurityPipeline extends Construct {
     this.watchlistIntake = new UploadIntake(this, 'WatchlistIntake', {
       pause: this.pause,
       inputBucket: this.storage.inputBucket,
-      listStateMachine: this.watchlistWorkflow.stateMachine,
+      stateMachines: { watchlist: this.watchlistWorkflow.stateMachine },
       prefix: config.breach.watchlistPrefix,
       suffixes: WATCHLIST_SUFFIXES,
       handlerFile: 'start-watchlist',
+      functionId: 'StartWatchlistFunction',
       kind: 'watchlist',
       maxEventAge: Duration.hours(6),
       logRetention,
     });
-    // Each breach schedule names its watchlist object; the schedules' own names key the lists.
+    // Each breach schedule names its watchlist object.
     this.watchlistSchedules = new ScheduledRuns(this, 'WatchlistSchedules', {
       startFunction: this.watchlistIntake.startFunction,
-      inputBucket: this.storage.inputBucket,
-      schedules: config.breach.schedules.map(({ watchlistKey: _key, ...schedule }) => ({
-        ...schedule,
-        domainList: schedule.name,
-      })),
-      domainLists: Object.fromEntries(
-        config.breach.schedules.map((s) => [s.name, { objectKey: s.watchlistKey }]),
-      ),
-      runs: 'breach reports for watchlist',
+      schedules: watchlistSchedules(config.breach.schedules, this.storage.inputBucket),
+      runs: WATCHLIST_RUNS,
     });
     this.breachReconciliation = new ScheduledReconciliation(this, 'BreachReconciliation', {
       handlerFile: 'reconcile-breach-reports',
       workflow: 'breach',
       resultsBucket: this.storage.resultsBucket,
       vendorSecrets: this.vendorSecrets,
-      declared: { breachReportNamingKey: this.breachWorkflow.reportNamingKey },
+      declared: { secrets: { reportNamingKey: this.breachWorkflow.reportNamingKey } },
       environment: {
         [ENV.breachApiUrl]: config.vendor.breachApiUrl,
         ...breachLimitsEnvironment(config.breach, ARCHIVE_LIMIT_NAMES),
-        [ENV.breachReconcileMaxArchives]: String(config.breach.reconcileMaxArchivesPerRun),
+        [BREACH_VARIABLES.reconcileMaxArchives]: String(config.breach.reconcileMaxArchivesPerRun),
       },
       scheduleExpression: config.breach.reconcileSchedule,
       logRetention,

@@ -7,15 +7,17 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import * as z from 'zod/mini';
+import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { MAX_EXECUTION_NAME_LENGTH } from '#lambdas/platform/naming';
 import { containsEmail } from '#lambdas/platform/redact';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText, parseWith, validated } from '#lambdas/platform/schema';
 import { validateEmail } from '#lambdas/platform/validation';
 
 /** How many distinct addresses one report may cover unless configured otherwise (BREACH_MAX_EMAILS). */
+/** Its variables are public too: the watchlist sets the address cap and reads the BreachReport machine's. */
+export { BREACH_VARIABLES } from '#lambdas/breach/variables';
 export const DEFAULT_MAX_EMAILS = 50;
 /** The vendor client takes at most this many addresses per recon. */
 export const MAX_EMAILS_LIMIT = 100;
@@ -279,11 +281,11 @@ export function breachExecutionName(person: PersonRef, requestId: string): strin
 
 /** BREACH_MAX_EMAILS, held to 1..MAX_EMAILS_LIMIT; undefined when unset (DEFAULT_MAX_EMAILS applies). */
 export function maxEmailsFromEnv(env: Env): number | undefined {
-  const raw = optionalEnv(env, ENV.breachMaxEmails);
+  const raw = optionalEnv(env, BREACH_VARIABLES.maxEmails);
   if (raw === undefined) return undefined;
   const parsed = numberFromText({ min: 1, max: MAX_EMAILS_LIMIT, integer: true }).safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigurationError(ENV.breachMaxEmails, parsed.error.issues[0]?.message ?? 'is invalid');
+    throw new ConfigurationError(BREACH_VARIABLES.maxEmails, parsed.error.issues[0]?.message ?? 'is invalid');
   }
   return parsed.data;
 }

@@ -9,6 +9,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_MAX_EMAILS, MAX_EMAILS_LIMIT, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#lambdas/breach/limits';
+import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import type { BreachReportList } from '#lambdas/breach/vendor-api/breach-client';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
@@ -76,7 +77,7 @@ export function createBreachSettings(input: BreachSettingsInput): BreachSettings
   const maxEmails = input.maxEmails ?? DEFAULT_MAX_EMAILS;
   if (!Number.isInteger(maxEmails) || maxEmails < 1 || maxEmails > MAX_EMAILS_LIMIT) {
     throw new ConfigurationError(
-      ENV.breachMaxEmails,
+      BREACH_VARIABLES.maxEmails,
       `must be a whole number from 1 to ${MAX_EMAILS_LIMIT}, got ${maxEmails}`,
     );
   }
@@ -124,7 +125,7 @@ export function breachStorageDepsFromEnvironment(
       (() =>
         Promise.reject(
           new ConfigurationError(
-            ENV.breachReportNamingKeySecretArn,
+            BREACH_VARIABLES.reportNamingKeySecretArn,
             'this function does not name report folders',
           ),
         )),

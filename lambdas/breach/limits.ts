@@ -3,9 +3,10 @@
  * handlers hold it to, and its default. The configuration schema, the CDK bindings, the handlers'
  * readers and the local runner all take them from here.
  */
+
+import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { MAX_COPY_OBJECT_BYTES } from '#lambdas/platform/s3/stream-upload';
 import { numberFromText } from '#lambdas/platform/schema';
 
@@ -19,19 +20,19 @@ export const BREACH_LIMITS = {
    * single copy that promotes a verified archive.
    */
   maxArchiveBytes: {
-    variable: ENV.breachMaxArchiveBytes,
+    variable: BREACH_VARIABLES.maxArchiveBytes,
     bounds: { min: MiB, max: MAX_COPY_OBJECT_BYTES, integer: true },
     default: 64 * MiB,
   },
   /** The sum of the archive entries' declared uncompressed sizes. */
   maxUncompressedBytes: {
-    variable: ENV.breachMaxUncompressedBytes,
+    variable: BREACH_VARIABLES.maxUncompressedBytes,
     bounds: { min: MiB, max: 16 * GiB, integer: true },
     default: 256 * MiB,
   },
   /** How far one entry above 1 MiB may inflate beyond its compressed size (deflate tops out near 1032:1). */
   maxCompressionRatio: {
-    variable: ENV.breachMaxCompressionRatio,
+    variable: BREACH_VARIABLES.maxCompressionRatio,
     bounds: { min: 2, max: 2000, integer: true },
     default: 100,
   },
@@ -41,7 +42,7 @@ export const BREACH_LIMITS = {
    * whose state payload passes 256 KiB with States.DataLimitExceeded, which no Catch sees.
    */
   maxInlineValueBytes: {
-    variable: ENV.breachMaxInlineValueBytes,
+    variable: BREACH_VARIABLES.maxInlineValueBytes,
     bounds: { min: 256, max: 32 * 1024, integer: true },
     default: 1024,
   },

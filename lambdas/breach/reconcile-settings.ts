@@ -3,9 +3,10 @@
  * hold it to, and its default. The configuration schema, the CDK binding and the handler take it
  * from here.
  */
+
+import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
 
 export interface BreachReconcileSettings {
@@ -25,7 +26,7 @@ export interface BreachReconcileSettings {
  */
 export const BREACH_RECONCILE_LIMITS = {
   maxArchivesPerRun: {
-    variable: ENV.breachReconcileMaxArchives,
+    variable: BREACH_VARIABLES.reconcileMaxArchives,
     bounds: { min: 1, max: 5_000, integer: true },
     default: 1_000,
   },

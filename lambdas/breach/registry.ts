@@ -2,7 +2,8 @@
  * What the breach workflow's handlers declare they touch: its part of the registry that
  * lambdas/registry.ts composes (the constructs grant exactly this and bind the matching variables).
  */
-import type { HandlerDeclaration, S3Action } from '#lambdas/platform/handler-declaration';
+import type { HandlerDeclaration, S3Action, WorkflowBindings } from '#lambdas/platform/handler-declaration';
+import { BREACH_VARIABLES } from './variables.ts';
 
 /**
  * A breach archive is staged with `recordDigest: false` (no copy onto itself, never a tag), read
@@ -20,7 +21,17 @@ declare module '#lambdas/platform/handler-declaration' {
   interface WorkflowRegistry {
     breach: true;
   }
+  /** The key of the keyed hash that names report folders. */
+  interface SecretRegistry {
+    reportNamingKey: true;
+  }
 }
+
+/** The variables its BreachReport machine and naming key reach handlers through. */
+export const BREACH_BINDINGS = {
+  stateMachine: { variable: BREACH_VARIABLES.stateMachineArn, label: 'BreachReport' },
+  secrets: { reportNamingKey: BREACH_VARIABLES.reportNamingKeySecretArn },
+} as const satisfies WorkflowBindings;
 
 export const BREACH_HANDLERS = {
   'breach-recon': {
@@ -37,7 +48,6 @@ export const BREACH_HANDLERS = {
     ],
     bucketNamesOnly: [],
     vendorApis: ['breach'],
-    listStateMachine: [],
   },
   'archive-breach-report': {
     workflow: 'breach',
@@ -55,8 +65,7 @@ export const BREACH_HANDLERS = {
     bucketNamesOnly: [],
     vendorApis: ['breach'],
     // The key of the report folders' keyed hash.
-    breachReportNamingKey: true,
-    listStateMachine: [],
+    secrets: ['reportNamingKey'],
   },
   'write-breach-manifest': {
     workflow: 'breach',
@@ -65,7 +74,6 @@ export const BREACH_HANDLERS = {
     s3: [{ bucket: 'results', prefix: 'breach/', actions: ['PutObject', 'ListBucket'] }],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
   },
   'record-breach-failure': {
     workflow: 'breach',
@@ -73,7 +81,6 @@ export const BREACH_HANDLERS = {
     s3: [{ bucket: 'results', prefix: 'breach/', actions: ['PutObject'] }],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
   },
   'reconcile-breach-reports': {
     workflow: 'breach',
@@ -89,7 +96,6 @@ export const BREACH_HANDLERS = {
     bucketNamesOnly: [],
     vendorApis: ['breach'],
     // The key of the report folders' keyed hash.
-    breachReportNamingKey: true,
-    listStateMachine: [],
+    secrets: ['reportNamingKey'],
   },
 } as const satisfies Record<string, HandlerDeclaration>;

@@ -6,7 +6,6 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { BreachDeps } from '#lambdas/breach/deps';
 import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { type Env, readOriginsEnv, readUrlEnv } from '#lambdas/platform/runtime/env';
-import { reportNamingKeyFromSecret } from '#lambdas/platform/runtime/identity-key';
 import {
   type Observability,
   powertoolsMetrics,
@@ -17,6 +16,7 @@ import type { SecretReader } from '#lambdas/platform/secrets';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
 import { breachStorageDepsFromEnvironment } from './deps.ts';
+import { reportNamingKeyFromSecret } from './report-naming-key.ts';
 
 export interface BreachDepsOptions {
   /** Object access (`tracedS3Client(tools)`). */

@@ -13,7 +13,8 @@ import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 export { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 
 import { parseDomainListInput } from '#lambdas/domain-list/contracts';
-import { LIST_SIZE_LIMIT } from '#lambdas/domain-list/domain-list';
+import { DEFAULT_DOMAIN_LIST_SUFFIXES, LIST_SIZE_LIMIT } from '#lambdas/domain-list/domain-list';
+import { DOMAIN_LIST_VARIABLES } from '#lambdas/domain-list/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { IntakeDeps } from '#lambdas/platform/intake';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
@@ -24,6 +25,7 @@ import { createObservability, type Observability } from '#lambdas/platform/runti
 import { allowSpecialUseFromEnv } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
+import { SCAN_VARIABLES } from '#lambdas/scan/contracts';
 
 export interface ListSettings {
   readonly resultsBucket: string;
@@ -70,7 +72,7 @@ export function listDepsFromEnvironment(
   tools: Observability = createObservability(env, LIST_SERVICE),
   options: { readonly events?: (tools: Observability) => RunEventPublisher } = {},
 ): ListDeps {
-  const scanStateMachineArn = optionalEnv(env, ENV.scanStateMachineArn);
+  const scanStateMachineArn = optionalEnv(env, SCAN_VARIABLES.stateMachineArn);
   return {
     ...(options.events ? { events: options.events(tools) } : {}),
     s3: tools.tracer.captureAWSv3Client(new S3Client({})),
@@ -86,7 +88,7 @@ export function listDepsFromEnvironment(
     settings: {
       resultsBucket: readBucketEnv(env, ENV.resultsBucket),
       inputBucket: optionalEnv(env, ENV.inputBucket),
-      suffixes: intakeSuffixes(env),
+      suffixes: intakeSuffixes(env, DEFAULT_DOMAIN_LIST_SUFFIXES),
       maxListBytes: maxListBytes(env),
       allowSpecialUse: allowSpecialUseFromEnv(env),
     },
@@ -101,5 +103,7 @@ export function intakeDepsFromEnvironment(
   return objectIntakeDepsFromEnvironment(env, tools, {
     parseInput: parseDomainListInput,
     runKind: 'domain list',
+    stateMachineVariable: DOMAIN_LIST_VARIABLES.stateMachineArn,
+    defaultSuffixes: DEFAULT_DOMAIN_LIST_SUFFIXES,
   });
 }

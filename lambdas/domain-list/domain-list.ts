@@ -6,9 +6,9 @@
  */
 
 import type { DuplicateLine, InvalidLine } from '#lambdas/domain-list/contracts';
+import { DOMAIN_LIST_VARIABLES } from '#lambdas/domain-list/variables';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { redactText } from '#lambdas/platform/redact';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { notUtf8Reason } from '#lambdas/platform/text-encoding';
 import { normalizeDomain } from '#lambdas/platform/validation';
 
@@ -23,13 +23,15 @@ export const DEFAULT_MAX_LIST_BYTES = 20 * 1024 * 1024;
  * time inside the step's timeout.
  */
 export const LIST_SIZE_LIMIT = {
-  variable: ENV.domainListMaxBytes,
+  variable: DOMAIN_LIST_VARIABLES.maxBytes,
   bounds: { min: 1024, max: 100 * 1024 * 1024, integer: true },
   default: DEFAULT_MAX_LIST_BYTES,
 } as const;
 
-// The intake's suffix rule, which the watchlist intake shares; re-exported for the list's own users.
-export { DEFAULT_DOMAIN_LIST_SUFFIXES, DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/platform/intake-suffixes';
+/** The intake's suffix rule, which every object intake shares, under the name the list's users know. */
+export { INTAKE_SUFFIX_PATTERN as DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/platform/intake-suffixes';
+/** The suffixes that mark a domain list when none are configured (`intake.suffixes`). */
+export const DEFAULT_DOMAIN_LIST_SUFFIXES: readonly string[] = Object.freeze(['.txt', '.csv']);
 /** Longest raw line kept by `linesFromStream`; the rest of an over-long line is dropped (it is invalid anyway). */
 export const DEFAULT_MAX_LINE_LENGTH = 64 * 1024;
 const MAX_INVALID_TEXT = 200;

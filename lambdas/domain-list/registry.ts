@@ -2,7 +2,8 @@
  * What the domain-list workflow's handlers declare they touch: its part of the registry that
  * lambdas/registry.ts composes (the constructs grant exactly this and bind the matching variables).
  */
-import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
+import type { HandlerDeclaration, WorkflowBindings } from '#lambdas/platform/handler-declaration';
+import { DOMAIN_LIST_VARIABLES } from './variables.ts';
 
 declare module '#lambdas/platform/handler-declaration' {
   /** Registers the workflow name with the platform (see WorkflowRegistry). */
@@ -10,6 +11,11 @@ declare module '#lambdas/platform/handler-declaration' {
     list: true;
   }
 }
+
+/** The variable its machine (which its intake starts) reaches handlers through. */
+export const DOMAIN_LIST_BINDINGS = {
+  stateMachine: { variable: DOMAIN_LIST_VARIABLES.stateMachineArn, label: 'domain-list' },
+} as const satisfies WorkflowBindings;
 
 export const DOMAIN_LIST_HANDLERS = {
   'prepare-domain-list': {
@@ -22,7 +28,6 @@ export const DOMAIN_LIST_HANDLERS = {
     ],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
   },
   'write-list-summary': {
     workflow: 'list',
@@ -30,8 +35,7 @@ export const DOMAIN_LIST_HANDLERS = {
     s3: [{ bucket: 'results', prefix: 'lists/', actions: ['GetObject', 'PutObject'] }],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
-    scanStateMachine: ['DescribeExecution'],
+    stateMachines: { scan: ['DescribeExecution'] },
     publishesEvents: true,
   },
   'start-domain-list': {
@@ -41,7 +45,7 @@ export const DOMAIN_LIST_HANDLERS = {
     // Lets it ignore events of other buckets; it never reads the list itself.
     bucketNamesOnly: ['input'],
     vendorApis: [],
-    listStateMachine: ['StartExecution'],
+    stateMachines: { list: ['StartExecution'] },
     readsPauseSwitch: true,
   },
 } as const satisfies Record<string, HandlerDeclaration>;

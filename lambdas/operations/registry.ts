@@ -18,7 +18,6 @@ export const OPERATIONS_HANDLERS = {
     s3: [],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
     readsPauseSwitch: true,
     replaysHeldStarts: true,
   },

@@ -23,6 +23,35 @@ export interface WorkflowRegistry {}
 /** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
 export type WorkflowName = keyof WorkflowRegistry & string;
 
+/**
+ * The secrets (other than vendor keys) handlers may read, filled by the workflow that owns each,
+ * through declaration merging as WorkflowRegistry is.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the workflows' registries add the members
+export interface SecretRegistry {}
+
+export type SecretName = keyof SecretRegistry & string;
+
+/**
+ * What a workflow gives the platform so that it can bind the workflow's own resources to handlers
+ * without naming any: the variable names the workflow's handlers read (they are in the deployed
+ * template, and each workflow names its own).
+ */
+export interface WorkflowBindings {
+  /**
+   * Its state machine: the variable that carries the ARN, and the machine's name in nag reasons
+   * and synth errors.
+   */
+  readonly stateMachine?: { readonly variable: string; readonly label: string };
+  /** The variable that carries each of its secrets' ARN. */
+  readonly secrets?: { readonly [S in SecretName]?: string };
+  /**
+   * The variable listing the mirror secrets' ARNs, for its handler that declares
+   * `rotatedSecret: 'rotate'`.
+   */
+  readonly mirrorSecretsVariable?: string;
+}
+
 export interface BucketUse {
   readonly bucket: BucketName;
   /** Key prefix the actions apply to, ending in `/` (the workflow's folder); '' is the whole bucket. */
@@ -47,30 +76,20 @@ export interface HandlerDeclaration {
   readonly bucketNamesOnly: readonly BucketName[];
   /** Vendor APIs called; each means reading that API's key secret. */
   readonly vendorApis: readonly VendorApi[];
-  /** Actions on the domain-list state machine (its executions for DescribeExecution). */
-  readonly listStateMachine: readonly StateMachineAction[];
   /**
-   * Actions on the per-domain ScanDomain machine's executions: the list summary looks up a child
-   * that already ran when a redriven run meets ExecutionAlreadyExists.
+   * Actions on workflows' state machines, by the workflow that owns the machine: an intake starts
+   * its workflow's machine; a run's summary looks up a child that already ran when a redriven run
+   * meets ExecutionAlreadyExists. Each machine reaches the handler through the variable its
+   * workflow registers (`WorkflowBindings.stateMachine`).
+   * @default {}
+   */
+  readonly stateMachines?: { readonly [W in WorkflowName]?: readonly StateMachineAction[] };
+  /**
+   * Secrets other than vendor keys it reads (GetSecretValue), by the name their workflow
+   * registers (`SecretRegistry`, `WorkflowBindings.secrets`): e.g. the keys of keyed hashes.
    * @default []
    */
-  readonly scanStateMachine?: readonly StateMachineAction[];
-  /**
-   * Actions on the per-person BreachReport machine's executions: the watchlist summary looks up a
-   * child that already ran when a redriven run meets ExecutionAlreadyExists.
-   * @default []
-   */
-  readonly breachStateMachine?: readonly StateMachineAction[];
-  /**
-   * Reads the key of the keyed hash that names people (`BREACH_IDENTITY_KEY_SECRET_ARN`).
-   * @default false
-   */
-  readonly breachIdentityKey?: boolean;
-  /**
-   * Reads the key of the keyed hash that names report folders (`BREACH_REPORT_NAMING_KEY_SECRET_ARN`).
-   * @default false
-   */
-  readonly breachReportNamingKey?: boolean;
+  readonly secrets?: readonly SecretName[];
   /**
    * What it does with the rotated vendor key secret:
    * - `rotate`: the four rotation steps (DescribeSecret, GetSecretValue, PutSecretValue,

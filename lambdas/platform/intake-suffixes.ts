@@ -1,13 +1,12 @@
 /**
- * Which uploaded objects start a run (the domain-list and watchlist intakes). Apart from intake.ts
- * so that the list parser and the synth-time config check use the rule without bundling the
- * Step Functions client.
+ * Which uploaded objects start a run (every object intake). Apart from intake.ts so that an
+ * input's parser and the synth-time config check use the rule without bundling the Step Functions
+ * client.
  */
 
 /**
- * An object-key suffix that marks a domain list (`intake.suffixes`, `INTAKE_SUFFIXES`). One rule
- * for the synth-time config check and the handlers, so a deployable suffix is never refused later.
+ * An object-key suffix that marks an intake's input (`INTAKE_SUFFIXES`; a domain list's
+ * `intake.suffixes`). One rule for the synth-time config check and the handlers, so a deployable
+ * suffix is never refused later. Each workflow gives its own default suffixes.
  */
-export const DOMAIN_LIST_SUFFIX_PATTERN = /^\.[a-z0-9._-]{1,31}$/;
-/** The suffixes that mark a domain list when none are configured. */
-export const DEFAULT_DOMAIN_LIST_SUFFIXES: readonly string[] = Object.freeze(['.txt', '.csv']);
+export const INTAKE_SUFFIX_PATTERN = /^\.[a-z0-9._-]{1,31}$/;

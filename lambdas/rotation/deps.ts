@@ -17,6 +17,7 @@ import type {
   VendorLogger,
 } from '#lambdas/platform/vendor-api/types';
 import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
+import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';
 import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
 import { type Env, optionalEnv, readOriginsEnv, readUrlEnv } from '../platform/runtime/env.ts';
 import { putEvent } from '../platform/runtime/event-bridge.ts';
@@ -164,9 +165,9 @@ export function rotationDepsFromEnvironment(
 ): RotationDeps {
   const logger = pipelineLoggerFromPowertools(tools.logger);
   const metrics: PipelineMetrics = powertoolsMetrics(tools.metrics);
-  const lease = optionalEnv(env, ENV.rotationClaimLeaseSeconds);
-  const mirrors = optionalEnv(env, ENV.rotationMirrorSecretArns);
-  const propagation = optionalEnv(env, ENV.rotationKeyPropagationSeconds);
+  const lease = optionalEnv(env, ROTATION_VARIABLES.claimLeaseSeconds);
+  const mirrors = optionalEnv(env, ROTATION_VARIABLES.mirrorSecretArns);
+  const propagation = optionalEnv(env, ROTATION_VARIABLES.keyPropagationSeconds);
   return {
     secrets: createSecretWriter(clients.secretsManager),
     keys: keyManagementFactory({
@@ -185,7 +186,7 @@ export function rotationDepsFromEnvironment(
       claimLeaseMs:
         lease === undefined
           ? DEFAULT_ROTATION_SETTINGS.claimLeaseMs
-          : parseWith(leaseSeconds, lease, ENV.rotationClaimLeaseSeconds) * 1000,
+          : parseWith(leaseSeconds, lease, ROTATION_VARIABLES.claimLeaseSeconds) * 1000,
       peerWaitMs: DEFAULT_ROTATION_SETTINGS.peerWaitMs,
       mirrorSecretIds:
         mirrors === undefined
@@ -195,11 +196,11 @@ export function rotationDepsFromEnvironment(
               .map((arn) => arn.trim())
               .filter(Boolean),
       mirrorAttempts: DEFAULT_ROTATION_SETTINGS.mirrorAttempts,
-      newKeyFieldPath: optionalEnv(env, ENV.newKeyFieldPath),
+      newKeyFieldPath: optionalEnv(env, ROTATION_VARIABLES.newKeyFieldPath),
       keyPropagationMs:
         propagation === undefined
           ? DEFAULT_ROTATION_SETTINGS.keyPropagationMs
-          : parseWith(propagationSeconds, propagation, ENV.rotationKeyPropagationSeconds) * 1000,
+          : parseWith(propagationSeconds, propagation, ROTATION_VARIABLES.keyPropagationSeconds) * 1000,
       // Lambda's context tells every invocation its time; this is for a caller without one.
       invocationMs: DEFAULT_ROTATION_SETTINGS.invocationMs,
       reserveMs: DEFAULT_ROTATION_SETTINGS.reserveMs,

@@ -2,7 +2,8 @@
  * What the rotation workflow's handlers declare they touch: its part of the registry that
  * lambdas/registry.ts composes (the constructs grant exactly this and bind the matching variables).
  */
-import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
+import type { HandlerDeclaration, WorkflowBindings } from '#lambdas/platform/handler-declaration';
+import { ROTATION_VARIABLES } from './variables.ts';
 
 declare module '#lambdas/platform/handler-declaration' {
   /** Registers the workflow name with the platform (see WorkflowRegistry). */
@@ -10,6 +11,11 @@ declare module '#lambdas/platform/handler-declaration' {
     rotation: true;
   }
 }
+
+/** The variable the rotation function finds the mirror secrets in. */
+export const ROTATION_BINDINGS = {
+  mirrorSecretsVariable: ROTATION_VARIABLES.mirrorSecretArns,
+} as const satisfies WorkflowBindings;
 
 export const ROTATION_HANDLERS = {
   'rotate-api-key': {
@@ -19,7 +25,6 @@ export const ROTATION_HANDLERS = {
     bucketNamesOnly: [],
     // It calls the key API with keys it reads itself (current, then pending), never the bound one.
     vendorApis: [],
-    listStateMachine: [],
     rotatedSecret: 'rotate',
     publishesEvents: true,
   },
@@ -29,7 +34,6 @@ export const ROTATION_HANDLERS = {
     s3: [],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
     rotatedSecret: 'describe',
   },
 } as const satisfies Record<string, HandlerDeclaration>;

@@ -79,6 +79,8 @@ export type SettledStartOutcome = 'adopted' | 'retried';
  * operations alarms) read it here. `ScanOutputName` is the keys of the table.
  */
 export { SCAN_OUTPUTS, type ScanOutput, type ScanOutputName } from '#lambdas/scan/scan-outputs';
+/** Its variables are public too: the domain-list summary reads the ScanDomain machine's. */
+export { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 /** Output of one FetchOutput task. */
 export interface StoredObject {

@@ -15,9 +15,9 @@
  * Functions refuses to go past 25,000 events in a standard execution).
  */
 import * as z from 'zod/mini';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { boundedNumber, type NumberBounds, problemsOf, type SettingProblem } from '#lambdas/platform/schema';
 import type { ExpectedDuration, PollState } from '#lambdas/scan/contracts';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 export interface PollSettings {
   /** Shortest wait, and the first one before anything is learned (POLL_MIN_WAIT_SECONDS). @default 60 */
@@ -185,7 +185,7 @@ export function estimateHistoryEvents(
 }
 
 /** The poll settings' environment variables (docs/contracts.md), by setting. */
-export const POLL_VARIABLES = ENV.poll satisfies Record<keyof PollSettings, string>;
+export const POLL_VARIABLES = SCAN_VARIABLES.poll satisfies Record<keyof PollSettings, string>;
 
 /**
  * The only bounds of the poll settings: the configuration (synth), the handlers' environment (cold

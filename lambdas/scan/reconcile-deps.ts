@@ -9,6 +9,7 @@ import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { parseReconcileSettings, type ReconcileSettings } from '#lambdas/scan/reconcile-settings';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import { type ScanDepsFromEnvironmentOptions, scanDepsFromEnvironment } from './vendor-deps.ts';
 
 /** What reconciliation needs of the vendor beyond the workflow's calls. */
@@ -28,7 +29,10 @@ export function scanReconcileDepsFromEnvironment(
   options: ScanDepsFromEnvironmentOptions = {},
 ): ScanReconcileDeps {
   const deps = scanDepsFromEnvironment(env, tools, options);
-  const reconcile = parseReconcileSettings(optionalEnv(env, ENV.scanReconciliation), ENV.scanReconciliation);
+  const reconcile = parseReconcileSettings(
+    optionalEnv(env, SCAN_VARIABLES.reconciliation),
+    SCAN_VARIABLES.reconciliation,
+  );
   return { ...deps, inventory: inventoryOf(deps.scanClient), reconcile };
 }
 

@@ -6,8 +6,10 @@ import {
   type BucketUse,
   type HandlerDeclaration,
   STREAMED_WRITE,
+  type WorkflowBindings,
 } from '#lambdas/platform/handler-declaration';
 import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 /**
  * What the fetch step holds on `scans/`: STREAMED_WRITE; ListBucket + GetObject (HeadObject) to
@@ -28,6 +30,11 @@ declare module '#lambdas/platform/handler-declaration' {
   }
 }
 
+/** The variable its ScanDomain machine reaches handlers through. */
+export const SCAN_BINDINGS = {
+  stateMachine: { variable: SCAN_VARIABLES.stateMachineArn, label: 'ScanDomain' },
+} as const satisfies WorkflowBindings;
+
 export const SCAN_HANDLERS = {
   'start-scan': {
     workflow: 'scan',
@@ -37,7 +44,6 @@ export const SCAN_HANDLERS = {
     bucketNamesOnly: [],
     // POST /scan, and GET /scans to settle a start whose answer was lost: one key, one grant.
     vendorApis: ['scan'],
-    listStateMachine: [],
   },
   'poll-scan-status': {
     workflow: 'scan',
@@ -45,7 +51,6 @@ export const SCAN_HANDLERS = {
     s3: [],
     bucketNamesOnly: ['results'],
     vendorApis: ['scan'],
-    listStateMachine: [],
   },
   'fetch-scan-output': {
     workflow: 'scan',
@@ -54,7 +59,6 @@ export const SCAN_HANDLERS = {
     s3: [SCAN_OUTPUT_FETCH],
     bucketNamesOnly: [],
     vendorApis: ['scan'],
-    listStateMachine: [],
   },
   'write-scan-manifest': {
     workflow: 'scan',
@@ -67,7 +71,6 @@ export const SCAN_HANDLERS = {
     ],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
   },
   'record-scan-failure': {
     workflow: 'scan',
@@ -75,7 +78,6 @@ export const SCAN_HANDLERS = {
     s3: [{ bucket: 'results', prefix: 'scans/', actions: ['PutObject'] }],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
   },
   'delete-scan': {
     workflow: 'scan',
@@ -83,7 +85,6 @@ export const SCAN_HANDLERS = {
     s3: [],
     bucketNamesOnly: ['results'],
     vendorApis: ['scan'],
-    listStateMachine: [],
   },
   'reconcile-scans': {
     workflow: 'scan',
@@ -95,6 +96,5 @@ export const SCAN_HANDLERS = {
     s3: [SCAN_OUTPUT_FETCH],
     bucketNamesOnly: [],
     vendorApis: ['scan'],
-    listStateMachine: [],
   },
 } as const satisfies Record<string, HandlerDeclaration>;

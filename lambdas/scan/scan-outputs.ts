@@ -19,6 +19,7 @@
  */
 
 import { ConfigurationError } from '#lambdas/platform/errors';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 /** What one row says. */
 export interface ScanOutputRow {
@@ -104,10 +105,9 @@ export const SCAN_OUTPUTS: readonly ScanOutput[] = resolveScanOutputs(SCAN_OUTPU
 
 /**
  * The variable holding the table of scan outputs, as JSON, when a construct extends the built-in
- * one. The scan workflow's own, so the platform's variable list (runtime/variables.ts) names no
- * workflow's table.
+ * one (named with the scan workflow's other variables, in variables.ts).
  */
-export const SCAN_OUTPUTS_VARIABLE = 'SCAN_OUTPUTS';
+export const SCAN_OUTPUTS_VARIABLE = SCAN_VARIABLES.outputs;
 
 export const SCAN_OUTPUT_NAMES = SCAN_OUTPUTS.map((output) => output.name) as readonly ScanOutputName[];
 

@@ -30,6 +30,7 @@ import {
   SCAN_OUTPUTS_VARIABLE,
   type ScanOutput,
 } from '#lambdas/scan/scan-outputs';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 // Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
 import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
 
@@ -65,7 +66,7 @@ const GiB = 1024 ** 3;
  * whose outputs are known to be larger.
  */
 export const SCAN_OUTPUT_LIMIT = {
-  variable: ENV.scanMaxOutputBytes,
+  variable: SCAN_VARIABLES.maxOutputBytes,
   bounds: { min: 1024 * 1024, max: 5 * 1024 * GiB, integer: true },
   default: GiB,
 } as const;
@@ -116,11 +117,13 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
 export function scanSettingsFromEnv(env: Env): ScanSettings {
   const resultsBucket = readBucketEnv(env, ENV.resultsBucket);
   const poll = pollSettingsFromEnv(env);
-  const vocabularyJson = optionalEnv(env, ENV.statusVocabulary);
+  const vocabularyJson = optionalEnv(env, SCAN_VARIABLES.statusVocabulary);
   const statusVocabulary =
-    vocabularyJson === undefined ? undefined : parseStatusVocabulary(vocabularyJson, ENV.statusVocabulary);
-  const listFieldsJson = optionalEnv(env, ENV.scanListFields);
-  const maxOutputBytes = optionalEnv(env, ENV.scanMaxOutputBytes);
+    vocabularyJson === undefined
+      ? undefined
+      : parseStatusVocabulary(vocabularyJson, SCAN_VARIABLES.statusVocabulary);
+  const listFieldsJson = optionalEnv(env, SCAN_VARIABLES.listFields);
+  const maxOutputBytes = optionalEnv(env, SCAN_VARIABLES.maxOutputBytes);
   const outputsJson = optionalEnv(env, SCAN_OUTPUTS_VARIABLE);
   return createScanSettings({
     ...(outputsJson === undefined
@@ -133,7 +136,7 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
     allowSpecialUse: allowSpecialUseFromEnv(env),
     ...(listFieldsJson === undefined
       ? {}
-      : { listFields: parseListFields(listFieldsJson, ENV.scanListFields) }),
+      : { listFields: parseListFields(listFieldsJson, SCAN_VARIABLES.listFields) }),
   });
 }
 

@@ -6,7 +6,7 @@
  * executions (WriteWatchlistSummary, `sfnExecutionLookup` over BREACH_STATE_MACHINE_ARN).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DEFAULT_MAX_EMAILS, maxEmailsFromEnv } from '#lambdas/breach/contracts';
+import { BREACH_VARIABLES, DEFAULT_MAX_EMAILS, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 import type { IntakeDeps } from '#lambdas/platform/intake';
@@ -19,7 +19,8 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText, parseWith } from '#lambdas/platform/schema';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { watchlistInputSchema } from '#lambdas/watchlist/contracts';
-import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
+import { WATCHLIST_VARIABLES } from '#lambdas/watchlist/variables';
+import { WATCHLIST_LIMITS, WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 
 export interface WatchlistDeps {
@@ -60,7 +61,7 @@ export function watchlistDepsFromEnvironment(
   tools: Observability,
   options: WatchlistDepsOptions = {},
 ): WatchlistDeps {
-  const breachStateMachineArn = optionalEnv(env, ENV.breachStateMachineArn);
+  const breachStateMachineArn = optionalEnv(env, BREACH_VARIABLES.stateMachineArn);
   return {
     ...(options.events ? { events: options.events(tools) } : {}),
     s3: options.s3 ?? NO_S3_ACCESS,
@@ -80,7 +81,7 @@ export function watchlistDepsFromEnvironment(
       (() =>
         Promise.reject(
           new ConfigurationError(
-            ENV.breachIdentityKeySecretArn,
+            WATCHLIST_VARIABLES.identityKeySecretArn,
             'this function does not read the identity key',
           ),
         )),
@@ -105,5 +106,7 @@ export function watchlistIntakeDepsFromEnvironment(env: Env, tools: Observabilit
   return objectIntakeDepsFromEnvironment(env, tools, {
     parseInput: (event) => parseWith(watchlistInputSchema, event),
     runKind: 'watchlist',
+    stateMachineVariable: WATCHLIST_VARIABLES.stateMachineArn,
+    defaultSuffixes: WATCHLIST_SUFFIXES,
   });
 }

@@ -9,7 +9,6 @@ import { BREACH_PREFIX, slugOf } from '#lambdas/breach/contracts';
 import { forEachBounded } from '#lambdas/platform/bounded';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { runIdFor } from '#lambdas/platform/naming';
-import { identityKeyFromSecret } from '#lambdas/platform/runtime/identity-key';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { putJson } from '#lambdas/platform/s3/json-objects';
@@ -24,6 +23,7 @@ import {
   watchlistFormatOf,
 } from '#lambdas/watchlist/watchlist';
 import { shardRequests } from '#lambdas/watchlist/watchlist-shards';
+import { identityKeyFromSecret } from './identity-key.ts';
 
 export interface PreparedWatchlist {
   readonly runId: string;

@@ -2,14 +2,25 @@
  * What the watchlist workflow's handlers declare they touch: its part of the registry that
  * lambdas/registry.ts composes (the constructs grant exactly this and bind the matching variables).
  */
-import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
+import type { HandlerDeclaration, WorkflowBindings } from '#lambdas/platform/handler-declaration';
+import { WATCHLIST_VARIABLES } from './variables.ts';
 
 declare module '#lambdas/platform/handler-declaration' {
   /** Registers the workflow name with the platform (see WorkflowRegistry). */
   interface WorkflowRegistry {
     watchlist: true;
   }
+  /** The key of the keyed hash that names people. */
+  interface SecretRegistry {
+    identityKey: true;
+  }
 }
+
+/** The variables its machine (which its intake starts) and the identity key reach handlers through. */
+export const WATCHLIST_BINDINGS = {
+  stateMachine: { variable: WATCHLIST_VARIABLES.stateMachineArn, label: 'watchlist' },
+  secrets: { identityKey: WATCHLIST_VARIABLES.identityKeySecretArn },
+} as const satisfies WorkflowBindings;
 
 export const WATCHLIST_HANDLERS = {
   'prepare-watchlist': {
@@ -23,8 +34,7 @@ export const WATCHLIST_HANDLERS = {
     ],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
-    breachIdentityKey: true,
+    secrets: ['identityKey'],
   },
   'write-watchlist-summary': {
     workflow: 'watchlist',
@@ -32,8 +42,7 @@ export const WATCHLIST_HANDLERS = {
     s3: [{ bucket: 'results', prefix: 'breach/', actions: ['GetObject', 'PutObject'] }],
     bucketNamesOnly: [],
     vendorApis: [],
-    listStateMachine: [],
-    breachStateMachine: ['DescribeExecution'],
+    stateMachines: { breach: ['DescribeExecution'] },
     publishesEvents: true,
   },
   'start-watchlist': {
@@ -43,8 +52,7 @@ export const WATCHLIST_HANDLERS = {
     // Lets it ignore events of other buckets; it never reads the watchlist itself.
     bucketNamesOnly: ['input'],
     vendorApis: [],
-    // The watchlist machine, bound where the domain-list intake binds the list machine.
-    listStateMachine: ['StartExecution'],
+    stateMachines: { watchlist: ['StartExecution'] },
     readsPauseSwitch: true,
   },
 } as const satisfies Record<string, HandlerDeclaration>;

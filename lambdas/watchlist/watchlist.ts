@@ -11,9 +11,9 @@
 import { parse } from 'csv-parse/sync';
 import { personRef } from '#lambdas/breach/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { notUtf8Reason } from '#lambdas/platform/text-encoding';
 import { parseJsonBody } from '#lambdas/platform/vendor-api/json';
+import { WATCHLIST_VARIABLES } from '#lambdas/watchlist/variables';
 import { type BreachRequest, type PersonRef, parseBreachRequest } from '../breach/contracts.ts';
 
 export type WatchlistFormat = 'csv' | 'json';
@@ -29,12 +29,12 @@ export const DEFAULT_MAX_WATCHLIST_BYTES = 5 * 1024 * 1024;
 /** The watchlist limits: their variables, the bounds synth and the handlers hold them to, defaults. */
 export const WATCHLIST_LIMITS = {
   maxBytes: {
-    variable: ENV.watchlistMaxBytes,
+    variable: WATCHLIST_VARIABLES.maxBytes,
     bounds: { min: 1024, max: 100 * 1024 * 1024, integer: true },
     default: DEFAULT_MAX_WATCHLIST_BYTES,
   },
   maxRows: {
-    variable: ENV.watchlistMaxRows,
+    variable: WATCHLIST_VARIABLES.maxRows,
     bounds: { min: 1, max: 100_000, integer: true },
     default: DEFAULT_MAX_WATCHLIST_ROWS,
   },

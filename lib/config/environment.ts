@@ -3,10 +3,10 @@
  * use it). Variable names come from the handlers' own readers, never restated here.
  */
 
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { ALLOW_SPECIAL_USE_VARIABLE } from '#lambdas/platform/validation';
 import { POLL_VARIABLES } from '#lambdas/scan/poll-schedule';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import type { PollConfig, StatusVocabularyConfig } from './schema.ts';
 
 /** The poll-loop variables the start and poll handlers read (docs/contracts.md). */
@@ -23,14 +23,14 @@ export function pollEnvironment(poll: PollConfig): Record<string, string> {
 export function statusVocabularyEnvironment(
   vocabulary: StatusVocabularyConfig | undefined,
 ): Record<string, string> {
-  return vocabulary === undefined ? {} : { [ENV.statusVocabulary]: JSON.stringify(vocabulary) };
+  return vocabulary === undefined ? {} : { [SCAN_VARIABLES.statusVocabulary]: JSON.stringify(vocabulary) };
 }
 
 /** `SCAN_LIST_FIELDS` when any listing field is configured; nothing otherwise (the common names). */
 export function scanListFieldsEnvironment(listFields: ListFields | undefined): Record<string, string> {
   return listFields === undefined || Object.keys(listFields).length === 0
     ? {}
-    : { [ENV.scanListFields]: JSON.stringify(listFields) };
+    : { [SCAN_VARIABLES.listFields]: JSON.stringify(listFields) };
 }
 
 /** `ALLOW_SPECIAL_USE_DOMAINS` when special-use suffixes are allowed; nothing otherwise. */

@@ -16,8 +16,11 @@ import {
   type BucketName,
   type BucketUse,
   declarationOf,
+  type SecretName,
   type StateMachineAction,
   type VendorApi,
+  WORKFLOW_BINDINGS,
+  type WorkflowName,
 } from '../../lambdas/registry.ts';
 import type { MirrorSecret } from '../config/index.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
@@ -29,14 +32,10 @@ export interface DeclaredResources {
   readonly resultsBucket?: IBucket;
   readonly inputBucket?: IBucket;
   readonly vendorSecrets?: VendorSecrets;
-  readonly listStateMachine?: IStateMachine;
-  readonly scanStateMachine?: IStateMachine;
-  /** The per-person BreachReport machine (the watchlist summary describes its executions). */
-  readonly breachStateMachine?: IStateMachine;
-  /** The key of the keyed hash that names people in the breach workflow. */
-  readonly breachIdentityKey?: ISecret;
-  /** The key of the keyed hash that names report folders in the breach workflow. */
-  readonly breachReportNamingKey?: ISecret;
+  /** The workflows' state machines handlers start or look up, by the workflow that owns each. */
+  readonly stateMachines?: { readonly [W in WorkflowName]?: IStateMachine };
+  /** The secrets (other than vendor keys) handlers read, by their registered name. */
+  readonly secrets?: { readonly [S in SecretName]?: ISecret };
   /** The pause switch, and for the resume function the intakes whose refused events it replays. */
   readonly pause?: {
     readonly parameter: IStringParameter;
@@ -48,8 +47,9 @@ export interface DeclaredResources {
 
 /**
  * Grants `fn` exactly what its handler declares in lambdas/registry.ts and sets the variables the
- * handler reads for it (`RESULTS_BUCKET`, `INPUT_BUCKET`, the secret ARNs,
- * `DOMAIN_LIST_STATE_MACHINE_ARN`). A declared resource the caller did not pass is a synth error.
+ * handler reads for it (`RESULTS_BUCKET`, `INPUT_BUCKET`, the secret ARNs, and the variables each
+ * workflow registers for its state machine and secrets in `WORKFLOW_BINDINGS`). A declared
+ * resource the caller did not pass is a synth error.
  */
 export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources): void {
   const declaration = declarationOf(fn.handlerFile);
@@ -70,41 +70,12 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
     if (!resources.vendorSecrets) throw missing(fn, 'the vendor secrets');
     bindVendorSecrets(fn, resources.vendorSecrets, declaration.vendorApis);
   }
-  if (declaration.listStateMachine.length > 0) {
-    const machine = resources.listStateMachine;
-    if (!machine) throw missing(fn, 'the domain-list state machine');
-    bindListStateMachine(fn, machine, declaration.listStateMachine);
-  }
-  const scanActions = declaration.scanStateMachine ?? [];
-  if (scanActions.length > 0) {
-    const machine = resources.scanStateMachine;
-    if (!machine) throw missing(fn, 'the ScanDomain state machine');
-    // Only DescribeExecution is ever declared here: the list machine, not a function, starts scans.
-    if (scanActions.includes('DescribeExecution')) {
-      machine.grantExecution(fn, 'states:DescribeExecution');
-      acknowledgeWildcards(
-        fn.executionRole,
-        [executionsFinding(machine, ':*')],
-        'DescribeExecution on the executions of the ScanDomain machine only: child names are chosen per list run, so they cannot be listed in advance.',
-      );
-    }
-    fn.addEnvironment(ENV.scanStateMachineArn, machine.stateMachineArn);
-  }
-  const breachActions = declaration.breachStateMachine ?? [];
-  if (breachActions.includes('DescribeExecution')) {
-    const machine = resources.breachStateMachine;
-    if (!machine) throw missing(fn, 'the BreachReport state machine');
-    machine.grantExecution(fn, 'states:DescribeExecution');
-    acknowledgeWildcards(
-      fn.executionRole,
-      [executionsFinding(machine, ':*')],
-      'DescribeExecution on the executions of the BreachReport machine only: child names are chosen per watchlist run, so they cannot be listed in advance.',
-    );
-    fn.addEnvironment(ENV.breachStateMachineArn, machine.stateMachineArn);
+  for (const [owner, actions] of Object.entries(declaration.stateMachines ?? {})) {
+    bindStateMachine(fn, owner as WorkflowName, actions ?? [], resources, declaration.workflow);
   }
   if (declaration.rotatedSecret !== undefined) {
     if (!resources.rotatedSecret) throw missing(fn, 'the rotated vendor key secret');
-    bindRotatedSecret(fn, declaration.rotatedSecret, resources.rotatedSecret);
+    bindRotatedSecret(fn, declaration.rotatedSecret, resources.rotatedSecret, declaration.workflow);
   }
   if (declaration.readsPauseSwitch === true || declaration.replaysHeldStarts === true) {
     if (!resources.pause) throw missing(fn, 'the pause switch');
@@ -120,29 +91,55 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
       }),
     );
   }
-  const hmacKeys = [
-    [
-      declaration.breachIdentityKey,
-      resources.breachIdentityKey,
-      'the breach identity key',
-      ENV.breachIdentityKeySecretArn,
-    ],
-    [
-      declaration.breachReportNamingKey,
-      resources.breachReportNamingKey,
-      'the breach report naming key',
-      ENV.breachReportNamingKeySecretArn,
-    ],
-  ] as const;
-  for (const [declared, secret, what, variable] of hmacKeys) {
-    if (declared !== true) continue;
-    if (!secret) throw missing(fn, what);
-    // Not grantRead: it adds secretsmanager:DescribeSecret, which no handler calls.
-    fn.addToRolePolicy(
-      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
-    );
-    fn.addEnvironment(variable, secret.secretArn);
+  for (const name of declaration.secrets ?? []) {
+    bindSecret(fn, name, resources);
   }
+}
+
+/**
+ * The declared actions on the state machine of workflow `owner`, and the variable that workflow
+ * registers for its ARN. DescribeExecution is on executions whose names the run that starts them
+ * chooses (`describer`'s run), so it is granted on all of that machine's executions.
+ */
+function bindStateMachine(
+  fn: PipelineFunction,
+  owner: WorkflowName,
+  actions: readonly StateMachineAction[],
+  resources: DeclaredResources,
+  describer: WorkflowName,
+): void {
+  if (actions.length === 0) return;
+  const binding = WORKFLOW_BINDINGS[owner].stateMachine;
+  if (binding === undefined) {
+    throw new Error(`${fn.node.path}: the ${owner} workflow registers no state machine variable`);
+  }
+  const machine = resources.stateMachines?.[owner];
+  if (!machine) throw missing(fn, `the ${binding.label} state machine`);
+  if (actions.includes('StartExecution')) machine.grantStartExecution(fn);
+  if (actions.includes('DescribeExecution')) {
+    machine.grantExecution(fn, 'states:DescribeExecution');
+    acknowledgeWildcards(
+      fn.executionRole,
+      [executionsFinding(machine, ':*')],
+      `DescribeExecution on the executions of the ${binding.label} machine only: child names are chosen per ${describer} run, so they cannot be listed in advance.`,
+    );
+  }
+  fn.addEnvironment(binding.variable, machine.stateMachineArn);
+}
+
+/** GetSecretValue on one registered secret, and the variable its workflow registers for it. */
+function bindSecret(fn: PipelineFunction, name: SecretName, resources: DeclaredResources): void {
+  const variable = Object.values(WORKFLOW_BINDINGS)
+    .map((bindings) => bindings.secrets?.[name])
+    .find((found) => found !== undefined);
+  if (variable === undefined) throw new Error(`${fn.node.path}: no workflow registers the secret ${name}`);
+  const secret = resources.secrets?.[name];
+  if (!secret) throw missing(fn, `the secret ${name}`);
+  // Not grantRead: it adds secretsmanager:DescribeSecret, which no handler calls.
+  fn.addToRolePolicy(
+    new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
+  );
+  fn.addEnvironment(variable, secret.secretArn);
 }
 
 /**
@@ -154,6 +151,7 @@ function bindRotatedSecret(
   fn: PipelineFunction,
   use: 'rotate' | 'describe',
   rotated: NonNullable<DeclaredResources['rotatedSecret']>,
+  workflow: WorkflowName,
 ): void {
   const arn = rotated.secret.secretArn;
   if (use === 'describe') {
@@ -174,13 +172,17 @@ function bindRotatedSecret(
   );
   const mirrorArns = rotated.mirrors.map((mirror) => mirror.secretArn);
   if (mirrorArns.length === 0) return;
+  const mirrorsVariable = WORKFLOW_BINDINGS[workflow].mirrorSecretsVariable;
+  if (mirrorsVariable === undefined) {
+    throw new Error(`${fn.node.path}: the ${workflow} workflow registers no variable for mirror secrets`);
+  }
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: ['secretsmanager:PutSecretValue', 'secretsmanager:GetSecretValue'],
       resources: mirrorArns,
     }),
   );
-  fn.addEnvironment(ENV.rotationMirrorSecretArns, mirrorArns.join(','));
+  fn.addEnvironment(mirrorsVariable, mirrorArns.join(','));
   grantMirrorKeys(fn, rotated.mirrors);
 }
 
@@ -287,17 +289,6 @@ function setSecretVariables(
   return unique;
 }
 
-/** Grants the declared actions on the domain-list machine and sets `DOMAIN_LIST_STATE_MACHINE_ARN`. */
-function bindListStateMachine(
-  fn: PipelineFunction,
-  stateMachine: IStateMachine,
-  actions: readonly StateMachineAction[],
-): void {
-  if (actions.includes('StartExecution')) stateMachine.grantStartExecution(fn);
-  if (actions.includes('DescribeExecution')) stateMachine.grantExecution(fn, 'states:DescribeExecution');
-  fn.addEnvironment(ENV.domainListStateMachineArn, stateMachine.stateMachineArn);
-}
-
 function grantObjects(fn: PipelineFunction, bucket: IBucket, use: BucketUse): void {
   const objectActions = use.actions.filter((a) => a !== 'ListBucket');
   if (objectActions.length > 0) {
@@ -312,7 +303,7 @@ function grantObjects(fn: PipelineFunction, bucket: IBucket, use: BucketUse): vo
     acknowledgeWildcards(
       fn.executionRole,
       [arnFinding(bucket, `/${use.prefix}*`)],
-      `Object access is scoped to ${scope}; object keys are only known at run time (domain, date, scan id).`,
+      `Object access is scoped to ${scope}; object keys are only known at run time (dates, domains, run ids).`,
     );
   }
   if (use.actions.includes('ListBucket')) {

@@ -1,7 +1,6 @@
 import { Duration, Stack, TimeZone } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import {
   ContextAttribute,
   Schedule,
@@ -11,36 +10,45 @@ import {
 } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import type { DomainListDefinition, ScheduleConfig } from '../config/index.ts';
+import type { ScheduleConfig } from '../config/index.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 
+/** When and how a schedule fires: the schedule fields every workflow's schedules share (lib/config/schedule-fields.ts). */
+export type ScheduleTiming = Pick<
+  ScheduleConfig,
+  | 'name'
+  | 'expression'
+  | 'timeZone'
+  | 'enabled'
+  | 'flexibleWindowMinutes'
+  | 'maxRetryAttempts'
+  | 'maxEventAgeSeconds'
+>;
+
+/** One schedule, with what its run works on as the workflow resolved it. */
+export interface ScheduledRun extends ScheduleTiming {
+  /** What the run works on, added to the input's `source` after its type, schedule name and time. */
+  readonly input: Readonly<Record<string, unknown>>;
+  /** Names that input in the schedule's description. */
+  readonly inputLabel: string;
+}
+
 export interface ScheduledRunsProps {
-  /** The list state machine each schedule starts. */
   /**
-   * The intake function (`start-domain-list`), which starts the list run under a name derived from
-   * schedule name and scheduled time; StartExecution as a Scheduler target cannot name executions.
+   * The workflow's intake function, which starts the run under a name derived from schedule name
+   * and scheduled time; StartExecution as a Scheduler target cannot name executions.
    */
   readonly startFunction: IFunction;
-  /** Where `objectKey` domain lists live. */
-  readonly inputBucket: IBucket;
-  /** Validated schedules (lib/config/). */
-  readonly schedules: readonly ScheduleConfig[];
-  /**
-   * Named lists that schedules refer to by `domainList`.
-   * @default {}
-   */
-  readonly domainLists?: Readonly<Record<string, DomainListDefinition>>;
-  /**
-   * What a fire starts, for descriptions and the dead-letter queue's purpose.
-   * @default 'scan domain list'
-   */
-  readonly runs?: string;
+  /** Validated schedules (lib/config/), each with its input resolved by the workflow. */
+  readonly schedules: readonly ScheduledRun[];
+  /** What a fire starts, for descriptions and the dead-letter queue's purpose. */
+  readonly runs: string;
 }
 
 /**
- * One EventBridge Scheduler schedule per configured schedule, each starting a run of the list
- * state machine. The input carries `<aws.scheduler.scheduled-time>`: the list run's identity is
+ * One EventBridge Scheduler schedule per configured schedule, each starting a run of a workflow's
+ * state machine through its intake function. The input carries `<aws.scheduler.scheduled-time>`: the list run's identity is
  * the fire time, so every fire is its own run and a retried delivery of the same fire is not.
  */
 export class ScheduledRuns extends Construct {
@@ -48,17 +56,16 @@ export class ScheduledRuns extends Construct {
   public readonly schedules: ReadonlyMap<string, Schedule>;
   /** Fires that could not start a run after all retries; undefined when no schedule is configured. */
   public readonly deadLetterQueue?: DeadLetterQueue;
-  /** Assumed by Scheduler: states:StartExecution on the list machine only (plus the DLQ). */
+  /** Assumed by Scheduler: lambda:InvokeFunction on the intake function only (plus the DLQ). */
   public readonly role?: Role;
 
   constructor(scope: Construct, id: string, props: ScheduledRunsProps) {
     super(scope, id);
-    const domainLists = props.domainLists ?? {};
     const schedules = new Map<string, Schedule>();
     this.schedules = schedules;
     if (props.schedules.length === 0) return;
 
-    const runs = props.runs ?? 'scan domain list';
+    const { runs } = props;
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
       purpose: `schedule fires that could not start a run (${runs})`,
     });
@@ -81,14 +88,14 @@ export class ScheduledRuns extends Construct {
             type: 'schedule',
             scheduleName: schedule.name,
             scheduledTime: ContextAttribute.scheduledTime,
-            ...this.listSource(schedule, domainLists, props.inputBucket),
+            ...schedule.input,
           },
         }),
       });
       schedules.set(
         schedule.name,
         new Schedule(this, schedule.name, {
-          description: `Security pipeline: ${runs} (${schedule.domainList ?? 'inline domains'}) on ${schedule.expression}`,
+          description: `Security pipeline: ${runs} (${schedule.inputLabel}) on ${schedule.expression}`,
           schedule: ScheduleExpression.expression(schedule.expression, TimeZone.of(schedule.timeZone)),
           target,
           enabled: schedule.enabled,
@@ -104,21 +111,5 @@ export class ScheduledRuns extends Construct {
       [arnFinding(props.startFunction, ':*')],
       "The Scheduler's LambdaInvoke target grants lambda:InvokeFunction on <function ARN>:* (any version or alias) of the intake function only.",
     );
-  }
-
-  private listSource(
-    schedule: ScheduleConfig,
-    domainLists: Readonly<Record<string, DomainListDefinition>>,
-    inputBucket: IBucket,
-  ): { bucket: string; key: string } | { domains: readonly string[] } {
-    const list =
-      schedule.domainList === undefined
-        ? { domains: schedule.domains ?? [] }
-        : domainLists[schedule.domainList];
-    if (list === undefined)
-      throw new Error(`schedule '${schedule.name}' refers to unknown domain list '${schedule.domainList}'`);
-    return 'objectKey' in list
-      ? { bucket: inputBucket.bucketName, key: list.objectKey }
-      : { domains: list.domains };
   }
 }

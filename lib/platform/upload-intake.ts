@@ -7,20 +7,21 @@ import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import type { HandlerFile, WorkflowName } from '../../lambdas/registry.ts';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { sendAsyncFailuresTo } from './scheduled-invoke.ts';
 
 export interface UploadIntakeProps {
-  /** The bucket domain lists are uploaded to; must have EventBridge notifications enabled. */
+  /** The bucket the inputs are uploaded to; must have EventBridge notifications enabled. */
   readonly inputBucket: IBucket;
-  /** The list state machine an upload starts. */
-  readonly listStateMachine: IStateMachine;
+  /** The state machine an upload starts, by the workflow that owns it (its handler declares it). */
+  readonly stateMachines: { readonly [W in WorkflowName]?: IStateMachine };
   /** While it says `paused`, nothing starts: events wait in the dead-letter queue for resume. */
   readonly pause: { readonly parameter: IStringParameter };
   /**
-   * Key prefix of domain lists (non-empty, ends with '/').
+   * Key prefix of the workflow's inputs (non-empty, ends with '/').
    * @default 'incoming/'
    */
   readonly prefix?: string;
@@ -39,16 +40,16 @@ export interface UploadIntakeProps {
    * @default Duration.hours(6)
    */
   readonly maxEventAge?: Duration;
+  /** The workflow's intake handler, which starts the runs (lambdas/platform/intake.ts). */
+  readonly handlerFile: HandlerFile;
   /**
-   * The handler that starts the runs (the same intake code serves watchlists).
-   * @default 'start-domain-list'
+   * The intake function's construct ID, named for the handler it runs so that each intake's
+   * logical ID says which code it is. Changing one replaces the function (a new logical ID), which
+   * an intake survives: it holds no state, and its event source and grants move with it.
    */
-  readonly handlerFile?: 'start-domain-list' | 'start-watchlist';
-  /**
-   * What the uploads are, for descriptions.
-   * @default 'domain-list'
-   */
-  readonly kind?: string;
+  readonly functionId: string;
+  /** What the uploads are, for descriptions. */
+  readonly kind: string;
   /**
    * Retention of the intake function's logs.
    * @default RetentionDays.THREE_MONTHS
@@ -57,20 +58,11 @@ export interface UploadIntakeProps {
 }
 
 /**
- * S3 "Object Created" events for domain lists (input bucket, prefix + suffix) start a run of the
- * list state machine through the `start-domain-list` function, which names the execution after the
- * object's identity: S3 and EventBridge deliver at least once, and a duplicate becomes
+ * S3 "Object Created" events for a workflow's inputs (input bucket, prefix + suffix) start a run
+ * of its state machine through its intake function, which names the execution after the object's
+ * identity: S3 and EventBridge deliver at least once, and a duplicate becomes
  * ExecutionAlreadyExists instead of a second run.
  */
-/**
- * Construct IDs of the intake function by handler. Changing one replaces the function (a new
- * logical ID), which an intake survives: it holds no state, and its event source and grants move
- * with it.
- */
-const INTAKE_FUNCTION_IDS = {
-  'start-domain-list': 'StartDomainListFunction',
-  'start-watchlist': 'StartWatchlistFunction',
-} as const;
 
 export class UploadIntake extends Construct {
   public readonly rule: Rule;
@@ -87,15 +79,13 @@ export class UploadIntake extends Construct {
     const retryAttempts = props.retryAttempts ?? 10;
     const maxEventAge = props.maxEventAge ?? Duration.hours(6);
 
-    const kind = props.kind ?? 'domain-list';
+    const { kind } = props;
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
       purpose: `${kind} upload events that could not start a run`,
     });
 
-    const handlerFile = props.handlerFile ?? 'start-domain-list';
-    // Named for the handler it runs, so each intake's logical ID says which code it is.
-    this.startFunction = new PipelineFunction(this, INTAKE_FUNCTION_IDS[handlerFile], {
-      handlerFile,
+    this.startFunction = new PipelineFunction(this, props.functionId, {
+      handlerFile: props.handlerFile,
       timeout: Duration.seconds(30),
       memorySize: 256,
       environment: {

@@ -28,28 +28,17 @@ export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> 
     reason: NOT_YET_MOVED,
     words: { breach: 2, reconciliation: 1, rotation: 8, scan: 5 },
   },
-  'lambdas/platform/handler-declaration.ts': { reason: NOT_YET_MOVED, words: { breach: 4, scan: 2 } },
-  'lambdas/platform/intake-suffixes.ts': { reason: NOT_YET_MOVED, words: { 'domain-list': 2 } },
+  'lambdas/platform/handler-declaration.ts': { reason: VENDOR_API, words: { breach: 1, scan: 1 } },
   'lambdas/platform/reconcile-each.ts': { reason: SHARED_RECONCILIATION, words: { reconciliation: 2 } },
   'lambdas/platform/run-events.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 2, watchlist: 2 } },
-  'lambdas/platform/runtime/identity-key.ts': { reason: NOT_YET_MOVED, words: { breach: 2 } },
-  'lambdas/platform/runtime/intake-deps.ts': { reason: NOT_YET_MOVED, words: { 'domain-list': 5 } },
-  'lambdas/platform/runtime/variables.ts': {
-    reason: TEMPLATE_NAMES,
-    words: { breach: 22, 'domain-list': 4, reconciliation: 2, rotation: 6, scan: 13, watchlist: 4 },
-  },
+  'lambdas/platform/runtime/variables.ts': { reason: VENDOR_API, words: { breach: 4, scan: 4 } },
   'lambdas/platform/secrets.ts': { reason: VENDOR_API, words: { breach: 1, scan: 2 } },
   'lambdas/platform/vendor-api/types.ts': { reason: VENDOR_API, words: { breach: 1, breaches: 1, scan: 5 } },
-  'lib/platform/bindings.ts': {
-    reason: NOT_YET_MOVED,
-    words: { breach: 18, 'domain-list': 2, rotation: 1, scan: 11, watchlist: 1 },
-  },
+  'lib/platform/bindings.ts': { reason: VENDOR_API, words: { scan: 1 } },
   'lib/platform/scheduled-reconciliation.ts': {
     reason: SHARED_RECONCILIATION,
     words: { breach: 4, reconciliation: 4, scan: 1, scans: 2 },
   },
-  'lib/platform/scheduled-runs.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 15, scan: 1 } },
-  'lib/platform/upload-intake.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 5, watchlist: 3 } },
   'lib/platform/vendor-secrets.ts': { reason: VENDOR_API, words: { breach: 7, rotation: 1, scan: 5 } },
 };
 

@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
 import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { identityKeyFromSecret } from '#lambdas/platform/runtime/identity-key';
 import { createObservability } from '#lambdas/platform/runtime/observability';
 import { createStaticSecretReader, type SecretReader } from '#lambdas/platform/secrets';
 import { watchlistDepsFromEnvironment } from '#lambdas/watchlist/deps';
+import { identityKeyFromSecret } from '#lambdas/watchlist/identity-key';
 import { createS3rverClient } from '#local/embedded-s3';
 
 const tools = () => createObservability({ POWERTOOLS_LOG_LEVEL: 'SILENT' });

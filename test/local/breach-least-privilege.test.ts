@@ -215,10 +215,12 @@ describe('least privilege of the breach handlers', () => {
     const declaration = declarationOf(handler);
     const declared = new Set([
       ...declaration.s3.flatMap((use) => use.actions.map((a) => `s3:${a}`)),
-      ...(declaration.vendorApis.length > 0 || declaration.breachIdentityKey
+      ...(declaration.vendorApis.length > 0 || (declaration.secrets ?? []).length > 0
         ? ['secretsmanager:GetSecretValue']
         : []),
-      ...(declaration.breachStateMachine ?? []).map((a) => `states:${a}`),
+      ...Object.values(declaration.stateMachines ?? {}).flatMap((actions) =>
+        (actions ?? []).map((a) => `states:${a}`),
+      ),
       ...(declaration.publishesEvents === true ? ['events:PutEvents'] : []),
     ]);
     expect(new Set([...(used.get(handler) ?? []), ...Object.keys(UNREACHABLE_HERE[handler] ?? {})])).toEqual(

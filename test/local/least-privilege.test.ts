@@ -227,7 +227,9 @@ describe('least privilege of the scan handlers', () => {
     const declared = new Set([
       ...declaration.s3.flatMap((use) => use.actions.map((a) => `s3:${a}`)),
       ...(declaration.vendorApis.length > 0 ? ['secretsmanager:GetSecretValue'] : []),
-      ...declaration.listStateMachine.map((a) => `states:${a}`),
+      ...Object.values(declaration.stateMachines ?? {}).flatMap((actions) =>
+        (actions ?? []).map((a) => `states:${a}`),
+      ),
     ]);
     expect(new Set([...(used.get(handler) ?? []), ...Object.keys(UNREACHABLE_HERE[handler] ?? {})])).toEqual(
       declared,

@@ -1,11 +1,13 @@
 /**
- * Environment variable names, one place: every variable the synthesized functions get is named in
- * ENV (lambdas/platform/runtime/variables.ts), and no source outside that file spells one.
+ * Environment variable names, one place each: every variable the synthesized functions get is
+ * named in the platform's ENV (lambdas/platform/runtime/variables.ts) or in the variables.ts of the
+ * workflow that owns it (lambdas/<workflow>/variables.ts), by one owner only, and no source outside
+ * those files spells one.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENV } from '#lambdas/platform/runtime/variables';
+import { WORKFLOW_FOLDERS } from '#lambdas/registry';
 import { synth } from '../kit/synth.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -15,7 +17,19 @@ function namesIn(value: unknown): string[] {
   return Object.values(value as Record<string, unknown>).flatMap(namesIn);
 }
 
-const KNOWN = new Set(namesIn(ENV));
+/** Each file that names variables, with the names it exports. */
+const VARIABLE_FILES = [
+  'lambdas/platform/runtime/variables.ts',
+  ...Object.values(WORKFLOW_FOLDERS)
+    .map((folder) => `lambdas/${folder}/variables.ts`)
+    .filter((file) => existsSync(join(ROOT, file))),
+];
+const NAMES_BY_FILE = new Map(
+  await Promise.all(
+    VARIABLE_FILES.map(async (file) => [file, namesIn(await import(join(ROOT, file)))] as const),
+  ),
+);
+const KNOWN = new Set([...NAMES_BY_FILE.values()].flat());
 /** Set by the function defaults for the runtime, not read by our handlers. */
 const RUNTIME_ONLY = new Set(['NODE_OPTIONS', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED']);
 
@@ -46,13 +60,24 @@ describe('environment variable names', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('is spelled as a string literal in no source file but variables.ts', () => {
+  it('reads the platform\'s and every workflow\'s variables, each name from one owner only', () => {
+    expect(VARIABLE_FILES.length).toBeGreaterThanOrEqual(5);
+    expect(KNOWN).toContain('RESULTS_BUCKET');
+    expect(KNOWN).toContain('SCAN_STATE_MACHINE_ARN');
+    const owners = new Map<string, string[]>();
+    for (const [file, names] of NAMES_BY_FILE) {
+      for (const name of names) owners.set(name, [...(owners.get(name) ?? []), file]);
+    }
+    expect([...owners].filter(([, files]) => files.length > 1)).toEqual([]);
+  });
+
+  it('is spelled as a string literal in no source file but the variables files', () => {
     // Prepare
     const files = ['lambdas', 'lib', 'local'].flatMap((dir) => sources(join(ROOT, dir)));
 
     // Act: a quoted name in code (comments, which explain, are left out)
     const spelled = files.flatMap((file) => {
-      if (file.endsWith(join('runtime', 'variables.ts'))) return [];
+      if (VARIABLE_FILES.includes(relative(ROOT, file))) return [];
       const code = readFileSync(file, 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, '')
         .replace(/^\s*\/\/.*$/gm, '');

@@ -15,7 +15,7 @@ import { uploadEvent } from '../kit/s3-events.ts';
 
 const WATCHLIST_MACHINE = 'arn:aws:states:us-east-1:123456789012:stateMachine:WatchlistRun';
 const ENVIRONMENT = {
-  DOMAIN_LIST_STATE_MACHINE_ARN: WATCHLIST_MACHINE,
+  WATCHLIST_STATE_MACHINE_ARN: WATCHLIST_MACHINE,
   INTAKE_PREFIX: 'watchlists/',
   INTAKE_SUFFIXES: '.csv',
   INPUT_BUCKET: 'input',

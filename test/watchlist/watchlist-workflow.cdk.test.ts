@@ -116,7 +116,7 @@ describe('WatchlistRun', () => {
     expect(intake.environment).toMatchObject({
       INTAKE_PREFIX: 'watchlists/',
       INTAKE_SUFFIXES: '.csv,.json',
-      DOMAIN_LIST_STATE_MACHINE_ARN: { Ref: watchlist.logicalId },
+      WATCHLIST_STATE_MACHINE_ARN: { Ref: watchlist.logicalId },
     });
     // The rule matches the prefix; the function checks the suffix in any letter case
     // (test/stack/event-patterns.cdk.test.ts feeds real uploads through both).

@@ -5,9 +5,9 @@
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { redactText, redactVendorText } from '#lambdas/platform/redact';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { JSON_LIMITS, jsonDepthExceeds } from '#lambdas/platform/vendor-api/json';
 import type { ScanState, ScanStatus, StatusVocabulary } from '#lambdas/platform/vendor-api/types';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 export const DEFAULT_STATUS_VOCABULARY: StatusVocabulary = {
   pending: ['queued', 'pending', 'created', 'waiting', 'scheduled', 'new', 'accepted'],
@@ -44,7 +44,7 @@ const MAX_WORD_LENGTH = 64;
  */
 export function parseStatusVocabulary(
   json: string,
-  setting: string = ENV.statusVocabulary,
+  setting: string = SCAN_VARIABLES.statusVocabulary,
 ): StatusVocabulary {
   let parsed: unknown;
   try {

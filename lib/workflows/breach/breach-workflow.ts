@@ -20,6 +20,7 @@ import {
   DEFAULT_BREACH_LIMITS,
 } from '#lambdas/breach/limits';
 import type { BreachFailureName } from '#lambdas/breach/record-breach-failure';
+import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { acknowledge } from '../../platform/nag.ts';
@@ -106,7 +107,7 @@ export class BreachWorkflow extends Construct {
       timeout: VENDOR_CALL_TIMEOUT,
       environment: {
         ...vendorSettings,
-        [ENV.breachMaxEmails]: String(props.maxEmails),
+        [BREACH_VARIABLES.maxEmails]: String(props.maxEmails),
         ...breachLimitsEnvironment(limits, ['maxInlineValueBytes']),
       },
       logRetention,
@@ -121,7 +122,7 @@ export class BreachWorkflow extends Construct {
       environment: { ...vendorSettings, ...breachLimitsEnvironment(limits, ARCHIVE_LIMIT_NAMES) },
       logRetention,
     });
-    bindDeclared(this.archiveFunction, { ...declared, breachReportNamingKey: this.reportNamingKey });
+    bindDeclared(this.archiveFunction, { ...declared, secrets: { reportNamingKey: this.reportNamingKey } });
 
     this.manifestFunction = new PipelineFunction(this, 'ManifestFunction', {
       handlerFile: 'write-breach-manifest',

@@ -98,7 +98,10 @@ export class DomainListWorkflow extends Construct {
       memorySize: 2048,
       logRetention,
     });
-    bindDeclared(this.writeListSummaryFunction, props);
+    bindDeclared(this.writeListSummaryFunction, {
+      ...props,
+      stateMachines: { scan: props.scanStateMachine },
+    });
 
     const mapProps = {
       mapName: 'ScanEachDomain',

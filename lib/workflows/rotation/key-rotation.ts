@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import type { MetricName } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
+import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';
 import {
   type MirrorSecret,
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
@@ -102,12 +103,14 @@ export class KeyRotation extends Construct {
       environment: {
         [ENV.keysApiUrl]: props.keysApiUrl,
         // A claim outlives any invocation that could still be calling the vendor.
-        [ENV.rotationClaimLeaseSeconds]: String(STEP_TIMEOUT.toSeconds() + 60),
+        [ROTATION_VARIABLES.claimLeaseSeconds]: String(STEP_TIMEOUT.toSeconds() + 60),
         ...(props.orgUuid === undefined ? {} : { [ENV.orgUuid]: props.orgUuid }),
-        ...(props.newKeyFieldPath === undefined ? {} : { [ENV.newKeyFieldPath]: props.newKeyFieldPath }),
+        ...(props.newKeyFieldPath === undefined
+          ? {}
+          : { [ROTATION_VARIABLES.newKeyFieldPath]: props.newKeyFieldPath }),
         ...(props.keyPropagation === undefined
           ? {}
-          : { [ENV.rotationKeyPropagationSeconds]: String(props.keyPropagation.toSeconds()) }),
+          : { [ROTATION_VARIABLES.keyPropagationSeconds]: String(props.keyPropagation.toSeconds()) }),
       },
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });

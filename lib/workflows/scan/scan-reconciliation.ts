@@ -14,8 +14,8 @@ import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { SCAN_METRIC } from '#lambdas/scan/metrics';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import {
   reconcileFunctionSettings,
   type ScanReconciliationConfig,
@@ -59,7 +59,7 @@ export class ScanReconciliation extends Construct {
       vendorSecrets: props.vendorSecrets,
       environment: {
         ...props.scanWorkflow.vendorStepEnvironment,
-        [ENV.scanReconciliation]: JSON.stringify(settings),
+        [SCAN_VARIABLES.reconciliation]: JSON.stringify(settings),
       },
       scheduleExpression: props.reconciliation.schedule,
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),

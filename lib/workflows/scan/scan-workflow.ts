@@ -27,6 +27,7 @@ import {
   type ScanOutput,
   scanOutputsJson,
 } from '#lambdas/scan/scan-outputs';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import {
   allowSpecialUseEnvironment,
   type PollConfig,
@@ -158,7 +159,7 @@ export class ScanWorkflow extends Construct {
       ...scanListFieldsEnvironment(props.listFields),
       ...(props.maxOutputBytes === undefined
         ? {}
-        : { [ENV.scanMaxOutputBytes]: String(props.maxOutputBytes) }),
+        : { [SCAN_VARIABLES.maxOutputBytes]: String(props.maxOutputBytes) }),
     };
     this.vendorStepEnvironment = scanSettings;
 

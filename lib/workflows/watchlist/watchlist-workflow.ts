@@ -4,7 +4,8 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { ENV } from '#lambdas/platform/runtime/variables';
+import { BREACH_VARIABLES } from '#lambdas/breach/contracts';
+import { WATCHLIST_VARIABLES } from '#lambdas/watchlist/variables';
 import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
 import { bindDeclared } from '../../platform/bindings.ts';
 import {
@@ -84,13 +85,13 @@ export class WatchlistWorkflow extends Construct {
       timeout: PREPARE_TIMEOUT,
       memorySize: PREPARE_MEMORY_MB,
       environment: {
-        [ENV.breachMaxEmails]: String(props.maxEmails),
-        [ENV.watchlistMaxBytes]: String(props.maxWatchlistBytes ?? WATCHLIST_LIMITS.maxBytes.default),
-        [ENV.watchlistMaxRows]: String(props.maxWatchlistRows ?? WATCHLIST_LIMITS.maxRows.default),
+        [BREACH_VARIABLES.maxEmails]: String(props.maxEmails),
+        [WATCHLIST_VARIABLES.maxBytes]: String(props.maxWatchlistBytes ?? WATCHLIST_LIMITS.maxBytes.default),
+        [WATCHLIST_VARIABLES.maxRows]: String(props.maxWatchlistRows ?? WATCHLIST_LIMITS.maxRows.default),
       },
       logRetention,
     });
-    bindDeclared(this.prepareFunction, { ...props, breachIdentityKey: this.identityKey });
+    bindDeclared(this.prepareFunction, { ...props, secrets: { identityKey: this.identityKey } });
 
     this.summaryFunction = new PipelineFunction(this, 'WriteWatchlistSummaryFunction', {
       handlerFile: 'write-watchlist-summary',
@@ -101,7 +102,10 @@ export class WatchlistWorkflow extends Construct {
       memorySize: 2048,
       logRetention,
     });
-    bindDeclared(this.summaryFunction, props);
+    bindDeclared(this.summaryFunction, {
+      ...props,
+      stateMachines: { breach: props.breachStateMachine },
+    });
 
     const mapProps = {
       mapName: 'ReportOnEachPerson',

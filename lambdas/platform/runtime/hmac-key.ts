@@ -1,13 +1,12 @@
 /**
- * HMAC keys of the breach workflow from Secrets Manager: the identity key (names people) and the
- * report naming key (names report folders). Each is read once per cold start and cached; a failed
- * read is not cached. Only the functions that name people or reports import this.
+ * Keys of keyed hashes (HMAC) from Secrets Manager, such as the keys that name people and report
+ * folders: each is read once per cold start and cached; a failed read is not cached. Only the
+ * functions that name things with a keyed hash import this (each workflow names its key's variable).
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 import type { Observability } from '#lambdas/platform/runtime/observability';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import { createSecretsManagerReader, type SecretReader } from '#lambdas/platform/secrets';
 
 /** A factory for a key held in the secret that `variable` names; `purpose` says what it is for. */
@@ -30,14 +29,4 @@ export function hmacKeyFromSecret(variable: string, purpose: string, secrets?: S
       return key;
     };
   };
-}
-
-/** A factory for `WatchlistDeps.identityKey` over BREACH_IDENTITY_KEY_SECRET_ARN. */
-export function identityKeyFromSecret(secrets?: SecretReader) {
-  return hmacKeyFromSecret(ENV.breachIdentityKeySecretArn, 'the key that names people', secrets);
-}
-
-/** A factory for `BreachDeps.reportNamingKey` over BREACH_REPORT_NAMING_KEY_SECRET_ARN. */
-export function reportNamingKeyFromSecret(secrets?: SecretReader) {
-  return hmacKeyFromSecret(ENV.breachReportNamingKeySecretArn, 'the key that names report folders', secrets);
 }
