@@ -10,7 +10,7 @@ import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/li
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import type { ScanOutput } from '#lambdas/scan/contracts';
-import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';
+import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
 import { checkBroughtResources, type SecurityPipelineResources } from './brought-resources.ts';
 import {
   maxKeyAgeDays,

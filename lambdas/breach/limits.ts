@@ -7,7 +7,7 @@
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
-import { MAX_COPY_OBJECT_BYTES } from '#lambdas/platform/s3/stream-upload';
+import { MAX_COPY_OBJECT_BYTES } from '#lambdas/platform/s3/limits';
 import { numberFromText } from '#lambdas/platform/schema';
 
 const MiB = 1024 * 1024;

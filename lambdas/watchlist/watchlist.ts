@@ -13,32 +13,17 @@ import { personRef } from '#lambdas/breach/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { notUtf8Reason } from '#lambdas/platform/text-encoding';
 import { parseJsonBody } from '#lambdas/platform/vendor-api/json';
-import { WATCHLIST_VARIABLES } from '#lambdas/watchlist/variables';
+import { DEFAULT_MAX_WATCHLIST_ROWS, type WatchlistFormat } from '#lambdas/watchlist/watchlist-format';
 import { type BreachRequest, type PersonRef, parseBreachRequest } from '../breach/contracts.ts';
 
-export type WatchlistFormat = 'csv' | 'json';
-
-/** Key suffixes of watchlists (matched case-insensitively). */
-export const WATCHLIST_SUFFIXES: readonly string[] = ['.csv', '.json'];
-
-/** People per watchlist unless configured otherwise: each is a child execution and a recon. */
-export const DEFAULT_MAX_WATCHLIST_ROWS = 10_000;
-/** A watchlist object larger than this is refused before it is read. */
-export const DEFAULT_MAX_WATCHLIST_BYTES = 5 * 1024 * 1024;
-
-/** The watchlist limits: their variables, the bounds synth and the handlers hold them to, defaults. */
-export const WATCHLIST_LIMITS = {
-  maxBytes: {
-    variable: WATCHLIST_VARIABLES.maxBytes,
-    bounds: { min: 1024, max: 100 * 1024 * 1024, integer: true },
-    default: DEFAULT_MAX_WATCHLIST_BYTES,
-  },
-  maxRows: {
-    variable: WATCHLIST_VARIABLES.maxRows,
-    bounds: { min: 1, max: 100_000, integer: true },
-    default: DEFAULT_MAX_WATCHLIST_ROWS,
-  },
-} as const;
+export {
+  DEFAULT_MAX_WATCHLIST_BYTES,
+  DEFAULT_MAX_WATCHLIST_ROWS,
+  WATCHLIST_LIMITS,
+  WATCHLIST_SUFFIXES,
+  type WatchlistFormat,
+  watchlistFormatOf,
+} from '#lambdas/watchlist/watchlist-format';
 
 export interface WatchlistPerson {
   /** 1-based: the CSV record's line, or the JSON entry's position. */
@@ -72,14 +57,6 @@ export interface WatchlistOptions {
   readonly maxRows?: number;
   /** The file's name, for the hint on converting a file that is not UTF-8. @default `watchlist.<format>` */
   readonly fileName?: string;
-}
-
-/** The format a key's suffix names; anything else is not a watchlist. */
-export function watchlistFormatOf(key: string): WatchlistFormat | undefined {
-  const lower = key.toLowerCase();
-  if (lower.endsWith('.csv')) return 'csv';
-  if (lower.endsWith('.json')) return 'json';
-  return undefined;
 }
 
 export function parseWatchlist(

@@ -7,7 +7,7 @@ import { DEFAULT_MAX_EMAILS } from '#lambdas/breach/contracts';
 import { BREACH_LIMITS } from '#lambdas/breach/limits';
 import { BREACH_RECONCILE_LIMITS } from '#lambdas/breach/reconcile-settings';
 import { boundedNumber, describeValue, nonEmptyString, section } from '#lambdas/platform/schema';
-import { WATCHLIST_LIMITS, watchlistFormatOf } from '#lambdas/watchlist/watchlist';
+import { WATCHLIST_LIMITS, watchlistFormatOf } from '#lambdas/watchlist/watchlist-format';
 import { intakePrefixProblem } from './intake-prefix.ts';
 import { expressionSetting } from './schedule-expression.ts';
 import { scheduleFields } from './schedule-fields.ts';

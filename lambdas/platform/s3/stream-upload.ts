@@ -28,12 +28,11 @@ import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/c
 import { Upload } from '@aws-sdk/lib-storage';
 import { promoteVerified } from './promote.ts';
 
+export { MAX_COPY_OBJECT_BYTES } from './limits.ts';
 export { copySource, DestinationTakenError } from './promote.ts';
 
 export const DEFAULT_PART_SIZE_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_QUEUE_SIZE = 2;
-/** CopyObject's limit for a single request. */
-export const MAX_COPY_OBJECT_BYTES = 5 * 1024 * 1024 * 1024;
 
 export interface StreamToS3Options {
   readonly s3: S3Client;

@@ -6,7 +6,7 @@ import type { IStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions'
 import { Construct } from 'constructs';
 import { BREACH_VARIABLES } from '#lambdas/breach/contracts';
 import { WATCHLIST_VARIABLES } from '#lambdas/watchlist/variables';
-import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist';
+import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist-format';
 import { bindDeclared } from '../../platform/bindings.ts';
 import {
   fanOutDefinition,
