@@ -20,7 +20,7 @@ import type { ListDeps } from '#lambdas/domain-list/deps';
 import { listDepsFromEnvironment } from '#lambdas/domain-list/deps';
 import type { Rejects } from '#lambdas/domain-list/prepare-domain-list';
 import { mapBounded } from '#lambdas/platform/bounded';
-import { ERROR_NAME, InvalidInputError } from '#lambdas/platform/errors';
+import { InvalidInputError } from '#lambdas/platform/errors';
 import {
   DESCRIBE_EXECUTION_CONCURRENCY,
   readIterationResults,
@@ -32,7 +32,7 @@ import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/obser
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
-import type { ScanOutcome } from '#lambdas/scan/contracts';
+import { SCAN_ERROR_NAME, type ScanOutcome } from '#lambdas/scan/contracts';
 
 // ---------------------------------------------------------------------------------------------
 // Results of the fan-out
@@ -160,7 +160,7 @@ export function buildListSummary(options: {
     counts[state] += 1;
     const settledStart =
       outcome?.settledStart ??
-      (outcome?.error?.name === ERROR_NAME.ScanStartUnresolvedError ? 'unresolved' : undefined);
+      (outcome?.error?.name === SCAN_ERROR_NAME.ScanStartUnresolvedError ? 'unresolved' : undefined);
     if (settledStart) settled[settledStart] += 1;
     domains.push({
       ...(settledStart ? { settledStart } : {}),

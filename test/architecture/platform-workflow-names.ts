@@ -14,8 +14,6 @@ const VENDOR_API = 'the vendor API of that name (URL, key secret, operation name
 const TEMPLATE_NAMES = 'names in the deployed template (variables, logical ids, event types)';
 /** Reconciliation is the step two workflows share; the platform holds its loop and its schedule. */
 const SHARED_RECONCILIATION = 'the reconciliation both the scan and breach workflows run';
-/** Workflow-specific code or declarations still in the platform: to move to their workflow. */
-const NOT_YET_MOVED = 'still to move to its workflow (issue #36)';
 
 export interface KnownWorkflowNames {
   readonly reason: string;
@@ -24,10 +22,6 @@ export interface KnownWorkflowNames {
 }
 
 export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> = {
-  'lambdas/platform/errors.ts': {
-    reason: NOT_YET_MOVED,
-    words: { breach: 2, reconciliation: 1, rotation: 8, scan: 5 },
-  },
   'lambdas/platform/handler-declaration.ts': { reason: VENDOR_API, words: { breach: 1, scan: 1 } },
   'lambdas/platform/reconcile-each.ts': { reason: SHARED_RECONCILIATION, words: { reconciliation: 2 } },
   'lambdas/platform/run-events.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 2, watchlist: 2 } },
