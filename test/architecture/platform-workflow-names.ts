@@ -23,7 +23,6 @@ export interface KnownWorkflowNames {
 
 export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> = {
   'lambdas/platform/handler-declaration.ts': { reason: VENDOR_API, words: { breach: 1, scan: 1 } },
-  'lambdas/platform/reconcile-each.ts': { reason: SHARED_RECONCILIATION, words: { reconciliation: 2 } },
   'lambdas/platform/run-events.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 2, watchlist: 2 } },
   'lambdas/platform/runtime/variables.ts': { reason: VENDOR_API, words: { breach: 4, scan: 4 } },
   'lambdas/platform/secrets.ts': { reason: VENDOR_API, words: { breach: 1, scan: 2 } },
