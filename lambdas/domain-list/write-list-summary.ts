@@ -10,6 +10,7 @@ import {
   type DomainListItem,
   type DomainListSourceRef,
   type DomainScanResult,
+  LIST_RUN_FINISHED,
   type ListRejection,
   type ListSummary,
   type ResultWriterOutput,
@@ -264,7 +265,7 @@ export async function writeListSummary(
   await putJson(deps, summaryKey, summary, 2);
   deps.logger.info('list summary written', { runId: input.runId, summaryKey, ...summary.counts });
   await announceRunFinished(deps, {
-    kind: 'domain-list',
+    kind: LIST_RUN_FINISHED.kind,
     runId: input.runId,
     trigger: input.source.type,
     counts: summary.counts,
@@ -286,7 +287,10 @@ export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) =>
     listDepsFromEnvironment(process.env, tools, {
       events: (observability) =>
-        eventBridgeRunEvents(observability.tracer.captureAWSv3Client(new EventBridgeClient({}))),
+        eventBridgeRunEvents(
+          observability.tracer.captureAWSv3Client(new EventBridgeClient({})),
+          LIST_RUN_FINISHED.detailType,
+        ),
     }),
   handler: createWriteListSummaryHandler,
 });

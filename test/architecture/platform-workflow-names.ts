@@ -6,12 +6,6 @@
 
 /** The vendor calls its three APIs scan, keys and breach (shared/seeds): the API, not the workflow. */
 const VENDOR_API = 'the vendor API of that name (URL, key secret, operation names)';
-/**
- * Environment variable names, logical ids and event detail types the deployed template carries:
- * renamed, they would change the template (issue #36 keeps it unchanged); having the workflow pass
- * them in is the remaining work.
- */
-const TEMPLATE_NAMES = 'names in the deployed template (variables, logical ids, event types)';
 /** Reconciliation is the step two workflows share; the platform holds its loop and its schedule. */
 const SHARED_RECONCILIATION = 'the reconciliation both the scan and breach workflows run';
 
@@ -23,7 +17,6 @@ export interface KnownWorkflowNames {
 
 export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> = {
   'lambdas/platform/handler-declaration.ts': { reason: VENDOR_API, words: { breach: 1, scan: 1 } },
-  'lambdas/platform/run-events.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 2, watchlist: 2 } },
   'lambdas/platform/runtime/variables.ts': { reason: VENDOR_API, words: { breach: 4, scan: 4 } },
   'lambdas/platform/secrets.ts': { reason: VENDOR_API, words: { breach: 1, scan: 2 } },
   'lambdas/platform/vendor-api/types.ts': { reason: VENDOR_API, words: { breach: 1, breaches: 1, scan: 5 } },
