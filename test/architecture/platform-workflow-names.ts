@@ -6,8 +6,6 @@
 
 /** The vendor calls its three APIs scan, keys and breach (shared/seeds): the API, not the workflow. */
 const VENDOR_API = 'the vendor API of that name (URL, key secret, operation names)';
-/** Reconciliation is the step two workflows share; the platform holds its loop and its schedule. */
-const SHARED_RECONCILIATION = 'the reconciliation both the scan and breach workflows run';
 
 export interface KnownWorkflowNames {
   readonly reason: string;
@@ -21,14 +19,8 @@ export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> 
   'lambdas/platform/secrets.ts': { reason: VENDOR_API, words: { breach: 1, scan: 2 } },
   'lambdas/platform/vendor-api/types.ts': { reason: VENDOR_API, words: { breach: 1, breaches: 1, scan: 5 } },
   'lib/platform/bindings.ts': { reason: VENDOR_API, words: { scan: 1 } },
-  'lib/platform/scheduled-reconciliation.ts': {
-    reason: SHARED_RECONCILIATION,
-    words: { breach: 4, reconciliation: 4, scan: 1, scans: 2 },
-  },
   'lib/platform/vendor-secrets.ts': { reason: VENDOR_API, words: { breach: 7, rotation: 1, scan: 5 } },
 };
 
 /** Platform files whose own path has a workflow word, with why. */
-export const KNOWN_WORKFLOW_FILE_NAMES: Readonly<Record<string, string>> = {
-  'lib/platform/scheduled-reconciliation.ts': SHARED_RECONCILIATION,
-};
+export const KNOWN_WORKFLOW_FILE_NAMES: Readonly<Record<string, string>> = {};
