@@ -26,7 +26,7 @@ import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 
 /** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
 const BENCH_REPORT_NAMING_KEY = 'bench-report-naming-key-0123456789abcdef-01';
-/** A scheduled reconciliation's timeout (lib/platform/scheduled-reconciliation.ts): its clock here. */
+/** A scheduled reconciliation's timeout (lib/platform/scheduled-catch-up.ts): its clock here. */
 const RECONCILE_TIMEOUT_MS = 900_000;
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 

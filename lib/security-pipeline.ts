@@ -23,10 +23,11 @@ import {
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
 import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
-import { ScheduledReconciliation } from './platform/scheduled-reconciliation.ts';
+import { ScheduledCatchUp } from './platform/scheduled-catch-up.ts';
 import { ScheduledRuns } from './platform/scheduled-runs.ts';
 import { UploadIntake } from './platform/upload-intake.ts';
 import { VendorSecrets } from './platform/vendor-secrets.ts';
+import { BREACH_RECONCILIATION } from './workflows/breach/breach-reconciliation.ts';
 import { BreachWorkflow } from './workflows/breach/breach-workflow.ts';
 import { DOMAIN_LIST_RUNS, domainListSchedules } from './workflows/domain-list/domain-list-schedules.ts';
 import { DomainListWorkflow } from './workflows/domain-list/domain-list-workflow.ts';
@@ -96,7 +97,7 @@ export class SecurityPipeline extends Construct {
   public readonly breachWorkflow: BreachWorkflow;
   public readonly watchlistWorkflow: WatchlistWorkflow;
   public readonly watchlistIntake: UploadIntake;
-  public readonly breachReconciliation: ScheduledReconciliation;
+  public readonly breachReconciliation: ScheduledCatchUp;
   /** Undefined when `scan.reconciliation.enabled` is false. */
   public readonly scanReconciliation: ScanReconciliation | undefined;
   public readonly watchlistSchedules: ScheduledRuns;
@@ -233,9 +234,8 @@ export class SecurityPipeline extends Construct {
       schedules: watchlistSchedules(config.breach.schedules, this.storage.inputBucket),
       runs: WATCHLIST_RUNS,
     });
-    this.breachReconciliation = new ScheduledReconciliation(this, 'BreachReconciliation', {
-      handlerFile: 'reconcile-breach-reports',
-      workflow: 'breach',
+    this.breachReconciliation = new ScheduledCatchUp(this, 'BreachReconciliation', {
+      ...BREACH_RECONCILIATION,
       resultsBucket: this.storage.resultsBucket,
       vendorSecrets: this.vendorSecrets,
       declared: { secrets: { reportNamingKey: this.breachWorkflow.reportNamingKey } },

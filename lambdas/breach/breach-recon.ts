@@ -20,11 +20,11 @@ import {
   reconSummarySchema,
 } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
+import { ReconOutcomeUnknownError } from '#lambdas/breach/errors';
 import { breachRunPrefix, reportNameObjectKey } from '#lambdas/breach/identity';
 import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import {
   InvalidInputError,
-  ReconOutcomeUnknownError,
   ReportNameRefusedError,
   VendorAuthError,
   VendorHttpError,

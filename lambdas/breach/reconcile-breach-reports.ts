@@ -25,7 +25,7 @@ import {
   breachReconcileSettingsFromEnv,
 } from '#lambdas/breach/reconcile-settings';
 import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
-import { labelsOf, reconcileEach, writeReconciliationRecord } from '#lambdas/platform/reconcile-each';
+import { labelsOf, reconcileEach, writeRunRecord } from '#lambdas/platform/reconcile-each';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { UnreadableEntry } from '#lambdas/platform/vendor-api/json';
@@ -149,8 +149,8 @@ export async function reconcileReports(
     failed: result.failed.map(({ item, error }) => ({ folder: item, error })),
     unreadable: listing.unreadable,
   };
-  const recordKey = await writeReconciliationRecord(deps, {
-    prefix: BREACH_PREFIX,
+  const recordKey = await writeRunRecord(deps, {
+    folder: `${BREACH_PREFIX}reconciliation/`,
     startedAt,
     record,
     counts: { listed: record.listed, ...record.counts },

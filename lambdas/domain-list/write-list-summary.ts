@@ -10,6 +10,7 @@ import {
   type DomainListItem,
   type DomainListSourceRef,
   type DomainScanResult,
+  LIST_RUN_FINISHED,
   type ListRejection,
   type ListSummary,
   type ResultWriterOutput,
@@ -20,7 +21,7 @@ import type { ListDeps } from '#lambdas/domain-list/deps';
 import { listDepsFromEnvironment } from '#lambdas/domain-list/deps';
 import type { Rejects } from '#lambdas/domain-list/prepare-domain-list';
 import { mapBounded } from '#lambdas/platform/bounded';
-import { ERROR_NAME, InvalidInputError } from '#lambdas/platform/errors';
+import { InvalidInputError } from '#lambdas/platform/errors';
 import {
   DESCRIBE_EXECUTION_CONCURRENCY,
   readIterationResults,
@@ -32,7 +33,7 @@ import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/obser
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
-import type { ScanOutcome } from '#lambdas/scan/contracts';
+import { SCAN_ERROR_NAME, type ScanOutcome } from '#lambdas/scan/contracts';
 
 // ---------------------------------------------------------------------------------------------
 // Results of the fan-out
@@ -160,7 +161,7 @@ export function buildListSummary(options: {
     counts[state] += 1;
     const settledStart =
       outcome?.settledStart ??
-      (outcome?.error?.name === ERROR_NAME.ScanStartUnresolvedError ? 'unresolved' : undefined);
+      (outcome?.error?.name === SCAN_ERROR_NAME.ScanStartUnresolvedError ? 'unresolved' : undefined);
     if (settledStart) settled[settledStart] += 1;
     domains.push({
       ...(settledStart ? { settledStart } : {}),
@@ -264,7 +265,7 @@ export async function writeListSummary(
   await putJson(deps, summaryKey, summary, 2);
   deps.logger.info('list summary written', { runId: input.runId, summaryKey, ...summary.counts });
   await announceRunFinished(deps, {
-    kind: 'domain-list',
+    kind: LIST_RUN_FINISHED.kind,
     runId: input.runId,
     trigger: input.source.type,
     counts: summary.counts,
@@ -286,7 +287,10 @@ export const handler = /* @__PURE__ */ createLazyHandler({
   deps: (tools) =>
     listDepsFromEnvironment(process.env, tools, {
       events: (observability) =>
-        eventBridgeRunEvents(observability.tracer.captureAWSv3Client(new EventBridgeClient({}))),
+        eventBridgeRunEvents(
+          observability.tracer.captureAWSv3Client(new EventBridgeClient({})),
+          LIST_RUN_FINISHED.detailType,
+        ),
     }),
   handler: createWriteListSummaryHandler,
 });

@@ -1,5 +1,6 @@
 /**
- * Typed errors shared by the vendor clients, the workflow core and the handlers.
+ * Typed errors shared by the vendor clients, the workflow core and the handlers. An error only one
+ * workflow throws lives in that workflow's folder (e.g. lambdas/scan/errors.ts), its name with it.
  *
  * Every `name` is stable: Step Functions matches Retry/Catch rules on the error name a Lambda
  * throws, so renaming one of these is a breaking change to the state machine definitions.
@@ -36,26 +37,12 @@ export const ERROR_NAME = {
   InvalidInputError: 'InvalidInputError',
   ConfigurationError: 'ConfigurationError',
   SecretAccessError: 'SecretAccessError',
-  ReconOutcomeUnknownError: 'ReconOutcomeUnknownError',
-  /** A start whose answer was lost, and the vendor's listing could not say whether it created a scan. */
-  ScanStartUnresolvedError: 'ScanStartUnresolvedError',
   ArchiveVerificationError: 'ArchiveVerificationError',
-  VersionConflictError: 'VersionConflictError',
-  /** The vendor rotated the key and the answer, the only copy of the new key, was lost. */
-  RotationResponseLost: 'RotationResponseLost',
-  RotationInProgressError: 'RotationInProgressError',
-  RotationOutcomeUnknownError: 'RotationOutcomeUnknownError',
-  NewKeyNotWorkingYetError: 'NewKeyNotWorkingYetError',
-  RotateAnswerUnparsableError: 'RotateAnswerUnparsableError',
-  PendingKeyRefusedError: 'PendingKeyRefusedError',
-  RotationStateError: 'RotationStateError',
   /** The pause switch is on: the intake refused to start a run (its event waits in the DLQ). */
   PipelinePausedError: 'PipelinePausedError',
 } as const;
 
 export type ErrorName = (typeof ERROR_NAME)[keyof typeof ERROR_NAME];
-
-export type VendorApi = 'scan' | 'keys' | 'breach';
 
 /** Base class so callers can `instanceof VendorError` for anything that came from the vendor. */
 export class VendorError extends Error {
@@ -328,40 +315,6 @@ export class ConfigurationError extends Error {
     super(`Configuration ${setting}: ${problem}`);
     this.name = ERROR_NAME.ConfigurationError;
     this.setting = setting;
-  }
-}
-
-/**
- * A recon was claimed for this request but its answer was never recorded: an earlier attempt sent
- * `POST /recon` and died (timeout, reset, crash) before writing recon.json. The vendor may have made
- * the report, so the request is never sent again; reconciliation archives the report if it exists.
- */
-export class ReconOutcomeUnknownError extends Error {
-  readonly claimKey: string;
-  constructor(claimKey: string) {
-    super(
-      `A recon for this request was already sent and its answer is unknown (claim ${claimKey}); it is not repeated. Breach reconciliation archives the report if the vendor made one.`,
-    );
-    this.name = ERROR_NAME.ReconOutcomeUnknownError;
-    this.claimKey = claimKey;
-  }
-}
-
-/**
- * StartScan lost the answer of a start and could not settle, from the vendor's listing, whether a
- * scan was created (several candidates, a listing that cannot be read, or no time left). Never
- * retried: the state machine records the domain as ScanRejected, and scan reconciliation archives
- * whatever the vendor did run. The reason names the problem, never a key or an address.
- */
-export class ScanStartUnresolvedError extends Error {
-  readonly reason: string;
-  constructor(operation: string, reason: string, options: { cause?: unknown } = {}) {
-    super(
-      `${operation}: the outcome of the start is unknown and could not be settled: ${reason}`,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
-    this.name = ERROR_NAME.ScanStartUnresolvedError;
-    this.reason = reason;
   }
 }
 

@@ -9,8 +9,9 @@
  *   scheduled run, idempotent, catches up.
  * - A budget bounds each run: so many items worked on, and never one started with less time left in
  *   the invocation than one may need. What is left is deferred; the next run, idempotent, goes on.
- * - The record is written under `<prefix>reconciliation/<yyyy>/<mm>/<dd>/<time>.json`, never over
- *   an earlier one, and names items only by what the caller says is safe (a folder, a scan id).
+ * - The record is written under `<folder><yyyy>/<mm>/<dd>/<time>.json`, the folder the caller's
+ *   (e.g. `scans/reconciliation/`), never over an earlier one, and names items only by what the
+ *   caller says is safe (a folder, a scan id).
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { mapBounded } from '#lambdas/platform/bounded';
@@ -155,11 +156,11 @@ interface RecordDeps {
  * Writes the run's record and logs its counts (a warning when anything failed or could not be
  * read, so a log-based alarm or a human sees it). Returns the record's key.
  */
-export async function writeReconciliationRecord(
+export async function writeRunRecord(
   deps: RecordDeps,
   options: {
-    /** `breach/`, `scans/`. */
-    readonly prefix: string;
+    /** The folder the run records go in, e.g. `breach/reconciliation/`. */
+    readonly folder: `${string}/`;
     readonly startedAt: Date;
     readonly record: object;
     /** What the log line carries: counts only. */
@@ -168,7 +169,7 @@ export async function writeReconciliationRecord(
   },
 ): Promise<string> {
   const stamp = options.startedAt.toISOString();
-  const recordKey = `${options.prefix}reconciliation/${stamp.slice(0, 10).replace(/-/g, '/')}/${stamp.replace(/[:.]/g, '-')}.json`;
+  const recordKey = `${options.folder}${stamp.slice(0, 10).replace(/-/g, '/')}/${stamp.replace(/[:.]/g, '-')}.json`;
   await putJson(deps, recordKey, options.record, 2);
   const troubled = (options.counts.failed ?? 0) > 0 || (options.counts.unreadable ?? 0) > 0;
   deps.logger[troubled ? 'warn' : 'info'](`${options.what} finished`, { recordKey, ...options.counts });

@@ -4,22 +4,25 @@
  * them to the run notifications topic); nothing locally unless a publisher is given.
  *
  * The summary is already written when the event goes out, and it is the record: a failed publish
- * is logged and never fails the run.
+ * is logged and never fails the run. Each workflow names its own events (its `RunEventName`, in its
+ * contracts.ts): the run notifications rule matches their detail types.
  */
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 
 /** EventBridge `source` of every run event. */
 export const RUN_EVENT_SOURCE = 'security-pipeline.runs';
 
-export const RUN_FINISHED = {
-  'domain-list': 'DomainListRunFinished',
-  watchlist: 'WatchlistRunFinished',
-} as const;
-
-export type RunKind = keyof typeof RUN_FINISHED;
+/** How a workflow's run-finished events are named. */
+export interface RunEventName {
+  /** The detail's `kind`, e.g. `watchlist`. */
+  readonly kind: string;
+  /** The EventBridge `detail-type`, e.g. `WatchlistRunFinished`. */
+  readonly detailType: string;
+}
 
 export interface RunFinishedDetail {
-  readonly kind: RunKind;
+  /** Which workflow's run: its `RunEventName.kind`. */
+  readonly kind: string;
   readonly runId: string;
   /** What started it: `upload`, `schedule` or `adhoc`. */
   readonly trigger: string;

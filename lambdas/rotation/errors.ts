@@ -2,7 +2,22 @@
  * The rotation function's own failures. Each name is an alarm or a runbook section
  * (docs/runbooks/key-rotation.md); none carries a key.
  */
-import { ERROR_NAME } from '#lambdas/platform/errors';
+
+/**
+ * The names these errors carry, written once (a minifier may rename classes, so they are strings,
+ * not `Class.name`).
+ */
+export const ROTATION_ERROR_NAME = {
+  /** The vendor rotated the key and the answer, the only copy of the new key, was lost. */
+  RotationResponseLost: 'RotationResponseLost',
+  RotationInProgressError: 'RotationInProgressError',
+  RotationOutcomeUnknownError: 'RotationOutcomeUnknownError',
+  NewKeyNotWorkingYetError: 'NewKeyNotWorkingYetError',
+  PendingKeyRefusedError: 'PendingKeyRefusedError',
+  RotationStateError: 'RotationStateError',
+  /** Secrets Manager already holds a different value in the version (secret-writer.ts). */
+  VersionConflictError: 'VersionConflictError',
+} as const;
 
 /**
  * The vendor rotated the key and no working key is stored: a probe with the current key was refused
@@ -15,7 +30,7 @@ export class RotationResponseLostError extends Error {
     super(
       `Rotation ${token} of ${secretId}: the vendor rotated the key but the new key was lost (${how}). Follow the break-glass runbook; rotate was not called again.`,
     );
-    this.name = ERROR_NAME.RotationResponseLost;
+    this.name = ROTATION_ERROR_NAME.RotationResponseLost;
   }
 }
 
@@ -25,7 +40,7 @@ export class RotationInProgressError extends Error {
     super(
       `Rotation ${token} of ${secretId} was claimed at ${claimedAt} by another invocation that may still be calling the vendor; not rotating again. A later attempt resumes it.`,
     );
-    this.name = ERROR_NAME.RotationInProgressError;
+    this.name = ROTATION_ERROR_NAME.RotationInProgressError;
   }
 }
 
@@ -36,7 +51,7 @@ export class RotationOutcomeUnknownError extends Error {
       `Rotation ${token} of ${secretId}: the rotate request may have reached the vendor but no answer arrived (${cause instanceof Error ? cause.name : 'error'}). The claim stays; the next attempt probes the current key before anything else.`,
       { cause },
     );
-    this.name = ERROR_NAME.RotationOutcomeUnknownError;
+    this.name = ROTATION_ERROR_NAME.RotationOutcomeUnknownError;
   }
 }
 
@@ -50,7 +65,7 @@ export class NewKeyNotWorkingYetError extends Error {
     super(
       `Rotation ${token} of ${secretId}: no key in the vendor's kept answer works yet (${tried} tried); it may still be propagating until ${windowEndsAt}. The next attempt probes the answer again; rotate was not called again.`,
     );
-    this.name = ERROR_NAME.NewKeyNotWorkingYetError;
+    this.name = ROTATION_ERROR_NAME.NewKeyNotWorkingYetError;
   }
 }
 
@@ -60,7 +75,7 @@ export class PendingKeyRefusedError extends Error {
     super(
       `Rotation ${token} of ${secretId}: the vendor refused the pending key with HTTP ${status}; AWSCURRENT was not moved.`,
     );
-    this.name = ERROR_NAME.PendingKeyRefusedError;
+    this.name = ROTATION_ERROR_NAME.PendingKeyRefusedError;
   }
 }
 
@@ -68,6 +83,6 @@ export class PendingKeyRefusedError extends Error {
 export class RotationStateError extends Error {
   constructor(secretId: string, token: string, problem: string) {
     super(`Rotation ${token} of ${secretId}: ${problem}`);
-    this.name = ERROR_NAME.RotationStateError;
+    this.name = ROTATION_ERROR_NAME.RotationStateError;
   }
 }

@@ -14,8 +14,9 @@ import {
   type SecretsManagerClient,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { ConfigurationError, ERROR_NAME } from '#lambdas/platform/errors';
+import { ConfigurationError } from '#lambdas/platform/errors';
 import { SecretAccessError } from '#lambdas/platform/secrets';
+import { ROTATION_ERROR_NAME } from '#lambdas/rotation/errors';
 
 export const STAGE = { current: 'AWSCURRENT', pending: 'AWSPENDING', previous: 'AWSPREVIOUS' } as const;
 
@@ -58,7 +59,7 @@ export class VersionConflictError extends Error {
     super(
       `Secret ${secretId} already holds a different value in version ${versionId}; nothing was overwritten`,
     );
-    this.name = ERROR_NAME.VersionConflictError;
+    this.name = ROTATION_ERROR_NAME.VersionConflictError;
   }
 }
 

@@ -75,6 +75,11 @@ export interface ScanInProgress {
 export type SettledStartOutcome = 'adopted' | 'retried';
 
 /**
+ * The names of the scan workflow's own errors are part of this contract too: a domain's outcome
+ * carries one (`ScanOutcome.error.name`), and the list summary counts unresolved starts by it.
+ */
+export { SCAN_ERROR_NAME } from '#lambdas/scan/errors';
+/**
  * The table of scan outputs (scan-outputs.ts) is part of this contract: other workflows (the
  * operations alarms) read it here. `ScanOutputName` is the keys of the table.
  */

@@ -23,7 +23,7 @@ import {
   labelsOf,
   reconcileEach,
   timeReserveReached,
-  writeReconciliationRecord,
+  writeRunRecord,
 } from '#lambdas/platform/reconcile-each';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
@@ -270,8 +270,8 @@ export async function reconcileScans(
     unreadable: listing.unreadable,
     vendorStatistics,
   };
-  const recordKey = await writeReconciliationRecord(deps, {
-    prefix: 'scans/',
+  const recordKey = await writeRunRecord(deps, {
+    folder: 'scans/reconciliation/',
     startedAt,
     record,
     counts: record.counts,

@@ -3,12 +3,7 @@
  * lost), and set up the poll loop. The Lambda entry is at the end.
  */
 
-import {
-  ScanStartUnresolvedError,
-  VendorNetworkError,
-  VendorTimeoutError,
-  VendorUnavailableError,
-} from '#lambdas/platform/errors';
+import { VendorNetworkError, VendorTimeoutError, VendorUnavailableError } from '#lambdas/platform/errors';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { normalizeDomain } from '#lambdas/platform/validation';
@@ -21,6 +16,7 @@ import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
 import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
+import { ScanStartUnresolvedError } from './errors.ts';
 import { SCAN_METRIC } from './metrics.ts';
 
 export async function startScan(

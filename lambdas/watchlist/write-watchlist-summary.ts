@@ -22,7 +22,11 @@ import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/obser
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
-import { type WatchlistSource, watchlistSourceSchema } from '#lambdas/watchlist/contracts';
+import {
+  WATCHLIST_RUN_FINISHED,
+  type WatchlistSource,
+  watchlistSourceSchema,
+} from '#lambdas/watchlist/contracts';
 import { type WatchlistDeps, watchlistDepsFromEnvironment } from '#lambdas/watchlist/deps';
 import type { PreparedWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import type { WatchlistRejection } from '#lambdas/watchlist/watchlist';
@@ -182,7 +186,7 @@ export async function writeWatchlistSummary(
   await putJson(deps, summaryKey, summary, 2);
   deps.logger.info('Watchlist summary written', { runId: prepared.runId, summaryKey, ...summary.counts });
   await announceRunFinished(deps, {
-    kind: 'watchlist',
+    kind: WATCHLIST_RUN_FINISHED.kind,
     runId: prepared.runId,
     trigger: prepared.source.type,
     counts: summary.counts,
@@ -232,7 +236,10 @@ export const handler = /* @__PURE__ */ createLazyHandler({
       executions: (arn, observability) =>
         sfnExecutionLookup(observability.tracer.captureAWSv3Client(new SFNClient({})), arn),
       events: (observability) =>
-        eventBridgeRunEvents(observability.tracer.captureAWSv3Client(new EventBridgeClient({}))),
+        eventBridgeRunEvents(
+          observability.tracer.captureAWSv3Client(new EventBridgeClient({})),
+          WATCHLIST_RUN_FINISHED.detailType,
+        ),
     }),
   handler: createWriteWatchlistSummaryHandler,
 });

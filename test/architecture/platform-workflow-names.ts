@@ -6,16 +6,6 @@
 
 /** The vendor calls its three APIs scan, keys and breach (shared/seeds): the API, not the workflow. */
 const VENDOR_API = 'the vendor API of that name (URL, key secret, operation names)';
-/**
- * Environment variable names, logical ids and event detail types the deployed template carries:
- * renamed, they would change the template (issue #36 keeps it unchanged); having the workflow pass
- * them in is the remaining work.
- */
-const TEMPLATE_NAMES = 'names in the deployed template (variables, logical ids, event types)';
-/** Reconciliation is the step two workflows share; the platform holds its loop and its schedule. */
-const SHARED_RECONCILIATION = 'the reconciliation both the scan and breach workflows run';
-/** Workflow-specific code or declarations still in the platform: to move to their workflow. */
-const NOT_YET_MOVED = 'still to move to its workflow (issue #36)';
 
 export interface KnownWorkflowNames {
   readonly reason: string;
@@ -24,25 +14,13 @@ export interface KnownWorkflowNames {
 }
 
 export const KNOWN_WORKFLOW_NAMES: Readonly<Record<string, KnownWorkflowNames>> = {
-  'lambdas/platform/errors.ts': {
-    reason: NOT_YET_MOVED,
-    words: { breach: 2, reconciliation: 1, rotation: 8, scan: 5 },
-  },
   'lambdas/platform/handler-declaration.ts': { reason: VENDOR_API, words: { breach: 1, scan: 1 } },
-  'lambdas/platform/reconcile-each.ts': { reason: SHARED_RECONCILIATION, words: { reconciliation: 2 } },
-  'lambdas/platform/run-events.ts': { reason: TEMPLATE_NAMES, words: { 'domain-list': 2, watchlist: 2 } },
   'lambdas/platform/runtime/variables.ts': { reason: VENDOR_API, words: { breach: 4, scan: 4 } },
   'lambdas/platform/secrets.ts': { reason: VENDOR_API, words: { breach: 1, scan: 2 } },
   'lambdas/platform/vendor-api/types.ts': { reason: VENDOR_API, words: { breach: 1, breaches: 1, scan: 5 } },
   'lib/platform/bindings.ts': { reason: VENDOR_API, words: { scan: 1 } },
-  'lib/platform/scheduled-reconciliation.ts': {
-    reason: SHARED_RECONCILIATION,
-    words: { breach: 4, reconciliation: 4, scan: 1, scans: 2 },
-  },
   'lib/platform/vendor-secrets.ts': { reason: VENDOR_API, words: { breach: 7, rotation: 1, scan: 5 } },
 };
 
 /** Platform files whose own path has a workflow word, with why. */
-export const KNOWN_WORKFLOW_FILE_NAMES: Readonly<Record<string, string>> = {
-  'lib/platform/scheduled-reconciliation.ts': SHARED_RECONCILIATION,
-};
+export const KNOWN_WORKFLOW_FILE_NAMES: Readonly<Record<string, string>> = {};

@@ -7,13 +7,9 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recon } from '#lambdas/breach/breach-recon';
 import { personRef } from '#lambdas/breach/contracts';
+import { ReconOutcomeUnknownError } from '#lambdas/breach/errors';
 import { breachRunPrefix } from '#lambdas/breach/identity';
-import {
-  InvalidInputError,
-  ReconOutcomeUnknownError,
-  VendorJsonLimitError,
-  VendorThrottledError,
-} from '#lambdas/platform/errors';
+import { InvalidInputError, VendorJsonLimitError, VendorThrottledError } from '#lambdas/platform/errors';
 import { listKeys, readJson } from '../kit/s3.ts';
 import {
   type BreachTestBed,

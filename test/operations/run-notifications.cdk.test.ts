@@ -1,6 +1,12 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { Match } from 'aws-cdk-lib/assertions';
+import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RUN_EVENT_SOURCE } from '#lambdas/platform/run-events';
+import { LIST_RUN_FINISHED } from '#lambdas/domain-list/contracts';
+import { RUN_EVENT_SOURCE, type RunEventName } from '#lambdas/platform/run-events';
+import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
+import { WATCHLIST_RUN_FINISHED } from '#lambdas/watchlist/contracts';
+import { matchesEventPattern } from '../kit/event-pattern.ts';
 import { functionFor, grantsOf, resourcesAllowed, type Synthesized, synth } from '../kit/synth.ts';
 
 let synthesized: Synthesized;
@@ -31,6 +37,49 @@ describe('RunNotifications', () => {
       },
       RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 21600 },
     });
+  });
+
+  it("matches the event each summary function puts, under its workflow's name, and no other", async () => {
+    // Prepare: the publisher the summary handlers build, over a client that keeps what it is sent.
+    const eventBridge = mockClient(EventBridgeClient);
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+    const client = new EventBridgeClient({ region: 'us-east-1' });
+    const put = async (name: RunEventName) => {
+      eventBridge.resetHistory();
+      await eventBridgeRunEvents(client, name.detailType).runFinished({
+        kind: name.kind,
+        runId: 'run-1',
+        trigger: 'upload',
+        counts: { succeeded: 1 },
+        summary: 's3://results/runs/run-1/summary.json',
+        finishedAt: '2026-01-01T00:00:00.000Z',
+        refused: null,
+      });
+      const [entry] = eventBridge.commandCalls(PutEventsCommand)[0]?.args[0].input.Entries ?? [];
+      // As EventBridge delivers it to the rule: the entry's fields under their event names.
+      return {
+        source: entry?.Source,
+        'detail-type': entry?.DetailType,
+        detail: JSON.parse(entry?.Detail ?? '{}'),
+      };
+    };
+
+    try {
+      // Act
+      const events = [await put(LIST_RUN_FINISHED), await put(WATCHLIST_RUN_FINISHED)];
+      const stranger = await put({ kind: 'other', detailType: 'OtherRunFinished' });
+
+      // Assess
+      const pattern = runRule().EventPattern as Record<string, never>;
+      expect(events.map((event) => [event['detail-type'], event.detail.kind])).toEqual([
+        ['DomainListRunFinished', 'domain-list'],
+        ['WatchlistRunFinished', 'watchlist'],
+      ]);
+      expect(events.map((event) => matchesEventPattern(pattern, event))).toEqual([true, true]);
+      expect(matchesEventPattern(pattern, stranger)).toBe(false);
+    } finally {
+      eventBridge.restore();
+    }
   });
 
   it('says the counts and where the summary is, and nothing else of the run', () => {

@@ -60,7 +60,7 @@ describe('environment variable names', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('reads the platform\'s and every workflow\'s variables, each name from one owner only', () => {
+  it("reads the platform's and every workflow's variables, each name from one owner only", () => {
     expect(VARIABLE_FILES.length).toBeGreaterThanOrEqual(5);
     expect(KNOWN).toContain('RESULTS_BUCKET');
     expect(KNOWN).toContain('SCAN_STATE_MACHINE_ARN');

@@ -3,10 +3,11 @@
  * start, the outcome is right and the vendor never holds two scans for one start.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ScanStartUnresolvedError, VendorThrottledError } from '#lambdas/platform/errors';
+import { VendorThrottledError } from '#lambdas/platform/errors';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { ScanStartUnresolvedError } from '#lambdas/scan/errors';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { startScan } from '#lambdas/scan/steps';

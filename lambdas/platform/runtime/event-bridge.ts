@@ -1,6 +1,6 @@
 /** Putting the pipeline's events on EventBridge: one entry, and a rejected entry is an error. */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { RUN_EVENT_SOURCE, RUN_FINISHED, type RunEventPublisher } from '#lambdas/platform/run-events';
+import { RUN_EVENT_SOURCE, type RunEventPublisher } from '#lambdas/platform/run-events';
 
 export async function putEvent(
   client: EventBridgeClient,
@@ -26,10 +26,9 @@ export async function putEvent(
   }
 }
 
-/** Run-finished events on the default bus. */
-export function eventBridgeRunEvents(client: EventBridgeClient): RunEventPublisher {
+/** Run-finished events on the default bus, as `detailType` (the workflow's `RunEventName.detailType`). */
+export function eventBridgeRunEvents(client: EventBridgeClient, detailType: string): RunEventPublisher {
   return {
-    runFinished: (detail) =>
-      putEvent(client, { source: RUN_EVENT_SOURCE, detailType: RUN_FINISHED[detail.kind], detail }),
+    runFinished: (detail) => putEvent(client, { source: RUN_EVENT_SOURCE, detailType, detail }),
   };
 }

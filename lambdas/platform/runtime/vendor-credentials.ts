@@ -3,7 +3,8 @@
  * function that calls one API bundles no other API's client.
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { ConfigurationError, type VendorApi } from '#lambdas/platform/errors';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';

@@ -17,12 +17,8 @@
  * never sent), and the idle timeout of a download's body in the body guard.
  */
 
-import {
-  MAX_BODY_SNIPPET_CHARS,
-  type VendorApi,
-  VendorError,
-  vendorHttpError,
-} from '#lambdas/platform/errors';
+import { MAX_BODY_SNIPPET_CHARS, VendorError, vendorHttpError } from '#lambdas/platform/errors';
+import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { redactText } from '#lambdas/platform/redact';
 import { decodedBody, discard, header, MAX_TEXT_BYTES, readText } from './transport/body.ts';
 import { currentKey, pendingKey } from './transport/credentials.ts';

@@ -21,7 +21,9 @@ import {
 import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { RUN_EVENT_SOURCE, RUN_FINISHED } from '#lambdas/platform/run-events';
+import { LIST_RUN_FINISHED } from '#lambdas/domain-list/contracts';
+import { RUN_EVENT_SOURCE } from '#lambdas/platform/run-events';
+import { WATCHLIST_RUN_FINISHED } from '#lambdas/watchlist/contracts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { encryptedTopic } from './alarm-notifications.ts';
 
@@ -41,7 +43,10 @@ export class RunNotifications extends Construct {
     super(scope, id);
     this.rule = new Rule(this, 'RunFinished', {
       description: 'A domain list or watchlist run finished: tell the runs topic',
-      eventPattern: { source: [RUN_EVENT_SOURCE], detailType: Object.values(RUN_FINISHED) },
+      eventPattern: {
+        source: [RUN_EVENT_SOURCE],
+        detailType: [LIST_RUN_FINISHED.detailType, WATCHLIST_RUN_FINISHED.detailType],
+      },
     });
     // EventBridge publishes to the encrypted topic as itself, on behalf of this rule only.
     this.topic = encryptedTopic(this, 'Topic', {

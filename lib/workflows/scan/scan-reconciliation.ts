@@ -21,7 +21,7 @@ import {
   type ScanReconciliationConfig,
 } from '../../config/reconciliation-schema.ts';
 import { workflowMetric } from '../../platform/pipeline-metric.ts';
-import { ScheduledReconciliation } from '../../platform/scheduled-reconciliation.ts';
+import { ScheduledCatchUp } from '../../platform/scheduled-catch-up.ts';
 import { ALARMS_RUNBOOK } from '../../platform/standard-alarms.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
 import type { ScanWorkflow } from './scan-workflow.ts';
@@ -42,7 +42,7 @@ export interface ScanReconciliationProps {
 export type ScanReconciliationAlarmName = 'VendorScansUnrecorded' | 'VendorFailuresUnseen';
 
 export class ScanReconciliation extends Construct {
-  public readonly reconciliation: ScheduledReconciliation;
+  public readonly reconciliation: ScheduledCatchUp;
   public readonly alarms: Readonly<Record<ScanReconciliationAlarmName, Alarm>>;
 
   constructor(scope: Construct, id: string, props: ScanReconciliationProps) {
@@ -52,9 +52,11 @@ export class ScanReconciliation extends Construct {
       deadlineSeconds: props.deadlineSeconds,
       deleteAtVendorAfterManifest: props.deleteAtVendorAfterManifest,
     });
-    this.reconciliation = new ScheduledReconciliation(this, 'Reconciliation', {
+    this.reconciliation = new ScheduledCatchUp(this, 'Reconciliation', {
       handlerFile: 'reconcile-scans',
-      workflow: 'scan',
+      functionId: 'ReconcileFunction',
+      deadLetterPurpose: 'scan reconciliation runs that failed or could not be delivered',
+      scheduleDescription: 'archive scans the workflow never archived',
       resultsBucket: props.resultsBucket,
       vendorSecrets: props.vendorSecrets,
       environment: {

@@ -5,7 +5,8 @@
  * handed out is registered with the redaction (`rememberKeyValue`), so whatever a vendor echoes of
  * it is removed from every text the pipeline keeps.
  */
-import { ConfigurationError, type VendorApi } from '#lambdas/platform/errors';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { rememberKeyValue } from '#lambdas/platform/redact';
 import type { CredentialProvider, VendorLogger } from '../types.ts';
 

@@ -1,5 +1,6 @@
 /** The vendor transport's settings: defaults, validation, and the resolved form the class uses. */
-import { ConfigurationError, type VendorApi } from '#lambdas/platform/errors';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import type {
   CredentialProvider,
   RetryPolicy,

@@ -3,17 +3,26 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Schedule } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
+import type { HandlerFile } from '../../lambdas/registry.ts';
 import { bindDeclared, type DeclaredResources } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
 import { invokeOnSchedule } from './scheduled-invoke.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
 
-export interface ScheduledReconciliationProps {
-  /** `reconcile-breach-reports` or `reconcile-scans`: what it reconciles. */
-  readonly handlerFile: 'reconcile-breach-reports' | 'reconcile-scans';
-  /** Which workflow's archive it reconciles, for the queue's and the schedule's descriptions. */
-  readonly workflow: 'breach' | 'scan';
+/** What a caller names its catch-up by: each becomes part of the template. */
+export interface CatchUpNames {
+  /** The function's handler (lambdas/registry.ts), e.g. `reconcile-scans`. */
+  readonly handlerFile: HandlerFile;
+  /** The function's construct id, e.g. `ReconcileFunction`: its logical id and name derive from it. */
+  readonly functionId: string;
+  /** What lands in the dead-letter queue, e.g. `scan reconciliation runs that failed or could not be delivered`. */
+  readonly deadLetterPurpose: string;
+  /** What a run does, for the schedule's description, e.g. `archive scans the workflow never archived`. */
+  readonly scheduleDescription: string;
+}
+
+export interface ScheduledCatchUpProps extends CatchUpNames {
   readonly resultsBucket: IBucket;
   readonly vendorSecrets: VendorSecrets;
   /** What else its handler declares it reads (lambdas/registry.ts), e.g. the report naming key. */
@@ -27,22 +36,21 @@ export interface ScheduledReconciliationProps {
 }
 
 /**
- * A scheduled reconciliation: a function that archives what the vendor lists and the archive lacks
- * (breach reports, scans), on an EventBridge Scheduler schedule. A run that fails is not repeated
- * by Lambda or Scheduler: it lands in the dead-letter queue, and the next scheduled run
- * (idempotent) catches up. The function gets exactly what its handler declares.
+ * A scheduled catch-up: a function that brings into the archive what a workflow missed (e.g. scan
+ * and breach reconciliation: what the vendor lists and the archive lacks), on an EventBridge
+ * Scheduler schedule. A run that fails is not repeated by Lambda or Scheduler: it lands in the
+ * dead-letter queue, and the next scheduled run (idempotent) catches up. The function gets exactly
+ * what its handler declares.
  */
-export class ScheduledReconciliation extends Construct {
+export class ScheduledCatchUp extends Construct {
   public readonly function: PipelineFunction;
   public readonly schedule: Schedule;
   public readonly deadLetterQueue: DeadLetterQueue;
 
-  constructor(scope: Construct, id: string, props: ScheduledReconciliationProps) {
+  constructor(scope: Construct, id: string, props: ScheduledCatchUpProps) {
     super(scope, id);
-    this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
-      purpose: `${props.workflow} reconciliation runs that failed or could not be delivered`,
-    });
-    this.function = new PipelineFunction(this, 'ReconcileFunction', {
+    this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', { purpose: props.deadLetterPurpose });
+    this.function = new PipelineFunction(this, props.functionId, {
       handlerFile: props.handlerFile,
       // One item after another, each streamed and verified: the whole backlog in one run (scan
       // reconciliation also stops starting new archives near the end, and the next run goes on).
@@ -61,7 +69,7 @@ export class ScheduledReconciliation extends Construct {
       expression: props.scheduleExpression,
       flexibleWindow: Duration.minutes(30),
       deadLetterQueue: this.deadLetterQueue,
-      description: `archive ${props.workflow === 'breach' ? 'breach reports' : 'scans'} the workflow never archived`,
+      description: props.scheduleDescription,
     });
   }
 }
