@@ -10,7 +10,10 @@
  *   every other package is bundled in, so a consumer installs no handler dependency. zod is a
  *   dependency for the declarations only (the props type is its schema's input type).
  * - `dist/types/`: declarations from tsc, their `.ts` and `#lambdas/…` specifiers rewritten to
- *   the relative `.js` paths a consumer's compiler resolves.
+ *   the relative `.js` paths a consumer's compiler resolves, and marked CommonJS (their own
+ *   package.json), as dist/index.cjs is: under this package's `"type": "module"` they would
+ *   describe an ES module, and a consumer compiling to CommonJS (`module: node16`) would be
+ *   refused its `import` (TS1479) though `require` loads the package.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -102,6 +105,8 @@ function buildDeclarations(): void {
     );
     if (rewritten !== text) writeFileSync(file, rewritten);
   }
+  // The nearest package.json decides a declaration file's module format, as it does a .js file's.
+  writeFileSync(join(typesDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
 }
 
 /** `./x.ts` → `./x.js`; `#lambdas/a/b` → the relative path of types/lambdas/a/b.js. */

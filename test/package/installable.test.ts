@@ -149,40 +149,70 @@ describe('the packed construct in a fresh CDK app', () => {
   });
 });
 
+/** The README's TypeScript example, written into the app as `file` with `extra` lines after it. */
+function writeReadmeExample(file: string, extra: readonly string[]): void {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const example = /^## In your own CDK app$[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(readme)?.[1];
+  expect(example, 'README.md has a ```ts example under "In your own CDK app"').toBeDefined();
+  writeFileSync(join(appDir, file), [example, ...extra, ''].join('\n'));
+}
+
+/** Compiles `file` in the app with these compiler options; tsc's output when it fails. */
+function compile(file: string, options: Record<string, unknown>): string {
+  const config = `tsconfig.${file}.json`;
+  writeFileSync(
+    join(appDir, config),
+    JSON.stringify({
+      compilerOptions: { target: 'es2022', strict: true, skipLibCheck: true, types: [], ...options },
+      files: [file],
+    }),
+  );
+  // The compiler is a tool, not a dependency: the app compiles with nothing else of this repository.
+  const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+  try {
+    execFileSync(process.execPath, [tsc, '-p', config], { cwd: appDir, encoding: 'utf8' });
+    return '';
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout ?? error);
+  }
+}
+
 describe('the declarations', () => {
   it("type-check the README's TypeScript example against the installed package", () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const example = /^## In your own CDK app$[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(readme)?.[1];
-    expect(example, 'README.md has a ```ts example under "In your own CDK app"').toBeDefined();
-    writeFileSync(
-      join(appDir, 'consumer.ts'),
-      [
-        example,
-        '// Misspelt settings are compile errors, not silently ignored props.',
-        '// @ts-expect-error: the schema has maxWaitSeconds, not maxWait',
-        "new SecurityPipeline(new Stack(app, 'Other'), 'Pipeline', { poll: { maxWait: 600 } });",
-        '',
-      ].join('\n'),
+    writeReadmeExample('consumer.ts', [
+      '// Misspelt settings are compile errors, not silently ignored props.',
+      '// @ts-expect-error: the schema has maxWaitSeconds, not maxWait',
+      "new SecurityPipeline(new Stack(app, 'Other'), 'Pipeline', { poll: { maxWait: 600 } });",
+    ]);
+    expect(compile('consumer.ts', { module: 'nodenext', moduleResolution: 'nodenext', noEmit: true })).toBe(
+      '',
     );
-    writeFileSync(
-      join(appDir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: [],
-        },
-        files: ['consumer.ts'],
-      }),
-    );
-    // The compiler is a tool, not a dependency: the app compiles with nothing else of this repository.
-    const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-    const compile = () =>
-      execFileSync(process.execPath, [tsc, '-p', appDir], { cwd: appDir, encoding: 'utf8' });
-    expect(compile).not.toThrow();
   }, 180_000);
+
+  // A CommonJS consumer (a .cts file, CommonJS whatever the app's "type"; `cdk init` apps are CommonJS).
+  // Its compiler settings vary with its age: node16 resolves through "exports" but may
+  // not require an ES module (TS1479 when the declarations looked like one); node10 (`module:
+  // commonjs` alone) reads the top-level "types" and "main" only.
+  it.each([
+    ['node16', { module: 'node16', moduleResolution: 'node16' }],
+    ['commonjs (node10 resolution)', { module: 'commonjs', moduleResolution: 'node10' }],
+  ])(
+    'compile for a CommonJS app with module %s, and the output requires and synthesizes',
+    (name, options) => {
+      const file = `consumer-${name.replace(/\W+/g, '-')}.cts`;
+      writeReadmeExample(file, ['app.synth();']);
+      const outDir = `out-${name.replace(/\W+/g, '-')}`;
+      expect(compile(file, { ...options, outDir })).toBe('');
+      const output = join(appDir, outDir, file.replace(/\.cts$/, '.cjs'));
+      expect(readFileSync(output, 'utf8')).toContain('require("vendor-security-pipeline")');
+      // Run by the app's own node, with its own node_modules: the package loads through require().
+      execFileSync(process.execPath, [output], {
+        cwd: appDir,
+        env: { ...process.env, CDK_OUTDIR: join(appDir, `cdk.${outDir}`) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      expect(existsSync(join(appDir, `cdk.${outDir}`, 'SecOps.template.json'))).toBe(true);
+    },
+    300_000,
+  );
 });
