@@ -3,19 +3,17 @@
  * `createVendorClients` and pass them to the core functions.
  */
 import { BreachClient } from './breach/vendor-api/breach-client.ts';
-import type {
-  CredentialProvider,
-  StatusVocabulary,
-  VendorHttpSettings,
-} from './platform/vendor-api/types.ts';
+import type { CredentialProvider, VendorHttpSettings } from './platform/vendor-api/types.ts';
 import { KeysClient } from './rotation/vendor-api/keys-client.ts';
 import { ScanClient } from './scan/vendor-api/scan-client.ts';
+import type { StatusVocabulary } from './scan/vendor-api/types.ts';
 
 export {
   BreachClient,
   type BreachClientSettings,
   type BreachReportEntry,
 } from './breach/vendor-api/breach-client.ts';
+export type * from './breach/vendor-api/types.ts';
 export {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_REDIRECTS,
@@ -30,12 +28,14 @@ export {
   NEW_KEY_FIELDS,
   rotateAnswerCandidates,
 } from './rotation/vendor-api/rotate-answer.ts';
+export type * from './rotation/vendor-api/types.ts';
 export { ScanClient, type ScanClientSettings, type StartScanOptions } from './scan/vendor-api/scan-client.ts';
 export {
   classifyScanStatus,
   DEFAULT_STATUS_VOCABULARY,
   parseStatusVocabulary,
 } from './scan/vendor-api/status.ts';
+export type * from './scan/vendor-api/types.ts';
 
 /** Settings every client shares: timeouts, retry policy, logger and the test seams. */
 export type CommonHttpSettings = Omit<VendorHttpSettings, 'baseUrl' | 'credentials'>;

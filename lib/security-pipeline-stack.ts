@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { ScanOutput } from '#lambdas/scan/contracts';
+import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import type { PipelineConfig } from './config/index.ts';
 import { SecurityPipeline, type SecurityPipelineSettings } from './security-pipeline.ts';
 
@@ -101,7 +102,7 @@ export class SecurityPipelineStack extends Stack {
         value: pipeline.vendorSecrets.secretFor('scan').secretArn,
       });
     } else {
-      for (const api of ['scan', 'keys', 'breach'] as const) {
+      for (const api of VENDOR_APIS) {
         new CfnOutput(this, `${api[0]?.toUpperCase()}${api.slice(1)}ApiKeySecretArn`, {
           description: `Put the vendor ${api} API key here (aws secretsmanager put-secret-value)`,
           value: pipeline.vendorSecrets.secretFor(api).secretArn,

@@ -8,8 +8,9 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
-import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { ScanOutput } from '#lambdas/scan/contracts';
+import { ORG_KEY_USED_FOR, VENDOR_API_TITLES } from '#lambdas/vendor-apis';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
 import { checkBroughtResources, type SecurityPipelineResources } from './brought-resources.ts';
 import {
@@ -145,6 +146,9 @@ export class SecurityPipeline extends Construct {
       ...(resultsBucket === undefined ? {} : { resultsBucket }),
     });
     this.vendorSecrets = new VendorSecrets(this, 'VendorSecrets', {
+      apis: VENDOR_API_TITLES,
+      orgKeyUsedFor: ORG_KEY_USED_FOR,
+      runbook: 'docs/runbooks/key-rotation.md',
       mode: config.vendor.keys,
       ...(vendorKeySecret === undefined ? {} : { orgKeySecret: vendorKeySecret }),
     });
@@ -240,7 +244,7 @@ export class SecurityPipeline extends Construct {
       vendorSecrets: this.vendorSecrets,
       declared: { secrets: { reportNamingKey: this.breachWorkflow.reportNamingKey } },
       environment: {
-        [ENV.breachApiUrl]: config.vendor.breachApiUrl,
+        [vendorApiVariables('breach').url]: config.vendor.breachApiUrl,
         ...breachLimitsEnvironment(config.breach, ARCHIVE_LIMIT_NAMES),
         [BREACH_VARIABLES.reconcileMaxArchives]: String(config.breach.reconcileMaxArchivesPerRun),
       },

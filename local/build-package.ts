@@ -10,10 +10,11 @@
  *   every other package is bundled in, so a consumer installs no handler dependency. zod is a
  *   dependency for the declarations only (the props type is its schema's input type).
  * - `dist/types/`: declarations from tsc, their `.ts` and `#lambdas/…` specifiers rewritten to
- *   the relative `.js` paths a consumer's compiler resolves, and marked CommonJS (their own
- *   package.json), as dist/index.cjs is: under this package's `"type": "module"` they would
- *   describe an ES module, and a consumer compiling to CommonJS (`module: node16`) would be
- *   refused its `import` (TS1479) though `require` loads the package.
+ *   the relative `.js` paths a consumer's compiler resolves (those of imports, and of the
+ *   `declare module` that registers a name, e.g. a vendor API, with the platform), and marked
+ *   CommonJS (their own package.json), as dist/index.cjs is: under this package's `"type":
+ *   "module"` they would describe an ES module, and a consumer compiling to CommonJS (`module:
+ *   node16`) would be refused its `import` (TS1479) though `require` loads the package.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -99,7 +100,7 @@ function buildDeclarations(): void {
   for (const file of filesUnder(typesDir).filter((name) => name.endsWith('.d.ts'))) {
     const text = readFileSync(file, 'utf8');
     const rewritten = text.replace(
-      /(from\s+|import\()(['"])([^'"]+)\2/g,
+      /(from\s+|import\(|declare module\s+)(['"])([^'"]+)\2/g,
       (_match, prefix: string, quote: string, specifier: string) =>
         `${prefix}${quote}${declarationSpecifier(file, typesDir, specifier)}${quote}`,
     );

@@ -11,13 +11,13 @@ import type { DomainListItem, DomainScanResult } from '#lambdas/domain-list/cont
 import { domainResultFromFailure } from '#lambdas/domain-list/write-list-summary';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
-import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress, ScanOutcome } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
+import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import { createDeleteScanHandler } from '../lambdas/scan/delete-scan.ts';
 import { createFetchScanOutputHandler } from '../lambdas/scan/fetch-scan-output.ts';

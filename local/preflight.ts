@@ -12,7 +12,7 @@ import {
   VendorNetworkError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
-import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 
 /** The requests `preflight` makes, as the simulator names operations (`METHOD path`). */
@@ -44,7 +44,7 @@ export async function preflight(
     requestTimeoutMs: 15_000,
   };
   const client = api === 'scan' ? new ScanClient(settings) : new BreachClient(settings);
-  const variable = vendor.urlVariable?.(api) ?? (api === 'scan' ? ENV.scanApiUrl : ENV.breachApiUrl);
+  const variable = vendor.urlVariable?.(api) ?? vendorApiVariables(api).url;
   const operation = PREFLIGHT_OPERATIONS[api === 'scan' ? 0 : 1];
   try {
     await (client instanceof ScanClient ? client.getStats() : client.listReports());

@@ -31,6 +31,7 @@ import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import { createSecretWriter, STAGE } from '#lambdas/rotation/secret-writer';
+import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import {
   MAX_KEY_PROPAGATION_SECONDS,
@@ -272,7 +273,9 @@ export async function runRotateCommand(
 
         // A dependent: one scan whose key is read from the rotated secret, as the handlers read it.
         const reader = createSecretsManagerReader({ client });
-        const scanClient = run.clientsWith(credentialProviderFromSecret(reader, secretId, 'scan')).scan;
+        const scanClient = run.clientsWith(
+          credentialProviderFromSecret(reader, secretId, { api: 'scan', apis: VENDOR_APIS }),
+        ).scan;
         const scan = await scanOneDomain(run, config, scanClient, options.checkDomain);
         say(
           `Scan of ${options.checkDomain} with the rotated key: ${scan.state}${scan.reason ? `: ${scan.reason}` : ''} (${scan.where})\n`,
@@ -331,7 +334,7 @@ async function keyFacts(
 ): Promise<KeyFacts> {
   const current = await writer.read(secretId, { stage: STAGE.current });
   if (current === undefined) throw new ConfigurationError(secretId, 'has no AWSCURRENT value');
-  const credentials = parseVendorCredentials(current.value, secretId);
+  const credentials = parseVendorCredentials(current.value, secretId, VENDOR_APIS);
   const orgUuid = credentials.orgUuid;
   if (orgUuid === undefined) throw new ConfigurationError(secretId, 'has no "orgUuid"');
   const vendor = keys(credentials.apiKey, orgUuid);

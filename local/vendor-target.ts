@@ -4,8 +4,10 @@
  */
 
 import { ConfigurationError } from '#lambdas/platform/errors';
+import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { vendorUrlProblem } from '../lib/config/index.ts';
 import { lostStartAnswer } from './simulator/faults.ts';
 import { startVendorSimulator } from './simulator/index.ts';
@@ -28,7 +30,7 @@ export interface VendorTarget {
    * Where each API's base URL came from, as an error should name it: the variable the user set for
    * it, or the one set for another API whose value it defaulted to. Undefined for the simulator.
    */
-  readonly urlVariable?: (api: 'scan' | 'keys' | 'breach') => string;
+  readonly urlVariable?: (api: VendorApi) => string;
   /**
    * Why the vendor call that just failed met a fault npm start injected on purpose, once per
    * injected fault (the first failure of its operation); undefined for every other failure.
@@ -62,21 +64,20 @@ function readUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string
  * loopback port.
  */
 export async function resolveVendor(env: NodeJS.ProcessEnv, demo: boolean): Promise<VendorTarget> {
-  const given = [ENV.scanApiUrl, ENV.breachApiUrl, ENV.keysApiUrl].find((name) => env[name]?.trim());
+  const urlOf = (api: VendorApi) => vendorApiVariables(api).url;
+  // The first one set, in this order, is the default of the others.
+  const given = (['scan', 'breach', 'keys'] as const).map(urlOf).find((name) => env[name]?.trim());
   if (given !== undefined) {
     const primary = readUrl(env, given, '');
     const apiKey = env.VENDOR_API_KEY?.trim();
     if (!apiKey) throw new ConfigurationError('VENDOR_API_KEY', `is required when ${given} is set`);
-    const scanApiUrl = readUrl(env, ENV.scanApiUrl, primary);
-    const variables = { scan: ENV.scanApiUrl, keys: ENV.keysApiUrl, breach: ENV.breachApiUrl } as const;
+    const scanApiUrl = readUrl(env, urlOf('scan'), primary);
     return {
       urlVariable: (api) =>
-        env[variables[api]]?.trim()
-          ? variables[api]
-          : `${given} (used for ${variables[api]}, which is unset)`,
+        env[urlOf(api)]?.trim() ? urlOf(api) : `${given} (used for ${urlOf(api)}, which is unset)`,
       scanApiUrl,
-      keysApiUrl: readUrl(env, ENV.keysApiUrl, primary),
-      breachApiUrl: readUrl(env, ENV.breachApiUrl, primary),
+      keysApiUrl: readUrl(env, urlOf('keys'), primary),
+      breachApiUrl: readUrl(env, urlOf('breach'), primary),
       apiKey,
       orgUuid: env.ORG_UUID?.trim() || undefined,
       // Only what the user lists: a vendor on loopback does not make every loopback port reachable.

@@ -11,6 +11,7 @@ import { DEFAULT_MAX_EMAILS, MAX_EMAILS_LIMIT, maxEmailsFromEnv } from '#lambdas
 import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#lambdas/breach/limits';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import type { BreachReportList } from '#lambdas/breach/vendor-api/breach-client';
+import type { ReconRequest, ReconResult } from '#lambdas/breach/vendor-api/types';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { type Env, readBucketEnv } from '#lambdas/platform/runtime/env';
@@ -19,13 +20,9 @@ import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import type { UploadSettings } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#lambdas/platform/s3/stream-upload';
-import type {
-  ReconRequest,
-  ReconResult,
-  VendorDownload,
-  VendorLogger,
-} from '#lambdas/platform/vendor-api/types';
+import type { VendorDownload, VendorLogger } from '#lambdas/platform/vendor-api/types';
 
 /** The part of the vendor's `BreachClient` the workflow uses. */
 export interface BreachApi {
@@ -100,7 +97,7 @@ export function breachSettingsFromEnv(env: Env): BreachSettings {
 
 /** Stands in for the breach client in steps that never call the vendor. */
 export const NO_BREACH_ACCESS: BreachApi = noAccess<BreachApi>(
-  ENV.breachApiUrl,
+  vendorApiVariables('breach').url,
   'breach',
   'this function has no vendor access by design',
 );

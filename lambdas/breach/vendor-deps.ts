@@ -12,9 +12,11 @@ import {
   vendorMetricsObserver,
 } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
+import { VENDOR_APIS } from '../vendor-apis.ts';
 import { breachStorageDepsFromEnvironment } from './deps.ts';
 import { reportNamingKeyFromSecret } from './report-naming-key.ts';
 
@@ -31,9 +33,9 @@ export function breachDepsFromEnvironment(
   options: BreachDepsOptions,
 ): BreachDeps {
   const breachClient = new BreachClient({
-    baseUrl: readUrlEnv(env, ENV.breachApiUrl),
+    baseUrl: readUrlEnv(env, vendorApiVariables('breach').url),
     allowedOrigins: readOriginsEnv(env, ENV.vendorAllowedOrigins),
-    credentials: vendorCredentials(env, 'breach', tools, options.secrets),
+    credentials: vendorCredentials(env, { api: 'breach', apis: VENDOR_APIS }, tools, options.secrets),
     logger: pipelineLoggerFromPowertools(tools.logger),
     observer: vendorMetricsObserver(powertoolsMetrics(tools.metrics)),
   });

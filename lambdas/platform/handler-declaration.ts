@@ -59,7 +59,19 @@ export interface BucketUse {
   readonly actions: readonly S3Action[];
 }
 
-export type VendorApi = 'scan' | 'keys' | 'breach';
+/**
+ * The vendor's APIs (shared/seeds describes three), filled by each API's client folder through
+ * declaration merging (`declare module '#lambdas/platform/handler-declaration' { interface
+ * VendorApiRegistry { <name>: true } }` in `lambdas/<workflow>/vendor-api/types.ts`), so the
+ * platform names none and every use of a name is still type-checked. The values the platform
+ * needs (every API's name, for the per-API secrets and a secret's `apiKeys`) come from its callers:
+ * lambdas/vendor-apis.ts holds them.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the API clients' type modules add the members
+export interface VendorApiRegistry {}
+
+/** A vendor API by the name the vendor gives it, e.g. `scan`: its URL, key and operations. */
+export type VendorApi = keyof VendorApiRegistry & string;
 
 export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
 

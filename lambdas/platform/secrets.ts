@@ -127,8 +127,9 @@ export function createStaticSecretReader(values: Readonly<Record<string, string>
 }
 
 /**
- * The org credentials secret, as JSON: `{"apiKey": "...", "orgUuid": "...", "apiKeys": {"scan": "..."}}`.
- * `apiKeys` optionally gives one API its own key; a bare key string is accepted too.
+ * The org credentials secret, as JSON: `{"apiKey": "...", "orgUuid": "...", "apiKeys": {"<api>": "..."}}`
+ * (e.g. `{"scan": "..."}`). `apiKeys` optionally gives one API its own key; a bare key string is
+ * accepted too.
  */
 export interface VendorCredentialsValue {
   /** The org key (`apiKey`, or `api_key` / `key`, or the bare string). */
@@ -141,10 +142,15 @@ export interface VendorCredentialsValue {
 }
 
 /**
- * Parses the credentials secret. Throws a ConfigurationError naming `secretId` (never the value)
- * when there is no usable key.
+ * Parses the credentials secret. `apis` are every vendor API (lambdas/vendor-apis.ts): `apiKeys`
+ * naming another is a mistake worth stopping on (a typo would silently fall back to the org key).
+ * Throws a ConfigurationError naming `secretId` (never the value) when there is no usable key.
  */
-export function parseVendorCredentials(value: string, secretId: string): VendorCredentialsValue {
+export function parseVendorCredentials(
+  value: string,
+  secretId: string,
+  apis: readonly VendorApi[],
+): VendorCredentialsValue {
   const trimmed = value.trim();
   if (trimmed === '') throw new ConfigurationError(secretId, 'the secret is empty');
   if (!trimmed.startsWith('{')) {
@@ -176,13 +182,16 @@ export function parseVendorCredentials(value: string, secretId: string): VendorC
   const perApi = record.apiKeys;
   if (perApi !== undefined) {
     if (perApi === null || typeof perApi !== 'object' || Array.isArray(perApi)) {
-      throw new ConfigurationError(secretId, '"apiKeys" must be an object such as {"scan": "<key>"}');
+      throw new ConfigurationError(
+        secretId,
+        `"apiKeys" must be an object such as {"${apis[0] ?? '<api>'}": "<key>"}`,
+      );
     }
     for (const [api, key] of Object.entries(perApi)) {
-      if (!VENDOR_APIS.includes(api as VendorApi)) {
+      if (!apis.includes(api as VendorApi)) {
         throw new ConfigurationError(
           secretId,
-          `"apiKeys" names an unknown API (expected ${VENDOR_APIS.join(', ')})`,
+          `"apiKeys" names an unknown API (expected ${apis.join(', ')})`,
         );
       }
       if (typeof key !== 'string')
@@ -201,8 +210,6 @@ export function parseVendorCredentials(value: string, secretId: string): VendorC
   };
 }
 
-const VENDOR_APIS: readonly VendorApi[] = ['scan', 'keys', 'breach'];
-
 /**
  * The key goes into an HTTP header: anything but visible ASCII would break the request (or the
  * header), so it is a configuration mistake such as a pasted line break or a quoted string.
@@ -217,13 +224,24 @@ function checkedKey(key: string, secretId: string, what: string): string {
   return key;
 }
 
+/** Which key of a credentials secret is wanted, and the API names its `apiKeys` may use. */
+export interface VendorKeyChoice {
+  /** Every vendor API (lambdas/vendor-apis.ts); see parseVendorCredentials. */
+  readonly apis: readonly VendorApi[];
+  /**
+   * The API that will send the key: its own key under `apiKeys` when there is one, else the org key.
+   * @default - the org key
+   */
+  readonly api?: VendorApi;
+}
+
 /**
- * The API key inside a secret's value for `api` (its own key under `apiKeys` when there is one,
+ * The API key inside a secret's value for `key.api` (its own key under `apiKeys` when there is one,
  * else the org key). Throws a ConfigurationError naming `secretId` (never the value) when there is none.
  */
-export function apiKeyFromSecretValue(value: string, secretId: string, api?: VendorApi): string {
-  const credentials = parseVendorCredentials(value, secretId);
-  return (api === undefined ? undefined : credentials.apiKeys[api]) ?? credentials.apiKey;
+export function apiKeyFromSecretValue(value: string, secretId: string, key: VendorKeyChoice): string {
+  const credentials = parseVendorCredentials(value, secretId, key.apis);
+  return (key.api === undefined ? undefined : credentials.apiKeys[key.api]) ?? credentials.apiKey;
 }
 
 /**
@@ -233,14 +251,14 @@ export function apiKeyFromSecretValue(value: string, secretId: string, api?: Ven
 export function credentialProviderFromSecret(
   reader: SecretReader,
   secretId: string,
-  api?: VendorApi,
+  key: VendorKeyChoice,
 ): CredentialProvider {
   return async (options) => {
     if (options?.pending === true) {
       const pending = await reader.getPendingSecretString?.(secretId);
       if (pending === undefined) return undefined;
       try {
-        return apiKeyFromSecretValue(pending, secretId, api);
+        return apiKeyFromSecretValue(pending, secretId, key);
       } catch {
         // A rotation that stored an answer it could not read: nothing usable, and no value to quote.
         return undefined;
@@ -250,7 +268,7 @@ export function credentialProviderFromSecret(
       secretId,
       options?.forceRefresh === true ? { forceRefresh: true } : undefined,
     );
-    return apiKeyFromSecretValue(value, secretId, api);
+    return apiKeyFromSecretValue(value, secretId, key);
   };
 }
 

@@ -11,9 +11,9 @@
  * beside the same answer (`rotateAnswer`), or the answer alone when no string in it works.
  */
 import { createHash } from 'node:crypto';
-import type { RotateKeyResult } from '#lambdas/platform/vendor-api/types';
 import type { SecretState } from '#lambdas/rotation/secret-writer';
 import { rotateAnswerCandidates } from '#lambdas/rotation/vendor-api/rotate-answer';
+import type { RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
 import type { RotationDeps } from './deps.ts';
 
 export const ANSWER_STAGE = 'ROTATION-ANSWER';

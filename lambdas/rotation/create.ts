@@ -21,8 +21,9 @@ import {
   VendorThrottledError,
 } from '#lambdas/platform/errors';
 import { parseVendorCredentials, type VendorCredentialsValue } from '#lambdas/platform/secrets';
-import type { RotateKeyResult } from '#lambdas/platform/vendor-api/types';
 import { type SecretState, STAGE } from '#lambdas/rotation/secret-writer';
+import type { RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
+import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import {
   ANSWER_STAGE,
   type ProbeRound,
@@ -261,7 +262,7 @@ async function probeCurrentKey(
 async function readCurrent(deps: RotationDeps, secretId: string): Promise<VendorCredentialsValue> {
   const stored = await deps.secrets.read(secretId, { stage: STAGE.current });
   if (stored === undefined) throw new ConfigurationError(secretId, 'has no AWSCURRENT value to rotate');
-  const credentials = parseVendorCredentials(stored.value, secretId);
+  const credentials = parseVendorCredentials(stored.value, secretId, VENDOR_APIS);
   if (credentials.apiKeys.keys !== undefined && credentials.apiKeys.keys !== credentials.apiKey) {
     // The probe would then prove nothing about the org key: refuse rather than risk a second rotate.
     throw new ConfigurationError(

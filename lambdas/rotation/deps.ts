@@ -10,15 +10,11 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { numberFromText, parseWith } from '#lambdas/platform/schema';
-import type {
-  RotateKeyOptions,
-  RotateKeyResult,
-  VendorHttpSettings,
-  VendorLogger,
-} from '#lambdas/platform/vendor-api/types';
+import type { VendorHttpSettings, VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
 import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';
 import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
+import type { RotateKeyOptions, RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
 import { type Env, optionalEnv, readOriginsEnv, readUrlEnv } from '../platform/runtime/env.ts';
 import { putEvent } from '../platform/runtime/event-bridge.ts';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
@@ -28,6 +24,7 @@ import {
   vendorMetricsObserver,
 } from '../platform/runtime/observability.ts';
 import { ENV } from '../platform/runtime/variables.ts';
+import { vendorApiVariables } from '../platform/runtime/vendor-api-variables.ts';
 
 /** The vendor's key-management API, authorised with one fixed key. */
 export interface KeyManagement {
@@ -171,7 +168,7 @@ export function rotationDepsFromEnvironment(
   return {
     secrets: createSecretWriter(clients.secretsManager),
     keys: keyManagementFactory({
-      baseUrl: readUrlEnv(env, ENV.keysApiUrl),
+      baseUrl: readUrlEnv(env, vendorApiVariables('keys').url),
       allowedOrigins: readOriginsEnv(env, ENV.vendorAllowedOrigins),
       logger,
       observer: vendorMetricsObserver(metrics),

@@ -14,6 +14,7 @@ import type { InvocationContext } from '#lambdas/platform/runtime/observability'
 import { isUnseededPlaceholder } from '#lambdas/platform/secret-placeholder';
 import { parseVendorCredentials } from '#lambdas/platform/secrets';
 import { type SecretState, STAGE } from '#lambdas/rotation/secret-writer';
+import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { ANSWER_FIELD, clearAnswer, LEGACY_ANSWER_FIELD, pendingKeyOf } from './answer.ts';
 import { clearClaim, latestClaim } from './claim.ts';
 import { createSecret, orgOf } from './create.ts';
@@ -103,7 +104,7 @@ async function testSecret(
     secretId,
     token,
     key,
-    orgOf(deps, secretId, parseVendorCredentials(pending.value, secretId)),
+    orgOf(deps, secretId, parseVendorCredentials(pending.value, secretId, VENDOR_APIS)),
   );
   return 'pending-key-works';
 }
@@ -120,7 +121,7 @@ async function finishSecret(
     throw new RotationStateError(secretId, token, 'createSecret stored no pending value');
   const key = pendingKeyOf(pending.value).key;
   if (key === undefined) throw noKeyInPending(secretId, token, pending.value);
-  const credentials = parseVendorCredentials(pending.value, secretId);
+  const credentials = parseVendorCredentials(pending.value, secretId, VENDOR_APIS);
   const orgUuid = orgOf(deps, secretId, credentials);
   if (currentVersion !== token) {
     // Never promote a key the vendor refuses: whatever called finishSecret, the test runs again here.
@@ -157,7 +158,7 @@ async function currentKeyIs(deps: RotationDeps, secretId: string, key: string): 
   const current = await deps.secrets.read(secretId, { stage: STAGE.current });
   if (current === undefined) return false;
   try {
-    return parseVendorCredentials(current.value, secretId).apiKey === key;
+    return parseVendorCredentials(current.value, secretId, VENDOR_APIS).apiKey === key;
   } catch {
     return false;
   }
@@ -187,7 +188,7 @@ async function testCurrentKey(deps: RotationDeps, secretId: string, token: strin
   const current = await deps.secrets.read(secretId, { stage: STAGE.current });
   if (current === undefined)
     throw new RotationStateError(secretId, token, 'the secret has no AWSCURRENT value');
-  const credentials = parseVendorCredentials(current.value, secretId);
+  const credentials = parseVendorCredentials(current.value, secretId, VENDOR_APIS);
   await requireAccepted(deps, secretId, token, credentials.apiKey, orgOf(deps, secretId, credentials));
   deps.logger.info('configuration test on a seeded secret: the current key works', { secretId, token });
   return 'current-key-works';

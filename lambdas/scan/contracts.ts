@@ -5,7 +5,7 @@
  * and in execution history.
  */
 
-import type { ScanState } from '#lambdas/platform/vendor-api/types';
+import type { ScanState } from '#lambdas/scan/vendor-api/types';
 
 /** Input of the per-domain state machine, as the list workflow, a schedule or a user passes it. */
 export interface ScanDomainInput {

@@ -12,10 +12,11 @@ import type { Env } from '#lambdas/platform/runtime/env';
 import { type PipelineLogger, pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
-import { ENV } from '#lambdas/platform/runtime/variables';
-import type { ScanStatus, StartScanResult, VendorDownload } from '#lambdas/platform/vendor-api/types';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
+import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanOutput } from '#lambdas/scan/scan-outputs';
 import { type ScanSettings, type StartSettleSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
+import type { ScanStatus, StartScanResult } from '#lambdas/scan/vendor-api/types';
 
 /**
  * The part of the vendor's `ScanClient` the workflow uses. Declared structurally so that a fake (or a
@@ -118,7 +119,7 @@ export function createScanDeps(options: CreateScanDepsOptions): ScanDeps {
 
 /** Stands in for the vendor client in functions that are deliberately given no vendor access. */
 export const NO_VENDOR_ACCESS: ScanApi = noAccess<ScanApi>(
-  ENV.scanApiUrl,
+  vendorApiVariables('scan').url,
   'scan',
   'this function has no vendor access by design',
 );

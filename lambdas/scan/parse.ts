@@ -14,7 +14,6 @@ import { parseWith, validated } from '#lambdas/platform/schema';
 export { parseWith } from '#lambdas/platform/schema';
 
 import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
-import type { ScanState } from '#lambdas/platform/vendor-api/types';
 import type {
   PollState,
   ScanDomainInput,
@@ -22,8 +21,8 @@ import type {
   StatusSnapshot,
   StoredObject,
 } from '#lambdas/scan/contracts';
-
 import type { ScanOutput } from '#lambdas/scan/scan-outputs';
+import type { ScanState } from '#lambdas/scan/vendor-api/types';
 
 const SCAN_STATES = [
   'pending',

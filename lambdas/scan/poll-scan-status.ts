@@ -5,11 +5,11 @@
  */
 
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
-import type { ScanStatus } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { parseScanInProgress } from '#lambdas/scan/parse';
 import { advancePoll } from '#lambdas/scan/poll-schedule';
+import type { ScanStatus } from '#lambdas/scan/vendor-api/types';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 
 /** Status bodies kept in the state (and the manifest) are cut here: state payloads are limited to 256 KiB. */

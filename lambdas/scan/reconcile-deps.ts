@@ -6,7 +6,7 @@
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 import type { Observability } from '#lambdas/platform/runtime/observability';
-import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { parseReconcileSettings, type ReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
@@ -41,7 +41,7 @@ export function inventoryOf(client: ScanApi): ScanInventoryApi {
   const candidate = client as Partial<ScanInventoryApi>;
   if (typeof candidate.listScans !== 'function' || typeof candidate.getStats !== 'function') {
     throw new ConfigurationError(
-      ENV.scanApiUrl,
+      vendorApiVariables('scan').url,
       'names a scan client that cannot list scans or read statistics',
     );
   }

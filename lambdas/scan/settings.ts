@@ -15,7 +15,6 @@ import {
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
 import { checkAllowedSpecialUse } from '#lambdas/platform/validation';
-import type { StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import {
   DEFAULT_POLL_SETTINGS,
   POLL_BOUNDS,
@@ -33,6 +32,7 @@ import {
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 // Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
 import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
+import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
 
 export interface ScanSettings {
   /** RESULTS_BUCKET: scan outputs, manifests and failure records. */

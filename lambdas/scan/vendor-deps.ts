@@ -10,11 +10,13 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { type Env, readOriginsEnv, readUrlEnv } from '#lambdas/platform/runtime/env';
 import { type Observability, vendorMetricsObserver } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
 import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
+import { VENDOR_APIS } from '../vendor-apis.ts';
 
 export { apiKeySecretId, vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
 
@@ -39,11 +41,11 @@ export function scanDepsFromEnvironment(
     ...(options.s3 ? { s3: options.s3 } : {}),
     // Called after the settings are read, so a missing RESULTS_BUCKET is still reported first.
     scanClient: (settings, logger, metrics) => {
-      const baseUrl = readUrlEnv(env, ENV.scanApiUrl);
+      const baseUrl = readUrlEnv(env, vendorApiVariables('scan').url);
       return new ScanClient({
         baseUrl,
         allowedOrigins: readOriginsEnv(env, ENV.vendorAllowedOrigins),
-        credentials: vendorCredentials(env, 'scan', tools, options.secrets),
+        credentials: vendorCredentials(env, { api: 'scan', apis: VENDOR_APIS }, tools, options.secrets),
         logger,
         observer: vendorMetricsObserver(metrics),
         ...(settings.statusVocabulary ? { statusVocabulary: settings.statusVocabulary } : {}),

@@ -18,8 +18,9 @@ import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { isItemError } from '#lambdas/platform/reconcile-each';
 import { getJsonIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
-import type { StatusVocabulary, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { readVendorStatistics, type VendorStatistics } from '#lambdas/scan/vendor-api/scan-listing';
+import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
 import { SCAN_METRIC } from './metrics.ts';
 import type { StatsFields } from './reconcile-settings.ts';
 

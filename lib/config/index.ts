@@ -50,7 +50,6 @@ export {
   type ScheduleConfig,
   type StatusVocabularyConfig,
   VENDOR_URL_PLACEHOLDER,
-  type VendorApiName,
   type VendorConfig,
   type VendorKeyMode,
   vendorUrlProblem,

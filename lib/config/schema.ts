@@ -317,8 +317,6 @@ export const scheduleSchema = scheduleSchemaFor([]);
 export type VendorConfig = z.output<typeof vendorSchema>;
 /** How the organisation's vendor API key(s) are stored. */
 export type VendorKeyMode = VendorConfig['keys'];
-/** The three vendor APIs. */
-export type VendorApiName = 'scan' | 'keys' | 'breach';
 export type StatusVocabularyConfig = z.output<typeof statusVocabularySchema>;
 export type PollConfig = z.output<typeof pollSchema>;
 export type ScanConfig = z.output<typeof scanSchema>;

@@ -12,6 +12,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import {
   type BucketName,
   type BucketUse,
@@ -258,7 +259,8 @@ function missing(fn: PipelineFunction, what: string): Error {
  * Grants `secretsmanager:GetSecretValue` on exactly the secrets of `apis` and sets their variables.
  *
  * - `single` mode: `VENDOR_API_KEY_SECRET_ARN` (the one org key).
- * - `per-api` mode: `SCAN_/KEYS_/BREACH_API_KEY_SECRET_ARN` for each API in `apis`, and also
+ * - `per-api` mode: `<API>_API_KEY_SECRET_ARN` (e.g. `SCAN_API_KEY_SECRET_ARN`, from
+ *   `vendorApiVariables`) for each API in `apis`, and also
  *   `VENDOR_API_KEY_SECRET_ARN` when exactly one API is bound, so a handler that only knows the
  *   default variable still reads the right key.
  */
@@ -273,18 +275,20 @@ function setSecretVariables(
   secrets: VendorSecrets,
   apis: readonly VendorApi[],
 ): VendorApi[] {
-  if (apis.length === 0)
-    throw new Error(`${fn.node.path}: a vendor secret binding must name at least one API`);
   const unique = [...new Set(apis)];
+  const [first] = unique;
+  if (first === undefined)
+    throw new Error(`${fn.node.path}: a vendor secret binding must name at least one API`);
   if (secrets.mode === 'single') {
-    fn.addEnvironment(ENV.vendorKeySecretArn, secrets.secretFor('scan').secretArn);
+    // One secret serves every API: the first one's is the org key.
+    fn.addEnvironment(ENV.vendorKeySecretArn, secrets.secretFor(first).secretArn);
     return unique;
   }
   for (const api of unique) {
-    fn.addEnvironment(ENV.apiKeySecretArn[api], secrets.secretFor(api).secretArn);
+    fn.addEnvironment(vendorApiVariables(api).keySecretArn, secrets.secretFor(api).secretArn);
   }
   if (unique.length === 1) {
-    fn.addEnvironment(ENV.vendorKeySecretArn, secrets.secretFor(unique[0] as VendorApi).secretArn);
+    fn.addEnvironment(ENV.vendorKeySecretArn, secrets.secretFor(first).secretArn);
   }
   return unique;
 }

@@ -1,13 +1,24 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { PLACEHOLDER_FIELD } from '#lambdas/platform/secret-placeholder';
-import type { VendorApiName, VendorKeyMode } from '../config/index.ts';
+import type { VendorKeyMode } from '../config/index.ts';
 import { acknowledge } from './nag.ts';
 
 export interface VendorSecretsProps {
   /**
-   * `single`: one secret holds the org key for all three APIs. `per-api`: one secret per API.
+   * Every vendor API, with what a key secret's description calls it, e.g. `scanning API`
+   * (`VENDOR_API_TITLES`, lambdas/vendor-apis.ts). In `per-api` mode each gets its own secret,
+   * `<Name>ApiKey`.
+   */
+  readonly apis: Readonly<Record<VendorApi, string>>;
+  /** What the one org key serves (`single` mode), for its secret's description. */
+  readonly orgKeyUsedFor: string;
+  /** The runbook that says how to put the key in, e.g. `docs/runbooks/<file>.md`, for the descriptions. */
+  readonly runbook: string;
+  /**
+   * `single`: one secret holds the org key for every API. `per-api`: one secret per API.
    * @default 'single'
    */
   readonly mode?: VendorKeyMode;
@@ -19,12 +30,6 @@ export interface VendorSecretsProps {
   readonly orgKeySecret?: ISecret;
 }
 
-const API_LABELS: Record<VendorApiName, string> = {
-  scan: 'scanning API',
-  keys: 'key-management API',
-  breach: 'breach-report API',
-};
-
 /**
  * The Secrets Manager secret(s) holding the vendor's organisation API key.
  *
@@ -35,11 +40,11 @@ const API_LABELS: Record<VendorApiName, string> = {
 export class VendorSecrets extends Construct {
   /** How the key(s) are stored. */
   public readonly mode: VendorKeyMode;
-  /** Every secret this construct created (one, three in per-api mode, none when brought). */
+  /** Every secret this construct created (one, one per API in per-api mode, none when brought). */
   public readonly secrets: readonly Secret[];
-  private readonly byApi: Record<VendorApiName, ISecret>;
+  private readonly byApi: ReadonlyMap<VendorApi, ISecret>;
 
-  constructor(scope: Construct, id: string, props: VendorSecretsProps = {}) {
+  constructor(scope: Construct, id: string, props: VendorSecretsProps) {
     super(scope, id);
     const mode = props.mode ?? 'single';
     if (mode !== 'single' && mode !== 'per-api') {
@@ -50,21 +55,22 @@ export class VendorSecrets extends Construct {
     if (props.orgKeySecret !== undefined && mode !== 'single') {
       throw new Error(`VendorSecrets ${id}: orgKeySecret is for mode 'single' only (got '${mode}')`);
     }
+    const apis = Object.entries(props.apis) as [VendorApi, string][];
+    if (apis.length === 0) throw new Error(`VendorSecrets ${id}: apis must name at least one vendor API`);
     if (mode === 'single') {
       // One secret serves every API: the team's own, or one created here.
-      const orgKey =
-        props.orgKeySecret ??
-        this.createSecret('OrgApiKey', 'all three vendor APIs (scanning, key management, breach reports)');
-      this.byApi = { scan: orgKey, keys: orgKey, breach: orgKey };
+      const orgKey = props.orgKeySecret ?? this.createSecret('OrgApiKey', props.orgKeyUsedFor, props.runbook);
+      this.byApi = new Map(apis.map(([api]) => [api, orgKey]));
     } else {
-      this.byApi = {
-        scan: this.createSecret('ScanApiKey', `the vendor ${API_LABELS.scan}`),
-        keys: this.createSecret('KeysApiKey', `the vendor ${API_LABELS.keys}`),
-        breach: this.createSecret('BreachApiKey', `the vendor ${API_LABELS.breach}`),
-      };
+      this.byApi = new Map(
+        apis.map(([api, title]) => [
+          api,
+          this.createSecret(`${pascalCase(api)}ApiKey`, `the vendor ${title}`, props.runbook),
+        ]),
+      );
     }
     this.secrets =
-      props.orgKeySecret === undefined ? [...new Set(Object.values(this.byApi) as Secret[])] : [];
+      props.orgKeySecret === undefined ? [...new Set(this.byApi.values() as Iterable<Secret>)] : [];
   }
 
   /**
@@ -76,11 +82,13 @@ export class VendorSecrets extends Construct {
   }
 
   /** The secret that holds the key for `api` (the same one for all APIs in single mode). */
-  public secretFor(api: VendorApiName): ISecret {
-    return this.byApi[api];
+  public secretFor(api: VendorApi): ISecret {
+    const secret = this.byApi.get(api);
+    if (secret === undefined) throw new Error(`${this.node.path}: no key secret for the vendor API '${api}'`);
+    return secret;
   }
 
-  private createSecret(id: string, usedFor: string): Secret {
+  private createSecret(id: string, usedFor: string, runbook: string): Secret {
     return new Secret(this, id, {
       // Deleting the stack must never delete the key: the vendor holds no copy we could get back
       // without rotating, and every integration reading it would lose access.
@@ -88,7 +96,7 @@ export class VendorSecrets extends Construct {
       description:
         `Vendor organisation API key for ${usedFor}. Created with a placeholder: after deploying, run ` +
         `aws secretsmanager put-secret-value --secret-id <this secret's ARN> --secret-string file://key.json ` +
-        'with {"apiKey":"<key>","orgUuid":"<org uuid>"} in key.json (docs/runbooks/key-rotation.md). ' +
+        `with {"apiKey":"<key>","orgUuid":"<org uuid>"} in key.json (${runbook}). ` +
         'Never put the key in the CDK app or its configuration.',
       generateSecretString: {
         // No `apiKey` field: until the operator stores the real key, handlers fail with "no apiKey".
@@ -100,4 +108,12 @@ export class VendorSecrets extends Construct {
       },
     });
   }
+}
+
+/** `key-info` → `KeyInfo`: an API's name as a logical id begins (`KeysApiKey` for `keys`). */
+function pascalCase(name: string): string {
+  return name
+    .split('-')
+    .map((word) => `${word.charAt(0).toUpperCase()}${word.slice(1)}`)
+    .join('');
 }

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerFile, handlerEntryPath, WORKFLOW_FOLDERS } from '../../lambdas/registry.ts';
 import { importCycles, importGraph } from './import-graph.ts';
-import { KNOWN_WORKFLOW_FILE_NAMES, KNOWN_WORKFLOW_NAMES } from './platform-workflow-names.ts';
 import { workflowWordsIn, workflowWordsInCode } from './workflow-words.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -95,24 +94,19 @@ describe('the platform names no workflow (issue #36)', () => {
 
   it('names no file or folder after a workflow', () => {
     const named = platformFiles.filter(
-      (file) =>
-        workflowWordsIn(file.replace(/^(lambdas|lib)\/platform\//, '')).length > 0 &&
-        !Object.hasOwn(KNOWN_WORKFLOW_FILE_NAMES, file),
+      (file) => workflowWordsIn(file.replace(/^(lambdas|lib)\/platform\//, '')).length > 0,
     );
     expect(named).toEqual([]);
   });
 
-  it('has no workflow name in its code (identifiers and literals) beyond the listed ones', () => {
+  it('has no workflow name in its code (identifiers and literals)', () => {
     // Imports are literals too: `#lambdas/scan/…` or `../workflows/…` fails here as well as above.
     const found = Object.fromEntries(
       platformFiles
         .map((file) => [file, workflowWordsInCode(ROOT, file)] as const)
         .filter(([, words]) => Object.keys(words).length > 0),
     );
-    const known = Object.fromEntries(
-      Object.entries(KNOWN_WORKFLOW_NAMES).map(([file, entry]) => [file, entry.words]),
-    );
-    expect(found).toEqual(known);
+    expect(found).toEqual({});
   });
 });
 

@@ -183,6 +183,10 @@ describe('the declarations', () => {
       '// Misspelt settings are compile errors, not silently ignored props.',
       '// @ts-expect-error: the schema has maxWaitSeconds, not maxWait',
       "new SecurityPipeline(new Stack(app, 'Other'), 'Pipeline', { poll: { maxWait: 600 } });",
+      "// The vendor APIs' names reach the declarations (each API's type module registers its own).",
+      "pipeline.vendorSecrets.secretFor('keys');",
+      '// @ts-expect-error: the vendor has no API of that name',
+      "pipeline.vendorSecrets.secretFor('key');",
     ]);
     expect(compile('consumer.ts', { module: 'nodenext', moduleResolution: 'nodenext', noEmit: true })).toBe(
       '',

@@ -2,12 +2,15 @@
  * Environment variable names, one place each: every variable the synthesized functions get is
  * named in the platform's ENV (lambdas/platform/runtime/variables.ts) or in the variables.ts of the
  * workflow that owns it (lambdas/<workflow>/variables.ts), by one owner only, and no source outside
- * those files spells one.
+ * those files spells one. A vendor API's URL and key secret are named from the API's name by
+ * vendorApiVariables (lambdas/platform/runtime/vendor-api-variables.ts).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { WORKFLOW_FOLDERS } from '#lambdas/registry';
+import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { synth } from '../kit/synth.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -29,7 +32,9 @@ const NAMES_BY_FILE = new Map(
     VARIABLE_FILES.map(async (file) => [file, namesIn(await import(join(ROOT, file)))] as const),
   ),
 );
-const KNOWN = new Set([...NAMES_BY_FILE.values()].flat());
+/** A vendor API's URL and key secret, named from the API's name rather than listed in a file. */
+const VENDOR_API_NAMES = VENDOR_APIS.flatMap((api) => namesIn(vendorApiVariables(api)));
+const KNOWN = new Set([...[...NAMES_BY_FILE.values()].flat(), ...VENDOR_API_NAMES]);
 /** Set by the function defaults for the runtime, not read by our handlers. */
 const RUNTIME_ONLY = new Set(['NODE_OPTIONS', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED']);
 
@@ -65,7 +70,7 @@ describe('environment variable names', () => {
     expect(KNOWN).toContain('RESULTS_BUCKET');
     expect(KNOWN).toContain('SCAN_STATE_MACHINE_ARN');
     const owners = new Map<string, string[]>();
-    for (const [file, names] of NAMES_BY_FILE) {
+    for (const [file, names] of [...NAMES_BY_FILE, ['vendorApiVariables', VENDOR_API_NAMES] as const]) {
       for (const name of names) owners.set(name, [...(owners.get(name) ?? []), file]);
     }
     expect([...owners].filter(([, files]) => files.length > 1)).toEqual([]);
@@ -88,5 +93,27 @@ describe('environment variable names', () => {
 
     // Assess
     expect(spelled).toEqual([]);
+  });
+});
+
+describe('vendorApiVariables', () => {
+  it("names each vendor API's variables from its name, as the deployed functions read them", () => {
+    // Act
+    const names = Object.fromEntries(VENDOR_APIS.map((api) => [api, vendorApiVariables(api)]));
+
+    // Assess
+    expect(names).toEqual({
+      scan: { url: 'SCAN_API_URL', keySecretArn: 'SCAN_API_KEY_SECRET_ARN' },
+      keys: { url: 'KEYS_API_URL', keySecretArn: 'KEYS_API_KEY_SECRET_ARN' },
+      breach: { url: 'BREACH_API_URL', keySecretArn: 'BREACH_API_KEY_SECRET_ARN' },
+    });
+  });
+
+  it('joins the words of a longer name with _ and refuses a name that cannot make a variable', () => {
+    // An API no client registers yet: the rule the next one will meet.
+    expect(vendorApiVariables('key-info' as never).url).toBe('KEY_INFO_API_URL');
+    for (const name of ['Scan', 'key info', '', '-keys', 'keys-']) {
+      expect(() => vendorApiVariables(name as never), name).toThrow(/must be lower-case words joined by '-'/);
+    }
   });
 });

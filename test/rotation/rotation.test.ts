@@ -8,6 +8,7 @@ import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
 import { runRotationStep } from '#lambdas/rotation/steps';
+import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { ScanClient } from '#lambdas/vendor-clients';
 import { driveRotation } from '#local/rotation-driver';
 import {
@@ -255,7 +256,7 @@ describe('key rotation, a fault at every boundary', () => {
     const reader = createSecretsManagerReader({ client: w.client, maxAgeSeconds: 3600 });
     const scans = new ScanClient({
       baseUrl: w.sim.url,
-      credentials: credentialProviderFromSecret(reader, w.secretId, 'scan'),
+      credentials: credentialProviderFromSecret(reader, w.secretId, { api: 'scan', apis: VENDOR_APIS }),
     });
     await expect(scans.getStats()).resolves.toMatchObject({ raw: expect.anything() });
     await scans.close();

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
 import { runRotationStep } from '#lambdas/rotation/steps';
+import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { ScanClient } from '#lambdas/vendor-clients';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
@@ -45,7 +46,7 @@ describe('scans across a rotation', () => {
     const transportLog = createMemoryLogger();
     const scanClient = new ScanClient({
       baseUrl: world.sim.url,
-      credentials: credentialProviderFromSecret(reader, world.secretId, 'scan'),
+      credentials: credentialProviderFromSecret(reader, world.secretId, { api: 'scan', apis: VENDOR_APIS }),
       logger: transportLog,
     });
     const oldKey = world.sim.apiKey;

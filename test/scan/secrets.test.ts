@@ -15,8 +15,10 @@ import {
   createSecretsManagerReader,
   createStaticSecretReader,
   credentialProviderFromSecret,
+  parseVendorCredentials,
   SecretAccessError,
 } from '#lambdas/platform/secrets';
+import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { ScanClient } from '#lambdas/vendor-clients';
 import { startVendorSimulator } from '#local/simulator/index';
 
@@ -195,7 +197,7 @@ describe('credentialProviderFromSecret', () => {
   ])('accepts %s', async (_label, value, expected) => {
     // Prepare
     fake.create(SECRET_ARN, value);
-    const credentials = credentialProviderFromSecret(reader(), SECRET_ARN);
+    const credentials = credentialProviderFromSecret(reader(), SECRET_ARN, { apis: VENDOR_APIS });
 
     // Act
     const key = await credentials();
@@ -219,7 +221,7 @@ describe('credentialProviderFromSecret', () => {
     async (_label, value, reason) => {
       // Act
       const error = await Promise.resolve()
-        .then(() => apiKeyFromSecretValue(value, SECRET_ARN))
+        .then(() => apiKeyFromSecretValue(value, SECRET_ARN, { apis: VENDOR_APIS }))
         .catch((e: unknown) => e);
 
       // Assess
@@ -236,7 +238,7 @@ describe('credentialProviderFromSecret', () => {
     fake.create(SECRET_ARN, JSON.stringify({ apiKey: sim.apiKey }));
     const client = new ScanClient({
       baseUrl: sim.url,
-      credentials: credentialProviderFromSecret(reader(3600), SECRET_ARN),
+      credentials: credentialProviderFromSecret(reader(3600), SECRET_ARN, { apis: VENDOR_APIS }),
       retry: { maxAttempts: 1 },
     });
     await client.startScan('before.example.com');
@@ -252,6 +254,57 @@ describe('credentialProviderFromSecret', () => {
     await sim.close();
   });
 });
+
+describe("a secret's own keys per API (apiKeys)", () => {
+  const value = JSON.stringify({ apiKey: 'sk_live_org', apiKeys: { breach: 'sk_live_breach' } });
+
+  it('gives an API its own key when the secret has one, and every other API the org key', () => {
+    // Act
+    const keys = VENDOR_APIS.map((api) =>
+      apiKeyFromSecretValue(value, SECRET_ARN, { api, apis: VENDOR_APIS }),
+    );
+
+    // Assess
+    expect(keys).toEqual(VENDOR_APIS.map((api) => (api === 'breach' ? 'sk_live_breach' : 'sk_live_org')));
+    expect(parseVendorCredentials(value, SECRET_ARN, VENDOR_APIS).apiKeys).toEqual({
+      breach: 'sk_live_breach',
+    });
+  });
+
+  it('refuses an API the caller does not list, naming the secret and the APIs it knows', () => {
+    // Prepare: the platform knows no API by itself; a caller that lists other ones is held to them.
+    const apis = ['alpha', 'beta'] as unknown as typeof VENDOR_APIS;
+
+    // Act
+    const error = thrownBy(() => parseVendorCredentials(value, SECRET_ARN, apis));
+    const typo = thrownBy(() =>
+      parseVendorCredentials('{"apiKey":"k1","apiKeys":{"scna":"k2"}}', SECRET_ARN, VENDOR_APIS),
+    );
+
+    // Assess
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).setting).toBe(SECRET_ARN);
+    expect(error.message).toContain('"apiKeys" names an unknown API (expected alpha, beta)');
+    expect(typo.message).toContain(`(expected ${VENDOR_APIS.join(', ')})`);
+    expect(`${error.message} ${typo.message}`).not.toMatch(/sk_live|k2/);
+  });
+
+  it('refuses apiKeys that is not an object, showing the shape with a listed API', () => {
+    const error = thrownBy(() =>
+      parseVendorCredentials('{"apiKey":"k1","apiKeys":"k2"}', SECRET_ARN, VENDOR_APIS),
+    );
+    expect(error.message).toContain(`"apiKeys" must be an object such as {"${VENDOR_APIS[0]}": "<key>"}`);
+  });
+});
+
+function thrownBy(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error');
+}
 
 describe('createStaticSecretReader', () => {
   it('serves the configured values and replaced ones, and names an unknown secret', async () => {

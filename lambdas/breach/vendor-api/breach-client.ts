@@ -16,12 +16,8 @@ import {
   requireObject,
   type UnreadableEntry,
 } from '#lambdas/platform/vendor-api/json';
-import type {
-  ReconRequest,
-  ReconResult,
-  VendorDownload,
-  VendorHttpSettings,
-} from '#lambdas/platform/vendor-api/types';
+import type { VendorDownload, VendorHttpSettings } from '#lambdas/platform/vendor-api/types';
+import type { ReconRequest, ReconResult } from './types.ts';
 
 export type BreachClientSettings = VendorHttpSettings;
 

@@ -2,7 +2,8 @@
  * The platform's environment variables, named once; each workflow names its own in
  * `lambdas/<workflow>/variables.ts`. The CDK bindings set them through these names and the handlers
  * read them through the same names, so the two cannot drift apart (a renamed variable is a compile
- * error on both sides). docs/contracts.md lists which handler reads which.
+ * error on both sides). docs/contracts.md lists which handler reads which. Each vendor API's URL
+ * and key secret are named from the API's name, by `vendorApiVariables` (vendor-api-variables.ts).
  *
  * Plain data with no imports: the CDK app, the handlers and the local runner all load it.
  */
@@ -11,12 +12,8 @@ export const ENV = {
   resultsBucket: 'RESULTS_BUCKET',
   /** Where the intakes' inputs are uploaded. */
   inputBucket: 'INPUT_BUCKET',
-  /** Base URLs of the vendor's three APIs. */
-  scanApiUrl: 'SCAN_API_URL',
-  keysApiUrl: 'KEYS_API_URL',
-  breachApiUrl: 'BREACH_API_URL',
   /**
-   * Comma-separated origins vendor requests may reach as they are, besides the three base URLs
+   * Comma-separated origins vendor requests may reach as they are, besides the APIs' base URLs
    * (every other destination must be https to a public address). Unset in a deployment by default.
    */
   vendorAllowedOrigins: 'VENDOR_ALLOWED_ORIGINS',
@@ -24,12 +21,6 @@ export const ENV = {
   orgUuid: 'ORG_UUID',
   /** The org key's secret (single mode, or the one API a function calls in per-api mode). */
   vendorKeySecretArn: 'VENDOR_API_KEY_SECRET_ARN',
-  /** Per-API key secrets (per-api mode). */
-  apiKeySecretArn: {
-    scan: 'SCAN_API_KEY_SECRET_ARN',
-    keys: 'KEYS_API_KEY_SECRET_ARN',
-    breach: 'BREACH_API_KEY_SECRET_ARN',
-  },
   /** Comma-separated special-use suffixes scanned anyway. */
   allowSpecialUseDomains: 'ALLOW_SPECIAL_USE_DOMAINS',
   /** Key prefix and suffixes that make an upload an intake's input. */

@@ -8,37 +8,43 @@ import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import {
   createSecretsManagerReader,
   credentialProviderFromSecret,
   type SecretReader,
+  type VendorKeyChoice,
 } from '#lambdas/platform/secrets';
 import type { CredentialProvider } from '#lambdas/platform/vendor-api/types';
 
 /**
  * The secret holding the key of one vendor API: that API's own secret when set (per-api mode),
- * else the org key's (one key serves all three APIs by default).
+ * else the org key's (one key serves every API by default).
  */
 export function apiKeySecretId(env: Env, api: VendorApi): string {
-  const secretId = optionalEnv(env, ENV.apiKeySecretArn[api]) ?? optionalEnv(env, ENV.vendorKeySecretArn);
+  const own = vendorApiVariables(api).keySecretArn;
+  const secretId = optionalEnv(env, own) ?? optionalEnv(env, ENV.vendorKeySecretArn);
   if (secretId === undefined) {
     throw new ConfigurationError(
       ENV.vendorKeySecretArn,
-      `is required (or ${ENV.apiKeySecretArn[api]}): the secret that holds the vendor API key`,
+      `is required (or ${own}): the secret that holds the vendor API key`,
     );
   }
   return secretId;
 }
 
-/** The key of one vendor API from Secrets Manager (cached; a 401 makes the client re-read it). */
+/**
+ * The key of `key.api` from Secrets Manager (cached; a 401 makes the client re-read it). `key.apis`
+ * are every vendor API (lambdas/vendor-apis.ts), which the secret's `apiKeys` may name.
+ */
 export function vendorCredentials(
   env: Env,
-  api: VendorApi,
+  key: VendorKeyChoice & { readonly api: VendorApi },
   tools: Observability,
   secrets?: SecretReader,
 ): CredentialProvider {
   const reader =
     secrets ??
     createSecretsManagerReader({ client: tools.tracer.captureAWSv3Client(new SecretsManagerClient({})) });
-  return credentialProviderFromSecret(reader, apiKeySecretId(env, api), api);
+  return credentialProviderFromSecret(reader, apiKeySecretId(env, key.api), key);
 }

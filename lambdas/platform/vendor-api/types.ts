@@ -1,9 +1,10 @@
 /**
- * The contract of the vendor clients (`#lambdas/platform/vendor-api/*`). Core code only: no AWS or Lambda types.
- * The seeds leave most shapes "not shown", so parsed results keep the raw body next to
- * whatever fields we could find.
+ * The contract every vendor client shares (`#lambdas/platform/vendor-api/*`): credentials, retries,
+ * attempts, downloads. Core code only: no AWS or Lambda types. One API's own request and answer
+ * shapes live with its client (`lambdas/<workflow>/vendor-api/types.ts`).
  */
 import type { Readable } from 'node:stream';
+import type { VendorApi } from '../handler-declaration.ts';
 import type { HostResolver } from './transport/destination.ts';
 
 /**
@@ -78,7 +79,7 @@ export interface VendorHttpSettings {
 }
 
 /** A vendor client operation, `<api>.<method>`, e.g. `scan.getStatus`: a metric dimension. */
-export type VendorOperation = `${'scan' | 'keys' | 'breach'}.${string}`;
+export type VendorOperation = `${VendorApi}.${string}`;
 
 /**
  * Why an attempt failed in a way the transport retries, as a word from a closed set: safe as a
@@ -132,71 +133,4 @@ export interface VendorDownload {
   /** Where the bytes finally came from, after redirects, with signatures redacted. */
   readonly finalUrl: string;
   readonly redirects: number;
-}
-
-export type ScanState = 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
-
-/** Configurable mapping of vendor status words to states. Matching is case-insensitive. */
-export interface StatusVocabulary {
-  readonly pending: readonly string[];
-  readonly running: readonly string[];
-  readonly succeeded: readonly string[];
-  readonly failed: readonly string[];
-}
-
-export interface ScanStatus {
-  readonly state: ScanState;
-  /** The vendor's own word, when one was found, e.g. "completed". */
-  readonly vendorStatus: string | undefined;
-  /** 0..100 when the body carries a progress/percent field. */
-  readonly progress: number | undefined;
-  /**
-   * The body text as received but redacted (`redactVendorText`: every key value in use and the
-   * shapes of secrets and addresses; JSON stays JSON), bounded to 64 KiB.
-   */
-  readonly raw: string;
-  readonly contentType: string | undefined;
-}
-
-export interface StartScanResult {
-  readonly uuid: string;
-  readonly raw: unknown;
-}
-
-export interface ReconRequest {
-  readonly name: string;
-  readonly emails: readonly string[];
-}
-
-export interface ReconResult {
-  readonly status: 'success' | 'no_results' | string;
-  /** report_name for downloads; may be absent when status is no_results. */
-  readonly output: string | undefined;
-  readonly totalBreaches: number | undefined;
-  readonly raw: unknown;
-}
-
-export interface RotateKeyResult {
-  /**
-   * The response body exactly as received, or its head when `truncated`. Persist it BEFORE
-   * anything else: the old key is dead.
-   */
-  readonly rawBody: string;
-  readonly contentType: string | undefined;
-  /** True when the body was longer than `rawBody`; its size and hash are then the whole body's. */
-  readonly truncated?: boolean;
-  readonly bodyBytes?: number;
-  readonly sha256?: string;
-  /** Every key-shaped word of the whole body, in order (bounded); the ones past the head matter. */
-  readonly words?: readonly { readonly text: string; readonly endByte: number }[];
-  /** Key-shaped words seen in all, those past the bound included. */
-  readonly wordsSeen?: number;
-}
-
-export interface RotateKeyOptions {
-  /**
-   * How long the rotate exchange may take, answer body included: the invocation's remaining time
-   * less what storing the answer needs, never the per-request deadline of repeatable calls.
-   */
-  readonly timeoutMs: number;
 }

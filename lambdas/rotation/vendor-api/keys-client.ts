@@ -15,13 +15,9 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { validateUuid } from '#lambdas/platform/validation';
 import { type VendorConsumedResponse, VendorHttp } from '#lambdas/platform/vendor-api/http';
 import { rawOf } from '#lambdas/platform/vendor-api/json';
-import type {
-  RotateKeyOptions,
-  RotateKeyResult,
-  VendorHttpSettings,
-  VendorLogger,
-} from '#lambdas/platform/vendor-api/types';
+import type { VendorHttpSettings, VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { CANDIDATE_LIMITS, RotateAnswerScanner, type ScannedRotateAnswer } from './rotate-answer.ts';
+import type { RotateKeyOptions, RotateKeyResult } from './types.ts';
 
 /** Bytes of the rotate answer kept as text: what the key search parses as JSON, and more than a secret holds. */
 const ROTATE_ANSWER_HEAD_BYTES = CANDIDATE_LIMITS.maxBodyChars;

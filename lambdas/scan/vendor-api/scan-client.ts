@@ -6,15 +6,9 @@ import { InvalidInputError, VendorResponseError } from '#lambdas/platform/errors
 import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
 import { VendorHttp } from '#lambdas/platform/vendor-api/http';
 import { findArray, firstString, isRecord, rawOf, requireObject } from '#lambdas/platform/vendor-api/json';
-import type {
-  ScanStatus,
-  StartScanResult,
-  StatusVocabulary,
-  VendorDownload,
-  VendorHttpSettings,
-  VendorOperation,
-} from '#lambdas/platform/vendor-api/types';
+import type { VendorDownload, VendorHttpSettings, VendorOperation } from '#lambdas/platform/vendor-api/types';
 import { classifyScanStatus, DEFAULT_STATUS_VOCABULARY } from './status.ts';
+import type { ScanStatus, StartScanResult, StatusVocabulary } from './types.ts';
 
 export interface ScanClientSettings extends VendorHttpSettings {
   /** Words that map vendor statuses to states. @default DEFAULT_STATUS_VOCABULARY */

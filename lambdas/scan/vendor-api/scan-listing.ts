@@ -17,8 +17,8 @@ import {
   type UnreadableEntry,
   valueAtPath,
 } from '#lambdas/platform/vendor-api/json';
-import type { ScanState, StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import { DEFAULT_STATUS_VOCABULARY, stateOf } from './status.ts';
+import type { ScanState, StatusVocabulary } from './types.ts';
 
 export interface ListedScan {
   /** Position in the vendor's list. */

@@ -6,8 +6,8 @@
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { redactText, redactVendorText } from '#lambdas/platform/redact';
 import { JSON_LIMITS, jsonDepthExceeds } from '#lambdas/platform/vendor-api/json';
-import type { ScanState, ScanStatus, StatusVocabulary } from '#lambdas/platform/vendor-api/types';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
+import type { ScanState, ScanStatus, StatusVocabulary } from './types.ts';
 
 export const DEFAULT_STATUS_VOCABULARY: StatusVocabulary = {
   pending: ['queued', 'pending', 'created', 'waiting', 'scheduled', 'new', 'accepted'],

@@ -21,7 +21,7 @@ import {
 } from '#lambdas/breach/limits';
 import type { BreachFailureName } from '#lambdas/breach/record-breach-failure';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
-import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { acknowledge } from '../../platform/nag.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
@@ -99,7 +99,7 @@ export class BreachWorkflow extends Construct {
       'An HMAC key for pseudonymous folder names, not a credential: rotating it would rename every report folder and make reconciliation archive every report again; a leak reveals no address by itself.',
     );
     const declared = { resultsBucket: props.resultsBucket, vendorSecrets: props.vendorSecrets };
-    const vendorSettings = { [ENV.breachApiUrl]: props.breachApiUrl };
+    const vendorSettings = { [vendorApiVariables('breach').url]: props.breachApiUrl };
     const limits = props.limits ?? DEFAULT_BREACH_LIMITS;
 
     this.reconFunction = new PipelineFunction(this, 'ReconFunction', {

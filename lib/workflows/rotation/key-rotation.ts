@@ -13,6 +13,7 @@ import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanage
 import { Construct } from 'constructs';
 import type { MetricName } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';
 import {
@@ -101,7 +102,7 @@ export class KeyRotation extends Construct {
       alarms: { errorThreshold: 1, runbook: 'docs/runbooks/key-rotation.md#rotationfailed' },
       memorySize: 256,
       environment: {
-        [ENV.keysApiUrl]: props.keysApiUrl,
+        [vendorApiVariables('keys').url]: props.keysApiUrl,
         // A claim outlives any invocation that could still be calling the vendor.
         [ROTATION_VARIABLES.claimLeaseSeconds]: String(STEP_TIMEOUT.toSeconds() + 60),
         ...(props.orgUuid === undefined ? {} : { [ENV.orgUuid]: props.orgUuid }),

@@ -18,7 +18,7 @@ import {
   WaitTime,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { ENV } from '#lambdas/platform/runtime/variables';
+import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { FailureName } from '#lambdas/scan/record-scan-failure';
 import {
@@ -154,7 +154,7 @@ export class ScanWorkflow extends Construct {
       ...outputsSetting,
     };
     const scanSettings = {
-      [ENV.scanApiUrl]: props.scanApiUrl,
+      [vendorApiVariables('scan').url]: props.scanApiUrl,
       ...s3OnlySettings,
       ...scanListFieldsEnvironment(props.listFields),
       ...(props.maxOutputBytes === undefined

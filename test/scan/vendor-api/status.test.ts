@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import type { ScanState } from '#lambdas/platform/vendor-api/types';
 import {
   classifyScanStatus,
   DEFAULT_STATUS_VOCABULARY,
   parseStatusVocabulary,
 } from '#lambdas/scan/vendor-api/status';
+import type { ScanState } from '#lambdas/scan/vendor-api/types';
 
 const JSON_TYPE = 'application/json';
 

@@ -1,0 +1,36 @@
+/**
+ * The key-management API's own shapes (shared/seeds/001): what its client answers. Core code only:
+ * no AWS or Lambda types.
+ */
+
+declare module '#lambdas/platform/handler-declaration' {
+  /** Registers the vendor's key-management API by its name (see VendorApiRegistry). */
+  interface VendorApiRegistry {
+    keys: true;
+  }
+}
+
+export interface RotateKeyResult {
+  /**
+   * The response body exactly as received, or its head when `truncated`. Persist it BEFORE
+   * anything else: the old key is dead.
+   */
+  readonly rawBody: string;
+  readonly contentType: string | undefined;
+  /** True when the body was longer than `rawBody`; its size and hash are then the whole body's. */
+  readonly truncated?: boolean;
+  readonly bodyBytes?: number;
+  readonly sha256?: string;
+  /** Every key-shaped word of the whole body, in order (bounded); the ones past the head matter. */
+  readonly words?: readonly { readonly text: string; readonly endByte: number }[];
+  /** Key-shaped words seen in all, those past the bound included. */
+  readonly wordsSeen?: number;
+}
+
+export interface RotateKeyOptions {
+  /**
+   * How long the rotate exchange may take, answer body included: the invocation's remaining time
+   * less what storing the answer needs, never the per-request deadline of repeatable calls.
+   */
+  readonly timeoutMs: number;
+}
