@@ -29,3 +29,9 @@ export const VENDOR_APIS = Object.keys(VENDOR_API_TITLES) as readonly VendorApi[
 
 /** What the one org key serves when every API shares it (its secret's description). */
 export const ORG_KEY_USED_FOR = 'all three vendor APIs (scanning, key management, breach reports)';
+
+/**
+ * The API whose key is the org key: its rotate endpoint rotates it (rotation), so in per-api mode
+ * its secret is the one native rotation rotates, and in single mode the one secret is.
+ */
+export const ORG_KEY_API: VendorApi = 'keys';

@@ -10,7 +10,9 @@ import { CfnBucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { CfnSecret, type ISecret, RotationSchedule } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnTopic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { API_KEY_FIELDS } from '#lambdas/platform/secret-placeholder';
+import { ORG_KEY_API, VENDOR_APIS } from '#lambdas/vendor-apis';
 import type { ConfigIssue } from './config/index.ts';
 
 /** The resources a team may already own and hand to the pipeline instead of letting it create them. */
@@ -43,6 +45,14 @@ export interface SecurityPipelineResources {
    * @default - a secret the pipeline creates with a placeholder value
    */
   readonly vendorKeySecret?: ISecret;
+  /**
+   * Secrets holding each vendor API's own key, for `vendor.keys: 'per-api'` only: any of them, by
+   * API name (`scan`, `keys`, `breach`); the pipeline creates the others with a placeholder. Each
+   * meets the rules of `vendorKeySecret`; the `keys` API's secret holds the org key, which
+   * `rotation.enabled` rotates, so it must then have no rotation of its own.
+   * @default - one secret per API, created with a placeholder value
+   */
+  readonly vendorKeySecrets?: { readonly [A in VendorApi]?: ISecret };
 }
 
 /** What a check found: problems fail the synth; warnings are rules that could not be checked. */
@@ -64,7 +74,7 @@ export function checkBroughtResources(
   settings: { readonly vendorKeys: 'single' | 'per-api'; readonly rotationEnabled: boolean },
 ): ConfigIssue[] {
   const findings: Findings = { issues: [], warnings: [] };
-  const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret } = resources;
+  const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, vendorKeySecrets } = resources;
   if (inputBucket !== undefined && resultsBucket !== undefined && sameResource(inputBucket, resultsBucket)) {
     // Every results write would be an S3 event matched against the intake's rules.
     findings.issues.push({
@@ -75,7 +85,18 @@ export function checkBroughtResources(
   if (inputBucket !== undefined) checkBucket(inputBucket, 'inputBucket', findings);
   if (resultsBucket !== undefined) checkBucket(resultsBucket, 'resultsBucket', findings);
   if (alarmTopic !== undefined) checkAlarmTopic(alarmTopic, findings);
-  if (vendorKeySecret !== undefined) checkVendorKeySecret(vendorKeySecret, settings, findings);
+  if (vendorKeySecret !== undefined) {
+    if (settings.vendorKeys === 'single') {
+      checkVendorKeySecret(vendorKeySecret, 'props.vendorKeySecret', settings.rotationEnabled, findings);
+    } else {
+      findings.issues.push({
+        setting: 'props.vendorKeySecret',
+        problem:
+          "is for vendor.keys 'single' only: in per-api mode bring each API's secret as props.vendorKeySecrets.<api>",
+      });
+    }
+  }
+  checkApiKeySecrets(vendorKeySecrets ?? {}, settings, findings);
   for (const warning of findings.warnings) {
     Annotations.of(scope).addWarningV2('security-pipeline:broughtResourceUnchecked', warning);
   }
@@ -198,24 +219,16 @@ function isAwsManagedSnsKey(keyId: unknown, key: ITopic['masterKey']): boolean {
  */
 function checkVendorKeySecret(
   secret: ISecret,
-  settings: { readonly vendorKeys: 'single' | 'per-api'; readonly rotationEnabled: boolean },
+  setting: string,
+  rotatedByPipeline: boolean,
   findings: Findings,
 ): void {
-  const setting = 'props.vendorKeySecret';
   const problem = (text: string) => findings.issues.push({ setting, problem: text });
-  if (settings.vendorKeys !== 'single') {
-    problem(
-      "is for vendor.keys 'single' only: per-api mode keeps one secret per API, created by the pipeline",
-    );
-    return;
-  }
   const cfn = definedHere(secret, CfnSecret);
   if (cfn === undefined) {
     findings.warnings.push(
       `${setting} is imported, so its rules cannot be checked here: it must hold {"apiKey": "…"} JSON, be encrypted with the AWS managed key aws/secretsmanager` +
-        (settings.rotationEnabled
-          ? ', and have no rotation of its own (rotation.enabled adds the pipeline’s)'
-          : ''),
+        (rotatedByPipeline ? ', and have no rotation of its own (rotation.enabled adds the pipeline’s)' : ''),
     );
     return;
   }
@@ -240,9 +253,43 @@ function checkVendorKeySecret(
       );
     }
   }
-  if (settings.rotationEnabled && secret.node.children.some((child) => child instanceof RotationSchedule)) {
+  if (rotatedByPipeline && secret.node.children.some((child) => child instanceof RotationSchedule)) {
     problem(
       'must have no rotation schedule of its own while rotation.enabled is true: a secret has one rotation',
     );
+  }
+}
+
+/**
+ * Per-API key secrets: per-api mode only, each named by a vendor API the pipeline calls, each under
+ * the rules of the org key's secret. The `keys` API's secret is the one native rotation rotates
+ * (ORG_KEY_API, SecurityPipeline.rotateOrgKey).
+ */
+function checkApiKeySecrets(
+  secrets: { readonly [A in VendorApi]?: ISecret },
+  settings: { readonly vendorKeys: 'single' | 'per-api'; readonly rotationEnabled: boolean },
+  findings: Findings,
+): void {
+  const brought = Object.entries(secrets).filter(([, secret]) => secret !== undefined);
+  if (brought.length === 0) return;
+  if (settings.vendorKeys !== 'per-api') {
+    findings.issues.push({
+      setting: 'props.vendorKeySecrets',
+      problem:
+        "is for vendor.keys 'per-api' only: in single mode bring the one org key as props.vendorKeySecret",
+    });
+    return;
+  }
+  for (const [api, secret] of brought) {
+    const setting = `props.vendorKeySecrets.${api}`;
+    if (!(VENDOR_APIS as readonly string[]).includes(api)) {
+      findings.issues.push({
+        setting,
+        problem: `names no vendor API (expected one of ${VENDOR_APIS.join(', ')})`,
+      });
+      continue;
+    }
+    const rotated = settings.rotationEnabled && api === ORG_KEY_API;
+    checkVendorKeySecret(secret as ISecret, setting, rotated, findings);
   }
 }

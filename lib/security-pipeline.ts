@@ -10,7 +10,7 @@ import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/li
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { ScanOutput } from '#lambdas/scan/contracts';
-import { ORG_KEY_USED_FOR, VENDOR_API_TITLES } from '#lambdas/vendor-apis';
+import { ORG_KEY_API, ORG_KEY_USED_FOR, VENDOR_API_TITLES } from '#lambdas/vendor-apis';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
 import { checkBroughtResources, type SecurityPipelineResources } from './brought-resources.ts';
 import {
@@ -109,12 +109,20 @@ export class SecurityPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: SecurityPipelineProps = {}) {
     super(scope, id);
-    const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, scanOutputs, ...settings } = props;
+    const {
+      inputBucket,
+      resultsBucket,
+      alarmTopic,
+      vendorKeySecret,
+      vendorKeySecrets,
+      scanOutputs,
+      ...settings
+    } = props;
     const config = parseProps(settings, this.node.path);
     this.config = config;
     const problems = checkBroughtResources(
       this,
-      { inputBucket, resultsBucket, alarmTopic, vendorKeySecret },
+      { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, vendorKeySecrets },
       { vendorKeys: config.vendor.keys, rotationEnabled: config.rotation.enabled },
     );
     if (problems.length > 0)
@@ -151,6 +159,7 @@ export class SecurityPipeline extends Construct {
       runbook: 'docs/runbooks/key-rotation.md',
       mode: config.vendor.keys,
       ...(vendorKeySecret === undefined ? {} : { orgKeySecret: vendorKeySecret }),
+      ...(vendorKeySecrets === undefined ? {} : { apiKeySecrets: vendorKeySecrets }),
     });
 
     this.scanWorkflow = new ScanWorkflow(this, 'ScanDomain', {
@@ -274,7 +283,7 @@ export class SecurityPipeline extends Construct {
     this.inputBucket = this.storage.inputBucket;
     this.resultsBucket = this.storage.resultsBucket;
     this.alarmTopic = this.alarmNotifications.topic;
-    this.vendorKeySecret = this.vendorSecrets.secretFor('keys');
+    this.vendorKeySecret = this.vendorSecrets.secretFor(ORG_KEY_API);
     this.scanStateMachine = this.scanWorkflow.stateMachine;
     this.domainListStateMachine = this.domainListWorkflow.stateMachine;
     this.breachStateMachine = this.breachWorkflow.stateMachine;
@@ -297,7 +306,7 @@ export class SecurityPipeline extends Construct {
    * Every other secret says why it is not rotated here.
    */
   private rotateOrgKey(config: PipelineConfig, logRetention: RetentionDays): KeyRotation | undefined {
-    const rotated = config.rotation.enabled ? this.vendorSecrets.secretFor('keys') : undefined;
+    const rotated = config.rotation.enabled ? this.vendorSecrets.secretFor(ORG_KEY_API) : undefined;
     for (const secret of this.vendorSecrets.secrets) {
       if (secret === rotated) continue;
       this.vendorSecrets.acknowledgeNotRotated(

@@ -28,6 +28,12 @@ export interface VendorSecretsProps {
    * @default - a secret created here with a placeholder
    */
   readonly orgKeySecret?: ISecret;
+  /**
+   * Secrets the team brings for some APIs' own keys (`per-api` mode only; checked in
+   * lib/brought-resources.ts). The other APIs' secrets are created here.
+   * @default - every API's secret created here with a placeholder
+   */
+  readonly apiKeySecrets?: { readonly [A in VendorApi]?: ISecret };
 }
 
 /**
@@ -55,6 +61,10 @@ export class VendorSecrets extends Construct {
     if (props.orgKeySecret !== undefined && mode !== 'single') {
       throw new Error(`VendorSecrets ${id}: orgKeySecret is for mode 'single' only (got '${mode}')`);
     }
+    const brought = props.apiKeySecrets ?? {};
+    if (Object.keys(brought).length > 0 && mode !== 'per-api') {
+      throw new Error(`VendorSecrets ${id}: apiKeySecrets is for mode 'per-api' only (got '${mode}')`);
+    }
     const apis = Object.entries(props.apis) as [VendorApi, string][];
     if (apis.length === 0) throw new Error(`VendorSecrets ${id}: apis must name at least one vendor API`);
     if (mode === 'single') {
@@ -65,12 +75,17 @@ export class VendorSecrets extends Construct {
       this.byApi = new Map(
         apis.map(([api, title]) => [
           api,
-          this.createSecret(`${pascalCase(api)}ApiKey`, `the vendor ${title}`, props.runbook),
+          brought[api] ?? this.createSecret(`${pascalCase(api)}ApiKey`, `the vendor ${title}`, props.runbook),
         ]),
       );
     }
-    this.secrets =
-      props.orgKeySecret === undefined ? [...new Set(this.byApi.values() as Iterable<Secret>)] : [];
+    // Only what was created here: a brought secret is the team's to describe and acknowledge.
+    const broughtSecrets = new Set<ISecret>(
+      [props.orgKeySecret, ...Object.values(brought)].filter((s) => s !== undefined),
+    );
+    this.secrets = [...new Set(this.byApi.values())].filter(
+      (secret): secret is Secret => !broughtSecrets.has(secret),
+    );
   }
 
   /**

@@ -3,7 +3,8 @@
  * naming the prop, and the rules each brought resource must meet, checked before anything is created.
  * The whole construct in a fresh app, from the packed tarball: test/package/installable.test.ts.
  */
-import { Stack } from 'aws-cdk-lib';
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { HostedRotation, Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -117,7 +118,7 @@ describe('brought resources', () => {
     });
   });
 
-  it('refuses a key secret in per-api mode, or one with its own rotation while the pipeline rotates', () => {
+  it('refuses the org key secret in per-api mode, or one with its own rotation while the pipeline rotates', () => {
     const placeholder = { secretStringTemplate: '{"placeholder":"x"}', generateStringKey: 'nonce' };
     const perApi = problemsOf((stack) => ({
       vendor: { keys: 'per-api' },
@@ -125,7 +126,7 @@ describe('brought resources', () => {
     }));
     expect(perApi?.issues).toContainEqual({
       setting: 'props.vendorKeySecret',
-      problem: expect.stringContaining("'single' only"),
+      problem: expect.stringContaining("'single' only: in per-api mode bring each API's secret"),
     });
     const rotated = problemsOf((stack) => {
       const secret = new Secret(stack, 'Key', { generateSecretString: placeholder });
@@ -135,6 +136,83 @@ describe('brought resources', () => {
     expect(rotated?.issues).toContainEqual({
       setting: 'props.vendorKeySecret',
       problem: expect.stringContaining('no rotation schedule of its own'),
+    });
+  });
+
+  describe('per-API key secrets (vendor.keys per-api)', () => {
+    const placeholder = { secretStringTemplate: '{"placeholder":"x"}', generateStringKey: 'nonce' };
+
+    it('uses the brought secret for its API and creates the others', () => {
+      const stack = new Stack(testApp(), 'Team');
+      const scanKey = new Secret(stack, 'TeamScanKey', { generateSecretString: placeholder });
+      const pipeline = new SecurityPipeline(stack, 'Pipeline', {
+        vendor: { keys: 'per-api' },
+        vendorKeySecrets: { scan: scanKey },
+      });
+      expect(pipeline.vendorSecrets.secretFor('scan')).toBe(scanKey);
+      expect(pipeline.vendorSecrets.secrets).not.toContain(scanKey);
+      expect(pipeline.vendorSecrets.secrets).toHaveLength(2);
+
+      const template = Template.fromStack(stack);
+      const secretIds = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
+      expect(secretIds.filter((id) => /ScanApiKey/.test(id))).toEqual([]);
+      expect(secretIds.filter((id) => /(Keys|Breach)ApiKey/.test(id))).toHaveLength(2);
+      // The scan functions read it through their API's variable, and may read nothing else of it.
+      const scanKeyId = stack.getLogicalId(scanKey.node.defaultChild as CfnElement);
+      const readers = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+        (fn) =>
+          JSON.stringify(fn.Properties?.Environment?.Variables?.SCAN_API_KEY_SECRET_ARN) ===
+          JSON.stringify({ Ref: scanKeyId }),
+      );
+      expect(readers.length).toBeGreaterThan(0);
+    });
+
+    it('rotates a brought keys-API secret, which then may have no rotation of its own', () => {
+      const stack = new Stack(testApp(), 'Team');
+      const keysKey = new Secret(stack, 'TeamKeysKey', { generateSecretString: placeholder });
+      new SecurityPipeline(stack, 'Pipeline', {
+        vendor: { keys: 'per-api' },
+        vendorKeySecrets: { keys: keysKey },
+      });
+      Template.fromStack(stack).hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+        SecretId: { Ref: stack.getLogicalId(keysKey.node.defaultChild as CfnElement) },
+      });
+
+      const rotated = problemsOf((other) => {
+        const secret = new Secret(other, 'Key', { generateSecretString: placeholder });
+        secret.addRotationSchedule('Own', { hostedRotation: HostedRotation.mysqlSingleUser() });
+        return { vendor: { keys: 'per-api' }, vendorKeySecrets: { keys: secret } };
+      });
+      expect(rotated?.issues).toContainEqual({
+        setting: 'props.vendorKeySecrets.keys',
+        problem: expect.stringContaining('no rotation schedule of its own'),
+      });
+    });
+
+    it("holds each to the org key secret's rules, naming its API, and refuses them in single mode", () => {
+      const generated = problemsOf((stack) => ({
+        vendor: { keys: 'per-api' },
+        vendorKeySecrets: { breach: new Secret(stack, 'Key') },
+      }));
+      expect(generated?.issues).toContainEqual({
+        setting: 'props.vendorKeySecrets.breach',
+        problem: expect.stringContaining('must not generate the key'),
+      });
+      const single = problemsOf((stack) => ({
+        vendorKeySecrets: { scan: new Secret(stack, 'Key', { generateSecretString: placeholder }) },
+      }));
+      expect(single?.issues).toContainEqual({
+        setting: 'props.vendorKeySecrets',
+        problem: expect.stringContaining("'per-api' only"),
+      });
+      const unknown = problemsOf((stack) => ({
+        vendor: { keys: 'per-api' },
+        vendorKeySecrets: { scans: new Secret(stack, 'Key', { generateSecretString: placeholder }) } as never,
+      }));
+      expect(unknown?.issues).toContainEqual({
+        setting: 'props.vendorKeySecrets.scans',
+        problem: 'names no vendor API (expected one of scan, keys, breach)',
+      });
     });
   });
 });
