@@ -103,12 +103,6 @@ export function resolveScanOutputs(rows: Readonly<Record<string, ScanOutputRow>>
 /** Every output, in table order. */
 export const SCAN_OUTPUTS: readonly ScanOutput[] = resolveScanOutputs(SCAN_OUTPUT_ROWS);
 
-/**
- * The variable holding the table of scan outputs, as JSON, when a construct extends the built-in
- * one (named with the scan workflow's other variables, in variables.ts).
- */
-export const SCAN_OUTPUTS_VARIABLE = SCAN_VARIABLES.outputs;
-
 export const SCAN_OUTPUT_NAMES = SCAN_OUTPUTS.map((output) => output.name) as readonly ScanOutputName[];
 
 /** The built-in table plus `rows` (an output the vendor serves that this build does not list yet). */
@@ -132,8 +126,9 @@ export function scanOutputsJson(outputs: readonly ScanOutput[]): string {
   );
 }
 
-/** The table from SCAN_OUTPUTS (`variable`): a ConfigurationError naming it and the row when wrong. */
-export function parseScanOutputsJson(json: string, variable: string): readonly ScanOutput[] {
+/** The table from the SCAN_OUTPUTS variable: a ConfigurationError naming it and the row when wrong. */
+export function parseScanOutputsJson(json: string): readonly ScanOutput[] {
+  const variable = SCAN_VARIABLES.outputs;
   let rows: unknown;
   try {
     rows = JSON.parse(json);

@@ -23,12 +23,7 @@ import {
   pollSettingsProblems,
 } from '#lambdas/scan/poll-schedule';
 import { type ListFields, parseListFields } from '#lambdas/scan/reconcile-settings';
-import {
-  parseScanOutputsJson,
-  SCAN_OUTPUTS,
-  SCAN_OUTPUTS_VARIABLE,
-  type ScanOutput,
-} from '#lambdas/scan/scan-outputs';
+import { parseScanOutputsJson, SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 // Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
 import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
@@ -124,11 +119,9 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
       : parseStatusVocabulary(vocabularyJson, SCAN_VARIABLES.statusVocabulary);
   const listFieldsJson = optionalEnv(env, SCAN_VARIABLES.listFields);
   const maxOutputBytes = optionalEnv(env, SCAN_VARIABLES.maxOutputBytes);
-  const outputsJson = optionalEnv(env, SCAN_OUTPUTS_VARIABLE);
+  const outputsJson = optionalEnv(env, SCAN_VARIABLES.outputs);
   return createScanSettings({
-    ...(outputsJson === undefined
-      ? {}
-      : { outputs: parseScanOutputsJson(outputsJson, SCAN_OUTPUTS_VARIABLE) }),
+    ...(outputsJson === undefined ? {} : { outputs: parseScanOutputsJson(outputsJson) }),
     ...(maxOutputBytes === undefined ? {} : { maxOutputBytes: readOutputCap(maxOutputBytes) }),
     resultsBucket,
     poll,

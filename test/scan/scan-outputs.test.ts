@@ -6,11 +6,11 @@ import {
   resolveScanOutputs,
   SCAN_OUTPUT_NAMES,
   SCAN_OUTPUTS,
-  SCAN_OUTPUTS_VARIABLE,
   scanOutputsJson,
   withScanOutputs,
 } from '#lambdas/scan/scan-outputs';
 import { scanSettingsFromEnv } from '#lambdas/scan/settings';
+import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 const row = (vendorPath: string, nothingStoredMetricId: string | false = false) =>
   ({ vendorPath, nothingStoredMetricId }) as {
@@ -60,8 +60,8 @@ describe('the scan outputs table', () => {
   it('reads back the table it writes into SCAN_OUTPUTS, and the handlers take it from there', () => {
     const extended = withScanOutputs({ screenshots: row('/screenshots/{uuid}', 'p') });
     const json = scanOutputsJson(extended);
-    expect(parseScanOutputsJson(json, SCAN_OUTPUTS_VARIABLE)).toEqual(extended);
-    const env = { [ENV.resultsBucket]: 'results', [SCAN_OUTPUTS_VARIABLE]: json };
+    expect(parseScanOutputsJson(json)).toEqual(extended);
+    const env = { [ENV.resultsBucket]: 'results', [SCAN_VARIABLES.outputs]: json };
     expect(scanSettingsFromEnv(env).outputs).toEqual(extended);
     expect(scanSettingsFromEnv({ [ENV.resultsBucket]: 'results' }).outputs).toBe(SCAN_OUTPUTS);
   });
@@ -80,8 +80,8 @@ describe('the scan outputs table', () => {
       /SCAN_OUTPUTS: scan output 'shots': vendorPath/,
     ],
   ])('refuses SCAN_OUTPUTS=%s with a ConfigurationError naming the variable', (json, message) => {
-    expect(() => parseScanOutputsJson(json, SCAN_OUTPUTS_VARIABLE)).toThrow(message);
-    expect(() => parseScanOutputsJson(json, SCAN_OUTPUTS_VARIABLE)).toThrow(
+    expect(() => parseScanOutputsJson(json)).toThrow(message);
+    expect(() => parseScanOutputsJson(json)).toThrow(
       expect.objectContaining({ name: 'ConfigurationError', setting: 'SCAN_OUTPUTS' }),
     );
   });

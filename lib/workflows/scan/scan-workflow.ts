@@ -21,12 +21,7 @@ import { Construct } from 'constructs';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { FailureName } from '#lambdas/scan/record-scan-failure';
-import {
-  SCAN_OUTPUTS,
-  SCAN_OUTPUTS_VARIABLE,
-  type ScanOutput,
-  scanOutputsJson,
-} from '#lambdas/scan/scan-outputs';
+import { SCAN_OUTPUTS, type ScanOutput, scanOutputsJson } from '#lambdas/scan/scan-outputs';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import {
   allowSpecialUseEnvironment,
@@ -144,7 +139,7 @@ export class ScanWorkflow extends Construct {
     // Only an extended table is written out: the handlers carry the built-in one.
     const outputsJson = scanOutputsJson(outputs);
     const outputsSetting: Record<string, string> =
-      outputsJson === scanOutputsJson(SCAN_OUTPUTS) ? {} : { [SCAN_OUTPUTS_VARIABLE]: outputsJson };
+      outputsJson === scanOutputsJson(SCAN_OUTPUTS) ? {} : { [SCAN_VARIABLES.outputs]: outputsJson };
     // Steps that only write S3 get the poll settings (the shared settings validate them) but no
     // vendor URL; vendor-calling steps get the URL alongside their secret binding.
     const s3OnlySettings = {
