@@ -19,13 +19,20 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { HANDLERS } from '../lambdas/registry.ts';
 import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 import { handlerBuildOptions } from './handler-bundling.ts';
 
-const DIST = join(REPO_ROOT, 'dist');
+/**
+ * Where the build goes: `dist/` for `npm pack`; `--out DIR` for a build that must not touch the
+ * working tree (the package test packs a staged copy, so an `npm pack` beside it is undisturbed).
+ */
+const DIST = resolve(
+  parseArgs({ options: { out: { type: 'string' } } }).values.out ?? join(REPO_ROOT, 'dist'),
+);
 /** Relative to dist/index.cjs; read by `prebuiltHandlersDir` in lib/platform/pipeline-function.ts. */
 const HANDLERS_DIR = './handlers/';
 
@@ -95,8 +102,14 @@ function checkImportsAreDeclared(packages: readonly string[]): void {
 
 function buildDeclarations(): void {
   const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(REPO_ROOT, 'tsconfig.package.json')], { stdio: 'inherit' });
   const typesDir = join(DIST, 'types');
+  execFileSync(
+    process.execPath,
+    [tsc, '-p', join(REPO_ROOT, 'tsconfig.package.json'), '--outDir', typesDir],
+    {
+      stdio: 'inherit',
+    },
+  );
   for (const file of filesUnder(typesDir).filter((name) => name.endsWith('.d.ts'))) {
     const text = readFileSync(file, 'utf8');
     const rewritten = text.replace(
@@ -131,6 +144,4 @@ rmSync(DIST, { recursive: true, force: true });
 await buildHandlers();
 checkImportsAreDeclared(await buildLibrary());
 buildDeclarations();
-console.log(
-  `built ${relative(REPO_ROOT, DIST)}/: ${Object.keys(HANDLERS).length} handler bundles, index.cjs, types/`,
-);
+console.log(`built ${DIST}/: ${Object.keys(HANDLERS).length} handler bundles, index.cjs, types/`);

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 type LockEntry = {
@@ -25,16 +25,36 @@ type LockEntry = {
 /** What the app installs besides the tarball: the construct's peer dependencies. */
 export const CONSUMER_DEPENDENCIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'] as const;
 
-/** `npm pack` of the repository (its `prepack` builds dist/) into `destination`; the tarball path. */
+/**
+ * What `npm pack` of the repository gives, built without touching its working tree: the package is
+ * built (local/build-package.ts, as `prepack` runs it) into a staging folder beside its
+ * package.json and the top-level files npm always packs, and packed there into `destination`
+ * with scripts off (the build already ran). An `npm pack` or a build in the repository meanwhile
+ * is undisturbed, and so is this. Returns the tarball path.
+ */
 export function packRepository(repoRoot: string, destination: string): string {
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', destination], {
-    cwd: repoRoot,
+  const staging = join(destination, 'staging');
+  mkdirSync(staging, { recursive: true });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'local/build-package.ts', '--out', join(staging, 'dist')],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  for (const name of readdirSync(repoRoot)) {
+    if (name === 'package.json' || /^(README|LICENSE|LICENCE|CHANGELOG)(\..*)?$/i.test(name)) {
+      copyFileSync(join(repoRoot, name), join(staging, name));
+    }
+  }
+  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], {
+    cwd: staging,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 64 * 1024 * 1024,
   });
-  // prepack's own output precedes npm's JSON array.
-  const [packed] = JSON.parse(out.slice(out.indexOf('[\n'))) as { filename: string }[];
+  const [packed] = JSON.parse(out) as { filename: string }[];
   if (packed === undefined) throw new Error('npm pack reported no tarball');
   return join(destination, packed.filename);
 }

@@ -1,11 +1,19 @@
 /**
- * Issue #36: `npm pack` gives a package that a CDK app outside this repository installs (offline,
+ * `npm pack` gives a package that a CDK app outside this repository installs (offline,
  * from the npm cache) and synthesizes with cdk-nag on: with nothing brought, with every resource
  * brought from the app, and with every resource imported. Packed, installed and synthesized once
  * for the file (the pack builds 21 handler bundles and the declarations).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -18,8 +26,15 @@ let workDir = '';
 let appDir = '';
 const templates = new Map<string, Template>();
 let warnings: string[] = [];
+/** The working tree's dist/ before the pack (its modification time, or absent). */
+const workingTreeDist = () => {
+  const dist = join(REPO_ROOT, 'dist');
+  return existsSync(dist) ? statSync(dist).mtimeMs : 'absent';
+};
+let distBefore: number | 'absent' = 'absent';
 
 beforeAll(() => {
+  distBefore = workingTreeDist();
   workDir = mkdtempSync(join(tmpdir(), 'security-pipeline-package-'));
   appDir = join(workDir, 'app');
   const tarball = packRepository(REPO_ROOT, workDir);
@@ -59,6 +74,10 @@ const template = (stack: string): Template => {
 };
 
 describe('the packed construct in a fresh CDK app', () => {
+  it('is packed from a build outside the working tree, so an `npm pack` beside the suite is undisturbed', () => {
+    expect(workingTreeDist()).toBe(distBefore);
+  });
+
   it('installs with nothing from this repository: built code, declarations and the entry point', () => {
     const installed = join(appDir, 'node_modules', PACKAGE);
     const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
