@@ -2,9 +2,10 @@
  * Builds what `npm pack` ships (run by `prepack`): an app that installs the tarball synthesizes
  * with nothing from this repository.
  *
- * - `dist/handlers/<handler>/index.mjs` (+ map): every handler of lambdas/registry.ts bundled with
- *   PIPELINE_BUNDLING's options, in one esbuild build (shared modules parsed once);
- *   PipelineFunction deploys them with `Code.fromAsset` instead of bundling at synth.
+ * - `dist/handlers/`: every handler of lambdas/registry.ts built with PIPELINE_BUNDLING's options in
+ *   one esbuild build with code splitting (`<handler>/index.mjs`, shared `chunks/`, maps, and
+ *   `manifest.json`); PipelineFunction deploys each handler's own files with `Code.fromAsset`
+ *   instead of bundling at synth.
  * - `dist/index.cjs`: lib/index.ts and what it imports, bundled. The consumer's aws-cdk-lib,
  *   constructs and cdk-nag (peer dependencies: one construct tree, one copy of each) stay imports;
  *   every other package is bundled in, so a consumer installs no handler dependency. zod is a
@@ -19,11 +20,12 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { HANDLERS } from '../lambdas/registry.ts';
 import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
+import { PREBUILT_MANIFEST, type PrebuiltManifest } from '../lib/platform/prebuilt-handlers.ts';
 import { handlerBuildOptions } from './handler-bundling.ts';
 
 /**
@@ -36,16 +38,49 @@ const DIST = resolve(
 /** Relative to dist/index.cjs; read by `prebuiltHandlersDir` in lib/platform/pipeline-function.ts. */
 const HANDLERS_DIR = './handlers/';
 
+/**
+ * Every handler in one build with code splitting: the modules they share are written once, as
+ * chunks, and `handlers/manifest.json` records each handler's closure (its entry and every chunk
+ * it imports), from which PipelineFunction deploys each function with only its own files
+ * (lib/platform/prebuilt-handlers.ts). Source maps are built (without sources) and shipped;
+ * a function deploys them only when its pipeline turns them on.
+ */
 async function buildHandlers(): Promise<void> {
-  await build({
+  const handlersDir = join(DIST, HANDLERS_DIR);
+  const result = await build({
     ...handlerBuildOptions(),
     entryPoints: Object.keys(HANDLERS).map((handler) => ({
       in: handlerEntry(handler),
       out: `${handler}/index`,
     })),
-    outdir: join(DIST, HANDLERS_DIR),
+    outdir: handlersDir,
     outExtension: { '.js': '.mjs' },
+    sourcemap: true,
+    sourcesContent: false,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    metafile: true,
   });
+  const outputs = result.metafile.outputs;
+  const key = (file: string) => relative(handlersDir, join(REPO_ROOT, file)).split(sep).join('/');
+  const byKey = new Map(Object.entries(outputs).map(([file, output]) => [key(file), output]));
+  const closureOf = (entry: string): string[] => {
+    const seen = new Set<string>();
+    const pending = [entry];
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const imported of byKey.get(file)?.imports ?? []) {
+        if (!imported.external) pending.push(key(imported.path));
+      }
+    }
+    return [entry, ...[...seen].filter((file) => file !== entry).sort()];
+  };
+  const handlers = Object.fromEntries(
+    Object.keys(HANDLERS).map((handler) => [handler, closureOf(`${handler}/index.mjs`)]),
+  );
+  const manifest: PrebuiltManifest = { handlers };
+  writeFileSync(join(handlersDir, PREBUILT_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 /**

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
   type BundlingOptions,
   NodejsFunction,
@@ -17,6 +17,7 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { handlerEntryPath, logsMayCarryPersonalData } from '../../lambdas/registry.ts';
 import { validateEnvironmentSize } from './lambda-environment-size.ts';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
+import { type PrebuiltHandlerCode, prebuiltHandlerCode } from './prebuilt-handlers.ts';
 import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts';
 
 /** Repository root: handler entries, package-lock.json and tsconfig.json are resolved against it. */
@@ -24,7 +25,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Replaced by the package build (local/build-package.ts, esbuild `define`) with the folder, relative
- * to the built entry point, that holds one prebuilt bundle per handler (`<handler>/index.mjs`).
+ * to the built entry point, that holds the prebuilt handlers (`<handler>/index.mjs`, the chunks they
+ * share and the manifest of each handler's files: prebuilt-handlers.ts).
  * Undeclared when running from this repository's sources, where esbuild bundles at synth instead.
  */
 declare const SECURITY_PIPELINE_PREBUILT_HANDLERS: string | undefined;
@@ -241,9 +243,8 @@ export class PipelineFunction extends NodejsFunction {
     }
     const prebuilt = prebuiltHandlersDir();
     const entry = prebuilt === undefined ? handlerEntry(props.handlerFile) : undefined;
-    const file = entry ?? join(prebuilt as string, props.handlerFile, 'index.mjs');
-    if (!existsSync(file)) {
-      throw new Error(`PipelineFunction ${id}: handler file ${file} does not exist`);
+    if (entry !== undefined && !existsSync(entry)) {
+      throw new Error(`PipelineFunction ${id}: handler file ${entry} does not exist`);
     }
     const seconds = props.timeout.toSeconds();
     if (seconds < 1 || seconds > Duration.minutes(15).toSeconds()) {
@@ -270,6 +271,14 @@ export class PipelineFunction extends NodejsFunction {
           depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
           bundling: PIPELINE_BUNDLING,
         }
-      : { code: Code.fromAsset(dirname(file)), handler: 'index.handler' };
+      : PipelineFunction.prebuiltCode(id, prebuilt as string, props.handlerFile);
+  }
+
+  private static prebuiltCode(id: string, dir: string, handlerFile: string): PrebuiltHandlerCode {
+    try {
+      return prebuiltHandlerCode(dir, handlerFile, false);
+    } catch (error) {
+      throw new Error(`PipelineFunction ${id}: ${(error as Error).message}`);
+    }
   }
 }

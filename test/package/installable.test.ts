@@ -9,6 +9,7 @@ import {
   copyFileSync,
   existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -32,12 +33,14 @@ const workingTreeDist = () => {
   return existsSync(dist) ? statSync(dist).mtimeMs : 'absent';
 };
 let distBefore: number | 'absent' = 'absent';
+let tarballBytes = 0;
 
 beforeAll(() => {
   distBefore = workingTreeDist();
   workDir = mkdtempSync(join(tmpdir(), 'security-pipeline-package-'));
   appDir = join(workDir, 'app');
   const tarball = packRepository(REPO_ROOT, workDir);
+  tarballBytes = statSync(tarball).size;
   createConsumerApp(REPO_ROOT, appDir, tarball);
   installOffline(appDir);
   copyFileSync(join(import.meta.dirname, 'fixtures/consumer-app.mjs'), join(appDir, 'app.mjs'));
@@ -95,6 +98,32 @@ describe('the packed construct in a fresh CDK app', () => {
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'cdk-nag', 'constructs']);
   });
 
+  it('packs to under 3 MB: the handlers share their common modules as chunks', () => {
+    expect(tarballBytes).toBeGreaterThan(0);
+    expect(tarballBytes).toBeLessThan(3 * 1024 * 1024);
+  });
+
+  it("deploys each function with its own handler's files only: its entry and its chunks, no source maps", () => {
+    const installed = join(appDir, 'node_modules', PACKAGE, 'dist/handlers');
+    const manifest = JSON.parse(readFileSync(join(installed, 'manifest.json'), 'utf8')) as {
+      handlers: Record<string, string[]>;
+    };
+    const functions = Object.values(template('Plain').findResources('AWS::Lambda::Function')).filter(
+      (fn) =>
+        typeof fn.Properties?.Handler === 'string' && /^[a-z-]+\/index\.handler$/.test(fn.Properties.Handler),
+    );
+    // Every function but those of settings left off (per-API keys' age checks, say).
+    expect(functions.length).toBeGreaterThan(Object.keys(manifest.handlers).length - 3);
+    for (const fn of functions) {
+      const handler = (fn.Properties.Handler as string).replace(/\/index\.handler$/, '');
+      // Each asset is staged in cdk.out as asset.<hash>, the hash its S3 key is named after.
+      const key = String(fn.Properties.Code?.S3Key ?? 'missing');
+      const assetDir = join(appDir, 'cdk.out', `asset.${key.replace(/\.zip$/, '')}`);
+      const files = filesUnder(assetDir).sort();
+      expect(files, handler).toEqual([...(manifest.handlers[handler] ?? ['missing'])].sort());
+    }
+  });
+
   it('synthesizes every workflow with cdk-nag AwsSolutions on, functions from the prebuilt bundles', () => {
     const plain = template('Plain');
     expect(
@@ -103,7 +132,7 @@ describe('the packed construct in a fresh CDK app', () => {
     plain.resourceCountIs('AWS::S3::Bucket', 3);
     plain.resourceCountIs('AWS::SecretsManager::Secret', 3);
     plain.hasResourceProperties('AWS::Lambda::Function', {
-      Handler: 'index.handler',
+      Handler: 'start-scan/index.handler',
       Description: 'Security pipeline: lambdas/scan/start-scan.ts',
     });
   });
@@ -167,6 +196,14 @@ describe('the packed construct in a fresh CDK app', () => {
     ).toEqual([]);
   });
 });
+
+function filesUnder(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? filesUnder(join(dir, entry.name), `${prefix}${entry.name}/`)
+      : [`${prefix}${entry.name}`],
+  );
+}
 
 /** The README's TypeScript example, written into the app as `file` with `extra` lines after it. */
 function writeReadmeExample(file: string, extra: readonly string[]): void {
