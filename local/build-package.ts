@@ -1,6 +1,8 @@
 /**
- * Builds what `npm pack` ships (run by `prepack`): an app that installs the tarball synthesizes
- * with nothing from this repository.
+ * Builds the package (`npm run package`): an app that installs its tarball synthesizes with nothing
+ * from this repository. Everything goes into a stage folder (package-stage.ts), `build/package/`
+ * by default, which `--pack DEST` packs into a tarball in DEST and `npm publish build/package`
+ * publishes.
  *
  * - `dist/handlers/`: every handler of lambdas/registry.ts built with PIPELINE_BUNDLING's options in
  *   one esbuild build with code splitting (`<handler>/index.mjs`, shared `chunks/`, maps, and
@@ -18,7 +20,7 @@
  *   node16`) would be refused its `import` (TS1479) though `require` loads the package.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,14 +29,15 @@ import { HANDLERS } from '../lambdas/registry.ts';
 import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 import { PREBUILT_MANIFEST, type PrebuiltManifest } from '../lib/platform/prebuilt-handlers.ts';
 import { handlerBuildOptions } from './handler-bundling.ts';
+import { writePackageStage } from './package-stage.ts';
 
+const { values: flags } = parseArgs({ options: { stage: { type: 'string' }, pack: { type: 'string' } } });
 /**
- * Where the build goes: `dist/` for `npm pack`; `--out DIR` for a build that must not touch the
- * working tree (the package test packs a staged copy, so an `npm pack` beside it is undisturbed).
+ * The folder npm packs (package-stage.ts): `build/package/`, or `--stage DIR` (the package test
+ * stages in a temporary folder, so nothing in the working tree changes under a run beside it).
  */
-const DIST = resolve(
-  parseArgs({ options: { out: { type: 'string' } } }).values.out ?? join(REPO_ROOT, 'dist'),
-);
+const STAGE = resolve(flags.stage ?? join(REPO_ROOT, 'build/package'));
+const DIST = join(STAGE, 'dist');
 /** Relative to dist/index.cjs; read by `prebuiltHandlersDir` in lib/platform/pipeline-function.ts. */
 const HANDLERS_DIR = './handlers/';
 
@@ -175,8 +178,22 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-rmSync(DIST, { recursive: true, force: true });
+// The stage is rebuilt from nothing; a folder that is not an earlier stage is never emptied.
+if (existsSync(STAGE) && readdirSync(STAGE).length > 0 && !existsSync(join(STAGE, 'dist', 'index.cjs'))) {
+  throw new Error(
+    `--stage ${STAGE}: the folder is not empty and holds no earlier package build; name an empty or new folder`,
+  );
+}
+rmSync(STAGE, { recursive: true, force: true });
 await buildHandlers();
 checkImportsAreDeclared(await buildLibrary());
 buildDeclarations();
-console.log(`built ${DIST}/: ${Object.keys(HANDLERS).length} handler bundles, index.cjs, types/`);
+writePackageStage(REPO_ROOT, STAGE);
+console.log(`built ${STAGE}/: ${Object.keys(HANDLERS).length} handlers, index.cjs, types/, docs/`);
+if (flags.pack !== undefined) {
+  // The build ran above: npm's lifecycle scripts have nothing left to do in the stage.
+  execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', resolve(flags.pack)], {
+    cwd: STAGE,
+    stdio: 'inherit',
+  });
+}

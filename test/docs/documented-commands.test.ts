@@ -87,7 +87,12 @@ function verdictFor(command: DocumentedCommand): Verdict | undefined {
     return { kind: 'not run', reason: 'a pattern or a mention, not a command' };
   if (first === 'npm' && (second === 'test' || second === 'ci'))
     return { kind: 'not run', reason: 'the suite itself: .ci/run and every npm test run it' };
-  if (first === 'npm' && (second === 'pack' || (second === 'install' && /\.tgz$/.test(words[2] ?? ''))))
+  if (
+    first === 'npm' &&
+    (second === 'pack' ||
+      (second === 'run' && words[2] === 'package') ||
+      (second === 'install' && /\.tgz$/.test(words[2] ?? '')))
+  )
     return {
       kind: 'runs',
       by: 'test/package/installable.test.ts (packs, installs the tarball in a fresh app)',

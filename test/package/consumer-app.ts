@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 type LockEntry = {
@@ -26,38 +26,32 @@ type LockEntry = {
 export const CONSUMER_DEPENDENCIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'] as const;
 
 /**
- * What `npm pack` of the repository gives, built without touching its working tree: the package is
- * built (local/build-package.ts, as `prepack` runs it) into a staging folder beside its
- * package.json and the top-level files npm always packs, and packed there into `destination`
- * with scripts off (the build already ran). An `npm pack` or a build in the repository meanwhile
- * is undisturbed, and so is this. Returns the tarball path.
+ * `npm run package`'s tarball, built without touching the working tree: local/build-package.ts
+ * stages the package in `destination/staging` and packs it into `destination`, so an `npm run
+ * package` in the repository meanwhile is undisturbed, and so is this. Returns the tarball path.
  */
 export function packRepository(repoRoot: string, destination: string): string {
-  const staging = join(destination, 'staging');
-  mkdirSync(staging, { recursive: true });
-  execFileSync(
+  const out = execFileSync(
     process.execPath,
-    ['--import', 'tsx', 'local/build-package.ts', '--out', join(staging, 'dist')],
-    {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    [
+      '--import',
+      'tsx',
+      'local/build-package.ts',
+      '--stage',
+      join(destination, 'staging'),
+      '--pack',
+      destination,
+    ],
+    { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
   );
-  for (const name of readdirSync(repoRoot)) {
-    if (name === 'package.json' || /^(README|LICENSE|LICENCE|CHANGELOG)(\..*)?$/i.test(name)) {
-      copyFileSync(join(repoRoot, name), join(staging, name));
-    }
-  }
-  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], {
-    cwd: staging,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const [packed] = JSON.parse(out) as { filename: string }[];
-  if (packed === undefined) throw new Error('npm pack reported no tarball');
-  return join(destination, packed.filename);
+  // npm pack prints the tarball's file name last.
+  const filename = out.trim().split('\n').at(-1) ?? '';
+  if (!filename.endsWith('.tgz')) throw new Error(`npm pack reported no tarball:\n${out}`);
+  return join(destination, filename);
 }
+
+/** The stage `packRepository` packed: the folder `npm publish` would publish. */
+export const stagedPackage = (destination: string) => join(destination, 'staging');
 
 /**
  * Creates the app folder: package.json naming the tarball and the peers, and a lockfile whose

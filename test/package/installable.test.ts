@@ -16,11 +16,11 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { createConsumerApp, installOffline, packRepository } from './consumer-app.ts';
+import { createConsumerApp, installOffline, packRepository, stagedPackage } from './consumer-app.ts';
 
 const PACKAGE = 'vendor-security-pipeline';
 let workDir = '';
@@ -96,6 +96,44 @@ describe('the packed construct in a fresh CDK app', () => {
     // The handlers' packages are bundled: none is the consumer's to install.
     expect(Object.keys(manifest.dependencies)).toEqual(['zod']);
     expect(Object.keys(manifest.peerDependencies).sort()).toEqual(['aws-cdk-lib', 'cdk-nag', 'constructs']);
+  });
+
+  it("holds only what a consumer needs: dist/, the README, LICENSE and CHANGELOG, and a manifest without the repository's tooling", () => {
+    const installed = join(appDir, 'node_modules', PACKAGE);
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    for (const field of ['scripts', 'devDependencies', 'imports', 'private']) {
+      expect(manifest, field).not.toHaveProperty(field);
+    }
+    expect(manifest).toMatchObject({ license: 'Apache-2.0', main: './dist/index.cjs' });
+    // What `npm publish` of the stage would send (pack and publish select files alike).
+    const listed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: stagedPackage(workDir),
+        encoding: 'utf8',
+      }),
+    ) as { files: { path: string }[] }[];
+    const tops = new Set(listed[0]?.files.map((file) => file.path.split('/')[0]));
+    expect([...tops].sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist', 'package.json']);
+  });
+
+  it("has the README's and the docs' links lead to pages in the package", () => {
+    const installed = join(appDir, 'node_modules', PACKAGE);
+    const pages = [
+      'README.md',
+      'CHANGELOG.md',
+      ...filesUnder(join(installed, 'dist/docs')).map((page) => `dist/docs/${page}`),
+    ];
+    expect(pages.length).toBeGreaterThan(10);
+    for (const page of pages.filter((name) => name.endsWith('.md'))) {
+      const text = readFileSync(join(installed, page), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s#]+)(?:#[^)\s]*)?\)/g)) {
+        if (target === undefined || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+        expect(existsSync(join(installed, dirname(page), target)), `${page} -> ${target}`).toBe(true);
+      }
+    }
   });
 
   it('packs to under 3 MB: the handlers share their common modules as chunks', () => {
