@@ -157,7 +157,7 @@ describe('the lag promise over a sweep of end times', () => {
         const expected: ExpectedDuration = {
           earliestSeconds: earliest,
           latestSeconds: Math.round(earliest * ratio),
-          basis: 'overall',
+          basis: 'neighbours',
         };
         expect(pollAges(settings, expected).length).toBeLessThanOrEqual(unlearned + MAX_DENSE_POLLS);
       }
