@@ -28,6 +28,7 @@ import { type AslDefinition, scanDomainStateMachine } from '../local/definitions
 import { type S3rverFixture, startS3rver } from '../local/embedded-s3.ts';
 import { cachedTemplate } from '../local/synth-cache.ts';
 import { BENCH_LEARNED_KEY, teachDurations, virtualScan } from './poll-cost.ts';
+import { printPollLearning } from './poll-learning.ts';
 
 const BUCKET = 'bench-poll';
 const DURATIONS = [60, 300, 1800, 7200, 6 * 3600] as const;
@@ -216,7 +217,8 @@ export async function printPollSweep(): Promise<void> {
     ];
     process.stdout.write(`${cells.join(' | ')}\n`);
   }
-  for (const line of goals(rows)) process.stdout.write(`${line}\n`);
+  const learning = await printPollLearning();
+  for (const line of [...goals(rows), ...learning]) process.stdout.write(`${line}\n`);
 }
 
 /** The goals of issue #35, each with the figures that decide it. */
