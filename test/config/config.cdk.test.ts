@@ -208,7 +208,9 @@ describe('parsePipelineConfig: scan, intake and lists', () => {
     expect(problemsOf({ scan: { maxConcurrency: 10_001 } })).toContain(
       'pipeline.scan.maxConcurrency must be between 1 and 10000 (got 10001)',
     );
-    expect(parsePipelineConfig({ scan: { maxConcurrency: 10_000 } }).scan.maxConcurrency).toBe(10_000);
+    expect(parsePipelineConfig({ scan: { maxConcurrency: 10_000 } }, 'test').scan.maxConcurrency).toBe(
+      10_000,
+    );
   });
 
   it('rejects an intake prefix with a leading slash or without a trailing one', () => {
