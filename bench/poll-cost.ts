@@ -219,6 +219,8 @@ export async function measurePollCost(
 /** What one scan of `scanSeconds` did: Lambda invocations and their local durations, S3 requests. */
 export interface ScanWork {
   readonly transitions: number;
+  /** Virtual seconds from StartScan to the poll that saw the scan finished. */
+  readonly noticedAtSeconds: number;
   /** Execution history events: one CloudWatch Logs line each at the state machines' level ALL. */
   readonly historyEvents: number;
   /** Bytes of the structured log lines the handlers wrote (JSON, one line each), measured. */
@@ -251,6 +253,7 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
     await teachDurations({ definition, machine, s3: s3.client, bucket: 'bench-results' }, scanSeconds);
     for (const command of Object.keys(s3Requests)) delete s3Requests[command];
     const clock = new VirtualClock();
+    const startedAtMs = clock.now().getTime();
     const vendor = virtualTimeVendor(clock, scanSeconds);
     // Each handler log line as Powertools writes it (one JSON object per line), counted in bytes.
     let handlerLogBytes = 0;
@@ -303,6 +306,7 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
       throw new Error(`cost scan of ${scanSeconds}s did not succeed`);
     return {
       transitions: result.transitions,
+      noticedAtSeconds: (clock.now().getTime() - startedAtMs) / 1000,
       historyEvents: result.historyEvents,
       handlerLogBytes,
       tasks,
