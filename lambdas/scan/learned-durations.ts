@@ -75,7 +75,8 @@ export async function expectedDurationOf(
   deps: StoreDeps,
   domain: string,
 ): Promise<ExpectedDuration | undefined> {
-  const key = learnedDurationsKey(domain);
+  const key = keyOrLog(deps, domain);
+  if (key === undefined) return undefined;
   const own = usable(deps, await loadRecord(deps, key));
   if (own.length > 0) return expectationFrom(own, 'domain');
   const neighbours = await neighbourKeys(deps, key);
@@ -85,6 +86,18 @@ export async function expectedDurationOf(
   // Each neighbour counts once (its latest duration), however often it was scanned.
   const latest = records.flatMap((samples) => samples.slice(-1));
   return latest.length > 0 ? expectationFrom(latest, 'neighbours') : undefined;
+}
+
+/** The record's key, or undefined (logged) for a name no record may have: learning never fails a scan. */
+function keyOrLog(deps: StoreDeps, domain: string): string | undefined {
+  try {
+    return learnedDurationsKey(domain);
+  } catch {
+    deps.logger.warn('Learned scan durations not used: the domain name is not a normalised one', {
+      domainLength: domain.length,
+    });
+    return undefined;
+  }
 }
 
 /** The samples of a loaded record, logging why a stored one is ignored. */
@@ -183,7 +196,8 @@ export function withSample(record: DurationRecord, seconds: number): DurationRec
 export async function learnScanDuration(deps: StoreDeps, domain: string, poll: PollState): Promise<void> {
   const seconds = learnedSampleSeconds(poll);
   if (seconds === undefined) return;
-  const key = learnedDurationsKey(domain);
+  const key = keyOrLog(deps, domain);
+  if (key === undefined) return;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const random = deps.random ?? Math.random;
   for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt += 1) {
@@ -208,7 +222,9 @@ export async function learnScanDuration(deps: StoreDeps, domain: string, poll: P
       deps.logger.debug('Scan duration learned', { learnedSeconds: seconds, attempt });
       return;
     }
-    if (outcome !== 'conflict') {
+    // A refusal (no such bucket, access denied) stays; anything else (a 5xx, a timeout, a reset)
+    // is tried again like a conflict.
+    if (outcome !== 'conflict' && (outcome.permanent || attempt === UPDATE_ATTEMPTS)) {
       deps.logger.warn('Scan duration not learned: the learned durations could not be written', {
         key,
         error: outcome.error,
@@ -227,7 +243,7 @@ async function put(
   key: string,
   body: Buffer,
   etag: string | undefined,
-): Promise<'stored' | 'conflict' | { error: string }> {
+): Promise<'stored' | 'conflict' | { error: string; permanent: boolean }> {
   try {
     await deps.s3.send(
       new PutObjectCommand({
@@ -241,7 +257,11 @@ async function put(
     );
     return 'stored';
   } catch (error) {
-    return isWriteConflict(error) ? 'conflict' : { error: errorName(error) };
+    if (isWriteConflict(error)) return 'conflict';
+    const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+    const permanent =
+      errorName(error) === 'NoSuchBucket' || (status !== undefined && status >= 400 && status < 500);
+    return { error: errorName(error), permanent };
   }
 }
 
