@@ -79,7 +79,7 @@ describe('a second scan of a domain', () => {
   });
 
   it('gives a domain never scanned before the expectation of the domains next to it', async () => {
-    // Prepare: one scan of another domain teaches the overall window
+    // Prepare: one scan of a neighbouring domain (in key order) teaches the fallback
     await execute('teacher.example.com', { poll: POLL });
 
     // Act
