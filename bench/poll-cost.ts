@@ -15,7 +15,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
-import { LEARNED_DURATIONS_KEY } from '#lambdas/scan/learned-durations';
+import { learnedDurationsKey } from '#lambdas/scan/learned-durations';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
 import type { ScanStatus } from '#lambdas/scan/vendor-api/types';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
@@ -113,6 +113,10 @@ export interface VirtualScanResult {
  * Earlier scans a learned scan was planned from, as fractions of its duration: a vendor's
  * durations vary, so the learned window is a spread, not the exact answer.
  */
+/** The domain every virtual scan scans, and where its learned durations are stored. */
+export const BENCH_DOMAIN = 'bench.example.com';
+export const BENCH_LEARNED_KEY = learnedDurationsKey(BENCH_DOMAIN);
+
 export const LEARNED_HISTORY = [0.9, 1.1, 1.0, 0.95] as const;
 
 /** Teaches `setup`'s learned durations four earlier scans of about `durationSeconds` (LEARNED_HISTORY). */
@@ -152,7 +156,7 @@ export async function virtualScan(
     setup.machine,
     setup.definition,
     handlers,
-    { domain: 'bench.example.com', executionName: `bench-${scanSeconds}`, runId: 'bench' },
+    { domain: BENCH_DOMAIN, executionName: `bench-${scanSeconds}`, runId: 'bench' },
     { waitOverrideMs: 0, onProgress: () => {} },
   );
   if (result.outcome?.state !== 'succeeded') {
@@ -181,7 +185,7 @@ export async function measurePollCost(
   try {
     // Each run starts from nothing learned, so the adaptive scan is not planned from the fixed one.
     const run = async (scanSeconds: number, poll: PollSettings) => {
-      await s3.client.send(new DeleteObjectCommand({ Bucket: 'bench-results', Key: LEARNED_DURATIONS_KEY }));
+      await s3.client.send(new DeleteObjectCommand({ Bucket: 'bench-results', Key: BENCH_LEARNED_KEY }));
       return virtualScan({ definition, machine, s3: s3.client, bucket: 'bench-results' }, scanSeconds, poll);
     };
     const rows: PollCostRow[] = [];
@@ -215,6 +219,8 @@ export async function measurePollCost(
 /** What one scan of `scanSeconds` did: Lambda invocations and their local durations, S3 requests. */
 export interface ScanWork {
   readonly transitions: number;
+  /** Virtual seconds from StartScan to the poll that saw the scan finished. */
+  readonly noticedAtSeconds: number;
   /** Execution history events: one CloudWatch Logs line each at the state machines' level ALL. */
   readonly historyEvents: number;
   /** Bytes of the structured log lines the handlers wrote (JSON, one line each), measured. */
@@ -247,6 +253,7 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
     await teachDurations({ definition, machine, s3: s3.client, bucket: 'bench-results' }, scanSeconds);
     for (const command of Object.keys(s3Requests)) delete s3Requests[command];
     const clock = new VirtualClock();
+    const startedAtMs = clock.now().getTime();
     const vendor = virtualTimeVendor(clock, scanSeconds);
     // Each handler log line as Powertools writes it (one JSON object per line), counted in bytes.
     let handlerLogBytes = 0;
@@ -292,13 +299,14 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
       machine,
       definition,
       handlers,
-      { domain: 'bench.example.com', executionName: `cost-${scanSeconds}`, runId: 'cost' },
+      { domain: BENCH_DOMAIN, executionName: `cost-${scanSeconds}`, runId: 'cost' },
       { waitOverrideMs: 0, onProgress: () => {} },
     );
     if (result.result.outcome?.state !== 'succeeded')
       throw new Error(`cost scan of ${scanSeconds}s did not succeed`);
     return {
       transitions: result.transitions,
+      noticedAtSeconds: (clock.now().getTime() - startedAtMs) / 1000,
       historyEvents: result.historyEvents,
       handlerLogBytes,
       tasks,

@@ -17,7 +17,6 @@
  */
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { LEARNED_DURATIONS_KEY } from '#lambdas/scan/learned-durations';
 import {
   DEFAULT_POLL_SETTINGS,
   estimateHistoryEvents,
@@ -28,7 +27,8 @@ import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../local/embedded-s3.ts';
 import { cachedTemplate } from '../local/synth-cache.ts';
-import { teachDurations, virtualScan } from './poll-cost.ts';
+import { BENCH_LEARNED_KEY, teachDurations, virtualScan } from './poll-cost.ts';
+import { printPollLearning } from './poll-learning.ts';
 
 const BUCKET = 'bench-poll';
 const DURATIONS = [60, 300, 1800, 7200, 6 * 3600] as const;
@@ -96,20 +96,18 @@ async function learnedSnapshot(
   durationSeconds: number,
   scale?: number,
 ): Promise<Buffer | undefined> {
-  await bench.s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: LEARNED_DURATIONS_KEY }));
+  await bench.s3.client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: BENCH_LEARNED_KEY }));
   if (scale === undefined) return undefined;
   await teachDurations({ ...bench, s3: bench.s3.client, bucket: BUCKET }, durationSeconds * scale);
-  const stored = await bench.s3.client.send(
-    new GetObjectCommand({ Bucket: BUCKET, Key: LEARNED_DURATIONS_KEY }),
-  );
+  const stored = await bench.s3.client.send(new GetObjectCommand({ Bucket: BUCKET, Key: BENCH_LEARNED_KEY }));
   return Buffer.from((await stored.Body?.transformToByteArray()) ?? []);
 }
 
 async function restore(bench: Bench, snapshot: Buffer | undefined): Promise<void> {
   await bench.s3.client.send(
     snapshot === undefined
-      ? new DeleteObjectCommand({ Bucket: BUCKET, Key: LEARNED_DURATIONS_KEY })
-      : new PutObjectCommand({ Bucket: BUCKET, Key: LEARNED_DURATIONS_KEY, Body: snapshot }),
+      ? new DeleteObjectCommand({ Bucket: BUCKET, Key: BENCH_LEARNED_KEY })
+      : new PutObjectCommand({ Bucket: BUCKET, Key: BENCH_LEARNED_KEY, Body: snapshot }),
   );
 }
 
@@ -219,7 +217,8 @@ export async function printPollSweep(): Promise<void> {
     ];
     process.stdout.write(`${cells.join(' | ')}\n`);
   }
-  for (const line of goals(rows)) process.stdout.write(`${line}\n`);
+  const learning = await printPollLearning();
+  for (const line of [...goals(rows), ...learning]) process.stdout.write(`${line}\n`);
 }
 
 /** The goals of issue #35, each with the figures that decide it. */

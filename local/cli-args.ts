@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { SCAN_CONCURRENCY_BOUNDS } from '../lib/config/scan-concurrency.ts';
 
 /** The directory the user ran `npm start` from: npm's INIT_CWD, else this process's own. */
 export function userDirectory(env: NodeJS.ProcessEnv = process.env): string {
@@ -110,9 +111,10 @@ export function collect(value: string, previous: string[]): string[] {
 /** `--concurrency`: a whole number of domains at once, as scan.maxConcurrency allows. */
 export function concurrencyFlag(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
+  const { min, max } = SCAN_CONCURRENCY_BOUNDS;
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
     throw new InvalidArgumentError(
-      `--concurrency must be a whole number between 1 and 1000 (got ${JSON.stringify(value)})`,
+      `--concurrency must be a whole number between ${min} and ${max} (got ${JSON.stringify(value)})`,
     );
   }
   return parsed;

@@ -7,7 +7,8 @@
  * (answers MethodNotAllowed, so parts of an aborted upload stay in its upload directory, invisible to
  * ListObjects) and checksums. UploadPartCopy, copy-source conditions and conditional writes
  * (If-None-Match / If-Match) are added by local/s3rver-copy-and-conditions.ts; writes are answered
- * only once their file is complete (local/s3rver-durable-writes.ts), as S3 is read-after-write consistent.
+ * only once their file is complete, and a read racing a write gets one whole version
+ * (local/s3rver-durable-writes.ts), as S3 is read-after-write consistent and serves whole objects.
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { Agent } from 'node:http';

@@ -41,8 +41,8 @@ export interface ExpectedDuration {
   readonly earliestSeconds: number;
   /** The longest recent duration, in seconds (>= earliestSeconds). */
   readonly latestSeconds: number;
-  /** Learned from this domain's recent scans, or from all domains' when it has none. */
-  readonly basis: 'domain' | 'overall';
+  /** Learned from this domain's recent scans, or, when it has none, from the domains next to it. */
+  readonly basis: 'domain' | 'neighbours';
 }
 
 export interface StatusSnapshot {

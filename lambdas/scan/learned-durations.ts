@@ -1,146 +1,180 @@
 /**
- * How long scans take, learned from the scans that succeeded: one small JSON object in the results
- * bucket that WriteManifest updates and StartScan reads, so the poll loop can wait until shortly
- * before a scan is expected to end (poll-schedule.ts).
+ * How long scans take, learned from the scans that succeeded, so the poll loop can wait until
+ * shortly before a scan is expected to end (poll-schedule.ts).
  *
- * The object is a cache, never a record: reading it can only make polling cheaper. Whatever it holds
- * (missing, unreadable, oversized, not JSON, wrong shape) is ignored with one log line and the scan
- * polls as if nothing were learned; updating it never fails a scan. It stays bounded: a few recent
- * durations per domain, the most recently scanned domains first to stay, and at most
- * {@link MAX_LEARNED_DURATIONS_BYTES} in all. Domains are not personal data; nothing else is kept.
+ * One small object per domain (`learned/scan-durations/domains/<labels reversed>.json`) holds that
+ * domain's recent durations. WriteManifest updates only its own domain's object, so scans of
+ * different domains never contend, however many finish at once, and the record grows with the
+ * list (100,000 domains are 100,000 objects of a few hundred bytes), never past a cap. StartScan
+ * reads one object (one GET); a domain with no record of its own reads the records of the domains
+ * next to it in key order (one LIST and at most {@link NEIGHBOURS} GETs, once per new domain).
+ * The labels are reversed in the key so those neighbours are the same organisation's domains first
+ * (`com.example.a` beside `com.example.b`).
  *
- * Updates are conditional writes (If-Match on the ETag read, If-None-Match: * to create), so two
- * manifests written at once never overwrite each other's sample unseen: the loser reads again and
- * retries, and after {@link UPDATE_ATTEMPTS} conflicts its sample is dropped with a log line.
+ * A record is a cache, never the scan's outcome: whatever is stored (missing, unreadable, oversized,
+ * wrong shape) is ignored with one log line and the scan polls as if nothing were learned; updating
+ * it never fails a scan. Domains are not personal data; nothing else is kept.
+ *
+ * Two scans of the same domain finishing together update its record with conditional writes
+ * (If-Match on the ETag read, If-None-Match: * to create), so neither overwrites the other's sample
+ * unseen: the loser reads again and retries after a jittered pause.
  * https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html
  */
-import { GetObjectCommand, type GetObjectCommandOutput, PutObjectCommand } from '@aws-sdk/client-s3';
-import * as z from 'zod/mini';
-import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
-import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { isMissingObject } from '#lambdas/platform/s3/json-objects';
 import { isPreconditionFailure } from '#lambdas/platform/s3/promote';
 import type { ExpectedDuration, PollState } from '#lambdas/scan/contracts';
 import type { ScanDeps } from '#lambdas/scan/deps';
+import {
+  type DurationRecord,
+  type LoadedRecord,
+  loadRecord,
+  NO_SAMPLES,
+  serializeRecord,
+} from '#lambdas/scan/learned-record';
 import { POLL_BOUNDS } from '#lambdas/scan/poll-schedule';
 
-/** Outside `scans/`, so nothing that walks the scans' folders ever meets it. */
-export const LEARNED_DURATIONS_KEY = 'learned/scan-durations.json';
-/** The object is refused when larger, and kept smaller when written (oldest domains go first). */
-export const MAX_LEARNED_DURATIONS_BYTES = 128 * 1024;
+/** Outside `scans/`, so nothing that walks the scans' folders ever meets these objects. */
+export const LEARNED_DURATIONS_PREFIX = 'learned/scan-durations/domains/';
+const RECORD_SUFFIX = '.json';
 /** Recent durations kept per domain. */
 export const SAMPLES_PER_DOMAIN = 8;
-/** Recent durations kept across all domains (the fallback for a domain not yet learned). */
-export const OVERALL_SAMPLES = 16;
+/** Records of neighbouring domains a domain with none of its own learns from. */
+export const NEIGHBOURS = 8;
 /**
- * A window of recent durations wider than this ratio (longest / shortest) is no expectation: the
- * scan polls as if nothing were learned rather than densely across a wide range.
+ * An expectation spans at most this ratio (longest / shortest). Samples spread wider (a list of
+ * 10-minute and 2-hour domains) give the window holding the most of them, not "nothing learned":
+ * a scan that ends outside it is still noticed within the unlearned lag (poll-schedule.ts).
  */
 export const MAX_WINDOW_RATIO = 2;
-/** Conditional writes tried per update before the sample is dropped. */
-export const UPDATE_ATTEMPTS = 3;
+/**
+ * Conditional writes tried per update. Only scans of one domain contend, so a few rounds settle
+ * them; the pause before each retry is jittered so they do not collide again.
+ */
+export const UPDATE_ATTEMPTS = 10;
+/** The longest pause between two attempts of one update, in milliseconds. */
+export const MAX_RETRY_PAUSE_MS = 1_000;
 
-const durationSchema = z
-  .number()
-  .check(
-    z.refine(
-      (value) => Number.isSafeInteger(value) && value >= 1 && value <= POLL_BOUNDS.deadlineSeconds.max,
-    ),
-  );
-const learnedDurationsSchema = z.strictObject({
-  schemaVersion: z.literal(1),
-  overall: z.array(durationSchema).check(z.maxLength(OVERALL_SAMPLES)),
-  domains: z.record(
-    z.string().check(z.maxLength(253)),
-    z.array(durationSchema).check(z.maxLength(SAMPLES_PER_DOMAIN)),
-  ),
-});
+type StoreDeps = Pick<ScanDeps, 's3' | 'settings' | 'logger'> & Partial<Pick<ScanDeps, 'sleep' | 'random'>>;
 
-export type LearnedDurations = z.infer<typeof learnedDurationsSchema>;
-
-export const NOTHING_LEARNED: LearnedDurations = Object.freeze({
-  schemaVersion: 1,
-  overall: [],
-  domains: {},
-});
-
-/** How deep the learned object may nest: its own shape is 3 deep. */
-const LEARNED_DURATIONS_MAX_DEPTH = 4;
-
-type Loaded =
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'read'; readonly durations: LearnedDurations; readonly etag: string | undefined }
-  | { readonly kind: 'unreadable'; readonly reason: string; readonly etag: string | undefined }
-  | { readonly kind: 'failed'; readonly reason: string };
-
-type StoreDeps = Pick<ScanDeps, 's3' | 'settings' | 'logger'>;
-
-/** Reads the object; never throws. An ignored object or a failed read is logged here. */
-async function load(deps: StoreDeps): Promise<Loaded> {
-  let answer: GetObjectCommandOutput;
-  try {
-    answer = await deps.s3.send(
-      new GetObjectCommand({ Bucket: deps.settings.resultsBucket, Key: LEARNED_DURATIONS_KEY }),
+/** A domain's labels reversed (`a.example.com` -> `com.example.a`), so one organisation's records sit together. */
+export function learnedDurationsKey(domain: string): string {
+  if (!/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(domain) || domain.length > 253) {
+    throw new Error(
+      `learned durations: not a normalised domain name: ${JSON.stringify(domain.slice(0, 64))}`,
     );
-  } catch (error) {
-    if (isNoSuchKey(error)) return { kind: 'missing' };
-    return { kind: 'failed', reason: errorName(error) };
   }
-  const etag = answer.ETag;
-  if ((answer.ContentLength ?? 0) > MAX_LEARNED_DURATIONS_BYTES) {
-    (answer.Body as { destroy?: () => void } | undefined)?.destroy?.();
-    return { kind: 'unreadable', reason: `larger than ${MAX_LEARNED_DURATIONS_BYTES} bytes`, etag };
-  }
-  try {
-    const text = (await answer.Body?.transformToString('utf-8')) ?? '';
-    if (Buffer.byteLength(text) > MAX_LEARNED_DURATIONS_BYTES) {
-      return { kind: 'unreadable', reason: `larger than ${MAX_LEARNED_DURATIONS_BYTES} bytes`, etag };
-    }
-    // The shape nests 3 deep ({ domains: { name: [seconds] } }); deeper text is not ours, and is
-    // refused before JSON.parse and zod recurse into it.
-    if (jsonDepthExceeds(text, LEARNED_DURATIONS_MAX_DEPTH)) {
-      return { kind: 'unreadable', reason: `nested deeper than ${LEARNED_DURATIONS_MAX_DEPTH}`, etag };
-    }
-    const parsed = learnedDurationsSchema.safeParse(JSON.parse(text));
-    if (!parsed.success) return { kind: 'unreadable', reason: 'not the learned-durations shape', etag };
-    return { kind: 'read', durations: parsed.data, etag };
-  } catch (error) {
-    return { kind: 'unreadable', reason: `not JSON (${errorName(error)})`, etag };
-  }
+  return `${LEARNED_DURATIONS_PREFIX}${domain.split('.').reverse().join('.')}${RECORD_SUFFIX}`;
 }
 
 /**
- * What StartScan expects of a scan of `domain`: this domain's recent durations, else all domains'.
- * Never throws: anything wrong with the object means "nothing learned", logged once.
+ * What StartScan expects of a scan of `domain`: its own recent durations, else its neighbours'.
+ * Never throws: anything wrong with a record means "nothing learned" from it, logged once.
  */
 export async function expectedDurationOf(
   deps: StoreDeps,
   domain: string,
 ): Promise<ExpectedDuration | undefined> {
-  const loaded = await load(deps);
-  if (loaded.kind === 'failed' || loaded.kind === 'unreadable') {
-    logIgnored(deps.logger, loaded.reason, 'the scan polls as if nothing were learned');
-    return undefined;
-  }
-  return loaded.kind === 'read' ? expectationFrom(loaded.durations, domain) : undefined;
+  const key = keyOrLog(deps, domain);
+  if (key === undefined) return undefined;
+  const own = usable(deps, await loadRecord(deps, key));
+  if (own.length > 0) return expectationFrom(own, 'domain');
+  const neighbours = await neighbourKeys(deps, key);
+  const records = await Promise.all(
+    neighbours.map(async (next) => usable(deps, await loadRecord(deps, next))),
+  );
+  // Each neighbour counts once (its latest duration), however often it was scanned.
+  const latest = records.flatMap((samples) => samples.slice(-1));
+  return latest.length > 0 ? expectationFrom(latest, 'neighbours') : undefined;
 }
 
-/** The window of recent durations of `domain` (or of all domains), if it is narrow enough to trust. */
-export function expectationFrom(durations: LearnedDurations, domain: string): ExpectedDuration | undefined {
-  const own = durations.domains[domain] ?? [];
-  const [samples, basis] =
-    own.length > 0 ? [own, 'domain' as const] : [durations.overall, 'overall' as const];
-  if (samples.length === 0) return undefined;
-  const earliestSeconds = Math.min(...samples);
-  const latestSeconds = Math.max(...samples);
-  if (latestSeconds > earliestSeconds * MAX_WINDOW_RATIO) return undefined;
-  return { earliestSeconds, latestSeconds, basis };
+/** The record's key, or undefined (logged) for a name no record may have: learning never fails a scan. */
+function keyOrLog(deps: StoreDeps, domain: string): string | undefined {
+  try {
+    return learnedDurationsKey(domain);
+  } catch {
+    deps.logger.warn('Learned scan durations not used: the domain name is not a normalised one', {
+      domainLength: domain.length,
+    });
+    return undefined;
+  }
+}
+
+/** The samples of a loaded record, logging why a stored one is ignored. */
+function usable(deps: StoreDeps, loaded: LoadedRecord): readonly number[] {
+  if (loaded.kind === 'read') return loaded.record.samples;
+  if (loaded.kind !== 'missing') {
+    deps.logger.warn('Learned scan durations ignored: the scan polls as if nothing were learned from them', {
+      key: loaded.key,
+      reason: loaded.reason,
+    });
+  }
+  return [];
+}
+
+/**
+ * Up to {@link NEIGHBOURS} records after `key` in key order, wrapping to the first ones when `key`
+ * is near the end. Never throws: a listing that fails is a log line and no neighbours.
+ */
+async function neighbourKeys(deps: StoreDeps, key: string): Promise<string[]> {
+  const list = async (startAfter: string | undefined) => {
+    const page = await deps.s3.send(
+      new ListObjectsV2Command({
+        Bucket: deps.settings.resultsBucket,
+        Prefix: LEARNED_DURATIONS_PREFIX,
+        MaxKeys: NEIGHBOURS,
+        ...(startAfter === undefined ? {} : { StartAfter: startAfter }),
+      }),
+    );
+    return (page.Contents ?? [])
+      .map((entry) => entry.Key)
+      .filter((name): name is string => name?.endsWith(RECORD_SUFFIX) === true && name !== key);
+  };
+  try {
+    const after = await list(key);
+    if (after.length >= NEIGHBOURS) return after;
+    const first = await list(undefined);
+    return [...new Set([...after, ...first])].slice(0, NEIGHBOURS);
+  } catch (error) {
+    deps.logger.warn(
+      'Learned scan durations of neighbouring domains not listed: the scan polls as if nothing were learned',
+      {
+        prefix: LEARNED_DURATIONS_PREFIX,
+        error: errorName(error),
+      },
+    );
+    return [];
+  }
+}
+
+/**
+ * The window of `samples` that holds the most of them while spanning at most
+ * {@link MAX_WINDOW_RATIO}; of equal ones, the shortest durations (an earlier first poll only costs
+ * a poll, a later one costs lag).
+ */
+export function expectationFrom(
+  samples: readonly number[],
+  basis: ExpectedDuration['basis'],
+): ExpectedDuration | undefined {
+  const sorted = [...samples].sort((a, b) => a - b);
+  let best: { earliestSeconds: number; latestSeconds: number; count: number } | undefined;
+  let end = 0;
+  for (let start = 0; start < sorted.length; start++) {
+    const earliest = sorted[start] as number;
+    end = Math.max(end, start);
+    while (end + 1 < sorted.length && (sorted[end + 1] as number) <= earliest * MAX_WINDOW_RATIO) end++;
+    const count = end - start + 1;
+    if (best === undefined || count > best.count) {
+      best = { earliestSeconds: earliest, latestSeconds: sorted[end] as number, count };
+    }
+  }
+  return best && { earliestSeconds: best.earliestSeconds, latestSeconds: best.latestSeconds, basis };
 }
 
 /**
  * The duration a finished scan teaches: it was still running at the poll before the last and done
- * at the last, so the middle of the two is off by at most half a poll interval (10 % dense, 25 %
- * unlearned, of the age). Undefined when the poll state says nothing usable.
+ * at the last, so the middle of the two is off by at most half a poll interval. Undefined when the
+ * poll state says nothing usable.
  */
 export function learnedSampleSeconds(poll: PollState): number | undefined {
   const last = poll.ageAtLastPollSeconds ?? poll.waitedSeconds;
@@ -149,73 +183,86 @@ export function learnedSampleSeconds(poll: PollState): number | undefined {
   return sample >= 1 && sample <= POLL_BOUNDS.deadlineSeconds.max ? sample : undefined;
 }
 
-/** `durations` with one more sample for `domain`, bounded in samples and bytes. */
-export function withSample(durations: LearnedDurations, domain: string, seconds: number): LearnedDurations {
-  const recent = (list: readonly number[], keep: number) => [...list, seconds].slice(-keep);
-  // Re-inserting moves the domain to the end, so the domains dropped first are the least recent.
-  const entries = Object.entries(durations.domains).filter(([name]) => name !== domain);
-  entries.push([domain, recent(durations.domains[domain] ?? [], SAMPLES_PER_DOMAIN)]);
-  const overall = recent(durations.overall, OVERALL_SAMPLES);
-  // Bytes are counted once, then per dropped entry ("name":[...] and its comma), not re-serialized.
-  let bytes = serialize({ schemaVersion: 1, overall, domains: Object.fromEntries(entries) }).length;
-  let first = 0;
-  while (bytes > MAX_LEARNED_DURATIONS_BYTES && first < entries.length - 1) {
-    const [name, samples] = entries[first] as [string, number[]];
-    bytes -= Buffer.byteLength(`${JSON.stringify(name)}:${JSON.stringify(samples)},`);
-    first += 1;
-  }
-  return { schemaVersion: 1, overall, domains: Object.fromEntries(entries.slice(first)) };
-}
-
-function serialize(durations: LearnedDurations): Buffer {
-  return Buffer.from(JSON.stringify(durations), 'utf8');
+/** `record` with one more sample, keeping the most recent {@link SAMPLES_PER_DOMAIN}. */
+export function withSample(record: DurationRecord, seconds: number): DurationRecord {
+  return { schemaVersion: 1, samples: [...record.samples, seconds].slice(-SAMPLES_PER_DOMAIN) };
 }
 
 /**
- * WriteManifest's one call: add this scan's duration. Never throws (the manifest is already
- * written); a failure is a log line and the sample is lost, which only makes a later poll costlier.
+ * WriteManifest's one call: add this scan's duration to its domain's record. Never throws (the
+ * manifest is already written); a failure is a log line and the sample is lost, which only makes a
+ * later poll costlier.
  */
 export async function learnScanDuration(deps: StoreDeps, domain: string, poll: PollState): Promise<void> {
   const seconds = learnedSampleSeconds(poll);
   if (seconds === undefined) return;
+  const key = keyOrLog(deps, domain);
+  if (key === undefined) return;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const random = deps.random ?? Math.random;
   for (let attempt = 1; attempt <= UPDATE_ATTEMPTS; attempt += 1) {
-    const loaded = await load(deps);
-    if (loaded.kind === 'unreadable') {
-      // Replaced (conditionally on what was read): a cache that can't be read teaches nothing.
-      logIgnored(deps.logger, loaded.reason, 'it is replaced by one holding this scan alone');
+    if (attempt > 1) {
+      await sleep(Math.floor(random() * Math.min(MAX_RETRY_PAUSE_MS, 20 * 2 ** attempt)));
     }
-    const base = loaded.kind === 'read' ? loaded.durations : NOTHING_LEARNED;
+    const loaded = await loadRecord(deps, key);
+    if (loaded.kind === 'unreadable') {
+      // Replaced (conditionally on what was read): a record that can't be read teaches nothing.
+      deps.logger.warn('Learned scan durations ignored: they are replaced by this scan alone', {
+        key,
+        reason: loaded.reason,
+      });
+    }
+    const base = loaded.kind === 'read' ? loaded.record : NO_SAMPLES;
     // A failed read (AccessDenied is also what S3 answers for a missing key without s3:ListBucket)
     // creates only if there is nothing: If-None-Match never overwrites an object unseen.
     const etag = loaded.kind === 'read' || loaded.kind === 'unreadable' ? loaded.etag : undefined;
-    const body = serialize(withSample(base, domain, seconds));
-    try {
-      await deps.s3.send(
-        new PutObjectCommand({
-          Bucket: deps.settings.resultsBucket,
-          Key: LEARNED_DURATIONS_KEY,
-          Body: body,
-          ContentLength: body.length,
-          ContentType: 'application/json',
-          ...(etag === undefined ? { IfNoneMatch: '*' } : { IfMatch: etag }),
-        }),
-      );
+    const body = serializeRecord(withSample(base, seconds));
+    const outcome = await put(deps, key, body, etag);
+    if (outcome === 'stored') {
       deps.logger.debug('Scan duration learned', { learnedSeconds: seconds, attempt });
       return;
-    } catch (error) {
-      if (!isWriteConflict(error)) {
-        deps.logger.warn('Scan duration not learned: the learned durations could not be written', {
-          key: LEARNED_DURATIONS_KEY,
-          error: errorName(error),
-        });
-        return;
-      }
+    }
+    // A refusal (no such bucket, access denied) stays; anything else (a 5xx, a timeout, a reset)
+    // is tried again like a conflict.
+    if (outcome !== 'conflict' && (outcome.permanent || attempt === UPDATE_ATTEMPTS)) {
+      deps.logger.warn('Scan duration not learned: the learned durations could not be written', {
+        key,
+        error: outcome.error,
+      });
+      return;
     }
   }
-  deps.logger.warn('Scan duration not learned: other scans kept updating the learned durations', {
-    key: LEARNED_DURATIONS_KEY,
+  deps.logger.warn('Scan duration not learned: other scans of the domain kept updating its durations', {
+    key,
     attempts: UPDATE_ATTEMPTS,
   });
+}
+
+async function put(
+  deps: StoreDeps,
+  key: string,
+  body: Buffer,
+  etag: string | undefined,
+): Promise<'stored' | 'conflict' | { error: string; permanent: boolean }> {
+  try {
+    await deps.s3.send(
+      new PutObjectCommand({
+        Bucket: deps.settings.resultsBucket,
+        Key: key,
+        Body: body,
+        ContentLength: body.length,
+        ContentType: 'application/json',
+        ...(etag === undefined ? { IfNoneMatch: '*' } : { IfMatch: etag }),
+      }),
+    );
+    return 'stored';
+  } catch (error) {
+    if (isWriteConflict(error)) return 'conflict';
+    const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+    const permanent =
+      errorName(error) === 'NoSuchBucket' || (status !== undefined && status >= 400 && status < 500);
+    return { error: errorName(error), permanent };
+  }
 }
 
 /**
@@ -224,16 +271,7 @@ export async function learnScanDuration(deps: StoreDeps, domain: string, poll: P
  * it was deleted meanwhile. Each means "read again".
  */
 function isWriteConflict(error: unknown): boolean {
-  return isPreconditionFailure(error) || isNoSuchKey(error);
-}
-
-/** No such object; a missing bucket (also a 404) is a failure, not "nothing learned yet". */
-function isNoSuchKey(error: unknown): boolean {
-  return isMissingObject(error) && errorName(error) !== 'NoSuchBucket';
-}
-
-function logIgnored(logger: PipelineLogger, reason: string, consequence: string): void {
-  logger.warn(`Learned scan durations ignored: ${consequence}`, { key: LEARNED_DURATIONS_KEY, reason });
+  return isPreconditionFailure(error) || (isMissingObject(error) && errorName(error) !== 'NoSuchBucket');
 }
 
 function errorName(error: unknown): string {

@@ -94,7 +94,7 @@ export const pollStateSchema = object({
     object({
       earliestSeconds: wholeNumber(1),
       latestSeconds: wholeNumber(1),
-      basis: z.enum(['domain', 'overall'], { error: 'must be domain or overall' }),
+      basis: z.enum(['domain', 'neighbours'], { error: 'must be domain or neighbours' }),
     }).check(
       z.refine((expected) => expected.latestSeconds >= expected.earliestSeconds, {
         error: 'latestSeconds must be >= earliestSeconds',

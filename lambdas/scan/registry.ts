@@ -39,8 +39,9 @@ export const SCAN_HANDLERS = {
   'start-scan': {
     workflow: 'scan',
     states: ['StartScan'],
-    // The learned scan durations (lambdas/scan/learned-durations.ts), read to plan the first wait.
-    s3: [{ bucket: 'results', prefix: 'learned/', actions: ['GetObject'] }],
+    // The learned scan durations (lambdas/scan/learned-durations.ts), read to plan the first wait;
+    // listed to find a new domain's neighbours.
+    s3: [{ bucket: 'results', prefix: 'learned/', actions: ['GetObject', 'ListBucket'] }],
     bucketNamesOnly: [],
     // POST /scan, and GET /scans to settle a start whose answer was lost: one key, one grant.
     vendorApis: ['scan'],

@@ -33,6 +33,7 @@ import { intakePrefixProblem } from './intake-prefix.ts';
 import type { NotificationsConfig, notificationsSchema } from './notifications-schema.ts';
 import { scanReconciliationSchema } from './reconciliation-schema.ts';
 import type { RotationConfig, rotationSchema } from './rotation-schema.ts';
+import { SCAN_CONCURRENCY_BOUNDS } from './scan-concurrency.ts';
 import { scheduleFields } from './schedule-fields.ts';
 import type { StackConfig, stackSchema } from './stack-schema.ts';
 
@@ -173,7 +174,7 @@ export const scanSchema = section({
     [],
   ),
   /** Domains of one list scanned at once (Distributed Map MaxConcurrency). @default 10 */
-  maxConcurrency: z._default(boundedNumber({ min: 1, max: 1000, integer: true }), 10),
+  maxConcurrency: z._default(boundedNumber(SCAN_CONCURRENCY_BOUNDS), 10),
   /**
    * A scan output (report, logs, debug) is cut past this many bytes, counted after gzip/br decoding
    * as it streams (`SCAN_MAX_OUTPUT_BYTES`): the fetch fails with VendorBodyTooLargeError and

@@ -201,9 +201,15 @@ describe('parsePipelineConfig: scan, intake and lists', () => {
     );
   });
 
-  it('rejects a concurrency outside 1..1000', () => {
+  it("rejects a concurrency outside 1..10,000 (a Distributed Map's most child executions at once)", () => {
     expect(problemsOf({ scan: { maxConcurrency: 0 } })).toContain(
-      'pipeline.scan.maxConcurrency must be between 1 and 1000 (got 0)',
+      'pipeline.scan.maxConcurrency must be between 1 and 10000 (got 0)',
+    );
+    expect(problemsOf({ scan: { maxConcurrency: 10_001 } })).toContain(
+      'pipeline.scan.maxConcurrency must be between 1 and 10000 (got 10001)',
+    );
+    expect(parsePipelineConfig({ scan: { maxConcurrency: 10_000 } }, 'test').scan.maxConcurrency).toBe(
+      10_000,
     );
   });
 

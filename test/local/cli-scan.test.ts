@@ -72,7 +72,7 @@ describe('npm start -- scan against the built-in simulator', () => {
         summaryPath,
         `${listPrefix}summary.txt`,
         // What the manifest step learned of the scan's duration (lambdas/scan/learned-durations.ts).
-        'learned/scan-durations.json',
+        'learned/scan-durations/domains/com.example.a.json',
       ].sort(),
     );
     expect(run.stdout).toContain(`Summary: ${outDir}/pipeline-results/${summaryPath}`);

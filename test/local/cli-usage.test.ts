@@ -33,7 +33,7 @@ describe('npm start fails fast, before any work', () => {
   it('names the flag of a bad --concurrency in one line, without the whole usage', async () => {
     const run = await runCli(['scan', 'example.com', '--concurrency', '0', '--out', outDir]);
     expect(run).toExitWith(2);
-    expect(run.stderr).toContain('--concurrency must be a whole number between 1 and 1000 (got "0")');
+    expect(run.stderr).toContain('--concurrency must be a whole number between 1 and 10000 (got "0")');
     expect(run.stderr).not.toContain('Usage:');
     expect(run.stderr.trim().split('\n').length).toBeLessThanOrEqual(3);
   });
@@ -98,7 +98,7 @@ describe('npm start fails fast, before any work', () => {
     await writeFile(file, JSON.stringify({ scan: { maxConcurrency: 0 } }), 'utf8');
     const run = await runCli(['scan', 'example.com', '--config', file, '--out', join(outDir, 'out')]);
     expect(run).toExitWith(2);
-    expect(run.stderr).toContain('pipeline.scan.maxConcurrency must be between 1 and 1000 (got 0)');
+    expect(run.stderr).toContain('pipeline.scan.maxConcurrency must be between 1 and 10000 (got 0)');
   });
 
   it('runs with the intake suffixes of --config FILE', async () => {

@@ -11,9 +11,13 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import {
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateMultipartUploadCommand,
+  GetObjectCommand,
+  PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import fc from 'fast-check';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver } from '../../local/embedded-s3.ts';
@@ -162,4 +166,60 @@ describe('the embedded S3 over HTTP', () => {
     // Assess
     expect(md5Of(await readObject(s3.client, 'results', 'report.zip'))).toBe(md5Of(Buffer.concat(parts)));
   });
+
+  it('serves only whole objects, each with its own ETag, while writers race readers on one key', async () => {
+    // Prepare: versions of one JSON record whose sizes (1 byte to 256 KiB of padding) are drawn
+    const sizes = fc.sample(fc.integer({ min: 1, max: 256 * 1024 }), { numRuns: 48, seed: 45 });
+    const versions = sizes.map((size, index) =>
+      Buffer.from(JSON.stringify({ version: index, pad: 'x'.repeat(size) })),
+    );
+    const byDigest = new Map(versions.map((body) => [md5Of(body), body]));
+    await s3.client.send(new PutObjectCommand({ Bucket: 'results', Key: 'race.json', Body: versions[0] }));
+    let writing = true;
+    const reads: { body: Buffer; etag: string | undefined; length: number | undefined }[] = [];
+    const failedReads: string[] = [];
+
+    // Act: six writers put every version (some by copy) while eight readers read as fast as they can
+    const writers = Array.from({ length: 6 }, async (_, writer) => {
+      for (const [index, body] of versions.entries()) {
+        if ((index + writer) % 6 !== 0) continue;
+        if (index % 4 === 3) {
+          const source = `race-source-${index}.json`;
+          await s3.client.send(new PutObjectCommand({ Bucket: 'results', Key: source, Body: body }));
+          await s3.client.send(
+            new CopyObjectCommand({ Bucket: 'results', Key: 'race.json', CopySource: `results/${source}` }),
+          );
+        } else {
+          await s3.client.send(new PutObjectCommand({ Bucket: 'results', Key: 'race.json', Body: body }));
+        }
+      }
+    });
+    const readers = Array.from({ length: 8 }, async () => {
+      while (writing) {
+        try {
+          const answer = await s3.client.send(new GetObjectCommand({ Bucket: 'results', Key: 'race.json' }));
+          const body = Buffer.from((await answer.Body?.transformToByteArray()) ?? []);
+          reads.push({ body, etag: answer.ETag, length: answer.ContentLength });
+        } catch (error) {
+          // A body shorter than its Content-Length ends the read: a partial object too.
+          failedReads.push(error instanceof Error ? error.message : String(error));
+        }
+      }
+    });
+    await Promise.all(writers);
+    writing = false;
+    await Promise.all(readers);
+
+    // Assess: every read is one version exactly, with that version's ETag and length
+    expect(reads.length).toBeGreaterThan(versions.length);
+    const broken = reads.filter(
+      (read) =>
+        byDigest.get(md5Of(read.body))?.equals(read.body) !== true ||
+        read.etag !== `"${md5Of(read.body)}"` ||
+        read.length !== read.body.length,
+    );
+    expect(broken.map((read) => ({ bytes: read.body.length, length: read.length, etag: read.etag }))).toEqual(
+      [],
+    );
+  }, 60_000);
 });

@@ -1,13 +1,17 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ExpectedDuration } from '#lambdas/scan/contracts';
 import {
   advancePoll,
   DEFAULT_POLL_SETTINGS,
+  earlyPollAges,
   estimateHistoryEvents,
+  firstLearnedPollAge,
   initialPollState,
   LEARNED_LEAD_FRACTION,
   LEARNED_TAIL_FACTOR,
   MAX_DENSE_POLLS,
+  MAX_EARLY_POLLS,
   type PollSettings,
   pollSettingsProblems,
   STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
@@ -130,8 +134,9 @@ describe('the lag promise over a sweep of end times', () => {
         basis: 'domain',
       };
       const ages = pollAges(DEFAULT_POLL_SETTINGS, expected);
-      const firstPoll = ages[0] as number;
+      const firstPoll = firstLearnedPollAge(expected, DEFAULT_POLL_SETTINGS);
       expect(firstPoll).toBe(Math.max(60, Math.floor(earliest * (1 - LEARNED_LEAD_FRACTION))));
+      expect(ages).toContain(firstPoll);
       const tail = Math.floor(latest * LEARNED_TAIL_FACTOR);
       expect(lagViolations(ages, firstPoll, tail, within(0.1))).toEqual([]);
       // Past the tail (a scan running longer than ever seen), the unlearned promise still holds.
@@ -149,7 +154,7 @@ describe('the lag promise over a sweep of end times', () => {
     for (let end = 1620; end <= 1980; end++) expect(pollsUntil(end)).toBeLessThanOrEqual(6);
   });
 
-  it('never polls a learned scan more than MAX_DENSE_POLLS beyond the unlearned worst case', () => {
+  it('never polls a learned scan more than MAX_EARLY_POLLS + MAX_DENSE_POLLS beyond the unlearned worst case', () => {
     const settings: PollSettings = { ...DEFAULT_POLL_SETTINGS, deadlineSeconds: 20_000 };
     const unlearned = worstCaseLoopIterations(settings);
     for (const earliest of [1, 7, 60, 333, 1000, 5000, 19_999, 40_000]) {
@@ -157,11 +162,63 @@ describe('the lag promise over a sweep of end times', () => {
         const expected: ExpectedDuration = {
           earliestSeconds: earliest,
           latestSeconds: Math.round(earliest * ratio),
-          basis: 'overall',
+          basis: 'neighbours',
         };
-        expect(pollAges(settings, expected).length).toBeLessThanOrEqual(unlearned + MAX_DENSE_POLLS);
+        expect(pollAges(settings, expected).length).toBeLessThanOrEqual(
+          unlearned + MAX_EARLY_POLLS + MAX_DENSE_POLLS,
+        );
       }
     }
+  });
+});
+
+describe('an end far earlier than learned', () => {
+  const learnedAt = (seconds: number): ExpectedDuration => ({
+    earliestSeconds: Math.round(seconds * 0.9),
+    latestSeconds: Math.round(seconds * 1.1),
+    basis: 'domain',
+  });
+  const noticedAfter = (ages: readonly number[], end: number) =>
+    (ages.find((age) => age >= end) ?? Number.NaN) - end;
+
+  it('notices a 6-hour domain whose scan ends after 1 min, 10 min or 1 h at an early poll, not hours later', () => {
+    const ages = pollAges(DEFAULT_POLL_SETTINGS, learnedAt(6 * 3600));
+    // Before early polls, these ended up 17,558 / 17,018 / 14,018 s late.
+    expect([60, 600, 3600].map((end) => noticedAfter(ages, end))).toEqual([0, 424, 3194]);
+    expect(earlyPollAges(learnedAt(6 * 3600), DEFAULT_POLL_SETTINGS)).toEqual([
+      60, 154, 397, 1024, 2638, 6794,
+    ]);
+  });
+
+  it('notices every end before the first learned poll within its early gap, for generated expectations', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 86_400 }),
+        fc.double({ min: 1, max: 2, noNaN: true }),
+        (earliest, spread) => {
+          const expected: ExpectedDuration = {
+            earliestSeconds: earliest,
+            latestSeconds: Math.round(earliest * spread),
+            basis: 'domain',
+          };
+          const ages = pollAges(DEFAULT_POLL_SETTINGS, expected);
+          const planned = [
+            ...earlyPollAges(expected, DEFAULT_POLL_SETTINGS),
+            firstLearnedPollAge(expected, DEFAULT_POLL_SETTINGS),
+          ];
+          // The planned ages are polled, in order, from the start.
+          expect(ages.slice(0, planned.length)).toEqual(planned);
+          const widest = Math.max(...planned.slice(1).map((age, k) => age / (planned[k] as number)), 1);
+          const last = planned.at(-1) as number;
+          expect(lagViolations(ages, 1, last, (end) => Math.max(60, (widest - 1) * end + 1))).toEqual([]);
+        },
+      ),
+      { seed: 45, numRuns: 200 },
+    );
+  });
+
+  it('keeps a learned 30-minute scan to one early poll, at the minimum wait', () => {
+    expect(earlyPollAges(learnedAt(1800), DEFAULT_POLL_SETTINGS)).toEqual([60]);
   });
 });
 

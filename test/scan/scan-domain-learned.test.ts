@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
-import { LEARNED_DURATIONS_KEY, type LearnedDurations } from '#lambdas/scan/learned-durations';
+import { learnedDurationsKey } from '#lambdas/scan/learned-durations';
+import type { DurationRecord } from '#lambdas/scan/learned-record';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { readJson } from '../kit/s3.ts';
 import type { Handler, Handlers } from '../local/harness.ts';
@@ -49,7 +50,11 @@ describe('a second scan of a domain', () => {
     // Act: the first scan knows nothing; the second runs after the first's WriteManifest
     const first = recording();
     const firstRun = await execute('learned.example.com', { poll: POLL, wrap: first.wrap });
-    const learned = await readJson<LearnedDurations>(s3.client, RESULTS, LEARNED_DURATIONS_KEY);
+    const learned = await readJson<DurationRecord>(
+      s3.client,
+      RESULTS,
+      learnedDurationsKey('learned.example.com'),
+    );
     const second = recording();
     const secondRun = await execute('learned.example.com', { poll: POLL, wrap: second.wrap });
 
@@ -60,20 +65,21 @@ describe('a second scan of a domain', () => {
     expect(first.seen.started?.poll).toMatchObject({ nextWaitSeconds: 1 });
     expect(first.seen.started?.poll.expected).toBeUndefined();
     expect(first.seen.polls.map((state) => state.poll.ageAtLastPollSeconds)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(learned.domains['learned.example.com']).toEqual([6]);
+    expect(learned.samples).toEqual([6]);
 
-    // The second expected about 6 s and made its first poll shortly before: at 90 % of it
+    // The second expected about 6 s: one early poll at the minimum wait, then the first learned
+    // poll shortly before 6 s (at 90 % of it), where it found the scan done
     expect(second.seen.started?.poll).toMatchObject({
-      nextWaitSeconds: 5,
+      nextWaitSeconds: 1,
       expected: { earliestSeconds: 6, latestSeconds: 6, basis: 'domain' },
     });
-    expect(second.seen.polls[0]?.poll.ageAtLastPollSeconds).toBe(5);
+    expect(second.seen.polls.map((state) => state.poll.ageAtLastPollSeconds).slice(0, 2)).toEqual([1, 5]);
     // The expectation rides along the loop to the manifest step.
     expect(second.seen.polls.at(-1)?.poll.expected).toEqual(second.seen.started?.poll.expected);
   });
 
-  it('gives a domain never scanned before the expectation of all domains', async () => {
-    // Prepare: one scan of another domain teaches the overall window
+  it('gives a domain never scanned before the expectation of the domains next to it', async () => {
+    // Prepare: one scan of a neighbouring domain (in key order) teaches the fallback
     await execute('teacher.example.com', { poll: POLL });
 
     // Act
@@ -81,6 +87,6 @@ describe('a second scan of a domain', () => {
     await execute('fresh.example.com', { poll: POLL, wrap: fresh.wrap });
 
     // Assess
-    expect(fresh.seen.started?.poll.expected).toMatchObject({ basis: 'overall' });
+    expect(fresh.seen.started?.poll.expected).toMatchObject({ basis: 'neighbours' });
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#lambdas/platform/errors';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
 import { createScanDeps } from '#lambdas/scan/deps';
-import { LEARNED_DURATIONS_KEY } from '#lambdas/scan/learned-durations';
+import { LEARNED_DURATIONS_PREFIX, learnedDurationsKey } from '#lambdas/scan/learned-durations';
 import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
 import {
@@ -50,7 +50,9 @@ afterEach(async () => {
   sim.clearFaults();
   await closeTestClients();
   // Each test plans its polls from nothing learned (test/scan/learned-durations.test.ts learns).
-  await s3.client.send(new DeleteObjectCommand({ Bucket: RESULTS_BUCKET, Key: LEARNED_DURATIONS_KEY }));
+  for (const Key of await listKeys(s3.client, RESULTS_BUCKET, LEARNED_DURATIONS_PREFIX)) {
+    await s3.client.send(new DeleteObjectCommand({ Bucket: RESULTS_BUCKET, Key }));
+  }
 });
 
 afterAll(async () => {
@@ -133,7 +135,7 @@ describe('a scan that succeeds', () => {
       `PutObjectCommand ${manifestKey}`,
     );
     // Only then is the scan's duration learned, outside the scan's folder.
-    expect(puts.at(-1)).toBe(`PutObjectCommand ${LEARNED_DURATIONS_KEY}`);
+    expect(puts.at(-1)).toBe(`PutObjectCommand ${learnedDurationsKey('www.example.com')}`);
     const manifestObject = await s3.client.send(
       new GetObjectCommand({ Bucket: RESULTS_BUCKET, Key: manifestKey }),
     );

@@ -170,9 +170,13 @@ describe('least privilege', () => {
     expect(resourcesAllowed(manifest, 's3:GetObject')).toEqual([`${resultsArn}/learned/*`]);
   });
 
-  it('gives start-scan the secret and a read of the learned scan durations only', () => {
+  it('gives start-scan the secret and a read (and listing) of the learned scan durations only', () => {
     const grants = grantsOf(synthesized, functionFor(synthesized, 'start-scan').roleLogicalId);
-    expect(actionsAllowed(grants).filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
+    expect(
+      actionsAllowed(grants)
+        .filter((a) => a.startsWith('s3:'))
+        .sort(),
+    ).toEqual(['s3:GetObject', 's3:ListBucket']);
     expect(resourcesAllowed(grants, 's3:GetObject')).toEqual([`${resultsArn}/learned/*`]);
     expect(resourcesAllowed(grants, 'secretsmanager:GetSecretValue')).toHaveLength(1);
   });

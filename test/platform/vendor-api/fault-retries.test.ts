@@ -52,7 +52,7 @@ describe('throttling (429)', () => {
     expect(settings.sleep.delays[0]).toBeGreaterThan(3_000);
   });
 
-  it('waits the longer of the jittered backoff and Retry-After', async () => {
+  it('waits Retry-After, then the jittered backoff on top', async () => {
     // Prepare
     const uuid = await finishedScan();
     const { client, settings } = scanClient({ random: () => 1, retry: { baseDelayMs: 4_000 } });
@@ -62,7 +62,7 @@ describe('throttling (429)', () => {
     await client.getStatus(uuid);
 
     // Assess
-    expect(settings.sleep.delays).toEqual([4_000]);
+    expect(settings.sleep.delays).toEqual([5_000]);
   });
 
   it('gives up at once with VendorThrottledError when Retry-After exceeds maxDelayMs', async () => {

@@ -1,4 +1,5 @@
 /** The transport's retry policy as pure functions: no sockets, no clock, no sleeping. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_RETRY_POLICY,
@@ -45,10 +46,39 @@ describe('retryDelay', () => {
     expect(retryDelay({ ...base, mode: 'idempotent', outcome: status(429, 3_000), random: () => 0 })).toBe(
       3_000,
     );
+    expect(retryDelay({ ...base, mode: 'idempotent', outcome: status(429, 3_000), random: () => 1 })).toBe(
+      3_500,
+    );
     expect(retryDelay({ ...base, mode: 'idempotent', outcome: status(429, 3_600_000) })).toBeUndefined();
     expect(
       retryDelay({ ...base, mode: 'idempotent', outcome: status(429, 3_000), elapsedMs: 59_000 }),
     ).toBeUndefined();
+  });
+
+  it('spreads the retries of scans throttled together over a window after Retry-After, none sooner (generated)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 40, maxLength: 40 }),
+        (retryAfterMs, failures, draws) => {
+          const delays = draws.map((draw) =>
+            retryDelay({
+              ...base,
+              failures,
+              mode: 'non-idempotent',
+              outcome: status(429, retryAfterMs),
+              random: () => draw,
+            }),
+          );
+          for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(retryAfterMs);
+          // Distinct draws give distinct instants, not one synchronised retry.
+          const distinctDraws = new Set(draws.map((draw) => Math.floor(draw * 100))).size;
+          expect(new Set(delays).size).toBeGreaterThanOrEqual(Math.min(distinctDraws, 2));
+        },
+      ),
+      { seed: 45, numRuns: 200 },
+    );
   });
 
   it('gives up once the attempts are spent', () => {

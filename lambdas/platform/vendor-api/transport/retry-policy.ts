@@ -67,12 +67,12 @@ export function retryDelay(options: {
   // Full jitter: spreads retries of many concurrent executions instead of synchronising them.
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failures - 1));
   const jitter = Math.min(1, Math.max(0, options.random()));
-  let delay = Math.floor(jitter * ceiling);
+  const backoff = Math.floor(jitter * ceiling);
   const retryAfterMs = outcome.kind === 'status' ? outcome.retryAfterMs : undefined;
-  if (retryAfterMs !== undefined) {
-    if (retryAfterMs > policy.maxDelayMs) return undefined;
-    delay = Math.max(delay, retryAfterMs);
-  }
+  if (retryAfterMs !== undefined && retryAfterMs > policy.maxDelayMs) return undefined;
+  // The jitter goes on top of Retry-After: never sooner than the vendor asked, and the executions
+  // the vendor throttled together do not all come back at the same instant.
+  const delay = (retryAfterMs ?? 0) + backoff;
   if (options.elapsedMs + delay > policy.maxElapsedMs) return undefined;
   return delay;
 }
