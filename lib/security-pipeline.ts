@@ -23,6 +23,8 @@ import {
 } from './config/index.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
 import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
+import { setFunctionRuntime } from './platform/pipeline-function.ts';
+import { registerPipelineMetrics } from './platform/pipeline-metric.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
 import { ScheduledCatchUp } from './platform/scheduled-catch-up.ts';
 import { ScheduledRuns } from './platform/scheduled-runs.ts';
@@ -109,6 +111,8 @@ export class SecurityPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: SecurityPipelineProps = {}) {
     super(scope, id);
+    // First: every function and metric below is named after this pipeline.
+    registerPipelineMetrics(this);
     const {
       inputBucket,
       resultsBucket,
@@ -120,6 +124,7 @@ export class SecurityPipeline extends Construct {
     } = props;
     const config = parseProps(settings, this.node.path);
     this.config = config;
+    setFunctionRuntime(this, config.lambdaRuntime);
     const problems = checkBroughtResources(
       this,
       { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, vendorKeySecrets },

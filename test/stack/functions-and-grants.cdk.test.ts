@@ -37,11 +37,11 @@ function writableObjects(handler: string): string[] {
 
 describe('PipelineFunction defaults', () => {
   it.each(HANDLER_FILES)(
-    '%s runs Node.js 22 on arm64 with tracing, explicit memory and timeout',
+    '%s runs Node.js 24 on arm64 with tracing, explicit memory and timeout',
     (handler) => {
       const { properties, environment } = functionFor(synthesized, handler);
       expect(properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         Handler: 'index.handler',
@@ -50,7 +50,8 @@ describe('PipelineFunction defaults', () => {
       expect(properties.Timeout).toEqual(expect.any(Number));
       expect(environment).toMatchObject({
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'security-pipeline',
+        // The pipeline's name: the stack's, as the stack holds one pipeline.
+        POWERTOOLS_SERVICE_NAME: 'SecurityPipeline',
         POWERTOOLS_LOG_LEVEL: 'INFO',
       });
     },
