@@ -67,7 +67,16 @@ export interface SecurityPipelineProps extends SecurityPipelineSettings, Securit
  * buckets, alarm topic or key secret through its props; everything else it creates.
  *
  * Settings are validated here, each problem naming its prop (`props.poll.maxWaitSeconds …`), as are
- * the rules each brought resource must meet (lib/brought-resources.ts).
+ * the rules each brought resource must meet (lib/brought-resources.ts): an imported input bucket
+ * gets its EventBridge notifications turned on, and a bucket or secret under a customer managed KMS
+ * key is granted to the roles that use it.
+ *
+ * Where it goes: a stack pinned to an account and Region or environment-agnostic; beside another
+ * stack of the pipeline in the same account and Region (dev and prod); or beside another
+ * SecurityPipeline in the same stack, under another id. Its metrics' `service` dimension and its
+ * state machines' log group names carry its name (the stack's name, and its path in the stack unless
+ * its id is `Default` directly under the stack), so neighbours share no alarm metric and no
+ * physical name. Every function runs on `lambdaRuntime` (Node.js 24 unless set).
  */
 export class SecurityPipeline extends Construct {
   /** The validated settings, defaults applied. */
