@@ -179,6 +179,23 @@ describe('the deploy matrix', () => {
         }
       });
 
+      it('lets no vendor-facing function delete a version outside the staging prefix', () => {
+        for (const unit of synthesized().units) {
+          // Vendor-facing: its role reads a vendor key secret, so it calls the vendor and handles its answers.
+          const vendorFacing = resourcesOf(unit, 'AWS::IAM::Policy').filter(([, policy]) =>
+            JSON.stringify(policy.PolicyDocument).includes('secretsmanager:GetSecretValue'),
+          );
+          expect(vendorFacing.length, unit.label).toBeGreaterThan(3);
+          for (const [id, policy] of vendorFacing) {
+            for (const statement of (policy.PolicyDocument as { Statement: Properties[] }).Statement) {
+              if (!JSON.stringify(statement.Action).includes('s3:DeleteObjectVersion')) continue;
+              const resources = [statement.Resource].flat().map((resource) => JSON.stringify(resource));
+              for (const resource of resources) expect(resource, id).toMatch(/\/staging\/[^"]*\*"/);
+            }
+          }
+        }
+      });
+
       it('shares no physical name or export between pipelines', () => {
         const { units, exports } = synthesized();
         expect(new Set(exports).size).toBe(exports.length);

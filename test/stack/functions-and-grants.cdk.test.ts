@@ -178,17 +178,16 @@ describe('least privilege', () => {
     expect(resourcesAllowed(grants, 'secretsmanager:GetSecretValue')).toHaveLength(1);
   });
 
-  it('lets the fetch function stream, re-copy, find earlier verified outputs and clear its leftovers under scans/ only', () => {
+  it('lets the fetch function stream, re-copy, find earlier verified outputs and clear its leftovers under scans/ and its staging prefix only', () => {
     const grants = grantsOf(synthesized, functionFor(synthesized, 'fetch-scan-output').roleLogicalId);
-    for (const action of [
-      's3:PutObject',
-      's3:AbortMultipartUpload',
-      's3:GetObjectVersion',
-      's3:DeleteObjectVersion',
-      's3:GetObject',
-      's3:DeleteObject',
-    ]) {
-      expect(new Set(resourcesAllowed(grants, action)), action).toEqual(new Set([`${resultsArn}/scans/*`]));
+    const both = new Set([`${resultsArn}/scans/*`, `${resultsArn}/staging/scans/*`]);
+    for (const action of ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject']) {
+      expect(new Set(resourcesAllowed(grants, action)), action).toEqual(both);
+    }
+    // Deleting a version, and reading one as a copy's source, only where uploads are staged: the
+    // function that streams vendor downloads can never delete a verified output's history.
+    for (const action of ['s3:GetObjectVersion', 's3:DeleteObjectVersion']) {
+      expect(resourcesAllowed(grants, action), action).toEqual([`${resultsArn}/staging/scans/*`]);
     }
   });
 
