@@ -44,6 +44,18 @@ describe('SecurityPipeline settings', () => {
     expect(error?.issues.map((issue) => issue.setting)).toContain('props.poll.maxWaitSeconds');
   });
 
+  it('names the prop of a runtime Lambda does not offer', () => {
+    const error = problemsOf(() => ({ lambdaRuntime: 'nodejs20.x' as never }));
+    expect(error?.issues.map((issue) => issue.setting)).toEqual(['props.lambdaRuntime']);
+  });
+
+  it('refuses an id its metrics could not be queried by, naming the construct and what to change', () => {
+    const stack = new Stack(testApp(), 'Team');
+    expect(() => new SecurityPipeline(stack, "Partners' pipeline")).toThrow(
+      `Team/Partners' pipeline: the pipeline's metrics are named "Team/Partners' pipeline", which may only hold letters, digits and '_', '-', '.', '/': rename the stack or the construct ids on its path`,
+    );
+  });
+
   it.each<[string, PipelineConfigInput | undefined]>([
     ['the defaults', undefined],
     ['per-api keys, no rotation', { vendor: { keys: 'per-api' }, rotation: { enabled: false } }],
