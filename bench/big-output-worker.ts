@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { SCAN_STAGING_PREFIX } from '#lambdas/scan/fetch-scan-output';
 import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
@@ -141,7 +142,7 @@ const peakRssKiB = process.resourceUsage().maxRSS;
 // promotion runs from the final key's CreateMultipartUpload to its CompleteMultipartUpload.
 const ofFetch = timeline.filter((entry) => entry.sent >= started);
 const stagedComplete = ofFetch.find(
-  (entry) => entry.command === 'CompleteMultipartUploadCommand' && entry.key.includes('/.staging/'),
+  (entry) => entry.command === 'CompleteMultipartUploadCommand' && entry.key.startsWith(SCAN_STAGING_PREFIX),
 );
 const copyCreate = ofFetch.find(
   (entry) => entry.command === 'CreateMultipartUploadCommand' && entry.key === stored.key,
@@ -161,6 +162,9 @@ const phases =
 
 const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: stored.key }));
 const listed = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: state.outputPrefix }));
+const stagedLeft = await s3.send(
+  new ListObjectsV2Command({ Bucket: bucket, Prefix: `${SCAN_STAGING_PREFIX}${state.outputPrefix}` }),
+);
 const requests: Record<string, number> = {};
 for (const command of commands.slice(before)) {
   const name = command.replace(/Command$/, '');
@@ -184,5 +188,6 @@ process.stdout.write(
     metadataSha256: head.Metadata?.sha256,
     headBytes: head.ContentLength,
     keysUnderPrefix: (listed.Contents ?? []).map((object) => object.Key),
+    stagedLeftovers: (stagedLeft.Contents ?? []).length,
   })}\n`,
 );

@@ -48,6 +48,8 @@ interface Fetched {
   readonly metadataSha256?: string;
   readonly headBytes?: number;
   readonly keysUnderPrefix: string[];
+  /** Objects left under the output's staging prefix. */
+  readonly stagedLeftovers: number;
 }
 
 function fmt(n: number, digits = 2): string {
@@ -202,6 +204,6 @@ async function describeStored(f: Fetched, file: string | undefined): Promise<voi
       `S3 requests of the fetch: ${total} (${byCommand})\n` +
       `complete: HEAD ${f.headBytes} bytes, on disk ${onDisk.bytes} -> ${f.headBytes === f.bytes && onDisk.bytes === f.bytes}\n` +
       `verified: metadata sha256 = computed sha256 = digest of the stored bytes -> ${f.metadataSha256 === f.sha256 && onDisk.sha256 === f.sha256}\n` +
-      `objects under the scan prefix: ${f.keysUnderPrefix.join(', ')} (no .staging/ leftover: ${!f.keysUnderPrefix.some((k) => k.includes('/.staging/'))})\n`,
+      `objects under the scan prefix: ${f.keysUnderPrefix.join(', ')} (no staged leftover: ${f.stagedLeftovers === 0})\n`,
   );
 }

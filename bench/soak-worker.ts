@@ -6,9 +6,10 @@
  * objects, byte for byte), for the parent to check against what the vendor served.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SCAN_STAGING_PREFIX } from '#lambdas/scan/fetch-scan-output';
 import { main } from '../local/cli.ts';
 import { LOCAL_RESULTS_BUCKET } from '../local/local-run.ts';
 
@@ -40,7 +41,12 @@ const files = await readdir(outDir, { recursive: true });
 const summary = files.find((file) => file.endsWith('summary.json'));
 const resultsRoot = join(outDir, LOCAL_RESULTS_BUCKET);
 const stored: { key: string; bytes: number; sha256: string }[] = [];
-for (const entry of await readdir(join(resultsRoot, 'scans'), { recursive: true, withFileTypes: true })) {
+// The outputs, and any staged upload left behind (SCAN_STAGING_PREFIX, outside scans/).
+const folders = ['scans', SCAN_STAGING_PREFIX].filter((folder) => existsSync(join(resultsRoot, folder)));
+const entries = await Promise.all(
+  folders.map((folder) => readdir(join(resultsRoot, folder), { recursive: true, withFileTypes: true })),
+);
+for (const entry of entries.flat()) {
   if (!entry.isFile()) continue;
   const path = join(entry.parentPath, entry.name);
   const hash = createHash('sha256');

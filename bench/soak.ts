@@ -17,6 +17,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SCAN_STAGING_PREFIX } from '#lambdas/scan/fetch-scan-output';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import type { Fault, ServedOutput } from '../local/simulator/types.ts';
 import { runChild } from './child.ts';
@@ -171,7 +172,7 @@ export function storedBytesLines(
   const notStoredElsewhere = served.filter(
     (entry) => !succeededScans.has(entry.uuid) && !storedBy.has(`${entry.uuid}/${entry.output}`),
   ).length;
-  const staged = stored.filter((file) => file.key.includes('/.staging/')).length;
+  const staged = stored.filter((file) => file.key.startsWith(SCAN_STAGING_PREFIX)).length;
   const otherCount = [...others.values()].reduce((sum, n) => sum + n, 0);
   const otherNames = [...others]
     .sort(([, a], [, b]) => b - a)
@@ -182,6 +183,6 @@ export function storedBytesLines(
     `stored bytes: ${matching} of ${stored.length - otherCount} stored outputs (${storedBytes} bytes) are what the vendor served, ` +
     `by SHA-256 and length; differing or never served: ${differing.length}${differing.length ? ` (${differing.slice(0, 3).join(', ')})` : ''} (goal 0)\n` +
     `served and missing: ${missing.length} of the ${outputsOfSucceeded} outputs served for the ${succeededScans.size} succeeded domains' scans (goal 0); ` +
-    `${notStoredElsewhere} served for scans no domain succeeded with; other files: ${otherCount}${otherCount ? ` (${otherNames})` : ''}; ${staged} .staging/ leftovers\n`
+    `${notStoredElsewhere} served for scans no domain succeeded with; other files: ${otherCount}${otherCount ? ` (${otherNames})` : ''}; ${staged} staged leftovers\n`
   );
 }

@@ -4,7 +4,7 @@
  * imported one (`Bucket.fromBucketName`, `Topic.fromTopicArn`, `Secret.fromSecretNameV2`) has no
  * properties to read, so its rules are stated in a warning instead of checked.
  */
-import { Annotations, Token } from 'aws-cdk-lib';
+import { Annotations, Stack, Token } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { CfnBucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { CfnSecret, type ISecret, RotationSchedule } from 'aws-cdk-lib/aws-secretsmanager';
@@ -14,19 +14,27 @@ import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { API_KEY_FIELDS } from '#lambdas/platform/secret-placeholder';
 import { ORG_KEY_API, VENDOR_APIS } from '#lambdas/vendor-apis';
 import type { ConfigIssue } from './config/index.ts';
+import { acknowledge } from './platform/nag.ts';
 
 /** The resources a team may already own and hand to the pipeline instead of letting it create them. */
 export interface SecurityPipelineResources {
   /**
    * Domain lists and watchlists are uploaded here. It must be versioned (a run is named by the
-   * uploaded object's version), SSL-only, with S3 Block Public Access on and SSE-S3 encryption; the
-   * pipeline turns its EventBridge notifications on. It must not be `resultsBucket`.
+   * uploaded object's version), SSL-only, with S3 Block Public Access on, encrypted with SSE-S3 or a
+   * customer managed KMS key (its `encryptionKey`: the roles that read it are granted that key). It
+   * must not be `resultsBucket`.
+   *
+   * The pipeline turns its EventBridge notifications on: on a bucket defined in this app through its
+   * `NotificationConfiguration`; on an imported one (`Bucket.fromBucketName`) through CDK's bucket
+   * notifications custom resource, which reads the bucket's notification configuration and writes it
+   * back with EventBridge on, keeping every notification it did not add (and leaves EventBridge on
+   * when the stack is deleted, as it cannot tell whether another stack relies on it).
    * @default - a bucket the pipeline creates, with the same rules and server access logs
    */
   readonly inputBucket?: IBucket;
   /**
    * Scan outputs, list summaries and breach reports are written here. The same rules as
-   * `inputBucket`: versioned, SSL-only, Block Public Access on, SSE-S3.
+   * `inputBucket`: versioned, SSL-only, Block Public Access on, SSE-S3 or a customer managed key.
    * @default - a bucket the pipeline creates
    */
   readonly resultsBucket?: IBucket;
@@ -39,8 +47,9 @@ export interface SecurityPipelineResources {
   readonly alarmTopic?: ITopic;
   /**
    * The Secrets Manager secret holding the vendor org API key as JSON `{"apiKey": "…", "orgUuid":
-   * "…"}`, for `vendor.keys: 'single'` only. Encrypted with the AWS managed key (the pipeline's roles
-   * hold no grant on a customer managed key); its value never in the template. With
+   * "…"}`, for `vendor.keys: 'single'` only. Encrypted with the AWS managed key, or a customer
+   * managed key given as its `encryptionKey` (the roles that read or rotate it are granted that key,
+   * through Secrets Manager only); its value never in the template. With
    * `rotation.enabled` the pipeline adds its rotation schedule, so it must have none of its own.
    * @default - a secret the pipeline creates with a placeholder value
    */
@@ -114,13 +123,13 @@ function sameResource(a: Construct, b: Construct): boolean {
 }
 
 const BUCKET_RULES =
-  'versioned, SSL-only (a bucket policy denying aws:SecureTransport false), S3 Block Public Access on, SSE-S3 encryption';
+  'versioned, SSL-only (a bucket policy denying aws:SecureTransport false), S3 Block Public Access on, SSE-S3 or SSE-KMS encryption (import a KMS-encrypted bucket with Bucket.fromBucketAttributes({ encryptionKey }), so its key is granted)';
 
 /**
  * Versioning: intake names each run's execution by the uploaded object's version, so an
  * unversioned input bucket would start one run per upload only by chance.
  * SSE-KMS: reading or writing an object under a KMS key also needs kms:Decrypt/GenerateDataKey on
- * the key, which the pipeline's roles are not given (lib/platform/bindings.ts grants S3 actions only).
+ * the key: the roles get them for the bucket's `encryptionKey` (lib/platform/customer-keys.ts).
  * https://docs.aws.amazon.com/AmazonS3/latest/userguide/UsingKMSEncryption.html
  */
 function checkBucket(bucket: IBucket, prop: BucketProp, findings: Findings): void {
@@ -128,18 +137,15 @@ function checkBucket(bucket: IBucket, prop: BucketProp, findings: Findings): voi
   const cfn = definedHere(bucket, CfnBucket);
   if (cfn === undefined) {
     findings.warnings.push(
-      `${setting} is imported, so its rules cannot be checked here: it must be ${BUCKET_RULES}` +
-        (prop === 'inputBucket' ? ', with EventBridge notifications on' : ''),
+      `${setting} is imported, so its rules cannot be checked here: it must be ${BUCKET_RULES}`,
     );
+    if (prop === 'inputBucket') enableImportedEventBridge(bucket);
     return;
   }
   const problem = (text: string) => findings.issues.push({ setting, problem: text });
   const versioning = cfn.versioningConfiguration as CfnBucket.VersioningConfigurationProperty | undefined;
   if (Token.isUnresolved(versioning) || versioning?.status !== 'Enabled') {
     problem('must be versioned (versioned: true): runs are named by the uploaded object version');
-  }
-  if (bucket.encryptionKey !== undefined) {
-    problem("must use SSE-S3 (encryption: S3_MANAGED): the pipeline's roles hold no grant on a KMS key");
   }
   const block = cfn.publicAccessBlockConfiguration as
     | CfnBucket.PublicAccessBlockConfigurationProperty
@@ -166,6 +172,28 @@ function checkBucket(bucket: IBucket, prop: BucketProp, findings: Findings): voi
     cfn.addPropertyOverride('NotificationConfiguration.EventBridgeConfiguration.EventBridgeEnabled', true);
   }
 }
+
+/**
+ * EventBridge delivery on an imported input bucket, through CDK's bucket notifications custom
+ * resource in its unmanaged mode: S3's PutBucketNotificationConfiguration replaces the whole
+ * configuration, so the handler first reads the bucket's configuration and writes back every
+ * notification it did not add, with EventBridge on. Without it, uploads would start nothing.
+ * https://docs.aws.amazon.com/AmazonS3/latest/API/API_PutBucketNotificationConfiguration.html
+ */
+function enableImportedEventBridge(bucket: IBucket): void {
+  bucket.enableEventBridgeNotification();
+  // CDK's one handler per stack for every bucket's notifications (its id is CDK's, fixed).
+  const handler = Stack.of(bucket).node.tryFindChild(NOTIFICATIONS_HANDLER_ID);
+  if (handler === undefined)
+    throw new Error(`${bucket.node.path}: CDK added no bucket notifications handler`);
+  acknowledge(
+    handler,
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    "CDK's bucket notifications handler (aws-cdk-lib's own function): its role is CDK's, with only log writing from the managed policy besides the bucket's notification configuration.",
+  );
+}
+
+const NOTIFICATIONS_HANDLER_ID = 'BucketNotificationsHandler050a0587b7544547bf325f094a3db834';
 
 function deniesInsecureTransport(bucket: IBucket): boolean {
   const statements = bucket.policy?.document.toJSON()?.Statement as
@@ -214,7 +242,8 @@ function isAwsManagedSnsKey(keyId: unknown, key: ITopic['masterKey']): boolean {
 /**
  * The handlers read `{"apiKey": …}` JSON or a bare key string (lambdas/platform/secrets.ts), so a
  * generated value that is a bare string, or that fills `apiKey`, would be sent to the vendor as the
- * key. A customer managed key needs kms:Decrypt for GetSecretValue, which the roles are not given.
+ * key. A customer managed key needs kms:Decrypt for GetSecretValue: the roles get it for the secret's
+ * `encryptionKey` (lib/platform/customer-keys.ts).
  * https://docs.aws.amazon.com/secretsmanager/latest/userguide/security-encryption.html
  */
 function checkVendorKeySecret(
@@ -227,15 +256,10 @@ function checkVendorKeySecret(
   const cfn = definedHere(secret, CfnSecret);
   if (cfn === undefined) {
     findings.warnings.push(
-      `${setting} is imported, so its rules cannot be checked here: it must hold {"apiKey": "…"} JSON, be encrypted with the AWS managed key aws/secretsmanager` +
+      `${setting} is imported, so its rules cannot be checked here: it must hold {"apiKey": "…"} JSON, be encrypted with the AWS managed key aws/secretsmanager or a customer managed key (import it with Secret.fromSecretAttributes({ encryptionKey }), so the key is granted)` +
         (rotatedByPipeline ? ', and have no rotation of its own (rotation.enabled adds the pipeline’s)' : ''),
     );
     return;
-  }
-  if (secret.encryptionKey !== undefined) {
-    problem(
-      "must be encrypted with the AWS managed key aws/secretsmanager: the pipeline's roles hold no grant on a customer managed key",
-    );
   }
   if (typeof cfn.secretString === 'string' && !Token.isUnresolved(cfn.secretString)) {
     problem(

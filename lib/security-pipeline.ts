@@ -23,6 +23,8 @@ import {
 } from './config/index.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
 import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
+import { setFunctionRuntime } from './platform/pipeline-function.ts';
+import { registerPipelineMetrics } from './platform/pipeline-metric.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
 import { ScheduledCatchUp } from './platform/scheduled-catch-up.ts';
 import { ScheduledRuns } from './platform/scheduled-runs.ts';
@@ -65,7 +67,16 @@ export interface SecurityPipelineProps extends SecurityPipelineSettings, Securit
  * buckets, alarm topic or key secret through its props; everything else it creates.
  *
  * Settings are validated here, each problem naming its prop (`props.poll.maxWaitSeconds …`), as are
- * the rules each brought resource must meet (lib/brought-resources.ts).
+ * the rules each brought resource must meet (lib/brought-resources.ts): an imported input bucket
+ * gets its EventBridge notifications turned on, and a bucket or secret under a customer managed KMS
+ * key is granted to the roles that use it.
+ *
+ * Where it goes: a stack pinned to an account and Region or environment-agnostic; beside another
+ * stack of the pipeline in the same account and Region (dev and prod); or beside another
+ * SecurityPipeline in the same stack, under another id. Its metrics' `service` dimension and its
+ * state machines' log group names carry its name (the stack's name, and its path in the stack unless
+ * its id is `Default` directly under the stack), so neighbours share no alarm metric and no
+ * physical name. Every function runs on `lambdaRuntime` (Node.js 24 unless set).
  */
 export class SecurityPipeline extends Construct {
   /** The validated settings, defaults applied. */
@@ -109,6 +120,8 @@ export class SecurityPipeline extends Construct {
 
   constructor(scope: Construct, id: string, props: SecurityPipelineProps = {}) {
     super(scope, id);
+    // First: every function and metric below is named after this pipeline.
+    registerPipelineMetrics(this);
     const {
       inputBucket,
       resultsBucket,
@@ -120,6 +133,7 @@ export class SecurityPipeline extends Construct {
     } = props;
     const config = parseProps(settings, this.node.path);
     this.config = config;
+    setFunctionRuntime(this, config.lambdaRuntime);
     const problems = checkBroughtResources(
       this,
       { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, vendorKeySecrets },

@@ -26,7 +26,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { HANDLERS } from '../lambdas/registry.ts';
-import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
+import { handlerEntry, LAMBDA_RUNTIME_SETTINGS, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 import { PREBUILT_MANIFEST, type PrebuiltManifest } from '../lib/platform/prebuilt-handlers.ts';
 import { handlerBuildOptions } from './handler-bundling.ts';
 import { writePackageStage } from './package-stage.ts';
@@ -48,6 +48,10 @@ const HANDLERS_DIR = './handlers/';
  * (lib/platform/prebuilt-handlers.ts). Source maps are built (without sources) and shipped;
  * a function deploys them only when its pipeline turns them on.
  */
+const OLDEST_RUNTIME_TARGET = Object.values(LAMBDA_RUNTIME_SETTINGS)
+  .map((setting) => setting.esbuildTarget)
+  .sort((a, b) => Number(a.replace(/\D/g, '')) - Number(b.replace(/\D/g, '')))[0] as string;
+
 async function buildHandlers(): Promise<void> {
   const handlersDir = join(DIST, HANDLERS_DIR);
   const result = await build({
@@ -58,6 +62,8 @@ async function buildHandlers(): Promise<void> {
     })),
     outdir: handlersDir,
     outExtension: { '.js': '.mjs' },
+    // One build serves every runtime the `lambdaRuntime` setting offers: the oldest one's syntax.
+    target: OLDEST_RUNTIME_TARGET,
     sourcemap: true,
     sourcesContent: false,
     splitting: true,

@@ -34,15 +34,16 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
     return earlier.verified;
   }
   // Leftovers of an attempt that died between its upload and its verification: never verified,
-  // never to be listed by the manifest.
-  // Each by its version id: a plain delete in the versioned bucket would keep the bytes as a
-  // noncurrent version for the bucket's noncurrent-version lifetime.
+  // never to be listed by the manifest. A staged one is deleted by its version id (a plain delete
+  // in the versioned bucket would keep the bytes as a noncurrent version); an unverified object at a
+  // final key only gets a delete marker, as nothing here may delete a version under scans/.
   for (const { key, versionId } of earlier.leftovers) {
+    const staged = key.startsWith(SCAN_STAGING_PREFIX);
     await deps.s3.send(
       new DeleteObjectCommand({
         Bucket: deps.settings.resultsBucket,
         Key: key,
-        ...(versionId === undefined ? {} : { VersionId: versionId }),
+        ...(versionId === undefined || !staged ? {} : { VersionId: versionId }),
       }),
     );
   }
@@ -63,9 +64,9 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
       operation: row.operation,
       upload: deps.settings.upload,
       metadata,
-      // Large outputs are uploaded under .staging/ and copied to `key` only once verified, and
-      // only if `key` is still free.
-      stagingKey: `${outputPrefix}${STAGING_FOLDER}${output}-${randomUUID()}`,
+      // Large outputs are uploaded under the staging prefix and copied to `key` only once
+      // verified, and only if `key` is still free.
+      stagingKey: `${stagingPrefixOf(outputPrefix, output)}${randomUUID()}`,
     });
   } catch (error) {
     // A concurrent attempt (an overlapping retry) stored the output first: its verified object
@@ -109,8 +110,16 @@ interface Leftover {
   readonly versionId: string | undefined;
 }
 
-/** Under the scan prefix: uploads not yet proven complete. Never listed by a manifest. */
-export const STAGING_FOLDER = '.staging/';
+/**
+ * Uploads not yet proven complete, outside `scans/`: the only prefix where the fetch may delete an
+ * object version (lambdas/scan/registry.ts). Never listed by a manifest.
+ */
+export const SCAN_STAGING_PREFIX = 'staging/';
+
+/** Where the staged uploads of one output of one scan go: `staging/<output prefix><output>-`. */
+export function stagingPrefixOf(outputPrefix: string, output: string): string {
+  return `${SCAN_STAGING_PREFIX}${outputPrefix}${output}-`;
+}
 
 /**
  * What an earlier attempt left for this output: a verified object (any extension: a retry may
@@ -123,20 +132,25 @@ async function findStoredOutput(
   output: string,
 ): Promise<{ verified: StoredObject | undefined; leftovers: Leftover[] }> {
   const bucket = deps.settings.resultsBucket;
-  const listed = await deps.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: outputPrefix }));
+  const staging = stagingPrefixOf(outputPrefix, output);
+  const [listed, stagedListing] = await Promise.all(
+    [outputPrefix, staging].map((prefix) =>
+      deps.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix })),
+    ),
+  );
   const leftovers: Leftover[] = [];
+  for (const { Key: key } of stagedListing?.Contents ?? []) {
+    if (key === undefined) continue;
+    // Its version id is what deleting it for good takes.
+    const head = await deps.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    leftovers.push({ key, versionId: head.VersionId });
+  }
   let verified: StoredObject | undefined;
-  for (const { Key: key } of listed.Contents ?? []) {
+  for (const { Key: key } of listed?.Contents ?? []) {
     if (key === undefined) continue;
     const name = key.slice(outputPrefix.length);
-    const isStaged = name.startsWith(`${STAGING_FOLDER}${output}-`);
-    if (!isStaged && (!name.startsWith(`${output}.`) || name.includes('/'))) continue;
-    // Also for a staged leftover: its version id is what deleting it for good takes.
+    if (!name.startsWith(`${output}.`) || name.includes('/')) continue;
     const head = await deps.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    if (isStaged) {
-      leftovers.push({ key, versionId: head.VersionId });
-      continue;
-    }
     const sha256 = head.Metadata?.sha256;
     if (verified === undefined && sha256 !== undefined && /^[0-9a-f]{64}$/.test(sha256)) {
       verified = {

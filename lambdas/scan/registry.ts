@@ -12,14 +12,28 @@ import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 /**
- * What the fetch step holds on `scans/`: STREAMED_WRITE; ListBucket + GetObject (HeadObject) to
- * find a verified object of an earlier attempt and keep it, and the version id of each unverified
- * leftover, which it deletes by that id (DeleteObjectVersion); DeleteObject for a bucket that does
- * not return version ids (unversioned, as the local S3 is).
+ * What the fetch step holds on `scans/`, where verified outputs live: PutObject (a whole small
+ * output, and the promotion copy's CreateMultipartUpload and conditional CompleteMultipartUpload),
+ * AbortMultipartUpload, ListBucket + GetObject (HeadObject) to find a verified object of an earlier
+ * attempt and keep it, and DeleteObject for an unverified leftover: in the versioned bucket that
+ * only adds a delete marker, so no version under `scans/` can ever be deleted by this code, which
+ * streams what the vendor sends.
  */
 export const SCAN_OUTPUT_FETCH: BucketUse = {
   bucket: 'results',
   prefix: 'scans/',
+  actions: ['PutObject', 'AbortMultipartUpload', 'ListBucket', 'GetObject', 'DeleteObject'],
+};
+
+/**
+ * Where a large output is uploaded before it is verified (SCAN_STAGING_PREFIX): STREAMED_WRITE,
+ * whose DeleteObjectVersion removes the staged version once it is copied, held on this prefix only;
+ * ListBucket + GetObject (HeadObject) to find a dead attempt's staged upload, and DeleteObject for a
+ * bucket that returns no version ids (unversioned, as the local S3 is).
+ */
+export const SCAN_OUTPUT_STAGING: BucketUse = {
+  bucket: 'results',
+  prefix: 'staging/scans/',
   actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
 };
 
@@ -57,7 +71,7 @@ export const SCAN_HANDLERS = {
     workflow: 'scan',
     // One Parallel branch per row of the outputs table: FetchReport, FetchLogs, FetchDebug.
     states: SCAN_OUTPUTS.map((output) => output.stateName),
-    s3: [SCAN_OUTPUT_FETCH],
+    s3: [SCAN_OUTPUT_FETCH, SCAN_OUTPUT_STAGING],
     bucketNamesOnly: [],
     vendorApis: ['scan'],
   },
@@ -94,7 +108,7 @@ export const SCAN_HANDLERS = {
     // verified objects, removal of leftovers; plus reading and linking failure records, the
     // vendor-statistics snapshot and the reconciliation record (GetObject, PutObject), and one
     // listing per domain (ListBucket): the fetch step's access covers them all.
-    s3: [SCAN_OUTPUT_FETCH],
+    s3: [SCAN_OUTPUT_FETCH, SCAN_OUTPUT_STAGING],
     bucketNamesOnly: [],
     vendorApis: ['scan'],
   },

@@ -23,5 +23,6 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
   schedules: [],
   logRetentionDays: 90,
   removalPolicy: 'retain',
+  lambdaRuntime: 'nodejs24.x',
   stack: stackSchema.parse({}),
 });

@@ -42,6 +42,8 @@ export {
   type DomainListDefinition,
   type IntakeConfig,
   isLoopbackHost,
+  LAMBDA_RUNTIMES,
+  type LambdaRuntimeName,
   LOG_RETENTION_DAYS,
   type PipelineConfig,
   type PipelineConfigInput,

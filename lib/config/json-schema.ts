@@ -16,6 +16,7 @@ import { rotationSchema } from './rotation-schema.ts';
 import {
   domainListSchema,
   intakeSchema,
+  lambdaRuntimeSchema,
   logRetentionDaysSchema,
   pollSchema,
   removalPolicySchema,
@@ -44,6 +45,7 @@ const fileSchema = z.strictObject({
   schedules: z.optional(z.array(scheduleSchema)),
   logRetentionDays: z.optional(logRetentionDaysSchema),
   removalPolicy: z.optional(removalPolicySchema),
+  lambdaRuntime: z.optional(lambdaRuntimeSchema),
 });
 
 /** The configuration file's JSON Schema (draft 2020-12), as written to {@link CONFIG_SCHEMA_FILE}. */

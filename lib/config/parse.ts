@@ -23,6 +23,7 @@ import {
   type DomainListDefinition,
   domainListSchemaFor,
   intakeSchema,
+  lambdaRuntimeSchema,
   logRetentionDaysSchema,
   MAX_SCHEDULE_INPUT_CHARS,
   NAME_PATTERN,
@@ -89,6 +90,10 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     sections.removalPolicy === undefined
       ? DEFAULT_PIPELINE_CONFIG.removalPolicy
       : check(removalPolicySchema, sections.removalPolicy, `${ROOT}.removalPolicy`, 'retain');
+  const lambdaRuntime =
+    sections.lambdaRuntime === undefined
+      ? DEFAULT_PIPELINE_CONFIG.lambdaRuntime
+      : check(lambdaRuntimeSchema, sections.lambdaRuntime, `${ROOT}.lambdaRuntime`, 'nodejs24.x');
 
   const rotation = check(
     rotationSchema,
@@ -119,6 +124,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     schedules,
     logRetentionDays,
     removalPolicy,
+    lambdaRuntime,
     stack,
   };
 }

@@ -288,6 +288,14 @@ export const logRetentionDaysSchema = boundedNumber({ min: 1, max: 9999, integer
 
 export const removalPolicySchema = oneOf(['retain', 'destroy']);
 
+/**
+ * The Lambda runtime of every function. Node.js 24 by default; Node.js 22 is kept for a team
+ * that has not moved yet (Lambda deprecates it on 2027-04-30:
+ * https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtimes.html).
+ */
+export const LAMBDA_RUNTIMES = ['nodejs24.x', 'nodejs22.x'] as const;
+export const lambdaRuntimeSchema = oneOf(LAMBDA_RUNTIMES);
+
 /** The top level: which sections exist (their contents are checked section by section). */
 export const rootSchema = section(
   Object.fromEntries(
@@ -304,6 +312,7 @@ export const rootSchema = section(
       'schedules',
       'logRetentionDays',
       'removalPolicy',
+      'lambdaRuntime',
       'stack',
       // The JSON Schema a configuration file names for editors (config/pipeline.schema.json).
       '$schema',
@@ -328,6 +337,7 @@ export type ScheduleConfig = Omit<z.output<typeof scheduleSchema>, 'domains'> & 
   readonly domains?: readonly string[];
 };
 export type DataRemovalPolicy = z.output<typeof removalPolicySchema>;
+export type LambdaRuntimeName = z.output<typeof lambdaRuntimeSchema>;
 
 export interface PipelineConfig {
   readonly vendor: VendorConfig;
@@ -346,6 +356,8 @@ export interface PipelineConfig {
   readonly logRetentionDays: number;
   /** What happens to the data buckets and log groups when the stack is deleted (`destroy`: test stacks only). @default 'retain' */
   readonly removalPolicy: DataRemovalPolicy;
+  /** The Lambda runtime of every function; the bundles' esbuild target follows it. @default 'nodejs24.x' */
+  readonly lambdaRuntime: LambdaRuntimeName;
   /** The stack's name, account and Region. */
   readonly stack: StackConfig;
 }
@@ -364,6 +376,7 @@ export type PipelineConfigInput = {
   readonly schedules?: readonly z.input<typeof scheduleSchema>[];
   readonly logRetentionDays?: number;
   readonly removalPolicy?: DataRemovalPolicy;
+  readonly lambdaRuntime?: LambdaRuntimeName;
   readonly stack?: z.input<typeof stackSchema>;
   /** The JSON Schema editors check the file against; ignored by the pipeline. */
   readonly $schema?: string;

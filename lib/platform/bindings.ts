@@ -24,6 +24,7 @@ import {
   type WorkflowName,
 } from '../../lambdas/registry.ts';
 import type { MirrorSecret } from '../config/index.ts';
+import { grantBucketKey, grantSecretKey, s3KeyUse } from './customer-keys.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 import type { VendorSecrets } from './vendor-secrets.ts';
@@ -140,6 +141,7 @@ function bindSecret(fn: PipelineFunction, name: SecretName, resources: DeclaredR
   fn.addToRolePolicy(
     new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
   );
+  grantSecretKey(fn, secret, 'read');
   fn.addEnvironment(variable, secret.secretArn);
 }
 
@@ -171,6 +173,7 @@ function bindRotatedSecret(
       resources: [arn],
     }),
   );
+  grantSecretKey(fn, rotated.secret, 'write');
   const mirrorArns = rotated.mirrors.map((mirror) => mirror.secretArn);
   if (mirrorArns.length === 0) return;
   const mirrorsVariable = WORKFLOW_BINDINGS[workflow].mirrorSecretsVariable;
@@ -268,6 +271,7 @@ function bindVendorSecrets(fn: PipelineFunction, secrets: VendorSecrets, apis: r
   // Not grantRead: it adds secretsmanager:DescribeSecret, which no handler calls.
   const arns = setSecretVariables(fn, secrets, apis).map((api) => secrets.secretFor(api).secretArn);
   fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: arns }));
+  for (const api of new Set(apis)) grantSecretKey(fn, secrets.secretFor(api), 'read');
 }
 
 function setSecretVariables(
@@ -295,6 +299,7 @@ function setSecretVariables(
 
 function grantObjects(fn: PipelineFunction, bucket: IBucket, use: BucketUse): void {
   const objectActions = use.actions.filter((a) => a !== 'ListBucket');
+  grantBucketKey(fn, bucket, s3KeyUse(objectActions));
   if (objectActions.length > 0) {
     fn.addToRolePolicy(
       new PolicyStatement({

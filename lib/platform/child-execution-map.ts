@@ -26,6 +26,7 @@ import {
 import { StepFunctionsStartExecution } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import type { Construct } from 'constructs';
+import { grantBucketKey } from './customer-keys.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
 import { lambdaTask } from './pipeline-state-machine.ts';
@@ -174,6 +175,8 @@ export function grantChildExecutionMap(
       resources: [props.resultsBucket.arnForObjects(`${props.keyPrefix}*`)],
     }),
   );
+  // The ResultWriter writes there too (PrefixResultWriter).
+  grantBucketKey(stateMachine, props.resultsBucket, 'write');
   acknowledgeWildcards(
     stateMachine,
     [arnFinding(props.resultsBucket, `/${props.keyPrefix}*`)],

@@ -59,10 +59,18 @@ export function logicalIdOf(construct: IConstruct): string {
   return Stack.of(element).resolve(element.logicalId) as string;
 }
 
-/** How cdk-nag prints an execution-ARN wildcard of `stateMachine` (CDK splits the name out of the ARN). */
+/**
+ * How cdk-nag prints an execution-ARN wildcard of `stateMachine` (CDK splits the name out of the ARN).
+ * The partition, Region and account are the stack's: placeholders such as `<AWS::Region>` in an
+ * environment-agnostic stack, the literal values (`eu-west-1`, `111111111111`) in a pinned one.
+ */
 export function executionsFinding(stateMachine: IStateMachine, suffix: string): string {
+  const stack = Stack.of(stateMachine);
   const name = JSON.stringify({
     'Fn::Select': [6, { 'Fn::Split': [':', { Ref: logicalIdOf(stateMachine) }] }],
   });
-  return `Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}${suffix}`;
+  const [partition, region, account] = [stack.partition, stack.region, stack.account].map((value) =>
+    nagText(stack.resolve(value)),
+  );
+  return `Resource::arn:${partition}:states:${region}:${account}:execution:${name}${suffix}`;
 }

@@ -12,11 +12,13 @@ import {
   OutputFormat,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { DataIdentifier, DataProtectionPolicy, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { handlerEntryPath, logsMayCarryPersonalData } from '../../lambdas/registry.ts';
+import { DEFAULT_PIPELINE_CONFIG, type LambdaRuntimeName } from '../config/index.ts';
 import { validateEnvironmentSize } from './lambda-environment-size.ts';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
+import { pipelineServiceName } from './pipeline-metric.ts';
 import { type PrebuiltHandlerCode, prebuiltHandlerCode } from './prebuilt-handlers.ts';
 import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts';
 
@@ -61,12 +63,37 @@ export function handlerEntry(handlerFile: string): string {
  * stack is formatted). The contents were 70% of the zip (1261 -> 681 KiB). Readable traces are
  * worth the remaining 360 KiB of zip, so the map stays, without contents.
  */
+/** Each runtime the `lambdaRuntime` setting offers, and the esbuild target its bundles are built for. */
+export const LAMBDA_RUNTIME_SETTINGS: Readonly<
+  Record<LambdaRuntimeName, { readonly runtime: Runtime; readonly esbuildTarget: string }>
+> = {
+  'nodejs24.x': { runtime: Runtime.NODEJS_24_X, esbuildTarget: 'node24' },
+  'nodejs22.x': { runtime: Runtime.NODEJS_22_X, esbuildTarget: 'node22' },
+};
+
+/** The runtime chosen for the functions under each scope (setFunctionRuntime). */
+const runtimes = new WeakMap<IConstruct, LambdaRuntimeName>();
+
+/** Every PipelineFunction under `scope` runs on `runtime` (SecurityPipeline's `lambdaRuntime`). */
+export function setFunctionRuntime(scope: IConstruct, runtime: LambdaRuntimeName): void {
+  runtimes.set(scope, runtime);
+}
+
+/** The runtime of a function created under `scope`: the nearest setFunctionRuntime, else the default. */
+export function functionRuntimeOf(scope: IConstruct): LambdaRuntimeName {
+  for (const ancestor of [...scope.node.scopes].reverse()) {
+    const runtime = runtimes.get(ancestor);
+    if (runtime !== undefined) return runtime;
+  }
+  return DEFAULT_PIPELINE_CONFIG.lambdaRuntime;
+}
+
 export const PIPELINE_BUNDLING: BundlingOptions = {
   sourceMap: true,
   sourcesContent: false,
   minify: true,
   format: OutputFormat.ESM,
-  target: 'node22',
+  target: LAMBDA_RUNTIME_SETTINGS[DEFAULT_PIPELINE_CONFIG.lambdaRuntime].esbuildTarget,
   mainFields: ['module', 'main'],
   // Bundle the exact AWS SDK version the tests ran against; the runtime's copy drifts.
   bundleAwsSDK: true,
@@ -108,8 +135,13 @@ export interface PipelineFunctionProps {
    */
   readonly description?: string;
   /**
-   * Powertools service name (`POWERTOOLS_SERVICE_NAME`).
-   * @default 'security-pipeline'
+   * The Lambda runtime; the esbuild target of its bundle follows.
+   * @default - the `lambdaRuntime` of the pipeline it belongs to, 'nodejs24.x' outside one
+   */
+  readonly runtime?: LambdaRuntimeName;
+  /**
+   * Powertools service name (`POWERTOOLS_SERVICE_NAME`), and so the `service` dimension of its metrics.
+   * @default - the name of the pipeline it belongs to (pipeline-metric.ts), 'security-pipeline' outside one
    */
   readonly serviceName?: string;
   /**
@@ -145,15 +177,15 @@ export function emailMaskingPolicy(what: string): DataProtectionPolicy {
   });
 }
 
-/** Powertools' service name, and so the `service` dimension of every pipeline metric. */
-export const PIPELINE_SERVICE_NAME = 'security-pipeline';
-
 /**
- * The one place for Lambda defaults: Node.js 22 on arm64, explicit memory and timeout, its own log
- * group with retention, active tracing, source maps, ESM bundle, and a role that can write to that
- * log group only (no AWSLambdaBasicExecutionRole with its account-wide `logs:*` on `*`).
+ * The one place for Lambda defaults: the pipeline's `lambdaRuntime` (Node.js 24 unless set) on arm64,
+ * explicit memory and timeout, its own log group with retention, active tracing, source maps, ESM
+ * bundle, and a role that can write to that log group only (no AWSLambdaBasicExecutionRole with its
+ * account-wide `logs:*` on `*`).
  *
- * Node.js 22 is pinned (not "latest") to match the runtime the local runner and tests use.
+ * The runtime is pinned (not "latest"), so a CDK upgrade never moves the functions to a runtime the
+ * handlers were not tested on. The handlers use nothing newer than Node.js 22, which the local runner
+ * and the test suite run them on.
  */
 export class PipelineFunction extends NodejsFunction {
   /** The execution role (created here, so grants stay explicit). */
@@ -164,7 +196,8 @@ export class PipelineFunction extends NodejsFunction {
   public readonly alarms: { readonly errors: Alarm; readonly throttles: Alarm };
 
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
-    const code = PipelineFunction.validate(id, props);
+    const runtime = LAMBDA_RUNTIME_SETTINGS[props.runtime ?? functionRuntimeOf(scope)];
+    const code = PipelineFunction.validate(id, props, runtime.esbuildTarget);
     // Role and log group are created next to the function (not inside it): NodejsFunction needs
     // both at construction time, and `this` is not available before super().
     const role = new Role(scope, `${id}Role`, {
@@ -181,7 +214,7 @@ export class PipelineFunction extends NodejsFunction {
     super(scope, id, {
       ...code,
       description: props.description ?? `Security pipeline: ${handlerEntryPath(props.handlerFile)}`,
-      runtime: Runtime.NODEJS_22_X,
+      runtime: runtime.runtime,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout,
@@ -190,7 +223,7 @@ export class PipelineFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: {
-        [ENV.serviceName]: props.serviceName ?? PIPELINE_SERVICE_NAME,
+        [ENV.serviceName]: props.serviceName ?? pipelineServiceName(scope),
         [ENV.logLevel]: props.logLevel ?? 'INFO',
         ...props.environment,
         // Stack traces must point at the TypeScript sources, whatever else the caller passes.
@@ -213,7 +246,7 @@ export class PipelineFunction extends NodejsFunction {
       acknowledge(
         this,
         rule,
-        'Node.js 22 is pinned on purpose: it is the runtime the local runner and the test suite use (devDependency node@22).',
+        "The runtime is the pipeline's lambdaRuntime setting, pinned rather than the latest so that a deploy never changes it unasked.",
       );
     }
   }
@@ -226,6 +259,7 @@ export class PipelineFunction extends NodejsFunction {
   private static validate(
     id: string,
     props: PipelineFunctionProps,
+    esbuildTarget: string,
   ): Pick<
     NodejsFunctionProps,
     'entry' | 'handler' | 'code' | 'projectRoot' | 'depsLockFilePath' | 'bundling'
@@ -269,7 +303,7 @@ export class PipelineFunction extends NodejsFunction {
           handler: 'handler',
           projectRoot: REPO_ROOT,
           depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
-          bundling: PIPELINE_BUNDLING,
+          bundling: { ...PIPELINE_BUNDLING, target: esbuildTarget },
         }
       : PipelineFunction.prebuiltCode(id, prebuilt as string, props.handlerFile);
   }

@@ -4,8 +4,10 @@
  * - `/aws/vendedlogs/states/`: Step Functions must add every other log group to the account's
  *   CloudWatch Logs resource policy, which is capped at 5,120 characters; names under
  *   `/aws/vendedlogs/` need no entry. https://docs.aws.amazon.com/step-functions/latest/dg/bp-cwl.html
- * - The stack name in it: two stacks of the pipeline in one account and Region must not collide
- *   (a log group name is unique per account and Region).
+ * - The pipeline's name in it (the stack's name, and the pipeline's path in the stack unless it is the
+ *   stack's `Default` one: pipeline-metric.ts): two stacks of the pipeline in one account and Region,
+ *   or two pipelines in one stack, must not collide (a log group name is unique per account and
+ *   Region).
  * - The stack's creation in it (the first group of the stack ID's UUID, resolved at deploy): the
  *   group outlives its stack (RetainExceptOnCreate, log-group-lifetime.ts), so a fixed name would
  *   make the next create of the same stack fail with "already exists" after `cdk destroy`.
@@ -17,6 +19,7 @@
  */
 import { Aws, Fn, Stack, Token } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import { pipelineNameOf } from './pipeline-metric.ts';
 
 export const STATE_MACHINE_LOG_PREFIX = '/aws/vendedlogs/states/';
 const MAX_LOG_GROUP_NAME = 512;
@@ -62,8 +65,8 @@ export function stateMachineLogGroupNameProblem(name: string, arnOverheadChars: 
 }
 
 /**
- * `/aws/vendedlogs/states/<stack name>-<machine>-<creation id>`, or a synth error naming the stack and the
- * machine when AWS would refuse it.
+ * `/aws/vendedlogs/states/<pipeline name>-<machine>-<creation id>` (outside a pipeline, the stack's
+ * name), or a synth error naming the stack and the machine when AWS would refuse it.
  */
 export function stateMachineLogGroupName(scope: IConstruct, machine: string): string {
   const stack = Stack.of(scope);
@@ -73,7 +76,7 @@ export function stateMachineLogGroupName(scope: IConstruct, machine: string): st
       `${scope.node.path}: the execution log group is named after the stack, and this stack's name is not known at synth (a nested stack?)`,
     );
   }
-  const name = `${STATE_MACHINE_LOG_PREFIX}${stackName}-${machine}`;
+  const name = `${STATE_MACHINE_LOG_PREFIX}${pipelineNameOf(scope) ?? stackName}-${machine}`;
   const problem = stateMachineLogGroupNameProblem(name, arnOverhead(stack));
   if (problem) {
     throw new Error(
@@ -85,7 +88,7 @@ export function stateMachineLogGroupName(scope: IConstruct, machine: string): st
   const holder = names.get(name);
   if (holder !== undefined) {
     throw new Error(
-      `${scope.node.path}: execution log group name ${JSON.stringify(name)} is already taken by ${holder}: give the workflow construct a different id`,
+      `${scope.node.path}: execution log group name ${JSON.stringify(name)} is already taken by ${holder}: give the workflow construct, or the pipeline holding it, a different id`,
     );
   }
   names.set(name, scope.node.path);

@@ -30,9 +30,9 @@ beforeAll(() => {
 }, FIRST_SYNTH_TIMEOUT_MS);
 
 describe('PipelineFunction defaults', () => {
-  it('runs Node.js 22 on arm64 with active tracing, 512 MB and the given timeout', () => {
+  it('runs Node.js 24 on arm64 with active tracing, 512 MB and the given timeout', () => {
     functionOf().hasResourceProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       TracingConfig: { Mode: 'Active' },
       MemorySize: 512,

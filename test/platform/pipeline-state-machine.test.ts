@@ -154,7 +154,7 @@ describe('PipelineStateMachine log group name checks', () => {
     });
 
     expect(message).toBe(
-      'Pipeline/MoreScans/ScanDomain/StateMachine: execution log group name "/aws/vendedlogs/states/Pipeline-ScanDomain" is already taken by Pipeline/Scans/ScanDomain/StateMachine: give the workflow construct a different id',
+      'Pipeline/MoreScans/ScanDomain/StateMachine: execution log group name "/aws/vendedlogs/states/Pipeline-ScanDomain" is already taken by Pipeline/Scans/ScanDomain/StateMachine: give the workflow construct, or the pipeline holding it, a different id',
     );
   });
 

@@ -258,7 +258,7 @@ describe('KeyRotation: event and alarms', () => {
       Namespace: 'SecurityPipeline',
       MetricName: metric,
       Dimensions: [
-        { Name: 'service', Value: 'security-pipeline' },
+        { Name: 'service', Value: 'SecurityPipeline' },
         { Name: 'workflow', Value: 'rotation' },
       ],
       Threshold: 1,

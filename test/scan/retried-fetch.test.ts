@@ -7,7 +7,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
-import { STAGING_FOLDER } from '#lambdas/scan/fetch-scan-output';
+import { SCAN_STAGING_PREFIX, stagingPrefixOf } from '#lambdas/scan/fetch-scan-output';
 import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 import { fetchScanOutput, startScan, writeScanManifest } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
@@ -86,7 +86,7 @@ describe.each([
 });
 
 describe('leftovers and the manifest', () => {
-  it('stores a large output through staging, leaving nothing under .staging/', async () => {
+  it('stores a large output through staging, leaving nothing staged', async () => {
     // Prepare
     const bed = createTestDeps(s3.client, large, { upload: { partSizeBytes: 5 * MiB } });
     const finished = await finishedScan(bed, 'staged.example.com');
@@ -98,6 +98,9 @@ describe('leftovers and the manifest', () => {
     expect(stored.size).toBeGreaterThan(5 * MiB);
     expect((await s3ObjectDigest(s3.client, stored.key)).metadata.sha256).toBe(stored.sha256);
     expect(await listKeys(s3.client, RESULTS_BUCKET, finished.outputPrefix)).toEqual([stored.key]);
+    expect(
+      await listKeys(s3.client, RESULTS_BUCKET, `${SCAN_STAGING_PREFIX}${finished.outputPrefix}`),
+    ).toEqual([]);
   });
 
   it('removes what an attempt that died before verification left, then stores the verified output', async () => {
@@ -105,7 +108,7 @@ describe('leftovers and the manifest', () => {
     const bed = createTestDeps(s3.client, small);
     const finished = await finishedScan(bed, 'crashed.example.com');
     for (const key of [
-      `${finished.outputPrefix}${STAGING_FOLDER}report-dead`,
+      `${stagingPrefixOf(finished.outputPrefix, 'report')}dead`,
       `${finished.outputPrefix}report.bin`,
     ]) {
       await s3.client.send(new PutObjectCommand({ Bucket: RESULTS_BUCKET, Key: key, Body: 'half' }));
@@ -116,6 +119,9 @@ describe('leftovers and the manifest', () => {
 
     // Assess
     expect(await listKeys(s3.client, RESULTS_BUCKET, finished.outputPrefix)).toEqual([stored.key]);
+    expect(
+      await listKeys(s3.client, RESULTS_BUCKET, `${SCAN_STAGING_PREFIX}${finished.outputPrefix}`),
+    ).toEqual([]);
   });
 
   it('writes a manifest that accounts for exactly the objects under the scan prefix', async () => {

@@ -107,7 +107,7 @@ describe('scan reconciliation', () => {
     );
   });
 
-  it('grants exactly what it declares: scans/ objects, a listing of scans/ only, the scan key', () => {
+  it('grants exactly what it declares: scans/ and staging objects, listings of them only, the scan key', () => {
     const fn = functionFor(synthesized, 'reconcile-scans');
     const grants = grantsOf(synthesized, fn.roleLogicalId);
     expect(actionsAllowed(grants).sort()).toEqual(
@@ -134,8 +134,11 @@ describe('scan reconciliation', () => {
     const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanReconciliationDeadLetterQueue');
     expect(resourcesAllowed(grants, 'sqs:SendMessage')).toEqual([`<GetAtt:${queue}.Arn>`]);
     const results = logicalIdOfType(synthesized, 'AWS::S3::Bucket', 'StorageResults');
-    expect(resourcesAllowed(grants, 's3:PutObject')).toEqual([`<GetAtt:${results}.Arn>/scans/*`]);
-    expect(resourcesAllowed(grants, 's3:DeleteObject')).toEqual([`<GetAtt:${results}.Arn>/scans/*`]);
+    const [scans, staging] = [`<GetAtt:${results}.Arn>/scans/*`, `<GetAtt:${results}.Arn>/staging/scans/*`];
+    expect(new Set(resourcesAllowed(grants, 's3:PutObject'))).toEqual(new Set([scans, staging]));
+    expect(new Set(resourcesAllowed(grants, 's3:DeleteObject'))).toEqual(new Set([scans, staging]));
+    // A version is deleted only where outputs are staged, never under scans/.
+    expect(resourcesAllowed(grants, 's3:DeleteObjectVersion')).toEqual([staging]);
     synthesized.template.hasResourceProperties('AWS::IAM::Policy', {
       Roles: [{ Ref: fn.roleLogicalId }],
       PolicyDocument: {

@@ -37,11 +37,11 @@ function writableObjects(handler: string): string[] {
 
 describe('PipelineFunction defaults', () => {
   it.each(HANDLER_FILES)(
-    '%s runs Node.js 22 on arm64 with tracing, explicit memory and timeout',
+    '%s runs Node.js 24 on arm64 with tracing, explicit memory and timeout',
     (handler) => {
       const { properties, environment } = functionFor(synthesized, handler);
       expect(properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         Handler: 'index.handler',
@@ -50,7 +50,8 @@ describe('PipelineFunction defaults', () => {
       expect(properties.Timeout).toEqual(expect.any(Number));
       expect(environment).toMatchObject({
         NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'security-pipeline',
+        // The pipeline's name: the stack's, as the stack holds one pipeline.
+        POWERTOOLS_SERVICE_NAME: 'SecurityPipeline',
         POWERTOOLS_LOG_LEVEL: 'INFO',
       });
     },
@@ -181,17 +182,16 @@ describe('least privilege', () => {
     expect(resourcesAllowed(grants, 'secretsmanager:GetSecretValue')).toHaveLength(1);
   });
 
-  it('lets the fetch function stream, re-copy, find earlier verified outputs and clear its leftovers under scans/ only', () => {
+  it('lets the fetch function stream, re-copy, find earlier verified outputs and clear its leftovers under scans/ and its staging prefix only', () => {
     const grants = grantsOf(synthesized, functionFor(synthesized, 'fetch-scan-output').roleLogicalId);
-    for (const action of [
-      's3:PutObject',
-      's3:AbortMultipartUpload',
-      's3:GetObjectVersion',
-      's3:DeleteObjectVersion',
-      's3:GetObject',
-      's3:DeleteObject',
-    ]) {
-      expect(new Set(resourcesAllowed(grants, action)), action).toEqual(new Set([`${resultsArn}/scans/*`]));
+    const both = new Set([`${resultsArn}/scans/*`, `${resultsArn}/staging/scans/*`]);
+    for (const action of ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject']) {
+      expect(new Set(resourcesAllowed(grants, action)), action).toEqual(both);
+    }
+    // Deleting a version, and reading one as a copy's source, only where uploads are staged: the
+    // function that streams vendor downloads can never delete a verified output's history.
+    for (const action of ['s3:GetObjectVersion', 's3:DeleteObjectVersion']) {
+      expect(resourcesAllowed(grants, action), action).toEqual([`${resultsArn}/staging/scans/*`]);
     }
   });
 

@@ -44,6 +44,18 @@ describe('SecurityPipeline settings', () => {
     expect(error?.issues.map((issue) => issue.setting)).toContain('props.poll.maxWaitSeconds');
   });
 
+  it('names the prop of a runtime Lambda does not offer', () => {
+    const error = problemsOf(() => ({ lambdaRuntime: 'nodejs20.x' as never }));
+    expect(error?.issues.map((issue) => issue.setting)).toEqual(['props.lambdaRuntime']);
+  });
+
+  it('refuses an id its metrics could not be queried by, naming the construct and what to change', () => {
+    const stack = new Stack(testApp(), 'Team');
+    expect(() => new SecurityPipeline(stack, "Partners' pipeline")).toThrow(
+      `Team/Partners' pipeline: the pipeline's metrics are named "Team/Partners' pipeline", which may only hold letters, digits and '_', '-', '.', '/': rename the stack or the construct ids on its path`,
+    );
+  });
+
   it.each<[string, PipelineConfigInput | undefined]>([
     ['the defaults', undefined],
     ['per-api keys, no rotation', { vendor: { keys: 'per-api' }, rotation: { enabled: false } }],
@@ -62,7 +74,7 @@ describe('SecurityPipeline settings', () => {
 });
 
 describe('brought resources', () => {
-  it('refuses an unversioned, unencrypted-by-S3, public, non-SSL input bucket, naming the prop', () => {
+  it('refuses an unversioned, public, non-SSL input bucket, naming the prop', () => {
     const error = problemsOf((stack) => ({
       inputBucket: new Bucket(stack, 'Loose', {
         encryption: BucketEncryption.KMS,
@@ -72,7 +84,6 @@ describe('brought resources', () => {
     const problems = error?.issues.filter((issue) => issue.setting === 'props.inputBucket') ?? [];
     expect(problems.map((issue) => issue.problem)).toEqual([
       expect.stringContaining('must be versioned'),
-      expect.stringContaining('must use SSE-S3'),
       expect.stringContaining('must block all public access'),
       expect.stringContaining('must be SSL-only'),
     ]);

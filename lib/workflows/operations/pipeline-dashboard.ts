@@ -17,12 +17,12 @@ import {
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { BREACH_METRIC } from '#lambdas/breach/metrics';
-import { METRIC, METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/metrics';
+import { METRIC, type MetricName } from '#lambdas/platform/metrics';
 import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import { SCAN_METRIC } from '#lambdas/scan/metrics';
-import { pipelineMetric } from '../../platform/pipeline-metric.ts';
+import { pipelineMetric, searchKey } from '../../platform/pipeline-metric.ts';
 
 export interface PipelineDashboardProps {
   /** Every alarm of the stack, for the status panel. */
@@ -51,22 +51,22 @@ export class PipelineDashboard extends Construct {
       new GraphWidget({
         title: 'Scans by outcome (per hour)',
         left: [
-          shown(SCAN_METRIC.scansStarted, { workflow: 'scan' }, 'Sum', 'started'),
-          shown(SCAN_METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'succeeded'),
-          search(SCAN_METRIC.scansFailed, 'workflow, outcome', 'Sum', 'failed'),
-          search(SCAN_METRIC.scansTimedOut, 'workflow, outcome', 'Sum', 'timed out'),
+          shown(this, SCAN_METRIC.scansStarted, { workflow: 'scan' }, 'Sum', 'started'),
+          shown(this, SCAN_METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'succeeded'),
+          search(this, SCAN_METRIC.scansFailed, 'workflow, outcome', 'Sum', 'failed'),
+          search(this, SCAN_METRIC.scansTimedOut, 'workflow, outcome', 'Sum', 'timed out'),
           // Starts whose answer was lost, by how they were settled. No alarm of its own: an
           // unresolved one ends ScanRejected, which the failed-scan alarm and reconciliation cover;
           // adopted and retried ones are the at-most-once guarantee working.
-          search(SCAN_METRIC.startsSettled, 'workflow, outcome', 'Sum', 'start settled'),
+          search(this, SCAN_METRIC.startsSettled, 'workflow, outcome', 'Sum', 'start settled'),
         ],
         width: 12,
       }),
       new GraphWidget({
         title: 'Scan duration (seconds)',
         left: [
-          shown(SCAN_METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p50', 'p50'),
-          shown(SCAN_METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p95', 'p95'),
+          shown(this, SCAN_METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p50', 'p50'),
+          shown(this, SCAN_METRIC.scanDuration, { workflow: 'scan', outcome: 'succeeded' }, 'p95', 'p95'),
         ],
         width: 12,
       }),
@@ -74,35 +74,48 @@ export class PipelineDashboard extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Vendor retries by operation and cause',
-        left: [search(METRIC.vendorRetries, 'operation, outcome', 'Sum', '')],
+        left: [search(this, METRIC.vendorRetries, 'operation, outcome', 'Sum', '')],
         width: 12,
       }),
       new GraphWidget({
         title: 'Vendor errors (calls that failed for good)',
-        left: [search(METRIC.vendorErrors, 'operation, outcome', 'Sum', '')],
+        left: [search(this, METRIC.vendorErrors, 'operation, outcome', 'Sum', '')],
         width: 12,
       }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Bytes stored (scan outputs and breach archives)',
-        left: [search(METRIC.bytesStored, 'workflow, output', 'Sum', '')],
+        left: [search(this, METRIC.bytesStored, 'workflow, output', 'Sum', '')],
         width: 8,
       }),
       new GraphWidget({
         title: 'Breach reports and archives',
         left: [
-          search(BREACH_METRIC.breachReports, 'workflow, outcome', 'Sum', 'recon'),
-          search(BREACH_METRIC.breachArchived, 'workflow, outcome', 'Sum', 'archived'),
-          search(BREACH_METRIC.archiveVerificationFailures, 'workflow, outcome', 'Sum', 'refused ZIP'),
-          search(BREACH_METRIC.archiveConflicts, 'workflow, outcome', 'Sum', 'report name with other bytes'),
+          search(this, BREACH_METRIC.breachReports, 'workflow, outcome', 'Sum', 'recon'),
+          search(this, BREACH_METRIC.breachArchived, 'workflow, outcome', 'Sum', 'archived'),
+          search(this, BREACH_METRIC.archiveVerificationFailures, 'workflow, outcome', 'Sum', 'refused ZIP'),
+          search(
+            this,
+            BREACH_METRIC.archiveConflicts,
+            'workflow, outcome',
+            'Sum',
+            'report name with other bytes',
+          ),
         ],
         width: 8,
       }),
       new SingleValueWidget({
         title: 'Vendor key age (days)',
         metrics: [
-          shown(ROTATION_METRIC.apiKeyAge, { workflow: 'rotation' }, 'Maximum', 'age', Duration.days(1)),
+          shown(
+            this,
+            ROTATION_METRIC.apiKeyAge,
+            { workflow: 'rotation' },
+            'Maximum',
+            'age',
+            Duration.days(1),
+          ),
         ],
         width: 8,
       }),
@@ -113,17 +126,25 @@ export class PipelineDashboard extends Construct {
         // Scan reconciliation reads the vendor's counts daily: its growth against what we recorded.
         title: "Finished scans per day: the vendor's count and ours",
         left: [
-          shown(SCAN_METRIC.vendorFinishedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: finished', day),
-          shown(SCAN_METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'ours: workflow', day),
-          shown(SCAN_METRIC.scansReconciled, { workflow: 'scan' }, 'Sum', 'ours: reconciled', day),
+          shown(
+            this,
+            SCAN_METRIC.vendorFinishedIncrease,
+            { workflow: 'scan' },
+            'Sum',
+            'vendor: finished',
+            day,
+          ),
+          shown(this, SCAN_METRIC.scansSucceeded, { workflow: 'scan' }, 'Sum', 'ours: workflow', day),
+          shown(this, SCAN_METRIC.scansReconciled, { workflow: 'scan' }, 'Sum', 'ours: reconciled', day),
         ],
         width: 12,
       }),
       new GraphWidget({
         title: "Failed scans per day: the vendor's count and ours",
         left: [
-          shown(SCAN_METRIC.vendorFailedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: failed', day),
+          shown(this, SCAN_METRIC.vendorFailedIncrease, { workflow: 'scan' }, 'Sum', 'vendor: failed', day),
           shown(
+            this,
             SCAN_METRIC.scansFailed,
             { workflow: 'scan', outcome: 'ScanFailed' },
             'Sum',
@@ -152,19 +173,26 @@ export class PipelineDashboard extends Construct {
 
 /** A pipeline metric as the dashboard shows it: labelled, hourly unless said otherwise. */
 function shown(
+  scope: IConstruct,
   name: MetricName,
   dimensions: Record<string, string>,
   statistic: string,
   label: string,
   period: Duration = HOUR,
 ): Metric {
-  return pipelineMetric(name, dimensions, { statistic, label, period });
+  return pipelineMetric(scope, name, dimensions, { statistic, label, period });
 }
 
 /** Every series of `name` over its dimension values (one line per operation, outcome...). */
-function search(name: MetricName, dimensions: string, statistic: string, label: string): IMetric {
+function search(
+  scope: IConstruct,
+  name: MetricName,
+  dimensions: string,
+  statistic: string,
+  label: string,
+): IMetric {
   return new MathExpression({
-    expression: `SEARCH('{${METRICS_NAMESPACE},service,${dimensions}} MetricName="${name}"', '${statistic}', ${HOUR.toSeconds()})`,
+    expression: `SEARCH('${searchKey(scope, dimensions)} MetricName="${name}"', '${statistic}', ${HOUR.toSeconds()})`,
     label,
     usingMetrics: {},
     period: HOUR,

@@ -18,11 +18,11 @@ import {
   type Metric,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/metrics';
+import { Construct, type IConstruct } from 'constructs';
+import { METRIC, type MetricName } from '#lambdas/platform/metrics';
 import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/contracts';
 import { SCAN_METRIC } from '#lambdas/scan/metrics';
-import { pipelineMetric, workflowMetric } from '../../platform/pipeline-metric.ts';
+import { insightsSource, pipelineMetric, workflowMetric } from '../../platform/pipeline-metric.ts';
 import { ALARMS_RUNBOOK, silenceAlarm } from '../../platform/standard-alarms.ts';
 
 /** The failure labels RecordFailure puts on ScansFailed (lambdas/scan/record-scan-failure.ts). */
@@ -78,7 +78,7 @@ export class PipelineMetricAlarms extends Construct {
     const failed = Object.fromEntries(
       SCAN_FAILURE_LABELS.map((label, i) => [
         `f${i}`,
-        workflowMetric('scan', SCAN_METRIC.scansFailed, hour, label),
+        workflowMetric(this, 'scan', SCAN_METRIC.scansFailed, hour, label),
       ]),
     );
     const sumFailed = [...Object.keys(failed), 't'].map((m) => `FILL(${m}, 0)`).join(' + ');
@@ -92,8 +92,8 @@ export class PipelineMetricAlarms extends Construct {
         expression: `IF(FILL(s, 0) >= ${props.minScansForRate}, (${sumFailed}) / s, 0)`,
         usingMetrics: {
           ...failed,
-          t: workflowMetric('scan', SCAN_METRIC.scansTimedOut, hour, 'ScanTimedOut'),
-          s: workflowMetric('scan', SCAN_METRIC.scansStarted, hour),
+          t: workflowMetric(this, 'scan', SCAN_METRIC.scansTimedOut, hour, 'ScanTimedOut'),
+          s: workflowMetric(this, 'scan', SCAN_METRIC.scansStarted, hour),
         },
         period: hour,
       }),
@@ -111,7 +111,7 @@ export class PipelineMetricAlarms extends Construct {
         'VendorAuthFailures',
         'Vendor calls were refused (401/403) with every key the functions could find: a key rotated or revoked outside the pipeline.',
       ),
-      metric: insights(METRIC.vendorErrors, 'auth', fiveMinutes),
+      metric: insights(this, METRIC.vendorErrors, 'auth', fiveMinutes),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -122,7 +122,7 @@ export class PipelineMetricAlarms extends Construct {
         'VendorThrottlingSustained',
         `The vendor throttled (429) at least ${props.throttledRetriesPerFiveMinutes} retries per 5 minutes for 15 minutes.`,
       ),
-      metric: insights(METRIC.vendorRetries, 'throttled', fiveMinutes),
+      metric: insights(this, METRIC.vendorRetries, 'throttled', fiveMinutes),
       threshold: props.throttledRetriesPerFiveMinutes,
       evaluationPeriods: 3,
       datapointsToAlarm: 3,
@@ -159,13 +159,13 @@ function quietAlarms(
   const failed = Object.fromEntries(
     SCAN_FAILURE_LABELS.map((label, i) => [
       `f${i}`,
-      workflowMetric('scan', SCAN_METRIC.scansFailed, window, label),
+      workflowMetric(scope, 'scan', SCAN_METRIC.scansFailed, window, label),
     ]),
   );
   const sumFailed = [...Object.keys(failed), 't'].map((m) => `FILL(${m}, 0)`).join(' + ');
   // The bytes stored of each output the table counts (lambdas/scan/scan-outputs.ts), by its metric id.
   const storedBytes = scanOutputs.flatMap(({ name, nothingStoredMetricId: id }) =>
-    id === false ? [] : [[id, bytesMetric(name, window)] as const],
+    id === false ? [] : [[id, bytesMetric(scope, name, window)] as const],
   );
   // PutMetricAlarm takes at most 10 MetricStat queries in an alarm's metric math, and their ids
   // (the rows' nothingStoredMetricId, checked by the table) start with a lower-case letter
@@ -184,8 +184,8 @@ function quietAlarms(
         expression: `IF(FILL(s, 0) > 0, 0, ${sumFailed})`,
         usingMetrics: {
           ...failed,
-          t: workflowMetric('scan', SCAN_METRIC.scansTimedOut, window, 'ScanTimedOut'),
-          s: workflowMetric('scan', SCAN_METRIC.scansSucceeded, window),
+          t: workflowMetric(scope, 'scan', SCAN_METRIC.scansTimedOut, window, 'ScanTimedOut'),
+          s: workflowMetric(scope, 'scan', SCAN_METRIC.scansSucceeded, window),
         },
         period: window,
       }),
@@ -199,14 +199,14 @@ function quietAlarms(
         expression: `IF(${storedBytes.map(([id]) => `FILL(${id}, 0)`).join(' + ')} > 0, 0, FILL(s, 0))`,
         usingMetrics: {
           ...Object.fromEntries(storedBytes),
-          s: workflowMetric('scan', SCAN_METRIC.scansSucceeded, window),
+          s: workflowMetric(scope, 'scan', SCAN_METRIC.scansSucceeded, window),
         },
         period: window,
       }),
       `Scans succeeded in the last ${days} days but stored no output at all.`,
     ),
     NoScanStarted: silenceAlarm(scope, 'NoScanStarted', {
-      metric: workflowMetric('scan', SCAN_METRIC.scansStarted, window),
+      metric: workflowMetric(scope, 'scan', SCAN_METRIC.scansStarted, window),
       meaning: `No scan started for ${days} days although schedules are enabled and scans had run before.`,
       runbook: `${ALARMS_RUNBOOK}#noscanstarted`,
     }),
@@ -216,18 +216,19 @@ function quietAlarms(
 /** MetricStat queries one alarm's metric math may hold (PutMetricAlarm). */
 const MAX_ALARM_METRIC_STATS = 10;
 
-function bytesMetric(output: string, period: Duration): Metric {
-  return pipelineMetric(METRIC.bytesStored, { workflow: 'scan', output }, { period });
+function bytesMetric(scope: IConstruct, output: string, period: Duration): Metric {
+  return pipelineMetric(scope, METRIC.bytesStored, { workflow: 'scan', output }, { period });
 }
 
 /**
  * A Metrics Insights sum over every vendor operation for one failure class: the operations are a
  * dimension, and more of them than one alarm's metric math may list.
  */
-function insights(name: MetricName, outcome: string, period: Duration): MathExpression {
+function insights(scope: IConstruct, name: MetricName, outcome: string, period: Duration): MathExpression {
+  const { from, where } = insightsSource(scope, ['operation', 'outcome']);
   return new MathExpression({
     label: `${name} (${outcome})`,
-    expression: `SELECT SUM(${name}) FROM SCHEMA("${METRICS_NAMESPACE}", operation, outcome, service) WHERE outcome = '${outcome}'`,
+    expression: `SELECT SUM(${name}) FROM ${from} WHERE outcome = '${outcome}' AND ${where}`,
     usingMetrics: {},
     period,
   });

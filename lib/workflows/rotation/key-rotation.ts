@@ -10,7 +10,7 @@ import {
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import type { MetricName } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
@@ -173,7 +173,7 @@ export class KeyRotation extends Construct {
   private createAlarms(maxKeyAge: Duration): Record<RotationAlarmName, IAlarm> {
     // The threshold may be a fraction of a day: toDays() alone would refuse it with a CDK error.
     const maxDays = maxKeyAge.toDays({ integral: false });
-    const count = (name: MetricName) => rotationMetric(name, 'Sum', Duration.minutes(5));
+    const count = (name: MetricName) => rotationMetric(this, name, 'Sum', Duration.minutes(5));
     const atLeastOnce = (id: RotationAlarmName, metric: IMetric, meaning: string) =>
       alarmOn(this, id, {
         metric,
@@ -206,7 +206,7 @@ export class KeyRotation extends Construct {
       RotationDeadLetters: this.deadLetterQueue.depthAlarm,
       KeyNotRotated: new Alarm(this, 'KeyNotRotated', {
         alarmDescription: `The vendor org key is older than ${maxDays} days: rotation is not happening. Runbook: docs/runbooks/key-rotation.md#keynotrotated`,
-        metric: rotationMetric(ROTATION_METRIC.apiKeyAge, 'Maximum', Duration.days(1)),
+        metric: rotationMetric(this, ROTATION_METRIC.apiKeyAge, 'Maximum', Duration.days(1)),
         threshold: maxDays,
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
@@ -218,7 +218,7 @@ export class KeyRotation extends Construct {
       // A failing check lands in the dead-letter queue (RotationDeadLetters); this catches the check
       // not running at all (schedule disabled or deleted) once it has reported.
       KeyAgeNotMeasured: silenceAlarm(this, 'KeyAgeNotMeasured', {
-        metric: rotationMetric(ROTATION_METRIC.apiKeyAge, 'SampleCount', AGE_CHECK_SILENCE),
+        metric: rotationMetric(this, ROTATION_METRIC.apiKeyAge, 'SampleCount', AGE_CHECK_SILENCE),
         meaning: `The daily key-age check has published no ApiKeyAgeDays for ${AGE_CHECK_SILENCE.toDays()} days: KeyNotRotated is blind.`,
         runbook: 'docs/runbooks/key-rotation.md#keyagenotmeasured',
       }),
@@ -237,6 +237,6 @@ export type RotationAlarmName =
   | 'KeyAgeNotMeasured';
 
 /** A rotation metric as Powertools writes it: the service dimension plus `workflow=rotation`. */
-function rotationMetric(name: MetricName, statistic: string, period: Duration): Metric {
-  return pipelineMetric(name, { workflow: 'rotation' }, { statistic, period });
+function rotationMetric(scope: IConstruct, name: MetricName, statistic: string, period: Duration): Metric {
+  return pipelineMetric(scope, name, { workflow: 'rotation' }, { statistic, period });
 }

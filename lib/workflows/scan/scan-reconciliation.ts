@@ -80,9 +80,9 @@ export class ScanReconciliation extends Construct {
           label: 'vendor-finished scans while none was recorded',
           expression: 'IF(FILL(v, 0) > 0 AND FILL(s, 0) + FILL(r, 0) == 0, FILL(v, 0), 0)',
           usingMetrics: {
-            v: workflowMetric('scan', SCAN_METRIC.vendorFinishedIncrease, day),
-            s: workflowMetric('scan', SCAN_METRIC.scansSucceeded, day),
-            r: workflowMetric('scan', SCAN_METRIC.scansReconciled, day),
+            v: workflowMetric(this, 'scan', SCAN_METRIC.vendorFinishedIncrease, day),
+            s: workflowMetric(this, 'scan', SCAN_METRIC.scansSucceeded, day),
+            r: workflowMetric(this, 'scan', SCAN_METRIC.scansReconciled, day),
           },
           period: day,
         }),
@@ -101,8 +101,8 @@ export class ScanReconciliation extends Construct {
           label: 'vendor-failed scans the pipeline never saw fail',
           expression: 'FILL(v, 0) - FILL(f, 0)',
           usingMetrics: {
-            v: workflowMetric('scan', SCAN_METRIC.vendorFailedIncrease, day),
-            f: workflowMetric('scan', SCAN_METRIC.scansFailed, day, 'ScanFailed'),
+            v: workflowMetric(this, 'scan', SCAN_METRIC.vendorFailedIncrease, day),
+            f: workflowMetric(this, 'scan', SCAN_METRIC.scansFailed, day, 'ScanFailed'),
           },
           period: day,
         }),
