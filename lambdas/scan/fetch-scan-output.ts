@@ -8,6 +8,7 @@ import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@a
 import { METRIC } from '#lambdas/platform/metrics';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
+import { STAGING_PREFIX } from '#lambdas/platform/s3/staging';
 import { headerSafe, type StoredDownload, storeDownload } from '#lambdas/platform/s3/store-download';
 import { DestinationTakenError } from '#lambdas/platform/s3/stream-upload';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
@@ -114,7 +115,7 @@ interface Leftover {
  * Uploads not yet proven complete, outside `scans/`: the only prefix where the fetch may delete an
  * object version (lambdas/scan/registry.ts). Never listed by a manifest.
  */
-export const SCAN_STAGING_PREFIX = 'staging/';
+export const SCAN_STAGING_PREFIX = STAGING_PREFIX;
 
 /** Where the staged uploads of one output of one scan go: `staging/<output prefix><output>-`. */
 export function stagingPrefixOf(outputPrefix: string, output: string): string {

@@ -11,6 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
+import { STAGING_PREFIX } from '#lambdas/platform/s3/staging';
 import type { DataRemovalPolicy } from '../config/index.ts';
 import { acknowledge } from './nag.ts';
 
@@ -87,6 +88,15 @@ export class PipelineStorage extends Construct {
         id: 'expire-noncurrent-versions',
         // Versioning guards against overwrites; old versions need not be kept forever.
         noncurrentVersionExpiration: Duration.days(noncurrentDays),
+      },
+      {
+        id: 'expire-abandoned-staging',
+        // An upload is staged under staging/ only until it is verified and copied to its final key
+        // (minutes, within one invocation); one still there after a week was left by a crash and
+        // is no result. Nothing else is ever written there.
+        prefix: STAGING_PREFIX,
+        expiration: Duration.days(7),
+        noncurrentVersionExpiration: Duration.days(1),
       },
     ];
     const common: BucketProps = {

@@ -61,6 +61,25 @@ describe('PipelineStorage', () => {
     );
   });
 
+  it.each(['StorageInput', 'StorageResults'])(
+    '%s expires what a crash left under staging/ after a week, and no result: only that prefix expires',
+    (prefix) => {
+      const bucket = synthesized.json.Resources[logicalIdOfType(synthesized, 'AWS::S3::Bucket', prefix)];
+      const lifecycle = bucket?.Properties?.LifecycleConfiguration as
+        | { Rules: Record<string, unknown>[] }
+        | undefined;
+      const expiring = (lifecycle?.Rules ?? []).filter((rule) => rule.ExpirationInDays !== undefined);
+      expect(expiring).toEqual([
+        expect.objectContaining({
+          Prefix: 'staging/',
+          ExpirationInDays: 7,
+          NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+          Status: 'Enabled',
+        }),
+      ]);
+    },
+  );
+
   it.each(BUCKETS)('%s refuses plain HTTP and TLS below 1.2', (prefix) => {
     const bucketId = logicalIdOfType(synthesized, 'AWS::S3::Bucket', prefix);
     synthesized.template.hasResourceProperties('AWS::S3::BucketPolicy', {
