@@ -33,7 +33,10 @@ interface ActiveRule {
 /** Faults that answer for the route before authentication and handling (or, `phase: 'after'`, in place of its answer). */
 export type PreemptiveFault = Extract<Fault, { type: 'status' | 'latency' | 'hang' | 'refuse' }>;
 /** Faults that shape the real response after the request was processed. */
-export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' | 'key-echo' }>;
+export type ShapingFault = Exclude<
+  Fault,
+  PreemptiveFault | { type: 'rotate-answer' | 'key-echo' | 'headers' }
+>;
 
 export function isPreemptive(fault: Fault): fault is PreemptiveFault {
   return (
@@ -338,6 +341,9 @@ function validateFault(fault: Fault): void {
         );
       }
       return;
+    case 'headers':
+      validateHeaders(fault.set);
+      return;
     case 'hang':
       validatePhase(fault);
       return;
@@ -362,6 +368,26 @@ function validateFault(fault: Fault): void {
       throw new TypeError(
         `unknown fault type ${JSON.stringify((fault as { type?: unknown } | undefined)?.type)}`,
       );
+  }
+}
+
+/** A header name as HTTP allows it, lower case (how Node hands them over). */
+const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
+function validateHeaders(set: unknown): void {
+  if (set === null || typeof set !== 'object' || Array.isArray(set)) {
+    throw new TypeError('headers fault set must be an object of header names to values');
+  }
+  for (const [name, value] of Object.entries(set)) {
+    if (!HEADER_NAME.test(name) || name === 'content-length' || name === 'transfer-encoding') {
+      throw new TypeError(
+        `headers fault set: ${JSON.stringify(name)} is not a lower-case header name the fault may set`,
+      );
+    }
+    // Node refuses a value with a control character (other than tab) when it is written.
+    if (typeof value !== 'string' || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
+      throw new TypeError(`headers fault set: the value of ${name} must be a string of header characters`);
+    }
   }
 }
 

@@ -3,7 +3,8 @@
  * request's credential header to a JSON answer (a status echoing `Authorization`, a recon echoing
  * `x-api-key`), under its header name and, bare, inside a sentence, where only a redaction that
  * knows the key in use can find it. `report-name` makes the next `POST /recon` name its report
- * after the key (`rpt-<key>-<hex>`), as a vendor deriving names from the caller would.
+ * after the key (`rpt-<key>-<hex>`), as a vendor deriving names from the caller would. The
+ * `headers` fault puts it (or anything else) into the answer's headers.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -55,4 +56,19 @@ export function echoKeyInto(response: SimResponse, req: IncomingMessage): SimRes
   };
   const { 'content-length': _length, ...headers } = response.headers ?? {};
   return { status: response.status, headers, body: Buffer.from(JSON.stringify(echoed)) };
+}
+
+/**
+ * `response` with the headers of a `headers` fault set over its own, `{key}` in a value standing
+ * for the key the request carried (a vendor naming its caller in a `Content-Type` parameter).
+ */
+export function withHeaders(
+  response: SimResponse,
+  set: Readonly<Record<string, string>>,
+  req: IncomingMessage,
+): SimResponse {
+  const key = credentialOf(req)?.key ?? '';
+  const headers: Record<string, string | number> = { ...response.headers };
+  for (const [name, value] of Object.entries(set)) headers[name] = value.split('{key}').join(key);
+  return { ...response, headers };
 }

@@ -10,7 +10,7 @@ import { injectLatency } from '../latency.ts';
 import type { AuthScheme, Route, SimContext } from './context.ts';
 import { isPreemptive, strikesAfter } from './faults.ts';
 import { HttpError, readBody, type SimResponse } from './http.ts';
-import { echoKeyInto, reportNameWithKey } from './key-echo.ts';
+import { echoKeyInto, reportNameWithKey, withHeaders } from './key-echo.ts';
 import { sendResponse } from './send.ts';
 import type { Fault, SimulatedApi } from './types.ts';
 
@@ -218,8 +218,13 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
       return;
     }
     if (fault?.type === 'key-echo' && fault.into !== 'report-name') response = echoKeyInto(response, req);
+    if (fault?.type === 'headers') response = withHeaders(response, fault.set, req);
     const shaping =
-      fault && !isPreemptive(fault) && fault.type !== 'rotate-answer' && fault.type !== 'key-echo'
+      fault &&
+      !isPreemptive(fault) &&
+      fault.type !== 'rotate-answer' &&
+      fault.type !== 'key-echo' &&
+      fault.type !== 'headers'
         ? fault
         : undefined;
     await sendResponse(res, response, shaping);
