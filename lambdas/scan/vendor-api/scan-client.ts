@@ -104,6 +104,7 @@ export class ScanClient {
       path: output.vendorPath.replace('{uuid}', encodeURIComponent(uuid)),
       retry: 'idempotent',
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      ...(options.maxDecodingRatio === undefined ? {} : { maxDecodingRatio: options.maxDecodingRatio }),
     });
   }
 
@@ -163,6 +164,8 @@ export interface ScanOutputRoute {
 export interface OutputOptions {
   /** Cut past this many bytes, counted after decoding. @default no cap */
   readonly maxBytes?: number;
+  /** Cut once decoding passes this many times the bytes received (past the first MiB). @default no bound */
+  readonly maxDecodingRatio?: number;
 }
 
 function nestedUuid(body: Record<string, unknown>): string | undefined {

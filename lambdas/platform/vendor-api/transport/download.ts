@@ -166,6 +166,7 @@ function toDownload(
       idleTimeoutMs: ctx.settings.idleTimeoutMs,
       expectedBytes: decoded ? undefined : declaredLength,
       maxBytes: req.maxBytes,
+      maxDecodingRatio: req.maxDecodingRatio,
     }),
     // Response headers are vendor text: each kept only in a form that holds nothing else.
     contentType: safeMediaType(header(res.headers, 'content-type')),
