@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { REDIRECT_TARGETS } from './adversarial.ts';
-import { KEY_ECHO_TARGETS } from './key-echo.ts';
+import { KEY_ECHO_TARGETS, validateHeaders } from './key-echo.ts';
 import { isRotateAnswerShape, ROTATE_ANSWER_SHAPES } from './rotate-answers.ts';
 import type { Fault, FaultRule, SimulatedApi } from './types.ts';
 
@@ -368,26 +368,6 @@ function validateFault(fault: Fault): void {
       throw new TypeError(
         `unknown fault type ${JSON.stringify((fault as { type?: unknown } | undefined)?.type)}`,
       );
-  }
-}
-
-/** A header name as HTTP allows it, lower case (how Node hands them over). */
-const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
-
-function validateHeaders(set: unknown): void {
-  if (set === null || typeof set !== 'object' || Array.isArray(set)) {
-    throw new TypeError('headers fault set must be an object of header names to values');
-  }
-  for (const [name, value] of Object.entries(set)) {
-    if (!HEADER_NAME.test(name) || name === 'content-length' || name === 'transfer-encoding') {
-      throw new TypeError(
-        `headers fault set: ${JSON.stringify(name)} is not a lower-case header name the fault may set`,
-      );
-    }
-    // Node refuses a value with a control character (other than tab) when it is written.
-    if (typeof value !== 'string' || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
-      throw new TypeError(`headers fault set: the value of ${name} must be a string of header characters`);
-    }
   }
 }
 

@@ -72,3 +72,24 @@ export function withHeaders(
   for (const [name, value] of Object.entries(set)) headers[name] = value.split('{key}').join(key);
   return { ...response, headers };
 }
+
+/** A header name as HTTP allows it, lower case (how Node hands them over). */
+const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/** Refuses a `headers` fault that sets what Node would not send, or what frames the body. */
+export function validateHeaders(set: unknown): void {
+  if (set === null || typeof set !== 'object' || Array.isArray(set)) {
+    throw new TypeError('headers fault set must be an object of header names to values');
+  }
+  for (const [name, value] of Object.entries(set)) {
+    if (!HEADER_NAME.test(name) || name === 'content-length' || name === 'transfer-encoding') {
+      throw new TypeError(
+        `headers fault set: ${JSON.stringify(name)} is not a lower-case header name the fault may set`,
+      );
+    }
+    // Node refuses a value with a control character (other than tab) when it is written.
+    if (typeof value !== 'string' || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
+      throw new TypeError(`headers fault set: the value of ${name} must be a string of header characters`);
+    }
+  }
+}

@@ -44,7 +44,9 @@ describe('a scan output that inflates past the decoding ratio', () => {
 
 describe('scan.maxDecodingRatio', () => {
   it('defaults to 100 and is read from SCAN_MAX_DECODING_RATIO, a bad value named', () => {
-    expect(createScanSettings({ resultsBucket: 'scan-results' }).maxDecodingRatio).toBe(SCAN_DECODING_LIMIT.default);
+    expect(createScanSettings({ resultsBucket: 'scan-results' }).maxDecodingRatio).toBe(
+      SCAN_DECODING_LIMIT.default,
+    );
     const env = { RESULTS_BUCKET: 'scan-results', [SCAN_VARIABLES.maxDecodingRatio]: '250' };
     expect(scanSettingsFromEnv(env).maxDecodingRatio).toBe(250);
     const bad = () => scanSettingsFromEnv({ ...env, [SCAN_VARIABLES.maxDecodingRatio]: '1' });

@@ -123,6 +123,21 @@ export class ScanClient {
   }
 
   /**
+   * The same listing as {@link listScans}, as the text it came in, unparsed: read one entry at a
+   * time (readScanListingText), its memory is the text and what is kept of it.
+   */
+  async listScansText(): Promise<{ text: string }> {
+    const res = await this.http.requestText({
+      operation: 'scan.listScans',
+      method: 'GET',
+      path: '/scans',
+      retry: 'idempotent',
+      maxBytes: SCAN_LISTING_MAX_BYTES,
+    });
+    return { text: res.text };
+  }
+
+  /**
    * Deletes a scan. DELETE is idempotent by HTTP semantics, so it is retried; a retry after a lost
    * answer may then see a 404 (VendorHttpError) for a scan that is in fact gone.
    */
