@@ -13,6 +13,7 @@ import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles
 import { runChild } from './child.ts';
 import { cliStartup } from './cli-startup.ts';
 import { costModel } from './cost.ts';
+import { listingMemory } from './listing-memory.ts';
 import { printPollSweep } from './poll-sweep.ts';
 import { measureReconciliation } from './reconcile.ts';
 import { measureScale } from './scale.ts';
@@ -257,6 +258,7 @@ const BENCHMARKS: readonly { name: string; run: () => Promise<void>; byNameOnly?
   { name: 'local', run: localRun },
   { name: 'archive', run: archive },
   { name: 'reconcile', run: reconcile },
+  { name: 'listing', run: listingMemory },
   { name: 'soak', run: soak },
   { name: 'cli', run: cliStartup },
   // Heavy (minutes at S3 latency, 100,000-row inputs): only when asked for by name.

@@ -187,6 +187,7 @@ export class SecurityPipeline extends Construct {
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
       listFields: config.scan.reconciliation.listFields,
       maxOutputBytes: config.scan.maxOutputBytes,
+      maxDecodingRatio: config.scan.maxDecodingRatio,
       ...(scanOutputs ? { outputs: scanOutputs } : {}),
     });
 

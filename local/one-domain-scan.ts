@@ -44,6 +44,7 @@ export async function scanOneDomain(
       maxListBytes: config.intake.maxListBytes,
       allowSpecialUse: config.scan.allowSpecialUseDomains,
       maxOutputBytes: config.scan.maxOutputBytes,
+      maxDecodingRatio: config.scan.maxDecodingRatio,
       ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
       listFields: config.scan.reconciliation.listFields,
       logger: run.logs.logger,

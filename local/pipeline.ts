@@ -59,6 +59,8 @@ export interface LocalPipelineOptions {
   readonly allowSpecialUse?: readonly string[];
   /** A scan output's byte cap after decoding (`scan.maxOutputBytes`). @default SCAN_OUTPUT_LIMIT.default */
   readonly maxOutputBytes?: number;
+  /** How far a content-coded output may inflate (`scan.maxDecodingRatio`). @default SCAN_DECODING_LIMIT.default */
+  readonly maxDecodingRatio?: number;
   /**
    * The table of scan outputs the definition was synthesized with (ScanWorkflow's `outputs`).
    * @default SCAN_OUTPUTS
@@ -130,6 +132,7 @@ export function bindScanHandlers(
     | 'logger'
     | 'allowSpecialUse'
     | 'maxOutputBytes'
+    | 'maxDecodingRatio'
     | 'outputs'
     | 'lambdaTimeoutMs'
     | 'metrics'
@@ -152,6 +155,7 @@ export function bindScanHandlers(
       allowSpecialUse: options.allowSpecialUse ?? [],
       ...(options.listFields ? { listFields: options.listFields } : {}),
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+      ...(options.maxDecodingRatio === undefined ? {} : { maxDecodingRatio: options.maxDecodingRatio }),
       ...(options.outputs === undefined ? {} : { outputs: options.outputs }),
     }),
   });

@@ -284,8 +284,9 @@ export function formatTotals(summary: ListSummary): string {
   const c = summary.counts;
   if (summary.rejected) lines.push(`The list was refused: ${summary.rejected.reason}`);
   if (summary.sampled) {
+    const duplicatesListed = summary.domains.filter((entry) => entry.state === 'duplicate').length;
     lines.push(
-      `Only the first ${summary.invalid.length} invalid and duplicate lines are listed (see rejects.json); the counts cover every line.`,
+      `Only the first ${summary.invalid.length} of ${c.invalid} invalid and ${duplicatesListed} of ${c.duplicate} duplicate lines are listed (see rejects.json); the counts cover every line.`,
     );
   }
   const header = summary.header ? 1 : 0;

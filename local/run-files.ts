@@ -14,6 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { Option } from 'commander';
 import { redactText } from '#lambdas/platform/redact';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
+import { jsonText } from '#lambdas/platform/text-encoding';
 import { say } from './terminal-text.ts';
 
 export const SUMMARY_TABLE_FILE = 'summary.txt';
@@ -67,7 +68,7 @@ export function createFileLogger(level: LogLevel, secrets: () => string[]): File
     if (LEVELS[lineLevel] < LEVELS[level]) return;
     count += 1;
     if (LEVELS[lineLevel] >= LEVELS.warn) warnings += 1;
-    const line = JSON.stringify({ level: lineLevel.toUpperCase(), message, ...extra });
+    const line = jsonText({ level: lineLevel.toUpperCase(), message, ...extra });
     write(`${redactText(line, secrets())}\n`);
   };
   return {

@@ -151,6 +151,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               maxListBytes: config.intake.maxListBytes,
               allowSpecialUse: config.scan.allowSpecialUseDomains,
               maxOutputBytes: config.scan.maxOutputBytes,
+              maxDecodingRatio: config.scan.maxDecodingRatio,
               logger: logs.logger,
               onProgress,
               stop: stopSignal,

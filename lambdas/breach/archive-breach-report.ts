@@ -31,7 +31,7 @@ import {
   VendorResponseError,
 } from '#lambdas/platform/errors';
 import { METRIC } from '#lambdas/platform/metrics';
-import { redactText } from '#lambdas/platform/redact';
+import { redactText, rememberAddresses } from '#lambdas/platform/redact';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
@@ -279,11 +279,22 @@ export async function archiveRunReport(deps: BreachDeps, event: unknown): Promis
   return { ...state, archive };
 }
 
-/** The vendor's exact report name, kept apart from the payload because it holds personal data. */
+/**
+ * The vendor's exact report name, kept apart from the payload because it holds personal data, with
+ * the request's addresses beside it: this function runs apart from Recon, and every text it writes
+ * (the archive's manifest, a refusal record, entry names) is redacted against them by value.
+ */
 async function exactReportName(deps: BreachDeps, key: string): Promise<string> {
-  const kept = await getJson<{ reportName?: unknown }>(deps, deps.settings.resultsBucket, key);
+  const kept = await getJson<{ reportName?: unknown; addresses?: unknown }>(
+    deps,
+    deps.settings.resultsBucket,
+    key,
+  );
   if (typeof kept.reportName !== 'string' || kept.reportName === '') {
     throw new InvalidInputError('recon.reportNameKey', 'names an object without a reportName');
+  }
+  if (Array.isArray(kept.addresses)) {
+    rememberAddresses(kept.addresses.filter((address): address is string => typeof address === 'string'));
   }
   return kept.reportName;
 }

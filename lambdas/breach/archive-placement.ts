@@ -15,6 +15,7 @@ import { redactText } from '#lambdas/platform/redact';
 import { getJson, getJsonIfExists, headIfExists } from '#lambdas/platform/s3/json-objects';
 import { DestinationTakenError, isPreconditionFailure, promoteVerified } from '#lambdas/platform/s3/promote';
 import type { storeDownload } from '#lambdas/platform/s3/store-download';
+import { jsonText } from '#lambdas/platform/text-encoding';
 
 export const ARCHIVE_FILE = 'report.zip';
 export const ARCHIVE_MANIFEST_FILE = 'manifest.json';
@@ -188,7 +189,7 @@ export async function putManifestOnce(
       new PutObjectCommand({
         Bucket: deps.settings.resultsBucket,
         Key: key,
-        Body: JSON.stringify(manifest, null, 2),
+        Body: jsonText(manifest, 2),
         ContentType: 'application/json',
         IfNoneMatch: '*',
       }),

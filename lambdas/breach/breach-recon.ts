@@ -33,7 +33,13 @@ import {
   VendorThrottledError,
   VendorUnavailableError,
 } from '#lambdas/platform/errors';
-import { fingerprintOf, holdsSecret, redactDeep, redactText } from '#lambdas/platform/redact';
+import {
+  fingerprintOf,
+  holdsSecret,
+  redactDeep,
+  redactText,
+  rememberAddresses,
+} from '#lambdas/platform/redact';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
@@ -88,6 +94,8 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
   if ((await headIfExists(deps, claimKey)) !== undefined) throw new ReconOutcomeUnknownError(claimKey);
 
   const request = parseBreachRequest(await readRequest(deps, input), { maxEmails: deps.settings.maxEmails });
+  // The vendor may echo these in any form, in any field: every text below is redacted against them.
+  rememberAddresses(request.emails);
   await deps.s3.send(
     new PutObjectCommand({
       Bucket: deps.settings.resultsBucket,
@@ -126,7 +134,8 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
   let reportNameKey: string | null = null;
   if (answer.output !== undefined && output !== answer.output && refused === undefined) {
     reportNameKey = reportNameObjectKey(input, deps.settings.resultsBucket);
-    await putJson(deps, reportNameKey, { reportName: answer.output }, 2);
+    // With the addresses: ArchiveReport, in a function of its own, redacts its texts against them.
+    await putJson(deps, reportNameKey, { reportName: answer.output, addresses: request.emails }, 2);
   }
   const record: ReconRecord = {
     schemaVersion: 1,

@@ -28,6 +28,8 @@ export const ERROR_NAME = {
   VendorResponseError: 'VendorResponseError',
   VendorInsecureRedirectError: 'VendorInsecureRedirectError',
   VendorBodyTooLargeError: 'VendorBodyTooLargeError',
+  /** A content-coded body that decodes to more than its ratio bound allows (a compression bomb). */
+  VendorDecodingRatioError: 'VendorDecodingRatioError',
   /** A request (a redirect hop, or a name that resolved) to where the pipeline may not go. */
   VendorDestinationRefusedError: 'VendorDestinationRefusedError',
   /** A JSON answer nested deeper, or larger, than the parser takes. */
@@ -289,6 +291,23 @@ export class VendorBodyTooLargeError extends VendorResponseError {
     );
     this.name = ERROR_NAME.VendorBodyTooLargeError;
     this.maxBytes = maxBytes;
+  }
+}
+
+/**
+ * A content-coded (gzip, deflate, br) body that decoded to more than `maxRatio` times the bytes
+ * received, past the first MiB: a compression bomb, stopped as it inflates, however far under the
+ * byte cap it still is. Permanent: the same body would inflate the same way.
+ */
+export class VendorDecodingRatioError extends VendorResponseError {
+  readonly maxRatio: number;
+  constructor(operation: string, maxRatio: number, decodedBytes: number, encodedBytes: number) {
+    super(
+      operation,
+      `the body decoded to ${decodedBytes} bytes from ${encodedBytes} received, more than ${maxRatio} times as many; the download was cut there`,
+    );
+    this.name = ERROR_NAME.VendorDecodingRatioError;
+    this.maxRatio = maxRatio;
   }
 }
 

@@ -7,13 +7,15 @@
  *
  * What it removes: the key values in use (every key a vendor client sent or read from its secret
  * registers itself here, see {@link rememberKeyValue}, so a key that looks like a plain word is
- * caught too), email addresses (plain and percent-encoded), URL user-info, bearer and basic
+ * caught too), the addresses of the person a request is about in every form a vendor could echo
+ * them (see {@link rememberAddresses}), email addresses by their shape (plain and percent-encoded), URL user-info, bearer and basic
  * credentials, `key=value` / `"key": "value"` secrets, the values of fields named like a credential
  * (`api_key`, `x-api-key`, `authorization`, `token`, `secret`…) and vendor-style keys (`sk_…`).
  * Idempotent: redacting twice gives the same text.
  */
 
 import { createHash } from 'node:crypto';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
 
 export const REDACTED = '[REDACTED]';
@@ -57,6 +59,122 @@ export function rememberKeyValue(value: string | undefined): void {
   }
 }
 
+/**
+ * Addresses remembered at once, the least recently used dropped first: a request holds at most 50,
+ * and a warm Lambda serves one request at a time, so this keeps the last few people's.
+ */
+const MAX_KNOWN_ADDRESSES = 256;
+/** The addresses a request was about, lower-cased, the most recently registered last. */
+const knownAddresses = new Set<string>();
+/** The forms of every known address, indexed for the search; rebuilt when the set changes. */
+let addressForms: AddressForms | undefined;
+
+/**
+ * Registers the addresses a request is about (those a recon sends), so that every later
+ * {@link redactText} removes each wherever it appears, whatever surrounds it: as typed or in any
+ * case, with its domain in punycode or in Unicode (`xn--mller-kva.de`, `müller.de`), its `@` as
+ * `%40`, `&#64;`, `&#x40;`, `&commat;` or `\\u0040`, glued to digits, letters or dashes (a report
+ * named `bob@example.org-20261128`). The pattern alone misses most of these; the pipeline knows
+ * the exact addresses it sent, and uses them.
+ */
+export function rememberAddresses(addresses: Iterable<string>): void {
+  for (const address of addresses) {
+    const lowered = address.trim().toLowerCase();
+    if (lowered.lastIndexOf('@') < 1) continue;
+    knownAddresses.delete(lowered);
+    knownAddresses.add(lowered);
+    if (knownAddresses.size > MAX_KNOWN_ADDRESSES) {
+      const oldest = knownAddresses.values().next().value;
+      if (oldest !== undefined) knownAddresses.delete(oldest);
+    }
+    addressForms = undefined;
+  }
+}
+
+/**
+ * The ways an `@` is written in text a vendor echoes: plain, percent, HTML and JSON/JS escapes
+ * (each backslash possibly escaped again, as JSON holding JSON has it). Only where one occurs can
+ * an address be: the search starts from these and looks at what is either side.
+ */
+const AT_SIGN = /@|%40|&#0*64;|&#x0*40;|&commat;|\\{0,4}u0040|\\{0,4}x40/gi;
+
+/** Every known address's local parts and domains, in every form, lower-cased. */
+interface AddressForms {
+  /** Domain form -> the local-part forms of the addresses at it. */
+  readonly byDomain: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The domain forms by their first character, longest first. */
+  readonly domainsByFirst: ReadonlyMap<string, readonly string[]>;
+}
+
+/** A form and its case-folded twins: upper-cased and back is one too (`ß` becomes `ss`). */
+function folded(forms: readonly string[]): Set<string> {
+  return new Set(
+    forms
+      .filter((form) => form !== '')
+      .flatMap((form) => [form, form.normalize('NFC'), form.normalize('NFD')])
+      .flatMap((form) => [form.toLowerCase(), form.toUpperCase().toLowerCase()]),
+  );
+}
+
+function knownAddressForms(): AddressForms {
+  if (addressForms !== undefined) return addressForms;
+  const byDomain = new Map<string, Set<string>>();
+  for (const address of knownAddresses) {
+    const at = address.lastIndexOf('@');
+    const domain = address.slice(at + 1);
+    const ascii = domainToASCII(domain);
+    const locals = folded([address.slice(0, at)]);
+    for (const form of folded([domain, ascii, ascii === '' ? '' : domainToUnicode(ascii)])) {
+      const known = byDomain.get(form) ?? new Set<string>();
+      for (const local of locals) known.add(local);
+      byDomain.set(form, known);
+    }
+  }
+  const domainsByFirst = new Map<string, string[]>();
+  for (const form of [...byDomain.keys()].sort((a, b) => b.length - a.length)) {
+    const first = form.slice(0, 1);
+    domainsByFirst.set(first, [...(domainsByFirst.get(first) ?? []), form]);
+  }
+  addressForms = { byDomain, domainsByFirst };
+  return addressForms;
+}
+
+/**
+ * `text` with every form of every remembered address replaced by `[REDACTED]`: at each written `@`,
+ * the longest known domain form after it and the longest of its local parts before it, compared
+ * without regard to case. Work per `@`, not per character and address: text without one is
+ * passed over at the speed of one search.
+ */
+function redactKnownAddresses(text: string): string {
+  if (knownAddresses.size === 0) return text;
+  const forms = knownAddressForms();
+  const spans: [number, number][] = [];
+  for (const at of text.matchAll(AT_SIGN)) {
+    const atStart = at.index;
+    const atEnd = atStart + at[0].length;
+    const candidates = forms.domainsByFirst.get(text.slice(atEnd, atEnd + 1).toLowerCase()) ?? [];
+    const domain = candidates.find((form) => text.slice(atEnd, atEnd + form.length).toLowerCase() === form);
+    if (domain === undefined) continue;
+    let localStart: number | undefined;
+    for (const local of forms.byDomain.get(domain) ?? []) {
+      const start = atStart - local.length;
+      if (start >= 0 && text.slice(start, atStart).toLowerCase() === local) {
+        localStart = Math.min(localStart ?? start, start);
+      }
+    }
+    if (localStart !== undefined) spans.push([localStart, atEnd + domain.length]);
+  }
+  if (spans.length === 0) return text;
+  let out = '';
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (start < from) continue;
+    out += text.slice(from, start) + REDACTED;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
 /** How many key values the redaction knows (the tests read it). */
 export function knownKeyCount(): number {
   return knownKeys.size;
@@ -90,7 +208,7 @@ const VENDOR_KEY = /\b(sk|pk|rk)_[A-Za-z0-9_]{8,}\b/g;
  * long), address, URL password, bearer token and key-shaped value replaced by `[REDACTED]`.
  */
 export function redactText(text: string, secrets: Iterable<string | undefined> = []): string {
-  return redactSecrets(redactSecrets(text, secrets), knownKeys)
+  return redactKnownAddresses(redactSecrets(redactSecrets(text, secrets), knownKeys))
     .replace(URL_USERINFO, `$1${REDACTED}@`)
     .replace(BARE_USERINFO, `$1${REDACTED}@`)
     .replace(EMAIL, REDACTED)
@@ -99,10 +217,10 @@ export function redactText(text: string, secrets: Iterable<string | undefined> =
     .replace(VENDOR_KEY, REDACTED);
 }
 
-/** True when `text` holds an email address (plain or percent-encoded). */
+/** True when `text` holds an email address (plain or percent-encoded), or a remembered one in any form. */
 export function containsEmail(text: string): boolean {
   EMAIL.lastIndex = 0;
-  return EMAIL.test(text);
+  return EMAIL.test(text) || redactKnownAddresses(text) !== text;
 }
 
 /**
@@ -110,7 +228,8 @@ export function containsEmail(text: string): boolean {
  * `token=…`, an `sk_…` key, a URL password). Addresses are not credentials: see {@link containsEmail}.
  */
 export function holdsSecret(text: string): boolean {
-  return redactText(text.replace(EMAIL, '')) !== text.replace(EMAIL, '');
+  const withoutAddresses = redactKnownAddresses(text).split(REDACTED).join('').replace(EMAIL, '');
+  return redactText(withoutAddresses) !== withoutAddresses;
 }
 
 /** True when `text` holds something {@link redactText} would remove (e.g. a name that is an address). */

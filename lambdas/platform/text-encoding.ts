@@ -104,3 +104,23 @@ export function notUtf8Reason(bytes: Uint8Array, check: EncodingCheck): string |
   for (let index = 0; index < at; index++) if (bytes[index] === 0x0a) line += 1;
   return `is not UTF-8: line ${line} has the byte ${hex(bytes[at] as number)}, which UTF-8 text cannot have there (Latin-1 or Windows-1252 text?); ${convertHint('WINDOWS-1252', check.file)}`;
 }
+
+/**
+ * The characters a terminal or an editor acts on instead of showing: U+2028 and U+2029 (line and
+ * paragraph separators: a JSON line that holds one reads as two lines to JavaScript before ES2019
+ * and to many viewers), and the bidirectional controls U+202A–U+202E and U+2066–U+2069 (`cat` of
+ * a record holding U+202E shows the text after it reversed). JSON allows them raw in a string.
+ */
+const INVISIBLE_CONTROLS = /[\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `JSON.stringify`, with every line separator and bidirectional control written as its `\uXXXX`
+ * escape: the same JSON value, but a stored record or log line shows what it holds. Outside
+ * strings JSON has only ASCII, so the escape is always inside a string.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? '').replace(
+    INVISIBLE_CONTROLS,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

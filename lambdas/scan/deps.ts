@@ -27,12 +27,13 @@ export interface ScanApi {
   getStatus(scanUuid: string): Promise<ScanStatus>;
   /**
    * One output, by its row of scan-outputs.ts. `maxBytes`: the output is cut past this many decoded
-   * bytes (`scan.maxOutputBytes`).
+   * bytes (`scan.maxOutputBytes`); `maxDecodingRatio`: cut once it decodes to more than that many
+   * times the bytes received (`scan.maxDecodingRatio`).
    */
   getOutput(
     output: ScanOutput,
     scanUuid: string,
-    options?: { readonly maxBytes?: number },
+    options?: { readonly maxBytes?: number; readonly maxDecodingRatio?: number },
   ): Promise<VendorDownload>;
   deleteScan(scanUuid: string): Promise<unknown>;
   /** `GET /scans`: StartScan reads it to settle a start whose answer was lost. */

@@ -9,6 +9,7 @@
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { isMissingObject } from '#lambdas/platform/s3/json-objects';
+import { jsonText } from '#lambdas/platform/text-encoding';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { FailureRecord } from './record-scan-failure.ts';
 
@@ -100,7 +101,7 @@ export async function linkFailureRecord(
     new PutObjectCommand({
       Bucket: deps.settings.resultsBucket,
       Key: key,
-      Body: `${JSON.stringify({ ...record, reconciledScan: link }, null, 2)}\n`,
+      Body: `${jsonText({ ...record, reconciledScan: link }, 2)}\n`,
       ContentType: contentType ?? 'application/json',
       // The domain and scan-uuid metadata RecordFailure wrote stay with the record.
       Metadata: metadata,

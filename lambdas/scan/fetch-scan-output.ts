@@ -50,7 +50,10 @@ export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInpu
   }
   // Counted after decoding as the body streams: a bomb stops at the cap, and the upload that was
   // under way is abandoned, never promoted to the output's key.
-  const download = await deps.scanClient.getOutput(row, scanUuid, { maxBytes: deps.settings.maxOutputBytes });
+  const download = await deps.scanClient.getOutput(row, scanUuid, {
+    maxBytes: deps.settings.maxOutputBytes,
+    maxDecodingRatio: deps.settings.maxDecodingRatio,
+  });
   const key = `${outputPrefix}${output}.${extensionFor(download.contentType)}`;
   const metadata: Record<string, string> = { domain: state.domain, 'scan-uuid': scanUuid };
   const etag = headerSafe(download.etag);

@@ -15,6 +15,11 @@ import { type ScanDepsFromEnvironmentOptions, scanDepsFromEnvironment } from './
 /** What reconciliation needs of the vendor beyond the workflow's calls. */
 export interface ScanInventoryApi {
   listScans(): Promise<{ raw: unknown }>;
+  /**
+   * The listing's text, unparsed, when the client can give it: reconciliation then reads it one
+   * entry at a time (listing-text.ts), in memory proportional to what it keeps.
+   */
+  listScansText?(): Promise<{ readonly text: string }>;
   getStats(): Promise<{ raw: unknown }>;
 }
 

@@ -41,6 +41,7 @@ import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
 import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { toSnapshot } from '#lambdas/scan/poll-scan-status';
 import { type ScanReconcileDeps, scanReconcileDepsFromEnvironment } from '#lambdas/scan/reconcile-deps';
+import { readScanListingText } from '#lambdas/scan/vendor-api/listing-text';
 import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { publishVendorStatistics, type VendorStatsOutcome } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE, writeScanManifest } from '#lambdas/scan/write-scan-manifest';
@@ -79,6 +80,7 @@ export interface ScanReconciliationRecord {
   readonly vendorFailed: readonly string[];
   readonly deferred: readonly string[];
   readonly failed: readonly ItemFailure[];
+  /** The first 100 unusable entries of the listing, each with why; `counts.unreadable` counts them all. */
   readonly unreadable: readonly UnreadableEntry[];
   readonly vendorStatistics: VendorStatsOutcome;
 }
@@ -112,11 +114,17 @@ export async function reconcileScans(
     { ...deps, stats: deps.inventory },
     settings.statsFields,
   );
-  const listing = readScanListing(
-    (await deps.inventory.listScans()).raw,
-    settings.listFields,
-    deps.settings.statusVocabulary,
-  );
+  const listing = deps.inventory.listScansText
+    ? readScanListingText(
+        (await deps.inventory.listScansText()).text,
+        settings.listFields,
+        deps.settings.statusVocabulary,
+      )
+    : readScanListing(
+        (await deps.inventory.listScans()).raw,
+        settings.listFields,
+        deps.settings.statusVocabulary,
+      );
   const horizonStart = new Date(startedAt.getTime() - settings.horizonDays * DAY_MS);
   const settledBefore = startedAt.getTime() - settings.minAgeSeconds * 1000;
   let beyondHorizon = 0;
@@ -260,7 +268,7 @@ export async function reconcileScans(
       vendorFailed: labelsOf(result, 'vendorFailed').length,
       deferred: labelsOf(result, 'deferred').length,
       failed: result.failed.length,
-      unreadable: listing.unreadable.length,
+      unreadable: listing.unreadableCount,
       linkedFailures: archived.reduce((sum, orphan) => sum + orphan.linkedFailureKeys.length, 0),
     },
     archived,

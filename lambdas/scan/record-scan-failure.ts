@@ -13,6 +13,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { cleanMessage, cleanName, cleanText, describeCaught, safe } from '#lambdas/platform/caught';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
+import { jsonText } from '#lambdas/platform/text-encoding';
 import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
@@ -132,7 +133,7 @@ export async function recordScanFailure<T extends RecordScanFailureInput>(
       new PutObjectCommand({
         Bucket: deps.settings.resultsBucket,
         Key: key,
-        Body: `${JSON.stringify(record, null, 2)}\n`,
+        Body: `${jsonText(record, 2)}\n`,
         ContentType: 'application/json',
         Metadata: { ...(domain ? { domain } : {}), ...(scanUuid ? { 'scan-uuid': scanUuid } : {}) },
       }),

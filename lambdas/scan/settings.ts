@@ -45,6 +45,8 @@ export interface ScanSettings {
   readonly listFields: ListFields;
   /** A scan output is cut past this many bytes, counted after decoding (SCAN_MAX_OUTPUT_BYTES, `scan.maxOutputBytes`). */
   readonly maxOutputBytes: number;
+  /** A content-coded output is cut once it decodes past this ratio (SCAN_MAX_DECODING_RATIO, `scan.maxDecodingRatio`). */
+  readonly maxDecodingRatio: number;
   /** The outputs fetched and listed (SCAN_OUTPUTS when a construct extends the table). */
   readonly outputs: readonly ScanOutput[];
 }
@@ -66,6 +68,18 @@ export const SCAN_OUTPUT_LIMIT = {
   default: GiB,
 } as const;
 
+/**
+ * How far a content-coded (gzip, deflate, br) scan output may inflate: decoded bytes over the bytes
+ * received, past the first MiB. The byte cap alone let a 1 MB gzip answer be stored as a 1 GiB
+ * report; 100 is a report ZIP entry's bound too, above what text compresses to in practice
+ * (10:1 to 20:1 for logs and JSON).
+ */
+export const SCAN_DECODING_LIMIT = {
+  variable: SCAN_VARIABLES.maxDecodingRatio,
+  bounds: { min: 2, max: 100_000, integer: true },
+  default: 100,
+} as const;
+
 export interface ScanSettingsInput {
   readonly resultsBucket: string;
   readonly poll?: Partial<PollSettings>;
@@ -75,6 +89,8 @@ export interface ScanSettingsInput {
   readonly listFields?: ListFields;
   /** @default SCAN_OUTPUT_LIMIT.default */
   readonly maxOutputBytes?: number;
+  /** @default SCAN_DECODING_LIMIT.default */
+  readonly maxDecodingRatio?: number;
   /** @default SCAN_OUTPUTS */
   readonly outputs?: readonly ScanOutput[];
 }
@@ -96,6 +112,7 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
   if (!cap.success) {
     throw new ConfigurationError(SCAN_OUTPUT_LIMIT.variable, cap.error.issues[0]?.message ?? 'is invalid');
   }
+  const ratio = readDecodingRatio(String(input.maxDecodingRatio ?? SCAN_DECODING_LIMIT.default));
   return Object.freeze({
     resultsBucket: input.resultsBucket.trim(),
     poll: Object.freeze(poll),
@@ -104,6 +121,7 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
     allowSpecialUse: Object.freeze(checkAllowedSpecialUse(input.allowSpecialUse ?? [], 'allowSpecialUse')),
     listFields: Object.freeze({ ...input.listFields }),
     maxOutputBytes: cap.data,
+    maxDecodingRatio: ratio,
     outputs: input.outputs ?? SCAN_OUTPUTS,
   });
 }
@@ -119,10 +137,12 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
       : parseStatusVocabulary(vocabularyJson, SCAN_VARIABLES.statusVocabulary);
   const listFieldsJson = optionalEnv(env, SCAN_VARIABLES.listFields);
   const maxOutputBytes = optionalEnv(env, SCAN_VARIABLES.maxOutputBytes);
+  const maxDecodingRatio = optionalEnv(env, SCAN_VARIABLES.maxDecodingRatio);
   const outputsJson = optionalEnv(env, SCAN_VARIABLES.outputs);
   return createScanSettings({
     ...(outputsJson === undefined ? {} : { outputs: parseScanOutputsJson(outputsJson) }),
     ...(maxOutputBytes === undefined ? {} : { maxOutputBytes: readOutputCap(maxOutputBytes) }),
+    ...(maxDecodingRatio === undefined ? {} : { maxDecodingRatio: readDecodingRatio(maxDecodingRatio) }),
     resultsBucket,
     poll,
     ...(statusVocabulary ? { statusVocabulary } : {}),
@@ -156,6 +176,17 @@ function readOutputCap(raw: string): number {
   const parsed = numberFromText(SCAN_OUTPUT_LIMIT.bounds).safeParse(raw);
   if (!parsed.success) {
     throw new ConfigurationError(SCAN_OUTPUT_LIMIT.variable, parsed.error.issues[0]?.message ?? 'is invalid');
+  }
+  return parsed.data;
+}
+
+function readDecodingRatio(raw: string): number {
+  const parsed = numberFromText(SCAN_DECODING_LIMIT.bounds).safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      SCAN_DECODING_LIMIT.variable,
+      parsed.error.issues[0]?.message ?? 'is invalid',
+    );
   }
   return parsed.data;
 }

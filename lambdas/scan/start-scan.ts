@@ -215,10 +215,10 @@ async function lookOnce(deps: ScanDeps, domain: string, since: number): Promise<
   const whole = listing.unreadable.find((entry) => entry.index === null);
   if (whole) return { kind: 'unresolved', reason: `the scan listing could not be parsed: ${whole.reason}` };
   // An unreadable entry may be the scan in question: neither "one" nor "none" can be concluded.
-  if (listing.unreadable.length > 0) {
+  if (listing.unreadableCount > 0) {
     return {
       kind: 'unresolved',
-      reason: `${listing.unreadable.length} of ${listing.entries} listed scans could not be read`,
+      reason: `${listing.unreadableCount} of ${listing.entries} listed scans could not be read`,
     };
   }
   const ofDomain = listing.scans.filter((scan) => scan.domain === domain);

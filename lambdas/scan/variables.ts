@@ -19,6 +19,8 @@ export const SCAN_VARIABLES = {
   },
   /** A scan output (report, logs, debug) is cut past this many (decoded) bytes. */
   maxOutputBytes: 'SCAN_MAX_OUTPUT_BYTES',
+  /** A content-coded scan output is cut once it decodes to more than this many times its bytes received. */
+  maxDecodingRatio: 'SCAN_MAX_DECODING_RATIO',
   /** The per-domain ScanDomain machine (the list summary looks up its executions). */
   stateMachineArn: 'SCAN_STATE_MACHINE_ARN',
   /** JSON: the table of scan outputs, set only when a stack extends the built-in one (scan-outputs.ts). */

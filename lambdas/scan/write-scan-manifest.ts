@@ -8,6 +8,7 @@ import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
+import { jsonText } from '#lambdas/platform/text-encoding';
 import type { ScanInProgress, ScanOutcome, StoredObject } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { learnScanDuration } from '#lambdas/scan/learned-durations';
@@ -121,7 +122,7 @@ export async function writeScanManifest(
   };
 
   const manifestKey = `${state.outputPrefix}${MANIFEST_FILE}`;
-  const body = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
+  const body = Buffer.from(`${jsonText(manifest, 2)}\n`, 'utf8');
   const sha256 = createHash('sha256').update(body).digest('hex');
   await deps.s3.send(
     new PutObjectCommand({

@@ -26,7 +26,7 @@ import {
 } from '#lambdas/platform/schema';
 import { checkAllowedSpecialUse, normalizeDomain } from '#lambdas/platform/validation';
 import { type PollSettingNamer, pollSettingsSchema } from '#lambdas/scan/poll-schedule';
-import { SCAN_OUTPUT_LIMIT } from '#lambdas/scan/settings';
+import { SCAN_DECODING_LIMIT, SCAN_OUTPUT_LIMIT } from '#lambdas/scan/settings';
 import type { AlarmsConfig, alarmsSchema } from './alarms-schema.ts';
 import type { BreachConfig, breachSchema } from './breach-schema.ts';
 import { intakePrefixProblem } from './intake-prefix.ts';
@@ -181,6 +181,12 @@ export const scanSchema = section({
    * nothing is stored. @default 1 GiB
    */
   maxOutputBytes: z._default(boundedNumber(SCAN_OUTPUT_LIMIT.bounds), SCAN_OUTPUT_LIMIT.default),
+  /**
+   * A gzip/deflate/br-coded scan output is cut once it has decoded to more than this many times
+   * the bytes received, past its first MiB (`SCAN_MAX_DECODING_RATIO`): the fetch fails with
+   * VendorDecodingRatioError and nothing is stored. @default 100
+   */
+  maxDecodingRatio: z._default(boundedNumber(SCAN_DECODING_LIMIT.bounds), SCAN_DECODING_LIMIT.default),
   /** Scheduled reconciliation of the vendor's scans with the archive, and its statistics. */
   reconciliation: z._default(scanReconciliationSchema, () => scanReconciliationSchema.parse({})),
 });

@@ -37,6 +37,7 @@ export const PERMANENT_ERRORS = [
   ERROR_NAME.VendorResponseError,
   ERROR_NAME.VendorInsecureRedirectError,
   ERROR_NAME.VendorBodyTooLargeError,
+  ERROR_NAME.VendorDecodingRatioError,
   ERROR_NAME.VendorDestinationRefusedError,
   ERROR_NAME.VendorJsonLimitError,
   ERROR_NAME.ReportNameRefusedError,

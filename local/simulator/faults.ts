@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { REDIRECT_TARGETS } from './adversarial.ts';
-import { KEY_ECHO_TARGETS } from './key-echo.ts';
+import { KEY_ECHO_TARGETS, validateHeaders } from './key-echo.ts';
 import { isRotateAnswerShape, ROTATE_ANSWER_SHAPES } from './rotate-answers.ts';
 import type { Fault, FaultRule, SimulatedApi } from './types.ts';
 
@@ -33,7 +33,10 @@ interface ActiveRule {
 /** Faults that answer for the route before authentication and handling (or, `phase: 'after'`, in place of its answer). */
 export type PreemptiveFault = Extract<Fault, { type: 'status' | 'latency' | 'hang' | 'refuse' }>;
 /** Faults that shape the real response after the request was processed. */
-export type ShapingFault = Exclude<Fault, PreemptiveFault | { type: 'rotate-answer' | 'key-echo' }>;
+export type ShapingFault = Exclude<
+  Fault,
+  PreemptiveFault | { type: 'rotate-answer' | 'key-echo' | 'headers' }
+>;
 
 export function isPreemptive(fault: Fault): fault is PreemptiveFault {
   return (
@@ -337,6 +340,9 @@ function validateFault(fault: Fault): void {
           `key-echo fault into must be one of ${KEY_ECHO_TARGETS.join(', ')}; got ${JSON.stringify(fault.into)}`,
         );
       }
+      return;
+    case 'headers':
+      validateHeaders(fault.set);
       return;
     case 'hang':
       validatePhase(fault);

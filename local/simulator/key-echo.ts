@@ -3,7 +3,8 @@
  * request's credential header to a JSON answer (a status echoing `Authorization`, a recon echoing
  * `x-api-key`), under its header name and, bare, inside a sentence, where only a redaction that
  * knows the key in use can find it. `report-name` makes the next `POST /recon` name its report
- * after the key (`rpt-<key>-<hex>`), as a vendor deriving names from the caller would.
+ * after the key (`rpt-<key>-<hex>`), as a vendor deriving names from the caller would. The
+ * `headers` fault puts it (or anything else) into the answer's headers.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -55,4 +56,40 @@ export function echoKeyInto(response: SimResponse, req: IncomingMessage): SimRes
   };
   const { 'content-length': _length, ...headers } = response.headers ?? {};
   return { status: response.status, headers, body: Buffer.from(JSON.stringify(echoed)) };
+}
+
+/**
+ * `response` with the headers of a `headers` fault set over its own, `{key}` in a value standing
+ * for the key the request carried (a vendor naming its caller in a `Content-Type` parameter).
+ */
+export function withHeaders(
+  response: SimResponse,
+  set: Readonly<Record<string, string>>,
+  req: IncomingMessage,
+): SimResponse {
+  const key = credentialOf(req)?.key ?? '';
+  const headers: Record<string, string | number> = { ...response.headers };
+  for (const [name, value] of Object.entries(set)) headers[name] = value.split('{key}').join(key);
+  return { ...response, headers };
+}
+
+/** A header name as HTTP allows it, lower case (how Node hands them over). */
+const HEADER_NAME = /^[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/** Refuses a `headers` fault that sets what Node would not send, or what frames the body. */
+export function validateHeaders(set: unknown): void {
+  if (set === null || typeof set !== 'object' || Array.isArray(set)) {
+    throw new TypeError('headers fault set must be an object of header names to values');
+  }
+  for (const [name, value] of Object.entries(set)) {
+    if (!HEADER_NAME.test(name) || name === 'content-length' || name === 'transfer-encoding') {
+      throw new TypeError(
+        `headers fault set: ${JSON.stringify(name)} is not a lower-case header name the fault may set`,
+      );
+    }
+    // Node refuses a value with a control character (other than tab) when it is written.
+    if (typeof value !== 'string' || /[^\t\x20-\x7e\x80-\xff]/.test(value)) {
+      throw new TypeError(`headers fault set: the value of ${name} must be a string of header characters`);
+    }
+  }
 }

@@ -6,6 +6,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { ZipFile } from 'yazl';
 import type { SimulatedPerson } from './types.ts';
 
+const addressListeners = new Set<(addresses: readonly string[]) => void>();
+
+/**
+ * Calls `listener` with the addresses of every `POST /recon` any simulator of this process is sent,
+ * so a test can look for the exact addresses a run sent wherever they must not be kept. Returns the
+ * unsubscribe.
+ */
+export function onSimulatorAddresses(listener: (addresses: readonly string[]) => void): () => void {
+  addressListeners.add(listener);
+  return () => addressListeners.delete(listener);
+}
+
 export interface BreachEntry {
   readonly email: string;
   readonly breach: string;
@@ -106,6 +118,7 @@ export class ReportStore {
 
   /** What `POST /recon` does: analyse the emails and store a new report. */
   generate(personName: string, emails: readonly string[]): ReportRecord {
+    for (const listener of addressListeners) listener(emails);
     const createdAt = this.now();
     let reportName = this.scriptedNames.shift();
     while (reportName === undefined || this.reports.has(reportName)) {

@@ -10,7 +10,7 @@ import { injectLatency } from '../latency.ts';
 import type { AuthScheme, Route, SimContext } from './context.ts';
 import { isPreemptive, strikesAfter } from './faults.ts';
 import { HttpError, readBody, type SimResponse } from './http.ts';
-import { echoKeyInto, reportNameWithKey } from './key-echo.ts';
+import { echoKeyInto, reportNameWithKey, withHeaders } from './key-echo.ts';
 import { sendResponse } from './send.ts';
 import type { Fault, SimulatedApi } from './types.ts';
 
@@ -48,6 +48,16 @@ async function echoResponse(
   return { status: fault.status, headers, body: Buffer.from(echoed) };
 }
 
+/** Whether a fault's body is JSON; not asked when the fault names its content type (a big body is parsed for nothing). */
+function parsesAsJson(body: string): boolean {
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function statusFaultResponse(fault: Extract<Fault, { type: 'status' }>): SimResponse {
   const headers: Record<string, string | number> = {};
   if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
@@ -56,14 +66,8 @@ function statusFaultResponse(fault: Extract<Fault, { type: 'status' }>): SimResp
     return { status: fault.status, headers, body: Buffer.from(fault.bodyBase64, 'base64') };
   }
   if (fault.body !== undefined) {
-    let isJson = true;
-    try {
-      JSON.parse(fault.body);
-    } catch {
-      isJson = false;
-    }
     headers['content-type'] =
-      fault.contentType ?? (isJson ? 'application/json' : 'text/plain; charset=utf-8');
+      fault.contentType ?? (parsesAsJson(fault.body) ? 'application/json' : 'text/plain; charset=utf-8');
     return { status: fault.status, headers, body: Buffer.from(fault.body) };
   }
   const codes: Record<number, string> = {
@@ -218,8 +222,13 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
       return;
     }
     if (fault?.type === 'key-echo' && fault.into !== 'report-name') response = echoKeyInto(response, req);
+    if (fault?.type === 'headers') response = withHeaders(response, fault.set, req);
     const shaping =
-      fault && !isPreemptive(fault) && fault.type !== 'rotate-answer' && fault.type !== 'key-echo'
+      fault &&
+      !isPreemptive(fault) &&
+      fault.type !== 'rotate-answer' &&
+      fault.type !== 'key-echo' &&
+      fault.type !== 'headers'
         ? fault
         : undefined;
     await sendResponse(res, response, shaping);

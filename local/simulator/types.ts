@@ -102,7 +102,14 @@ export type Fault =
    * JSON answer gets the credential header (`authorization` or `x-api-key`) and a `note` holding
    * the bare key. `report-name`: `POST /recon` only; the report it makes is named `rpt-<key>-<hex>`.
    */
-  | { readonly type: 'key-echo'; readonly into?: 'body' | 'report-name' };
+  | { readonly type: 'key-echo'; readonly into?: 'body' | 'report-name' }
+  /**
+   * Handle the request, then answer with these response headers set (replacing the real ones of
+   * the same name, lower-case names): a vendor whose `Content-Type`, `ETag` or `Content-Encoding`
+   * says whatever it likes, a key or an address included. `{key}` in a value is replaced by the
+   * key the request carried.
+   */
+  | { readonly type: 'headers'; readonly set: Readonly<Record<string, string>> };
 
 /** Where a `redirect-internal` fault points. */
 export type RedirectTarget = 'metadata' | 'metadata-ipv6' | 'loopback' | 'decimal' | 'mapped';

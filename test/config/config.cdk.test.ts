@@ -29,6 +29,7 @@ describe('parsePipelineConfig: defaults and merging', () => {
       deleteAtVendorAfterManifest: false,
       maxConcurrency: 10,
       maxOutputBytes: 1024 ** 3,
+      maxDecodingRatio: 100,
       allowSpecialUseDomains: [],
       reconciliation: {
         enabled: true,

@@ -4,8 +4,12 @@
  * they produced for those exact values.
  *
  * The keys: every key a simulator of this process issues (its first, rotated and replaced keys,
- * `onSimulatorKey`), and the `VENDOR_API_KEY` a CLI run is given. The outputs, each searched as it
- * is produced (a key exists before any text can hold it):
+ * `onSimulatorKey`), and the `VENDOR_API_KEY` a CLI run is given. The addresses: every address a
+ * recon sent to a simulator of this process (`onSimulatorAddresses`), in any case and with its
+ * domain in punycode and Unicode, searched for everywhere but the person's own records (request
+ * objects, the report name kept beside them, the report ZIP). The outputs, each searched as it is
+ * produced (a key exists before any text can hold it), objects' metadata files (content type,
+ * user metadata) included:
  * - every object of every embedded S3 as it closes, its bytes and its key (`onEmbeddedS3Close`):
  *   the CLI's and the workflow fixtures' alike;
  * - every task input and result of every local execution: the state payloads and so the execution
@@ -21,16 +25,20 @@
 import { createReadStream, type Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { onEmbeddedS3Close } from '#local/embedded-s3';
 import { onTaskPayload } from '#local/task-binding';
 import { onSimulatorKey } from '../../local/simulator/credentials.ts';
+import { onSimulatorAddresses } from '../../local/simulator/reports.ts';
 
-/** One key value found where it must never be. */
+/** One key value or address found where it must never be. */
 export interface Leak {
   /** What held it: `terminal (stdout) of scan …`, `S3 object pipeline-results/…`, `payload: …`. */
   readonly where: string;
-  /** Which watched key (the first watched is 1): the value itself is never repeated. */
+  /** Which watched key (the first watched is 1), or 0 for an address: the value itself is never repeated. */
   readonly key: number;
+  /** Which watched address (the first watched is 1), when an address was found. */
+  readonly address?: number;
 }
 
 /** Any simulator key, for a child process whose simulator's key this process never saw. */
@@ -62,6 +70,54 @@ export function watchKeys(...values: (string | undefined)[]): void {
   }
 }
 
+/**
+ * The addresses recons were sent, each in the forms a vendor echoes and a careless store keeps:
+ * lower-cased, with its domain in punycode and in Unicode.
+ */
+const addresses: string[] = [];
+
+/** Adds the addresses a run sent (as a recon sends them) to the watch, in each of their forms. */
+export function watchAddresses(...values: readonly string[]): void {
+  for (const value of values) {
+    const at = value.lastIndexOf('@');
+    if (at < 1) continue;
+    const local = value.slice(0, at).toLowerCase();
+    const ascii = domainToASCII(value.slice(at + 1));
+    const domains = [value.slice(at + 1), ascii, ascii === '' ? '' : domainToUnicode(ascii)];
+    for (const domain of new Set(domains.filter((form) => form !== ''))) {
+      const form = `${local}@${domain.toLowerCase()}`;
+      if (!addresses.includes(form)) addresses.push(form);
+    }
+  }
+}
+
+/**
+ * The person's own records, where their addresses are kept by design: what an operator uploads to
+ * an input bucket (`pipeline-input`, a watchlist's `breach-input`), the request objects (and their
+ * shards), the exact report name kept beside them, and the vendor's report ZIP about them.
+ */
+const PERSONAL_RECORD =
+  /(?:^|[ :])[a-z0-9.-]*-input\/|\/requests\/|\.report-name\.json|\.zip(?:\._S3rver_|$| )/;
+
+/** The indexes of the watched addresses `text` holds, in any case. */
+function addressesIn(text: string): number[] {
+  if (addresses.length === 0 || !text.includes('@')) return [];
+  const lowered = text.toLowerCase();
+  return addresses.flatMap((form, index) => (lowered.includes(form) ? [index] : []));
+}
+
+/** Records every watched address `text` holds, unless `where` is the person's own record. */
+function checkAddresses(where: string, text: string): void {
+  if (PERSONAL_RECORD.test(where)) return;
+  for (const index of addressesIn(text)) {
+    leaks.push({
+      where: where.includes('@') ? '(a name holding an address)' : where,
+      key: 0,
+      address: index + 1,
+    });
+  }
+}
+
 /** The indexes of the watched keys `text` holds. */
 function keysIn(text: string): Set<number> {
   const found = new Set<number>();
@@ -84,6 +140,7 @@ function recordLeak(where: string, index: number): void {
 export function checkText(where: string, text: string): void {
   checks += 1;
   for (const index of keysIn(text)) recordLeak(where, index);
+  checkAddresses(where, text);
 }
 
 /**
@@ -93,16 +150,23 @@ export function checkText(where: string, text: string): void {
  */
 async function checkFile(where: string, path: string): Promise<void> {
   checks += 1;
-  if (keys.length === 0) return;
-  const overlap = Math.max(...keys.map((key) => key.length)) - 1;
+  const watchingAddresses = addresses.length > 0 && !PERSONAL_RECORD.test(where);
+  if (keys.length === 0 && !watchingAddresses) return;
+  const overlap =
+    Math.max(0, ...keys.map((key) => key.length), ...addresses.map((form) => form.length * 4)) - 1;
   const found = new Set<number>();
-  let carry = '';
+  const foundAddresses = new Set<number>();
+  let carry: Buffer = Buffer.alloc(0);
   for await (const chunk of createReadStream(path)) {
-    const window = carry + (chunk as Buffer).toString('latin1');
-    for (const index of keysIn(window)) found.add(index);
-    carry = window.slice(Math.max(0, window.length - overlap));
+    const window = Buffer.concat([carry, chunk as Buffer]);
+    for (const index of keysIn(window.toString('latin1'))) found.add(index);
+    // Addresses may hold non-ASCII (a Unicode domain): searched in the UTF-8 reading.
+    if (watchingAddresses)
+      for (const index of addressesIn(window.toString('utf8'))) foundAddresses.add(index);
+    carry = window.subarray(Math.max(0, window.length - overlap));
   }
   for (const index of found) recordLeak(where, index);
+  for (const index of foundAddresses) leaks.push({ where, key: 0, address: index + 1 });
 }
 
 /** Every file under `dir`, its path relative to it (`/`-separated) and absolute. */
@@ -174,6 +238,7 @@ export function installLeakWatch(): void {
   if (scope[INSTALLED]) return;
   scope[INSTALLED] = true;
   onSimulatorKey((key) => watchKeys(key));
+  onSimulatorAddresses((sent) => watchAddresses(...sent));
   onTaskPayload((what, json) => checkText(`state payload: ${what}`, json));
   onEmbeddedS3Close((directory) => checkDirectory('S3 object', directory));
 }

@@ -43,6 +43,7 @@ describe('scanSettingsFromEnv', () => {
       allowSpecialUse: [],
       listFields: {},
       maxOutputBytes: 1024 ** 3,
+      maxDecodingRatio: 100,
       // SCAN_OUTPUTS unset: the table the handler was built with.
       outputs: SCAN_OUTPUTS,
     });

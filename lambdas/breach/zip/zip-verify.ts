@@ -171,12 +171,15 @@ async function verifyEntriesInOnePass(
         );
       }
       let dataStart: number;
+      let disagreement: string | undefined;
       try {
         await cursor.skipTo(start);
         const header = await cursor.exactly(LOCAL_HEADER_BYTES);
         if (header.readUInt32LE(0) !== LOCAL_FILE_HEADER) {
           throw new Error(`invalid local file header signature: 0x${header.readUInt32LE(0).toString(16)}`);
         }
+        const localName = await cursor.exactly(header.readUInt16LE(26));
+        disagreement = localHeaderDisagreement(header, localName, entry);
         // The local header's own name and extra field lengths decide where the data starts.
         dataStart = start + LOCAL_HEADER_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
       } catch (error) {
@@ -188,6 +191,13 @@ async function verifyEntriesInOnePass(
       }
       const range = { index, name: entry.fileName, start, end: dataStart + entry.compressedSize };
       checkNoOverlap(previous ? [previous, range] : [range], centralDirectoryOffset);
+      // A streaming extractor writes what the local header says: it must say what was verified.
+      if (disagreement !== undefined) {
+        throw new ArchiveVerificationError(
+          'entry',
+          `${label}: its local header ${disagreement} than the central directory`,
+        );
+      }
       previous = range;
       try {
         await cursor.skipTo(dataStart);
@@ -220,10 +230,8 @@ async function verifyEntry(
     crc32: expected,
   };
   if (entry.isEncrypted()) throw new ArchiveVerificationError('entry', `${label} is encrypted`);
-  if (entry.fileName.endsWith('/')) {
-    await cursor.skipTo(cursor.position + entry.compressedSize);
-    return summary;
-  }
+  // A directory entry (`notes/`) is read like any other: strict readers check its bytes and CRC-32
+  // too, and one that carries data is data all the same.
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
     throw new ArchiveVerificationError(
       'entry',
@@ -277,6 +285,35 @@ async function verifyEntry(
     );
   }
   return summary;
+}
+
+/** Where the general purpose flags say the CRC-32 and sizes follow the data, not the local header. */
+const DATA_DESCRIPTOR_FLAG = 0x8;
+/** A local header size of all ones: the real one is in the zip64 extra field. */
+const ZIP64_MARKER = 0xffffffff;
+
+/**
+ * How an entry's local header disagrees with its central directory entry (`names another file`,
+ * `gives another compression method`, …), or undefined when it agrees on name, method, flags and,
+ * unless a data descriptor or zip64 defers them, CRC-32 and sizes. Strict readers (Python's
+ * zipfile) refuse an archive whose headers disagree; streaming extractors use the local header.
+ */
+function localHeaderDisagreement(header: Buffer, localName: Buffer, entry: yauzl.Entry): string | undefined {
+  const centralName = (entry as unknown as { fileNameRaw?: Buffer }).fileNameRaw;
+  if (centralName !== undefined && !localName.equals(centralName)) return 'names another file';
+  if (header.readUInt16LE(8) !== entry.compressionMethod) return 'gives another compression method';
+  const flags = header.readUInt16LE(6);
+  if (flags !== entry.generalPurposeBitFlag) return 'sets other general purpose flags';
+  if ((flags & DATA_DESCRIPTOR_FLAG) !== 0) return undefined;
+  if (header.readUInt32LE(14) >>> 0 !== entry.crc32 >>> 0) return 'gives another CRC-32';
+  const compressed = header.readUInt32LE(18);
+  if (compressed !== ZIP64_MARKER && compressed !== entry.compressedSize)
+    return 'gives another compressed size';
+  const uncompressed = header.readUInt32LE(22);
+  if (uncompressed !== ZIP64_MARKER && uncompressed !== entry.uncompressedSize) {
+    return 'gives another uncompressed size';
+  }
+  return undefined;
 }
 
 /** yauzl's and zlib's messages name structures and offsets, never content; bounded anyway. */

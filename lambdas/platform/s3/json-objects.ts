@@ -10,6 +10,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#lambdas/platform/errors';
+import { jsonText } from '#lambdas/platform/text-encoding';
 
 /** What the helpers need: an S3 client and the results bucket. */
 interface StorageDeps {
@@ -27,7 +28,7 @@ export async function putJson(
     new PutObjectCommand({
       Bucket: deps.settings.resultsBucket,
       Key: key,
-      Body: JSON.stringify(value, null, indent),
+      Body: jsonText(value, indent),
       ContentType: 'application/json',
     }),
   );

@@ -104,6 +104,7 @@ export class ScanClient {
       path: output.vendorPath.replace('{uuid}', encodeURIComponent(uuid)),
       retry: 'idempotent',
       ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+      ...(options.maxDecodingRatio === undefined ? {} : { maxDecodingRatio: options.maxDecodingRatio }),
     });
   }
 
@@ -119,6 +120,21 @@ export class ScanClient {
     });
     const raw = rawOf(res.text, 'scan.listScans', SCAN_LISTING_MAX_BYTES);
     return { scans: findArray(raw, ['scans', 'items', 'data']) ?? [], raw };
+  }
+
+  /**
+   * The same listing as {@link listScans}, as the text it came in, unparsed: read one entry at a
+   * time (readScanListingText), its memory is the text and what is kept of it.
+   */
+  async listScansText(): Promise<{ text: string }> {
+    const res = await this.http.requestText({
+      operation: 'scan.listScans',
+      method: 'GET',
+      path: '/scans',
+      retry: 'idempotent',
+      maxBytes: SCAN_LISTING_MAX_BYTES,
+    });
+    return { text: res.text };
   }
 
   /**
@@ -163,6 +179,8 @@ export interface ScanOutputRoute {
 export interface OutputOptions {
   /** Cut past this many bytes, counted after decoding. @default no cap */
   readonly maxBytes?: number;
+  /** Cut once decoding passes this many times the bytes received (past the first MiB). @default no bound */
+  readonly maxDecodingRatio?: number;
 }
 
 function nestedUuid(body: Record<string, unknown>): string | undefined {

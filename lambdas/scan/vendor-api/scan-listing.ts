@@ -35,9 +35,33 @@ export interface ListedScan {
 
 export interface ScanListing {
   readonly scans: readonly ListedScan[];
+  /** The first {@link UNREADABLE_SAMPLE} entries that could not be used, each with why. */
   readonly unreadable: readonly UnreadableEntry[];
+  /** How many entries could not be used: every one, not only those in the sample. */
+  readonly unreadableCount: number;
   /** Entries in the vendor's list, readable or not. */
   readonly entries: number;
+}
+
+/**
+ * Unreadable entries described one by one: enough to show what is wrong with a listing, while a
+ * listing of millions of bad entries takes a count, not a record each.
+ */
+export const UNREADABLE_SAMPLE = 100;
+
+/** A count of unreadable entries and the first {@link UNREADABLE_SAMPLE} of them. */
+export class UnreadableSample {
+  private readonly sample: UnreadableEntry[] = [];
+  private count = 0;
+
+  add(index: number | null, reason: string): void {
+    this.count += 1;
+    if (this.sample.length < UNREADABLE_SAMPLE) this.sample.push({ index, reason });
+  }
+
+  result(): Pick<ScanListing, 'unreadable' | 'unreadableCount'> {
+    return { unreadable: this.sample, unreadableCount: this.count };
+  }
 }
 
 export interface ListingPaths {
@@ -48,7 +72,7 @@ export interface ListingPaths {
   readonly createdAt?: string | undefined;
 }
 
-const LIST_ENVELOPES = ['scans', 'items', 'data', 'results'];
+export const LIST_ENVELOPES = ['scans', 'items', 'data', 'results'];
 const FIELD_NAMES = {
   uuid: ['uuid', 'scan_uuid', 'scanUuid', 'id'],
   domain: ['domain', 'target', 'host', 'hostname'],
@@ -69,20 +93,21 @@ export function readScanListing(
       scans: [],
       entries: 0,
       unreadable: [{ index: null, reason: `no list of scans ${where} in ${describe(raw)}` }],
+      unreadableCount: 1,
     };
   }
   const scans: ListedScan[] = [];
-  const unreadable: UnreadableEntry[] = [];
+  const unreadable = new UnreadableSample();
   for (const [index, entry] of found.entries()) {
     const read = readListedScan(entry, index, paths, vocabulary);
-    if (typeof read === 'string') unreadable.push({ index, reason: read });
+    if (typeof read === 'string') unreadable.add(index, read);
     else scans.push(read);
   }
-  return { scans, unreadable, entries: found.length };
+  return { scans, entries: found.length, ...unreadable.result() };
 }
 
 /** One entry of the list, or why it cannot be used (never its value). */
-function readListedScan(
+export function readListedScan(
   entry: unknown,
   index: number,
   paths: ListingPaths,

@@ -68,6 +68,11 @@ export interface ScanWorkflowProps {
    */
   readonly maxOutputBytes?: number;
   /**
+   * How far a content-coded output may inflate, decoded over received bytes (`SCAN_MAX_DECODING_RATIO`).
+   * @default - the handlers' default, SCAN_DECODING_LIMIT.default (100)
+   */
+  readonly maxDecodingRatio?: number;
+  /**
    * The outputs fetched in parallel, one branch each, and listed by the manifest. Another output
    * the vendor serves is a row of lambdas/scan/scan-outputs.ts; `withScanOutputs(rows)` adds one
    * for this construct only, and its functions then read the table from SCAN_OUTPUTS.
@@ -155,6 +160,9 @@ export class ScanWorkflow extends Construct {
       ...(props.maxOutputBytes === undefined
         ? {}
         : { [SCAN_VARIABLES.maxOutputBytes]: String(props.maxOutputBytes) }),
+      ...(props.maxDecodingRatio === undefined
+        ? {}
+        : { [SCAN_VARIABLES.maxDecodingRatio]: String(props.maxDecodingRatio) }),
     };
     this.vendorStepEnvironment = scanSettings;
 

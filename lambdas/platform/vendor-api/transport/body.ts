@@ -3,11 +3,11 @@
  * reads with a size cap, and the guard that types a download stream's errors.
  */
 
-import type { Transform } from 'node:stream';
-import { pipeline, Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import {
   VendorBodyTooLargeError,
+  VendorDecodingRatioError,
   VendorError,
   VendorNetworkError,
   VendorResponseError,
@@ -129,6 +129,12 @@ export async function readText(
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Decoded bytes exempt from the decoding ratio: a few KiB of repeated text legitimately compress
+ * 100:1 or more, and inflating them costs nothing (the same exemption as a report ZIP's entries).
+ */
+export const DECODING_RATIO_EXEMPT_BYTES = 1024 * 1024;
+
 /** Error code of a body that went quiet for longer than its idle timeout. */
 export const BODY_TIMEOUT = 'BODY_TIMEOUT';
 
@@ -144,10 +150,31 @@ export function guardBody(
   operation: string,
   body: Readable,
   decoders: Transform[],
-  options: { idleTimeoutMs: number; expectedBytes: number | undefined; maxBytes?: number | undefined },
+  options: {
+    idleTimeoutMs: number;
+    expectedBytes: number | undefined;
+    maxBytes?: number | undefined;
+    maxDecodingRatio?: number | undefined;
+  },
 ): Readable {
   const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-  const source = decodedStream(body, decoders);
+  const maxRatio = decoders.length === 0 ? undefined : options.maxDecodingRatio;
+  // The bytes received, counted ahead of the decoders: they read ahead of what they hand on, so
+  // the ratio seen is never above the true one.
+  let encoded = 0;
+  const counted =
+    maxRatio === undefined
+      ? decoders
+      : [
+          new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              encoded += chunk.length;
+              done(null, chunk);
+            },
+          }),
+          ...decoders,
+        ];
+  const source = decodedStream(body, counted);
   async function* relay(): AsyncGenerator<Buffer> {
     const chunks = (source as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     let bytes = 0;
@@ -159,6 +186,9 @@ export function guardBody(
         bytes += next.value.length;
         // Nothing past the cap is handed on: the consumer never holds more than maxBytes.
         if (bytes > maxBytes) throw new VendorBodyTooLargeError(operation, maxBytes);
+        if (maxRatio !== undefined && bytes > DECODING_RATIO_EXEMPT_BYTES && bytes > maxRatio * encoded) {
+          throw new VendorDecodingRatioError(operation, maxRatio, bytes, encoded);
+        }
         yield next.value;
       }
       finished = true;

@@ -22,6 +22,7 @@ import {
 } from './body.ts';
 import { type AttemptOutcome, permanent, UNFRAMED_BODY } from './outcome.ts';
 import type { VendorRequest } from './request.ts';
+import { registeredCodings, safeEtag, safeMediaType } from './response-headers.ts';
 import { type HttpResponse, send } from './send.ts';
 import type { ResolvedSettings } from './settings.ts';
 
@@ -129,7 +130,15 @@ export async function downloadAttempt(
           discard(res.body);
           return permanent(new VendorBodyTooLargeError(req.operation, req.maxBytes, announced));
         }
-        return { kind: 'ok', status, value: toDownload(ctx, req, res, url, redirects) };
+        const codings = registeredCodings(header(res.headers, 'content-encoding'));
+        if (codings === 'unregistered') {
+          // Its bytes could be labelled neither truthfully nor with the vendor's own word for them.
+          discard(res.body);
+          return permanent(
+            new VendorResponseError(req.operation, 'the answer uses an unregistered Content-Encoding'),
+          );
+        }
+        return { kind: 'ok', status, value: toDownload(ctx, req, res, url, redirects, codings) };
       }
       // A 401/403 from a foreign origin is about its pre-signed URL, not our key.
       return await ctx.nonSuccess(req, res, requestId, trusted);
@@ -147,8 +156,8 @@ function toDownload(
   res: HttpResponse,
   url: URL,
   redirects: number,
+  contentEncoding: string | undefined,
 ): VendorDownload {
-  const contentEncoding = header(res.headers, 'content-encoding');
   const decoders = decodersFor(contentEncoding);
   const declaredLength = parseLength(header(res.headers, 'content-length'));
   const decoded = decoders !== undefined && decoders.length > 0;
@@ -157,11 +166,13 @@ function toDownload(
       idleTimeoutMs: ctx.settings.idleTimeoutMs,
       expectedBytes: decoded ? undefined : declaredLength,
       maxBytes: req.maxBytes,
+      maxDecodingRatio: req.maxDecodingRatio,
     }),
-    contentType: header(res.headers, 'content-type'),
+    // Response headers are vendor text: each kept only in a form that holds nothing else.
+    contentType: safeMediaType(header(res.headers, 'content-type')),
     // After transparent decoding the declared length and encoding no longer describe `body`.
     contentLength: decoded ? undefined : declaredLength,
-    etag: header(res.headers, 'etag'),
+    etag: safeEtag(header(res.headers, 'etag')),
     contentEncoding: decoded ? undefined : normaliseIdentity(contentEncoding),
     decodedContentEncoding: decoded ? contentEncoding : undefined,
     finalUrl: redactUrl(url),

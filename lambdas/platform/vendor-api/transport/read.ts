@@ -8,6 +8,7 @@ import { header, requestIdOf } from './body.ts';
 import { type TransportContext, USER_AGENT } from './download.ts';
 import type { AttemptOutcome } from './outcome.ts';
 import type { VendorAnswerFacts, VendorRequest } from './request.ts';
+import { safeMediaType } from './response-headers.ts';
 import { type HttpResponse, send } from './send.ts';
 
 export async function readAttempt<T extends object>(
@@ -42,7 +43,12 @@ export async function readAttempt<T extends object>(
       return {
         kind: 'ok',
         status,
-        value: { ...value, status, contentType: header(res.headers, 'content-type'), requestId },
+        value: {
+          ...value,
+          status,
+          contentType: safeMediaType(header(res.headers, 'content-type')),
+          requestId,
+        },
       };
     }
     return await ctx.nonSuccess(req, res, requestId, true);

@@ -30,6 +30,11 @@ export interface VendorRequest {
    * @default no cap for downloads; MAX_TEXT_BYTES (8 MiB) for whole-text answers
    */
   readonly maxBytes?: number;
+  /**
+   * Downloads: a content-coded body is cut once it has decoded to more than this many times the
+   * bytes received, past the first MiB (VendorDecodingRatioError). @default no ratio bound
+   */
+  readonly maxDecodingRatio?: number;
 }
 
 /** What every 2xx answer tells besides its body. */
