@@ -52,7 +52,26 @@ export interface SecurityPipelineResources {
    * `rotation.enabled` rotates, so it must then have no rotation of its own.
    * @default - one secret per API, created with a placeholder value
    */
-  readonly vendorKeySecrets?: { readonly [A in VendorApi]?: ISecret };
+  readonly vendorKeySecrets?: VendorKeySecrets;
+}
+
+/** A secret per vendor API, for `vendor.keys: VendorKeyStorage.PER_API`; any left out is created. */
+export interface VendorKeySecrets {
+  /**
+   * The scanning API's key.
+   * @default - a secret the pipeline creates with a placeholder value
+   */
+  readonly scan?: ISecret;
+  /**
+   * The key-management API's key: the org key, which `rotation.enabled` rotates.
+   * @default - a secret the pipeline creates with a placeholder value
+   */
+  readonly keys?: ISecret;
+  /**
+   * The breach-report API's key.
+   * @default - a secret the pipeline creates with a placeholder value
+   */
+  readonly breach?: ISecret;
 }
 
 /** What a check found: problems fail the synth; warnings are rules that could not be checked. */
