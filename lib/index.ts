@@ -14,7 +14,6 @@ export {
   type PipelineConfigInput,
   parsePipelineConfig,
 } from './config/index.ts';
-export { PipelineChecks } from './platform/rules/pipeline-checks.ts';
 export type { BreachProps, WatchlistScheduleProps } from './construct/breach-props.ts';
 export { pipelinePropsFromConfig } from './construct/config-to-props.ts';
 export {
@@ -33,8 +32,9 @@ export {
   type ScanStatsFieldsProps,
   type SecurityPipelineSettingsProps,
   type StatusVocabularyProps,
-  type VendorProps,
   VendorKeyStorage,
+  type VendorProps,
 } from './construct/props.ts';
+export { PipelineChecks } from './platform/rules/pipeline-checks.ts';
 export { SecurityPipeline, type SecurityPipelineProps } from './security-pipeline.ts';
 export { SecurityPipelineStack, type SecurityPipelineStackProps } from './security-pipeline-stack.ts';

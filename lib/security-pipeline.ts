@@ -13,7 +13,12 @@ import type { ScanOutput } from '#lambdas/scan/contracts';
 import { ORG_KEY_API, ORG_KEY_USED_FOR, VENDOR_API_TITLES } from '#lambdas/vendor-apis';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
 import { checkBroughtResources } from './brought-resources.ts';
-import { maxKeyAgeDays, type PipelineConfig, PipelineConfigError, VENDOR_URL_PLACEHOLDER } from './config/index.ts';
+import {
+  maxKeyAgeDays,
+  type PipelineConfig,
+  PipelineConfigError,
+  VENDOR_URL_PLACEHOLDER,
+} from './config/index.ts';
 import type { SecurityPipelineProps as ConstructProps } from './construct/props.ts';
 import { pipelineConfigFromProps } from './construct/props-to-config.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';

@@ -31,7 +31,11 @@ export function pipelinePropsFromConfig(config: PipelineConfig): SecurityPipelin
       deadline: Duration.seconds(poll.deadlineSeconds),
     },
     scan: scanProps(config.scan),
-    intake: { prefix: intake.prefix, suffixes: [...intake.suffixes], maxListSize: Size.bytes(intake.maxListBytes) },
+    intake: {
+      prefix: intake.prefix,
+      suffixes: [...intake.suffixes],
+      maxListSize: Size.bytes(intake.maxListBytes),
+    },
     breach: breachProps(config.breach),
     rotation: {
       enabled: rotation.enabled,
@@ -86,7 +90,9 @@ function scanProps(scan: PipelineConfig['scan']): ScanProps {
     reconciliation: {
       enabled: reconciliation.enabled,
       schedule: Schedule.expression(reconciliation.schedule),
-      ...(reconciliation.horizonDays === undefined ? {} : { horizon: Duration.days(reconciliation.horizonDays) }),
+      ...(reconciliation.horizonDays === undefined
+        ? {}
+        : { horizon: Duration.days(reconciliation.horizonDays) }),
       ...(reconciliation.minAgeMinutes === undefined
         ? {}
         : { minAge: Duration.minutes(reconciliation.minAgeMinutes) }),

@@ -54,22 +54,27 @@ export function propSettingName(setting: string): string {
  * The props validated through the configuration's parser.
  * @throws PipelineConfigError listing every problem, each naming its prop
  */
-export function pipelineConfigFromProps(props: SecurityPipelineSettingsProps, source: string): PipelineConfig {
+export function pipelineConfigFromProps(
+  props: SecurityPipelineSettingsProps,
+  source: string,
+): PipelineConfig {
   const converted = new PropConverter();
   const input = converted.settings(props);
+  let config: PipelineConfig | undefined;
+  let issues: readonly ConfigIssue[] = [];
   try {
-    const config = parsePipelineConfig(input, source);
-    if (converted.issues.length > 0) throw new PipelineConfigError(source, converted.issues);
-    return config;
+    config = parsePipelineConfig(input, source);
   } catch (error) {
     if (!(error instanceof PipelineConfigError)) throw error;
-    const issues = error.issues.map((issue) => ({
+    issues = error.issues.map((issue) => ({
       setting: propSettingName(issue.setting),
       problem: issue.problem.replace(/\bpipeline(\.[\w.[\]]+)/g, (path) => propSettingName(path)),
     }));
-    // A prop that could not be converted was left out, so its own problem is the one to report.
-    throw new PipelineConfigError(source, [...converted.issues, ...issues]);
   }
+  // A prop that could not be converted was left out, so its own problem is the one to report first.
+  if (config === undefined || converted.issues.length > 0)
+    throw new PipelineConfigError(source, [...converted.issues, ...issues]);
+  return config;
 }
 
 /** Converts the CDK-typed props, collecting a problem (by prop) for each value of the wrong kind. */
@@ -105,7 +110,11 @@ class PropConverter {
           windowHours: this.time(rotation.window, 'hours', 'props.rotation.window'),
           newKeyFieldPath: rotation.newKeyFieldPath,
           mirrorSecrets: rotation.mirrorSecrets?.map((mirror) => compact({ ...mirror })),
-          keyPropagationSeconds: this.time(rotation.keyPropagation, 'seconds', 'props.rotation.keyPropagation'),
+          keyPropagationSeconds: this.time(
+            rotation.keyPropagation,
+            'seconds',
+            'props.rotation.keyPropagation',
+          ),
           maxKeyAgeDays: this.time(rotation.maxKeyAge, 'days', 'props.rotation.maxKeyAge'),
         }),
       notifications,
@@ -221,7 +230,10 @@ class PropConverter {
       this.issues.push({ setting: prop, problem: `must be ${kind} (got ${describe(value)})` });
     } catch {
       // CDK refuses to round (`'1.5 minutes' cannot be converted into a whole number of seconds`).
-      this.issues.push({ setting: prop, problem: `must be a whole number of ${unit} (got ${describe(value)})` });
+      this.issues.push({
+        setting: prop,
+        problem: `must be a whole number of ${unit} (got ${describe(value)})`,
+      });
     }
     return undefined;
   }
@@ -229,7 +241,8 @@ class PropConverter {
   private removalPolicy(policy: RemovalPolicy | undefined): string | undefined {
     if (policy === undefined) return undefined;
     if (policy === RemovalPolicy.DESTROY) return 'destroy';
-    if (policy === RemovalPolicy.RETAIN || policy === RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE) return 'retain';
+    if (policy === RemovalPolicy.RETAIN || policy === RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE)
+      return 'retain';
     this.issues.push({
       setting: 'props.removalPolicy',
       problem: `must be RemovalPolicy.RETAIN, RETAIN_ON_UPDATE_OR_DELETE or DESTROY: S3 buckets and log groups have no snapshots (got ${describe(policy)})`,
