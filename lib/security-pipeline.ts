@@ -5,7 +5,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
@@ -21,6 +21,7 @@ import {
 } from './config/index.ts';
 import type { SecurityPipelineProps as ConstructProps } from './construct/props.ts';
 import { pipelineConfigFromProps } from './construct/props-to-config.ts';
+import { SecurityPipelineBase } from './construct/security-pipeline-base.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
 import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
@@ -64,7 +65,7 @@ export interface SecurityPipelineProps extends ConstructProps {
  * Settings are validated here, each problem naming its prop (`props.poll.maxWait (in seconds) …`), as are
  * the rules each brought resource must meet (lib/brought-resources.ts).
  */
-export class SecurityPipeline extends Construct {
+export class SecurityPipeline extends SecurityPipelineBase {
   /** The validated settings, defaults applied. */
   public readonly config: PipelineConfig;
   /** Where domain lists (`intake.prefix`) and watchlists (`breach.watchlistPrefix`) are uploaded. */

@@ -12,10 +12,10 @@ import type { BreachProps } from './breach-props.ts';
 import type {
   DomainListProps,
   PipelineScheduleProps,
-  ScanProps,
   SecurityPipelineSettingsProps,
   VendorKeyStorage,
 } from './props.ts';
+import type { ScanProps } from './scan-props.ts';
 
 type ScheduleTiming = Omit<ScheduleConfig, 'domainList' | 'domains'>;
 

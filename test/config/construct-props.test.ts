@@ -19,7 +19,12 @@ import { type SecurityPipelineSettingsProps, VendorKeyStorage } from '../../lib/
 import { PROP_NAMES, pipelineConfigFromProps } from '../../lib/construct/props-to-config.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 
-const PROP_FILES = ['lib/construct/props.ts', 'lib/construct/breach-props.ts', 'lib/brought-resources.ts'];
+const PROP_FILES = [
+  'lib/construct/props.ts',
+  'lib/construct/scan-props.ts',
+  'lib/construct/breach-props.ts',
+  'lib/brought-resources.ts',
+];
 
 interface PropDoc {
   readonly name: string;
