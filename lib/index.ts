@@ -16,7 +16,11 @@ export {
 } from './config/index.ts';
 export type { BreachProps, WatchlistScheduleProps } from './construct/breach-props.ts';
 export { pipelinePropsFromConfig } from './construct/config-to-props.ts';
-export { BreachArchiveOrigin, BreachReportOutcome, ScanFailureReason } from './construct/pipeline-metrics.ts';
+export {
+  BreachArchiveOrigin,
+  BreachReportOutcome,
+  ScanFailureReason,
+} from './construct/metric-dimensions.ts';
 export {
   type AlarmProps,
   type DomainListProps,

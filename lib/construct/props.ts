@@ -12,8 +12,8 @@
 import type { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import type { Schedule } from 'aws-cdk-lib/aws-events';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { SecurityPipelineResources } from '../brought-resources.ts';
 import type { BreachProps } from './breach-props.ts';
+import type { SecurityPipelineResources } from './resource-props.ts';
 import type { ScanProps } from './scan-props.ts';
 
 /** How the organisation's vendor API key(s) are stored in Secrets Manager. */

@@ -14,9 +14,9 @@ import { BREACH_PREFIX } from '#lambdas/breach/contracts';
 import {
   type BreachArchiveOrigin,
   type BreachReportOutcome,
-  PIPELINE_METRICS,
   ScanFailureReason,
-} from './pipeline-metrics.ts';
+} from './metric-dimensions.ts';
+import { PIPELINE_METRICS } from './pipeline-metrics.ts';
 
 /** Where the results bucket keeps scan outputs and list summaries. */
 const RESULT_PREFIXES = ['scans/', 'lists/'] as const;

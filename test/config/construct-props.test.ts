@@ -23,7 +23,7 @@ const PROP_FILES = [
   'lib/construct/props.ts',
   'lib/construct/scan-props.ts',
   'lib/construct/breach-props.ts',
-  'lib/brought-resources.ts',
+  'lib/construct/resource-props.ts',
 ];
 
 interface PropDoc {
@@ -198,6 +198,17 @@ describe('SecurityPipeline props, written for people', () => {
     const settingProps = new Set(settings.map(({ path }) => propOf(path)));
     const extra = SETTINGS.filter((leaf) => !settingProps.has(leaf.path)).map((leaf) => leaf.path);
     expect({ missing, undocumented, extra }).toEqual({ missing: [], undocumented: [], extra: [] });
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('lists every setting whose prop has another name or a CDK type, with that prop', () => {
+    const docs = readFileSync(join(REPO_ROOT, 'docs/configuration.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('## As construct props'));
+    const missing = Object.entries(PROP_NAMES).filter(
+      ([setting, { prop }]) => !section.includes(setting) || !section.includes(prop),
+    );
+    expect(missing).toEqual([]);
   });
 });
 

@@ -18,7 +18,7 @@ import {
   BreachArchiveOrigin,
   BreachReportOutcome,
   ScanFailureReason,
-} from '../../lib/construct/pipeline-metrics.ts';
+} from '../../lib/construct/metric-dimensions.ts';
 import { PIPELINE_SERVICE_NAME, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import { SecurityPipeline } from '../../lib/security-pipeline.ts';
 import { testApp } from '../kit/synth.ts';
