@@ -251,21 +251,45 @@ export interface AlarmProps {
 
 /** Every setting of the pipeline, each optional with its default. */
 export interface SecurityPipelineSettingsProps {
-  /** @default - the placeholder vendor URL, one key secret */
+  /**
+   * Where the vendor's three APIs are and how their keys are kept.
+   * @default - the placeholder vendor URL, one key secret
+   */
   readonly vendor?: VendorProps;
-  /** @default - waits from 60 s to 300 s, growing by 1.25, for up to a day */
+  /**
+   * How a scan's status is polled.
+   * @default - waits from 60 s to 300 s, growing by 1.25, for up to a day
+   */
   readonly poll?: PollProps;
-  /** @default - 10 domains at once, scan reconciliation daily */
+  /**
+   * How domain scans run and are reconciled.
+   * @default - 10 domains at once, scan reconciliation daily
+   */
   readonly scan?: ScanProps;
-  /** @default - `.txt` and `.csv` uploads under `incoming/` */
+  /**
+   * Where uploaded domain lists start runs.
+   * @default - `.txt` and `.csv` uploads under `incoming/`
+   */
   readonly intake?: IntakeProps;
-  /** @default - watchlists under `watchlists/`, 50 addresses per report, reconciliation daily */
+  /**
+   * How breach reports and watchlist runs go.
+   * @default - watchlists under `watchlists/`, 50 addresses per report, reconciliation daily
+   */
   readonly breach?: BreachProps;
-  /** @default - the org key rotated every 30 days */
+  /**
+   * Native Secrets Manager rotation of the vendor org key.
+   * @default - the org key rotated every 30 days
+   */
   readonly rotation?: RotationProps;
-  /** @default - no email subscriptions */
+  /**
+   * Who hears of alarms and runs.
+   * @default - no email subscriptions
+   */
   readonly notifications?: NotificationProps;
-  /** @default - the documented thresholds of each alarm prop */
+  /**
+   * Thresholds of the alarms on the pipeline's own metrics.
+   * @default - the documented thresholds of each alarm prop
+   */
   readonly alarms?: AlarmProps;
   /**
    * Named domain lists that schedules refer to, by name (`[A-Za-z0-9_-]{1,64}`).
