@@ -28,7 +28,6 @@ export {
   type IntakeProps,
   type MirrorSecretProps,
   type NotificationProps,
-  type PipelineScheduleProps,
   type PollProps,
   type RotationProps,
   type SecurityPipelineSettingsProps,
@@ -42,6 +41,7 @@ export type {
   ScanStatsFieldsProps,
   StatusVocabularyProps,
 } from './construct/scan-props.ts';
+export type { PipelineScheduleProps } from './construct/schedule-props.ts';
 export { SecurityPipelineBase } from './construct/security-pipeline-base.ts';
 // The classes of SecurityPipeline's public members, so a team can name their types.
 export type { DeadLetterQueue } from './platform/dead-letter-queue.ts';

@@ -28,6 +28,7 @@ export const JSII_SOURCES = [
   'scan-props',
   'breach-props',
   'resource-props',
+  'schedule-props',
   'metric-dimensions',
 ] as const;
 

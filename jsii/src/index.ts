@@ -21,6 +21,7 @@ export * from './metric-dimensions';
 export * from './props';
 export * from './resource-props';
 export * from './scan-props';
+export * from './schedule-props';
 
 /** What this facade calls on the bundled implementation. */
 interface Implementation {

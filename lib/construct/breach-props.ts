@@ -5,7 +5,7 @@
  */
 import type { Size } from 'aws-cdk-lib';
 import type { Schedule } from 'aws-cdk-lib/aws-events';
-import type { PipelineScheduleProps } from './props.ts';
+import type { PipelineScheduleProps } from './schedule-props.ts';
 
 /** A schedule that runs one watchlist object of the input bucket. */
 export interface WatchlistScheduleProps extends PipelineScheduleProps {

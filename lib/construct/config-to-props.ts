@@ -9,13 +9,9 @@ import { Schedule } from 'aws-cdk-lib/aws-events';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { PipelineConfig, ScheduleConfig } from '../config/schema.ts';
 import type { BreachProps } from './breach-props.ts';
-import type {
-  DomainListProps,
-  PipelineScheduleProps,
-  SecurityPipelineSettingsProps,
-  VendorKeyStorage,
-} from './props.ts';
+import type { DomainListProps, SecurityPipelineSettingsProps, VendorKeyStorage } from './props.ts';
 import type { ScanProps } from './scan-props.ts';
+import type { PipelineScheduleProps } from './schedule-props.ts';
 
 type ScheduleTiming = Omit<ScheduleConfig, 'domainList' | 'domains'>;
 

@@ -10,7 +10,8 @@ import { type ConfigIssue, PipelineConfigError } from '../config/errors.ts';
 import { parsePipelineConfig } from '../config/parse.ts';
 import type { PipelineConfig, PipelineConfigInput } from '../config/schema.ts';
 import type { BreachProps, WatchlistScheduleProps } from './breach-props.ts';
-import type { PipelineScheduleProps, SecurityPipelineSettingsProps } from './props.ts';
+import type { SecurityPipelineSettingsProps } from './props.ts';
+import type { PipelineScheduleProps } from './schedule-props.ts';
 
 type TimeUnit = 'seconds' | 'minutes' | 'hours' | 'days';
 

@@ -15,6 +15,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { BreachProps } from './breach-props.ts';
 import type { SecurityPipelineResources } from './resource-props.ts';
 import type { ScanProps } from './scan-props.ts';
+import type { PipelineScheduleProps } from './schedule-props.ts';
 
 /** How the organisation's vendor API key(s) are stored in Secrets Manager. */
 export enum VendorKeyStorage {
@@ -110,39 +111,6 @@ export interface DomainListProps {
    * @default - none: `objectKey` is set
    */
   readonly domains?: string[];
-}
-
-/** What every EventBridge Scheduler schedule of the pipeline has, whatever it starts. */
-export interface PipelineScheduleProps {
-  /** Unique name, `[A-Za-z0-9_-]{1,64}`; appears in the run's input and its S3 results path. */
-  readonly name: string;
-  /** When it fires: `Schedule.cron(…)`, `Schedule.rate(…)` or `Schedule.expression('at(yyyy-mm-ddThh:mm:ss)')`. */
-  readonly schedule: Schedule;
-  /**
-   * IANA time zone the schedule is evaluated in.
-   * @default 'UTC'
-   */
-  readonly timeZone?: string;
-  /**
-   * Scheduler's flexible time window, whole minutes up to 1 day; `Duration.minutes(0)` turns it off.
-   * @default Duration.minutes(15)
-   */
-  readonly flexibleWindow?: Duration;
-  /**
-   * Retries of a failed start before the fire goes to the dead-letter queue, 0 to 185.
-   * @default 3
-   */
-  readonly maxRetryAttempts?: number;
-  /**
-   * Give up on an undelivered fire after this long, whole seconds from 1 minute to 1 day.
-   * @default Duration.hours(1)
-   */
-  readonly maxEventAge?: Duration;
-  /**
-   * A disabled schedule is deployed but does not fire.
-   * @default true
-   */
-  readonly enabled?: boolean;
 }
 
 /** A schedule that starts a domain-list run: set exactly one of `domainList` and `domains`. */

@@ -22,6 +22,7 @@ import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 const PROP_FILES = [
   'lib/construct/props.ts',
   'lib/construct/scan-props.ts',
+  'lib/construct/schedule-props.ts',
   'lib/construct/breach-props.ts',
   'lib/construct/resource-props.ts',
 ];

@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecurityPipelineBase } from '../../lib/construct/security-pipeline-base.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import { buildJsiiPackage, type JsiiBuild } from '../../local/jsii-build.ts';
 
@@ -68,6 +69,14 @@ describe('the jsii assembly', () => {
         'metricApiKeyAge',
       ]),
     );
+  });
+
+  it('offers every grant and metric of the TypeScript construct, and no other method', () => {
+    const typescript = Object.getOwnPropertyNames(SecurityPipelineBase.prototype).filter(
+      (name) => name !== 'constructor',
+    );
+    const facade = (typeNamed('SecurityPipeline').methods ?? []).map((method) => method.name);
+    expect(facade.sort()).toEqual(typescript.sort());
   });
 
   it("gives each prop CDK's type and its documented default", () => {
