@@ -84,11 +84,11 @@ class PropConverter {
 
   settings(props: SecurityPipelineSettingsProps): PipelineConfigInput {
     const { vendor, poll, scan, intake, breach, rotation, notifications, alarms } = props;
-    return compact({
+    return this.known(props, 'props', {
       vendor,
       poll:
         poll &&
-        compact({
+        this.known(poll, 'props.poll', {
           minWaitSeconds: this.time(poll.minWait, 'seconds', 'props.poll.minWait'),
           maxWaitSeconds: this.time(poll.maxWait, 'seconds', 'props.poll.maxWait'),
           growthFactor: poll.growthFactor,
@@ -97,7 +97,7 @@ class PropConverter {
       scan: scan && this.scan(scan),
       intake:
         intake &&
-        compact({
+        this.known(intake, 'props.intake', {
           prefix: intake.prefix,
           suffixes: intake.suffixes,
           maxListBytes: this.bytes(intake.maxListSize, 'props.intake.maxListSize'),
@@ -105,7 +105,7 @@ class PropConverter {
       breach: breach && this.breach(breach),
       rotation:
         rotation &&
-        compact({
+        this.known(rotation, 'props.rotation', {
           enabled: rotation.enabled,
           schedule: this.expression(rotation.schedule, 'props.rotation.schedule'),
           windowHours: this.time(rotation.window, 'hours', 'props.rotation.window'),
@@ -121,7 +121,7 @@ class PropConverter {
       notifications,
       alarms:
         alarms &&
-        compact({
+        this.known(alarms, 'props.alarms', {
           scanFailureRate: alarms.scanFailureRate,
           minScansForRate: alarms.minScansForRate,
           quietDays: this.time(alarms.quietPeriod, 'days', 'props.alarms.quietPeriod'),
@@ -130,7 +130,8 @@ class PropConverter {
       domainLists: props.domainLists,
       schedules: props.schedules?.map((schedule, index) => {
         const { domainList, domains } = schedule;
-        return compact({ ...this.schedule(schedule, `props.schedules[${index}]`), domainList, domains });
+        const at = `props.schedules[${index}]`;
+        return this.known(schedule, at, { ...this.schedule(schedule, at), domainList, domains });
       }),
       logRetentionDays: props.logRetention,
       removalPolicy: this.removalPolicy(props.removalPolicy),
@@ -140,7 +141,7 @@ class PropConverter {
   private scan(scan: NonNullable<SecurityPipelineSettingsProps['scan']>) {
     const reconciliation = scan.reconciliation;
     const at = 'props.scan.reconciliation';
-    return compact({
+    return this.known(scan, 'props.scan', {
       deleteAtVendorAfterManifest: scan.deleteAtVendorAfterManifest,
       statusVocabulary: scan.statusVocabulary,
       allowSpecialUseDomains: scan.allowSpecialUseDomains,
@@ -148,7 +149,7 @@ class PropConverter {
       maxOutputBytes: this.bytes(scan.maxOutputSize, 'props.scan.maxOutputSize'),
       reconciliation:
         reconciliation &&
-        compact({
+        this.known(reconciliation, at, {
           enabled: reconciliation.enabled,
           schedule: this.expression(reconciliation.schedule, `${at}.schedule`),
           horizonDays: this.time(reconciliation.horizon, 'days', `${at}.horizon`),
@@ -163,7 +164,7 @@ class PropConverter {
 
   private breach(breach: BreachProps) {
     const at = 'props.breach';
-    return compact({
+    return this.known(breach, at, {
       maxEmails: breach.maxEmails,
       watchlistPrefix: breach.watchlistPrefix,
       maxWatchlistBytes: this.bytes(breach.maxWatchlistSize, `${at}.maxWatchlistSize`),
@@ -176,7 +177,7 @@ class PropConverter {
       reconcileSchedule: this.expression(breach.reconcileSchedule, `${at}.reconcileSchedule`),
       reconcileMaxArchivesPerRun: breach.reconcileMaxArchivesPerRun,
       schedules: breach.schedules?.map((schedule: WatchlistScheduleProps, index) =>
-        compact({
+        this.known(schedule, `${at}.schedules[${index}]`, {
           ...this.schedule(schedule, `${at}.schedules[${index}]`),
           watchlistKey: schedule.watchlistKey,
         }),
@@ -194,6 +195,23 @@ class PropConverter {
       maxEventAgeSeconds: this.time(schedule.maxEventAge, 'seconds', `${at}.maxEventAge`),
       enabled: schedule.enabled,
     };
+  }
+
+  /**
+   * `mapping` (the configuration's names) without its undefined members, after a problem for each
+   * key of `input` that is no prop here: a JavaScript caller's typo, or a configuration file's name
+   * for a prop (`minWaitSeconds` for `minWait`), would otherwise be dropped unseen.
+   */
+  private known<T extends object>(input: object, at: string, mapping: T): Partial<T> {
+    const props = Object.keys(mapping).map((key) => PROP_NAMES[key]?.prop ?? key);
+    for (const key of Object.keys(input)) {
+      if (props.includes(key) || (input as Record<string, unknown>)[key] === undefined) continue;
+      this.issues.push({
+        setting: `${at}.${key}`,
+        problem: `is not a prop here (the props are ${props.join(', ')})`,
+      });
+    }
+    return compact(mapping);
   }
 
   /** A Duration in whole `unit`s; a fraction or another kind of value is a problem of `prop`. */

@@ -276,6 +276,17 @@ describe('props in CDK types', () => {
     ]);
   });
 
+  it("refuses a key that is no prop, such as a configuration file's name for one, naming the props", () => {
+    const fileShaped = { poll: { minWaitSeconds: 5 }, logRetentionDays: 30 } as unknown;
+    expect(problems(fileShaped as SecurityPipelineSettingsProps)).toEqual([
+      {
+        setting: 'props.poll.minWaitSeconds',
+        problem: 'is not a prop here (the props are minWait, maxWait, growthFactor, deadline)',
+      },
+      { setting: 'props.logRetentionDays', problem: expect.stringContaining('is not a prop here') },
+    ]);
+  });
+
   it('takes every RemovalPolicy a bucket and a log group can have, and refuses SNAPSHOT saying why', () => {
     const policyOf = (removalPolicy: RemovalPolicy) =>
       pipelineConfigFromProps({ removalPolicy }, 'test props').removalPolicy;
