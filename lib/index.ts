@@ -6,7 +6,7 @@
 // The vendor APIs' names (`VendorApi`) are registered by type modules no export below imports: this
 // keeps them in a consumer's program, so `pipeline.vendorSecrets.secretFor('keys')` type-checks.
 export type {} from '#lambdas/vendor-apis';
-export type { SecurityPipelineResources } from './brought-resources.ts';
+export type { SecurityPipelineResources, VendorKeySecrets } from './brought-resources.ts';
 export {
   type ConfigIssue,
   type PipelineConfig,
@@ -14,10 +14,53 @@ export {
   type PipelineConfigInput,
   parsePipelineConfig,
 } from './config/index.ts';
-export { PipelineChecks } from './platform/rules/pipeline-checks.ts';
+export type { BreachProps, WatchlistScheduleProps } from './construct/breach-props.ts';
+export { pipelinePropsFromConfig } from './construct/config-to-props.ts';
 export {
-  SecurityPipeline,
-  type SecurityPipelineProps,
-  type SecurityPipelineSettings,
-} from './security-pipeline.ts';
+  BreachArchiveOrigin,
+  BreachReportOutcome,
+  ScanFailureReason,
+} from './construct/metric-dimensions.ts';
+export {
+  type AlarmProps,
+  type DomainListProps,
+  type DomainListScheduleProps,
+  type IntakeProps,
+  type MirrorSecretProps,
+  type NotificationProps,
+  type PollProps,
+  type RotationProps,
+  type SecurityPipelineSettingsProps,
+  VendorKeyStorage,
+  type VendorProps,
+} from './construct/props.ts';
+export type {
+  ScanListFieldsProps,
+  ScanProps,
+  ScanReconciliationProps,
+  ScanStatsFieldsProps,
+  StatusVocabularyProps,
+} from './construct/scan-props.ts';
+export type { PipelineScheduleProps } from './construct/schedule-props.ts';
+export { SecurityPipelineBase } from './construct/security-pipeline-base.ts';
+// The classes of SecurityPipeline's public members, so a team can name their types.
+export type { DeadLetterQueue } from './platform/dead-letter-queue.ts';
+export type { PipelineStorage } from './platform/pipeline-storage.ts';
+export { PipelineChecks } from './platform/rules/pipeline-checks.ts';
+export type { ScheduledCatchUp } from './platform/scheduled-catch-up.ts';
+export type { ScheduledRuns } from './platform/scheduled-runs.ts';
+export type { UploadIntake } from './platform/upload-intake.ts';
+export type { VendorSecrets } from './platform/vendor-secrets.ts';
+export { SecurityPipeline, type SecurityPipelineProps } from './security-pipeline.ts';
 export { SecurityPipelineStack, type SecurityPipelineStackProps } from './security-pipeline-stack.ts';
+export type { BreachWorkflow } from './workflows/breach/breach-workflow.ts';
+export type { DomainListWorkflow } from './workflows/domain-list/domain-list-workflow.ts';
+export type { AlarmNotifications } from './workflows/operations/alarm-notifications.ts';
+export type { PipelineDashboard } from './workflows/operations/pipeline-dashboard.ts';
+export type { PipelineMetricAlarms } from './workflows/operations/pipeline-metric-alarms.ts';
+export type { PipelinePause } from './workflows/operations/pipeline-pause.ts';
+export type { RunNotifications } from './workflows/operations/run-notifications.ts';
+export type { KeyRotation } from './workflows/rotation/key-rotation.ts';
+export type { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
+export type { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
+export type { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';

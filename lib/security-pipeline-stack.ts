@@ -3,7 +3,8 @@ import type { Construct } from 'constructs';
 import type { ScanOutput } from '#lambdas/scan/contracts';
 import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import type { PipelineConfig } from './config/index.ts';
-import { SecurityPipeline, type SecurityPipelineSettings } from './security-pipeline.ts';
+import { pipelinePropsFromConfig } from './construct/config-to-props.ts';
+import { SecurityPipeline } from './security-pipeline.ts';
 
 export interface SecurityPipelineStackProps extends StackProps {
   /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
@@ -33,11 +34,11 @@ export class SecurityPipelineStack extends Stack {
     // 'Default' is left out of logical IDs (as CDK does for an L2's own resource), so the
     // resources keep the logical IDs they had when the stack created them itself, and an
     // existing deployment updates in place instead of replacing its buckets and secret.
-    // The configuration was validated by the app. A validated configuration is a valid input (it
-    // differs only in readonly arrays), and parsing it again gives it back unchanged
-    // (test/stack/security-pipeline.cdk.test.ts).
+    // The configuration file maps onto the construct's props; validated by the app already, it
+    // gives the same configuration when the construct parses it again
+    // (test/config/construct-props.test.ts).
     const pipeline = new SecurityPipeline(this, 'Default', {
-      ...(config as SecurityPipelineSettings),
+      ...pipelinePropsFromConfig(config),
       ...(props.scanOutputs ? { scanOutputs: props.scanOutputs } : {}),
     });
     this.pipeline = pipeline;

@@ -5,22 +5,23 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { ScanOutput } from '#lambdas/scan/contracts';
 import { ORG_KEY_API, ORG_KEY_USED_FOR, VENDOR_API_TITLES } from '#lambdas/vendor-apis';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
-import { checkBroughtResources, type SecurityPipelineResources } from './brought-resources.ts';
+import { checkBroughtResources } from './brought-resources.ts';
 import {
   maxKeyAgeDays,
   type PipelineConfig,
   PipelineConfigError,
-  type PipelineConfigInput,
-  parsePipelineConfig,
   VENDOR_URL_PLACEHOLDER,
 } from './config/index.ts';
+import type { SecurityPipelineProps as ConstructProps } from './construct/props.ts';
+import { pipelineConfigFromProps } from './construct/props-to-config.ts';
+import { SecurityPipelineBase } from './construct/security-pipeline-base.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
 import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
 import { setFunctionRuntime } from './platform/pipeline-function.ts';
@@ -46,13 +47,10 @@ import { WATCHLIST_RUNS, watchlistSchedules } from './workflows/watchlist/watchl
 import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
 
 /**
- * The pipeline's settings, as a configuration file holds them (docs/configuration.md; the zod schema
- * in lib/config/ is their one source): every one optional, with its default. `stack` is the app's
- * (its name and environment), so a construct takes none.
+ * The construct's settings (lib/construct/props.ts: each documented with its default, in CDK's
+ * types), the resources a team may bring, and the scan outputs.
  */
-export type SecurityPipelineSettings = Omit<PipelineConfigInput, 'stack' | '$schema'>;
-
-export interface SecurityPipelineProps extends SecurityPipelineSettings, SecurityPipelineResources {
+export interface SecurityPipelineProps extends ConstructProps {
   /**
    * The scan outputs: the fetch branches, the manifest's list and the NothingStored alarm follow
    * it. `withScanOutputs(rows)` (lambdas/scan/scan-outputs.ts) adds outputs for this pipeline only.
@@ -66,7 +64,7 @@ export interface SecurityPipelineProps extends SecurityPipelineSettings, Securit
  * rotation workflows, their intake, schedules, reconciliation, alarms and dashboard. Bring your own
  * buckets, alarm topic or key secret through its props; everything else it creates.
  *
- * Settings are validated here, each problem naming its prop (`props.poll.maxWaitSeconds …`), as are
+ * Settings are validated here, each problem naming its prop (`props.poll.maxWait (in seconds) …`), as are
  * the rules each brought resource must meet (lib/brought-resources.ts): an imported input bucket
  * gets its EventBridge notifications turned on, and a bucket or secret under a customer managed KMS
  * key is granted to the roles that use it.
@@ -78,7 +76,7 @@ export interface SecurityPipelineProps extends SecurityPipelineSettings, Securit
  * its id is `Default` directly under the stack), so neighbours share no alarm metric and no
  * physical name. Every function runs on `lambdaRuntime` (Node.js 24 unless set).
  */
-export class SecurityPipeline extends Construct {
+export class SecurityPipeline extends SecurityPipelineBase {
   /** The validated settings, defaults applied. */
   public readonly config: PipelineConfig;
   /** Where domain lists (`intake.prefix`) and watchlists (`breach.watchlistPrefix`) are uploaded. */
@@ -131,7 +129,7 @@ export class SecurityPipeline extends Construct {
       scanOutputs,
       ...settings
     } = props;
-    const config = parseProps(settings, this.node.path);
+    const config = pipelineConfigFromProps(settings, `SecurityPipeline ${this.node.path} props`);
     this.config = config;
     setFunctionRuntime(this, config.lambdaRuntime);
     const problems = checkBroughtResources(
@@ -148,7 +146,7 @@ export class SecurityPipeline extends Construct {
     if (config.vendor.scanApiUrl === VENDOR_URL_PLACEHOLDER) {
       Annotations.of(this).addWarningV2(
         'security-pipeline:vendorUrlPlaceholder',
-        `pipeline.vendor.scanApiUrl is the placeholder ${VENDOR_URL_PLACEHOLDER}: set the vendor's URL (cdk.json context "pipeline" or -c pipelineConfigFile=...) before deploying`,
+        `vendor.scanApiUrl is the placeholder ${VENDOR_URL_PLACEHOLDER}: nothing deployed with it reaches the vendor: set vendor.scanApiUrl to the vendor's URL before deploying`,
       );
     }
 
@@ -347,21 +345,5 @@ export class SecurityPipeline extends Construct {
       logRetention,
     });
     return rotation;
-  }
-}
-
-/**
- * The settings through the configuration's one parser, its `pipeline.` names said as the props they
- * are (`props.poll.maxWaitSeconds`).
- */
-function parseProps(settings: SecurityPipelineSettings, path: string): PipelineConfig {
-  try {
-    return parsePipelineConfig(settings, `SecurityPipeline ${path} props`);
-  } catch (error) {
-    if (!(error instanceof PipelineConfigError)) throw error;
-    throw new PipelineConfigError(
-      error.source,
-      error.issues.map((issue) => ({ ...issue, setting: issue.setting.replace(/^pipeline\./, 'props.') })),
-    );
   }
 }

@@ -32,7 +32,7 @@ export type FailureName =
   | 'ManifestFailed';
 
 /** Keyed by FailureName; any other name (a hand-made input) counts as 'failed'. */
-const OUTCOME_STATE: Readonly<Record<string, ScanOutcome['state']>> = {
+export const OUTCOME_STATE: Readonly<Record<string, ScanOutcome['state']>> = {
   ScanFailed: 'failed',
   ScanTimedOut: 'timed_out',
   ScanRejected: 'rejected',

@@ -22,7 +22,8 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { ANNOTATIONS_IN_VALIDATION_REPORT } from 'aws-cdk-lib/cx-api';
-import type { PipelineConfigInput } from '../../lib/config/index.ts';
+import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/config/index.ts';
+import { pipelinePropsFromConfig } from '../../lib/construct/config-to-props.ts';
 import { addPipelineChecks } from '../../lib/pipeline-app.ts';
 import { physicalNameOf } from '../../lib/platform/rules/fixed-name-lifetime.ts';
 import { SecurityPipeline, type SecurityPipelineProps } from '../../lib/security-pipeline.ts';
@@ -107,7 +108,9 @@ export function synthesizeRow(row: MatrixRow, pinned: Required<Environment>): Ma
   }
   const built = placements.map(({ stack, id, label }) => {
     const brought = bring(stack, `${id}Brought`, row, settings);
-    const pipeline = new SecurityPipeline(stack, id, { ...settings, ...brought.props });
+    // The configuration file's settings as the app passes them: mapped onto the construct's props.
+    const props = pipelinePropsFromConfig(parsePipelineConfig(settings, 'the matrix row'));
+    const pipeline = new SecurityPipeline(stack, id, { ...props, ...brought.props });
     return { stack, pipeline, label, brought: brought.record };
   });
   addPipelineChecks(app);

@@ -57,7 +57,12 @@ export const stagedPackage = (destination: string) => join(destination, 'staging
  * Creates the app folder: package.json naming the tarball and the peers, and a lockfile whose
  * entries are this repository's (same versions and integrity hashes, so the cache serves them).
  */
-export function createConsumerApp(repoRoot: string, appDir: string, tarball: string): void {
+export function createConsumerApp(
+  repoRoot: string,
+  appDir: string,
+  tarball: string,
+  installed: readonly string[] = CONSUMER_DEPENDENCIES,
+): void {
   mkdirSync(appDir, { recursive: true });
   const repoLock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as {
     packages: Record<string, LockEntry>;
@@ -67,10 +72,11 @@ export function createConsumerApp(repoRoot: string, appDir: string, tarball: str
     version: string;
     dependencies: Record<string, string>;
     peerDependencies: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   };
   const tarballSpec = `file:${tarball}`;
   const dependencies: Record<string, string> = { [manifest.name]: tarballSpec };
-  for (const name of CONSUMER_DEPENDENCIES) {
+  for (const name of installed) {
     dependencies[name] = repoLock.packages[`node_modules/${name}`]?.version ?? fail(name);
   }
   const packages: Record<string, LockEntry> = {
@@ -81,9 +87,10 @@ export function createConsumerApp(repoRoot: string, appDir: string, tarball: str
       integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
       dependencies: manifest.dependencies,
       peerDependencies: manifest.peerDependencies,
+      ...(manifest.peerDependenciesMeta ? { peerDependenciesMeta: manifest.peerDependenciesMeta } : {}),
     },
   };
-  const roots = [...CONSUMER_DEPENDENCIES, ...Object.keys(manifest.dependencies)];
+  const roots = [...installed, ...Object.keys(manifest.dependencies)];
   for (const [path, entry] of lockClosure(repoLock.packages, roots)) {
     const { dev: _dev, peer: _peer, ...kept } = entry;
     packages[path] = kept;

@@ -27,6 +27,9 @@ let workDir = '';
 let appDir = '';
 const templates = new Map<string, Template>();
 let warnings: string[] = [];
+/** The app without cdk-nag: its folder and what its run printed. */
+let bareDir = '';
+let bareOutput = '';
 /** The working tree's dist/ before the pack (its modification time, or absent). */
 const workingTreeDist = () => {
   const dist = join(REPO_ROOT, 'dist');
@@ -44,6 +47,16 @@ beforeAll(() => {
   createConsumerApp(REPO_ROOT, appDir, tarball);
   installOffline(appDir);
   copyFileSync(join(import.meta.dirname, 'fixtures/consumer-app.mjs'), join(appDir, 'app.mjs'));
+  // The same tarball in an app that never installed cdk-nag (an optional peer).
+  bareDir = join(workDir, 'bare');
+  createConsumerApp(REPO_ROOT, bareDir, tarball, ['aws-cdk-lib', 'constructs']);
+  installOffline(bareDir);
+  copyFileSync(join(import.meta.dirname, 'fixtures/consumer-app-without-nag.mjs'), join(bareDir, 'app.mjs'));
+  bareOutput = execFileSync(process.execPath, ['app.mjs', join(bareDir, 'cdk.out')], {
+    cwd: bareDir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const outdir = join(appDir, 'cdk.out');
   // The app's own node, and nothing of this repository on its module path.
   execFileSync(process.execPath, ['app.mjs', outdir], { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -235,6 +248,28 @@ describe('the packed construct in a fresh CDK app', () => {
   });
 });
 
+describe('an app without cdk-nag', () => {
+  it('installs without it: cdk-nag is an optional peer', () => {
+    expect(existsSync(join(bareDir, 'node_modules', 'cdk-nag'))).toBe(false);
+    const manifest = JSON.parse(
+      readFileSync(join(bareDir, 'node_modules', PACKAGE, 'package.json'), 'utf8'),
+    ) as { peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+    expect(manifest.peerDependenciesMeta).toEqual({ 'cdk-nag': { optional: true } });
+  });
+
+  it("loads the construct and synthesizes; the pipeline's pack says it needs cdk-nag only when made", () => {
+    const bare = Template.fromJSON(
+      JSON.parse(readFileSync(join(bareDir, 'cdk.out', 'Bare.template.json'), 'utf8')),
+    );
+    expect(Object.keys(bare.findResources('AWS::StepFunctions::StateMachine')).length).toBeGreaterThanOrEqual(
+      4,
+    );
+    expect(bareOutput).toContain(
+      'PipelineChecks: PipelineChecks runs on cdk-nag, which this app does not have',
+    );
+  });
+});
+
 function filesUnder(dir: string, prefix = ''): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
@@ -275,7 +310,7 @@ describe('the declarations', () => {
   it("type-check the README's TypeScript example against the installed package", () => {
     writeReadmeExample('consumer.ts', [
       '// Misspelt settings are compile errors, not silently ignored props.',
-      '// @ts-expect-error: the schema has maxWaitSeconds, not maxWait',
+      '// @ts-expect-error: maxWait is a Duration, not a number of seconds',
       "new SecurityPipeline(new Stack(app, 'Other'), 'Pipeline', { poll: { maxWait: 600 } });",
       "// The vendor APIs' names reach the declarations (each API's type module registers its own).",
       "pipeline.vendorSecrets.secretFor('keys');",

@@ -3,7 +3,7 @@
  * naming the prop, and the rules each brought resource must meet, checked before anything is created.
  * The whole construct in a fresh app, from the packed tarball: test/package/installable.test.ts.
  */
-import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Alias } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps } from 'aws-cdk-lib/aws-s3';
@@ -15,6 +15,7 @@ import {
   type PipelineConfigInput,
   parsePipelineConfig,
 } from '../../lib/config/index.ts';
+import { VendorKeyStorage } from '../../lib/construct/props.ts';
 import { SecurityPipeline, type SecurityPipelineProps } from '../../lib/security-pipeline.ts';
 import { testApp } from '../kit/synth.ts';
 
@@ -39,9 +40,9 @@ function problemsOf(make: (stack: Stack) => SecurityPipelineProps): PipelineConf
 
 describe('SecurityPipeline settings', () => {
   it('names the prop of a bad setting, as props.<path>', () => {
-    const error = problemsOf(() => ({ poll: { maxWaitSeconds: 7200 } }));
+    const error = problemsOf(() => ({ poll: { maxWait: Duration.hours(2) } }));
     expect(error?.message).toContain('SecurityPipeline Team/Pipeline props');
-    expect(error?.issues.map((issue) => issue.setting)).toContain('props.poll.maxWaitSeconds');
+    expect(error?.issues.map((issue) => issue.setting)).toContain('props.poll.maxWait (in seconds)');
   });
 
   it('names the prop of a runtime Lambda does not offer', () => {
@@ -132,7 +133,7 @@ describe('brought resources', () => {
   it('refuses the org key secret in per-api mode, or one with its own rotation while the pipeline rotates', () => {
     const placeholder = { secretStringTemplate: '{"placeholder":"x"}', generateStringKey: 'nonce' };
     const perApi = problemsOf((stack) => ({
-      vendor: { keys: 'per-api' },
+      vendor: { keys: VendorKeyStorage.PER_API },
       vendorKeySecret: new Secret(stack, 'Key', { generateSecretString: placeholder }),
     }));
     expect(perApi?.issues).toContainEqual({
@@ -157,7 +158,7 @@ describe('brought resources', () => {
       const stack = new Stack(testApp(), 'Team');
       const scanKey = new Secret(stack, 'TeamScanKey', { generateSecretString: placeholder });
       const pipeline = new SecurityPipeline(stack, 'Pipeline', {
-        vendor: { keys: 'per-api' },
+        vendor: { keys: VendorKeyStorage.PER_API },
         vendorKeySecrets: { scan: scanKey },
       });
       expect(pipeline.vendorSecrets.secretFor('scan')).toBe(scanKey);
@@ -182,7 +183,7 @@ describe('brought resources', () => {
       const stack = new Stack(testApp(), 'Team');
       const keysKey = new Secret(stack, 'TeamKeysKey', { generateSecretString: placeholder });
       new SecurityPipeline(stack, 'Pipeline', {
-        vendor: { keys: 'per-api' },
+        vendor: { keys: VendorKeyStorage.PER_API },
         vendorKeySecrets: { keys: keysKey },
       });
       Template.fromStack(stack).hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
@@ -192,7 +193,7 @@ describe('brought resources', () => {
       const rotated = problemsOf((other) => {
         const secret = new Secret(other, 'Key', { generateSecretString: placeholder });
         secret.addRotationSchedule('Own', { hostedRotation: HostedRotation.mysqlSingleUser() });
-        return { vendor: { keys: 'per-api' }, vendorKeySecrets: { keys: secret } };
+        return { vendor: { keys: VendorKeyStorage.PER_API }, vendorKeySecrets: { keys: secret } };
       });
       expect(rotated?.issues).toContainEqual({
         setting: 'props.vendorKeySecrets.keys',
@@ -202,7 +203,7 @@ describe('brought resources', () => {
 
     it("holds each to the org key secret's rules, naming its API, and refuses them in single mode", () => {
       const generated = problemsOf((stack) => ({
-        vendor: { keys: 'per-api' },
+        vendor: { keys: VendorKeyStorage.PER_API },
         vendorKeySecrets: { breach: new Secret(stack, 'Key') },
       }));
       expect(generated?.issues).toContainEqual({
@@ -217,7 +218,7 @@ describe('brought resources', () => {
         problem: expect.stringContaining("'per-api' only"),
       });
       const unknown = problemsOf((stack) => ({
-        vendor: { keys: 'per-api' },
+        vendor: { keys: VendorKeyStorage.PER_API },
         vendorKeySecrets: { scans: new Secret(stack, 'Key', { generateSecretString: placeholder }) } as never,
       }));
       expect(unknown?.issues).toContainEqual({

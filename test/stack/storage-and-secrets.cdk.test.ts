@@ -225,6 +225,13 @@ describe('SecurityPipelineStack', () => {
       '*',
       Match.stringLikeRegexp('scanApiUrl is the placeholder'),
     );
+    // The construct reads its props, not CDK context: the warning names the setting, never where
+    // the deployable app happens to read it from.
+    const [placeholder] = Annotations.fromStack(synthesized.stack).findWarning(
+      '*',
+      Match.stringLikeRegexp('scanApiUrl is the placeholder'),
+    );
+    expect(String(placeholder?.entry.data)).not.toMatch(/cdk\.json|context|pipelineConfigFile/);
     const configured = synth({ vendor: { scanApiUrl: 'https://scan.vendor.test' } });
     Annotations.fromStack(configured.stack).hasNoWarning('*', Match.stringLikeRegexp('placeholder'));
   });

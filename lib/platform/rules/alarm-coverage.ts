@@ -18,7 +18,8 @@ import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CfnQueue } from 'aws-cdk-lib/aws-sqs';
 import { CfnStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { NagRuleCompliance } from 'cdk-nag';
+import type { NagRuleCompliance } from 'cdk-nag';
+import { ruleCompliance } from './cdk-nag.ts';
 
 /** The metrics each kind of resource must alarm on, and the dimension that names it. */
 export const REQUIRED_ALARMS = {
@@ -56,12 +57,12 @@ function alarmedMetrics(stack: Stack, dimension: string, logicalId: string): Set
 export default Object.defineProperty(
   (node: CfnResource): NagRuleCompliance => {
     const requirement = requirementFor(node);
-    if (requirement === undefined) return NagRuleCompliance.NOT_APPLICABLE;
+    if (requirement === undefined) return ruleCompliance().NOT_APPLICABLE;
     const stack = Stack.of(node);
     const alarmed = alarmedMetrics(stack, requirement.dimension, stack.resolve(node.logicalId) as string);
     return requirement.metrics.every((metric) => alarmed.has(metric))
-      ? NagRuleCompliance.COMPLIANT
-      : NagRuleCompliance.NON_COMPLIANT;
+      ? ruleCompliance().COMPLIANT
+      : ruleCompliance().NON_COMPLIANT;
   },
   'name',
   { value: 'AlarmCoverage' },

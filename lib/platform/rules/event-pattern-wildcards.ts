@@ -11,7 +11,8 @@
  */
 import { type CfnResource, Stack } from 'aws-cdk-lib';
 import { CfnRule } from 'aws-cdk-lib/aws-events';
-import { NagRuleCompliance } from 'cdk-nag';
+import type { NagRuleCompliance } from 'cdk-nag';
+import { ruleCompliance } from './cdk-nag.ts';
 
 export const MAX_WILDCARDS_PER_FIELD = 2;
 
@@ -38,11 +39,10 @@ export function wildcardsPerField(pattern: unknown): Map<string, number> {
 
 export default Object.defineProperty(
   (node: CfnResource): NagRuleCompliance => {
-    if (!(node instanceof CfnRule) || node.eventPattern === undefined)
-      return NagRuleCompliance.NOT_APPLICABLE;
+    if (!(node instanceof CfnRule) || node.eventPattern === undefined) return ruleCompliance().NOT_APPLICABLE;
     const pattern = Stack.of(node).resolve(node.eventPattern) as unknown;
     const tooMany = [...wildcardsPerField(pattern).values()].some((n) => n > MAX_WILDCARDS_PER_FIELD);
-    return tooMany ? NagRuleCompliance.NON_COMPLIANT : NagRuleCompliance.COMPLIANT;
+    return tooMany ? ruleCompliance().NON_COMPLIANT : ruleCompliance().COMPLIANT;
   },
   'name',
   { value: 'EventPatternWildcards' },

@@ -11,7 +11,8 @@
  * stack ID, which is new on every create (state-machine-log-group-name.ts `stackCreationId`).
  */
 import { type CfnResource, Stack } from 'aws-cdk-lib';
-import { NagRuleCompliance } from 'cdk-nag';
+import type { NagRuleCompliance } from 'cdk-nag';
+import { ruleCompliance } from './cdk-nag.ts';
 
 /** The physical-name property of each resource type that takes one. */
 export const PHYSICAL_NAME_PROPERTIES: Readonly<Record<string, string>> = {
@@ -53,10 +54,10 @@ export function outlivesStack(node: CfnResource): boolean {
 export default Object.defineProperty(
   (node: CfnResource): NagRuleCompliance => {
     const name = physicalNameOf(node);
-    if (name === undefined || !outlivesStack(node)) return NagRuleCompliance.NOT_APPLICABLE;
+    if (name === undefined || !outlivesStack(node)) return ruleCompliance().NOT_APPLICABLE;
     return JSON.stringify(name).includes('"AWS::StackId"')
-      ? NagRuleCompliance.COMPLIANT
-      : NagRuleCompliance.NON_COMPLIANT;
+      ? ruleCompliance().COMPLIANT
+      : ruleCompliance().NON_COMPLIANT;
   },
   'name',
   { value: 'FixedNameLifetime' },
