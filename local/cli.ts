@@ -3,7 +3,7 @@
  *
  *   npm start                                   demo: examples/domains.txt against the simulator
  *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]
- *                                 [--quiet | --verbose] [--log-level L]
+ *                                 [--quiet | --verbose] [--fresh] [--log-level L]
  *   npm start -- breach --name NAME --emails-file FILE|- [--out DIR] [--log-level L]
  *   npm start -- breach --watchlist FILE [--out DIR] [--log-level L]
  *   npm start -- rotate [--out DIR] [--check-domain D] [--log-level L]
@@ -53,6 +53,7 @@ interface RawScanFlags {
   quiet?: boolean;
   verbose?: boolean;
   fault?: string;
+  fresh?: boolean;
 }
 
 /** The options `scan` and the demo share, without the flags the user left unset. */
@@ -65,6 +66,7 @@ function sharedScanOptions(
     logLevel: flags.logLevel,
     ...(flags.quiet ? { output: 'compact' as const } : flags.verbose ? { output: 'verbose' as const } : {}),
     ...(flags.fault === undefined ? {} : { fault: flags.fault }),
+    ...(flags.fresh ? { fresh: true } : {}),
   };
 }
 
@@ -128,6 +130,10 @@ export function buildProgram(
       )
       .addOption(new Option('--verbose', 'a line per domain and the full table, however long the list'))
       .option('--fault <spec>', faultFlagHelp(FAULTS_OF.scan))
+      .option(
+        '--fresh',
+        'a new run even when an earlier run of this list into --out did not finish (by default it is resumed)',
+      )
       .addOption(logLevelOption());
   withScanFlags(
     program

@@ -22,6 +22,7 @@ export type ProgressEvent =
       readonly duplicate: number;
       /** The run's folder in the results bucket (`lists/<list>/<runId>/`). */
       readonly resultsPrefix: string;
+      readonly runId: string;
     }
   | {
       readonly type: 'domain-state';
@@ -54,7 +55,7 @@ export type ProgressEvent =
   | {
       readonly type: 'domain-done';
       readonly domain: string;
-      readonly result: 'succeeded' | 'failed' | 'timed_out' | 'rejected';
+      readonly result: 'succeeded' | 'failed' | 'timed_out' | 'rejected' | 'interrupted';
       readonly detail?: string;
     };
 
@@ -101,15 +102,16 @@ export function createConsoleReporter(out: Writable, options: ReporterOptions): 
   let lastPrinted = Number.NEGATIVE_INFINITY;
   let total = 0;
   let prepared = false;
-  const counts = { succeeded: 0, failed: 0, timed_out: 0, rejected: 0 };
+  const counts = { succeeded: 0, failed: 0, timed_out: 0, rejected: 0, interrupted: 0 };
   const running = new Set<string>();
   let retries = 0;
   const statusText = () => {
-    const done = counts.succeeded + counts.failed + counts.timed_out + counts.rejected;
+    const done = counts.succeeded + counts.failed + counts.timed_out + counts.rejected + counts.interrupted;
     const seconds = Math.round((now() - started) / 1000);
     return (
       `${done}/${total} done: ${counts.succeeded} succeeded, ${counts.failed} failed, ` +
-      `${counts.timed_out} timed out, ${counts.rejected} rejected; ${running.size} running` +
+      `${counts.timed_out} timed out, ${counts.rejected} rejected` +
+      `${counts.interrupted > 0 ? `, ${counts.interrupted} interrupted` : ''}; ${running.size} running` +
       `${retries > 0 ? `, ${retries} retries` : ''} (${seconds}s)`
     );
   };
@@ -291,7 +293,7 @@ export function formatTotals(summary: ListSummary): string {
   const header = summary.header ? 1 : 0;
   lines.push(
     `${c.lines} line(s): ${c.succeeded} succeeded, ${c.failed} failed, ${c.timed_out} timed out, ` +
-      `${c.rejected} rejected, ${c.invalid} invalid, ${c.duplicate} duplicate, ${c.ignored - header} blank or comment` +
+      `${c.rejected} rejected, ${(c.interrupted ?? 0) > 0 ? `${c.interrupted} interrupted, ` : ''}${c.invalid} invalid, ${c.duplicate} duplicate, ${c.ignored - header} blank or comment` +
       (summary.header ? `, CSV header on line ${summary.header.line}` : ''),
   );
   const settled = summary.settledStarts;
@@ -306,8 +308,13 @@ export function formatTotals(summary: ListSummary): string {
 
 /** A plain-text table of every line's fate, for the end of a verbose run and for summary.txt. */
 export function formatSummaryTable(summary: ListSummary, options: TableOptions = {}): string {
+  return `${formatRows(summary, options)}\n${formatTotals(summary)}`;
+}
+
+/** The table's header and rows, aligned. */
+function formatRows(summary: ListSummary, options: TableOptions): string {
   const lines = alignRows([HEADER_ROW, ...tableRows(summary, options).map((row) => row.cells)]);
-  return `${lines.join('\n')}\n\n${formatTotals(summary)}`;
+  return `${lines.join('\n')}\n`;
 }
 
 export interface ProblemOptions extends TableOptions {
@@ -362,6 +369,23 @@ export function formatProblems(summary: ListSummary, options: ProblemOptions = {
   return out.length === 0 ? '' : `${out.join('\n')}\n`;
 }
 
+/** How the message of a domain the stop kept from starting begins (the rest were stopped in flight). */
+export const NOT_STARTED = 'not started';
+
+const isInterrupted = (row: SummaryRow) => row.state === 'interrupted';
+
+/**
+ * The interrupted domains in one line, by where the stop met them (`19,856 not started, 2 in
+ * flight stopped`); undefined when none was interrupted. Each one is named in summary.txt only.
+ */
+export function describeInterrupted(summary: ListSummary): string | undefined {
+  const interrupted = summary.domains.filter(isInterrupted);
+  if (interrupted.length === 0) return undefined;
+  const notStarted = interrupted.filter((row) => row.error?.message.startsWith(NOT_STARTED)).length;
+  const count = (n: number) => n.toLocaleString('en-US');
+  return `${count(notStarted)} not started, ${count(interrupted.length - notStarted)} in flight stopped`;
+}
+
 /** What a scan run prints once its scans are done, and the full table it keeps as summary.txt. */
 export interface ScanRunEnding {
   /** Every line's fate: printed in verbose mode, always kept. */
@@ -372,7 +396,11 @@ export interface ScanRunEnding {
 
 export function scanRunEnding(summary: ListSummary, mode: OutputMode, options: TableOptions): ScanRunEnding {
   const table = formatSummaryTable(summary, options);
-  if (mode === 'verbose') return { table, printed: `\n${table}` };
+  if (mode === 'verbose') {
+    // The interrupted rows stay in summary.txt: on the terminal they are the one interrupt line.
+    const shown = { ...summary, domains: summary.domains.filter((row) => !isInterrupted(row)) };
+    return { table, printed: `\n${formatRows(shown, options)}\n${formatTotals(summary)}` };
+  }
   const problems = formatProblems(summary, options);
   return { table, printed: `\n${problems}${problems ? '\n' : ''}${formatTotals(summary)}` };
 }

@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { DomainListItem } from '#lambdas/domain-list/contracts';
 import { splitLines } from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import type { PipelineConfig } from '../lib/config/index.ts';
@@ -15,10 +16,11 @@ import { runDomainList } from './domain-list-run.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { type Interruption, withStopRequest } from './interrupts.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
-import { INTERRUPTED_ERROR, type LocalTiming } from './pipeline.ts';
+import type { LocalTiming } from './pipeline.ts';
 import { localPollSettings } from './poll-flags.ts';
 import {
   createConsoleReporter,
+  describeInterrupted,
   lineLabeller,
   type OutputMode,
   outputModeFor,
@@ -26,6 +28,7 @@ import {
   scanRunEnding,
   summaryHasFailures,
 } from './progress.ts';
+import { describeResume, findRunToResume, listIdentity, planResume, writeRunRecord } from './resume.ts';
 import {
   HANDLER_LOG_FILE,
   type LogLevel,
@@ -55,6 +58,11 @@ export interface ScanCommandOptions {
   readonly timing?: LocalTiming;
   /** `--fault key-echo=status` (simulator only, local/fault-flags.ts). */
   readonly fault?: string | undefined;
+  /**
+   * `--fresh`: a new run even when an earlier run of the list into this `--out` did not finish
+   * (which is otherwise resumed, local/resume.ts). @default false
+   */
+  readonly fresh?: boolean;
 }
 
 /** Runs a scan list locally; returns the exit code. */
@@ -126,15 +134,31 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           );
           let mode: OutputMode = options.output ?? 'verbose';
           let reporter: ReturnType<typeof createConsoleReporter> | undefined;
+          const list = listIdentity({ domains: options.domains, ...(file ? { file } : {}) });
+          const earlier = options.fresh ? undefined : await findRunToResume(resultsRoot, list);
           onProgress = (event) => {
             if (event.type === 'list-prepared') {
               mode = outputModeFor(event.total, options.output);
               reporter = createConsoleReporter(process.stdout, { mode });
+              const runFolder = join(resultsRoot, event.resultsPrefix);
               // In the run folder from before the first scan, so it can be followed while the run goes on.
-              logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
+              logs.attach(join(runFolder, HANDLER_LOG_FILE));
+              writeRunRecord(runFolder, event.runId, list, earlier);
             }
             reporter?.listener(event);
           };
+          const resume = earlier
+            ? async (items: readonly DomainListItem[]) => {
+                const plan = await planResume(earlier, items, {
+                  resultsRoot,
+                  scanClient: clients.scan,
+                  listFields: config.scan.reconciliation.listFields,
+                  ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+                });
+                say(describeResume(earlier, plan));
+                return plan.decisions;
+              }
+            : undefined;
           const run = await runDomainList(
             {
               s3: s3.client,
@@ -157,6 +181,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               ...options.timing,
             },
             { domains: options.domains, ...(file ? { file } : {}) },
+            resume,
           );
           reporter?.finish();
           const exported = await exportWritten();
@@ -177,12 +202,11 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           );
           reportKept(exported);
           if (stopSignal.aborted) {
-            const unfinished = run.summary.domains.filter(
-              (domain) => domain.error?.name === INTERRUPTED_ERROR,
-            );
+            // One line however long the list: each unfinished domain is named in summary.txt only.
             complain(
-              `interrupted (${(stopSignal.reason as Interruption).cause}): every finished scan is kept under ${out}; ` +
-                `${unfinished.length} domain(s) did not finish, named ${INTERRUPTED_ERROR} in ${tablePath}\n`,
+              `interrupted (${(stopSignal.reason as Interruption).cause}): ${describeInterrupted(run.summary) ?? 'every domain had finished'}; ` +
+                `every finished scan is kept under ${out}, each unfinished domain is named in ${tablePath}; ` +
+                'the same command resumes the run (--fresh starts afresh)\n',
             );
           }
           return summaryHasFailures(run.summary) ? 1 : 0;

@@ -131,6 +131,7 @@ describe('npm start -- scan with a 5,000-line list', () => {
         invalid: prepared.counts.invalid,
         duplicate: prepared.counts.duplicate,
         resultsPrefix: prepared.resultsPrefix,
+        runId: prepared.runId,
       });
       for (const result of results) {
         reporter.listener({ type: 'domain-state', domain: result.domain, state: 'StartScan' });
