@@ -15,7 +15,7 @@ import { scanDomainStateMachine } from './definitions.ts';
 import { runDomainList } from './domain-list-run.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { type Interruption, withStopRequest } from './interrupts.ts';
-import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
+import { INPUT_COPY_FOLDER, LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
 import type { LocalTiming } from './pipeline.ts';
 import { localPollSettings } from './poll-flags.ts';
 import {
@@ -121,7 +121,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         },
       },
     },
-    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) =>
+    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, placeExports }) =>
       // Ctrl-C from here on stops the list as a run would end: what finished is exported and summarised.
       withStopRequest(
         'no new scan starts, those in flight stop after their current step, then what finished is exported with the summary',
@@ -144,6 +144,12 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               // In the run folder from before the first scan, so it can be followed while the run goes on.
               logs.attach(join(runFolder, HANDLER_LOG_FILE));
               writeRunRecord(runFolder, event.runId, list, earlier);
+              // The list as this run uploaded it, in its own folder: an edited list rerun is a new copy.
+              placeExports((object) =>
+                object.bucket === LOCAL_INPUT_BUCKET
+                  ? join(runFolder, INPUT_COPY_FOLDER, basename(object.key))
+                  : undefined,
+              );
             }
             reporter?.listener(event);
           };

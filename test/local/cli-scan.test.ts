@@ -4,7 +4,9 @@
  * Waits and retry intervals are 0 ms except where a test shows them; the child-process runs are in
  * cli-process.test.ts.
  */
+
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,12 +47,13 @@ describe('npm start -- scan against the built-in simulator', () => {
     expect(run.stdout).toContain('1 line(s): 1 succeeded, 0 failed');
     expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
 
-    // Assess: the mirror holds exactly the list, its run files and the scan's outputs
-    const input = await filesUnder(join(outDir, 'pipeline-input'));
-    expect(input).toEqual([expect.stringMatching(/^incoming\/command-line-[^/]+\.txt$/)]);
-    expect(await readFile(join(outDir, 'pipeline-input', input[0] ?? ''), 'utf8')).toBe('a.example.com\n');
+    // Assess: the mirror holds exactly the run's folder (the list as uploaded in it) and the scan's outputs
+    expect(existsSync(join(outDir, 'pipeline-input'))).toBe(false);
     const results = await filesUnder(join(outDir, 'pipeline-results'));
     const summaryPath = results.find((path) => path.endsWith('/summary.json')) ?? '';
+    const input = results.filter((path) => path.startsWith(summaryPath.replace(/summary\.json$/, 'input/')));
+    expect(input).toEqual([expect.stringMatching(/\/input\/command-line-[^/]+\.txt$/)]);
+    expect(await readFile(join(outDir, 'pipeline-results', input[0] ?? ''), 'utf8')).toBe('a.example.com\n');
     const summary = JSON.parse(
       await readFile(join(outDir, 'pipeline-results', summaryPath), 'utf8'),
     ) as ListSummary;
@@ -71,6 +74,8 @@ describe('npm start -- scan against the built-in simulator', () => {
         `${listPrefix}rejects.json`,
         summaryPath,
         `${listPrefix}summary.txt`,
+        `${listPrefix}run.json`,
+        ...input,
         // What the manifest step learned of the scan's duration (lambdas/scan/learned-durations.ts).
         'learned/scan-durations.json',
       ].sort(),
