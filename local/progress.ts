@@ -107,12 +107,12 @@ export function createConsoleReporter(out: Writable, options: ReporterOptions): 
   let retries = 0;
   const statusText = () => {
     const done = counts.succeeded + counts.failed + counts.timed_out + counts.rejected + counts.interrupted;
-    const seconds = Math.round((now() - started) / 1000);
+    const elapsedMs = now() - started;
     return (
       `${done}/${total} done: ${counts.succeeded} succeeded, ${counts.failed} failed, ` +
       `${counts.timed_out} timed out, ${counts.rejected} rejected` +
       `${counts.interrupted > 0 ? `, ${counts.interrupted} interrupted` : ''}; ${running.size} running` +
-      `${retries > 0 ? `, ${retries} retries` : ''} (${seconds}s)`
+      `${retries > 0 ? `, ${retries} retries` : ''} (${Math.round(elapsedMs / 1000)}s${pace(done, total, elapsedMs)})`
     );
   };
   /** A line of its own in verbose mode; on a terminal it goes above the redrawn status line. */
@@ -174,6 +174,31 @@ export function createConsoleReporter(out: Writable, options: ReporterOptions): 
       else if (options.mode === 'compact' && prepared) out.write(`${statusText()}\n`);
     },
   };
+}
+
+/** Below this many finished domains the rate says too little to give an ETA from. */
+const MIN_DONE_FOR_ETA = 3;
+
+/**
+ * `, 1.6/s, about 3h 25m left`: the rate so far and what it leaves for the rest; nothing until a
+ * few domains finished, or once all did.
+ */
+export function pace(done: number, total: number, elapsedMs: number): string {
+  if (done < MIN_DONE_FOR_ETA || done >= total || elapsedMs <= 0) return '';
+  const perSecond = done / (elapsedMs / 1000);
+  const rate =
+    perSecond >= 1 ? `${Number(perSecond.toFixed(1))}/s` : `${Number((perSecond * 60).toFixed(1))}/min`;
+  return `, ${rate}, about ${duration(Math.round((total - done) / perSecond))} left`;
+}
+
+/** `3h 25m`, `4m 10s`, `35s`. */
+function duration(totalSeconds: number): string {
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const secondsLeft = totalSeconds % 60;
+  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, '0')}m`;
+  if (minutes > 0) return `${minutes}m ${String(secondsLeft).padStart(2, '0')}s`;
+  return `${secondsLeft}s`;
 }
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
