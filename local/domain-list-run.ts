@@ -26,8 +26,8 @@ import {
   runScanExecution,
   stopCause,
 } from './pipeline.ts';
-import { NOT_STARTED } from './progress.ts';
 import { adoptingScanClient, type ResumeDecision } from './resume.ts';
+import { NOT_STARTED } from './summary-table.ts';
 import { localStateMachine } from './task-binding.ts';
 
 export interface DomainListRequest {

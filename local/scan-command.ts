@@ -18,16 +18,7 @@ import { type Interruption, withStopRequest } from './interrupts.ts';
 import { INPUT_COPY_FOLDER, LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
 import type { LocalTiming } from './pipeline.ts';
 import { localPollSettings } from './poll-flags.ts';
-import {
-  createConsoleReporter,
-  describeInterrupted,
-  lineLabeller,
-  type OutputMode,
-  outputModeFor,
-  type ProgressListener,
-  scanRunEnding,
-  summaryHasFailures,
-} from './progress.ts';
+import { createConsoleReporter, type OutputMode, outputModeFor, type ProgressListener } from './progress.ts';
 import { describeResume, findRunToResume, listIdentity, planResume, writeRunRecord } from './resume.ts';
 import {
   HANDLER_LOG_FILE,
@@ -38,6 +29,7 @@ import {
   reportKept,
   writeSummaryTable,
 } from './run-files.ts';
+import { describeInterrupted, lineLabeller, scanRunEnding, summaryHasFailures } from './summary-table.ts';
 import { cachedTemplate } from './synth-cache.ts';
 import { complain, say } from './terminal-text.ts';
 

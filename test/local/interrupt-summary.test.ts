@@ -12,7 +12,7 @@ import { createPrepareDomainListHandler } from '../../lambdas/domain-list/prepar
 import { createWriteListSummaryHandler } from '../../lambdas/domain-list/write-list-summary.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { interruptedResult } from '../../local/pipeline.ts';
-import { describeInterrupted, NOT_STARTED, scanRunEnding } from '../../local/progress.ts';
+import { describeInterrupted, NOT_STARTED, scanRunEnding } from '../../local/summary-table.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
 

@@ -1,0 +1,199 @@
+/**
+ * What a scan run ends with: the table of every line's fate (printed in verbose mode, always kept as
+ * summary.txt), only the problems in compact mode, the totals, and the one line an interrupt gets.
+ */
+import type { DomainFinalState, ListSummary } from '#lambdas/domain-list/contracts';
+import type { OutputMode } from './progress.ts';
+
+const FAILURE_STATES: readonly DomainFinalState[] = ['failed', 'timed_out', 'rejected', 'invalid'];
+
+/** True when any domain or input line did not make it: exit code 1. */
+export function summaryHasFailures(summary: ListSummary): boolean {
+  return summary.rejected !== undefined || FAILURE_STATES.some((state) => summary.counts[state] > 0);
+}
+
+export interface TableOptions {
+  /** Prefixed to each output prefix (the local folder of the results bucket). */
+  readonly resultsDir?: string;
+  /** How a line of the uploaded list is shown: a file line, or `arg N` for a command-line domain. */
+  readonly lineLabel?: (line: number) => string;
+}
+
+/** Line `n` of a list that is `fileLines` lines of a file followed by command-line domains. */
+export function lineLabeller(fileLines: number): (line: number) => string {
+  return (line) => (line <= fileLines ? String(line) : `arg ${line - fileLines}`);
+}
+
+type SummaryRow = ListSummary['domains'][number];
+
+function outputsOrError(entry: SummaryRow, options: TableOptions, label: (line: number) => string): string {
+  if (entry.state === 'duplicate' && entry.duplicateOf !== undefined) {
+    return `duplicate of ${describeLine(label(entry.duplicateOf))}`;
+  }
+  if (entry.error) return `${entry.error.name}: ${entry.error.message}`.slice(0, 200);
+  if (entry.manifestKey)
+    return `${options.resultsDir ? `${options.resultsDir}/` : ''}${entry.outputPrefix ?? ''}`;
+  return '';
+}
+
+/** `3` reads "line 3"; `arg 2` reads itself. */
+function describeLine(label: string): string {
+  return label.startsWith('arg ') ? label : `line ${label}`;
+}
+
+function alignRows(rows: readonly (readonly string[])[]): string[] {
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
+  return rows.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** Every row of the summary, domains and invalid lines, in line order. */
+function tableRows(summary: ListSummary, options: TableOptions): { line: number; cells: string[] }[] {
+  const label = options.lineLabel ?? String;
+  const rows: { line: number; cells: string[] }[] = [];
+  for (const entry of summary.domains) {
+    rows.push({
+      line: entry.line,
+      cells: [label(entry.line), entry.domain, entry.state, outputsOrError(entry, options, label)],
+    });
+  }
+  for (const invalid of summary.invalid) {
+    rows.push({
+      line: invalid.line,
+      cells: [label(invalid.line), invalid.text.slice(0, 40), 'invalid', invalid.reason],
+    });
+  }
+  return rows.sort((a, b) => a.line - b.line);
+}
+
+const HEADER_ROW = ['line', 'domain', 'result', 'outputs / error'];
+
+/** The totals line and the notes that go with it (refused list, sampled rows). */
+export function formatTotals(summary: ListSummary): string {
+  const lines: string[] = [];
+  const c = summary.counts;
+  if (summary.rejected) lines.push(`The list was refused: ${summary.rejected.reason}`);
+  if (summary.sampled) {
+    lines.push(
+      `Only the first ${summary.invalid.length} invalid and duplicate lines are listed (see rejects.json); the counts cover every line.`,
+    );
+  }
+  const header = summary.header ? 1 : 0;
+  lines.push(
+    `${c.lines} line(s): ${c.succeeded} succeeded, ${c.failed} failed, ${c.timed_out} timed out, ` +
+      `${c.rejected} rejected, ${(c.interrupted ?? 0) > 0 ? `${c.interrupted} interrupted, ` : ''}${c.invalid} invalid, ${c.duplicate} duplicate, ${c.ignored - header} blank or comment` +
+      (summary.header ? `, CSV header on line ${summary.header.line}` : ''),
+  );
+  const settled = summary.settledStarts;
+  if (settled) {
+    lines.push(
+      `Starts whose answer was lost, settled from the vendor's listing: ${settled.adopted} adopted, ` +
+        `${settled.retried} started again, ${settled.unresolved} unresolved (rejected; reconciliation links what the vendor ran)`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A plain-text table of every line's fate, for the end of a verbose run and for summary.txt. */
+export function formatSummaryTable(summary: ListSummary, options: TableOptions = {}): string {
+  return `${formatRows(summary, options)}\n${formatTotals(summary)}`;
+}
+
+/** The table's header and rows, aligned. */
+function formatRows(summary: ListSummary, options: TableOptions): string {
+  const lines = alignRows([HEADER_ROW, ...tableRows(summary, options).map((row) => row.cells)]);
+  return `${lines.join('\n')}\n`;
+}
+
+export interface ProblemOptions extends TableOptions {
+  /** Invalid lines and duplicate groups listed before "and N more". @default 20 */
+  readonly maxListed?: number;
+}
+
+/**
+ * Only what went wrong, for compact mode: every failed, timed-out and rejected domain (each one
+ * needs action), then the first invalid lines and the duplicates grouped by the line they repeat.
+ */
+export function formatProblems(summary: ListSummary, options: ProblemOptions = {}): string {
+  const label = options.lineLabel ?? String;
+  const maxListed = options.maxListed ?? 20;
+  const out: string[] = [];
+  const failed = summary.domains.filter(
+    (d) => d.state === 'failed' || d.state === 'timed_out' || d.state === 'rejected',
+  );
+  if (failed.length > 0) {
+    out.push(`Domains that did not succeed (${failed.length}):`);
+    out.push(
+      ...alignRows([
+        HEADER_ROW,
+        ...failed.map((d) => [label(d.line), d.domain, d.state, outputsOrError(d, options, label)]),
+      ]).map((line) => `  ${line}`),
+    );
+  }
+  if (summary.counts.invalid > 0) {
+    out.push(`Invalid lines (${summary.counts.invalid}):`);
+    for (const invalid of summary.invalid.slice(0, maxListed)) {
+      out.push(`  ${describeLine(label(invalid.line))}: ${invalid.text.slice(0, 40)}: ${invalid.reason}`);
+    }
+    const more = summary.counts.invalid - Math.min(maxListed, summary.invalid.length);
+    if (more > 0) out.push(`  ... and ${more} more`);
+  }
+  if (summary.counts.duplicate > 0) {
+    const groups = new Map<number, { domain: string; lines: string[] }>();
+    for (const d of summary.domains) {
+      if (d.state !== 'duplicate' || d.duplicateOf === undefined) continue;
+      const group = groups.get(d.duplicateOf) ?? { domain: d.domain, lines: [] };
+      group.lines.push(label(d.line));
+      groups.set(d.duplicateOf, group);
+    }
+    out.push(`Duplicate lines (${summary.counts.duplicate}), skipped:`);
+    for (const [first, group] of [...groups].slice(0, maxListed)) {
+      out.push(
+        `  ${group.domain}: ${group.lines.map(describeLine).join(', ')} (duplicate of ${describeLine(label(first))})`,
+      );
+    }
+    if (groups.size > maxListed) out.push(`  ... and ${groups.size - maxListed} more domain(s) repeated`);
+  }
+  return out.length === 0 ? '' : `${out.join('\n')}\n`;
+}
+
+/** How the message of a domain the stop kept from starting begins (the rest were stopped in flight). */
+export const NOT_STARTED = 'not started';
+
+const isInterrupted = (row: SummaryRow) => row.state === 'interrupted';
+
+/**
+ * The interrupted domains in one line, by where the stop met them (`19,856 not started, 2 in
+ * flight stopped`); undefined when none was interrupted. Each one is named in summary.txt only.
+ */
+export function describeInterrupted(summary: ListSummary): string | undefined {
+  const interrupted = summary.domains.filter(isInterrupted);
+  if (interrupted.length === 0) return undefined;
+  const notStarted = interrupted.filter((row) => row.error?.message.startsWith(NOT_STARTED)).length;
+  const count = (n: number) => n.toLocaleString('en-US');
+  return `${count(notStarted)} not started, ${count(interrupted.length - notStarted)} in flight stopped`;
+}
+
+/** What a scan run prints once its scans are done, and the full table it keeps as summary.txt. */
+export interface ScanRunEnding {
+  /** Every line's fate: printed in verbose mode, always kept. */
+  readonly table: string;
+  /** What the terminal gets: the table (verbose), or only the problems and the totals (compact). */
+  readonly printed: string;
+}
+
+export function scanRunEnding(summary: ListSummary, mode: OutputMode, options: TableOptions): ScanRunEnding {
+  const table = formatSummaryTable(summary, options);
+  if (mode === 'verbose') {
+    // The interrupted rows stay in summary.txt: on the terminal they are the one interrupt line.
+    const shown = { ...summary, domains: summary.domains.filter((row) => !isInterrupted(row)) };
+    return { table, printed: `\n${formatRows(shown, options)}\n${formatTotals(summary)}` };
+  }
+  const problems = formatProblems(summary, options);
+  return { table, printed: `\n${problems}${problems ? '\n' : ''}${formatTotals(summary)}` };
+}
