@@ -29,7 +29,13 @@ import {
   reportKept,
   writeSummaryTable,
 } from './run-files.ts';
-import { describeInterrupted, lineLabeller, scanRunEnding, summaryHasFailures } from './summary-table.ts';
+import {
+  describeInterrupted,
+  lineLabeller,
+  readScanFacts,
+  scanRunEnding,
+  summaryHasFailures,
+} from './summary-table.ts';
 import { cachedTemplate } from './synth-cache.ts';
 import { complain, say } from './terminal-text.ts';
 
@@ -188,7 +194,8 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           const lineLabel = lineLabeller(
             file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0,
           );
-          const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel });
+          const scanFacts = await readScanFacts(resultsRoot, run.summary);
+          const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel, scanFacts });
           const tablePath = await writeSummaryTable(runFolder, ending.table);
           const logPath = await logs.close(process.stderr);
           const latest = await pointLatestAt(out, runFolder);

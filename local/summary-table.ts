@@ -2,6 +2,8 @@
  * What a scan run ends with: the table of every line's fate (printed in verbose mode, always kept as
  * summary.txt), only the problems in compact mode, the totals, and the one line an interrupt gets.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { DomainFinalState, ListSummary } from '#lambdas/domain-list/contracts';
 import type { OutputMode } from './progress.ts';
 
@@ -17,6 +19,35 @@ export interface TableOptions {
   readonly resultsDir?: string;
   /** How a line of the uploaded list is shown: a file line, or `arg N` for a command-line domain. */
   readonly lineLabel?: (line: number) => string;
+  /** Each finished scan's facts by its manifest key: the table then has `took` and `sizes`. */
+  readonly scanFacts?: ReadonlyMap<string, ScanFacts>;
+}
+
+/**
+ * The facts of every scan of the summary that has a manifest, read from the exported manifests
+ * under `resultsRoot` (a manifest that cannot be read leaves its row without them).
+ */
+export async function readScanFacts(
+  resultsRoot: string,
+  summary: ListSummary,
+): Promise<Map<string, ScanFacts>> {
+  const facts = new Map<string, ScanFacts>();
+  for (const row of summary.domains) {
+    if (row.manifestKey === undefined) continue;
+    try {
+      const manifest = JSON.parse(await readFile(join(resultsRoot, row.manifestKey), 'utf8')) as {
+        objects: { name: string; size: number }[];
+        timings: { elapsedSeconds: number };
+      };
+      facts.set(row.manifestKey, {
+        outputs: manifest.objects.map(({ name, size }) => ({ name, size })),
+        elapsedSeconds: manifest.timings.elapsedSeconds,
+      });
+    } catch {
+      // Not exported here (a run whose export kept a file of the user's): the row says where it is.
+    }
+  }
+  return facts;
 }
 
 /** Line `n` of a list that is `fileLines` lines of a file followed by command-line domains. */
@@ -52,26 +83,69 @@ function alignRows(rows: readonly (readonly string[])[]): string[] {
   );
 }
 
+/** What a finished scan's manifest says of it: each output's size, and how long the scan took. */
+export interface ScanFacts {
+  readonly outputs: readonly { readonly name: string; readonly size: number }[];
+  readonly elapsedSeconds: number;
+}
+
+/** `512 B`, `3.2 KiB`, `256 KiB`, `1.5 MiB`. */
+export function byteSize(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = unit === 0 || value >= 100 ? Math.round(value) : Number(value.toFixed(1));
+  return `${shown} ${units[unit]}`;
+}
+
+/** `took` and `sizes` of a row: empty for a row whose scan has no manifest. */
+function factCells(facts: ScanFacts | undefined): string[] {
+  if (facts === undefined) return ['', ''];
+  return [
+    `${facts.elapsedSeconds} s`,
+    facts.outputs.map((output) => `${output.name} ${byteSize(output.size)}`).join(', '),
+  ];
+}
+
 /** Every row of the summary, domains and invalid lines, in line order. */
 function tableRows(summary: ListSummary, options: TableOptions): { line: number; cells: string[] }[] {
   const label = options.lineLabel ?? String;
+  const facts = options.scanFacts;
   const rows: { line: number; cells: string[] }[] = [];
   for (const entry of summary.domains) {
+    const known = facts && entry.manifestKey ? facts.get(entry.manifestKey) : undefined;
     rows.push({
       line: entry.line,
-      cells: [label(entry.line), entry.domain, entry.state, outputsOrError(entry, options, label)],
+      cells: [
+        label(entry.line),
+        entry.domain,
+        entry.state,
+        ...(facts ? factCells(known) : []),
+        outputsOrError(entry, options, label),
+      ],
     });
   }
   for (const invalid of summary.invalid) {
     rows.push({
       line: invalid.line,
-      cells: [label(invalid.line), invalid.text.slice(0, 40), 'invalid', invalid.reason],
+      cells: [
+        label(invalid.line),
+        invalid.text.slice(0, 40),
+        'invalid',
+        ...(facts ? ['', ''] : []),
+        invalid.reason,
+      ],
     });
   }
   return rows.sort((a, b) => a.line - b.line);
 }
 
 const HEADER_ROW = ['line', 'domain', 'result', 'outputs / error'];
+const HEADER_WITH_FACTS = ['line', 'domain', 'result', 'took', 'sizes', 'outputs / error'];
 
 /** The totals line and the notes that go with it (refused list, sampled rows). */
 export function formatTotals(summary: ListSummary): string {
@@ -106,7 +180,8 @@ export function formatSummaryTable(summary: ListSummary, options: TableOptions =
 
 /** The table's header and rows, aligned. */
 function formatRows(summary: ListSummary, options: TableOptions): string {
-  const lines = alignRows([HEADER_ROW, ...tableRows(summary, options).map((row) => row.cells)]);
+  const header = options.scanFacts ? HEADER_WITH_FACTS : HEADER_ROW;
+  const lines = alignRows([header, ...tableRows(summary, options).map((row) => row.cells)]);
   return `${lines.join('\n')}\n`;
 }
 
