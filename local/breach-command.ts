@@ -19,7 +19,7 @@ import {
   runWatchlist,
 } from './breach-run.ts';
 import { userPath } from './cli-args.ts';
-import { refuseUnlessUtf8, UsageError } from './cli-checks.ts';
+import { readStandardInput, refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { breachReportStateMachine } from './definitions.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
@@ -292,7 +292,8 @@ export async function localIdentityKey(out: string): Promise<string> {
 export async function readEmailsFile(file: string): Promise<string[]> {
   let text: string;
   try {
-    text = file === '-' ? await readStandardInput() : await readFile(userPath(file), 'utf8');
+    text =
+      file === '-' ? (await readStandardInput()).toString('utf8') : await readFile(userPath(file), 'utf8');
   } catch (error) {
     throw new UsageError(
       `--emails-file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
@@ -304,10 +305,4 @@ export async function readEmailsFile(file: string): Promise<string[]> {
     .filter((line) => line !== '' && !line.startsWith('#'));
   if (emails.length === 0) throw new UsageError(`--emails-file ${file}: holds no address (one a line)`);
   return emails;
-}
-
-async function readStandardInput(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks).toString('utf8');
 }

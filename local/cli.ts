@@ -140,7 +140,7 @@ export function buildProgram(
       .command('scan')
       .description('scan the given domains and/or a domain-list file')
       .argument('[domains...]', 'domains or URLs to scan')
-      .option('--domains-file <file>', 'a .txt or .csv domain list'),
+      .option('--domains-file <file>', "a .txt or .csv domain list ('-': standard input)"),
   ).action(async (domains: string[], flags: RawScanFlags) => {
     // Found without loading anything: a usage error answers at once.
     if (domains.length === 0 && !flags.domainsFile) {

@@ -56,10 +56,15 @@ function listObjectKey(
   runStamp: string,
   suffixes: readonly string[],
 ): string {
-  const suffix = suffixes.includes('.txt') ? '.txt' : (suffixes[0] ?? '.txt');
+  const suffix = listSuffix(suffixes);
   const base =
     request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}${suffix}`;
   return `${prefix}${base.replace(/^.*[\\/]/, '')}`;
+}
+
+/** The suffix a list of ours (not a file the user named) is uploaded with: `.txt` when the intake takes it, else its first. */
+export function listSuffix(suffixes: readonly string[]): string {
+  return suffixes.includes('.txt') ? '.txt' : (suffixes[0] ?? '.txt');
 }
 
 /**

@@ -66,12 +66,18 @@ export interface ResumePlan {
   readonly counts: { finished: number; adopted: number; started: number; unresolved: number };
 }
 
-/** A list file alone is known by its name (so an edited list resumes); anything else by its bytes. */
-export function listIdentity(request: {
-  readonly domains: readonly string[];
-  readonly file?: { readonly name: string; readonly bytes: Uint8Array };
-}): string {
-  if (request.file && request.domains.length === 0) return `file:${request.file.name}`;
+/**
+ * A list file alone is known by its name (so an edited list resumes); anything else, and a list
+ * `byContent` (standard input's, whose name is ours), by its bytes.
+ */
+export function listIdentity(
+  request: {
+    readonly domains: readonly string[];
+    readonly file?: { readonly name: string; readonly bytes: Uint8Array };
+  },
+  byContent = false,
+): string {
+  if (request.file && request.domains.length === 0 && !byContent) return `file:${request.file.name}`;
   const hash = createHash('sha256');
   if (request.file) hash.update(request.file.bytes);
   hash.update(`\0${request.domains.join('\n')}`);

@@ -12,7 +12,7 @@ import type { PipelineConfig } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { hasDomainLines, readDomainsFile, refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { scanDomainStateMachine } from './definitions.ts';
-import { runDomainList } from './domain-list-run.ts';
+import { listSuffix, runDomainList } from './domain-list-run.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { type Interruption, withStopRequest } from './interrupts.ts';
 import { INPUT_COPY_FOLDER, LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
@@ -75,14 +75,25 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       `${fileArgument} looks like a domain-list file, not a domain: did you mean npm start -- scan --domains-file ${fileArgument}?`,
     );
   }
-  // Absolute from here on, resolved where the user typed it, so every message shows the real path.
-  const domainsFile = options.domainsFile === undefined ? undefined : userPath(options.domainsFile);
+  // Absolute from here on, resolved where the user typed it, so every message shows the real path;
+  // `-` is standard input, uploaded under a name of ours the intake takes.
+  const fromStdin = options.domainsFile === STANDARD_INPUT;
+  const domainsFile =
+    options.domainsFile === undefined || fromStdin ? options.domainsFile : userPath(options.domainsFile);
   const file = domainsFile
-    ? { name: basename(domainsFile), bytes: await readDomainsFile(domainsFile) }
+    ? {
+        name: fromStdin ? `standard-input${listSuffix(config.intake.suffixes)}` : basename(domainsFile),
+        bytes: await readDomainsFile(domainsFile),
+      }
     : undefined;
   if (domainsFile && file) refuseUnlessUtf8(file.bytes, '--domains-file', domainsFile);
   // The intake only treats these suffixes as domain lists; say so before anything starts.
-  if (domainsFile && file && !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))) {
+  if (
+    domainsFile &&
+    file &&
+    !fromStdin &&
+    !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))
+  ) {
     throw new UsageError(
       `--domains-file ${domainsFile}: must end with one of ${config.intake.suffixes.join(', ')} ` +
         '(the intake.suffixes setting of the pipeline configuration)',
@@ -132,7 +143,8 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           );
           let mode: OutputMode = options.output ?? 'verbose';
           let reporter: ReturnType<typeof createConsoleReporter> | undefined;
-          const list = listIdentity({ domains: options.domains, ...(file ? { file } : {}) });
+          // A list from standard input has no name of its own: it is known by its content.
+          const list = listIdentity({ domains: options.domains, ...(file ? { file } : {}) }, fromStdin);
           const earlier = options.fresh ? undefined : await findRunToResume(resultsRoot, list);
           onProgress = (event) => {
             if (event.type === 'list-prepared') {
@@ -219,6 +231,9 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       ),
   );
 }
+
+/** `--domains-file -`: the list is read from standard input. */
+const STANDARD_INPUT = '-';
 
 /**
  * `scan ./x.txt`: an argument that names a list file (by the intake's suffixes, or a path to a

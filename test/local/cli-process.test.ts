@@ -100,3 +100,22 @@ describe('npm start exit codes and streams, as the shell sees them', () => {
     expect(run.stdout).toBe('');
   });
 });
+
+describe('npm start -- scan --domains-file -', () => {
+  it('reads the list from standard input, as --emails-file - does', async () => {
+    const run = await runCliProcess(
+      ['scan', '--domains-file', '-', '--out', outDir, ...QUICK_WAITS],
+      {},
+      'one.example.com\n# a comment\ntwo.example.com\n',
+    );
+
+    expect(run).toExitWith(0);
+    expect(run.stdout).toMatch(/^1\s+one\.example\.com\s+succeeded\b/m);
+    expect(run.stdout).toMatch(/^3\s+two\.example\.com\s+succeeded\b/m);
+    const summary = JSON.parse(await readFile(join(outDir, 'latest', 'summary.json'), 'utf8')) as ListSummary;
+    expect(summary.source).toMatchObject({ key: 'incoming/standard-input.txt' });
+    expect(await readFile(join(outDir, 'latest', 'input', 'standard-input.txt'), 'utf8')).toBe(
+      'one.example.com\n# a comment\ntwo.example.com\n',
+    );
+  });
+});
