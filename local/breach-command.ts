@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { MIN_IDENTITY_KEY_BYTES } from '#lambdas/breach/contracts';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import { validateEmail } from '#lambdas/platform/validation';
 import { watchlistFormatOf } from '#lambdas/watchlist/watchlist';
 import type { WatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import type { PipelineConfig } from '../lib/config/index.ts';
@@ -299,10 +301,20 @@ export async function readEmailsFile(file: string): Promise<string[]> {
       `--emails-file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
-  const emails = text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
+  const emails: string[] = [];
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    // Checked here, before anything starts, by the rule Recon applies: the file and its line
+    // (from 1, as an editor counts) are named, the address never is.
+    try {
+      validateEmail(line);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      throw new UsageError(`--emails-file ${file} line ${index + 1}: ${error.reason}`);
+    }
+    emails.push(line);
+  }
   if (emails.length === 0) throw new UsageError(`--emails-file ${file}: holds no address (one a line)`);
   return emails;
 }

@@ -34,6 +34,27 @@ describe('--emails-file', () => {
     await expect(readEmailsFile(empty)).rejects.toThrow(/holds no address/);
   });
 
+  it('refuses a bad address before anything starts: exit 2, the file and its line, never the address', async () => {
+    const file = join(dir, 'jane.txt');
+    await writeFile(file, '# Jane\njane@example.com\n\njane.at.example.com\n');
+
+    const run = await runCli([
+      'breach',
+      '--name',
+      'Jane Doe',
+      '--emails-file',
+      file,
+      '--out',
+      join(dir, 'out'),
+    ]);
+
+    expect(run).toExitWith(2);
+    expect(run.stderr).toBe(`error: --emails-file ${file} line 4: has no '@'\n`);
+    // Refused before the vendor or the output folder was touched.
+    expect(run.stdout).toBe('');
+    expect(`${run.stdout}${run.stderr}`).not.toContain('jane.at.example.com');
+  });
+
   it('archives the report of a person whose addresses come from a file, with no warning', async () => {
     const file = join(dir, 'jane.txt');
     await writeFile(file, 'jane@example.com\n');
