@@ -29,6 +29,7 @@ import {
   reportKept,
   writeSummaryTable,
 } from './run-files.ts';
+import { writeRunIndex } from './run-index.ts';
 import {
   describeInterrupted,
   lineLabeller,
@@ -209,11 +210,16 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           const scanFacts = await readScanFacts(resultsRoot, run.summary);
           const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel, scanFacts });
           const tablePath = await writeSummaryTable(runFolder, ending.table);
+          const indexPath = await writeRunIndex(runFolder, run.summary, {
+            resultsRoot,
+            scanFacts,
+            lineLabel,
+          });
           const logPath = await logs.close(process.stderr);
           const latest = await pointLatestAt(out, runFolder);
           say(ending.printed);
           say(
-            `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
+            `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\nPage:    ${indexPath}\n` +
               logLine(logPath, logs) +
               latestLine(latest, runFolder),
           );
