@@ -35,7 +35,7 @@ import { COMPACT_THRESHOLD } from './progress.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 import type { ScanCommandOptions } from './scan-command.ts';
 import { ROTATE_ANSWER_SHAPES } from './simulator/rotate-answers.ts';
-import { complain, say } from './terminal-text.ts';
+import { complain, say, sayIfStillQuiet } from './terminal-text.ts';
 
 export { nodeVersionProblem } from './cli-checks.ts';
 
@@ -94,8 +94,13 @@ export function buildProgram(
   timing: LocalTiming = {},
 ): Command {
   /** The configuration, then the command: only the action that runs loads either. */
-  const runWith = async (run: (config: PipelineConfig) => Promise<number>) =>
+  const runWith = async (run: (config: PipelineConfig) => Promise<number>) => {
+    // Loading the pipeline, the vendor check and the embedded S3 take seconds on a loaded machine.
+    sayIfStillQuiet(
+      'Starting: loading the pipeline, checking the vendor and starting the embedded S3 (seconds; more on a busy machine)\n',
+    );
     setExitCode(await run(await loadConfig()));
+  };
   const scan = async (options: Omit<ScanCommandOptions, 'timing'>, pollFlags: PollFlagsText) => {
     const { parsePollFlags } = await import('./poll-flags.ts');
     const waits = parsePollFlags(pollFlags);
