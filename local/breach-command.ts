@@ -33,10 +33,12 @@ import {
   logLine,
   pointLatestAt,
   reportKept,
+  writeSummaryTable,
 } from './run-files.ts';
 import type { FaultRule } from './simulator/types.ts';
 import { cachedTemplate } from './synth-cache.ts';
 import { complain, say } from './terminal-text.ts';
+import { watchlistTable } from './watchlist-table.ts';
 
 export interface BreachCommandOptions {
   readonly name?: string;
@@ -197,12 +199,14 @@ async function runWatchlistCommand(
       const latest = await pointLatestAt(out, runFolder);
       const { counts } = run;
       const summaryPath = join(resultsRoot, run.summaryKey);
+      const summary = JSON.parse(await readFile(summaryPath, 'utf8')) as WatchlistSummary;
+      const tablePath = await writeSummaryTable(runFolder, await watchlistTable(summary, resultsRoot));
       say(
-        (await rowProblems(summaryPath)) +
+        rowProblems(summary) +
           (run.refused ? `\nRefused: ${run.refused}` : '') +
           `\n${counts.rows} row(s): ${counts.archived} archived, ${counts.no_results} no results, ${counts.failed} failed, ` +
           `${counts.invalid} invalid, ${counts.duplicate} duplicate; ${counts.ignoredLines} blank or comment line(s)\n` +
-          `Summary: ${summaryPath}\n` +
+          `Summary: ${summaryPath}\nTable:   ${tablePath}\n` +
           logLine(logPath, logs) +
           latestLine(latest, runFolder),
       );
@@ -215,8 +219,7 @@ async function runWatchlistCommand(
  * The rows that never became a report, with their reasons, as a scan run lists its invalid lines.
  * The reasons name the field by position (`emails[0]: has no '@'`), never an address.
  */
-async function rowProblems(summaryPath: string): Promise<string> {
-  const summary = JSON.parse(await readFile(summaryPath, 'utf8')) as WatchlistSummary;
+function rowProblems(summary: WatchlistSummary): string {
   const problems = summary.rows.filter((row) => row.status === 'invalid' || row.status === 'duplicate');
   return problems
     .map((row) => `  row ${row.row}: ${row.status}${row.reason ? `: ${row.reason}` : ''}\n`)
@@ -239,15 +242,18 @@ export function describeResult(result: LocalBreachResult, resultsRoot: string): 
     case 'no_results':
       return `${who}Recon:    no_results: no breach found\nRecord:   ${join(resultsRoot, result.reconKey)}\n`;
     case 'failed':
-      return `${who}Failed:   ${result.error}: ${causeMessage(result.cause)}\n`;
+      return `${who}Failed:   ${result.error}: ${causeMessage(result.cause, resultsRoot)}\n`;
   }
 }
 
-/** The Fail state's cause is the failure record's `{ name, message, failureKey }` as JSON. */
-function causeMessage(cause: string): string {
+/**
+ * The Fail state's cause is the failure record's `{ name, message, failureKey }` as JSON; the
+ * record is named by its path under `--out`, as every other line names a file.
+ */
+function causeMessage(cause: string, resultsRoot: string): string {
   try {
     const parsed = JSON.parse(cause) as { name?: string; message?: string; failureKey?: string | null };
-    return `${parsed.name ?? 'Error'}: ${parsed.message ?? ''}${parsed.failureKey ? ` (recorded in ${parsed.failureKey})` : ''}`;
+    return `${parsed.name ?? 'Error'}: ${parsed.message ?? ''}${parsed.failureKey ? ` (recorded in ${join(resultsRoot, parsed.failureKey)})` : ''}`;
   } catch {
     return cause;
   }

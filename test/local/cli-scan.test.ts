@@ -89,6 +89,7 @@ describe('npm start -- scan against the built-in simulator', () => {
         summaryPath,
         `${listPrefix}summary.txt`,
         `${listPrefix}run.json`,
+        `${listPrefix}index.html`,
         ...input,
         // What the manifest step learned of the scan's duration (lambdas/scan/learned-durations.ts).
         'learned/scan-durations.json',
