@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
-import { byteSize, type ScanFacts } from './summary-table.ts';
+import { byteSize, type ScanFacts, shownDomain } from './summary-table.ts';
 import { terminalValue } from './terminal-text.ts';
 
 export const RUN_INDEX_FILE = 'index.html';
@@ -59,7 +59,7 @@ export function runIndexHtml(runFolder: string, summary: ListSummary, options: R
       line: row.line,
       cells: [
         `<td>${escapeHtml(options.lineLabel(row.line))}</td>`,
-        `<td>${escapeHtml(row.domain)}</td>`,
+        `<td>${escapeHtml(shownDomain(row.domain))}</td>`,
         `<td class="${row.state}">${row.state}</td>`,
         `<td>${facts ? `${facts.elapsedSeconds} s` : ''}</td>`,
         `<td>${facts ? facts.outputs.map((o) => `${escapeHtml(o.name)} ${byteSize(o.size)}`).join(', ') : ''}</td>`,

@@ -4,8 +4,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { domainToUnicode } from 'node:url';
 import type { DomainFinalState, ListSummary } from '#lambdas/domain-list/contracts';
 import type { OutputMode } from './progress.ts';
+import { terminalValue } from './terminal-text.ts';
 
 const FAILURE_STATES: readonly DomainFinalState[] = ['failed', 'timed_out', 'rejected', 'invalid'];
 
@@ -56,6 +58,16 @@ export function lineLabeller(fileLines: number): (line: number) => string {
 }
 
 type SummaryRow = ListSummary['domains'][number];
+
+/**
+ * A domain as a person reads it: an internationalised one (stored and scanned as punycode, as DNS
+ * has it) with its Unicode form beside it, `xn--bcher-kva.example (bücher.example)`.
+ */
+export function shownDomain(domain: string): string {
+  if (!/(^|\.)xn--/i.test(domain)) return domain;
+  const unicode = domainToUnicode(domain);
+  return unicode === '' || unicode === domain ? domain : `${domain} (${terminalValue(unicode)})`;
+}
 
 function outputsOrError(entry: SummaryRow, options: TableOptions, label: (line: number) => string): string {
   if (entry.state === 'duplicate' && entry.duplicateOf !== undefined) {
@@ -122,7 +134,7 @@ function tableRows(summary: ListSummary, options: TableOptions): { line: number;
       line: entry.line,
       cells: [
         label(entry.line),
-        entry.domain,
+        shownDomain(entry.domain),
         entry.state,
         ...(facts ? factCells(known) : []),
         outputsOrError(entry, options, label),
@@ -206,7 +218,12 @@ export function formatProblems(summary: ListSummary, options: ProblemOptions = {
     out.push(
       ...alignRows([
         HEADER_ROW,
-        ...failed.map((d) => [label(d.line), d.domain, d.state, outputsOrError(d, options, label)]),
+        ...failed.map((d) => [
+          label(d.line),
+          shownDomain(d.domain),
+          d.state,
+          outputsOrError(d, options, label),
+        ]),
       ]).map((line) => `  ${line}`),
     );
   }
@@ -222,7 +239,7 @@ export function formatProblems(summary: ListSummary, options: ProblemOptions = {
     const groups = new Map<number, { domain: string; lines: string[] }>();
     for (const d of summary.domains) {
       if (d.state !== 'duplicate' || d.duplicateOf === undefined) continue;
-      const group = groups.get(d.duplicateOf) ?? { domain: d.domain, lines: [] };
+      const group = groups.get(d.duplicateOf) ?? { domain: shownDomain(d.domain), lines: [] };
       group.lines.push(label(d.line));
       groups.set(d.duplicateOf, group);
     }
