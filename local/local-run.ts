@@ -10,6 +10,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
 import { LEARNED_DURATIONS_KEY } from '#lambdas/scan/learned-durations';
 import { createVendorClients, type VendorClients } from '#lambdas/vendor-clients';
@@ -34,7 +36,7 @@ import { spentFaultsLine } from './spent-faults.ts';
 import { exportStoredObjectsSync, type StoredObject } from './stored-objects.ts';
 import { cachedSynthesis } from './synth-cache.ts';
 import { say } from './terminal-text.ts';
-import { resolveVendor, type VendorTarget } from './vendor-target.ts';
+import { loopbackDownloadProblem, resolveVendor, type VendorTarget } from './vendor-target.ts';
 
 /** Written into the run folder of a run that was interrupted, instead of its summary. */
 export const INTERRUPTED_FILE = 'interrupted.json';
@@ -106,6 +108,8 @@ export async function withLocalRun<T>(
   const startedAt = new Date().toISOString();
   try {
     await preflight(vendor, options.api);
+    const downloads = options.api === 'breach' ? loopbackDownloadProblem(vendor) : undefined;
+    if (downloads) throw new ConfigurationError(ENV.vendorAllowedOrigins, downloads);
     const faults = options.faults ?? [];
     if (faults.length > 0 && vendor.simulator === undefined) {
       throw new UsageError('--fault needs the built-in simulator: unset the vendor URLs');

@@ -174,6 +174,25 @@ describe('npm start -- breach --name --email', () => {
     }
   });
 
+  it('refuses a loopback vendor without VENDOR_ALLOWED_ORIGINS before its recon is spent (exit 2)', async () => {
+    const vendor = await startVendorSimulator();
+    try {
+      const run = await runCli(['breach', '--name', 'Jane', '--email', 'jane@example.com', '--out', outDir], {
+        BREACH_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+      });
+
+      expect(run).toExitWith(2);
+      expect(run.stderr).toContain(
+        `VENDOR_ALLOWED_ORIGINS: is unset, and the breach API (${vendor.url}) is on loopback, a simulator you started`,
+      );
+      expect(run.stderr).toContain("(the simulator's Storage URL) and run again (no recon was sent)");
+      expect(vendor.requestCount('POST /recon')).toBe(0);
+    } finally {
+      await vendor.close();
+    }
+  });
+
   it('uses the real vendor given only BREACH_API_URL and VENDOR_API_KEY', async () => {
     const vendor = await startVendorSimulator();
     try {
