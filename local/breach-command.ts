@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { MIN_IDENTITY_KEY_BYTES } from '#lambdas/breach/contracts';
+import { InvalidInputError } from '#lambdas/platform/errors';
+import { validateEmail } from '#lambdas/platform/validation';
 import { watchlistFormatOf } from '#lambdas/watchlist/watchlist';
 import type { WatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
 import type { PipelineConfig } from '../lib/config/index.ts';
@@ -19,7 +21,7 @@ import {
   runWatchlist,
 } from './breach-run.ts';
 import { userPath } from './cli-args.ts';
-import { refuseUnlessUtf8, UsageError } from './cli-checks.ts';
+import { readStandardInput, refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { breachReportStateMachine } from './definitions.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
@@ -31,10 +33,12 @@ import {
   logLine,
   pointLatestAt,
   reportKept,
+  writeSummaryTable,
 } from './run-files.ts';
 import type { FaultRule } from './simulator/types.ts';
 import { cachedTemplate } from './synth-cache.ts';
 import { complain, say } from './terminal-text.ts';
+import { watchlistTable } from './watchlist-table.ts';
 
 export interface BreachCommandOptions {
   readonly name?: string;
@@ -195,12 +199,14 @@ async function runWatchlistCommand(
       const latest = await pointLatestAt(out, runFolder);
       const { counts } = run;
       const summaryPath = join(resultsRoot, run.summaryKey);
+      const summary = JSON.parse(await readFile(summaryPath, 'utf8')) as WatchlistSummary;
+      const tablePath = await writeSummaryTable(runFolder, await watchlistTable(summary, resultsRoot));
       say(
-        (await rowProblems(summaryPath)) +
+        rowProblems(summary) +
           (run.refused ? `\nRefused: ${run.refused}` : '') +
           `\n${counts.rows} row(s): ${counts.archived} archived, ${counts.no_results} no results, ${counts.failed} failed, ` +
           `${counts.invalid} invalid, ${counts.duplicate} duplicate; ${counts.ignoredLines} blank or comment line(s)\n` +
-          `Summary: ${summaryPath}\n` +
+          `Summary: ${summaryPath}\nTable:   ${tablePath}\n` +
           logLine(logPath, logs) +
           latestLine(latest, runFolder),
       );
@@ -213,8 +219,7 @@ async function runWatchlistCommand(
  * The rows that never became a report, with their reasons, as a scan run lists its invalid lines.
  * The reasons name the field by position (`emails[0]: has no '@'`), never an address.
  */
-async function rowProblems(summaryPath: string): Promise<string> {
-  const summary = JSON.parse(await readFile(summaryPath, 'utf8')) as WatchlistSummary;
+function rowProblems(summary: WatchlistSummary): string {
   const problems = summary.rows.filter((row) => row.status === 'invalid' || row.status === 'duplicate');
   return problems
     .map((row) => `  row ${row.row}: ${row.status}${row.reason ? `: ${row.reason}` : ''}\n`)
@@ -237,15 +242,18 @@ export function describeResult(result: LocalBreachResult, resultsRoot: string): 
     case 'no_results':
       return `${who}Recon:    no_results: no breach found\nRecord:   ${join(resultsRoot, result.reconKey)}\n`;
     case 'failed':
-      return `${who}Failed:   ${result.error}: ${causeMessage(result.cause)}\n`;
+      return `${who}Failed:   ${result.error}: ${causeMessage(result.cause, resultsRoot)}\n`;
   }
 }
 
-/** The Fail state's cause is the failure record's `{ name, message, failureKey }` as JSON. */
-function causeMessage(cause: string): string {
+/**
+ * The Fail state's cause is the failure record's `{ name, message, failureKey }` as JSON; the
+ * record is named by its path under `--out`, as every other line names a file.
+ */
+function causeMessage(cause: string, resultsRoot: string): string {
   try {
     const parsed = JSON.parse(cause) as { name?: string; message?: string; failureKey?: string | null };
-    return `${parsed.name ?? 'Error'}: ${parsed.message ?? ''}${parsed.failureKey ? ` (recorded in ${parsed.failureKey})` : ''}`;
+    return `${parsed.name ?? 'Error'}: ${parsed.message ?? ''}${parsed.failureKey ? ` (recorded in ${join(resultsRoot, parsed.failureKey)})` : ''}`;
   } catch {
     return cause;
   }
@@ -292,22 +300,27 @@ export async function localIdentityKey(out: string): Promise<string> {
 export async function readEmailsFile(file: string): Promise<string[]> {
   let text: string;
   try {
-    text = file === '-' ? await readStandardInput() : await readFile(userPath(file), 'utf8');
+    text =
+      file === '-' ? (await readStandardInput()).toString('utf8') : await readFile(userPath(file), 'utf8');
   } catch (error) {
     throw new UsageError(
       `--emails-file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
-  const emails = text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
+  const emails: string[] = [];
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    // Checked here, before anything starts, by the rule Recon applies: the file and its line
+    // (from 1, as an editor counts) are named, the address never is.
+    try {
+      validateEmail(line);
+    } catch (error) {
+      if (!(error instanceof InvalidInputError)) throw error;
+      throw new UsageError(`--emails-file ${file} line ${index + 1}: ${error.reason}`);
+    }
+    emails.push(line);
+  }
   if (emails.length === 0) throw new UsageError(`--emails-file ${file}: holds no address (one a line)`);
   return emails;
-}
-
-async function readStandardInput(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -155,10 +155,17 @@ export function nodeVersionProblem(version: string = process.versions.node): str
   );
 }
 
-/** The bytes of `--domains-file`, or a usage error naming the flag, the path and why. */
+/** Everything standard input holds, once it ends (`--domains-file -`, `--emails-file -`). */
+export async function readStandardInput(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
+
+/** The bytes of `--domains-file` (`-`: standard input), or a usage error naming the flag, the path and why. */
 export async function readDomainsFile(path: string): Promise<Uint8Array> {
   try {
-    return await readFile(path);
+    return path === '-' ? await readStandardInput() : await readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new UsageError(`--domains-file ${path}: cannot be read (${code})`);

@@ -3,7 +3,7 @@
  *
  *   npm start                                   demo: examples/domains.txt against the simulator
  *   npm start -- scan <domain...> [--domains-file F] [--out DIR] [--min-wait S] [--max-wait S]
- *                                 [--quiet | --verbose] [--log-level L]
+ *                                 [--quiet | --verbose] [--fresh] [--log-level L]
  *   npm start -- breach --name NAME --emails-file FILE|- [--out DIR] [--log-level L]
  *   npm start -- breach --watchlist FILE [--out DIR] [--log-level L]
  *   npm start -- rotate [--out DIR] [--check-domain D] [--log-level L]
@@ -35,7 +35,7 @@ import { COMPACT_THRESHOLD } from './progress.ts';
 import { type LogLevel, logLevelOption } from './run-files.ts';
 import type { ScanCommandOptions } from './scan-command.ts';
 import { ROTATE_ANSWER_SHAPES } from './simulator/rotate-answers.ts';
-import { complain, say } from './terminal-text.ts';
+import { complain, say, sayIfStillQuiet } from './terminal-text.ts';
 
 export { nodeVersionProblem } from './cli-checks.ts';
 
@@ -53,6 +53,7 @@ interface RawScanFlags {
   quiet?: boolean;
   verbose?: boolean;
   fault?: string;
+  fresh?: boolean;
 }
 
 /** The options `scan` and the demo share, without the flags the user left unset. */
@@ -65,6 +66,7 @@ function sharedScanOptions(
     logLevel: flags.logLevel,
     ...(flags.quiet ? { output: 'compact' as const } : flags.verbose ? { output: 'verbose' as const } : {}),
     ...(flags.fault === undefined ? {} : { fault: flags.fault }),
+    ...(flags.fresh ? { fresh: true } : {}),
   };
 }
 
@@ -92,8 +94,13 @@ export function buildProgram(
   timing: LocalTiming = {},
 ): Command {
   /** The configuration, then the command: only the action that runs loads either. */
-  const runWith = async (run: (config: PipelineConfig) => Promise<number>) =>
+  const runWith = async (run: (config: PipelineConfig) => Promise<number>) => {
+    // Loading the pipeline, the vendor check and the embedded S3 take seconds on a loaded machine.
+    sayIfStillQuiet(
+      'Starting: loading the pipeline, checking the vendor and starting the embedded S3 (seconds; more on a busy machine)\n',
+    );
     setExitCode(await run(await loadConfig()));
+  };
   const scan = async (options: Omit<ScanCommandOptions, 'timing'>, pollFlags: PollFlagsText) => {
     const { parsePollFlags } = await import('./poll-flags.ts');
     const waits = parsePollFlags(pollFlags);
@@ -128,13 +135,17 @@ export function buildProgram(
       )
       .addOption(new Option('--verbose', 'a line per domain and the full table, however long the list'))
       .option('--fault <spec>', faultFlagHelp(FAULTS_OF.scan))
+      .option(
+        '--fresh',
+        'a new run even when an earlier run of this list into --out did not finish (by default it is resumed)',
+      )
       .addOption(logLevelOption());
   withScanFlags(
     program
       .command('scan')
       .description('scan the given domains and/or a domain-list file')
       .argument('[domains...]', 'domains or URLs to scan')
-      .option('--domains-file <file>', 'a .txt or .csv domain list'),
+      .option('--domains-file <file>', "a .txt or .csv domain list ('-': standard input)"),
   ).action(async (domains: string[], flags: RawScanFlags) => {
     // Found without loading anything: a usage error answers at once.
     if (domains.length === 0 && !flags.domainsFile) {

@@ -26,6 +26,8 @@ import {
   runScanExecution,
   stopCause,
 } from './pipeline.ts';
+import { adoptingScanClient, type ResumeDecision } from './resume.ts';
+import { NOT_STARTED } from './summary-table.ts';
 import { localStateMachine } from './task-binding.ts';
 
 export interface DomainListRequest {
@@ -54,10 +56,15 @@ function listObjectKey(
   runStamp: string,
   suffixes: readonly string[],
 ): string {
-  const suffix = suffixes.includes('.txt') ? '.txt' : (suffixes[0] ?? '.txt');
+  const suffix = listSuffix(suffixes);
   const base =
     request.file && request.domains.length === 0 ? request.file.name : `command-line-${runStamp}${suffix}`;
   return `${prefix}${base.replace(/^.*[\\/]/, '')}`;
+}
+
+/** The suffix a list of ours (not a file the user named) is uploaded with: `.txt` when the intake takes it, else its first. */
+export function listSuffix(suffixes: readonly string[]): string {
+  return suffixes.includes('.txt') ? '.txt' : (suffixes[0] ?? '.txt');
 }
 
 /**
@@ -76,10 +83,19 @@ function listBody(request: DomainListRequest): Uint8Array {
   return Buffer.concat(parts);
 }
 
+/**
+ * What an earlier run of the list already did about each item (local/resume.ts): consulted once
+ * the items are known, before any scan starts. A domain it does not name is scanned.
+ */
+export type ResumeDecisions = (
+  items: readonly DomainListItem[],
+) => Promise<ReadonlyMap<string, ResumeDecision>>;
+
 /** Uploads the list, prepares it, fans out over the synthesized ScanDomain and writes the summary. */
 export async function runDomainList(
   options: LocalPipelineOptions,
   request: DomainListRequest,
+  resume?: ResumeDecisions,
 ): Promise<LocalRunResult> {
   const runStamp = new Date().toISOString().replace(/[:.]/g, '-');
   const key = listObjectKey(options.intakePrefix, request, runStamp, options.intakeSuffixes);
@@ -119,6 +135,7 @@ export async function runDomainList(
     invalid: prepared.counts.invalid,
     duplicate: prepared.counts.duplicate,
     resultsPrefix: prepared.resultsPrefix,
+    runId: prepared.runId,
   });
 
   // The Distributed Map's ItemReader reads items.json from S3; so do we.
@@ -127,12 +144,42 @@ export async function runDomainList(
   );
   const items = JSON.parse((await itemsObject.Body?.transformToString('utf8')) ?? '[]') as DomainListItem[];
 
+  const decisions = (await resume?.(items)) ?? new Map<string, ResumeDecision>();
+  // StartScan of a domain whose earlier scan is adopted gets that scan, not a new one.
+  const adopt = new Map<string, string>();
+  for (const [domain, decision] of decisions)
+    if (decision.kind === 'adopt') adopt.set(domain, decision.scanUuid);
   const machine = localStateMachine(options.scanDefinition);
-  const handlers = bindScanHandlers(options.scanDefinition, options);
+  const handlers = bindScanHandlers(
+    options.scanDefinition,
+    adopt.size === 0 ? options : { ...options, scanClient: adoptingScanClient(options.scanClient, adopt) },
+  );
   const historyEvents = new Map<string, number>();
   const results = await mapBounded(items, options.concurrency, async (item) => {
+    const decision = decisions.get(item.domain);
+    if (decision?.kind === 'finished' || decision?.kind === 'unresolved') {
+      const { outcome } = decision.result;
+      options.onProgress?.({
+        type: 'domain-done',
+        domain: item.domain,
+        result: outcome?.state ?? 'failed',
+        detail:
+          decision.kind === 'finished'
+            ? `kept from run ${decision.runId}`
+            : `${outcome?.error?.name}: not started again`,
+      });
+      return decision.result;
+    }
+    if (decision?.kind === 'adopt' && !options.stop?.aborted) {
+      options.onProgress?.({
+        type: 'domain-state',
+        domain: item.domain,
+        state: 'StartScan',
+        detail: 'adopting the scan an earlier run of this list left at the vendor',
+      });
+    }
     if (options.stop?.aborted) {
-      return interruptedResult(item, `not started: the run was stopped by ${stopCause(options.stop)}`);
+      return interruptedResult(item, `${NOT_STARTED}: the run was stopped by ${stopCause(options.stop)}`);
     }
     const run = await runScanExecution(machine, options.scanDefinition, handlers, item, options);
     historyEvents.set(item.domain, run.historyEvents);

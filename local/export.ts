@@ -9,9 +9,9 @@ import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { type ExportReport, localPathFor, type WrittenObject } from './stored-objects.ts';
+import { type ExportReport, localPathFor, type Placement, type WrittenObject } from './stored-objects.ts';
 
-export { type ExportReport, localPathFor, type WrittenObject } from './stored-objects.ts';
+export { type ExportReport, localPathFor, type Placement, type WrittenObject } from './stored-objects.ts';
 
 async function sha256OfFile(path: string): Promise<string | undefined> {
   try {
@@ -86,9 +86,10 @@ async function exportObject(
   s3: S3Client,
   object: WrittenObject,
   outDir: string,
-  storedFile?: StoredFile,
+  storedFile: StoredFile | undefined,
+  placement: Placement,
 ): Promise<'written' | 'unchanged' | 'kept'> {
-  const target = localPathFor(outDir, object.bucket, object.key);
+  const target = placement.targetOf?.(object) ?? localPathFor(outDir, object.bucket, object.key);
   if (await linkStored(storedFile, object, target)) return 'written';
   const response = await s3.send(new GetObjectCommand({ Bucket: object.bucket, Key: object.key }));
   if (!(response.Body instanceof Readable))
@@ -105,8 +106,17 @@ async function exportObject(
     await rename(temporary, target);
     return 'written';
   }
+  if (existing === incoming) {
+    await rm(temporary);
+    return 'unchanged';
+  }
+  // This tool's own copy, which the run read and carried on, still as it was: the run's replaces it.
+  if (placement.carried?.get(target) === existing) {
+    await rename(temporary, target);
+    return 'written';
+  }
   await rm(temporary);
-  return existing === incoming ? 'unchanged' : 'kept';
+  return 'kept';
 }
 
 /** Copies the given objects to `<outDir>/<bucket>/<key>`, a few at a time. */
@@ -116,6 +126,7 @@ export async function exportObjects(
   outDir: string,
   concurrency = 8,
   storedFile?: StoredFile,
+  placement: Placement = {},
 ): Promise<ExportReport> {
   const queue = [...objects].sort((a, b) => `${a.bucket}/${a.key}`.localeCompare(`${b.bucket}/${b.key}`));
   let written = 0;
@@ -125,10 +136,10 @@ export async function exportObjects(
   const lanes = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
     while (next < queue.length) {
       const object = queue[next++] as WrittenObject;
-      const outcome = await exportObject(s3, object, outDir, storedFile);
+      const outcome = await exportObject(s3, object, outDir, storedFile, placement);
       if (outcome === 'written') written += 1;
       else if (outcome === 'unchanged') unchanged += 1;
-      else kept.push(localPathFor(outDir, object.bucket, object.key));
+      else kept.push(placement.targetOf?.(object) ?? localPathFor(outDir, object.bucket, object.key));
     }
   });
   await Promise.all(lanes);

@@ -69,9 +69,20 @@ export const FAULTS_OF = {
   breach: ['key-echo=recon', 'key-echo=report-name', 'redirect-internal=download', 'deep-json'],
 } as const satisfies Record<string, readonly FaultCase[]>;
 
-/** The `--fault` help text for `cases`. */
+/** What each kind of case makes the vendor do, for the help of the commands that take it. */
+const FAULT_KINDS = [
+  { kind: 'key-echo', does: 'echoes the key it is sent' },
+  { kind: 'redirect-internal', does: 'redirects inside the network' },
+  { kind: 'deep-json', does: 'nests its JSON 20,000 deep' },
+] as const;
+
+/** The `--fault` help text for `cases`: only what those cases do. */
 export function faultFlagHelp(cases: readonly FaultCase[]): string {
-  return `simulator only: ${cases.join(' or ')} (a vendor that echoes the key it is sent, redirects inside the network, or nests its JSON 20,000 deep)`;
+  const does = FAULT_KINDS.filter(({ kind }) => cases.some((name) => name.split('=')[0] === kind)).map(
+    ({ does }) => does,
+  );
+  const listed = does.length > 1 ? `${does.slice(0, -1).join(', ')} or ${does.at(-1)}` : (does[0] ?? '');
+  return `simulator only: ${cases.join(' or ')} (a vendor that ${listed})`;
 }
 
 /** The rules `--fault <spec>` stands for; a UsageError naming the cases `cases` takes otherwise. */

@@ -4,17 +4,28 @@
  * evaluator (every call a handler makes checked against its function's synthesized policies), and
  * at the end the export of every object written as `<out>/<bucket>/<key>`.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ConfigurationError } from '#lambdas/platform/errors';
+import { ENV } from '#lambdas/platform/runtime/variables';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
+import { LEARNED_DURATIONS_PREFIX } from '#lambdas/scan/learned-durations';
 import { createVendorClients, type VendorClients } from '#lambdas/vendor-clients';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { markAsOutput, UsageError, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
-import { type ExportReport, exportObjects, trackWrittenObjects } from './export.ts';
+import {
+  type ExportReport,
+  exportObjects,
+  localPathFor,
+  type Placement,
+  trackWrittenObjects,
+  type WrittenObject,
+} from './export.ts';
 import { type IamEvaluator, localRunEvaluator } from './iam/evaluator.ts';
 import { type Leftovers, onInterrupt, rescueLeftovers, s3FolderPrefix } from './interrupts.ts';
 import type { LocalTiming } from './pipeline.ts';
@@ -25,10 +36,13 @@ import { spentFaultsLine } from './spent-faults.ts';
 import { exportStoredObjectsSync, type StoredObject } from './stored-objects.ts';
 import { cachedSynthesis } from './synth-cache.ts';
 import { say } from './terminal-text.ts';
-import { resolveVendor, type VendorTarget } from './vendor-target.ts';
+import { loopbackDownloadProblem, resolveVendor, type VendorTarget } from './vendor-target.ts';
 
 /** Written into the run folder of a run that was interrupted, instead of its summary. */
 export const INTERRUPTED_FILE = 'interrupted.json';
+
+/** The folder of a run's folder that holds the list as the run uploaded it. */
+export const INPUT_COPY_FOLDER = 'input';
 
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
 export const LOCAL_INPUT_BUCKET = 'pipeline-input';
@@ -76,8 +90,10 @@ export interface LocalRun {
    * handlers read them); closed with the run.
    */
   clientsWith(credentials: CredentialProvider): VendorClients;
-  /** Copies every object written so far to `<out>/<bucket>/<key>`. */
+  /** Copies every object written so far to `<out>/<bucket>/<key>` (or where `placeExports` says). */
   exportWritten(): Promise<ExportReport>;
+  /** Where this run's objects are exported instead of `<out>/<bucket>/<key>` (an interrupt's export too). */
+  placeExports(targetOf: (object: WrittenObject) => string | undefined): void;
   /** What every state machine run of this command passes on (LocalRunOptions.timing). */
   readonly timing: LocalTiming;
 }
@@ -92,6 +108,8 @@ export async function withLocalRun<T>(
   const startedAt = new Date().toISOString();
   try {
     await preflight(vendor, options.api);
+    const downloads = options.api === 'breach' ? loopbackDownloadProblem(vendor) : undefined;
+    if (downloads) throw new ConfigurationError(ENV.vendorAllowedOrigins, downloads);
     const faults = options.faults ?? [];
     if (faults.length > 0 && vendor.simulator === undefined) {
       throw new UsageError('--fault needs the built-in simulator: unset the vendor URLs');
@@ -115,7 +133,13 @@ export async function withLocalRun<T>(
   });
   const logs = createFileLogger(options.logLevel, () => [vendor.apiKey]);
   const written = trackWrittenObjects(s3.client);
-  const forget = onInterrupt(() => keepWhatWasWritten(written.values(), s3, out, logs));
+  const placement: {
+    targetOf?: (object: WrittenObject) => string | undefined;
+    carried: Map<string, string>;
+  } = {
+    carried: await carryOver(s3, out),
+  };
+  const forget = onInterrupt(() => keepWhatWasWritten(written.values(), s3, out, logs, placement));
   try {
     const { config } = options;
     const iam = localRunEvaluator((await cachedSynthesis(config)).iam, {
@@ -157,7 +181,10 @@ export async function withLocalRun<T>(
         iam,
         clientsWith,
         timing: options.timing ?? {},
-        exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile),
+        exportWritten: () => exportObjects(s3.client, written.values(), out, 8, s3.storedFile, placement),
+        placeExports: (targetOf) => {
+          placement.targetOf = targetOf;
+        },
       });
       say(await spentFaultsLine(vendor.scanApiUrl, startedAt));
       return result;
@@ -187,6 +214,7 @@ function keepWhatWasWritten(
   s3: S3rverFixture,
   out: string,
   logs: FileLogger,
+  placement: Placement,
 ): string {
   const stored: StoredObject[] = [];
   for (const object of written) {
@@ -194,7 +222,7 @@ function keepWhatWasWritten(
     if (file === undefined) return `left ${s3.directory} for the next run into ${out} to export`;
     if (existsSync(file)) stored.push({ ...object, file });
   }
-  const report = exportStoredObjectsSync(stored, out);
+  const report = exportStoredObjectsSync(stored, out, placement);
   rmSync(s3.directory, { recursive: true, force: true });
   const kept = `kept ${report.written + report.unchanged} file(s) it had written under ${out}${report.kept.length > 0 ? ` (${report.kept.length} of yours differing left as they were)` : ''}; removed its embedded S3 files`;
   const logPath = logs.path();
@@ -205,6 +233,32 @@ function keepWhatWasWritten(
     `${JSON.stringify({ interruptedAt: new Date().toISOString(), summary: 'none: the run was interrupted' }, null, 2)}\n`,
   );
   return `${kept}; the run folder says so in ${marker}`;
+}
+
+/**
+ * The objects a run carries on from the earlier runs into the same `--out`, as the deployed
+ * pipeline keeps them in its bucket between runs: the learned scan durations, one record per
+ * domain under their prefix. Each is put into the embedded S3 from this tool's exported copy; the
+ * copy's hash lets the export replace it with the run's, which is never the case for a file of the
+ * user's.
+ */
+const CARRIED_OVER = [{ bucket: LOCAL_RESULTS_BUCKET, prefix: LEARNED_DURATIONS_PREFIX }] as const;
+
+async function carryOver(s3: S3rverFixture, out: string): Promise<Map<string, string>> {
+  const carried = new Map<string, string>();
+  for (const { bucket, prefix } of CARRIED_OVER) {
+    const folder = localPathFor(out, bucket, prefix);
+    const names = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+    for (const entry of names.filter((found) => found.isFile())) {
+      const path = join(entry.parentPath, entry.name);
+      const key = `${prefix}${relative(folder, path).split(sep).join('/')}`;
+      const bytes = await readFile(path);
+      // Exported again at the end: unchanged, or the run's update of it.
+      await s3.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes }));
+      carried.set(path, createHash('sha256').update(bytes).digest('hex'));
+    }
+  }
+  return carried;
 }
 
 /** What the next run says about the leftovers of runs that were killed (nothing when there were none). */

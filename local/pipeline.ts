@@ -7,7 +7,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAbortedError, ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
-import type { DomainListItem, DomainScanResult } from '#lambdas/domain-list/contracts';
+import {
+  type DomainListItem,
+  type DomainScanResult,
+  INTERRUPTED_ERROR,
+} from '#lambdas/domain-list/contracts';
 import { domainResultFromFailure } from '#lambdas/domain-list/write-list-summary';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
@@ -89,8 +93,7 @@ export interface LocalPipelineOptions {
   readonly stop?: AbortSignal;
 }
 
-/** The error name the summary gives a domain that did not finish because the run was stopped. */
-export const INTERRUPTED_ERROR = 'Interrupted';
+export { INTERRUPTED_ERROR } from '#lambdas/domain-list/contracts';
 
 /** Why the run stopped, as the stop signal's reason says (`SIGINT`), for the summary's messages. */
 export function stopCause(stop: AbortSignal): string {
@@ -302,7 +305,7 @@ export async function runScanExecution(
     options.stop?.removeEventListener('abort', abort);
   }
   await counting;
-  const state = result.outcome?.state ?? 'failed';
+  const state = result.outcome?.state ?? (category === INTERRUPTED_ERROR ? 'interrupted' : 'failed');
   report?.({
     type: 'domain-done',
     domain,

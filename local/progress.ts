@@ -10,7 +10,6 @@
  * A terminal always gets the redrawn status line; problems are printed above it as they happen.
  */
 
-import type { DomainFinalState, ListSummary } from '#lambdas/domain-list/contracts';
 import type { VendorAttemptEvent } from '#lambdas/platform/vendor-api/types';
 import { terminal } from './terminal-text.ts';
 
@@ -22,6 +21,7 @@ export type ProgressEvent =
       readonly duplicate: number;
       /** The run's folder in the results bucket (`lists/<list>/<runId>/`). */
       readonly resultsPrefix: string;
+      readonly runId: string;
     }
   | {
       readonly type: 'domain-state';
@@ -54,7 +54,7 @@ export type ProgressEvent =
   | {
       readonly type: 'domain-done';
       readonly domain: string;
-      readonly result: 'succeeded' | 'failed' | 'timed_out' | 'rejected';
+      readonly result: 'succeeded' | 'failed' | 'timed_out' | 'rejected' | 'interrupted';
       readonly detail?: string;
     };
 
@@ -101,16 +101,17 @@ export function createConsoleReporter(out: Writable, options: ReporterOptions): 
   let lastPrinted = Number.NEGATIVE_INFINITY;
   let total = 0;
   let prepared = false;
-  const counts = { succeeded: 0, failed: 0, timed_out: 0, rejected: 0 };
+  const counts = { succeeded: 0, failed: 0, timed_out: 0, rejected: 0, interrupted: 0 };
   const running = new Set<string>();
   let retries = 0;
   const statusText = () => {
-    const done = counts.succeeded + counts.failed + counts.timed_out + counts.rejected;
-    const seconds = Math.round((now() - started) / 1000);
+    const done = counts.succeeded + counts.failed + counts.timed_out + counts.rejected + counts.interrupted;
+    const elapsedMs = now() - started;
     return (
       `${done}/${total} done: ${counts.succeeded} succeeded, ${counts.failed} failed, ` +
-      `${counts.timed_out} timed out, ${counts.rejected} rejected; ${running.size} running` +
-      `${retries > 0 ? `, ${retries} retries` : ''} (${seconds}s)`
+      `${counts.timed_out} timed out, ${counts.rejected} rejected` +
+      `${counts.interrupted > 0 ? `, ${counts.interrupted} interrupted` : ''}; ${running.size} running` +
+      `${retries > 0 ? `, ${retries} retries` : ''} (${Math.round(elapsedMs / 1000)}s${pace(done, total, elapsedMs)})`
     );
   };
   /** A line of its own in verbose mode; on a terminal it goes above the redrawn status line. */
@@ -174,6 +175,31 @@ export function createConsoleReporter(out: Writable, options: ReporterOptions): 
   };
 }
 
+/** Below this many finished domains the rate says too little to give an ETA from. */
+const MIN_DONE_FOR_ETA = 3;
+
+/**
+ * `, 1.6/s, about 3h 25m left`: the rate so far and what it leaves for the rest; nothing until a
+ * few domains finished, or once all did.
+ */
+export function pace(done: number, total: number, elapsedMs: number): string {
+  if (done < MIN_DONE_FOR_ETA || done >= total || elapsedMs <= 0) return '';
+  const perSecond = done / (elapsedMs / 1000);
+  const rate =
+    perSecond >= 1 ? `${Number(perSecond.toFixed(1))}/s` : `${Number((perSecond * 60).toFixed(1))}/min`;
+  return `, ${rate}, about ${duration(Math.round((total - done) / perSecond))} left`;
+}
+
+/** `3h 25m`, `4m 10s`, `35s`. */
+function duration(totalSeconds: number): string {
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const secondsLeft = totalSeconds % 60;
+  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, '0')}m`;
+  if (minutes > 0) return `${minutes}m ${String(secondsLeft).padStart(2, '0')}s`;
+  return `${secondsLeft}s`;
+}
+
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 
 /**
@@ -208,172 +234,4 @@ export function describeVendorAttempt(
   }
   const injected = event.injectedBecause ? ` (injected on purpose: ${event.injectedBecause})` : '';
   return `${a.operation}: ${what} on attempt ${a.attempt}/${a.maxAttempts}; the client gives up${injected}`;
-}
-
-const FAILURE_STATES: readonly DomainFinalState[] = ['failed', 'timed_out', 'rejected', 'invalid'];
-
-/** True when any domain or input line did not make it: exit code 1. */
-export function summaryHasFailures(summary: ListSummary): boolean {
-  return summary.rejected !== undefined || FAILURE_STATES.some((state) => summary.counts[state] > 0);
-}
-
-export interface TableOptions {
-  /** Prefixed to each output prefix (the local folder of the results bucket). */
-  readonly resultsDir?: string;
-  /** How a line of the uploaded list is shown: a file line, or `arg N` for a command-line domain. */
-  readonly lineLabel?: (line: number) => string;
-}
-
-/** Line `n` of a list that is `fileLines` lines of a file followed by command-line domains. */
-export function lineLabeller(fileLines: number): (line: number) => string {
-  return (line) => (line <= fileLines ? String(line) : `arg ${line - fileLines}`);
-}
-
-type SummaryRow = ListSummary['domains'][number];
-
-function outputsOrError(entry: SummaryRow, options: TableOptions, label: (line: number) => string): string {
-  if (entry.state === 'duplicate' && entry.duplicateOf !== undefined) {
-    return `duplicate of ${describeLine(label(entry.duplicateOf))}`;
-  }
-  if (entry.error) return `${entry.error.name}: ${entry.error.message}`.slice(0, 200);
-  if (entry.manifestKey)
-    return `${options.resultsDir ? `${options.resultsDir}/` : ''}${entry.outputPrefix ?? ''}`;
-  return '';
-}
-
-/** `3` reads "line 3"; `arg 2` reads itself. */
-function describeLine(label: string): string {
-  return label.startsWith('arg ') ? label : `line ${label}`;
-}
-
-function alignRows(rows: readonly (readonly string[])[]): string[] {
-  const widths =
-    rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) =>
-    row
-      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
-      .join('  ')
-      .trimEnd(),
-  );
-}
-
-/** Every row of the summary, domains and invalid lines, in line order. */
-function tableRows(summary: ListSummary, options: TableOptions): { line: number; cells: string[] }[] {
-  const label = options.lineLabel ?? String;
-  const rows: { line: number; cells: string[] }[] = [];
-  for (const entry of summary.domains) {
-    rows.push({
-      line: entry.line,
-      cells: [label(entry.line), entry.domain, entry.state, outputsOrError(entry, options, label)],
-    });
-  }
-  for (const invalid of summary.invalid) {
-    rows.push({
-      line: invalid.line,
-      cells: [label(invalid.line), invalid.text.slice(0, 40), 'invalid', invalid.reason],
-    });
-  }
-  return rows.sort((a, b) => a.line - b.line);
-}
-
-const HEADER_ROW = ['line', 'domain', 'result', 'outputs / error'];
-
-/** The totals line and the notes that go with it (refused list, sampled rows). */
-export function formatTotals(summary: ListSummary): string {
-  const lines: string[] = [];
-  const c = summary.counts;
-  if (summary.rejected) lines.push(`The list was refused: ${summary.rejected.reason}`);
-  if (summary.sampled) {
-    const duplicatesListed = summary.domains.filter((entry) => entry.state === 'duplicate').length;
-    lines.push(
-      `Only the first ${summary.invalid.length} of ${c.invalid} invalid and ${duplicatesListed} of ${c.duplicate} duplicate lines are listed (see rejects.json); the counts cover every line.`,
-    );
-  }
-  const header = summary.header ? 1 : 0;
-  lines.push(
-    `${c.lines} line(s): ${c.succeeded} succeeded, ${c.failed} failed, ${c.timed_out} timed out, ` +
-      `${c.rejected} rejected, ${c.invalid} invalid, ${c.duplicate} duplicate, ${c.ignored - header} blank or comment` +
-      (summary.header ? `, CSV header on line ${summary.header.line}` : ''),
-  );
-  const settled = summary.settledStarts;
-  if (settled) {
-    lines.push(
-      `Starts whose answer was lost, settled from the vendor's listing: ${settled.adopted} adopted, ` +
-        `${settled.retried} started again, ${settled.unresolved} unresolved (rejected; reconciliation links what the vendor ran)`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** A plain-text table of every line's fate, for the end of a verbose run and for summary.txt. */
-export function formatSummaryTable(summary: ListSummary, options: TableOptions = {}): string {
-  const lines = alignRows([HEADER_ROW, ...tableRows(summary, options).map((row) => row.cells)]);
-  return `${lines.join('\n')}\n\n${formatTotals(summary)}`;
-}
-
-export interface ProblemOptions extends TableOptions {
-  /** Invalid lines and duplicate groups listed before "and N more". @default 20 */
-  readonly maxListed?: number;
-}
-
-/**
- * Only what went wrong, for compact mode: every failed, timed-out and rejected domain (each one
- * needs action), then the first invalid lines and the duplicates grouped by the line they repeat.
- */
-export function formatProblems(summary: ListSummary, options: ProblemOptions = {}): string {
-  const label = options.lineLabel ?? String;
-  const maxListed = options.maxListed ?? 20;
-  const out: string[] = [];
-  const failed = summary.domains.filter(
-    (d) => d.state === 'failed' || d.state === 'timed_out' || d.state === 'rejected',
-  );
-  if (failed.length > 0) {
-    out.push(`Domains that did not succeed (${failed.length}):`);
-    out.push(
-      ...alignRows([
-        HEADER_ROW,
-        ...failed.map((d) => [label(d.line), d.domain, d.state, outputsOrError(d, options, label)]),
-      ]).map((line) => `  ${line}`),
-    );
-  }
-  if (summary.counts.invalid > 0) {
-    out.push(`Invalid lines (${summary.counts.invalid}):`);
-    for (const invalid of summary.invalid.slice(0, maxListed)) {
-      out.push(`  ${describeLine(label(invalid.line))}: ${invalid.text.slice(0, 40)}: ${invalid.reason}`);
-    }
-    const more = summary.counts.invalid - Math.min(maxListed, summary.invalid.length);
-    if (more > 0) out.push(`  ... and ${more} more`);
-  }
-  if (summary.counts.duplicate > 0) {
-    const groups = new Map<number, { domain: string; lines: string[] }>();
-    for (const d of summary.domains) {
-      if (d.state !== 'duplicate' || d.duplicateOf === undefined) continue;
-      const group = groups.get(d.duplicateOf) ?? { domain: d.domain, lines: [] };
-      group.lines.push(label(d.line));
-      groups.set(d.duplicateOf, group);
-    }
-    out.push(`Duplicate lines (${summary.counts.duplicate}), skipped:`);
-    for (const [first, group] of [...groups].slice(0, maxListed)) {
-      out.push(
-        `  ${group.domain}: ${group.lines.map(describeLine).join(', ')} (duplicate of ${describeLine(label(first))})`,
-      );
-    }
-    if (groups.size > maxListed) out.push(`  ... and ${groups.size - maxListed} more domain(s) repeated`);
-  }
-  return out.length === 0 ? '' : `${out.join('\n')}\n`;
-}
-
-/** What a scan run prints once its scans are done, and the full table it keeps as summary.txt. */
-export interface ScanRunEnding {
-  /** Every line's fate: printed in verbose mode, always kept. */
-  readonly table: string;
-  /** What the terminal gets: the table (verbose), or only the problems and the totals (compact). */
-  readonly printed: string;
-}
-
-export function scanRunEnding(summary: ListSummary, mode: OutputMode, options: TableOptions): ScanRunEnding {
-  const table = formatSummaryTable(summary, options);
-  if (mode === 'verbose') return { table, printed: `\n${table}` };
-  const problems = formatProblems(summary, options);
-  return { table, printed: `\n${problems}${problems ? '\n' : ''}${formatTotals(summary)}` };
 }

@@ -140,7 +140,7 @@ export async function runReconcileCommand(
           }),
         );
         const written = [...new Set(writes.flatMap((entry) => WRITES.exec(entry)?.[2] ?? []))];
-        report(say, label, result, written, metrics.recorded);
+        report(say, label, result, written, metrics.recorded, settings.minAgeSeconds);
         return { result, written };
       };
       const first = await reconcileOnce('First run');
@@ -169,10 +169,17 @@ function report(
   result: ScanReconcileResult,
   written: readonly string[],
   metrics: readonly RecordedMetric[],
+  minAgeSeconds: number,
 ): void {
   const c = result.counts;
+  // A scan younger than the minimum age may still be in a workflow's hands: say what the age is,
+  // and where it is set, so "too recent" is never a dead end.
+  const tooRecent =
+    c.tooRecent === 0
+      ? '0 too recent'
+      : `${c.tooRecent} too recent (younger than ${ageText(minAgeSeconds)}: scan.reconciliation.minAgeMinutes, in a --config file, archives them sooner)`;
   say(
-    `${label}: ${c.listed} listed, ${c.archived} archived, ${c.alreadyArchived} already archived, ${c.unfinished} unfinished, ${c.vendorFailed} failed at the vendor, ${c.tooRecent} too recent, ${c.beyondHorizon} beyond the horizon, ${c.deferred} deferred, ${c.failed} could not be archived, ${c.unreadable} unreadable; ${c.linkedFailures} failure records linked; ${written.length} objects written`,
+    `${label}: ${c.listed} listed, ${c.archived} archived, ${c.alreadyArchived} already archived, ${c.unfinished} unfinished, ${c.vendorFailed} failed at the vendor, ${tooRecent}, ${c.beyondHorizon} beyond the horizon, ${c.deferred} deferred, ${c.failed} could not be archived, ${c.unreadable} unreadable; ${c.linkedFailures} failure records linked; ${written.length} objects written`,
   );
   for (const key of written.filter(
     (k) => k.endsWith(`/${MANIFEST_FILE}`) || k.endsWith(`/${FAILURE_FILE}`),
@@ -217,4 +224,11 @@ async function loadEarlierRecords(run: LocalRun): Promise<number> {
     );
   }
   return wanted.filter((file) => !file.endsWith('vendor-stats.json')).length;
+}
+
+/** `25 h`, `90 min`, `45 s`. */
+function ageText(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} h`;
+  if (seconds % 60 === 0) return `${seconds / 60} min`;
+  return `${seconds} s`;
 }

@@ -5,27 +5,21 @@
  */
 import { statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import type { DomainListItem } from '#lambdas/domain-list/contracts';
 import { splitLines } from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import type { PipelineConfig } from '../lib/config/index.ts';
 import { userPath } from './cli-args.ts';
 import { hasDomainLines, readDomainsFile, refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { scanDomainStateMachine } from './definitions.ts';
-import { runDomainList } from './domain-list-run.ts';
+import { listSuffix, runDomainList } from './domain-list-run.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { type Interruption, withStopRequest } from './interrupts.ts';
-import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
-import { INTERRUPTED_ERROR, type LocalTiming } from './pipeline.ts';
+import { INPUT_COPY_FOLDER, LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
+import type { LocalTiming } from './pipeline.ts';
 import { localPollSettings } from './poll-flags.ts';
-import {
-  createConsoleReporter,
-  lineLabeller,
-  type OutputMode,
-  outputModeFor,
-  type ProgressListener,
-  scanRunEnding,
-  summaryHasFailures,
-} from './progress.ts';
+import { createConsoleReporter, type OutputMode, outputModeFor, type ProgressListener } from './progress.ts';
+import { describeResume, findRunToResume, listIdentity, planResume, writeRunRecord } from './resume.ts';
 import {
   HANDLER_LOG_FILE,
   type LogLevel,
@@ -35,6 +29,14 @@ import {
   reportKept,
   writeSummaryTable,
 } from './run-files.ts';
+import { writeRunIndex } from './run-index.ts';
+import {
+  describeInterrupted,
+  lineLabeller,
+  readScanFacts,
+  scanRunEnding,
+  summaryHasFailures,
+} from './summary-table.ts';
 import { cachedTemplate } from './synth-cache.ts';
 import { complain, say } from './terminal-text.ts';
 
@@ -55,6 +57,11 @@ export interface ScanCommandOptions {
   readonly timing?: LocalTiming;
   /** `--fault key-echo=status` (simulator only, local/fault-flags.ts). */
   readonly fault?: string | undefined;
+  /**
+   * `--fresh`: a new run even when an earlier run of the list into this `--out` did not finish
+   * (which is otherwise resumed, local/resume.ts). @default false
+   */
+  readonly fresh?: boolean;
 }
 
 /** Runs a scan list locally; returns the exit code. */
@@ -69,14 +76,25 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       `${fileArgument} looks like a domain-list file, not a domain: did you mean npm start -- scan --domains-file ${fileArgument}?`,
     );
   }
-  // Absolute from here on, resolved where the user typed it, so every message shows the real path.
-  const domainsFile = options.domainsFile === undefined ? undefined : userPath(options.domainsFile);
+  // Absolute from here on, resolved where the user typed it, so every message shows the real path;
+  // `-` is standard input, uploaded under a name of ours the intake takes.
+  const fromStdin = options.domainsFile === STANDARD_INPUT;
+  const domainsFile =
+    options.domainsFile === undefined || fromStdin ? options.domainsFile : userPath(options.domainsFile);
   const file = domainsFile
-    ? { name: basename(domainsFile), bytes: await readDomainsFile(domainsFile) }
+    ? {
+        name: fromStdin ? `standard-input${listSuffix(config.intake.suffixes)}` : basename(domainsFile),
+        bytes: await readDomainsFile(domainsFile),
+      }
     : undefined;
   if (domainsFile && file) refuseUnlessUtf8(file.bytes, '--domains-file', domainsFile);
   // The intake only treats these suffixes as domain lists; say so before anything starts.
-  if (domainsFile && file && !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))) {
+  if (
+    domainsFile &&
+    file &&
+    !fromStdin &&
+    !config.intake.suffixes.some((s) => file.name.toLowerCase().endsWith(s))
+  ) {
     throw new UsageError(
       `--domains-file ${domainsFile}: must end with one of ${config.intake.suffixes.join(', ')} ` +
         '(the intake.suffixes setting of the pipeline configuration)',
@@ -113,7 +131,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         },
       },
     },
-    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten }) =>
+    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, placeExports }) =>
       // Ctrl-C from here on stops the list as a run would end: what finished is exported and summarised.
       withStopRequest(
         'no new scan starts, those in flight stop after their current step, then what finished is exported with the summary',
@@ -126,15 +144,38 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           );
           let mode: OutputMode = options.output ?? 'verbose';
           let reporter: ReturnType<typeof createConsoleReporter> | undefined;
+          // A list from standard input has no name of its own: it is known by its content.
+          const list = listIdentity({ domains: options.domains, ...(file ? { file } : {}) }, fromStdin);
+          const earlier = options.fresh ? undefined : await findRunToResume(resultsRoot, list);
           onProgress = (event) => {
             if (event.type === 'list-prepared') {
               mode = outputModeFor(event.total, options.output);
               reporter = createConsoleReporter(process.stdout, { mode });
+              const runFolder = join(resultsRoot, event.resultsPrefix);
               // In the run folder from before the first scan, so it can be followed while the run goes on.
-              logs.attach(join(resultsRoot, event.resultsPrefix, HANDLER_LOG_FILE));
+              logs.attach(join(runFolder, HANDLER_LOG_FILE));
+              writeRunRecord(runFolder, event.runId, list, earlier);
+              // The list as this run uploaded it, in its own folder: an edited list rerun is a new copy.
+              placeExports((object) =>
+                object.bucket === LOCAL_INPUT_BUCKET
+                  ? join(runFolder, INPUT_COPY_FOLDER, basename(object.key))
+                  : undefined,
+              );
             }
             reporter?.listener(event);
           };
+          const resume = earlier
+            ? async (items: readonly DomainListItem[]) => {
+                const plan = await planResume(earlier, items, {
+                  resultsRoot,
+                  scanClient: clients.scan,
+                  listFields: config.scan.reconciliation.listFields,
+                  ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+                });
+                say(describeResume(earlier, plan));
+                return plan.decisions;
+              }
+            : undefined;
           const run = await runDomainList(
             {
               s3: s3.client,
@@ -158,6 +199,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               ...options.timing,
             },
             { domains: options.domains, ...(file ? { file } : {}) },
+            resume,
           );
           reporter?.finish();
           const exported = await exportWritten();
@@ -166,24 +208,29 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           const lineLabel = lineLabeller(
             file ? splitLines(Buffer.from(file.bytes).toString('utf8')).length : 0,
           );
-          const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel });
+          const scanFacts = await readScanFacts(resultsRoot, run.summary);
+          const ending = scanRunEnding(run.summary, mode, { resultsDir: resultsRoot, lineLabel, scanFacts });
           const tablePath = await writeSummaryTable(runFolder, ending.table);
+          const indexPath = await writeRunIndex(runFolder, run.summary, {
+            resultsRoot,
+            scanFacts,
+            lineLabel,
+          });
           const logPath = await logs.close(process.stderr);
           const latest = await pointLatestAt(out, runFolder);
           say(ending.printed);
           say(
-            `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\n` +
+            `Summary: ${join(resultsRoot, run.summaryKey)}\nTable:   ${tablePath}\nPage:    ${indexPath}\n` +
               logLine(logPath, logs) +
               latestLine(latest, runFolder),
           );
           reportKept(exported);
           if (stopSignal.aborted) {
-            const unfinished = run.summary.domains.filter(
-              (domain) => domain.error?.name === INTERRUPTED_ERROR,
-            );
+            // One line however long the list: each unfinished domain is named in summary.txt only.
             complain(
-              `interrupted (${(stopSignal.reason as Interruption).cause}): every finished scan is kept under ${out}; ` +
-                `${unfinished.length} domain(s) did not finish, named ${INTERRUPTED_ERROR} in ${tablePath}\n`,
+              `interrupted (${(stopSignal.reason as Interruption).cause}): ${describeInterrupted(run.summary) ?? 'every domain had finished'}; ` +
+                `every finished scan is kept under ${out}, each unfinished domain is named in ${tablePath}; ` +
+                'the same command resumes the run (--fresh starts afresh)\n',
             );
           }
           return summaryHasFailures(run.summary) ? 1 : 0;
@@ -191,6 +238,9 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
       ),
   );
 }
+
+/** `--domains-file -`: the list is read from standard input. */
+const STANDARD_INPUT = '-';
 
 /**
  * `scan ./x.txt`: an argument that names a list file (by the intake's suffixes, or a path to a

@@ -39,6 +39,18 @@ export function localPathFor(outDir: string, bucket: string, key: string): strin
   return target;
 }
 
+/** Where an export puts what it exports, and which existing files of this tool's it may replace. */
+export interface Placement {
+  /** The file an object goes to instead of `<out>/<bucket>/<key>` (undefined: there). */
+  readonly targetOf?: (object: WrittenObject) => string | undefined;
+  /**
+   * Files of this tool's that the run read from the output folder and carried on, by path, with
+   * their SHA-256 then: one still holding those bytes is replaced by the run's copy. Any other
+   * existing file that differs is the user's, and is never replaced.
+   */
+  readonly carried?: ReadonlyMap<string, string>;
+}
+
 /** An object whose bytes are in a file of the embedded S3's folder. */
 export interface StoredObject extends WrittenObject {
   readonly file: string;
@@ -54,16 +66,26 @@ function sha256OfFileSync(path: string): string {
  * The same rules: a hard link where possible (else a copy), and a differing local file is never
  * replaced.
  */
-export function exportStoredObjectsSync(objects: Iterable<StoredObject>, outDir: string): ExportReport {
+export function exportStoredObjectsSync(
+  objects: Iterable<StoredObject>,
+  outDir: string,
+  placement: Placement = {},
+): ExportReport {
   let written = 0;
   let unchanged = 0;
   const kept: string[] = [];
   for (const object of objects) {
-    const target = localPathFor(outDir, object.bucket, object.key);
+    const target = placement.targetOf?.(object) ?? localPathFor(outDir, object.bucket, object.key);
     if (existsSync(target)) {
-      if (sha256OfFileSync(target) === sha256OfFileSync(object.file)) unchanged += 1;
-      else kept.push(target);
-      continue;
+      const existing = sha256OfFileSync(target);
+      if (existing === sha256OfFileSync(object.file)) {
+        unchanged += 1;
+        continue;
+      }
+      if (placement.carried?.get(target) !== existing) {
+        kept.push(target);
+        continue;
+      }
     }
     mkdirSync(dirname(target), { recursive: true });
     const temporary = `${target}.partial-${process.pid}`;

@@ -40,8 +40,34 @@ export function terminal(strings: TemplateStringsArray, ...values: unknown[]): s
   );
 }
 
+/** How long a wait may stay silent before it says what it waits for. */
+export const QUIET_WAIT_MS = 2_000;
+
+let pendingNotice: NodeJS.Timeout | undefined;
+
+/**
+ * Says `text` once nothing has been written for `afterMs` from now: a wait that turns out long says
+ * what it waits for, a short one adds no line. Any line written first cancels it, and so does a
+ * later notice (one wait at a time); it never keeps the process alive.
+ */
+export function sayIfStillQuiet(
+  text: string,
+  stream: Pick<Writable, 'write'> = process.stdout,
+  afterMs = QUIET_WAIT_MS,
+): void {
+  clearTimeout(pendingNotice);
+  pendingNotice = setTimeout(() => {
+    pendingNotice = undefined;
+    stream.write(terminalText(text));
+  }, afterMs);
+  pendingNotice.unref();
+}
+
 /** Writes whole lines to the terminal, escaped (`terminalText`). */
 export function writeTerminal(stream: Pick<Writable, 'write'>, text: string): void {
+  if (text === '') return;
+  clearTimeout(pendingNotice);
+  pendingNotice = undefined;
   stream.write(terminalText(text));
 }
 

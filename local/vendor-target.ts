@@ -8,7 +8,7 @@ import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import { vendorUrlProblem } from '../lib/config/index.ts';
+import { isLoopbackHost, vendorUrlProblem } from '../lib/config/index.ts';
 import { lostStartAnswer } from './simulator/faults.ts';
 import { startVendorSimulator } from './simulator/index.ts';
 import type { VendorSimulator } from './simulator/types.ts';
@@ -39,6 +39,22 @@ export interface VendorTarget {
   /** The built-in simulator, when it is the vendor: commands that stage a scenario script it. */
   readonly simulator?: VendorSimulator;
   close(): Promise<void>;
+}
+
+/**
+ * A breach vendor given by URL on loopback (a simulator you started) redirects its report downloads
+ * to another loopback origin, which the destination rule refuses unless VENDOR_ALLOWED_ORIGINS lists
+ * it: found before the run, not after its at-most-once recon is spent. Undefined when there is no
+ * such problem.
+ */
+export function loopbackDownloadProblem(vendor: VendorTarget): string | undefined {
+  if (vendor.simulator !== undefined || vendor.allowedOrigins.length > 0) return undefined;
+  if (!isLoopbackHost(new URL(vendor.breachApiUrl).hostname)) return undefined;
+  return (
+    `is unset, and the breach API (${vendor.breachApiUrl}) is on loopback, a simulator you started: its report ` +
+    'downloads redirect to its storage origin, which is refused unless listed here; set it to that origin ' +
+    "(the simulator's Storage URL) and run again (no recon was sent)"
+  );
 }
 
 /** A fault the runner adds to the simulator itself, and why. */

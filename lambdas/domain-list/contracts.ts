@@ -206,7 +206,20 @@ export interface DomainScanResult {
   readonly error: { readonly name: string; readonly message: string } | undefined;
 }
 
-export type DomainFinalState = 'succeeded' | 'failed' | 'timed_out' | 'rejected' | 'invalid' | 'duplicate';
+/**
+ * The error a domain's result carries when the run was stopped before the domain finished (the
+ * local runner's Ctrl-C): the summary counts it as `interrupted`, apart from the failures.
+ */
+export const INTERRUPTED_ERROR = 'Interrupted';
+
+export type DomainFinalState =
+  | 'succeeded'
+  | 'failed'
+  | 'timed_out'
+  | 'rejected'
+  | 'interrupted'
+  | 'invalid'
+  | 'duplicate';
 
 /** summary.json, written last when a list run finishes. Every input line is accounted for. */
 export interface ListSummary {

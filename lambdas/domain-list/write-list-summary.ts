@@ -10,6 +10,7 @@ import {
   type DomainListItem,
   type DomainListSourceRef,
   type DomainScanResult,
+  INTERRUPTED_ERROR,
   LIST_RUN_FINISHED,
   type ListRejection,
   type ListSummary,
@@ -149,6 +150,7 @@ export function buildListSummary(options: {
     failed: 0,
     timed_out: 0,
     rejected: 0,
+    interrupted: 0,
     invalid: options.invalidCount ?? options.rejects.invalid.length,
     duplicate: options.duplicateCount ?? options.rejects.duplicates.length,
   };
@@ -157,7 +159,11 @@ export function buildListSummary(options: {
   for (const item of options.items) {
     const result = byName.get(item.executionName) ?? byName.get(`domain:${item.domain}`);
     const outcome = result?.outcome;
-    const state: DomainFinalState = outcome ? outcome.state : 'failed';
+    const state: DomainFinalState = outcome
+      ? outcome.state
+      : result?.error?.name === INTERRUPTED_ERROR
+        ? 'interrupted'
+        : 'failed';
     counts[state] += 1;
     const settledStart =
       outcome?.settledStart ??

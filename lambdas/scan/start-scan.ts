@@ -14,7 +14,7 @@ import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { parseRunId, parseScanDomainInput } from '#lambdas/scan/parse';
 import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
-import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
+import { type ListedScan, readScanListing, type ScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 import { ScanStartUnresolvedError } from './errors.ts';
 import { SCAN_METRIC } from './metrics.ts';
@@ -105,7 +105,8 @@ export function startOutcomeUnknown(error: unknown): boolean {
   return error instanceof VendorNetworkError && !error.requestNotSent;
 }
 
-type Look =
+/** What the vendor's listing says became of a start: one scan, none, or no safe conclusion. */
+export type Look =
   | { readonly kind: 'one'; readonly scan: ListedScan }
   | { readonly kind: 'none' }
   | { readonly kind: 'unresolved'; readonly reason: string };
@@ -211,7 +212,20 @@ async function lookOnce(deps: ScanDeps, domain: string, since: number): Promise<
   } catch (error) {
     return { kind: 'unresolved', reason: `the scan listing could not be read (${errorName(error)})` };
   }
-  const listing = readScanListing(raw, deps.settings.listFields, deps.settings.statusVocabulary);
+  return lookInListing(
+    readScanListing(raw, deps.settings.listFields, deps.settings.statusVocabulary),
+    domain,
+    since,
+  );
+}
+
+/**
+ * The settle rule on a listing already read: exactly one scan of the domain created since `since`
+ * (epoch ms) is the one a start made; none is none; anything the listing leaves in doubt (an
+ * unreadable entry, a scan without a creation time, several candidates) concludes nothing. The
+ * local runner's resume applies the same rule to the scans an interrupted run left in flight.
+ */
+export function lookInListing(listing: ScanListing, domain: string, since: number): Look {
   const whole = listing.unreadable.find((entry) => entry.index === null);
   if (whole) return { kind: 'unresolved', reason: `the scan listing could not be parsed: ${whole.reason}` };
   // An unreadable entry may be the scan in question: neither "one" nor "none" can be concluded.

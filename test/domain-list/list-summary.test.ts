@@ -104,6 +104,7 @@ describe('summary', () => {
       failed: 2,
       timed_out: 1,
       rejected: 1,
+      interrupted: 0,
       invalid: 1,
       duplicate: 1,
       lines: 8,

@@ -174,6 +174,25 @@ describe('npm start -- breach --name --email', () => {
     }
   });
 
+  it('refuses a loopback vendor without VENDOR_ALLOWED_ORIGINS before its recon is spent (exit 2)', async () => {
+    const vendor = await startVendorSimulator();
+    try {
+      const run = await runCli(['breach', '--name', 'Jane', '--email', 'jane@example.com', '--out', outDir], {
+        BREACH_API_URL: vendor.url,
+        VENDOR_API_KEY: vendor.apiKey,
+      });
+
+      expect(run).toExitWith(2);
+      expect(run.stderr).toContain(
+        `VENDOR_ALLOWED_ORIGINS: is unset, and the breach API (${vendor.url}) is on loopback, a simulator you started`,
+      );
+      expect(run.stderr).toContain("(the simulator's Storage URL) and run again (no recon was sent)");
+      expect(vendor.requestCount('POST /recon')).toBe(0);
+    } finally {
+      await vendor.close();
+    }
+  });
+
   it('uses the real vendor given only BREACH_API_URL and VENDOR_API_KEY', async () => {
     const vendor = await startVendorSimulator();
     try {
@@ -227,6 +246,22 @@ describe('npm start -- breach --watchlist', () => {
       [6, 'no_results'],
       [7, 'duplicate'],
     ]);
+    // summary.txt: a row per watchlist row, the person by slug, and the breaches each report counts.
+    const tablePath = /^Table: +(\S+)$/m.exec(run.stdout)?.[1] as string;
+    expect(tablePath).toBe(summaryPath.replace(/summary\.json$/, 'summary.txt'));
+    const table = (await readFile(tablePath, 'utf8')).split('\n');
+    expect(table[0]).toMatch(/^row\s+person\s+result\s+breaches\s+report \/ reason$/);
+    const manifest = JSON.parse(
+      await readFile(join(outDir, 'out', 'pipeline-results', summary.rows[0].manifestKey), 'utf8'),
+    ) as { recon: { totalBreaches: number } };
+    expect(manifest.recon.totalBreaches).toBeGreaterThan(0);
+    expect(table.slice(1, 5).map((line) => line.split(/ {2,}/).slice(0, 4))).toEqual([
+      ['3', summary.rows[0].person.slug, 'archived', String(manifest.recon.totalBreaches)],
+      ['5', 'invalid', "emails[0]: has no '@'"],
+      ['6', summary.rows[2].person.slug, 'no_results', '0'],
+      ['7', 'duplicate', expect.stringContaining('row 3')],
+    ]);
+    expect(table.join('\n')).not.toMatch(/@example\.(com|org)/);
   });
 
   it('holds a watchlist to the configured row limit (--config)', async () => {

@@ -17,14 +17,10 @@ import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { createPrepareDomainListHandler } from '../../lambdas/domain-list/prepare-domain-list.ts';
 import { createWriteListSummaryHandler } from '../../lambdas/domain-list/write-list-summary.ts';
 import { startS3rver } from '../../local/embedded-s3.ts';
-import {
-  COMPACT_THRESHOLD,
-  createConsoleReporter,
-  outputModeFor,
-  scanRunEnding,
-} from '../../local/progress.ts';
+import { COMPACT_THRESHOLD, createConsoleReporter, outputModeFor } from '../../local/progress.ts';
 import { pointLatestAt } from '../../local/run-files.ts';
 import { startVendorSimulator, type VendorSimulator } from '../../local/simulator/index.ts';
+import { scanRunEnding } from '../../local/summary-table.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
 import { runCli } from './cli-run.ts';
@@ -131,6 +127,7 @@ describe('npm start -- scan with a 5,000-line list', () => {
         invalid: prepared.counts.invalid,
         duplicate: prepared.counts.duplicate,
         resultsPrefix: prepared.resultsPrefix,
+        runId: prepared.runId,
       });
       for (const result of results) {
         reporter.listener({ type: 'domain-state', domain: result.domain, state: 'StartScan' });

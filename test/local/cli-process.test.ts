@@ -34,13 +34,16 @@ describe('npm start with no command', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(`Demo: scanning ${DEMO_LIST}`);
     expect(run.stdout).toContain('Vendor: built-in simulator at http://127.0.0.1:');
-    expect(await readFile(join(outDir, 'pipeline-input', 'incoming', 'domains.txt'))).toEqual(
-      await readFile(DEMO_LIST),
-    );
     const results = await filesUnder(join(outDir, 'pipeline-results'));
     const summaryPath = results.find((path) =>
       /^lists\/incoming\/domains\/[0-9a-f]{20}\/summary\.json$/.test(path),
     );
+    // The list as the run uploaded it, in the run's folder.
+    expect(
+      await readFile(
+        join(outDir, 'pipeline-results', (summaryPath ?? '').replace(/summary\.json$/, 'input/domains.txt')),
+      ),
+    ).toEqual(await readFile(DEMO_LIST));
     const summary = JSON.parse(
       await readFile(join(outDir, 'pipeline-results', summaryPath ?? ''), 'utf8'),
     ) as ListSummary;
@@ -82,7 +85,7 @@ describe('npm start exit codes and streams, as the shell sees them', () => {
     const results = await filesUnder(join(outDir, 'out', 'pipeline-results'));
     const summaryPath = results.find((path) => path.endsWith('/summary.json')) ?? '';
     expect(summaryPath).toMatch(/^lists\/incoming\/team list\+ü\/[0-9a-f]{20}\/summary\.json$/);
-    expect(await filesUnder(join(outDir, 'out', 'pipeline-input'))).toEqual(['incoming/team list+ü.txt']);
+    expect(results).toContain(summaryPath.replace(/summary\.json$/, 'input/team list+ü.txt'));
     const summary = JSON.parse(
       await readFile(join(outDir, 'out', 'pipeline-results', summaryPath), 'utf8'),
     ) as ListSummary;
@@ -95,5 +98,24 @@ describe('npm start exit codes and streams, as the shell sees them', () => {
     expect(run.stderr).toContain("unknown command 'scna'. Did you mean 'scan'?");
     // Nothing on stdout: a script reading it sees no output, only the exit code.
     expect(run.stdout).toBe('');
+  });
+});
+
+describe('npm start -- scan --domains-file -', () => {
+  it('reads the list from standard input, as --emails-file - does', async () => {
+    const run = await runCliProcess(
+      ['scan', '--domains-file', '-', '--out', outDir, ...QUICK_WAITS],
+      {},
+      'one.example.com\n# a comment\ntwo.example.com\n',
+    );
+
+    expect(run).toExitWith(0);
+    expect(run.stdout).toMatch(/^1\s+one\.example\.com\s+succeeded\b/m);
+    expect(run.stdout).toMatch(/^3\s+two\.example\.com\s+succeeded\b/m);
+    const summary = JSON.parse(await readFile(join(outDir, 'latest', 'summary.json'), 'utf8')) as ListSummary;
+    expect(summary.source).toMatchObject({ key: 'incoming/standard-input.txt' });
+    expect(await readFile(join(outDir, 'latest', 'input', 'standard-input.txt'), 'utf8')).toBe(
+      'one.example.com\n# a comment\ntwo.example.com\n',
+    );
   });
 });

@@ -143,15 +143,16 @@ export function npmStartNodeArgs(): string[] {
   return args;
 }
 
-/** The CLI as `npm start` runs it, with only the given vendor variables set. */
-export function startCliProcess(args: readonly string[], env: VendorEnv = {}): ChildProcess {
+/** The CLI as `npm start` runs it, with only the given vendor variables set; `stdin` is piped to it. */
+export function startCliProcess(args: readonly string[], env: VendorEnv = {}, stdin?: string): ChildProcess {
   const childEnv = { ...process.env };
   for (const name of VENDOR_ENV) delete childEnv[name];
   const child = spawn(process.execPath, [...npmStartNodeArgs(), ...args], {
     cwd: PROJECT_ROOT,
     env: { ...childEnv, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (stdin !== undefined) child.stdin?.end(stdin);
   // Every run the suite makes is searched for the keys it used (test/kit/leak-watch.ts).
   watchKeys(env.VENDOR_API_KEY);
   const stdout = collectText(child.stdout);
@@ -178,8 +179,9 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
 export async function runCliProcess(
   args: readonly string[],
   env: VendorEnv = {},
+  stdin?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = startCliProcess(args, env);
+  const child = startCliProcess(args, env, stdin);
   const stdout = collectText(child.stdout);
   const stderr = collectText(child.stderr);
   // 'close', not 'exit': both pipes are drained by then.

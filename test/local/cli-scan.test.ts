@@ -4,7 +4,9 @@
  * Waits and retry intervals are 0 ms except where a test shows them; the child-process runs are in
  * cli-process.test.ts.
  */
+
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +15,7 @@ import type { ListSummary } from '#lambdas/domain-list/contracts';
 import type { ScanManifest } from '#lambdas/scan/write-scan-manifest';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { FaultRule } from '../../local/simulator/types.ts';
+import { byteSize } from '../../local/summary-table.ts';
 import { type CliRun, type CliRunOptions, filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 
 const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2', '--deadline', '120'];
@@ -45,12 +48,13 @@ describe('npm start -- scan against the built-in simulator', () => {
     expect(run.stdout).toContain('1 line(s): 1 succeeded, 0 failed');
     expect(run.stdout).toMatch(IAM_EVALUATED_CLEAN);
 
-    // Assess: the mirror holds exactly the list, its run files and the scan's outputs
-    const input = await filesUnder(join(outDir, 'pipeline-input'));
-    expect(input).toEqual([expect.stringMatching(/^incoming\/command-line-[^/]+\.txt$/)]);
-    expect(await readFile(join(outDir, 'pipeline-input', input[0] ?? ''), 'utf8')).toBe('a.example.com\n');
+    // Assess: the mirror holds exactly the run's folder (the list as uploaded in it) and the scan's outputs
+    expect(existsSync(join(outDir, 'pipeline-input'))).toBe(false);
     const results = await filesUnder(join(outDir, 'pipeline-results'));
     const summaryPath = results.find((path) => path.endsWith('/summary.json')) ?? '';
+    const input = results.filter((path) => path.startsWith(summaryPath.replace(/summary\.json$/, 'input/')));
+    expect(input).toEqual([expect.stringMatching(/\/input\/command-line-[^/]+\.txt$/)]);
+    expect(await readFile(join(outDir, 'pipeline-results', input[0] ?? ''), 'utf8')).toBe('a.example.com\n');
     const summary = JSON.parse(
       await readFile(join(outDir, 'pipeline-results', summaryPath), 'utf8'),
     ) as ListSummary;
@@ -62,6 +66,19 @@ describe('npm start -- scan against the built-in simulator', () => {
     const manifest = JSON.parse(
       await readFile(join(outDir, 'pipeline-results', manifestKey), 'utf8'),
     ) as ScanManifest;
+    // The table says what each scan brought and how long it took, not only where it is.
+    const sizes = manifest.objects.map((object) => `${object.name} ${byteSize(object.size)}`).join(', ');
+    expect(sizes).toMatch(/^report \d+(\.\d)? KiB, logs \d+(\.\d)? KiB, debug \d+(\.\d)? KiB$/);
+    expect(run.stdout).toMatch(/^line\s+domain\s+result\s+took\s+sizes\s+outputs \/ error$/m);
+    const row = run.stdout.split('\n').find((line) => line.startsWith('arg 1 ')) ?? '';
+    expect(row.split(/ {2,}/)).toEqual([
+      'arg 1',
+      'a.example.com',
+      'succeeded',
+      `${manifest.timings.elapsedSeconds} s`,
+      sizes,
+      `${outDir}/pipeline-results/${manifestKey.replace(/manifest\.json$/, '')}`,
+    ]);
     const listPrefix = summaryPath.replace(/summary\.json$/, '');
     expect(results).toEqual(
       [
@@ -71,6 +88,9 @@ describe('npm start -- scan against the built-in simulator', () => {
         `${listPrefix}rejects.json`,
         summaryPath,
         `${listPrefix}summary.txt`,
+        `${listPrefix}run.json`,
+        `${listPrefix}index.html`,
+        ...input,
         // What the manifest step learned of the scan's duration (lambdas/scan/learned-durations.ts).
         'learned/scan-durations/domains/com.example.a.json',
       ].sort(),

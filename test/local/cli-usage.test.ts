@@ -245,4 +245,20 @@ describe('npm start usage and configuration errors', () => {
     expect(run.stdout).toContain('scan');
     expect(run.stdout).toContain('Usage:');
   });
+
+  it.each([
+    ['scan', 'key-echo=status or redirect-internal', ['echoes the key', 'redirects inside'], 'deep'],
+    ['breach', 'deep-json', ['echoes the key', 'redirects inside', 'nests its JSON'], undefined],
+  ] as const)(
+    '%s --help describes only the faults %s --fault takes',
+    async (command, cases, does, absent) => {
+      const run = await runCli([command, '--help']);
+
+      expect(run).toExitWith(0);
+      const help = run.stdout.replace(/\s+/g, ' ');
+      expect(help).toContain(cases);
+      for (const words of does) expect(help).toContain(words);
+      if (absent) expect(help).not.toMatch(new RegExp(`${absent}|JSON 20,000`));
+    },
+  );
 });

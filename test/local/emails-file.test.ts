@@ -3,6 +3,7 @@
  * process argument (every user of the machine sees those in `ps`) and no npm banner. `--email`
  * still works, with a warning that says why not to use it.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,28 @@ describe('--emails-file', () => {
     const empty = join(dir, 'empty.txt');
     await writeFile(empty, '# nobody\n\n');
     await expect(readEmailsFile(empty)).rejects.toThrow(/holds no address/);
+  });
+
+  it('refuses a bad address before anything starts: exit 2, the file and its line, never the address', async () => {
+    const file = join(dir, 'jane.txt');
+    await writeFile(file, '# Jane\njane@example.com\n\njane.at.example.com\n');
+
+    const run = await runCli([
+      'breach',
+      '--name',
+      'Jane Doe',
+      '--emails-file',
+      file,
+      '--out',
+      join(dir, 'out'),
+    ]);
+
+    expect(run).toExitWith(2);
+    expect(run.stderr).toBe(`error: --emails-file ${file} line 4: has no '@'\n`);
+    // Refused before the vendor or the output folder was touched.
+    expect(run.stdout).not.toContain('Vendor:');
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+    expect(`${run.stdout}${run.stderr}`).not.toContain('jane.at.example.com');
   });
 
   it('archives the report of a person whose addresses come from a file, with no warning', async () => {

@@ -94,10 +94,12 @@ describe('an interrupted npm start', () => {
       expect(lines[0]).toMatch(new RegExp(`^interrupting \\(${signal}\\): no new scan starts`));
       expect(lines[1]).toMatch(
         new RegExp(
-          `^interrupted \\(${signal}\\): every finished scan is kept under ${out}; \\d+ domain\\(s\\) did not finish, named Interrupted in .*summary\\.txt$`,
+          `^interrupted \\(${signal}\\): (\\d+) not started, (\\d+) in flight stopped; every finished scan is kept under ${out}, each unfinished domain is named in .*summary\\.txt; the same command resumes the run \\(--fresh starts afresh\\)$`,
         ),
       );
       expect(await embeddedS3Folders()).toEqual([]);
+      // The unfinished domains are that one line, not a line each (they are in summary.txt).
+      expect(run.stdout).not.toContain('Interrupted: ');
 
       // The run ended as a run does: summary.json, summary.txt and latest, every line accounted for.
       const summary = await summaryOf(join(out, 'latest'));
@@ -111,11 +113,16 @@ describe('an interrupted npm start', () => {
           true,
         );
       }
-      for (const domain of unfinished) expect(domain.error?.name, domain.domain).toBe('Interrupted');
+      for (const domain of unfinished) {
+        expect([domain.state, domain.error?.name], domain.domain).toEqual(['interrupted', 'Interrupted']);
+      }
       expect(await exportedManifests()).toHaveLength(finished.length);
       const table = await readFile(join(out, 'latest', 'summary.txt'), 'utf8');
       expect(table.match(/Interrupted: /g)).toHaveLength(unfinished.length);
-      expect(lines[1]).toContain(`${unfinished.length} domain(s) did not finish`);
+      const [, notStarted, inFlight] =
+        /(\d+) not started, (\d+) in flight stopped/.exec(lines[1] ?? '') ?? [];
+      expect(Number(notStarted) + Number(inFlight)).toBe(unfinished.length);
+      expect(summary.counts.interrupted).toBe(unfinished.length);
     },
     180_000,
   );
@@ -189,7 +196,9 @@ describe('an interrupted npm start', () => {
 
     expect({ code: await exit, stdout: '', stderr: stderr.text }).toExitWith(141);
     expect(stderr.text).toMatch(/^interrupting \(closed output pipe\): no new scan starts/);
-    expect(stderr.text).toMatch(/\ninterrupted \(closed output pipe\): every finished scan is kept under /);
+    expect(stderr.text).toMatch(
+      /\ninterrupted \(closed output pipe\): \d+ not started, \d+ in flight stopped; every finished scan is kept under /,
+    );
     expect(await embeddedS3Folders()).toEqual([]);
     const summary = await summaryOf(join(out, 'latest'));
     expect(summary.domains).toHaveLength(3);

@@ -5,6 +5,7 @@
  * (test/kit/leak-watch.ts), for that exact value in every stored object, S3 key, log line, state
  * payload and terminal line.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +138,10 @@ describe('what each run did with the echoed key', () => {
     expect(run?.stdout).toMatch(
       /Failed: +ReconFailed: ReportNameRefusedError: .*the report name holds a key; the report is refused \(name sha256:[0-9a-f]{16}\)/,
     );
+    // The failure record by its path on this machine, as every other line names a file.
+    const recorded = /\(recorded in ([^)]+)\)/.exec(run?.stdout ?? '')?.[1] ?? '';
+    expect(recorded).toMatch(/^\/.+\/pipeline-results\/breach\/.+\.json$/);
+    expect(existsSync(recorded), recorded).toBe(true);
     const files = [...(await storedTexts('breach-report-name')).keys()];
     expect(files.filter((file) => file.includes('/breach/reports/'))).toEqual([]);
     expect(files.some((file) => file.endsWith('.report-name.json'))).toBe(false);

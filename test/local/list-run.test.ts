@@ -132,6 +132,7 @@ describe('a list run of a file with valid, invalid, duplicate, comment and faili
       failed: 1,
       timed_out: 0,
       rejected: 0,
+      interrupted: 0,
       invalid: 3,
       duplicate: 2,
       ignored: 2,
@@ -297,14 +298,16 @@ describe('a list run asked to stop', () => {
     expect(stopped.summary.domains.map((domain) => [domain.domain, domain.state, domain.error])).toEqual([
       [
         'one.example.com',
-        'failed',
+        'interrupted',
         { name: 'Interrupted', message: 'not started: the run was stopped by SIGINT' },
       ],
       [
         'two.example.com',
-        'failed',
+        'interrupted',
         { name: 'Interrupted', message: 'not started: the run was stopped by SIGINT' },
       ],
     ]);
+    // Counted apart from the failures: nothing failed, the run was stopped.
+    expect(stopped.summary.counts).toMatchObject({ interrupted: 2, failed: 0 });
   });
 });

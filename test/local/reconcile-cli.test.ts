@@ -96,6 +96,25 @@ describe('npm start -- reconcile', () => {
     // CLI_TEST_CONFIG: the first run of the suite to use it synthesizes it, for the IAM evaluator's policies.
   }, 180_000);
 
+  it('against a vendor given by URL, says how young a "too recent" scan is and which setting changes it', async () => {
+    const vendor = await startVendorSimulator({ pollsToFinish: 1 });
+    try {
+      vendor.seedFinishedScans(['fresh.example.com', 'new.example.com']);
+      const env = { SCAN_API_URL: vendor.url, VENDOR_API_KEY: vendor.apiKey };
+
+      const run = await runCli(['reconcile', '--out', join(outDir, 'out')], env);
+
+      // The default minimum age: the poll deadline (24 h) and an hour.
+      expect(run).toExitWith(0);
+      expect(run.stdout).toContain(
+        '2 too recent (younger than 25 h: scan.reconciliation.minAgeMinutes, in a --config file, archives them sooner)',
+      );
+      expect(vendor.requestCount('GET /report/{uuid}')).toBe(0);
+    } finally {
+      await vendor.close();
+    }
+  });
+
   it('reports an unknown flag as a usage error', async () => {
     const run = await runCli(['reconcile', '--bogus']);
     expect(run).toExitWith(2);

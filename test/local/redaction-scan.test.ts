@@ -111,9 +111,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The user's own input and the objects that carry a person's addresses to Recon, by design. */
+/**
+ * The user's own input (a list run's copy is in its run folder) and the objects that carry a
+ * person's addresses to Recon, by design.
+ */
 function holdsAddressesByDesign(path: string): boolean {
-  return path.startsWith('pipeline-input/') || /(^|\/)requests\/[^/]+\.jsonl?$/.test(path);
+  return (
+    path.startsWith('pipeline-input/') ||
+    /^pipeline-results\/lists\/.+\/input\/[^/]+$/.test(path) ||
+    /(^|\/)requests\/[^/]+\.jsonl?$/.test(path)
+  );
 }
 
 describe('the runs', () => {

@@ -15,7 +15,7 @@ import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { recordScanFailure } from '#lambdas/scan/steps';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { formatTotals } from '../../local/progress.ts';
+import { formatTotals } from '../../local/summary-table.ts';
 import { createFileLogger } from '../../local/run-files.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readObject } from '../kit/s3.ts';
