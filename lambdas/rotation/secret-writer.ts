@@ -63,6 +63,17 @@ export class VersionConflictError extends Error {
   }
 }
 
+/**
+ * A staging-label update refused because the label is not where the call said (the version to
+ * remove it from no longer holds it): another invocation moved it first.
+ */
+export class StageMovedError extends Error {
+  constructor(secretId: string, stage: string) {
+    super(`Secret ${secretId}: the staging label ${stage} is no longer where this invocation saw it`);
+    this.name = ROTATION_ERROR_NAME.StageMovedError;
+  }
+}
+
 export interface SecretWriterOptions {
   /** Attempts per call for errors that may pass. @default 4 */
   readonly attempts?: number;
@@ -133,6 +144,9 @@ export function createSecretWriter(
         client.send(new UpdateSecretVersionStageCommand({ SecretId: secretId, ...input })),
       );
     } catch (error) {
+      // Secrets Manager answers so when RemoveFromVersionId does not hold the label (any more).
+      if (errorName(error) === 'InvalidParameterException' && input.RemoveFromVersionId !== undefined)
+        throw new StageMovedError(secretId, input.VersionStage);
       throw permanentError(secretId, error);
     }
   }

@@ -5,7 +5,9 @@
  * (the configured path first, then the common key names, then everything else as it appears).
  *
  * Everything here is bounded, because the answer is untrusted input: the body scanned, the depth
- * and number of JSON nodes walked, how long a candidate may be and how many are returned.
+ * and number of JSON nodes walked, how many candidates are returned, and a candidate's length only
+ * by what a secret can store. Candidates that no field name marks are ordered by how key-like they
+ * look ({@link keyLikeness}), so a key among words, dates and ids is probed early.
  */
 import { createHash } from 'node:crypto';
 import { isRecord, parseJsonBody, valueAtPath } from '#lambdas/platform/vendor-api/json';
@@ -29,7 +31,12 @@ export const CANDIDATE_LIMITS = {
    */
   maxCandidates: 1_000,
   minChars: 8,
-  maxChars: 512,
+  /**
+   * The longest key kept: signed tokens run to several KiB, so no bound below what a secret can
+   * store (65,536 bytes, a printable character escaped to at most two in JSON) beside the rest of
+   * its value. A longer string could never be stored as the key, so it is never probed.
+   */
+  maxChars: 24_576,
   /** Nesting followed, JSON strings that hold JSON included. */
   maxDepth: 8,
   /** JSON values visited in all. */
@@ -140,7 +147,7 @@ export class RotateAnswerScanner {
 
   private endWord(endByte: number): void {
     if (this.word.length > 0 && !this.wordTooLong) {
-      const word = String.fromCharCode(...this.word);
+      const word = Buffer.from(this.word).toString('latin1');
       if (couldBeKey(word) && !this.seen.has(word)) {
         if (this.kept.length < CANDIDATE_LIMITS.maxCandidates) {
           this.seen.add(word);
@@ -188,7 +195,9 @@ export function rotateAnswerCandidates(
   }
   const excluded = new Set(options.exclude ?? []);
   const out: string[] = [];
-  for (const candidate of [...preferred, ...others, ...more]) {
+  // A stable sort: equally key-like strings keep the order they appear in.
+  const rest = [...others, ...more].sort((a, b) => keyLikeness(b) - keyLikeness(a));
+  for (const candidate of [...preferred, ...rest]) {
     if (out.length >= CANDIDATE_LIMITS.maxCandidates) break;
     if (!couldBeKey(candidate) || excluded.has(candidate) || out.includes(candidate)) continue;
     out.push(candidate);
@@ -227,4 +236,24 @@ function walk(
   if (isRecord(value)) {
     for (const [key, item] of Object.entries(value)) walk(item, key, depth + 1, budget, preferred, others);
   }
+}
+
+/**
+ * How much `text` looks like an API key, for probing order only (every candidate is still probed):
+ * long, of mixed character classes, or a JWT, scores high; a date, a UUID, a URL or path, an
+ * address, or a plain word scores low.
+ */
+export function keyLikeness(text: string): number {
+  if (/^eyJ[\w-]+\.[\w-]+\.[\w-]*$/.test(text)) return 10;
+  let score = 0;
+  for (const kind of [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/]) if (kind.test(text)) score += 1;
+  if (text.length >= 32) score += 3;
+  else if (text.length >= 20) score += 2;
+  else if (text.length >= 16) score += 1;
+  const notAKey =
+    /^\d{4}-\d{2}-\d{2}/.test(text) ||
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text) ||
+    /:\/\/|^\/|@/.test(text) ||
+    /^[A-Za-z][a-z]*([_.-][A-Za-z][a-z]*)*[.:!?]?$/.test(text);
+  return notAKey ? score - 6 : score;
 }
