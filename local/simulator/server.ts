@@ -217,7 +217,8 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
       await sendResponse(res, statusFaultResponse(fault));
       return;
     }
-    if (fault?.type === 'key-echo' && fault.into !== 'report-name') response = echoKeyInto(response, req);
+    if (fault?.type === 'key-echo' && fault.into !== 'report-name')
+      response = echoKeyInto(response, req, fault.into);
     const shaping =
       fault && !isPreemptive(fault) && fault.type !== 'rotate-answer' && fault.type !== 'key-echo'
         ? fault
