@@ -116,12 +116,13 @@ export async function probeAnswer(
     }
     // An error answer and the current key works: the vendor did not rotate (nobody is locked out).
     if (currentWorks && !success) return { found: 'not-rotated', tried, passes };
-    if (currentWorks && !outOfTime) return { found: 'same-key', key: current.apiKey, tried, passes };
     const now = deps.clock().getTime();
-    if (outOfTime || now >= time.stopBy) {
-      const windowOver = now >= kept.receivedAt.getTime() + deps.settings.keyPropagationMs;
-      return { found: 'nothing', windowOver, tried, passes };
-    }
+    const windowOver = now >= kept.receivedAt.getTime() + deps.settings.keyPropagationMs;
+    // The answer holds the key in use, which works; every other string was refused, or the window
+    // for proving them is over: the vendor handed the key back.
+    if (currentWorks && (!outOfTime || windowOver))
+      return { found: 'same-key', key: current.apiKey, tried, passes };
+    if (outOfTime || now >= time.stopBy) return { found: 'nothing', windowOver, tried, passes };
     await deps.sleep(Math.min(pause, time.stopBy - now));
     pause = Math.min(pause * 2, PROBE_BACKOFF.maxMs);
   }

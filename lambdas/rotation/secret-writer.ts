@@ -139,16 +139,34 @@ export function createSecretWriter(
     secretId: string,
     input: { VersionStage: string; MoveToVersionId?: string; RemoveFromVersionId?: string },
   ): Promise<void> {
+    let sent = 0;
     try {
-      await call(secretId, 'UpdateSecretVersionStage', () =>
-        client.send(new UpdateSecretVersionStageCommand({ SecretId: secretId, ...input })),
-      );
+      await call(secretId, 'UpdateSecretVersionStage', () => {
+        sent += 1;
+        return client.send(new UpdateSecretVersionStageCommand({ SecretId: secretId, ...input }));
+      });
     } catch (error) {
-      // Secrets Manager answers so when RemoveFromVersionId does not hold the label (any more).
-      if (errorName(error) === 'InvalidParameterException' && input.RemoveFromVersionId !== undefined)
+      // Secrets Manager answers so when RemoveFromVersionId does not hold the label (any more):
+      // our own earlier try may have moved it and lost its answer, or another invocation did.
+      if (errorName(error) === 'InvalidParameterException' && input.RemoveFromVersionId !== undefined) {
+        if (sent > 1 && (await labelIsWhereAsked(secretId, input))) return;
         throw new StageMovedError(secretId, input.VersionStage);
+      }
       throw permanentError(secretId, error);
     }
+  }
+
+  async function labelIsWhereAsked(
+    secretId: string,
+    input: { VersionStage: string; MoveToVersionId?: string; RemoveFromVersionId?: string },
+  ): Promise<boolean> {
+    const out = await client.send(new DescribeSecretCommand({ SecretId: secretId })).catch(() => undefined);
+    const holders = Object.entries(out?.VersionIdsToStages ?? {})
+      .filter(([, stages]) => stages.includes(input.VersionStage))
+      .map(([id]) => id);
+    return input.MoveToVersionId === undefined
+      ? !holders.includes(input.RemoveFromVersionId ?? '')
+      : holders.includes(input.MoveToVersionId);
   }
 
   return {

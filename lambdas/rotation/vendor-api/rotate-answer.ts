@@ -10,7 +10,7 @@
  * look ({@link keyLikeness}), so a key among words, dates and ids is probed early.
  */
 import { createHash } from 'node:crypto';
-import { isRecord, parseJsonBody, valueAtPath } from '#lambdas/platform/vendor-api/json';
+import { isRecord, JSON_LIMITS, parseJsonBody, valueAtPath } from '#lambdas/platform/vendor-api/json';
 
 /** Field names a new key commonly hides under: tried before other strings, never trusted alone. */
 export const NEW_KEY_FIELDS = [
@@ -37,8 +37,8 @@ export const CANDIDATE_LIMITS = {
    * its value. A longer string could never be stored as the key, so it is never probed.
    */
   maxChars: 24_576,
-  /** Nesting followed, JSON strings that hold JSON included. */
-  maxDepth: 8,
+  /** Nesting followed, JSON strings that hold JSON included: as deep as a vendor answer may be. */
+  maxDepth: JSON_LIMITS.maxDepth,
   /** JSON values visited in all. */
   maxNodes: 10_000,
   /**
@@ -60,11 +60,14 @@ function couldBeKey(value: string): boolean {
   );
 }
 
-/** Bytes that end a word: whitespace and controls, the quotes and brackets of JSON and text, non-ASCII. */
+/**
+ * Bytes that end a word: whitespace and controls, the quotes and brackets of JSON and text, the
+ * backslash (so a key inside an escaped JSON string is not glued to its escapes), non-ASCII.
+ */
 const ENDS_WORD = (() => {
   const table = new Uint8Array(256).fill(1);
   for (let byte = 0x21; byte <= 0x7e; byte++) table[byte] = 0;
-  for (const char of '"\'`,;<>(){}[]') table[char.charCodeAt(0)] = 1;
+  for (const char of '"\'`,;<>(){}[]\\') table[char.charCodeAt(0)] = 1;
   return table;
 })();
 
@@ -188,10 +191,13 @@ export function rotateAnswerCandidates(
       const atPath = valueAtPath(parsed.value, path);
       if (typeof atPath === 'string') preferred.push(atPath.trim());
     }
-    walk(parsed.value, undefined, 0, { nodes: 0 }, preferred, others);
+    const budget = { nodes: 0, cut: false };
+    walk(parsed.value, undefined, 0, budget, preferred, others);
+    // JSON deeper or larger than the walk follows: its words are still candidates, after the rest.
+    if (budget.cut) others.push(...wordsOf(body));
   } else {
     // Not JSON (text, or JSON cut short): every whitespace- or quote-separated word may be it.
-    for (const word of body.split(/[\s"'`,;<>(){}[\]]+/)) others.push(word);
+    others.push(...wordsOf(body));
   }
   const excluded = new Set(options.exclude ?? []);
   const out: string[] = [];
@@ -205,16 +211,24 @@ export function rotateAnswerCandidates(
   return out;
 }
 
+/** The words of a text, split as {@link ENDS_WORD} splits a streamed answer. */
+function wordsOf(text: string): string[] {
+  return text.split(/[\s"'`,;<>(){}[\]\\]+/);
+}
+
 function walk(
   value: unknown,
   name: string | undefined,
   depth: number,
-  budget: { nodes: number },
+  budget: { nodes: number; cut: boolean },
   preferred: string[],
   others: string[],
 ): void {
   budget.nodes += 1;
-  if (depth > CANDIDATE_LIMITS.maxDepth || budget.nodes > CANDIDATE_LIMITS.maxNodes) return;
+  if (depth > CANDIDATE_LIMITS.maxDepth || budget.nodes > CANDIDATE_LIMITS.maxNodes) {
+    budget.cut = true;
+    return;
+  }
   if (typeof value === 'string') {
     const text = value.trim();
     // A JSON document inside a string field: its own strings are the candidates, then the string.
