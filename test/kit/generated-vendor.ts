@@ -51,6 +51,8 @@ export interface GeneratedVendor {
   acceptedKey(): string | undefined;
   /** The key the vendor holds (accepted once propagated). */
   readonly heldKey: string;
+  /** When the held key starts to work (ms since the epoch, on the vendor's clock). */
+  readonly heldKeyWorksAt: number;
   readonly rotateCalls: number;
   close(): Promise<void>;
 }
@@ -146,6 +148,9 @@ export async function startGeneratedVendor(options: { now?: () => number } = {})
     acceptedKey: () => (now() >= activeFrom ? held : undefined),
     get heldKey() {
       return held;
+    },
+    get heldKeyWorksAt() {
+      return activeFrom;
     },
     get rotateCalls() {
       return rotateCalls;

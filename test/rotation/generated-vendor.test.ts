@@ -142,8 +142,7 @@ async function oneCase(drawn: DrawnVendor): Promise<void> {
       if ((run.error as Error).name === 'RotationOutcomeUnknownError') return;
       // Secrets Manager's next attempt comes later: by then a propagating key works, and the
       // window of the answer has passed.
-      const later = Math.max(drawn.behaviour.propagationMs ?? 0, WINDOW_SECONDS * 1000);
-      await waitMs(started + later + 50 - Date.now());
+      await waitMs(Math.max(vendor.heldKeyWorksAt, started + WINDOW_SECONDS * 1000) + 20 - Date.now());
     }
   });
   world.secretsManager.store.hook = undefined;
