@@ -1,7 +1,8 @@
 /**
  * Named vendors the rotation once lost the key to, each one step beside a case the other tests
  * name: a decoy refused with 404 (not 401), a key longer than 512 characters, an error status
- * whose body holds the key, and two invocations finishing one token. Driven in-process with the
+ * whose body holds the key, two invocations finishing one token, and the failures the generated
+ * vendor shrank to. Driven in-process with the
  * Secrets Manager stand-in and a vendor built for each case (test/kit/generated-vendor.ts) on the
  * test's clock; generated-vendor.test.ts draws such vendors by the hundred against the bundled
  * function.
@@ -12,7 +13,8 @@ import { ANSWER_STAGE } from '#lambdas/rotation/answer';
 import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation } from '#local/rotation-driver';
 import { type GeneratedVendor, startGeneratedVendor, type VendorBehaviour } from '../kit/generated-vendor.ts';
-import { type RotationWorld, useRotationWorlds } from './harness.ts';
+import { failOnce } from './fault-helpers.ts';
+import { type RotationWorld, throttling, useRotationWorlds } from './harness.ts';
 
 const setUp = useRotationWorlds();
 const now = { ms: Date.parse('2026-11-01T00:00:00Z') };
@@ -202,6 +204,63 @@ describe('the rotate answer is kept and searched whatever its status', () => {
     expect(second.error).toBeUndefined();
     expect(apiKeyAt(w, 'AWSCURRENT')).toBe(newKey);
     expect(vendor.rotateCalls).toBe(1);
+  });
+});
+
+describe('shrunk from the generated vendor', () => {
+  it('the key in a JSON string six objects and an array deep ends in AWSCURRENT', async () => {
+    // Prepare
+    const newKey = newKeyOf(8);
+    let inner: unknown = JSON.stringify({ '0': newKey });
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f']) inner = { [name]: inner };
+    const w = await worldWith({
+      newKey,
+      rotate: {
+        rotates: true,
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ items: [{ result: inner }], audit: 'x' }),
+      },
+      wrongKey: { kind: 'status', status: 429 },
+    });
+
+    // Act
+    const run = await w.rotate();
+
+    // Assess
+    expect(run.error).toBeUndefined();
+    expect(apiKeyAt(w, 'AWSCURRENT')).toBe(newKey);
+  });
+
+  it('an AWSCURRENT move applied but answered with a throttle: retried, counted as done, finished once', async () => {
+    // Prepare
+    const newKey = newKeyOf();
+    const w = await worldWith({
+      newKey,
+      rotate: {
+        rotates: true,
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ api_key: newKey }),
+      },
+      wrongKey: { kind: 'reset' },
+    });
+    failOnce(
+      w,
+      'UpdateSecretVersionStage',
+      'after',
+      (input) => input.VersionStage === 'AWSCURRENT',
+      throttling,
+    );
+
+    // Act
+    const run = await w.rotate();
+
+    // Assess
+    expect(run.error).toBeUndefined();
+    expect(run.steps.map((step) => step.outcome)).toContain('finished');
+    expect(apiKeyAt(w, 'AWSCURRENT')).toBe(newKey);
+    expect(w.events).toHaveLength(1);
   });
 });
 
