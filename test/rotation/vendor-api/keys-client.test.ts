@@ -215,10 +215,10 @@ describe('rotateAnswerCandidates', () => {
     expect(candidates).toEqual([KEY]);
   });
 
-  it('is bounded: at most maxCandidates, however many strings and however deep', () => {
-    // Prepare
+  it('is bounded: at most maxCandidates, however many strings; a key deeper than any walk is still found', () => {
+    // Prepare: nested past the depth a vendor answer is parsed to (JSON_LIMITS.maxDepth, 64).
     let deep: unknown = KEY;
-    for (let i = 0; i < 50; i++) deep = { next: deep };
+    for (let i = 0; i < 100; i++) deep = { next: deep };
     const many = Array.from({ length: 1_500 }, (_, i) => `candidate_${String(i).padStart(4, '0')}`);
 
     // Act
@@ -227,7 +227,7 @@ describe('rotateAnswerCandidates', () => {
 
     // Assess
     expect(fromMany).toHaveLength(CANDIDATE_LIMITS.maxCandidates);
-    expect(fromDeep).toEqual([]);
+    expect(fromDeep).toEqual([KEY]);
   });
 });
 
