@@ -31,8 +31,11 @@ const SEED = Number(process.env.ROTATION_PROPERTY_SEED ?? 20_261_128);
  * waits within a window as well.
  */
 const WINDOW_SECONDS = Number(process.env.ROTATION_PROPERTY_WINDOW_SECONDS ?? 0);
-/** Secrets Manager's attempts for one token here (it keeps retrying for days): one retry. */
-const ATTEMPTS = 2;
+/**
+ * Secrets Manager retries a token for days; here, while each attempt fails differently from the
+ * last (it got further: a key that works now, a write that goes through now), up to this many.
+ */
+const MAX_ATTEMPTS = 4;
 const MAX_SECRET_BYTES = 65_536;
 
 let vendor: GeneratedVendor;
@@ -133,11 +136,13 @@ async function oneCase(drawn: DrawnVendor): Promise<void> {
   const tokens = new Set<string>();
   const started = Date.now();
   await capturingLogs(async () => {
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const run = await world.attempt(secretId);
       tokens.add(run.token);
       if (run.error === undefined) return;
-      errors.push((run.error as Error).name);
+      const name = (run.error as Error).name;
+      if (errors.at(-1) === name) return;
+      errors.push(name);
       // Its next attempt is past the claim's lease, minutes away: the case ends here.
       if ((run.error as Error).name === 'RotationOutcomeUnknownError') return;
       // Secrets Manager's next attempt comes later: by then a propagating key works, and the
