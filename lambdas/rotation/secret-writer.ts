@@ -149,7 +149,7 @@ export function createSecretWriter(
       // Secrets Manager answers so when RemoveFromVersionId does not hold the label (any more):
       // our own earlier try may have moved it and lost its answer, or another invocation did.
       if (errorName(error) === 'InvalidParameterException' && input.RemoveFromVersionId !== undefined) {
-        if (sent > 1 && (await labelIsWhereAsked(secretId, input))) return;
+        if (triedBefore(error, sent) && (await labelIsWhereAsked(secretId, input))) return;
         throw new StageMovedError(secretId, input.VersionStage);
       }
       throw permanentError(secretId, error);
@@ -230,6 +230,12 @@ export function createSecretWriter(
       return updateStage(secretId, { VersionStage: stage, RemoveFromVersionId: from });
     },
   };
+}
+
+/** True when an earlier try of this call was sent: by this writer, or by the SDK's own retries. */
+function triedBefore(error: unknown, sent: number): boolean {
+  const attempts = (error as { $metadata?: { attempts?: unknown } } | undefined)?.$metadata?.attempts;
+  return sent > 1 || (typeof attempts === 'number' && attempts > 1);
 }
 
 function errorName(error: unknown): string {

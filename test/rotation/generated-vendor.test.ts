@@ -139,6 +139,8 @@ async function oneCase(drawn: DrawnVendor): Promise<void> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const run = await world.attempt(secretId);
       tokens.add(run.token);
+      // A second rotation began: the first one is over, finished or not.
+      if (tokens.size > 1) return;
       if (run.error === undefined) return;
       const name = (run.error as Error).name;
       if (errors.at(-1) === name) return;
