@@ -102,4 +102,32 @@ describe('the bundled rotation function against hostile rotate answers', () => {
     expect(stagesOf(secretId)).not.toContain('AWSPENDING');
     expect(sim.requestCount(ROTATE_ROUTE) - rotates).toBe(1);
   });
+
+  it('an AWSCURRENT move applied but answered with a throttle, retried by the SDK: counted as done, finished in one attempt', async () => {
+    // Prepare: shrunk from the generated vendor (the SDK's own retry meets the moved label).
+    const secretId = await seededSecret('move-answer-lost');
+    let left = 1;
+    world.secretsManager.store.hook = ({ operation, input, phase }) => {
+      if (
+        left > 0 &&
+        operation === 'UpdateSecretVersionStage' &&
+        input.VersionStage === 'AWSCURRENT' &&
+        phase === 'after'
+      ) {
+        left -= 1;
+        throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+      }
+    };
+
+    // Act
+    const run = await attempt(secretId).finally(() => {
+      world.secretsManager.store.hook = undefined;
+    });
+
+    // Assess
+    expect(left).toBe(0);
+    expect(run.error).toBeUndefined();
+    expect(apiKeyAt(secretId, 'AWSCURRENT')).toBe(sim.apiKey);
+    expect(stagesOf(secretId)).not.toContain('AWSPENDING');
+  });
 });
