@@ -19,6 +19,7 @@ import {
 import { InvalidArgumentError } from 'commander';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
+import { redactText } from '#lambdas/platform/redact';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { numberFromText } from '#lambdas/platform/schema';
 import {
@@ -250,7 +251,7 @@ export async function runRotateCommand(
         await mkdir(join(run.out, 'rotation'), { recursive: true });
         if (rotation.error !== undefined) {
           const error = rotation.error as Error;
-          say(`Rotation ${rotation.token} failed: ${error.name}: ${error.message}\n`);
+          say(`Rotation ${rotation.token} failed: ${error.name}: ${redactText(error.message)}\n`);
           await writeFile(
             record,
             `${JSON.stringify({ token: rotation.token, steps: rotation.steps, error: error.name, rotateAnswerFault: fault, before }, null, 2)}\n`,
@@ -340,9 +341,11 @@ async function keyFacts(
   const vendor = keys(credentials.apiKey, orgUuid);
   try {
     const info = (await vendor.getKeyInfo()).raw;
+    // The vendor's text, like any other: a vendor may name a key by the key itself.
+    const shown = (value: string) => redactText(value, [credentials.apiKey]);
     const created =
-      isRecord(info) && typeof info.created_at === 'string' ? info.created_at : 'at an unknown time';
-    const keyId = isRecord(info) && typeof info.key_id === 'string' ? info.key_id : 'no key id';
+      isRecord(info) && typeof info.created_at === 'string' ? shown(info.created_at) : 'at an unknown time';
+    const keyId = isRecord(info) && typeof info.key_id === 'string' ? shown(info.key_id) : 'no key id';
     return {
       fingerprint: keyFingerprint(credentials.apiKey),
       keyId,

@@ -30,6 +30,8 @@ export const LEGACY_ANSWER_FIELD = 'unreadableRotateAnswer';
 export const MAX_SECRET_BYTES = 65_536;
 
 export interface KeptAnswer {
+  /** The answer's HTTP status; absent in answers kept by older releases, which kept only 2xx ones. */
+  readonly status?: number;
   readonly contentType: string | null;
   /** The body as received, or its first part when the whole would not fit in the secret. */
   readonly body: string;
@@ -48,6 +50,8 @@ export interface KeptAnswer {
 
 interface AnswerRecord {
   readonly rotationAnswer: string;
+  /** The claim attempt whose rotate gave this answer; absent (meaning 1) in older records. */
+  readonly attempt?: number;
   readonly receivedAt: string;
   readonly [ANSWER_FIELD]: KeptAnswer;
 }
@@ -56,15 +60,30 @@ interface AnswerRecord {
 export interface StoredAnswer {
   readonly answer: KeptAnswer;
   readonly receivedAt: Date;
+  /** The claim attempt whose rotate gave it. */
+  readonly attempt: number;
 }
 
-/** Version ids are 32 to 64 characters; a token may be 64 already, so it is hashed. */
-export function answerVersionId(token: string): string {
-  return `answer-${createHash('sha256').update(token).digest('hex').slice(0, 40)}`;
+/**
+ * Version ids are 32 to 64 characters; a token may be 64 already, so it is hashed. One version per
+ * claim attempt: a rotate that provably did nothing (an error answer, the current key still
+ * working) is followed by another, whose answer must not overwrite the first. The first attempt's id
+ * has no number, as releases that kept one answer per token named it.
+ */
+export function answerVersionId(token: string, attempt = 1): string {
+  const hash = createHash('sha256').update(token).digest('hex').slice(0, 40);
+  return attempt === 1 ? `answer-${hash}` : `answer-${attempt}-${hash}`;
+}
+
+/** True for a 2xx answer (and for an answer kept by a release that kept nothing else). */
+export function isSuccessAnswer(answer: KeptAnswer): boolean {
+  const status = answer.status ?? 200;
+  return status >= 200 && status < 300;
 }
 
 /** What {@link fitAnswer} keeps of: the vendor's answer, or one already kept (then re-fitted). */
 export interface AnswerToFit {
+  readonly status?: number;
   readonly body: string;
   readonly contentType: string | null;
   /** True when `body` is already only the head of a longer answer. @default false */
@@ -89,6 +108,7 @@ const MIN_KEPT_BODY_BYTES = 16_384;
 export function fitAnswer(answer: AnswerToFit, build: (kept: KeptAnswer) => Record<string, unknown>): string {
   const whole = answer.body;
   const base = {
+    ...(answer.status === undefined ? {} : { status: answer.status }),
     contentType: answer.contentType ?? null,
     bodyBytes: answer.bodyBytes ?? Buffer.byteLength(whole, 'utf8'),
     sha256: answer.sha256 ?? createHash('sha256').update(whole).digest('hex'),
@@ -140,37 +160,51 @@ export function fitAnswer(answer: AnswerToFit, build: (kept: KeptAnswer) => Reco
   return render(chars, past(chars));
 }
 
-/** Stores the answer for `token` (idempotent: the same answer again is a no-op). */
+/**
+ * Stores the answer of claim `attempt` for `token` (idempotent: the same answer again is a no-op),
+ * whatever its status: status, content type and body up to what a secret holds.
+ */
 export async function storeAnswer(
   deps: RotationDeps,
   secretId: string,
   token: string,
+  attempt: number,
   answer: RotateKeyResult,
 ): Promise<void> {
-  const { rawBody, contentType, ...facts } = answer;
-  const value = fitAnswer({ body: rawBody, contentType: contentType ?? null, ...facts }, (kept) => ({
+  const { rawBody, contentType, status, retryAfterMs: _r, requestId: _i, ...facts } = answer;
+  const value = fitAnswer({ body: rawBody, contentType: contentType ?? null, status, ...facts }, (kept) => ({
     rotationAnswer: token,
+    attempt,
     receivedAt: deps.clock().toISOString(),
     [ANSWER_FIELD]: kept,
   }));
+  const versionId = answerVersionId(token, attempt);
   try {
-    await deps.secrets.put(secretId, answerVersionId(token), value, [ANSWER_STAGE]);
+    await deps.secrets.put(secretId, versionId, value, [ANSWER_STAGE]);
   } catch (error) {
     // A put whose answer was lost may have stored it all the same.
-    const stored = await deps.secrets
-      .read(secretId, { versionId: answerVersionId(token) })
-      .catch(() => undefined);
+    const stored = await deps.secrets.read(secretId, { versionId }).catch(() => undefined);
     if (stored === undefined) throw error;
   }
 }
 
-/** The answer stored for `token`, or undefined when its rotate has not answered (or not yet). */
+/**
+ * The newest answer stored for `token`: the version holding the ROTATION-ANSWER label (each put
+ * moves it to the newest), or the one of claim `attempt` when named. Undefined when its rotate has
+ * not answered (or not yet).
+ */
 export async function readAnswer(
   deps: RotationDeps,
   secretId: string,
   token: string,
+  at: { readonly state: SecretState } | { readonly attempt: number },
 ): Promise<StoredAnswer | undefined> {
-  const stored = await deps.secrets.read(secretId, { versionId: answerVersionId(token) });
+  const versionId =
+    'attempt' in at
+      ? answerVersionId(token, at.attempt)
+      : ([...at.state.versions].find(([, stages]) => stages.includes(ANSWER_STAGE))?.[0] ??
+        answerVersionId(token));
+  const stored = await deps.secrets.read(secretId, { versionId });
   if (stored === undefined) return undefined;
   try {
     const record = JSON.parse(stored.value) as Partial<AnswerRecord>;
@@ -178,7 +212,11 @@ export async function readAnswer(
     if (record.rotationAnswer !== token || answer === undefined) return undefined;
     // An unreadable time (never written so) counts as long ago: the window is over.
     const receivedAt = new Date(record.receivedAt ?? 0);
-    return { answer, receivedAt: Number.isNaN(receivedAt.getTime()) ? new Date(0) : receivedAt };
+    return {
+      answer,
+      receivedAt: Number.isNaN(receivedAt.getTime()) ? new Date(0) : receivedAt,
+      attempt: typeof record.attempt === 'number' ? record.attempt : 1,
+    };
   } catch {
     return undefined;
   }
@@ -191,17 +229,19 @@ export async function clearAnswer(
   state: SecretState,
   token: string,
 ): Promise<void> {
-  const id = answerVersionId(token);
-  if (state.versions.get(id)?.includes(ANSWER_STAGE))
-    await deps.secrets.removeStage(secretId, ANSWER_STAGE, id);
+  const holder = [...state.versions].find(([, stages]) => stages.includes(ANSWER_STAGE))?.[0];
+  if (holder === undefined) return;
+  const stored = await deps.secrets.read(secretId, { versionId: holder });
+  if (stored !== undefined && answerTokenOf(stored.value) === token)
+    await deps.secrets.removeStage(secretId, ANSWER_STAGE, holder);
 }
 
-/** One round of probes: the key that works (the current one when the vendor handed it back), and how many were tried. */
-export interface ProbeRound {
-  readonly key: string | undefined;
-  /** True when the key that works is the current key, which the answer holds: the vendor did not change it. */
-  readonly unchanged: boolean;
-  readonly tried: number;
+function answerTokenOf(value: string): string | undefined {
+  try {
+    return (JSON.parse(value) as Partial<AnswerRecord>).rotationAnswer;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The strings of a kept answer that could be the key, in probing order: the body's, then the words past it. */
@@ -211,36 +251,6 @@ export function candidatesOf(deps: RotationDeps, answer: KeptAnswer, exclude: re
     { fieldPath: deps.settings.newKeyFieldPath, exclude },
     answer.candidates ?? [],
   );
-}
-
-/**
- * Tries each candidate in the answer as the Bearer key of `GET …/api/key`, in order, and returns the
- * first the vendor accepts. The current key is tried last, and only when the answer holds it: the
- * vendor then handed back the key it already had, and a new key anywhere in the answer wins over
- * it. One request per candidate (no refresh, no pending fallback); a candidate is never logged. An
- * answer that proves nothing (throttled, unavailable) throws: the answer stays stored and the next
- * attempt probes again.
- */
-export async function probeRound(
-  deps: RotationDeps,
-  answer: KeptAnswer,
-  orgUuid: string,
-  currentKey: string,
-): Promise<ProbeRound> {
-  const candidates = candidatesOf(deps, answer, [orgUuid]);
-  const others = candidates.filter((candidate) => candidate !== currentKey);
-  const ordered = others.length < candidates.length ? [...others, currentKey] : others;
-  let tried = 0;
-  for (const candidate of ordered) {
-    tried += 1;
-    const vendor = deps.keys(candidate, orgUuid);
-    try {
-      if (await vendor.keyAccepted()) return { key: candidate, unchanged: candidate === currentKey, tried };
-    } finally {
-      await vendor.close();
-    }
-  }
-  return { key: undefined, unchanged: false, tried };
 }
 
 /**

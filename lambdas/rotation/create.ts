@@ -4,21 +4,19 @@
  *
  * A new claim for a token is only taken after its last one was released (the rotate provably did
  * nothing) or a probe with the current key proved the vendor did not rotate. Once the vendor has
- * answered, the answer is stored before it is read (./answer.ts); from then on every attempt
- * resumes from the stored answer and none calls rotate again.
+ * answered, whatever the status, the answer is stored before it is read (./answer.ts); from then on
+ * every attempt resumes from the stored answer and none calls rotate again, unless the answer was
+ * an error and the current key still works (the vendor did not rotate).
  *
- * A key that does not work yet is not a lost key: many APIs take a while before a new key works
- * everywhere. The kept answer's candidates are probed in rounds, with backoff, until the
- * propagation window (from the answer's arrival) has passed; each later attempt probes again. Only
- * a window without an accepted candidate is a lockout, and AWSPENDING is written only with a key
- * that works, so a later attempt that finds one still recovers.
+ * The kept answer's candidates are probed (./probe.ts) over the propagation window; each later
+ * attempt probes again. Only a window without an accepted candidate is a lockout, and AWSPENDING
+ * is written only with a key that works, so a later attempt that finds one still recovers.
  */
 import {
   ConfigurationError,
-  VendorAuthError,
-  VendorHttpError,
   VendorNetworkError,
   VendorThrottledError,
+  vendorHttpError,
 } from '#lambdas/platform/errors';
 import { parseVendorCredentials, type VendorCredentialsValue } from '#lambdas/platform/secrets';
 import { type SecretState, STAGE } from '#lambdas/rotation/secret-writer';
@@ -26,10 +24,9 @@ import type { RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
 import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import {
   ANSWER_STAGE,
-  type ProbeRound,
+  isSuccessAnswer,
   pendingKeyOf,
   pendingValue,
-  probeRound,
   readAnswer,
   type StoredAnswer,
   storeAnswer,
@@ -44,6 +41,7 @@ import {
   RotationStateError,
 } from './errors.ts';
 import { ROTATION_METRIC } from './metrics.ts';
+import { probeAnswer } from './probe.ts';
 import type { RotationOutcome } from './request.ts';
 
 /** When the invocation must have returned, on `deps.clock`'s time line (milliseconds). */
@@ -68,13 +66,15 @@ export async function createSecret(
   const current = await readCurrent(deps, secretId);
   const orgUuid = orgOf(deps, secretId, current);
 
-  const kept = await readAnswer(deps, secretId, token);
-  if (kept !== undefined) {
-    const unchanged = await settle(deps, secretId, token, current, orgUuid, kept, deadline);
-    return unchanged ? 'key-unchanged' : 'resumed-from-answer';
+  const claim = await latestClaim(deps.secrets, secretId, state, token);
+  const kept = await readAnswer(deps, secretId, token, { state });
+  // An answer a later claim superseded was an error from a rotate proven to have done nothing.
+  if (kept !== undefined && !(claim !== undefined && claim.attempt > kept.attempt)) {
+    const settled = await settle(deps, secretId, token, current, orgUuid, kept, deadline);
+    if (settled !== 'not-rotated')
+      return settled === 'key-unchanged' ? 'key-unchanged' : 'resumed-from-answer';
   }
 
-  const claim = await latestClaim(deps.secrets, secretId, state, token);
   let attempt = 1;
   if (claim?.state === 'released') {
     attempt = claim.attempt + 1;
@@ -83,7 +83,11 @@ export async function createSecret(
     if (!(age >= deps.settings.claimLeaseMs)) {
       // Its owner may be inside the vendor call right now: wait for its answer, never rotate.
       if (await peerStored(deps, secretId, token)) return 'stored-by-peer';
-      throw new RotationInProgressError(secretId, token, claim.claimedAt);
+      throw new RotationInProgressError(
+        secretId,
+        token,
+        `it claimed the rotate at ${claim.claimedAt}, and may still be calling the vendor`,
+      );
     }
     await probeCurrentKey(deps, secretId, token, current.apiKey, orgUuid);
     attempt = claim.attempt + 1;
@@ -96,7 +100,11 @@ export async function createSecret(
   });
   if (!claimed) {
     if (await peerStored(deps, secretId, token)) return 'stored-by-peer';
-    throw new RotationInProgressError(secretId, token, deps.clock().toISOString());
+    throw new RotationInProgressError(
+      secretId,
+      token,
+      `it claimed the rotate at ${deps.clock().toISOString()}, and may be calling the vendor now`,
+    );
   }
 
   const vendor = deps.keys(current.apiKey, orgUuid);
@@ -127,19 +135,28 @@ export async function createSecret(
     await vendor.close();
   }
 
-  // From here the old key is dead and `answer` is the only copy of the new one: store it first.
+  // From here the old key may be dead and `answer` the only copy of the new one: store it first,
+  // whatever its status (a vendor may rotate and then answer an error holding the key).
   try {
-    await storeAnswer(deps, secretId, token, answer);
+    await storeAnswer(deps, secretId, token, attempt, answer);
   } catch (error) {
-    throw lockout(
-      deps,
-      secretId,
-      token,
-      `storing it failed: ${error instanceof Error ? error.name : 'error'}`,
+    const how = `storing it failed: ${error instanceof Error ? error.name : 'error'}`;
+    if (!isSuccessStatus(answer.status) && (await currentKeyStillWorks(deps, current.apiKey, orgUuid)))
+      return await rotateDidNothing(deps, secretId, token, attempt, answer);
+    throw lockout(deps, secretId, token, how);
+  }
+  const again = await readAnswer(deps, secretId, token, { attempt });
+  if (again === undefined) throw lockout(deps, secretId, token, 'the stored answer does not read back');
+  if (!isSuccessStatus(answer.status)) {
+    deps.logger.warn(
+      'the vendor answered the rotate with an error: its answer is kept and searched for a key',
+      {
+        secretId,
+        token,
+        status: answer.status,
+      },
     );
   }
-  const again = await readAnswer(deps, secretId, token);
-  if (again === undefined) throw lockout(deps, secretId, token, 'the stored answer does not read back');
   if (answer.wordsSeen !== undefined && answer.wordsSeen > (answer.words?.length ?? 0)) {
     deps.logger.warn('the rotate answer holds more key-shaped strings than are probed', {
       secretId,
@@ -148,19 +165,67 @@ export async function createSecret(
       wordsKept: answer.words?.length ?? 0,
     });
   }
-  const unchanged = await settle(deps, secretId, token, current, orgUuid, again, deadline);
-  return unchanged ? 'key-unchanged' : 'rotated';
+  const settled = await settle(deps, secretId, token, current, orgUuid, again, deadline);
+  if (settled === 'not-rotated') return await rotateDidNothing(deps, secretId, token, attempt, answer);
+  return settled === 'key-unchanged' ? 'key-unchanged' : 'rotated';
 }
 
-/** The first pause between probe rounds, doubled after each, and the longest. */
-const PROBE_BACKOFF = { firstMs: 1_000, maxMs: 30_000 } as const;
+function isSuccessStatus(status: number): boolean {
+  return status >= 200 && status < 300;
+}
 
 /**
- * Probes the kept answer's candidates, in rounds with backoff until its propagation window has
- * passed or the invocation's time runs short, and stores the key that works under AWSPENDING.
- * Returns true when that key is the current one (the vendor handed it back unchanged). No key yet:
- * a lockout when the window is over, else NewKeyNotWorkingYetError for the next attempt. Nothing
- * is stored under AWSPENDING without a key, so any later attempt can still store one.
+ * The rotate answered an error and the current key still works: the vendor did not rotate. As
+ * for any refused call, a 4xx releases the claim (the next attempt may rotate at once); after a 5xx
+ * the claim stays, and the next attempt past its lease probes the current key again first (the
+ * vendor may still be acting on the request). Throws the vendor's error either way.
+ */
+async function rotateDidNothing(
+  deps: RotationDeps,
+  secretId: string,
+  token: string,
+  attempt: number,
+  answer: RotateKeyResult,
+): Promise<never> {
+  const operation = 'keys.rotateKey';
+  const { status, requestId, retryAfterMs } = answer;
+  const error =
+    status === 429
+      ? new VendorThrottledError({ operation, retryAfterMs, requestId })
+      : vendorHttpError({ operation, status, requestId });
+  if (status >= 500) throw new RotationOutcomeUnknownError(secretId, token, error);
+  await writeClaim(deps.secrets, secretId, {
+    rotationClaim: token,
+    attempt: attempt + 1,
+    claimedAt: deps.clock().toISOString(),
+    state: 'released',
+    reason: error.name,
+  });
+  throw error;
+}
+
+async function currentKeyStillWorks(
+  deps: RotationDeps,
+  currentKey: string,
+  orgUuid: string,
+): Promise<boolean> {
+  const vendor = deps.keys(currentKey, orgUuid);
+  try {
+    return await vendor.keyAccepted();
+  } catch {
+    return false;
+  } finally {
+    await vendor.close();
+  }
+}
+
+/**
+ * Probes the kept answer (./probe.ts) until its propagation window has passed or the invocation's
+ * time runs short, and stores the key that works under AWSPENDING. `key-unchanged` when that key
+ * is the current one (the vendor handed it back); `not-rotated` when the answer was an error and
+ * the current key still works. No key yet: a lockout when the window is over, else
+ * NewKeyNotWorkingYetError for the next attempt. Nothing is stored under AWSPENDING without a key,
+ * so any later attempt can still store one.
  */
 async function settle(
   deps: RotationDeps,
@@ -170,47 +235,49 @@ async function settle(
   orgUuid: string,
   kept: StoredAnswer,
   deadline: InvocationDeadline,
-): Promise<boolean> {
+): Promise<'rotated' | 'key-unchanged' | 'not-rotated'> {
   const windowEnds = kept.receivedAt.getTime() + deps.settings.keyPropagationMs;
-  const stopBy = Math.min(windowEnds, deadline - deps.settings.reserveMs);
-  let pause: number = PROBE_BACKOFF.firstMs;
-  let rounds = 0;
-  let found: ProbeRound;
-  for (;;) {
-    rounds += 1;
-    found = await probeRound(deps, kept.answer, orgUuid, current.apiKey);
-    const now = deps.clock().getTime();
-    if (found.key !== undefined || now >= stopBy) break;
-    await deps.sleep(Math.min(pause, stopBy - now));
-    pause = Math.min(pause * 2, PROBE_BACKOFF.maxMs);
+  const mustEndBy = deadline - deps.settings.reserveMs;
+  const found = await probeAnswer(deps, current, orgUuid, kept, {
+    stopBy: Math.min(windowEnds, mustEndBy),
+    mustEndBy,
+  });
+  const status = kept.answer.status ?? 200;
+  const facts = { secretId, token, status, candidatesTried: found.tried, probeRounds: found.passes };
+  if (found.found === 'not-rotated') {
+    deps.logger.warn(
+      'the rotate answered an error and the current key still works: the vendor did not rotate',
+      facts,
+    );
+    return 'not-rotated';
   }
-  const facts = { secretId, token, candidatesTried: found.tried, probeRounds: rounds };
-  if (found.key === undefined) {
-    if (deps.clock().getTime() < windowEnds) {
+  if (found.found === 'nothing') {
+    if (!found.windowOver) {
       deps.logger.warn('no key in the kept rotate answer works yet; the next attempt probes again', facts);
       throw new NewKeyNotWorkingYetError(secretId, token, new Date(windowEnds).toISOString(), found.tried);
     }
     deps.metrics.record(ROTATION_METRIC.rotateAnswerUnparsable, 1, 'Count', { workflow: 'rotation' });
+    const answered = isSuccessAnswer(kept.answer) ? '' : ` (HTTP ${status})`;
     throw lockout(
       deps,
       secretId,
       token,
-      `no string in the vendor's answer opened GET key info within the ${deps.settings.keyPropagationMs / 1000} s propagation window (${found.tried} tried in ${rounds} round${rounds === 1 ? '' : 's'}); the answer is kept in the secret's ${ANSWER_STAGE} version, and the next attempt probes it again`,
+      `no string in the vendor's answer${answered} opened GET key info within the ${deps.settings.keyPropagationMs / 1000} s propagation window (${found.tried} tried in ${found.passes} pass${found.passes === 1 ? '' : 'es'}); the answer is kept in the secret's ${ANSWER_STAGE} version, and the next attempt probes it again`,
     );
   }
   await storePending(deps, secretId, token, pendingValue(current.fields, orgUuid, found.key, kept.answer));
-  if (found.unchanged) {
+  if (found.found === 'same-key') {
     // Not a lockout: the key in use still works. The rotation finishes with it, so AWSPENDING does
     // not block the next one, and the metric (with KeyNotRotated's key age) says nothing changed.
     deps.metrics.record(ROTATION_METRIC.rotateKeyUnchanged, 1, 'Count', { workflow: 'rotation' });
     deps.logger.warn('the vendor answered the rotate with the key in use: it did not change the key', facts);
-    return true;
+    return 'key-unchanged';
   }
   deps.logger.info('the vendor rotated the key; the key that works is stored under AWSPENDING', {
     ...facts,
     answerTruncated: kept.answer.truncated,
   });
-  return false;
+  return 'rotated';
 }
 
 function lockout(
@@ -273,11 +340,9 @@ async function readCurrent(deps: RotationDeps, secretId: string): Promise<Vendor
   return credentials;
 }
 
-/** Errors that prove the vendor did nothing with the rotate request. */
+/** Errors that prove the vendor did nothing with the rotate request (every answer is kept instead). */
 function provablyNotProcessed(error: unknown): boolean {
-  if (error instanceof VendorAuthError || error instanceof VendorThrottledError) return true;
   if (error instanceof VendorNetworkError) return error.requestNotSent;
-  if (error instanceof VendorHttpError) return error.status >= 400 && error.status < 500;
   return error instanceof ConfigurationError;
 }
 

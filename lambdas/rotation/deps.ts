@@ -10,11 +10,12 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { numberFromText, parseWith } from '#lambdas/platform/schema';
+import type { RetryMode } from '#lambdas/platform/vendor-api/http';
 import type { VendorHttpSettings, VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
 import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';
 import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
-import type { RotateKeyOptions, RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
+import type { KeyProbe, RotateKeyOptions, RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
 import { type Env, optionalEnv, readOriginsEnv, readUrlEnv } from '../platform/runtime/env.ts';
 import { putEvent } from '../platform/runtime/event-bridge.ts';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
@@ -29,7 +30,9 @@ import { vendorApiVariables } from '../platform/runtime/vendor-api-variables.ts'
 /** The vendor's key-management API, authorised with one fixed key. */
 export interface KeyManagement {
   getKeyInfo(): Promise<{ raw: unknown }>;
-  /** One `GET …/api/key` with exactly this key: true on 200, false on 401/403; throws otherwise. */
+  /** What one `GET …/api/key` with exactly this key says of it (KeysClient.probeKey). */
+  probeKey(retry?: RetryMode): Promise<KeyProbe>;
+  /** As probeKey, retried: true when it works, false when not; throws when the vendor proves nothing. */
   keyAccepted(): Promise<boolean>;
   /** Rotates; the answer is read to its end within `options.timeoutMs` (KeysClient.rotateKey). */
   rotateKey(options: RotateKeyOptions): Promise<RotateKeyResult>;

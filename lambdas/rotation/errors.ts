@@ -15,6 +15,8 @@ export const ROTATION_ERROR_NAME = {
   NewKeyNotWorkingYetError: 'NewKeyNotWorkingYetError',
   PendingKeyRefusedError: 'PendingKeyRefusedError',
   RotationStateError: 'RotationStateError',
+  /** A staging label moved by another invocation before this one could (secret-writer.ts). */
+  StageMovedError: 'StageMovedError',
   /** Secrets Manager already holds a different value in the version (secret-writer.ts). */
   VersionConflictError: 'VersionConflictError',
 } as const;
@@ -34,11 +36,14 @@ export class RotationResponseLostError extends Error {
   }
 }
 
-/** Another invocation holds this token's claim and may be calling the vendor right now. */
+/**
+ * Another invocation holds this token: it claimed the rotate and may be calling the vendor right
+ * now, or it moved the token's staging labels while this one ran.
+ */
 export class RotationInProgressError extends Error {
-  constructor(secretId: string, token: string, claimedAt: string) {
+  constructor(secretId: string, token: string, how: string) {
     super(
-      `Rotation ${token} of ${secretId} was claimed at ${claimedAt} by another invocation that may still be calling the vendor; not rotating again. A later attempt resumes it.`,
+      `Rotation ${token} of ${secretId} is held by another rotation of the same token (${how}); this invocation changed nothing more and does not rotate again. A later attempt resumes it.`,
     );
     this.name = ROTATION_ERROR_NAME.RotationInProgressError;
   }

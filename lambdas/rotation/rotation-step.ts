@@ -13,13 +13,13 @@ import { VendorAuthError } from '#lambdas/platform/errors';
 import type { InvocationContext } from '#lambdas/platform/runtime/observability';
 import { isUnseededPlaceholder } from '#lambdas/platform/secret-placeholder';
 import { parseVendorCredentials } from '#lambdas/platform/secrets';
-import { type SecretState, STAGE } from '#lambdas/rotation/secret-writer';
+import { type SecretState, STAGE, StageMovedError } from '#lambdas/rotation/secret-writer';
 import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { ANSWER_FIELD, clearAnswer, LEGACY_ANSWER_FIELD, pendingKeyOf } from './answer.ts';
 import { clearClaim, latestClaim } from './claim.ts';
 import { createSecret, orgOf } from './create.ts';
 import type { RotationDeps } from './deps.ts';
-import { PendingKeyRefusedError, RotationStateError } from './errors.ts';
+import { PendingKeyRefusedError, RotationInProgressError, RotationStateError } from './errors.ts';
 import { type FollowUpResult, runFollowUps } from './follow-ups.ts';
 import { ROTATION_METRIC } from './metrics.ts';
 import type { RotationOutcome, RotationRequest, RotationStep } from './request.ts';
@@ -46,7 +46,10 @@ export async function runRotationStep(
   const current = stages.includes(STAGE.current);
   const pending = stages.includes(STAGE.pending);
   if (current && !pending) {
-    if (step === 'finishSecret') await clearMarkers(deps, secretId, state, token);
+    if (step === 'finishSecret')
+      await heldByPeerOnConflict(deps, secretId, state, token, () =>
+        clearMarkers(deps, secretId, state, token),
+      );
     return { step, outcome: 'already-finished' };
   }
   if (!pending) {
@@ -67,7 +70,12 @@ export async function runRotationStep(
       if (current) return { step, outcome: 'already-finished' };
       return { step, outcome: await testSecret(deps, secretId, token, state) };
     case 'finishSecret':
-      return { step, ...(await finishSecret(deps, secretId, token, state)) };
+      return {
+        step,
+        ...(await heldByPeerOnConflict(deps, secretId, state, token, () =>
+          finishSecret(deps, secretId, token, state),
+        )),
+      };
   }
 }
 
@@ -147,6 +155,35 @@ async function finishSecret(
   await clearMarkers(deps, secretId, state, token);
   deps.logger.info('rotation finished: AWSCURRENT names the new key', { secretId, token });
   return { outcome: 'finished', followUps };
+}
+
+/**
+ * Runs `finish`; when a staging-label update in it is refused because the label is no longer where
+ * this invocation saw it, and the labels did change since, another invocation finished or is
+ * finishing the same token: that is what the error says, not a permission problem.
+ */
+async function heldByPeerOnConflict<T>(
+  deps: RotationDeps,
+  secretId: string,
+  seen: SecretState,
+  token: string,
+  finish: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await finish();
+  } catch (error) {
+    if (!(error instanceof StageMovedError)) throw error;
+    const now = await deps.secrets.describe(secretId).catch(() => undefined);
+    const labels = (state: SecretState) =>
+      JSON.stringify([...state.versions].map(([id, stages]) => [id, [...stages].sort()]).sort());
+    if (now === undefined || labels(now) === labels(seen)) throw error;
+    const stages = now.versions.get(token) ?? [];
+    throw new RotationInProgressError(
+      secretId,
+      token,
+      `the secret's staging labels changed while this invocation finished it; the token's version now holds ${stages.join(', ') || 'no label'}`,
+    );
+  }
 }
 
 async function clearMarkers(deps: RotationDeps, secretId: string, state: SecretState, token: string) {

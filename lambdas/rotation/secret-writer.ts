@@ -63,6 +63,17 @@ export class VersionConflictError extends Error {
   }
 }
 
+/**
+ * A staging-label update refused because the label is not where the call said (the version to
+ * remove it from no longer holds it): another invocation moved it first.
+ */
+export class StageMovedError extends Error {
+  constructor(secretId: string, stage: string) {
+    super(`Secret ${secretId}: the staging label ${stage} is no longer where this invocation saw it`);
+    this.name = ROTATION_ERROR_NAME.StageMovedError;
+  }
+}
+
 export interface SecretWriterOptions {
   /** Attempts per call for errors that may pass. @default 4 */
   readonly attempts?: number;
@@ -128,13 +139,34 @@ export function createSecretWriter(
     secretId: string,
     input: { VersionStage: string; MoveToVersionId?: string; RemoveFromVersionId?: string },
   ): Promise<void> {
+    let sent = 0;
     try {
-      await call(secretId, 'UpdateSecretVersionStage', () =>
-        client.send(new UpdateSecretVersionStageCommand({ SecretId: secretId, ...input })),
-      );
+      await call(secretId, 'UpdateSecretVersionStage', () => {
+        sent += 1;
+        return client.send(new UpdateSecretVersionStageCommand({ SecretId: secretId, ...input }));
+      });
     } catch (error) {
+      // Secrets Manager answers so when RemoveFromVersionId does not hold the label (any more):
+      // our own earlier try may have moved it and lost its answer, or another invocation did.
+      if (errorName(error) === 'InvalidParameterException' && input.RemoveFromVersionId !== undefined) {
+        if (triedBefore(error, sent) && (await labelIsWhereAsked(secretId, input))) return;
+        throw new StageMovedError(secretId, input.VersionStage);
+      }
       throw permanentError(secretId, error);
     }
+  }
+
+  async function labelIsWhereAsked(
+    secretId: string,
+    input: { VersionStage: string; MoveToVersionId?: string; RemoveFromVersionId?: string },
+  ): Promise<boolean> {
+    const out = await client.send(new DescribeSecretCommand({ SecretId: secretId })).catch(() => undefined);
+    const holders = Object.entries(out?.VersionIdsToStages ?? {})
+      .filter(([, stages]) => stages.includes(input.VersionStage))
+      .map(([id]) => id);
+    return input.MoveToVersionId === undefined
+      ? !holders.includes(input.RemoveFromVersionId ?? '')
+      : holders.includes(input.MoveToVersionId);
   }
 
   return {
@@ -198,6 +230,12 @@ export function createSecretWriter(
       return updateStage(secretId, { VersionStage: stage, RemoveFromVersionId: from });
     },
   };
+}
+
+/** True when an earlier try of this call was sent: by this writer, or by the SDK's own retries. */
+function triedBefore(error: unknown, sent: number): boolean {
+  const attempts = (error as { $metadata?: { attempts?: unknown } } | undefined)?.$metadata?.attempts;
+  return sent > 1 || (typeof attempts === 'number' && attempts > 1);
 }
 
 function errorName(error: unknown): string {

@@ -2,9 +2,10 @@
  * The `key-echo` fault: a careless vendor that repeats the key a request carried. `body` adds the
  * request's credential header to a JSON answer (a status echoing `Authorization`, a recon echoing
  * `x-api-key`), under its header name and, bare, inside a sentence, where only a redaction that
- * knows the key in use can find it. `report-name` makes the next `POST /recon` name its report
- * after the key (`rpt-<key>-<hex>`), as a vendor deriving names from the caller would. The
- * `headers` fault puts it (or anything else) into the answer's headers.
+ * knows the key in use can find it. `key-id` gives the bare key as the `key_id` of a JSON answer
+ * (key info), as a vendor whose key id is the key itself would. `report-name` makes the next
+ * `POST /recon` name its report after the key (`rpt-<key>-<hex>`), as a vendor deriving names from
+ * the caller would. The `headers` fault puts it (or anything else) into the answer's headers.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -13,7 +14,7 @@ import type { Fault } from './types.ts';
 
 export type KeyEchoFault = Extract<Fault, { type: 'key-echo' }>;
 
-export const KEY_ECHO_TARGETS = ['body', 'report-name'] as const;
+export const KEY_ECHO_TARGETS = ['body', 'report-name', 'key-id'] as const;
 
 /** The credential header a request carried, by its name, and the key alone. */
 function credentialOf(req: IncomingMessage): { header: string; value: string; key: string } | undefined {
@@ -37,7 +38,11 @@ export function reportNameWithKey(req: IncomingMessage): string | undefined {
  * (`"authorization": "Bearer …"` or `"x-api-key": "…"`) and a `note` holding the bare key; any
  * other answer is sent as it is (an echo into a ZIP or a redirect would not be read as text).
  */
-export function echoKeyInto(response: SimResponse, req: IncomingMessage): SimResponse {
+export function echoKeyInto(
+  response: SimResponse,
+  req: IncomingMessage,
+  into: 'body' | 'key-id' = 'body',
+): SimResponse {
   const credential = credentialOf(req);
   const body = response.body;
   if (credential === undefined || !Buffer.isBuffer(body) || response.status >= 300) return response;
@@ -49,11 +54,10 @@ export function echoKeyInto(response: SimResponse, req: IncomingMessage): SimRes
     return response;
   }
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return response;
-  const echoed = {
-    ...answer,
-    [credential.header]: credential.value,
-    note: `served for ${credential.key}`,
-  };
+  const echoed =
+    into === 'key-id'
+      ? { ...answer, key_id: credential.key }
+      : { ...answer, [credential.header]: credential.value, note: `served for ${credential.key}` };
   const { 'content-length': _length, ...headers } = response.headers ?? {};
   return { status: response.status, headers, body: Buffer.from(JSON.stringify(echoed)) };
 }

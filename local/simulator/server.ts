@@ -221,7 +221,8 @@ export function createSimServer(sim: SimContext, spec: ServerSpec): SimServer {
       await sendResponse(res, statusFaultResponse(fault));
       return;
     }
-    if (fault?.type === 'key-echo' && fault.into !== 'report-name') response = echoKeyInto(response, req);
+    if (fault?.type === 'key-echo' && fault.into !== 'report-name')
+      response = echoKeyInto(response, req, fault.into);
     if (fault?.type === 'headers') response = withHeaders(response, fault.set, req);
     const shaping =
       fault &&

@@ -101,8 +101,9 @@ export type Fault =
    * A vendor that repeats the key the request carried (./key-echo.ts). `body` (the default): the
    * JSON answer gets the credential header (`authorization` or `x-api-key`) and a `note` holding
    * the bare key. `report-name`: `POST /recon` only; the report it makes is named `rpt-<key>-<hex>`.
+   * `key-id`: the JSON answer's `key_id` is the bare key (key info naming the key by itself).
    */
-  | { readonly type: 'key-echo'; readonly into?: 'body' | 'report-name' }
+  | { readonly type: 'key-echo'; readonly into?: 'body' | 'report-name' | 'key-id' }
   /**
    * Handle the request, then answer with these response headers set (replacing the real ones of
    * the same name, lower-case names): a vendor whose `Content-Type`, `ETag` or `Content-Encoding`

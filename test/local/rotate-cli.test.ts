@@ -108,6 +108,41 @@ describe('npm start -- rotate', () => {
     }
   });
 
+  it('a vendor whose key info names the key by itself: neither key is printed or written, before or after', async () => {
+    // Prepare: GET …/api/key answers `key_id: <the key it was sent>`.
+    const vendor = await startVendorSimulator({ pollsToFinish: 0 });
+    const endpoint = await startSecretsManagerServer();
+    vendor.addFault({
+      api: 'keys',
+      method: 'GET',
+      path: /\/api\/key$/,
+      times: 1_000,
+      fault: { type: 'key-echo', into: 'key-id' },
+    });
+    const oldKey = vendor.apiKey;
+    try {
+      // Act
+      const run = await runCli(['rotate', '--out', outDir], {
+        ...usingStandIn(endpoint),
+        SCAN_API_URL: vendor.url,
+        VENDOR_API_KEY: oldKey,
+        ORG_UUID: vendor.orgUuid,
+      });
+
+      // Assess
+      expect(run).toExitWith(0);
+      expect(vendor.apiKey).not.toBe(oldKey);
+      expect(run.stdout).toMatch(/Before: key sha256:[0-9a-f]{12} \(\[REDACTED\]\)/);
+      expect(run.stdout).toMatch(/After: {2}key sha256:[0-9a-f]{12} \(\[REDACTED\]\)/);
+      for (const key of [oldKey, vendor.apiKey]) {
+        expect(run.stdout).not.toContain(key);
+        expect(await everythingWritten()).not.toContain(key);
+      }
+    } finally {
+      await Promise.all([vendor.close(), endpoint.close()]);
+    }
+  });
+
   it("refuses (exit 2) to rotate a real vendor's key into the in-memory stand-in, before any rotate", async () => {
     const vendor = await startVendorSimulator({ pollsToFinish: 0 });
     try {

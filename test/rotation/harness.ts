@@ -76,10 +76,14 @@ export interface WorldOptions {
   readonly mirrorSecretIds?: readonly string[];
   /** The secret's first value. @default the simulator's key, the org and a note */
   readonly initialValue?: (sim: VendorSimulator) => string;
+  /** The key API the rotation calls, instead of the simulator's (test/kit/generated-vendor.ts). */
+  readonly keysApiUrl?: string;
+  /** The test's clock, shared with such a key API. @default a clock of its own, from 2026-11-01 */
+  readonly now?: { ms: number };
 }
 
 export async function createRotationWorld(options: WorldOptions = {}): Promise<RotationWorld> {
-  const now = { ms: Date.parse('2026-11-01T00:00:00Z') };
+  const now = options.now ?? { ms: Date.parse('2026-11-01T00:00:00Z') };
   const clock = () => new Date(now.ms);
   const sim = await startVendorSimulator({
     pollsToFinish: options.pollsToFinish ?? 0,
@@ -105,7 +109,7 @@ export async function createRotationWorld(options: WorldOptions = {}): Promise<R
   const deps: RotationDeps = {
     secrets: createSecretWriter(client, { sleep, random: () => 0.5 }),
     keys: keyManagementFactory({
-      baseUrl: sim.url,
+      baseUrl: options.keysApiUrl ?? sim.url,
       retry: { maxAttempts: 2 },
       requestTimeoutMs: 2_000,
       sleep: async () => undefined,

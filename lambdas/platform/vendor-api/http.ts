@@ -295,20 +295,30 @@ export class VendorHttp {
   }
 
   /**
-   * Sends a request whose 2xx body is handed, decoded, to `consume` as it streams, with no size
-   * cap: the consumer decides what to keep. `timeoutMs` bounds the whole exchange, body included,
-   * instead of the per-request deadline. For the one call that cannot be repeated (rotate), whose
-   * answer must be read to its end however slowly or largely it comes. Retries as `req.retry` says.
+   * Sends a request whose answer, whatever its status, is handed decoded to `consume` as it streams,
+   * with no size cap (the consumer decides what to keep), and returned with its status and
+   * Retry-After; only a failure to get an answer at all throws. `timeoutMs` bounds the whole
+   * exchange, body included, instead of the per-request deadline. For the one call that cannot be
+   * repeated (rotate): its answer must be read to its end however slowly or largely it comes, and a
+   * vendor that rotated and then answered an error may still have sent the key in that error.
    */
-  requestConsumed<T>(
+  requestAnswer<T>(
     req: VendorRequest,
     timeoutMs: number,
     consume: (body: AsyncIterable<Buffer>) => Promise<T>,
-  ): Promise<VendorConsumedResponse<T>> {
+  ): Promise<VendorConsumedResponse<T> & { readonly retryAfterMs: number | undefined }> {
     return this.execute(req, (key) =>
-      readAttempt(this, req, key, timeoutMs, async (res) => ({
-        value: await consume(decodedBody(req.operation, res) as AsyncIterable<Buffer>),
-      })),
+      readAttempt(
+        this,
+        req,
+        key,
+        timeoutMs,
+        async (res) => ({
+          value: await consume(decodedBody(req.operation, res) as AsyncIterable<Buffer>),
+          retryAfterMs: parseRetryAfter(header(res.headers, 'retry-after')),
+        }),
+        true,
+      ),
     );
   }
 

@@ -6,18 +6,20 @@
 import {
   ConfigurationError,
   VendorAuthError,
+  VendorError,
   VendorHttpError,
   VendorNetworkError,
   VendorResponseError,
+  VendorThrottledError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { validateUuid } from '#lambdas/platform/validation';
-import { type VendorConsumedResponse, VendorHttp } from '#lambdas/platform/vendor-api/http';
+import { type RetryMode, VendorHttp } from '#lambdas/platform/vendor-api/http';
 import { rawOf } from '#lambdas/platform/vendor-api/json';
 import type { VendorHttpSettings, VendorLogger } from '#lambdas/platform/vendor-api/types';
 import { CANDIDATE_LIMITS, RotateAnswerScanner, type ScannedRotateAnswer } from './rotate-answer.ts';
-import type { RotateKeyOptions, RotateKeyResult } from './types.ts';
+import type { KeyProbe, RotateKeyOptions, RotateKeyResult } from './types.ts';
 
 /** Bytes of the rotate answer kept as text: what the key search parses as JSON, and more than a secret holds. */
 const ROTATE_ANSWER_HEAD_BYTES = CANDIDATE_LIMITS.maxBodyChars;
@@ -58,24 +60,40 @@ export class KeysClient {
   }
 
   /**
-   * Whether the vendor accepts this client's key: one `GET …/api/key`, no credential refresh and
-   * no pending fallback, so a 401 answers for exactly this key. Throws when the answer proves
-   * nothing either way (throttled, unavailable, unreachable), after the usual idempotent retries.
+   * What the vendor says of this client's key ({@link KeyProbe}): one `GET …/api/key` with no
+   * credential refresh and no pending fallback, so the answer is about exactly this key. `retry`
+   * `never` leaves the waiting to the caller (the rotation's probe rounds, on their own clock).
    */
-  async keyAccepted(): Promise<boolean> {
+  async probeKey(retry: RetryMode = 'idempotent'): Promise<KeyProbe> {
     try {
-      await this.http.requestText({
+      const res = await this.http.requestText({
         operation: 'keys.getKeyInfo',
         method: 'GET',
         path: this.orgPath,
-        retry: 'idempotent',
+        retry,
         refreshOnAuthFailure: false,
       });
-      return true;
+      return isErrorBody(res.text) ? { verdict: 'not-this-key', status: res.status } : { verdict: 'works' };
     } catch (error) {
-      if (error instanceof VendorAuthError) return false;
+      if (error instanceof VendorAuthError) return { verdict: 'not-this-key', status: error.status };
+      if (error instanceof VendorThrottledError)
+        return { verdict: 'try-later', retryAfterMs: error.retryAfterMs, error };
+      if (error instanceof VendorHttpError && error.status < 500)
+        return { verdict: 'not-this-key', status: error.status };
+      // 5xx, timeouts, resets, an answer too large or undecodable: nothing proven about the key.
+      if (error instanceof VendorError) return { verdict: 'try-later', retryAfterMs: undefined, error };
       throw error;
     }
+  }
+
+  /**
+   * Whether the vendor accepts this client's key ({@link probeKey} after the usual idempotent
+   * retries). Throws when the answer proves nothing either way (throttled, unavailable, unreachable).
+   */
+  async keyAccepted(): Promise<boolean> {
+    const probe = await this.probeKey();
+    if (probe.verdict === 'try-later') throw probe.error;
+    return probe.verdict === 'works';
   }
 
   /**
@@ -88,15 +106,16 @@ export class KeysClient {
    *
    * The answer has its own rules, because it cannot be asked for again: it is read to its end
    * within `options.timeoutMs` (the invocation's time, not the per-request deadline) with no size
-   * cap that drops anything unseen. Its head is returned as `rawBody`, uninterpreted, with every
-   * key-shaped word of the whole body (./rotate-answer.ts): the caller stores both before anything
-   * looks for the key in them.
+   * cap that drops anything unseen, whatever its status (a vendor may rotate and then answer an
+   * error that holds the key). Its head is returned as `rawBody`, uninterpreted, with its status and
+   * every key-shaped word of the whole body (./rotate-answer.ts): the caller stores them before
+   * anything looks for the key in them.
    */
   async rotateKey(options: RotateKeyOptions): Promise<RotateKeyResult> {
     const operation = 'keys.rotateKey';
-    let res: VendorConsumedResponse<ScannedRotateAnswer>;
+    let res: Awaited<ReturnType<VendorHttp['requestAnswer']>> & { value: ScannedRotateAnswer };
     try {
-      res = await this.http.requestConsumed(
+      res = await this.http.requestAnswer(
         {
           operation,
           method: 'POST',
@@ -122,7 +141,14 @@ export class KeysClient {
       throw error;
     }
     const { head, ...scanned } = res.value;
-    return { rawBody: head, contentType: res.contentType, ...scanned };
+    return {
+      status: res.status,
+      retryAfterMs: res.retryAfterMs,
+      requestId: res.requestId,
+      rawBody: head,
+      contentType: res.contentType,
+      ...scanned,
+    };
   }
 
   close(): Promise<void> {
@@ -135,4 +161,41 @@ function outcomeUnknown(error: unknown): boolean {
   if (error instanceof VendorNetworkError) return !error.requestNotSent;
   if (error instanceof VendorTimeoutError || error instanceof VendorResponseError) return true;
   return error instanceof VendorHttpError && error.status >= 500;
+}
+
+/** Fields whose presence makes a 2xx JSON answer an error in disguise, not the key's information. */
+const ERROR_WORDS = new Set([
+  'error',
+  'fail',
+  'failed',
+  'failure',
+  'unauthorized',
+  'forbidden',
+  'invalid',
+  'denied',
+]);
+
+/**
+ * True when a 2xx body says it is an error: a JSON object with an `error` or non-empty `errors`,
+ * `success` or `ok` false, or a `status` word that means failure. Anything else is the key's
+ * information, whose fields the vendor does not show.
+ */
+export function isErrorBody(text: string): boolean {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) return false;
+  const answer = json as Record<string, unknown>;
+  const present = (value: unknown) =>
+    value !== undefined &&
+    value !== null &&
+    value !== false &&
+    value !== '' &&
+    !(Array.isArray(value) && value.length === 0);
+  if (present(answer.error) || present(answer.errors)) return true;
+  if (answer.success === false || answer.ok === false) return true;
+  return typeof answer.status === 'string' && ERROR_WORDS.has(answer.status.trim().toLowerCase());
 }

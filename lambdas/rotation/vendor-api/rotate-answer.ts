@@ -5,10 +5,12 @@
  * (the configured path first, then the common key names, then everything else as it appears).
  *
  * Everything here is bounded, because the answer is untrusted input: the body scanned, the depth
- * and number of JSON nodes walked, how long a candidate may be and how many are returned.
+ * and number of JSON nodes walked, how many candidates are returned, and a candidate's length only
+ * by what a secret can store. Candidates that no field name marks are ordered by how key-like they
+ * look ({@link keyLikeness}), so a key among words, dates and ids is probed early.
  */
 import { createHash } from 'node:crypto';
-import { isRecord, parseJsonBody, valueAtPath } from '#lambdas/platform/vendor-api/json';
+import { isRecord, JSON_LIMITS, parseJsonBody, valueAtPath } from '#lambdas/platform/vendor-api/json';
 
 /** Field names a new key commonly hides under: tried before other strings, never trusted alone. */
 export const NEW_KEY_FIELDS = [
@@ -29,9 +31,14 @@ export const CANDIDATE_LIMITS = {
    */
   maxCandidates: 1_000,
   minChars: 8,
-  maxChars: 512,
-  /** Nesting followed, JSON strings that hold JSON included. */
-  maxDepth: 8,
+  /**
+   * The longest key kept: signed tokens run to several KiB, so no bound below what a secret can
+   * store (65,536 bytes, a printable character escaped to at most two in JSON) beside the rest of
+   * its value. A longer string could never be stored as the key, so it is never probed.
+   */
+  maxChars: 24_576,
+  /** Nesting followed, JSON strings that hold JSON included: as deep as a vendor answer may be. */
+  maxDepth: JSON_LIMITS.maxDepth,
   /** JSON values visited in all. */
   maxNodes: 10_000,
   /**
@@ -53,11 +60,14 @@ function couldBeKey(value: string): boolean {
   );
 }
 
-/** Bytes that end a word: whitespace and controls, the quotes and brackets of JSON and text, non-ASCII. */
+/**
+ * Bytes that end a word: whitespace and controls, the quotes and brackets of JSON and text, the
+ * backslash (so a key inside an escaped JSON string is not glued to its escapes), non-ASCII.
+ */
 const ENDS_WORD = (() => {
   const table = new Uint8Array(256).fill(1);
   for (let byte = 0x21; byte <= 0x7e; byte++) table[byte] = 0;
-  for (const char of '"\'`,;<>(){}[]') table[char.charCodeAt(0)] = 1;
+  for (const char of '"\'`,;<>(){}[]\\') table[char.charCodeAt(0)] = 1;
   return table;
 })();
 
@@ -140,7 +150,7 @@ export class RotateAnswerScanner {
 
   private endWord(endByte: number): void {
     if (this.word.length > 0 && !this.wordTooLong) {
-      const word = String.fromCharCode(...this.word);
+      const word = Buffer.from(this.word).toString('latin1');
       if (couldBeKey(word) && !this.seen.has(word)) {
         if (this.kept.length < CANDIDATE_LIMITS.maxCandidates) {
           this.seen.add(word);
@@ -181,14 +191,19 @@ export function rotateAnswerCandidates(
       const atPath = valueAtPath(parsed.value, path);
       if (typeof atPath === 'string') preferred.push(atPath.trim());
     }
-    walk(parsed.value, undefined, 0, { nodes: 0 }, preferred, others);
+    const budget = { nodes: 0, cut: false };
+    walk(parsed.value, undefined, 0, budget, preferred, others);
+    // JSON deeper or larger than the walk follows: its words are still candidates, after the rest.
+    if (budget.cut) others.push(...wordsOf(body));
   } else {
     // Not JSON (text, or JSON cut short): every whitespace- or quote-separated word may be it.
-    for (const word of body.split(/[\s"'`,;<>(){}[\]]+/)) others.push(word);
+    others.push(...wordsOf(body));
   }
   const excluded = new Set(options.exclude ?? []);
   const out: string[] = [];
-  for (const candidate of [...preferred, ...others, ...more]) {
+  // A stable sort: equally key-like strings keep the order they appear in.
+  const rest = [...others, ...more].sort((a, b) => keyLikeness(b) - keyLikeness(a));
+  for (const candidate of [...preferred, ...rest]) {
     if (out.length >= CANDIDATE_LIMITS.maxCandidates) break;
     if (!couldBeKey(candidate) || excluded.has(candidate) || out.includes(candidate)) continue;
     out.push(candidate);
@@ -196,16 +211,24 @@ export function rotateAnswerCandidates(
   return out;
 }
 
+/** The words of a text, split as {@link ENDS_WORD} splits a streamed answer. */
+function wordsOf(text: string): string[] {
+  return text.split(/[\s"'`,;<>(){}[\]\\]+/);
+}
+
 function walk(
   value: unknown,
   name: string | undefined,
   depth: number,
-  budget: { nodes: number },
+  budget: { nodes: number; cut: boolean },
   preferred: string[],
   others: string[],
 ): void {
   budget.nodes += 1;
-  if (depth > CANDIDATE_LIMITS.maxDepth || budget.nodes > CANDIDATE_LIMITS.maxNodes) return;
+  if (depth > CANDIDATE_LIMITS.maxDepth || budget.nodes > CANDIDATE_LIMITS.maxNodes) {
+    budget.cut = true;
+    return;
+  }
   if (typeof value === 'string') {
     const text = value.trim();
     // A JSON document inside a string field: its own strings are the candidates, then the string.
@@ -227,4 +250,24 @@ function walk(
   if (isRecord(value)) {
     for (const [key, item] of Object.entries(value)) walk(item, key, depth + 1, budget, preferred, others);
   }
+}
+
+/**
+ * How much `text` looks like an API key, for probing order only (every candidate is still probed):
+ * long, of mixed character classes, or a JWT, scores high; a date, a UUID, a URL or path, an
+ * address, or a plain word scores low.
+ */
+export function keyLikeness(text: string): number {
+  if (/^eyJ[\w-]+\.[\w-]+\.[\w-]*$/.test(text)) return 10;
+  let score = 0;
+  for (const kind of [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/]) if (kind.test(text)) score += 1;
+  if (text.length >= 32) score += 3;
+  else if (text.length >= 20) score += 2;
+  else if (text.length >= 16) score += 1;
+  const notAKey =
+    /^\d{4}-\d{2}-\d{2}/.test(text) ||
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text) ||
+    /:\/\/|^\/|@/.test(text) ||
+    /^[A-Za-z][a-z]*([_.-][A-Za-z][a-z]*)*[.:!?]?$/.test(text);
+  return notAKey ? score - 6 : score;
 }

@@ -11,6 +11,11 @@ declare module '#lambdas/platform/handler-declaration' {
 }
 
 export interface RotateKeyResult {
+  /** The answer's HTTP status: kept and searched whatever it is (a vendor may rotate, then fail). */
+  readonly status: number;
+  /** A non-2xx answer's Retry-After, in milliseconds. */
+  readonly retryAfterMs?: number | undefined;
+  readonly requestId?: string | undefined;
   /**
    * The response body exactly as received, or its head when `truncated`. Persist it BEFORE
    * anything else: the old key is dead.
@@ -34,3 +39,14 @@ export interface RotateKeyOptions {
    */
   readonly timeoutMs: number;
 }
+
+/**
+ * What one `GET …/api/key` with a candidate key says about that key alone:
+ * - `works`: a 2xx that is the key's information (not an error dressed as a 2xx);
+ * - `not-this-key`: any other definite answer (a 4xx other than 429, a 3xx, a 2xx error body);
+ * - `try-later`: an answer that proves nothing about the key (429, 5xx, a timeout, a reset).
+ */
+export type KeyProbe =
+  | { readonly verdict: 'works' }
+  | { readonly verdict: 'not-this-key'; readonly status: number }
+  | { readonly verdict: 'try-later'; readonly retryAfterMs: number | undefined; readonly error: Error };

@@ -268,7 +268,9 @@ describe('no key in errors or logs', () => {
     }
 
     // Assess: the scenarios did fail (so there was something to leak), and nothing leaked.
-    expect(errors.length).toBeGreaterThanOrEqual(scenarios.length - 3);
+    // Three scenarios succeed, and a rotate answered 429 or 401 is handed back (kept by the
+    // rotation whatever its status), not thrown.
+    expect(errors.length).toBeGreaterThanOrEqual(scenarios.length - 5);
     expect(logger.lines.length).toBeGreaterThan(scenarios.length);
     expect(keys.size).toBeGreaterThanOrEqual(4);
     const texts = [

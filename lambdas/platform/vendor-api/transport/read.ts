@@ -17,6 +17,8 @@ export async function readAttempt<T extends object>(
   key: string,
   timeoutMs: number,
   read: (res: HttpResponse) => Promise<T>,
+  /** Hand every HTTP answer to `read`, not only a 2xx (the rotate answer, kept whatever its status). */
+  everyStatus = false,
 ): Promise<AttemptOutcome<T & VendorAnswerFacts>> {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
@@ -38,7 +40,7 @@ export async function readAttempt<T extends object>(
     });
     const status = res.statusCode;
     const requestId = requestIdOf(res.headers);
-    if (status >= 200 && status < 300) {
+    if ((status >= 200 && status < 300) || everyStatus) {
       const value = await read(res);
       return {
         kind: 'ok',

@@ -49,7 +49,7 @@ export interface VendorTextResponse extends VendorAnswerFacts {
   readonly text: string;
 }
 
-/** A 2xx answer whose body a consumer read as it streamed (`VendorHttp.requestConsumed`). */
+/** An answer (any status) whose body a consumer read as it streamed (`VendorHttp.requestAnswer`). */
 export interface VendorConsumedResponse<T> extends VendorAnswerFacts {
   readonly value: T;
 }
