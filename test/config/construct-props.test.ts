@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fc, test as property } from '@fast-check/vitest';
 import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import { Schedule } from 'aws-cdk-lib/aws-events';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
@@ -108,7 +109,7 @@ const SETTINGS = leavesOf('SecurityPipelineSettingsProps');
 
 /** A documented default as the value it names (`Duration.seconds(60)`, `'incoming/'`, `[]`). */
 function evaluateDefault(text: string): unknown {
-  const scope = { Duration, Size, Schedule, RetentionDays, RemovalPolicy, VendorKeyStorage };
+  const scope = { Duration, Size, Schedule, RetentionDays, RemovalPolicy, VendorKeyStorage, Runtime };
   const evaluate = (expression: string) =>
     new Function(...Object.keys(scope), `return (${expression});`)(...Object.values(scope));
   try {

@@ -83,7 +83,8 @@ describe('the first-deploy runbook, followed literally up to the bootstrap step'
       ran.push(command);
     }
     expect(ran).toEqual(commands);
-  });
+    // Several syntheses with bundling, cdk-nag and validation: 30-85 s on 2 cores under load.
+  }, 240_000);
 });
 
 describe('every configuration the docs show', () => {

@@ -182,7 +182,7 @@ describe('metrics', () => {
       Period: 300,
       Dimensions: Match.arrayEquals([
         { Name: 'outcome', Value: 'OutputFetchFailed' },
-        { Name: 'service', Value: pipelineServiceName(pipeline) },
+        { Name: 'service', Value: pipelineServiceName(own) },
         { Name: 'workflow', Value: 'scan' },
       ]),
     });

@@ -6,6 +6,7 @@
 import { type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Alias } from 'aws-cdk-lib/aws-kms';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { HostedRotation, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -46,7 +47,7 @@ describe('SecurityPipeline settings', () => {
   });
 
   it('names the prop of a runtime Lambda does not offer', () => {
-    const error = problemsOf(() => ({ lambdaRuntime: 'nodejs20.x' as never }));
+    const error = problemsOf(() => ({ lambdaRuntime: Runtime.NODEJS_20_X }));
     expect(error?.issues.map((issue) => issue.setting)).toEqual(['props.lambdaRuntime']);
   });
 
