@@ -184,7 +184,7 @@ const sameEndsRatio = (row: SweepRow): number => {
 const within = (runs: readonly Run[], fraction: number): number =>
   runs.filter((run) => run.lagSeconds <= allowance(fraction, run.endSeconds)).length;
 
-/** Prints the sweep table and, per goal of issue #35, whether it holds. */
+/** Prints the sweep table and, per polling goal (docs/operations.md), whether it holds. */
 export async function printPollSweep(): Promise<void> {
   process.stdout.write(
     '\n== Poll cost over a sweep of end times (±10 % of each duration): transitions per scan and lag ==\n',
@@ -221,7 +221,7 @@ export async function printPollSweep(): Promise<void> {
   for (const line of [...goals(rows), ...learning]) process.stdout.write(`${line}\n`);
 }
 
-/** The goals of issue #35, each with the figures that decide it. */
+/** The polling goals (docs/operations.md), each with the figures that decide it. */
 export function goals(rows: readonly SweepRow[]): string[] {
   const of = (durationSeconds: number, caseName: string) =>
     rows.find((row) => row.durationSeconds === durationSeconds && row.caseName === caseName);

@@ -1,5 +1,5 @@
 /**
- * The vendor's APIs as values (shared/seeds describes three). Each API's name is a type first: the
+ * The vendor's APIs as values (the vendor documents three). Each API's name is a type first: the
  * client folder that calls it registers it with the platform (VendorApiRegistry in
  * lambdas/platform/handler-declaration.ts), and this table must name exactly the registered ones,
  * so an API registered without its row here, or a row without its API, is a compile error. The
@@ -24,7 +24,7 @@ export const VENDOR_API_TITLES = {
   breach: 'breach-report API',
 } as const satisfies Record<VendorApi, string>;
 
-/** Every vendor API, in the order of the seeds. */
+/** Every vendor API, in the order the vendor documents them. */
 export const VENDOR_APIS = Object.keys(VENDOR_API_TITLES) as readonly VendorApi[];
 
 /** What the one org key serves when every API shares it (its secret's description). */

@@ -7,7 +7,7 @@ import { UsageError } from './cli-checks.ts';
 import type { FaultRule } from './simulator/types.ts';
 
 /**
- * The cases `--fault` takes (the `key-echo` ones of local/simulator/key-echo.ts, and issue 33's
+ * The cases `--fault` takes (the `key-echo` ones of local/simulator/key-echo.ts, and the
  * hostile answers), each as the rule the simulator is given: every matching request of the run gets it.
  */
 const FAULT_RULES = {

@@ -5,7 +5,7 @@ import { installLeakWatch, takeLeaks } from './kit/leak-watch.ts';
 
 expect.extend(allCustomMatcher);
 
-// No key value is stored (DESIGN.md): after each file, every object, payload, terminal line and log
+// No key value is stored: after each file, every object, payload, terminal line and log
 // line its runs produced has been searched for the exact keys they used (test/kit/leak-watch.ts).
 installLeakWatch();
 afterAll(() => {

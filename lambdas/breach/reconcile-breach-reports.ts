@@ -69,7 +69,7 @@ export interface BreachReconcileOptions {
 }
 
 /**
- * Reports archived at once. The vendor documents no rate limit (its seed says "Limits: not shown"),
+ * Reports archived at once. The vendor documents no rate limit (its API description says "Limits: not shown"),
  * so a backlog is never turned into a burst: four downloads at a time, each retried on 429 after
  * its Retry-After like every vendor call. Four streamed archives (about 24 MiB of upload buffers
  * each) fit the function's 1,024 MB, and four overlap S3's 10-30 ms per request enough that a run

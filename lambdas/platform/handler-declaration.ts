@@ -60,7 +60,7 @@ export interface BucketUse {
 }
 
 /**
- * The vendor's APIs (shared/seeds describes three), filled by each API's client folder through
+ * The vendor's APIs (the vendor documents three), filled by each API's client folder through
  * declaration merging (`declare module '#lambdas/platform/handler-declaration' { interface
  * VendorApiRegistry { <name>: true } }` in `lambdas/<workflow>/vendor-api/types.ts`), so the
  * platform names none and every use of a name is still type-checked. The values the platform

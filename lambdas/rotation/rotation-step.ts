@@ -1,6 +1,6 @@
 /**
  * The four steps of Secrets Manager's rotation protocol, for a key the vendor generates and kills
- * the old one the moment it does (docs: ../DESIGN "Key rotation"; docs/runbooks/key-rotation.md).
+ * the old one the moment it does (docs/key-rotation.md; docs/runbooks/key-rotation.md).
  *
  * The invariant every step keeps: either the key that works at the vendor is stored (AWSCURRENT or
  * AWSPENDING), or a RotationResponseLost error (metric, alarm, runbook) names the lockout. Rotate is

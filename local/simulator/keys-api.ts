@@ -17,7 +17,7 @@ export const keyRoutes: readonly Route[] = [
   ),
   route('keys', 'POST', '/orgs/{org_uuid}/api/key/rotate', 'bearer', async (call) => {
     const orgUuid = checkOrg(call);
-    // The seed says "no body"; whatever arrives is read and ignored so the connection stays usable.
+    // The vendor's API description says "no body"; whatever arrives is read and ignored so the connection stays usable.
     await readBody(call.req);
     const fault = call.rotateAnswer ?? { shape: 'default' };
     // `same-key`: the vendor "rotates" without changing anything and hands back the key in use.

@@ -1,6 +1,6 @@
 /**
  * Shapes the rotate answer can take, for testing a client that must not trust field names (the
- * seeds do not show the answer). Every shape but `no-key` carries the real new key somewhere, and
+ * vendor's API description does not show the answer). Every shape but `no-key` carries the real new key somewhere, and
  * most put something key-like but wrong (the key's id, a decoy) where a name-based search looks
  * first. Others test the call itself: `huge` (9 MiB, the key near its start), `slow` (trickled past
  * the 30 s per-request deadline), `same-key` (no rotation, the key in use handed back). Chosen per

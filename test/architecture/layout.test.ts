@@ -1,5 +1,5 @@
 /**
- * The layout's rules, checked on every source file (issue #25): one folder per workflow, mirrored
+ * The layout's rules, checked on every source file: one folder per workflow, mirrored
  * under lib/workflows/, lambdas/ and test/; a workflow uses the platform and another workflow's
  * public contract only; the platform uses no workflow; no import cycle.
  */
@@ -76,7 +76,7 @@ describe('the import graph', () => {
   });
 });
 
-describe('the platform names no workflow (issue #36)', () => {
+describe('the platform names no workflow', () => {
   const platformFiles = [...graph.keys()].filter((file) =>
     PLATFORM_FOLDERS.some((folder) => file.startsWith(`${folder}/`)),
   );

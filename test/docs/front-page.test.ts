@@ -1,5 +1,5 @@
 /**
- * The README is the front page (issue #25): short enough to read before running anything, with the
+ * The README is the front page: short enough to read before running anything, with the
  * two commands, the CLI, and a link to every page that holds what used to be in it. The longer
  * text lives in docs/, and every page there leads back.
  */

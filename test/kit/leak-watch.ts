@@ -1,5 +1,5 @@
 /**
- * "No key value is stored" (issue 32), checked over every run the suite makes rather than in a few
+ * "No key value is stored", checked over every run the suite makes rather than in a few
  * chosen tests: a process-wide watch that knows every key the runs used and searches everything
  * they produced for those exact values.
  *

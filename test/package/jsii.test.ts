@@ -34,10 +34,14 @@ const PACKAGE = 'vendor-security-pipeline-jsii';
 beforeAll(() => {
   implementationDir = mkdtempSync(join(tmpdir(), 'security-pipeline-implementation-'));
   // The TypeScript package's stage: its dist/ is the implementation the facade bundles.
-  execFileSync(process.execPath, ['--import', 'tsx', 'local/build-package.ts', '--stage', implementationDir], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'local/build-package.ts', '--stage', implementationDir],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   build = buildJsiiPackage({ implementation: join(implementationDir, 'dist') });
   types = (JSON.parse(readFileSync(build.assembly, 'utf8')) as { types: Record<string, AssemblyType> }).types;
 }, 300_000);

@@ -336,7 +336,7 @@ describe('rule matching', () => {
   });
 });
 
-describe('hostile-vendor faults of issue 33', () => {
+describe('hostile-vendor faults', () => {
   it('redirect-internal answers 302 to the metadata service, or to the target named', async () => {
     sim.addFault({ api: 'scan', path: '/report/', times: 2, fault: { type: 'redirect-internal' } });
     sim.addFault({ api: 'scan', path: '/report/', fault: { type: 'redirect-internal', to: 'loopback' } });

@@ -1,6 +1,6 @@
 /**
- * The breach-report API's own shapes (shared/seeds/002): what its client answers. Core code only:
- * no AWS or Lambda types. The seeds leave most shapes "not shown", so parsed results keep the raw
+ * The breach-report API's own shapes: what its client answers. Core code only:
+ * no AWS or Lambda types. The vendor's API description leaves most shapes "not shown", so parsed results keep the raw
  * body next to whatever fields we could find.
  */
 

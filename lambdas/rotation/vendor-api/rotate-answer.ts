@@ -1,5 +1,5 @@
 /**
- * Which strings in the vendor's rotate answer could be the new key. The seeds do not show the
+ * Which strings in the vendor's rotate answer could be the new key. The vendor's API description does not show the
  * answer's shape, so no field name is trusted: every string that could be a key is a candidate,
  * and the caller keeps the one that `GET …/api/key` accepts. Field names only decide the order
  * (the configured path first, then the common key names, then everything else as it appears).

@@ -1,5 +1,5 @@
 /**
- * The key-management API's own shapes (shared/seeds/001): what its client answers. Core code only:
+ * The key-management API's own shapes: what its client answers. Core code only:
  * no AWS or Lambda types.
  */
 

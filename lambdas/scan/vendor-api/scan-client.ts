@@ -16,7 +16,7 @@ export interface ScanClientSettings extends VendorHttpSettings {
 }
 
 export interface StartScanOptions {
-  /** The seed recommends POST (form field `domain`); GET `/scan?domain=` is its alternative. @default 'POST' */
+  /** The vendor's API description recommends POST (form field `domain`); GET `/scan?domain=` is its alternative. @default 'POST' */
   readonly via?: 'POST' | 'GET';
 }
 
@@ -24,7 +24,7 @@ export interface StartScanOptions {
 const UUID_FIELDS = ['uuid', 'scan_uuid', 'id'] as const;
 
 /**
- * The most of a scan listing that is read. The seed shows no paging, so `GET /scans` answers with
+ * The most of a scan listing that is read. The vendor's API description shows no paging, so `GET /scans` answers with
  * every scan the vendor keeps, and it grows with history: the documented maximum, 100,000 domains
  * with one scan each, is about 14 MiB with the simulator's entries (past the 8 MiB every other
  * answer gets). 64 MiB holds about five times that. Parsed, it takes several times its size in heap,

@@ -1,5 +1,5 @@
 /**
- * Scan status classification. The seeds show no status values, so the vendor's word is mapped to a
+ * Scan status classification. The vendor's API description shows no status values, so the vendor's word is mapped to a
  * state through a configurable vocabulary; anything unrecognised is `unknown` (the workflow treats
  * that as still running, bounded by its deadline) and the raw body is always kept.
  */

@@ -1,6 +1,6 @@
 /**
- * The scanning API's own shapes (shared/seeds/000): what its client answers. Core code only: no
- * AWS or Lambda types. The seeds leave most shapes "not shown", so parsed results keep the raw body
+ * The scanning API's own shapes: what its client answers. Core code only: no
+ * AWS or Lambda types. The vendor's API description leaves most shapes "not shown", so parsed results keep the raw body
  * next to whatever fields we could find.
  */
 
