@@ -23,8 +23,8 @@ import type { SecurityPipelineProps as ConstructProps } from './construct/props.
 import { pipelineConfigFromProps } from './construct/props-to-config.ts';
 import { SecurityPipelineBase } from './construct/security-pipeline-base.ts';
 import { DeadLetterQueue } from './platform/dead-letter-queue.ts';
+import { setFunctionSettings } from './platform/function-settings.ts';
 import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
-import { setFunctionRuntime } from './platform/pipeline-function.ts';
 import { registerPipelineMetrics } from './platform/pipeline-metric.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
 import { ScheduledCatchUp } from './platform/scheduled-catch-up.ts';
@@ -131,7 +131,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
     } = props;
     const config = pipelineConfigFromProps(settings, `SecurityPipeline ${this.node.path} props`);
     this.config = config;
-    setFunctionRuntime(this, config.lambdaRuntime);
+    setFunctionSettings(this, { runtime: config.lambdaRuntime, sourceMaps: config.lambdaSourceMaps });
     const problems = checkBroughtResources(
       this,
       { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, vendorKeySecrets },

@@ -24,5 +24,6 @@ export const DEFAULT_PIPELINE_CONFIG: PipelineConfig = Object.freeze({
   logRetentionDays: 90,
   removalPolicy: 'retain',
   lambdaRuntime: 'nodejs24.x',
+  lambdaSourceMaps: false,
   stack: stackSchema.parse({}),
 });

@@ -17,6 +17,7 @@ import {
   domainListSchema,
   intakeSchema,
   lambdaRuntimeSchema,
+  lambdaSourceMapsSchema,
   logRetentionDaysSchema,
   pollSchema,
   removalPolicySchema,
@@ -46,6 +47,7 @@ const fileSchema = z.strictObject({
   logRetentionDays: z.optional(logRetentionDaysSchema),
   removalPolicy: z.optional(removalPolicySchema),
   lambdaRuntime: z.optional(lambdaRuntimeSchema),
+  lambdaSourceMaps: z.optional(lambdaSourceMapsSchema),
 });
 
 /** The configuration file's JSON Schema (draft 2020-12), as written to {@link CONFIG_SCHEMA_FILE}. */

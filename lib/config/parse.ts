@@ -24,6 +24,7 @@ import {
   domainListSchemaFor,
   intakeSchema,
   lambdaRuntimeSchema,
+  lambdaSourceMapsSchema,
   logRetentionDaysSchema,
   MAX_SCHEDULE_INPUT_CHARS,
   NAME_PATTERN,
@@ -94,6 +95,10 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     sections.lambdaRuntime === undefined
       ? DEFAULT_PIPELINE_CONFIG.lambdaRuntime
       : check(lambdaRuntimeSchema, sections.lambdaRuntime, `${ROOT}.lambdaRuntime`, 'nodejs24.x');
+  const lambdaSourceMaps =
+    sections.lambdaSourceMaps === undefined
+      ? DEFAULT_PIPELINE_CONFIG.lambdaSourceMaps
+      : check(lambdaSourceMapsSchema, sections.lambdaSourceMaps, `${ROOT}.lambdaSourceMaps`, false);
 
   const rotation = check(
     rotationSchema,
@@ -125,6 +130,7 @@ export function parsePipelineConfig(raw: unknown, source: string): PipelineConfi
     logRetentionDays,
     removalPolicy,
     lambdaRuntime,
+    lambdaSourceMaps,
     stack,
   };
 }

@@ -301,6 +301,13 @@ export const removalPolicySchema = oneOf(['retain', 'destroy']);
  */
 export const LAMBDA_RUNTIMES = ['nodejs24.x', 'nodejs22.x'] as const;
 export const lambdaRuntimeSchema = oneOf(LAMBDA_RUNTIMES);
+/**
+ * Whether functions ship source maps and run with `--enable-source-maps`: stack traces then name the
+ * TypeScript file and line, at the price of a larger asset (and a larger package). Off by default.
+ */
+export const lambdaSourceMapsSchema = z.boolean({
+  error: (issue) => `must be true or false (got ${describeValue(issue.input)})`,
+});
 
 /** The top level: which sections exist (their contents are checked section by section). */
 export const rootSchema = section(
@@ -319,6 +326,7 @@ export const rootSchema = section(
       'logRetentionDays',
       'removalPolicy',
       'lambdaRuntime',
+      'lambdaSourceMaps',
       'stack',
       // The JSON Schema a configuration file names for editors (config/pipeline.schema.json).
       '$schema',
@@ -364,6 +372,8 @@ export interface PipelineConfig {
   readonly removalPolicy: DataRemovalPolicy;
   /** The Lambda runtime of every function; the bundles' esbuild target follows it. @default 'nodejs24.x' */
   readonly lambdaRuntime: LambdaRuntimeName;
+  /** Functions ship source maps and run with `--enable-source-maps`. @default false */
+  readonly lambdaSourceMaps: boolean;
   /** The stack's name, account and Region. */
   readonly stack: StackConfig;
 }
@@ -383,6 +393,7 @@ export type PipelineConfigInput = {
   readonly logRetentionDays?: number;
   readonly removalPolicy?: DataRemovalPolicy;
   readonly lambdaRuntime?: LambdaRuntimeName;
+  readonly lambdaSourceMaps?: boolean;
   readonly stack?: z.input<typeof stackSchema>;
   /** The JSON Schema editors check the file against; ignored by the pipeline. */
   readonly $schema?: string;

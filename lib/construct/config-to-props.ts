@@ -8,7 +8,7 @@ import { Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import { Schedule } from 'aws-cdk-lib/aws-events';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { PipelineConfig, ScheduleConfig } from '../config/schema.ts';
-import { LAMBDA_RUNTIME_SETTINGS } from '../platform/pipeline-function.ts';
+import { LAMBDA_RUNTIME_SETTINGS } from '../platform/function-settings.ts';
 import type { BreachProps } from './breach-props.ts';
 import type { DomainListProps, SecurityPipelineSettingsProps, VendorKeyStorage } from './props.ts';
 import type { ScanProps } from './scan-props.ts';
@@ -65,6 +65,7 @@ export function pipelinePropsFromConfig(config: PipelineConfig): SecurityPipelin
     logRetention: config.logRetentionDays as RetentionDays,
     removalPolicy: config.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     lambdaRuntime: LAMBDA_RUNTIME_SETTINGS[config.lambdaRuntime].runtime,
+    lambdaSourceMaps: config.lambdaSourceMaps,
   };
 }
 

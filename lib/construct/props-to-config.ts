@@ -137,6 +137,7 @@ class PropConverter {
       removalPolicy: this.removalPolicy(props.removalPolicy),
       // The runtime's name ('nodejs24.x'); the schema says which it offers.
       lambdaRuntime: props.lambdaRuntime?.name,
+      lambdaSourceMaps: props.lambdaSourceMaps,
     }) as PipelineConfigInput;
   }
 

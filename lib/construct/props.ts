@@ -288,6 +288,12 @@ export interface SecurityPipelineSettingsProps {
    * @default Runtime.NODEJS_24_X
    */
   readonly lambdaRuntime?: Runtime;
+  /**
+   * Ship each function's source maps and run it with `--enable-source-maps`, so stack traces name
+   * the TypeScript file and line; each asset is then several times larger.
+   * @default false
+   */
+  readonly lambdaSourceMaps?: boolean;
 }
 
 /** `SecurityPipeline`'s props: its settings and the resources a team may bring. */

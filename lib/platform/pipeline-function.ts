@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
   type BundlingOptions,
   NodejsFunction,
@@ -12,10 +12,11 @@ import {
   OutputFormat,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { DataIdentifier, DataProtectionPolicy, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct, IConstruct } from 'constructs';
+import type { Construct } from 'constructs';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { handlerEntryPath, logsMayCarryPersonalData } from '../../lambdas/registry.ts';
 import { DEFAULT_PIPELINE_CONFIG, type LambdaRuntimeName } from '../config/index.ts';
+import { functionSettingsOf, LAMBDA_RUNTIME_SETTINGS } from './function-settings.ts';
 import { validateEnvironmentSize } from './lambda-environment-size.ts';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
 import { pipelineServiceName } from './pipeline-metric.ts';
@@ -46,50 +47,27 @@ export function handlerEntry(handlerFile: string): string {
 }
 
 /**
- * Bundling of every function (bench/bundles.ts bundles with exactly these options).
+ * Bundling of every function (bench/bundles.ts bundles with exactly these options); a pipeline's
+ * `lambdaSourceMaps` turns `sourceMap` on for its functions.
  *
- * Source maps without `sourcesContent`: stack traces still name the TypeScript file and line, but
- * each asset no longer ships a copy of every source it bundles. Measured by `npm run bench --
- * bundles` (esbuild 0.28, vendor-calling handler, Node 22, median of 15 fresh processes):
+ * Source maps are off by default: they make each asset (and the package, which ships them for the
+ * prebuilt handlers) several times larger, and only a stack trace reads them. With the setting on
+ * they are built without `sourcesContent`: traces still name the TypeScript file and line, but each
+ * asset ships no copy of every source it bundles. Measured by `npm run bench -- bundles` (esbuild
+ * 0.28, vendor-calling handler, Node 22, median of 15 fresh processes):
  *
  *   option                    index.mjs   map       zip       import vs empty   trace names TS:line
- *   map + sourcesContent      1033 KiB    4146 KiB  1261 KiB  5.2x              yes (the old default)
- *   map, no sourcesContent    1033 KiB    1442 KiB   681 KiB  5.2x              yes (chosen)
+ *   map + sourcesContent      1033 KiB    4146 KiB  1261 KiB  5.2x              yes
+ *   map, no sourcesContent    1033 KiB    1442 KiB   681 KiB  5.2x              yes (the setting on)
  *   no minify, no map         2291 KiB       0       458 KiB  4.8x              no (bundle lines)
- *   minify, map not shipped   1033 KiB       0       323 KiB  4.8x              no
+ *   minify, map not shipped   1033 KiB       0       323 KiB  4.8x              no (the default)
  *
  * Import ratios moved between 4.8x and 6.0x across runs for every variant on a shared 2-core
  * machine: the map's size does not measurably change import time (the runtime parses it only when a
- * stack is formatted). The contents were 70% of the zip (1261 -> 681 KiB). Readable traces are
- * worth the remaining 360 KiB of zip, so the map stays, without contents.
+ * stack is formatted).
  */
-/** Each runtime the `lambdaRuntime` setting offers, and the esbuild target its bundles are built for. */
-export const LAMBDA_RUNTIME_SETTINGS: Readonly<
-  Record<LambdaRuntimeName, { readonly runtime: Runtime; readonly esbuildTarget: string }>
-> = {
-  'nodejs24.x': { runtime: Runtime.NODEJS_24_X, esbuildTarget: 'node24' },
-  'nodejs22.x': { runtime: Runtime.NODEJS_22_X, esbuildTarget: 'node22' },
-};
-
-/** The runtime chosen for the functions under each scope (setFunctionRuntime). */
-const runtimes = new WeakMap<IConstruct, LambdaRuntimeName>();
-
-/** Every PipelineFunction under `scope` runs on `runtime` (SecurityPipeline's `lambdaRuntime`). */
-export function setFunctionRuntime(scope: IConstruct, runtime: LambdaRuntimeName): void {
-  runtimes.set(scope, runtime);
-}
-
-/** The runtime of a function created under `scope`: the nearest setFunctionRuntime, else the default. */
-export function functionRuntimeOf(scope: IConstruct): LambdaRuntimeName {
-  for (const ancestor of [...scope.node.scopes].reverse()) {
-    const runtime = runtimes.get(ancestor);
-    if (runtime !== undefined) return runtime;
-  }
-  return DEFAULT_PIPELINE_CONFIG.lambdaRuntime;
-}
-
 export const PIPELINE_BUNDLING: BundlingOptions = {
-  sourceMap: true,
+  sourceMap: false,
   sourcesContent: false,
   minify: true,
   format: OutputFormat.ESM,
@@ -140,6 +118,11 @@ export interface PipelineFunctionProps {
    */
   readonly runtime?: LambdaRuntimeName;
   /**
+   * Ship source maps and run with `--enable-source-maps` (stack traces name the TypeScript file).
+   * @default - the `lambdaSourceMaps` of the pipeline it belongs to, false outside one
+   */
+  readonly sourceMaps?: boolean;
+  /**
    * Powertools service name (`POWERTOOLS_SERVICE_NAME`), and so the `service` dimension of its metrics.
    * @default - the name of the pipeline it belongs to (pipeline-metric.ts), 'security-pipeline' outside one
    */
@@ -161,6 +144,12 @@ export interface PipelineFunctionProps {
    * @default 5 errors in 5 minutes, docs/runbooks/alarms.md
    */
   readonly alarms?: FunctionAlarmOptions;
+}
+
+/** NODE_OPTIONS: `--enable-source-maps` first when maps are shipped, then the caller's; none when empty. */
+function nodeOptions(sourceMaps: boolean, callers: string | undefined): { NODE_OPTIONS?: string } {
+  const options = [sourceMaps ? '--enable-source-maps' : undefined, callers].filter(Boolean).join(' ');
+  return options === '' ? {} : { NODE_OPTIONS: options };
 }
 
 /**
@@ -196,8 +185,10 @@ export class PipelineFunction extends NodejsFunction {
   public readonly alarms: { readonly errors: Alarm; readonly throttles: Alarm };
 
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
-    const runtime = LAMBDA_RUNTIME_SETTINGS[props.runtime ?? functionRuntimeOf(scope)];
-    const code = PipelineFunction.validate(id, props, runtime.esbuildTarget);
+    const chosen = functionSettingsOf(scope);
+    const runtime = LAMBDA_RUNTIME_SETTINGS[props.runtime ?? chosen.runtime];
+    const sourceMaps = props.sourceMaps ?? chosen.sourceMaps;
+    const code = PipelineFunction.validate(id, props, runtime.esbuildTarget, sourceMaps);
     // Role and log group are created next to the function (not inside it): NodejsFunction needs
     // both at construction time, and `this` is not available before super().
     const role = new Role(scope, `${id}Role`, {
@@ -226,8 +217,8 @@ export class PipelineFunction extends NodejsFunction {
         [ENV.serviceName]: props.serviceName ?? pipelineServiceName(scope),
         [ENV.logLevel]: props.logLevel ?? 'INFO',
         ...props.environment,
-        // Stack traces must point at the TypeScript sources, whatever else the caller passes.
-        NODE_OPTIONS: ['--enable-source-maps', props.environment?.NODE_OPTIONS].filter(Boolean).join(' '),
+        // With maps shipped, stack traces point at the TypeScript sources, whatever else the caller passes.
+        ...nodeOptions(sourceMaps, props.environment?.NODE_OPTIONS),
       },
     });
 
@@ -260,6 +251,7 @@ export class PipelineFunction extends NodejsFunction {
     id: string,
     props: PipelineFunctionProps,
     esbuildTarget: string,
+    sourceMaps: boolean,
   ): Pick<
     NodejsFunctionProps,
     'entry' | 'handler' | 'code' | 'projectRoot' | 'depsLockFilePath' | 'bundling'
@@ -303,14 +295,19 @@ export class PipelineFunction extends NodejsFunction {
           handler: 'handler',
           projectRoot: REPO_ROOT,
           depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
-          bundling: { ...PIPELINE_BUNDLING, target: esbuildTarget },
+          bundling: { ...PIPELINE_BUNDLING, target: esbuildTarget, sourceMap: sourceMaps },
         }
-      : PipelineFunction.prebuiltCode(id, prebuilt as string, props.handlerFile);
+      : PipelineFunction.prebuiltCode(id, prebuilt as string, props.handlerFile, sourceMaps);
   }
 
-  private static prebuiltCode(id: string, dir: string, handlerFile: string): PrebuiltHandlerCode {
+  private static prebuiltCode(
+    id: string,
+    dir: string,
+    handlerFile: string,
+    sourceMaps: boolean,
+  ): PrebuiltHandlerCode {
     try {
-      return prebuiltHandlerCode(dir, handlerFile, false);
+      return prebuiltHandlerCode(dir, handlerFile, sourceMaps);
     } catch (error) {
       throw new Error(`PipelineFunction ${id}: ${(error as Error).message}`);
     }

@@ -78,8 +78,8 @@ describe('bundles (PIPELINE_BUNDLING, as bench/bundles.ts bundles them)', () => 
     expect(packages).toContain('@aws-sdk/client-secrets-manager');
   });
 
-  it('ships source maps without sourcesContent, so traces name the TypeScript line without a copy of every source', () => {
-    expect(PIPELINE_BUNDLING.sourceMap).toBe(true);
+  it('ships no source maps by default, and when a pipeline turns them on, none with sourcesContent', () => {
+    expect(PIPELINE_BUNDLING.sourceMap).toBe(false);
     expect(PIPELINE_BUNDLING.sourcesContent).toBe(false);
   });
 });

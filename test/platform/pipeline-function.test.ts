@@ -1,7 +1,9 @@
 import { Duration, type Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { setFunctionSettings } from '../../lib/platform/function-settings.ts';
 import { PipelineFunction, type PipelineFunctionProps } from '../../lib/platform/pipeline-function.ts';
 import { bareStack, FIRST_SYNTH_TIMEOUT_MS, templateOf } from '../kit/stack.ts';
 
@@ -42,20 +44,38 @@ describe('PipelineFunction defaults', () => {
     });
   });
 
-  it('sets the Powertools service and level and always enables source maps', () => {
+  it('sets the Powertools service and level, and no NODE_OPTIONS: source maps are off by default', () => {
     functionOf().hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: {
           POWERTOOLS_SERVICE_NAME: 'security-pipeline',
           POWERTOOLS_LOG_LEVEL: 'INFO',
-          NODE_OPTIONS: '--enable-source-maps',
+          NODE_OPTIONS: Match.absent(),
         },
       },
     });
   });
 
+  it("takes its pipeline's runtime and source maps, and a function outside it the defaults", () => {
+    const template = templateOf((stack) => {
+      const pipeline = new Construct(stack, 'Pipeline');
+      setFunctionSettings(pipeline, { runtime: 'nodejs22.x', sourceMaps: true });
+      new PipelineFunction(pipeline, 'Inside', { handlerFile: PLAIN, timeout: Duration.seconds(30) });
+      new PipelineFunction(stack, 'Outside', { handlerFile: PLAIN, timeout: Duration.seconds(30) });
+    });
+    const byId = (prefix: string) =>
+      Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
+        id.startsWith(prefix),
+      )?.[1]?.Properties as { Runtime: string; Environment: { Variables: Record<string, string> } };
+    expect(byId('PipelineInside')?.Runtime).toBe('nodejs22.x');
+    expect(byId('PipelineInside')?.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    expect(byId('Outside')?.Runtime).toBe('nodejs24.x');
+    expect(byId('Outside')?.Environment.Variables).not.toHaveProperty('NODE_OPTIONS');
+  });
+
   it('merges caller variables over the defaults and keeps source maps ahead of caller NODE_OPTIONS', () => {
     const template = functionOf({
+      sourceMaps: true,
       environment: { RESULTS_BUCKET: 'results', NODE_OPTIONS: '--max-old-space-size=256' },
       serviceName: 'scan',
       logLevel: 'DEBUG',

@@ -48,8 +48,9 @@ describe('PipelineFunction defaults', () => {
       });
       expect(properties.MemorySize).toEqual(expect.any(Number));
       expect(properties.Timeout).toEqual(expect.any(Number));
+      // Source maps are off by default (lambdaSourceMaps), so Node.js runs without the flag.
+      expect(environment).not.toHaveProperty('NODE_OPTIONS');
       expect(environment).toMatchObject({
-        NODE_OPTIONS: '--enable-source-maps',
         // The pipeline's name: the stack's, as the stack holds one pipeline.
         POWERTOOLS_SERVICE_NAME: 'SecurityPipeline',
         POWERTOOLS_LOG_LEVEL: 'INFO',
@@ -136,7 +137,12 @@ describe('handler environment (docs/contracts.md)', () => {
   it('keeps the caller environment and the defaults together', () => {
     const env = functionFor(synthesized, 'prepare-domain-list').environment;
     expect(Object.keys(env)).toEqual(
-      expect.arrayContaining(['POWERTOOLS_SERVICE_NAME', 'NODE_OPTIONS', 'INTAKE_SUFFIXES', 'INPUT_BUCKET']),
+      expect.arrayContaining([
+        'POWERTOOLS_SERVICE_NAME',
+        'POWERTOOLS_LOG_LEVEL',
+        'INTAKE_SUFFIXES',
+        'INPUT_BUCKET',
+      ]),
     );
   });
 });
