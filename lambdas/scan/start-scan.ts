@@ -124,6 +124,10 @@ export async function startScanOrWait(
  * second-long waits, so the execution history and the ASL stay as they were, and the invocation's
  * remaining time bounds it (no new start is sent without the time its answer may take).
  *
+ * A 429 on any of these starts proves that start was not processed; it ends the invocation and the
+ * state machine waits before StartScan runs again (startScanOrWait above). The earlier starts' doubt
+ * was already settled as "none", so the next start has the same guarantee as a repeated one here.
+ *
  * The guarantee left: at most one scan per start as long as the listing shows a created scan
  * within the settle wait. A listing that lags longer makes "none" wrong and the repeated start
  * creates a second scan; the next settle round then sees two and stops, and reconciliation links
