@@ -15,7 +15,7 @@ import {
 import { domainResultFromFailure } from '#lambdas/domain-list/write-list-summary';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
-import type { ScanInProgress, ScanOutcome } from '#lambdas/scan/contracts';
+import type { ScanInProgress, ScanOutcome, StartThrottled } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
@@ -215,10 +215,13 @@ export async function runScanExecution(
       const output = await step;
       if (name === 'WriteManifest') manifestOutcome = output as unknown as ScanOutcome;
       if (name === 'PollScanStatus' || name === 'StartScan') {
-        const state = output as unknown as ScanInProgress;
+        const state = output as unknown as Partial<ScanInProgress & StartThrottled>;
         const status = state.status;
-        const wait = state.poll?.deadlineExceeded ? undefined : state.poll?.nextWaitSeconds;
+        const wait = state.poll?.deadlineExceeded
+          ? undefined
+          : (state.poll?.nextWaitSeconds ?? state.startThrottle?.waitSeconds);
         const detail = [
+          state.startThrottle ? 'start throttled by the vendor' : '',
           name === 'StartScan' && state.settledStart === 'adopted'
             ? 'start answer lost: adopted the scan it created'
             : name === 'StartScan' && state.settledStart === 'retried'
@@ -246,7 +249,12 @@ export async function runScanExecution(
       retryIntervalOverrides: retryOverrides(definition, options.retryIntervalMs),
       ...(options.waitOverrideMs === undefined
         ? {}
-        : { waitTimeOverrides: { WaitForScan: options.waitOverrideMs } }),
+        : {
+            waitTimeOverrides: {
+              WaitForScan: options.waitOverrideMs,
+              WaitForStartSlot: options.waitOverrideMs,
+            },
+          }),
     },
     context: { Execution: { Name: executionName, Id: `local:${executionName}` } } as never,
   });

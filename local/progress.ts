@@ -226,10 +226,13 @@ export function describeVendorAttempt(
     return `${a.operation}: ${what}, retry ${a.attempt}/${a.maxAttempts - 1} ${wait}`;
   }
   if (a.retryAfterMs !== undefined && a.failure === 'throttled' && a.attempt < a.maxAttempts) {
+    const then =
+      a.operation === 'scan.startScan'
+        ? 'StartScan hands the wait to the state machine, which waits Retry-After plus jitter in WaitForStartSlot, then starts again'
+        : `the call fails and the state machine's Retry rule decides when to try again (its own interval, not Retry-After)`;
     return (
       `${a.operation}: ${what} asking to wait ${seconds(a.retryAfterMs)} (Retry-After), longer than the client ` +
-      `waits inside one invocation; the call fails and the state machine's Retry rule decides when to try again ` +
-      `(its own interval, not Retry-After: docs/local-runs.md "Retry-After")`
+      `waits inside one invocation; ${then}: docs/local-runs.md "Retry-After"`
     );
   }
   const injected = event.injectedBecause ? ` (injected on purpose: ${event.injectedBecause})` : '';

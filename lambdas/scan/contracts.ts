@@ -5,6 +5,7 @@
  * and in execution history.
  */
 
+import type { StartThrottleState } from '#lambdas/scan/start-throttle';
 import type { ScanState } from '#lambdas/scan/vendor-api/types';
 
 /** Input of the per-domain state machine, as the list workflow, a schedule or a user passes it. */
@@ -13,6 +14,18 @@ export interface ScanDomainInput {
   readonly domain: string;
   /** Identifies the run that asked for this scan (list run id, schedule fire, "adhoc"). Optional. */
   readonly runId?: string;
+  /** Set by StartScan itself when the vendor throttled the previous start; never by a caller. */
+  readonly startThrottle?: StartThrottleState;
+}
+
+/**
+ * StartScan's output when the vendor throttled the start (HTTP 429): no scan exists yet. The state
+ * machine waits `startThrottle.waitSeconds` (WaitForStartSlot), then hands this back to StartScan.
+ */
+export interface StartThrottled {
+  readonly domain: string;
+  readonly runId: string;
+  readonly startThrottle: StartThrottleState;
 }
 
 /** Poll bookkeeping carried through the wait/poll loop. */

@@ -6,6 +6,7 @@
  * a handler bundles what this module imports, and the S3-only steps (manifest, failure record)
  * must not carry an HTTP client they never call (test/platform/handler-bundles.test.ts).
  */
+
 import type { S3Client } from '@aws-sdk/client-s3';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import type { Env } from '#lambdas/platform/runtime/env';
@@ -16,6 +17,7 @@ import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variabl
 import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanOutput } from '#lambdas/scan/scan-outputs';
 import { type ScanSettings, type StartSettleSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
+import type { StartThrottleSettings } from '#lambdas/scan/start-throttle';
 import type { ScanStatus, StartScanResult } from '#lambdas/scan/vendor-api/types';
 
 /**
@@ -53,8 +55,10 @@ export interface ScanDeps {
   readonly startSettle?: Partial<StartSettleSettings>;
   /** The settle waits; injected so tests and the local runner do not wait in real time. @default setTimeout */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** Jitter of the settle backoff. @default Math.random */
+  /** Jitter of the settle backoff and of the throttle wait. @default Math.random */
   readonly random?: () => number;
+  /** How long a throttled start is waited out by the state machine. @default DEFAULT_START_THROTTLE */
+  readonly startThrottle?: StartThrottleSettings;
 }
 
 /**

@@ -7,6 +7,8 @@
 export const SCAN_ERROR_NAME = {
   /** A start whose answer was lost, and the vendor's listing could not say whether it created a scan. */
   ScanStartUnresolvedError: 'ScanStartUnresolvedError',
+  /** The vendor kept throttling the start past the throttle rounds or their total wait. */
+  ScanStartThrottledError: 'ScanStartThrottledError',
 } as const;
 
 /**
@@ -23,6 +25,23 @@ export class ScanStartUnresolvedError extends Error {
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.name = SCAN_ERROR_NAME.ScanStartUnresolvedError;
+    this.reason = reason;
+  }
+}
+
+/**
+ * The vendor throttled (HTTP 429) the start more rounds, or asked for a longer wait, than one scan
+ * may spend waiting (start-throttle.ts). The vendor created no scan. Never retried: the state
+ * machine records the domain as ScanRejected.
+ */
+export class ScanStartThrottledError extends Error {
+  readonly reason: string;
+  constructor(operation: string, reason: string, options: { cause?: unknown } = {}) {
+    super(
+      `${operation}: the vendor kept throttling the start: ${reason}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = SCAN_ERROR_NAME.ScanStartThrottledError;
     this.reason = reason;
   }
 }

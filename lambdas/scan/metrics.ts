@@ -10,6 +10,8 @@ export const SCAN_METRIC = {
    * `unresolved` (recorded as ScanRejected for reconciliation).
    */
   startsSettled: 'StartsSettled',
+  /** Starts the vendor throttled past the transport's own wait, waited out by the state machine. */
+  startsThrottled: 'StartsThrottled',
   scansSucceeded: 'ScansSucceeded',
   scansFailed: 'ScansFailed',
   scansTimedOut: 'ScansTimedOut',

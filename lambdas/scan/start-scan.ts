@@ -3,11 +3,16 @@
  * lost), and set up the poll loop. The Lambda entry is at the end.
  */
 
-import { VendorNetworkError, VendorTimeoutError, VendorUnavailableError } from '#lambdas/platform/errors';
+import {
+  VendorNetworkError,
+  VendorThrottledError,
+  VendorTimeoutError,
+  VendorUnavailableError,
+} from '#lambdas/platform/errors';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { normalizeDomain } from '#lambdas/platform/validation';
-import type { ScanDomainInput, ScanInProgress } from '#lambdas/scan/contracts';
+import type { ScanDomainInput, ScanInProgress, StartThrottled } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { expectedDurationOf } from '#lambdas/scan/learned-durations';
 import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
@@ -16,8 +21,9 @@ import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
 import { type ListedScan, readScanListing, type ScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
-import { ScanStartUnresolvedError } from './errors.ts';
+import { ScanStartThrottledError, ScanStartUnresolvedError } from './errors.ts';
 import { SCAN_METRIC } from './metrics.ts';
+import { DEFAULT_START_THROTTLE, nextStartThrottle, parseStartThrottle } from './start-throttle.ts';
 
 export async function startScan(
   deps: ScanDeps,
@@ -56,6 +62,50 @@ export async function startScan(
   };
 }
 
+/**
+ * The StartScan step: `startScan`, or, when the vendor throttled the start (HTTP 429) past the
+ * transport's own wait, the wait the state machine makes before starting again (start-throttle.ts).
+ * A 429 proves the vendor did not process the start, so the next one is never a second scan.
+ */
+export async function startScanOrWait(
+  deps: ScanDeps,
+  input: ScanDomainInput,
+  context: SettleContext = {},
+): Promise<ScanInProgress | StartThrottled> {
+  const throttle = parseStartThrottle(input.startThrottle);
+  try {
+    return await startScan(deps, input, context);
+  } catch (error) {
+    if (!(error instanceof VendorThrottledError)) throw error;
+    // Validated by startScan before it sent the start.
+    const domain = normalizeDomain(input.domain, 'domain', {
+      allowSpecialUse: deps.settings.allowSpecialUse,
+    });
+    const runId = parseRunId(input.runId);
+    const decision = nextStartThrottle(
+      throttle,
+      error.retryAfterMs,
+      deps.random ?? Math.random,
+      deps.startThrottle ?? DEFAULT_START_THROTTLE,
+    );
+    if (decision.kind === 'give-up') {
+      deps.logger.warn('Start throttled for too long: recorded as rejected', {
+        domain,
+        runId,
+        reason: decision.reason,
+      });
+      throw new ScanStartThrottledError(OPERATION, decision.reason, { cause: error });
+    }
+    deps.metrics.record(SCAN_METRIC.startsThrottled, 1, 'Count', { workflow: 'scan' });
+    deps.logger.info('Start throttled: the state machine waits, then starts again', {
+      domain,
+      runId,
+      ...decision.state,
+    });
+    return { domain, runId, startThrottle: decision.state };
+  }
+}
+
 /*
  * Settling a start: a start whose outcome is unknown is settled, not given up on.
  *
@@ -73,6 +123,10 @@ export async function startScan(
  * Settling runs inside the StartScan invocation rather than as states: it is a few calls with
  * second-long waits, so the execution history and the ASL stay as they were, and the invocation's
  * remaining time bounds it (no new start is sent without the time its answer may take).
+ *
+ * A 429 on any of these starts proves that start was not processed; it ends the invocation and the
+ * state machine waits before StartScan runs again (startScanOrWait above). The earlier starts' doubt
+ * was already settled as "none", so the next start has the same guarantee as a repeated one here.
  *
  * The guarantee left: at most one scan per start as long as the listing shows a created scan
  * within the settle wait. A listing that lags longer makes "none" wrong and the repeated start
@@ -262,15 +316,18 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** `StartScan`: validate the domain, `POST /scan`, compute the output prefix and the first wait. */
-export function createStartScanHandler(deps: ScanDeps): Handler<unknown, ScanInProgress> {
+/**
+ * `StartScan`: validate the domain, `POST /scan`, compute the output prefix and the first wait; or,
+ * when the vendor throttled the start, how long the state machine waits before starting again.
+ */
+export function createStartScanHandler(deps: ScanDeps): Handler<unknown, ScanInProgress | StartThrottled> {
   return async (event, context) => {
     const input = parseScanDomainInput(event);
     // The raw input may be invalid: log it only once normalised (startScan does), never the event.
     const scoped = withLogKeys(deps, { runId: input.runId, requestId: context?.awsRequestId });
     // The settle waits must fit the invocation: no new start without time for its answer.
     const timeLeft = context?.getRemainingTimeInMillis;
-    return startScan(scoped, input, timeLeft ? { timeLeftMs: () => timeLeft.call(context) } : {});
+    return startScanOrWait(scoped, input, timeLeft ? { timeLeftMs: () => timeLeft.call(context) } : {});
   };
 }
 

@@ -18,7 +18,7 @@ export {
   type RecordScanFailureOutput,
   recordScanFailure,
 } from './record-scan-failure.ts';
-export { startScan } from './start-scan.ts';
+export { startScan, startScanOrWait } from './start-scan.ts';
 export {
   MANIFEST_FILE,
   type ScanManifest,

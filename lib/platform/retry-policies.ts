@@ -86,6 +86,16 @@ export const NON_IDEMPOTENT_CALL_RETRY: RetryProps = {
 };
 
 /**
+ * For StartScan: only Lambda's own throttling. A vendor 429 is not retried here, since this
+ * retry's full jitter may come back sooner than the vendor's Retry-After: StartScan answers a
+ * throttled start with the wait it computed, and the state machine's WaitForStartSlot waits it.
+ */
+export const START_SCAN_RETRY: RetryProps = {
+  ...NON_IDEMPOTENT_CALL_RETRY,
+  errors: ['Lambda.TooManyRequestsException'],
+};
+
+/**
  * Starting a child execution: its name is deterministic, so a repeated StartExecution finds the
  * same execution (or ExecutionAlreadyExists) and never starts a second scan.
  */

@@ -245,7 +245,7 @@ describe('npm start says what it is waiting for', () => {
     expect(tookMs).toBeLessThan(20_000);
   });
 
-  it('says when a Retry-After is longer than the client waits, and shows the state machine retrying the start', async () => {
+  it('says when a Retry-After is longer than the client waits, and shows the state machine waiting it out before starting again', async () => {
     // Act
     const { run } = await scanAgainstFault('busy.example.com', {
       method: 'POST',
@@ -257,9 +257,9 @@ describe('npm start says what it is waiting for', () => {
     // Assess
     expect(run).toExitWith(0);
     expect(run.stdout).toContain('vendor scan.startScan: HTTP 429 asking to wait 3600 s (Retry-After)');
-    expect(run.stdout).toMatch(
-      /StartScan failed \(VendorThrottledError\); the state machine retries it \(retry 1\/4\)/,
-    );
+    expect(run.stdout).toContain('StartScan hands the wait to the state machine');
+    expect(run.stdout).toMatch(/busy\.example\.com\s+StartScan \(start throttled by the vendor, waiting/);
+    expect(run.stdout).toMatch(/busy\.example\.com\s+=> succeeded/);
   });
 
   it('names the failure category first, then the error behind it', async () => {

@@ -137,6 +137,7 @@ describe('the dashboard', () => {
       SCAN_METRIC.vendorFailedIncrease,
       SCAN_METRIC.scansReconciled,
       SCAN_METRIC.startsSettled,
+      SCAN_METRIC.startsThrottled,
     ]) {
       expect(body, metric).toContain(metric);
     }

@@ -55,11 +55,11 @@ describe('the synthesized ScanDomain definition', () => {
 
   it('retries StartScan only on errors that prove the scan was not started', () => {
     // Assess: the rules the branches below rely on, as the CDK synthesizes them
-    // A 401 proves it too (the vendor refused the request): retried across a key rotation.
+    // A 401 proves it too (the vendor refused the request): retried across a key rotation. A 429
+    // is not retried here: StartScan answers it with the wait WaitForStartSlot makes.
     expect(retryErrors(state('StartScan')).sort()).toEqual([
       'Lambda.TooManyRequestsException',
       'VendorAuthError',
-      'VendorThrottledError',
     ]);
   });
 
@@ -152,7 +152,14 @@ describe('a scan that succeeds', () => {
     // Assess: the path through the definition
     const polls = sim.requestCount('GET /status/{uuid}');
     expect(polls).toBe(2);
-    expect(run.path).toEqual(['StartScan', ...loop(polls), 'FetchOutputs', 'WriteManifest', 'ScanSucceeded']);
+    expect(run.path).toEqual([
+      'StartScan',
+      'StartThrottled?',
+      ...loop(polls),
+      'FetchOutputs',
+      'WriteManifest',
+      'ScanSucceeded',
+    ]);
     expect(
       enteredStates(run.events)
         .filter((name) => name.startsWith('Fetch') && name !== 'FetchOutputs')

@@ -89,6 +89,7 @@ describe('polling that keeps failing', () => {
     expect(sim.requestCount('GET /status/{uuid}')).toBe(12);
     expect(run.path).toEqual([
       'StartScan',
+      'StartThrottled?',
       'WaitForScan',
       'PollScanStatus',
       'MarkPollFailed',

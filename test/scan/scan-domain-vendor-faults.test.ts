@@ -26,9 +26,18 @@ function failureRecordAt(prefix: string) {
   return readJson<{ failure: string; outcome: ScanOutcome }>(s3.client, RESULTS, `${prefix}failure.json`);
 }
 
+/** The seconds each WaitForStartSlot asked for (the engine overrides the wait itself to 0 ms). */
+function startSlotWaits(run: Awaited<ReturnType<typeof execute>>): number[] {
+  return run.events.flatMap((e) =>
+    e.type === 'StateEntered' && e.state.name === 'WaitForStartSlot'
+      ? [(e.state.input as { startThrottle: { waitSeconds: number } }).startThrottle.waitSeconds]
+      : [],
+  );
+}
+
 describe('a throttled start', () => {
-  it('is retried by the state machine once the client gives up, and the scan then succeeds', async () => {
-    // Prepare: more 429s than the client's own 2 attempts, so the Lambda throws VendorThrottledError
+  it('is waited out by the state machine once the client gives up, and the scan then succeeds', async () => {
+    // Prepare: more 429s than the client's own 2 attempts, so the first StartScan answers with a wait
     const throttled = 3;
     sim.addFault({
       api: 'scan',
@@ -43,10 +52,62 @@ describe('a throttled start', () => {
 
     // Assess
     expect(executionEnd(run.events).status).toBe('succeeded');
-    expect(retriedStates(run.events)).toEqual(['StartScan']);
-    const failed = run.events.find((e) => e.type === 'StateFailed' && e.state.name === 'StartScan');
-    expect(failed).toMatchObject({ Error: 'VendorThrottledError' });
+    expect(retriedStates(run.events)).toEqual([]);
+    expect(run.path.slice(0, 5)).toEqual([
+      'StartScan',
+      'StartThrottled?',
+      'WaitForStartSlot',
+      'StartScan',
+      'StartThrottled?',
+    ]);
+    expect(startSlotWaits(run)).toHaveLength(1);
+    expect(startSlotWaits(run)[0]).toBeGreaterThanOrEqual(1);
     expect(sim.requestCount('POST /scan')).toBe(throttled + 1);
+    expect(sim.scansOf('busy.example.com')).toHaveLength(1);
+  });
+
+  it('waits at least a Retry-After longer than the client sleeps for, with one scan started', async () => {
+    // Prepare: one 429 asking for 90 s, past the transport's 20 s limit, so the Lambda does not sleep it
+    sim.addFault({
+      api: 'scan',
+      method: 'POST',
+      path: '/scan',
+      times: 1,
+      fault: { type: 'status', status: 429, retryAfter: 90 },
+    });
+
+    // Act
+    const run = await execute('slow-vendor.example.com');
+
+    // Assess
+    expect(executionEnd(run.events).status).toBe('succeeded');
+    expect(retriedStates(run.events)).toEqual([]);
+    const [wait, ...more] = startSlotWaits(run);
+    expect(more).toEqual([]);
+    expect(wait).toBeGreaterThanOrEqual(90);
+    expect(sim.requestCount('POST /scan')).toBe(2);
+    expect(sim.scansOf('slow-vendor.example.com')).toHaveLength(1);
+  });
+
+  it('fails by name, recorded as ScanRejected, when the vendor asks for longer than the throttle budget', async () => {
+    // Prepare
+    sim.addFault({
+      api: 'scan',
+      method: 'POST',
+      path: '/scan',
+      times: 1,
+      fault: { type: 'status', status: 429, retryAfter: 86_400 },
+    });
+
+    // Act
+    const run = await execute('closed.example.com');
+
+    // Assess
+    const outcome = failedOutcome(run, 'ScanRejected');
+    expect(outcome).toMatchObject({ state: 'rejected', error: { name: 'ScanStartThrottledError' } });
+    expect(startSlotWaits(run)).toEqual([]);
+    expect(sim.requestCount('POST /scan')).toBe(1);
+    expect(sim.scansOf('closed.example.com')).toEqual([]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_START_SETTLE } from '#lambdas/scan/settings';
+import { DEFAULT_START_THROTTLE } from '#lambdas/scan/start-throttle';
 import {
   type AslDefinition,
   allStates,
@@ -59,6 +60,8 @@ describe('ScanDomain state machine: shape', () => {
     expect(Object.keys(definition.States).sort()).toEqual(
       [
         'StartScan',
+        'StartThrottled?',
+        'WaitForStartSlot',
         'WaitForScan',
         'PollScanStatus',
         'ScanFinished?',
@@ -86,8 +89,21 @@ describe('ScanDomain state machine: shape', () => {
     });
   });
 
+  it('waits out a throttled start exactly (SecondsPath), then starts again', () => {
+    expect(stateNamed(definition, 'StartScan').Next).toBe('StartThrottled?');
+    expect(stateNamed(definition, 'StartThrottled?')).toEqual({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.startThrottle', IsPresent: true, Next: 'WaitForStartSlot' }],
+      Default: 'WaitForScan',
+    });
+    expect(stateNamed(definition, 'WaitForStartSlot')).toEqual({
+      Type: 'Wait',
+      SecondsPath: '$.startThrottle.waitSeconds',
+      Next: 'StartScan',
+    });
+  });
+
   it('loops StartScan -> WaitForScan (SecondsPath) -> PollScanStatus -> ScanFinished?', () => {
-    expect(stateNamed(definition, 'StartScan').Next).toBe('WaitForScan');
     expect(stateNamed(definition, 'WaitForScan')).toEqual({
       Type: 'Wait',
       SecondsPath: '$.poll.nextWaitSeconds',
@@ -205,10 +221,8 @@ describe('ScanDomain state machine: retries and timeouts', () => {
     const retries = retriesOf(stateNamed(definition, 'StartScan'));
     // The second rule is the vendor 401, which proves the scan was not started either.
     expect(retries.map((rule) => rule.ErrorEquals)).toEqual([expect.any(Array), ['VendorAuthError']]);
-    expect(retries[0]?.ErrorEquals.sort()).toEqual([
-      'Lambda.TooManyRequestsException',
-      'VendorThrottledError',
-    ]);
+    // Not VendorThrottledError: its full jitter may come sooner than Retry-After (WaitForStartSlot waits it).
+    expect(retries[0]?.ErrorEquals).toEqual(['Lambda.TooManyRequestsException']);
     expect(retries[0]).toMatchObject({ JitterStrategy: 'FULL', MaxDelaySeconds: 120 });
   });
 
@@ -270,8 +284,8 @@ describe('ScanDomain state machine: retries and timeouts', () => {
     expect(stateNamed(definition, 'FetchDebug').TimeoutSeconds).toBe(910);
   });
 
-  it('times the whole execution out two hours after the scan deadline (a backstop)', () => {
-    expect(definition.TimeoutSeconds).toBe(86_400 + 7200);
+  it('times the whole execution out two hours after the scan deadline and the throttle budget (a backstop)', () => {
+    expect(definition.TimeoutSeconds).toBe(86_400 + DEFAULT_START_THROTTLE.maxTotalWaitSeconds + 7200);
   });
 });
 
@@ -335,7 +349,9 @@ describe('ScanDomain state machine: options', () => {
     });
 
     // Assess
-    expect(stateMachineWith(custom, 'StartScan').definition.TimeoutSeconds).toBe(7200 + 7200);
+    expect(stateMachineWith(custom, 'StartScan').definition.TimeoutSeconds).toBe(
+      7200 + DEFAULT_START_THROTTLE.maxTotalWaitSeconds + 7200,
+    );
     expect(functionFor(custom, 'poll-scan-status').environment).toMatchObject({
       POLL_MIN_WAIT_SECONDS: '30',
       POLL_MAX_WAIT_SECONDS: '900',

@@ -59,6 +59,9 @@ export class PipelineDashboard extends Construct {
           // unresolved one ends ScanRejected, which the failed-scan alarm and reconciliation cover;
           // adopted and retried ones are the at-most-once guarantee working.
           search(this, SCAN_METRIC.startsSettled, 'workflow, outcome', 'Sum', 'start settled'),
+          // Starts the vendor throttled, waited out by the state machine; a steady line means the
+          // concurrency is above what the vendor takes (VendorThrottlingSustained alarms on the retries).
+          shown(this, SCAN_METRIC.startsThrottled, { workflow: 'scan' }, 'Sum', 'start throttled'),
         ],
         width: 12,
       }),

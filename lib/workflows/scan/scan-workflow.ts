@@ -22,6 +22,7 @@ import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variabl
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { FailureName } from '#lambdas/scan/record-scan-failure';
 import { SCAN_OUTPUTS, type ScanOutput, scanOutputsJson } from '#lambdas/scan/scan-outputs';
+import { DEFAULT_START_THROTTLE } from '#lambdas/scan/start-throttle';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import {
   allowSpecialUseEnvironment,
@@ -34,7 +35,7 @@ import {
 import { bindDeclared } from '../../platform/bindings.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from '../../platform/retry-policies.ts';
+import { IDEMPOTENT_TASK_RETRY, START_SCAN_RETRY } from '../../platform/retry-policies.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
 
 export interface ScanWorkflowProps {
@@ -242,9 +243,14 @@ export class ScanWorkflow extends Construct {
 
     // --- Happy path ----------------------------------------------------------------------------
     const startScan = lambdaTask(this, 'StartScan', this.startScanFunction, {
-      retry: NON_IDEMPOTENT_CALL_RETRY,
+      retry: START_SCAN_RETRY,
     });
     startScan.addCatch(mark('ScanRejected'), { errors: ['States.ALL'], resultPath: '$.caught' });
+    // A start the vendor throttled: StartScan computed Retry-After plus jitter, waited here exactly.
+    const waitForStartSlot = new Wait(this, 'WaitForStartSlot', {
+      time: WaitTime.secondsPath('$.startThrottle.waitSeconds'),
+    });
+    waitForStartSlot.next(startScan);
 
     const waitForScan = new Wait(this, 'WaitForScan', {
       time: WaitTime.secondsPath('$.poll.nextWaitSeconds'),
@@ -300,12 +306,18 @@ export class ScanWorkflow extends Construct {
       .when(Condition.booleanEquals('$.poll.deadlineExceeded', true), mark('ScanTimedOut'))
       .otherwise(waitForScan);
 
-    const definition = startScan.next(waitForScan);
+    const started = new Choice(this, 'StartThrottled?')
+      .when(Condition.isPresent('$.startThrottle'), waitForStartSlot)
+      .otherwise(waitForScan);
+    const definition = startScan.next(started);
     waitForScan.next(pollStatus);
     pollStatus.next(scanFinished);
     fetchOutputs.next(writeManifest);
 
-    this.executionTimeout = Duration.seconds(poll.deadlineSeconds).plus(EXECUTION_TIMEOUT_MARGIN);
+    // The poll deadline starts at the accepted start; throttled starts may wait up to their budget before it.
+    this.executionTimeout = Duration.seconds(
+      poll.deadlineSeconds + DEFAULT_START_THROTTLE.maxTotalWaitSeconds,
+    ).plus(EXECUTION_TIMEOUT_MARGIN);
     const machine = new PipelineStateMachine(this, 'StateMachine', {
       // One execution per item: a failed one is a recorded outcome (failure.json); a burst is an incident.
       alarms: { failedThreshold: 5 },
