@@ -86,11 +86,12 @@ export const NON_IDEMPOTENT_CALL_RETRY: RetryProps = {
 };
 
 /**
- * For StartScan: only Lambda's own throttling. A vendor 429 is not retried here, since this
- * retry's full jitter may come back sooner than the vendor's Retry-After: StartScan answers a
- * throttled start with the wait it computed, and the state machine's WaitForStartSlot waits it.
+ * For a non-idempotent call whose step waits out the vendor's throttling itself (it answers a 429
+ * with the wait it computed, and the state machine waits it): only Lambda's own throttling. A
+ * vendor 429 is not retried here, since this retry's full jitter may come back sooner than the
+ * vendor's Retry-After.
  */
-export const START_SCAN_RETRY: RetryProps = {
+export const LAMBDA_THROTTLE_ONLY_RETRY: RetryProps = {
   ...NON_IDEMPOTENT_CALL_RETRY,
   errors: ['Lambda.TooManyRequestsException'],
 };

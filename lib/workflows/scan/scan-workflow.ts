@@ -35,7 +35,7 @@ import {
 import { bindDeclared } from '../../platform/bindings.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY, START_SCAN_RETRY } from '../../platform/retry-policies.ts';
+import { IDEMPOTENT_TASK_RETRY, LAMBDA_THROTTLE_ONLY_RETRY } from '../../platform/retry-policies.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
 
 export interface ScanWorkflowProps {
@@ -243,7 +243,8 @@ export class ScanWorkflow extends Construct {
 
     // --- Happy path ----------------------------------------------------------------------------
     const startScan = lambdaTask(this, 'StartScan', this.startScanFunction, {
-      retry: START_SCAN_RETRY,
+      // StartScan waits out a vendor 429 through WaitForStartSlot, at least the vendor's Retry-After.
+      retry: LAMBDA_THROTTLE_ONLY_RETRY,
     });
     startScan.addCatch(mark('ScanRejected'), { errors: ['States.ALL'], resultPath: '$.caught' });
     // A start the vendor throttled: StartScan computed Retry-After plus jitter, waited here exactly.
