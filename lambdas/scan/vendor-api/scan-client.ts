@@ -108,17 +108,13 @@ export class ScanClient {
     });
   }
 
-  /** Scans known to the vendor; the array is found at the top level or under scans/items/data. */
-  /** Lists every scan the vendor keeps, in one answer (the seed shows no paging): see SCAN_LISTING_MAX_BYTES. */
+  /**
+   * Lists every scan the vendor keeps, in one answer (its API description shows no paging: see
+   * SCAN_LISTING_MAX_BYTES), parsed; the array is found at the top level or under scans/items/data.
+   */
   async listScans(): Promise<{ scans: unknown[]; raw: unknown }> {
-    const res = await this.http.requestText({
-      operation: 'scan.listScans',
-      method: 'GET',
-      path: '/scans',
-      retry: 'idempotent',
-      maxBytes: SCAN_LISTING_MAX_BYTES,
-    });
-    const raw = rawOf(res.text, 'scan.listScans', SCAN_LISTING_MAX_BYTES);
+    const { text } = await this.listScansText();
+    const raw = rawOf(text, 'scan.listScans', SCAN_LISTING_MAX_BYTES);
     return { scans: findArray(raw, ['scans', 'items', 'data']) ?? [], raw };
   }
 
