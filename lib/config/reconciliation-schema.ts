@@ -2,10 +2,10 @@
  * `scan.reconciliation`: when scan reconciliation runs and how it reads the vendor's list and
  * statistics. The settings the function itself checks come from `#lambdas/scan/reconcile-settings`
  * (one schema for synth and cold start); this section adds the schedule and the switch, and states
- * times in minutes. Its own file (not in schema.ts, which imports it); `section` comes from `#lambdas/platform/schema` for that reason.
+ * times in minutes. Its own file (not in schema.ts, which imports it); `section` comes from `#lambdas/platform/input/schema` for that reason.
  */
 import * as z from 'zod/mini';
-import { boundedNumber, section } from '#lambdas/platform/schema';
+import { boundedNumber, section } from '#lambdas/platform/input/schema';
 import {
   listFieldsSchema,
   MIN_AGE_MARGIN_SECONDS,

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import ts from 'typescript';
 
-export const SOURCE_ROOTS = ['bin', 'lib', 'lambdas', 'local', 'bench'] as const;
+export const SOURCE_ROOTS = ['bin', 'lib', 'lambdas', 'local', 'scripts', 'bench'] as const;
 
 const ALIASES: readonly (readonly [prefix: string, folder: string])[] = [
   ['#lambdas/', 'lambdas/'],

@@ -166,7 +166,7 @@ describe('one folder per workflow', () => {
   });
 
   it('has no folder named vendor (tools skip those as third-party code)', () => {
-    const vendorFolders = ['bin', 'lib', 'lambdas', 'local', 'bench', 'test', 'docs']
+    const vendorFolders = ['bin', 'lib', 'lambdas', 'local', 'scripts', 'bench', 'test', 'docs']
       .flatMap((top) => readdirSync(join(ROOT, top), { withFileTypes: true, recursive: true }))
       .filter((entry) => entry.isDirectory() && entry.name === 'vendor')
       .map((entry) => join(entry.parentPath, entry.name));

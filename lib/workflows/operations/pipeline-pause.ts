@@ -1,5 +1,5 @@
 /**
- * The pause switch (#lambdas/platform/pause): one SSM parameter, `running` or `paused`, that every intake reads
+ * The pause switch (#lambdas/platform/runs/pause): one SSM parameter, `running` or `paused`, that every intake reads
  * (uploads and schedule fires go through them), and the resume function that gives back what a
  * pause held. Nothing is redeployed to pause or resume: `aws ssm put-parameter --overwrite`.
  *
@@ -14,7 +14,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { PAUSE_STATE } from '#lambdas/platform/pause';
+import { PAUSE_STATE } from '#lambdas/platform/runs/pause';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
