@@ -7,8 +7,8 @@
  * README points at a vendor URL (`$URL`, `$KEY`: the simulator's banner values). The flags are the
  * README's, plus those its own comment adds for a quick run ("add --min-wait 1 --max-wait 2 for a
  * quick run"); the engine's Wait and Retry durations are 0 ms (cli-run.ts), since what is checked
- * is that each line runs and exits 0. The demo (`npm start` alone) runs as a real process in
- * cli-process.test.ts instead; a command shown on several pages runs once.
+ * is that each line runs and exits 0. The lines NPM_START_RUN_BY names run in the test it names
+ * (the demo as a real process in cli-process.test.ts); a command shown on several pages runs once.
  */
 
 import { readFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ import {
   documentationPages,
   hasPlaceholder,
   NPM_START_NOT_RUN,
+  NPM_START_RUN_BY,
   PROJECT_ROOT,
   shellWords,
 } from '../docs/documented-commands.ts';
@@ -115,13 +116,18 @@ describe('the README', () => {
 
 /**
  * The examples to run: one per distinct command (the same line on two pages, or with another
- * comment, runs once), except the demo (`npm start` alone), which cli-process.test.ts runs as the
- * shell runs it and checks more of.
+ * comment, runs once), except those NPM_START_RUN_BY gives to a test that checks more of them (the
+ * demo runs as the shell runs it in cli-process.test.ts).
  */
 function distinctExamples(all: readonly ReadmeExample[]): ReadmeExample[] {
   const byCommand = new Map<string, ReadmeExample>();
   for (const example of all) {
-    if (example.argv.length === 0) continue;
+    if (
+      NPM_START_RUN_BY[
+        ['npm', 'start', ...(example.argv.length > 0 ? ['--', ...example.argv] : [])].join(' ')
+      ]
+    )
+      continue;
     const quick = /add ((?:--[\w-]+ \S+ ?)+) for a quick run/.exec(example.comment)?.[1] ?? '';
     const key = JSON.stringify([example.env, example.argv, quick, example.faults.map((fault) => fault.rule)]);
     if (!byCommand.has(key)) byCommand.set(key, example);
