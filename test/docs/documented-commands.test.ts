@@ -3,7 +3,8 @@
  * it is not run (most: a deployed stack and AWS credentials). A command of a new kind fails this
  * test until it is one of these, so a doc edit cannot drift from what the project runs.
  *
- * - `npm start` lines of ```sh blocks run as written in test/local/readme-examples.test.ts.
+ * - `npm start` lines of ```sh blocks run as written in test/local/readme-examples.test.ts, or in
+ *   the test NPM_START_RUN_BY names (the demo as a real process in cli-process.test.ts).
  * - Every `npm start` (blocks and prose) is a valid invocation: `--` before its words (npm keeps
  *   the flags before it), a command the CLI has, flags that command or the program takes.
  * - `npm run <script>` names a script of package.json; `npm run bench -- <name>` a benchmark the
@@ -22,6 +23,7 @@ import {
   type DocumentedCommand,
   hasPlaceholder,
   NPM_START_NOT_RUN,
+  NPM_START_RUN_BY,
   PROJECT_ROOT,
 } from './documented-commands.ts';
 
@@ -79,7 +81,7 @@ function verdictFor(command: DocumentedCommand): Verdict | undefined {
     if (command.where === 'block' && !hasPlaceholder(command.line)) {
       const listed = Object.entries(NPM_START_NOT_RUN).find(([line]) => text.endsWith(line));
       if (listed) return { kind: 'not run', reason: listed[1] };
-      return { kind: 'runs', by: 'test/local/readme-examples.test.ts' };
+      return { kind: 'runs', by: NPM_START_RUN_BY[text] ?? 'test/local/readme-examples.test.ts' };
     }
     return { kind: 'checked', check: checkNpmStart };
   }

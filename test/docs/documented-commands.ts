@@ -102,6 +102,16 @@ export const NPM_START_NOT_RUN: Readonly<Record<string, string>> = {
     "the reader's own watchlist: vips.csv names theirs (examples/watchlist.csv runs from docs/breach-reports.md)",
 };
 
+/**
+ * `npm start` lines of the pages that a test other than readme-examples runs as written, checking
+ * more than that they exit 0, and that test (the line is its command after any `VAR=` and `&&`).
+ */
+export const NPM_START_RUN_BY: Readonly<Record<string, string>> = {
+  'npm start': 'test/local/cli-process.test.ts',
+  'npm start -- scan --domains-file examples/domains.txt --out ./my-results --min-wait 1 --max-wait 2':
+    'test/local/output-folder.test.ts',
+};
+
 /** Words a reader replaces with their own: `<uuid>`, `…`, `[--out DIR]`. */
 export function hasPlaceholder(line: string): boolean {
   return /<[^>]*>|…|\[--|sk_sim_\.\.\./.test(line);

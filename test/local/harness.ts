@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StateMachine } from 'aws-local-stepfunctions';
-import type { PipelineMetrics } from '#lambdas/platform/metrics';
+import { expect } from 'vitest';
+import type { PipelineMetrics, RecordedMetric } from '#lambdas/platform/metrics';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import type { ScanOutcome, ScanOutput } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
@@ -177,4 +178,21 @@ export function vendorClientsFor(
     idleTimeoutMs: 5_000,
     ...(options.observer ? { observer: options.observer } : {}),
   });
+}
+
+/** No dimension value may be a domain, a scan id, an email or anything else open-ended. */
+export function expectClosedDimensions(metrics: readonly RecordedMetric[]): void {
+  const allowed: Record<string, RegExp> = {
+    workflow: /^(scan|list|breach|rotation)$/,
+    operation: /^(scan|keys|breach)\.[a-zA-Z]+$/,
+    outcome: /^[A-Za-z_]+$/,
+    output: /^(report|logs|debug)$/,
+  };
+  for (const metric of metrics) {
+    for (const [key, value] of Object.entries(metric.dimensions)) {
+      expect(allowed[key], `dimension ${key}`).toBeDefined();
+      expect(String(value)).toMatch(allowed[key] as RegExp);
+      expect(String(value)).not.toContain('example.com');
+    }
+  }
 }

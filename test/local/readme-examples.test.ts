@@ -7,8 +7,8 @@
  * README points at a vendor URL (`$URL`, `$KEY`: the simulator's banner values). The flags are the
  * README's, plus those its own comment adds for a quick run ("add --min-wait 1 --max-wait 2 for a
  * quick run"); the engine's Wait and Retry durations are 0 ms (cli-run.ts), since what is checked
- * is that each line runs and exits 0. The README's `npm start` also runs as a real process in
- * cli-process.test.ts.
+ * is that each line runs and exits 0. The lines NPM_START_RUN_BY names run in the test it names
+ * (the demo as a real process in cli-process.test.ts); a command shown on several pages runs once.
  */
 
 import { readFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ import {
   documentationPages,
   hasPlaceholder,
   NPM_START_NOT_RUN,
+  NPM_START_RUN_BY,
   PROJECT_ROOT,
   shellWords,
 } from '../docs/documented-commands.ts';
@@ -113,7 +114,28 @@ describe('the README', () => {
   });
 });
 
-describe.each(examples.map((example) => [example.line.trim(), example] as const))(
+/**
+ * The examples to run: one per distinct command (the same line on two pages, or with another
+ * comment, runs once), except those NPM_START_RUN_BY gives to a test that checks more of them (the
+ * demo runs as the shell runs it in cli-process.test.ts).
+ */
+function distinctExamples(all: readonly ReadmeExample[]): ReadmeExample[] {
+  const byCommand = new Map<string, ReadmeExample>();
+  for (const example of all) {
+    if (
+      NPM_START_RUN_BY[
+        ['npm', 'start', ...(example.argv.length > 0 ? ['--', ...example.argv] : [])].join(' ')
+      ]
+    )
+      continue;
+    const quick = /add ((?:--[\w-]+ \S+ ?)+) for a quick run/.exec(example.comment)?.[1] ?? '';
+    const key = JSON.stringify([example.env, example.argv, quick, example.faults.map((fault) => fault.rule)]);
+    if (!byCommand.has(key)) byCommand.set(key, example);
+  }
+  return [...byCommand.values()];
+}
+
+describe.each(distinctExamples(examples).map((example) => [example.line.trim(), example] as const))(
   'README: %s',
   (_, example) => {
     it(

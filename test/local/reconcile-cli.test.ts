@@ -1,7 +1,8 @@
 /**
- * `npm start -- reconcile` in-process (`main(argv)`): the orphan the simulator makes is archived and
- * a second run stores nothing; against a vendor given by URL, a second invocation into the same
- * `--out` does not archive again what the first one did.
+ * `npm start -- reconcile` in-process (`main(argv)`): the orphan the simulator makes is archived,
+ * exported under --out, and the run says a second run stored nothing (what reconciliation stores
+ * and links is test/scan/reconcile.test.ts's, on the same kind of orphan); against a vendor given
+ * by URL, a second invocation into the same `--out` does not archive again what the first one did.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,12 +20,8 @@ afterEach(async () => {
   await rm(outDir, { recursive: true, force: true });
 });
 
-async function readOut(file: string): Promise<Record<string, unknown>> {
-  return JSON.parse(await readFile(join(outDir, file), 'utf8')) as Record<string, unknown>;
-}
-
 describe('npm start -- reconcile', () => {
-  it('makes an orphan in the simulator, archives it linked to its ScanRejected record, and the second run stores nothing', async () => {
+  it('makes an orphan in the simulator, archives it, exports the archive under --out, and says the second run stored nothing', async () => {
     const run = await runCli(['reconcile', '--out', outDir]);
 
     expect(run).toExitWith(0);
@@ -46,18 +43,11 @@ describe('npm start -- reconcile', () => {
     );
     expect(run.stdout).toMatch(/Second run: 1 listed, 0 archived, 1 already archived.*; 2 objects written/);
     expect(run.stdout).toContain('The second run stored nothing new');
+    // What the archive holds and how it links the ScanRejected record is reconciliation's own
+    // (test/scan/reconcile.test.ts, the same orphan); here, that the command exports it under --out.
     const files = await filesUnder(outDir);
-    const manifest = files.find((file) => file.endsWith(`/${uuid}/manifest.json`)) as string;
-    const rejected = files.find((file) => /\/rejected-[0-9a-f]{16}\/failure\.json$/.test(file)) as string;
-    expect(await readOut(manifest)).toMatchObject({
-      origin: 'reconciled',
-      scanUuid: uuid,
-      reconciliation: { linkedFailureKeys: [rejected.replace(/^pipeline-results\//, '')] },
-    });
-    expect(await readOut(rejected)).toMatchObject({
-      failure: 'ScanRejected',
-      reconciledScan: { scanUuid: uuid },
-    });
+    expect(files.filter((file) => file.endsWith(`/${uuid}/manifest.json`))).toHaveLength(1);
+    expect(files.filter((file) => /\/rejected-[0-9a-f]{16}\/failure\.json$/.test(file))).toHaveLength(1);
     for (const output of ['report', 'logs', 'debug']) {
       expect(files.some((file) => file.includes(`/${uuid}/${output}.`))).toBe(true);
     }

@@ -2,11 +2,14 @@
  * The synthesized ScanDomain definition (exactly what `cdk synth` produces), executed by
  * aws-local-stepfunctions with every Task bound to its real handler, against the vendor simulator and
  * s3rver on loopback (setup: scan-execution-fixture.ts). Here: the definition
- * itself and the ways a scan ends (success, vendor failure, timeout). Waits and retry intervals are
- * overridden to 0 ms; the poll step still counts the seconds each wait asked for.
+ * itself and the ways a scan ends (success, vendor failure, timeout), each run once, with what it
+ * stores and the metrics the handlers record for it. Waits and retry intervals are overridden to
+ * 0 ms; the poll step still counts the seconds each wait asked for.
  */
 import { describe, expect, it } from 'vitest';
+import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
+import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import {
   DEFAULT_POLL_SETTINGS,
   estimateHistoryEvents,
@@ -22,7 +25,7 @@ import type { ScanManifest } from '#lambdas/scan/write-scan-manifest';
 import type { AslDefinition, AslState } from '../../local/synth/definitions.ts';
 import { sha256Hex } from '../kit/digest.ts';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';
-import { enteredStates, executionEnd, retriedStates } from '../local/harness.ts';
+import { enteredStates, executionEnd, expectClosedDimensions, retriedStates } from '../local/harness.ts';
 import {
   definition,
   execute,
@@ -36,6 +39,13 @@ import {
 } from './scan-execution-fixture.ts';
 
 useScanExecution();
+
+/** The metrics the handlers record during one run, summed by name. */
+function metricsOf(recorder: ReturnType<typeof createMetricsRecorder>) {
+  const named = (name: string) => recorder.recorded.filter((metric) => metric.name === name);
+  const total = (name: string) => named(name).reduce((sum, metric) => sum + metric.value, 0);
+  return { named, total };
+}
 
 describe('the synthesized ScanDomain definition', () => {
   const state = (name: string): AslState => {
@@ -116,9 +126,10 @@ describe('the synthesized ScanDomain definition', () => {
 });
 
 describe('a scan that succeeds', () => {
-  it('outputs a succeeded ScanOutcome after writing report, logs and debug and a manifest that matches them', async () => {
+  it('outputs a succeeded ScanOutcome after writing report, logs and debug and a manifest that matches them, counted as started and succeeded', async () => {
     // Act
-    const run = await execute('shop.example.com');
+    const recorder = createMetricsRecorder();
+    const run = await execute('shop.example.com', { metrics: recorder });
 
     // Assess: the output
     const end = executionEnd(run.events);
@@ -168,13 +179,28 @@ describe('a scan that succeeds', () => {
     expect(retriedStates(run.events)).toEqual([]);
     expect(sim.requestCount('POST /scan')).toBe(1);
     expect(logger.text()).not.toContain(sim.apiKey);
+
+    // Assess: the metrics, its duration and the bytes of each stored output
+    const { named, total } = metricsOf(recorder);
+    expect(total(SCAN_METRIC.scansStarted)).toBe(1);
+    expect(total(SCAN_METRIC.scansSucceeded)).toBe(1);
+    expect(total(SCAN_METRIC.scansFailed) + total(SCAN_METRIC.scansTimedOut)).toBe(0);
+    expect(named(SCAN_METRIC.scanDuration)[0]).toMatchObject({
+      unit: 'Seconds',
+      dimensions: { workflow: 'scan', outcome: 'succeeded' },
+    });
+    const bytes = named(METRIC.bytesStored);
+    expect(bytes.map((metric) => metric.dimensions.output).sort()).toEqual(['debug', 'logs', 'report']);
+    for (const metric of bytes) expect(metric.value).toBeGreaterThan(0);
+    expectClosedDimensions(recorder.recorded);
   });
 });
 
 describe('a scan the vendor reports as failed', () => {
-  it('fails with ScanFailed, a failed ScanOutcome as the cause and failure.json under the scan prefix', async () => {
+  it('fails with ScanFailed, a failed ScanOutcome as the cause and failure.json under the scan prefix, counted as failed', async () => {
     // Act
-    const run = await execute('broken.example.com');
+    const recorder = createMetricsRecorder();
+    const run = await execute('broken.example.com', { metrics: recorder });
 
     // Assess
     const outcome = failedOutcome(run, 'ScanFailed');
@@ -197,11 +223,18 @@ describe('a scan the vendor reports as failed', () => {
     expect(run.path.slice(-4)).toEqual(['ScanFinished?', 'MarkScanFailed', 'RecordFailure', 'Failed']);
     expect(run.path).not.toContain('FetchOutputs');
     expect(run.result.outcome).toEqual(outcome);
+    const { named, total } = metricsOf(recorder);
+    expect(total(SCAN_METRIC.scansStarted)).toBe(1);
+    expect(named(SCAN_METRIC.scansFailed)).toEqual([
+      expect.objectContaining({ value: 1, dimensions: { workflow: 'scan', outcome: 'ScanFailed' } }),
+    ]);
+    expect(total(SCAN_METRIC.scansSucceeded)).toBe(0);
+    expectClosedDimensions(recorder.recorded);
   });
 });
 
 describe('a scan whose status never becomes terminal', () => {
-  it('times out with ScanTimedOut once the scheduled waits reach the deadline', async () => {
+  it('times out with ScanTimedOut once the scheduled waits reach the deadline, counted as timed out, not failed', async () => {
     // Prepare
     const poll: PollSettings = {
       minWaitSeconds: 1,
@@ -212,7 +245,8 @@ describe('a scan whose status never becomes terminal', () => {
     sim.scriptScan('slow.example.com', { outcome: 'never-finish' });
 
     // Act
-    const run = await execute('slow.example.com', { poll });
+    const recorder = createMetricsRecorder();
+    const run = await execute('slow.example.com', { poll, metrics: recorder });
 
     // Assess
     const outcome = failedOutcome(run, 'ScanTimedOut');
@@ -230,6 +264,10 @@ describe('a scan whose status never becomes terminal', () => {
     expect(record.failure).toBe('ScanTimedOut');
     expect(record.poll.deadlineExceeded).toBe(true);
     expect(record.poll.waitedSeconds).toBe(120);
+    const { named, total } = metricsOf(recorder);
+    expect(total(SCAN_METRIC.scansTimedOut)).toBe(1);
+    expect(total(SCAN_METRIC.scansFailed)).toBe(0);
+    expect(named(SCAN_METRIC.scanDuration)[0]?.dimensions.outcome).toBe('timed_out');
   });
 
   it('stays far below the 25,000 history events at the production settings (24 h deadline)', {

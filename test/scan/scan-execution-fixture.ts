@@ -7,6 +7,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { VendorClients } from '#lambdas/vendor-clients';
@@ -57,6 +58,8 @@ export function execute(
     wrap?: ScanExecutionSetup['wrap'];
     maxOutputBytes?: number;
     lambdaTimeoutMs?: number;
+    /** Where the handlers record metrics. @default none kept */
+    metrics?: PipelineMetrics;
   } = {},
 ): Promise<LocalRun> {
   return executeScan(
@@ -72,6 +75,7 @@ export function execute(
       ...(options.wrap ? { wrap: options.wrap } : {}),
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
       ...(options.lambdaTimeoutMs === undefined ? {} : { lambdaTimeoutMs: options.lambdaTimeoutMs }),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     },
     domain,
   );

@@ -43,14 +43,16 @@ describe('POST /recon', () => {
     expect(await res.json()).toEqual({ status: 'no_results', output: expect.any(String), total_breaches: 0 });
   });
 
-  it('keeps the slug to [a-z0-9-] for names with accents and symbols', async () => {
+  it.each([
+    ['  Zoë  O’Brien-Łukasz!! ', 'zoe-o-brien-ukasz'],
+    ['李小龍', 'report'],
+    ['a'.repeat(60), 'a'.repeat(40)],
+  ])('keeps the slug to [a-z0-9-], at most 40 long: %j names its report %j', async (name, slug) => {
     // Act
-    const body = (await (
-      await recon({ name: '  Zoë  O’Brien-Łukasz!! ', emails: ['z@corp.example'] })
-    ).json()) as ReconBody;
+    const body = (await (await recon({ name, emails: ['z@corp.example'] })).json()) as ReconBody;
 
     // Assess
-    expect(body.output).toMatch(/^zoe-o-brien-ukasz_\d{14}_[0-9a-f]{6}$/);
+    expect(body.output).toMatch(new RegExp(`^${slug}_\\d{14}_[0-9a-f]{6}$`));
   });
 
   it.each([

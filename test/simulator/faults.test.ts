@@ -235,15 +235,17 @@ describe('connection faults', () => {
 });
 
 describe('rule matching', () => {
-  it('applies a rule `times` times, then lets requests through', async () => {
-    // Prepare
+  it('applies a rule `times` times, then lets requests through, whatever flags its RegExp path has', async () => {
+    // Prepare: a global RegExp keeps a position between matches; every request must still match.
     sim.addFault({ path: '/stats', times: 2, fault: { type: 'status', status: 503 } });
+    sim.addFault({ path: /^\/stats/g, times: 3, fault: { type: 'status', status: 500 } });
 
     // Act
-    const statuses = [(await stats()).status, (await stats()).status, (await stats()).status];
+    const statuses: number[] = [];
+    for (let request = 0; request < 6; request++) statuses.push((await stats()).status);
 
     // Assess
-    expect(statuses).toEqual([503, 503, 200]);
+    expect(statuses).toEqual([503, 503, 500, 500, 500, 200]);
   });
 
   it('uses a rule once by default', async () => {
