@@ -6,6 +6,7 @@
  * a handler bundles what this module imports, and the S3-only steps (manifest, failure record)
  * must not carry an HTTP client they never call (test/platform/handler-bundles.test.ts).
  */
+
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_MAX_EMAILS, MAX_EMAILS_LIMIT, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#lambdas/breach/limits';
@@ -22,6 +23,7 @@ import type { UploadSettings } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#lambdas/platform/s3/stream-upload';
+import type { ThrottleWaitSettings } from '#lambdas/platform/throttle-wait';
 import type { VendorDownload, VendorLogger } from '#lambdas/platform/vendor-api/types';
 
 /** The part of the vendor's `BreachClient` the workflow uses. */
@@ -54,6 +56,10 @@ export interface BreachDeps {
    * ArchiveReport and breach reconciliation have it. @default refuses with a ConfigurationError
    */
   readonly reportNamingKey: () => Promise<string>;
+  /** Jitter of the wait after a throttled recon. @default Math.random */
+  readonly random?: () => number;
+  /** Bounds of the waits after throttled recons. @default DEFAULT_THROTTLE_WAIT */
+  readonly reconThrottle?: ThrottleWaitSettings;
 }
 
 // ---------------------------------------------------------------------------------------------
