@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReconThrottled } from '#lambdas/breach/contracts';
 import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/throttle-wait';
-import { runBreachReport } from '#local/breach-run';
-import type { AslState } from '#local/definitions';
+import { runBreachReport } from '#local/runner/breach-run';
+import type { AslState } from '#local/synth/definitions';
 import { readJson } from '../kit/s3.ts';
 import { bed, definition, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
 
