@@ -42,15 +42,15 @@ import {
   redactText,
   rememberAddresses,
 } from '#lambdas/platform/redaction/redact';
-import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
-import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import {
   DEFAULT_THROTTLE_WAIT,
   nextThrottleWait,
   parseThrottleWait,
   type ThrottleWaitState,
-} from '#lambdas/platform/throttle-wait';
+} from '#lambdas/platform/runs/throttle-wait';
+import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
+import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { BREACH_METRIC } from './metrics.ts';
 
 export const RECON_FILE = 'recon.json';

@@ -14,8 +14,8 @@ import { numberFromText, parseWith, validated } from '#lambdas/platform/input/sc
 import { validateEmail } from '#lambdas/platform/input/validation';
 import { containsEmail } from '#lambdas/platform/redaction/redact';
 import { MAX_EXECUTION_NAME_LENGTH } from '#lambdas/platform/runs/naming';
+import type { ThrottleWaitState } from '#lambdas/platform/runs/throttle-wait';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
-import type { ThrottleWaitState } from '#lambdas/platform/throttle-wait';
 
 /** How many distinct addresses one report may cover unless configured otherwise (BREACH_MAX_EMAILS). */
 /** Its variables are public too: the watchlist sets the address cap and reads the BreachReport machine's. */

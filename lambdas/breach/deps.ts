@@ -15,6 +15,7 @@ import type { BreachReportList } from '#lambdas/breach/vendor-api/breach-client'
 import type { ReconRequest, ReconResult } from '#lambdas/breach/vendor-api/types';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
+import type { ThrottleWaitSettings } from '#lambdas/platform/runs/throttle-wait';
 import { type Env, readBucketEnv } from '#lambdas/platform/runtime/env';
 import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
@@ -23,7 +24,6 @@ import type { UploadSettings } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#lambdas/platform/s3/stream-upload';
-import type { ThrottleWaitSettings } from '#lambdas/platform/throttle-wait';
 import type { VendorDownload, VendorLogger } from '#lambdas/platform/vendor-api/types';
 
 /** The part of the vendor's `BreachClient` the workflow uses. */

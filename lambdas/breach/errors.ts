@@ -26,7 +26,7 @@ export class ReconOutcomeUnknownError extends Error {
 
 /**
  * The vendor kept throttling the recon request past the rounds or the total wait the state machine
- * waits out (lambdas/platform/throttle-wait.ts). A 429 proves no report was made, so the request
+ * waits out (lambdas/platform/runs/throttle-wait.ts). A 429 proves no report was made, so the request
  * may be sent again by a later run.
  */
 export class ReconThrottledError extends Error {

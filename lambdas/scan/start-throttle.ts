@@ -5,7 +5,7 @@
  * paid scan. The ScanDomain state machine waits instead of the Lambda: StartScan answers with a
  * `startThrottle` record whose `waitSeconds` a Wait state (SecondsPath) waits exactly, then runs
  * StartScan again: the vendor's Retry-After plus jitter, bounded in rounds and total wait
- * (lambdas/platform/throttle-wait.ts). Past either bound the start fails with
+ * (lambdas/platform/runs/throttle-wait.ts). Past either bound the start fails with
  * ScanStartThrottledError, which the state machine records as ScanRejected.
  */
 import {
@@ -15,7 +15,7 @@ import {
   type ThrottleDecision,
   type ThrottleWaitSettings,
   type ThrottleWaitState,
-} from '#lambdas/platform/throttle-wait';
+} from '#lambdas/platform/runs/throttle-wait';
 
 export type StartThrottleSettings = ThrottleWaitSettings;
 export type StartThrottleState = ThrottleWaitState;

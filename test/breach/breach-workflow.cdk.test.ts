@@ -5,7 +5,7 @@
 
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/throttle-wait';
+import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/runs/throttle-wait';
 import {
   type AslDefinition,
   actionsAllowed,

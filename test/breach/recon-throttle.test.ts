@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReconThrottled } from '#lambdas/breach/contracts';
-import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/throttle-wait';
+import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/runs/throttle-wait';
 import { runBreachReport } from '#local/runner/breach-run';
 import type { AslState } from '#local/synth/definitions';
 import { readJson } from '../kit/s3.ts';

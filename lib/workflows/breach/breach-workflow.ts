@@ -23,8 +23,8 @@ import {
 } from '#lambdas/breach/limits';
 import type { BreachFailureName } from '#lambdas/breach/record-breach-failure';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
+import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/runs/throttle-wait';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/throttle-wait';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { acknowledge } from '../../platform/nag.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
