@@ -11,6 +11,7 @@
 import { STEP_FUNCTIONS_HISTORY_EVENT_LIMIT } from '#lambdas/scan/poll-schedule';
 import { handlerForState } from '../lambdas/registry.ts';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { DEFAULT_SCAN_CONCURRENCY } from '../lib/config/scan-concurrency.ts';
 import { synthesizeTemplate } from '../local/synth/synth.ts';
 import { measureScanWork, type ScanWork } from './poll-cost.ts';
 
@@ -168,31 +169,32 @@ export async function costModel(): Promise<void> {
         `X-Ray at most ${usd(xrayCost)}; total ${usd(total)} plus S3 storage at ${usd(PRICES.s3GbMonth)} per GB-month of outputs\n` +
         `prices: ${Object.keys(PRICES).join(', ')} from the pages cited in bench/cost.ts (us-east-1, 2026-11)\n`,
     );
-    if (scanSeconds === 1800) printDailyList(work, scanSeconds, total, usd);
+    if (scanSeconds === 1800) printDailyList(work, scanSeconds, { total, usd });
   }
 }
 
-/** Concurrencies the daily-list table shows; the chosen one is the smallest that fits the day. */
+/** Concurrencies the daily-list table shows; the smallest that fits the day is the default's source. */
 const LIST_CONCURRENCIES = [10, 1_000, 2_500, 5_000, 10_000] as const;
 /** A daily list must leave this share of the day spare (retries, throttling, a slow vendor). */
 const DAY_MARGIN = 0.1;
 
 /**
  * A 100,000-domain daily list, from one measured scan: a Distributed Map keeps `concurrency`
- * children in flight, so the list takes about (domains / concurrency) x one child's time.
+ * children in flight, so the list takes about (domains / concurrency) x one child's time. Printed
+ * by the cost and the scale benches; `totalPer1000` (the cost bench's) adds the day's cost.
  */
-function printDailyList(
+export function printDailyList(
   work: ScanWork,
   scanSeconds: number,
-  totalPer1000: number,
-  usd: (n: number) => string,
+  totalPer1000?: { readonly total: number; readonly usd: (n: number) => string },
 ) {
   const domains = 100_000;
   const handlerSeconds = Object.values(work.tasks).reduce((sum, task) => sum + task.totalMs, 0) / 1000;
   // Lambda time at 10x the local durations (vendor latency, cold starts), as the Lambda column.
   const childSeconds = work.noticedAtSeconds + 10 * handlerSeconds;
   const hoursAt = (concurrency: number) => ((domains / concurrency) * childSeconds) / 3600;
-  const chosen = LIST_CONCURRENCIES.find((c) => hoursAt(c) <= 24 * (1 - DAY_MARGIN)) ?? 10_000;
+  const smallest = LIST_CONCURRENCIES.find((c) => hoursAt(c) <= 24 * (1 - DAY_MARGIN)) ?? 10_000;
+  const chosen = DEFAULT_SCAN_CONCURRENCY;
   const rows = LIST_CONCURRENCIES.map(
     (c) =>
       `${c.toLocaleString('en')}: ${hoursAt(c) < 48 ? `${hoursAt(c).toFixed(1)} h` : `${(hoursAt(c) / 24).toFixed(0)} days`}`,
@@ -201,12 +203,17 @@ function printDailyList(
     `100,000-domain daily list of ${scanSeconds / 60}-minute scans (${domains.toLocaleString('en')} ScanDomain child executions): ` +
       `one child takes ${childSeconds.toFixed(0)} s (noticed at ${work.noticedAtSeconds} s, measured, plus 10x the local handler time ` +
       `${handlerSeconds.toFixed(2)} s); by maxConcurrency ${rows.join(', ')}. ` +
-      `Within the day with ${DAY_MARGIN * 100} % spare at ${chosen.toLocaleString('en')} (${hoursAt(chosen).toFixed(1)} h): ` +
+      `The smallest of these within the day with ${DAY_MARGIN * 100} % spare: ${smallest.toLocaleString('en')}; ` +
+      `at the default scan.maxConcurrency ${chosen.toLocaleString('en')}: ${hoursAt(chosen).toFixed(1)} h, within 24 h: ` +
       `${hoursAt(chosen) <= 24 ? 'HOLDS' : 'FAILS'}. Per child: ${work.transitions} transitions, ${work.historyEvents} history events ` +
       `(limit ${STEP_FUNCTIONS_HISTORY_EVENT_LIMIT.toLocaleString('en')}); the list run's own history is O(1) (Distributed Map) and its ` +
-      `payloads are the scale bench's PrepareDomainList row. Cost about ${usd(totalPer1000 * 100)} a day plus the list machine's few ` +
-      `transitions per child.\nassumptions: the vendor runs ${chosen.toLocaleString('en')} scans at once without 429s; every scan takes ` +
+      `payloads are the scale bench's PrepareDomainList row.` +
+      (totalPer1000
+        ? ` Cost about ${totalPer1000.usd(totalPer1000.total * 100)} a day plus the list machine's few transitions per child.`
+        : '') +
+      `\nassumptions: the vendor runs ${chosen.toLocaleString('en')} scans at once without 429s; every scan takes ` +
       `${scanSeconds / 60} min and is learned (day 2 on); a Distributed Map runs up to 10,000 children at once; Lambda's concurrency ` +
-      `is not the limit (a child runs a function for ${handlerSeconds.toFixed(2)} s locally in ${childSeconds.toFixed(0)} s).\n`,
+      `is not the limit (a child runs a function for ${handlerSeconds.toFixed(2)} s locally in ${childSeconds.toFixed(0)} s; ` +
+      `${chosen.toLocaleString('en')} children need about ${Math.ceil((chosen * 10 * handlerSeconds) / childSeconds)} concurrent Lambda executions of the account's 1,000 default).\n`,
   );
 }

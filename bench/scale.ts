@@ -16,7 +16,8 @@ import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth/synth.ts';
 import { runChild } from './child.ts';
-import { measurePollCost } from './poll-cost.ts';
+import { printDailyList } from './cost.ts';
+import { measurePollCost, measureScanWork } from './poll-cost.ts';
 import { startReportServer } from './report-server.ts';
 import { type MeasuredHistories, measureHistories } from './scale-history.ts';
 import type { ReconcileRun } from './scale-reconcile.ts';
@@ -338,6 +339,11 @@ export async function measureScale(): Promise<void> {
           `${m.cpuSeconds.toFixed(1)} | ${m.requests} | ${m.peakRssMiB.toFixed(0)} (${pct(m.peakRssMiB, fetchLimits.memoryMiB)} of ${fetchLimits.memoryMiB}) | ` +
           `${m.payloadBytes} (${pct(m.payloadBytes, PAYLOAD_LIMIT)}) | ${histories ? `${histories.scanDomain} (${pct(histories.scanDomain, HISTORY_LIMIT)}; one ScanDomain execution, finished at its first poll)` : '-'} | -\n`,
       );
+    }
+    // The 100,000-domain list at the default concurrency, from one measured learned 30-minute scan.
+    if (only.length === 0) {
+      process.stdout.write('\n');
+      printDailyList(await measureScanWork(1800), 1800);
     }
     // The adaptive loop next to a fixed 30 s one, as `npm run bench -- poll` measures it.
     const poll = only.length === 0 ? await measurePollCost([3600, 6 * 3600]) : [];

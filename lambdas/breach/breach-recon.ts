@@ -17,10 +17,11 @@ import {
   RECON_STATUSES,
   type ReconOutput,
   type ReconStatus,
+  type ReconThrottled,
   reconSummarySchema,
 } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { ReconOutcomeUnknownError } from '#lambdas/breach/errors';
+import { ReconOutcomeUnknownError, ReconThrottledError } from '#lambdas/breach/errors';
 import { breachRunPrefix, reportNameObjectKey } from '#lambdas/breach/identity';
 import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import {
@@ -41,6 +42,12 @@ import {
   redactText,
   rememberAddresses,
 } from '#lambdas/platform/redaction/redact';
+import {
+  DEFAULT_THROTTLE_WAIT,
+  nextThrottleWait,
+  parseThrottleWait,
+  type ThrottleWaitState,
+} from '#lambdas/platform/runs/throttle-wait';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
@@ -171,6 +178,53 @@ export async function recon(deps: BreachDeps, event: unknown): Promise<ReconOutp
     durationMs: record.timings.durationMs,
   });
   return { ...input, outputPrefix, recon: summary };
+}
+
+/**
+ * The Recon step: `recon`, or, when the vendor throttled the request (its claim already released: a
+ * 429 proves no report was made), the wait the state machine makes before Recon runs again, the
+ * vendor's Retry-After plus jitter, never sooner; past the rounds or the total wait,
+ * ReconThrottledError.
+ */
+export async function reconOrWait(deps: BreachDeps, event: unknown): Promise<ReconOutput | ReconThrottled> {
+  // The throttle record is this step's own bookkeeping: only the wait carries it back here.
+  const { reconThrottle, ...input } = parseWith(breachReportInputSchema, event);
+  const previous = parseThrottleWait(reconThrottle, 'reconThrottle');
+  try {
+    return await recon(deps, input);
+  } catch (error) {
+    if (!(error instanceof VendorThrottledError)) throw error;
+    return waitForSlot(deps, input, previous, error);
+  }
+}
+
+function waitForSlot(
+  deps: BreachDeps,
+  input: Omit<BreachReportInput, 'reconThrottle'>,
+  previous: ThrottleWaitState | undefined,
+  error: VendorThrottledError,
+): ReconThrottled {
+  const decision = nextThrottleWait(
+    previous,
+    error.retryAfterMs,
+    deps.random ?? Math.random,
+    deps.reconThrottle ?? DEFAULT_THROTTLE_WAIT,
+    'report requests',
+  );
+  if (decision.kind === 'give-up') {
+    deps.logger.warn('Recon throttled for too long: recorded as failed', {
+      personId: input.person.id,
+      requestId: input.requestId,
+      reason: decision.reason,
+    });
+    throw new ReconThrottledError(decision.reason, { cause: error });
+  }
+  deps.logger.info('Recon throttled: the state machine waits, then requests again', {
+    personId: input.person.id,
+    requestId: input.requestId,
+    ...decision.state,
+  });
+  return { ...input, reconThrottle: decision.state };
 }
 
 /**
@@ -305,8 +359,8 @@ function provesNothingWasProcessed(error: unknown): boolean {
 }
 
 /** `Recon`: read the person's request, `POST /recon` at most once, record recon.json. */
-export function createBreachReconHandler(deps: BreachDeps): Handler<unknown, ReconOutput> {
-  return async (event) => recon(deps, event);
+export function createBreachReconHandler(deps: BreachDeps): Handler<unknown, ReconOutput | ReconThrottled> {
+  return async (event) => reconOrWait(deps, event);
 }
 
 export const handler = /* @__PURE__ */ createLazyHandler({

@@ -5,6 +5,7 @@
  * starter writes (the local runner, a watchlist run). State payloads, execution names, keys and log
  * lines carry only the person's keyed hash (`person.id`) and a slug of the name.
  */
+
 import { createHash, createHmac } from 'node:crypto';
 import * as z from 'zod/mini';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
@@ -13,6 +14,7 @@ import { numberFromText, parseWith, validated } from '#lambdas/platform/input/sc
 import { validateEmail } from '#lambdas/platform/input/validation';
 import { containsEmail } from '#lambdas/platform/redaction/redact';
 import { MAX_EXECUTION_NAME_LENGTH } from '#lambdas/platform/runs/naming';
+import type { ThrottleWaitState } from '#lambdas/platform/runs/throttle-wait';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 
 /** How many distinct addresses one report may cover unless configured otherwise (BREACH_MAX_EMAILS). */
@@ -157,8 +159,21 @@ export const breachReportInputSchema = object({
     .check(z.regex(/^[A-Za-z0-9_-]{1,40}$/, { error: 'must be 1-40 characters of A-Z a-z 0-9 _ -' })),
   person: personRefSchema,
   request: objectRefSchema,
+  /**
+   * Set by Recon itself when the vendor throttled the previous request (checked by
+   * parseThrottleWait); never by a caller.
+   */
+  reconThrottle: z.optional(z.unknown()),
 });
 export type BreachReportInput = z.infer<typeof breachReportInputSchema>;
+
+/**
+ * Recon's output when the vendor throttled the request (HTTP 429): no report exists yet. The state
+ * machine waits `reconThrottle.waitSeconds` (WaitForReconSlot), then hands this back to Recon.
+ */
+export type ReconThrottled = Omit<BreachReportInput, 'reconThrottle'> & {
+  readonly reconThrottle: ThrottleWaitState;
+};
 
 export const RECON_STATUSES = ['success', 'no_results'] as const;
 export type ReconStatus = (typeof RECON_STATUSES)[number];

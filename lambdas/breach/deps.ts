@@ -6,6 +6,7 @@
  * a handler bundles what this module imports, and the S3-only steps (manifest, failure record)
  * must not carry an HTTP client they never call (test/platform/handler-bundles.test.ts).
  */
+
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_MAX_EMAILS, MAX_EMAILS_LIMIT, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#lambdas/breach/limits';
@@ -14,6 +15,7 @@ import type { BreachReportList } from '#lambdas/breach/vendor-api/breach-client'
 import type { ReconRequest, ReconResult } from '#lambdas/breach/vendor-api/types';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
+import type { ThrottleWaitSettings } from '#lambdas/platform/runs/throttle-wait';
 import { type Env, readBucketEnv } from '#lambdas/platform/runtime/env';
 import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
@@ -54,6 +56,10 @@ export interface BreachDeps {
    * ArchiveReport and breach reconciliation have it. @default refuses with a ConfigurationError
    */
   readonly reportNamingKey: () => Promise<string>;
+  /** Jitter of the wait after a throttled recon. @default Math.random */
+  readonly random?: () => number;
+  /** Bounds of the waits after throttled recons. @default DEFAULT_THROTTLE_WAIT */
+  readonly reconThrottle?: ThrottleWaitSettings;
 }
 
 // ---------------------------------------------------------------------------------------------

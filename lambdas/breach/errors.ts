@@ -5,6 +5,7 @@
 
 export const BREACH_ERROR_NAME = {
   ReconOutcomeUnknownError: 'ReconOutcomeUnknownError',
+  ReconThrottledError: 'ReconThrottledError',
 } as const;
 
 /**
@@ -20,5 +21,17 @@ export class ReconOutcomeUnknownError extends Error {
     );
     this.name = BREACH_ERROR_NAME.ReconOutcomeUnknownError;
     this.claimKey = claimKey;
+  }
+}
+
+/**
+ * The vendor kept throttling the recon request past the rounds or the total wait the state machine
+ * waits out (lambdas/platform/runs/throttle-wait.ts). A 429 proves no report was made, so the request
+ * may be sent again by a later run.
+ */
+export class ReconThrottledError extends Error {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`The vendor throttled the recon request: ${reason}; no report was made`, options);
+    this.name = BREACH_ERROR_NAME.ReconThrottledError;
   }
 }

@@ -9,6 +9,7 @@ import type { DomainListItem } from '#lambdas/domain-list/contracts';
 import { splitLines } from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import type { PipelineConfig } from '../../lib/config/index.ts';
+import { LOCAL_SCAN_CONCURRENCY } from '../../lib/config/scan-concurrency.ts';
 import {
   createConsoleReporter,
   type OutputMode,
@@ -153,10 +154,13 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         'no new scan starts, those in flight stop after their current step, then what finished is exported with the summary',
         async (stopSignal) => {
           injectedFault = vendor.injectedFault ?? injectedFault;
+          // One process runs every execution here: a deployed default sized for a day's list is capped.
+          const concurrency =
+            options.concurrency ?? Math.min(config.scan.maxConcurrency, LOCAL_SCAN_CONCURRENCY);
           const scanDefinition = scanDomainStateMachine(await cachedTemplate(config)).definition;
           say(
             `Vendor: ${vendor.label}\nPoll waits: ${poll.minWaitSeconds}s growing x${poll.growthFactor} to ${poll.maxWaitSeconds}s, ` +
-              `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${options.concurrency ?? config.scan.maxConcurrency}\n`,
+              `deadline ${poll.deadlineSeconds}s${deadlineNote}; concurrency ${concurrency}\n`,
           );
           let mode: OutputMode = options.output ?? 'verbose';
           let reporter: ReturnType<typeof createConsoleReporter> | undefined;
@@ -202,7 +206,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               poll,
               ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
               listFields: config.scan.reconciliation.listFields,
-              concurrency: options.concurrency ?? config.scan.maxConcurrency,
+              concurrency: concurrency,
               intakePrefix: config.intake.prefix,
               intakeSuffixes: config.intake.suffixes,
               maxListBytes: config.intake.maxListBytes,

@@ -73,6 +73,11 @@ export interface LocalBreachOptions {
   readonly metrics?: PipelineMetrics;
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
+  /**
+   * Replaces the wait after a throttled recon (ms); undefined waits what Recon computed (the vendor's
+   * Retry-After plus jitter), as the deployed machine does.
+   */
+  readonly waitOverrideMs?: number;
   readonly clock?: () => Date;
   /** Told every state's input and output as the engine enters and leaves it (tests read payloads). */
   readonly onStatePayload?: (state: string, payload: unknown) => void;
@@ -181,6 +186,9 @@ function breachRunner(
       overrides: {
         taskResourceLocalHandlers: handlers,
         retryIntervalOverrides: retryOverrides(options.definition, options.retryIntervalMs),
+        ...(options.waitOverrideMs === undefined
+          ? {}
+          : { waitTimeOverrides: { WaitForReconSlot: options.waitOverrideMs } }),
       },
       context: { Execution: { Name: executionName, Id: `local:${executionName}` } } as never,
     });
@@ -189,7 +197,8 @@ function breachRunner(
     const counting = (async () => {
       for await (const event of execution.eventLogs) {
         historyEvents += 1;
-        if (event.type === 'StateEntered') transitions += 1;
+        // Standard workflows bill each retry as one more state transition (Step Functions pricing).
+        if (event.type === 'StateEntered' || event.type === 'StateRetried') transitions += 1;
         if ((event.type === 'StateEntered' && event.state.type === 'Task') || event.type === 'StateRetried')
           historyEvents += 3;
         if (event.type === 'StateEntered' || event.type === 'StateExited') {

@@ -178,7 +178,7 @@ export function bindScanHandlers(
 
 export interface ScanExecutionResult {
   readonly result: DomainScanResult;
-  /** States entered: what Standard workflows bill. */
+  /** What Standard workflows bill: states entered, plus one per retry of a state. */
   readonly transitions: number;
   /**
    * The history events Step Functions would record: the engine's events, plus the three a Lambda
@@ -274,6 +274,8 @@ export async function runScanExecution(
       } else if (event.type === 'StateFailed') {
         lastError.set(event.state.name, event.Error);
       } else if (event.type === 'StateRetried') {
+        // Standard workflows bill each retry as one more state transition (Step Functions pricing).
+        transitions += 1;
         events += 3;
         report?.({
           type: 'state-retry',

@@ -2,8 +2,10 @@
  * The BreachReport state machine and its functions, as synthesized: the shape the issue asks for,
  * retries that never repeat a recon blindly, and grants scoped to `breach/` of the results bucket.
  */
+
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/runs/throttle-wait';
 import {
   type AslDefinition,
   actionsAllowed,
@@ -37,6 +39,8 @@ describe('BreachReport state machine', () => {
     expect(stateNamed(definition, 'BreachesFound?')).toEqual({
       Type: 'Choice',
       Choices: [
+        // A throttled request: no answer yet, the wait first (recon-throttle.test.ts).
+        { Variable: '$.reconThrottle', IsPresent: true, Next: 'WaitForReconSlot' },
         { Variable: '$.recon.status', StringEquals: 'success', Next: 'ArchiveReport' },
         { Variable: '$.recon.status', StringEquals: 'no_results', Next: 'NoBreachesFound' },
       ],
@@ -77,9 +81,11 @@ describe('BreachReport state machine', () => {
   });
 
   it('retries Recon only on errors that prove no report was made', () => {
-    // A 401 proves it too: the vendor refused the request (its own rule, tested below).
+    // A 401 proves it too: the vendor refused the request (its own rule, tested below). A vendor 429
+    // proves it as well, but is waited out in WaitForReconSlot (recon-throttle.test.ts), never sooner
+    // than its Retry-After, which a Retry cannot read.
     expect(retriedErrors(stateNamed(definition, 'Recon')).sort()).toEqual(
-      ['Lambda.TooManyRequestsException', 'VendorThrottledError', 'VendorAuthError'].sort(),
+      ['Lambda.TooManyRequestsException', 'VendorAuthError'].sort(),
     );
     for (const ambiguous of [
       'VendorNetworkError',
@@ -127,8 +133,9 @@ describe('BreachReport state machine', () => {
       TracingConfiguration: { Enabled: true },
       LoggingConfiguration: { IncludeExecutionData: false, Level: 'ALL' },
     });
-    expect(definition.TimeoutSeconds).toBe(7200);
-    expect(allStates(definition).size).toBe(12);
+    // Two hours of work, plus the budget of waits after throttled recon requests.
+    expect(definition.TimeoutSeconds).toBe(7200 + DEFAULT_THROTTLE_WAIT.maxTotalWaitSeconds);
+    expect(allStates(definition).size).toBe(13);
   });
 });
 

@@ -27,7 +27,7 @@ describe('parsePipelineConfig: defaults and merging', () => {
     });
     expect(config.scan).toEqual({
       deleteAtVendorAfterManifest: false,
-      maxConcurrency: 10,
+      maxConcurrency: 2500,
       maxOutputBytes: 1024 ** 3,
       maxDecodingRatio: 100,
       allowSpecialUseDomains: [],

@@ -43,6 +43,8 @@ describe('npm start -- scan against the built-in simulator', () => {
     expect(run.stderr).not.toMatch(/^error:/m);
     expect(run).toExitWith(0);
     expect(run.stdout).toContain('Vendor: built-in simulator at http://127.0.0.1:');
+    // The deployed default (2,500, sized for a day's list) is capped in this one process.
+    expect(run.stdout).toMatch(/; concurrency 50$/m);
     expect(run.stdout).toMatch(/line\s+domain\s+result/);
     expect(run.stdout).toMatch(/\ba\.example\.com\s+succeeded\b/);
     expect(run.stdout).toContain('1 line(s): 1 succeeded, 0 failed');

@@ -59,7 +59,7 @@ describe('a second scan of a domain', () => {
     const secondRun = await execute('learned.example.com', { poll: POLL, wrap: second.wrap });
 
     // Assess: both succeeded through the whole machine
-    for (const run of [firstRun, secondRun]) expect(run.path.at(-1)).toBe('ScanSucceeded');
+    for (const run of [firstRun, secondRun]) expect(run.path.at(-1)).toBe('WriteManifest');
 
     // The first polled from the minimum wait, unlearned, and ended between its 5th and 6th poll
     expect(first.seen.started?.poll).toMatchObject({ nextWaitSeconds: 1 });
@@ -76,6 +76,14 @@ describe('a second scan of a domain', () => {
     expect(second.seen.polls.map((state) => state.poll.ageAtLastPollSeconds).slice(0, 2)).toEqual([1, 5]);
     // The expectation rides along the loop to the manifest step.
     expect(second.seen.polls.at(-1)?.poll.expected).toEqual(second.seen.started?.poll.expected);
+    // Every billed transition does work or polls: StartScan and its throttle check, three per poll
+    // (wait, poll, decide), the Parallel with its three fetches, the manifest, where the run ends.
+    for (const [run, seen] of [
+      [firstRun, first.seen],
+      [secondRun, second.seen],
+    ] as const) {
+      expect(run.transitions).toBe(2 + 3 * seen.polls.length + 5);
+    }
   });
 
   it('gives a domain never scanned before the expectation of the domains next to it', async () => {

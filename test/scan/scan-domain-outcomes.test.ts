@@ -169,7 +169,6 @@ describe('a scan that succeeds', () => {
       ...loop(polls),
       'FetchOutputs',
       'WriteManifest',
-      'ScanSucceeded',
     ]);
     expect(
       enteredStates(run.events)

@@ -67,7 +67,6 @@ describe('ScanDomain state machine: shape', () => {
         'ScanFinished?',
         'FetchOutputs',
         'WriteManifest',
-        'ScanSucceeded',
         'RecordFailure',
         'FailureNotRecorded',
         'Failed',
@@ -124,15 +123,16 @@ describe('ScanDomain state machine: shape', () => {
     });
   });
 
-  it('fetches report, logs and debug in parallel into $.stored, then writes the manifest and succeeds', () => {
+  it('fetches report, logs and debug in parallel into $.stored, then ends on writing the manifest', () => {
     const parallel = stateNamed(definition, 'FetchOutputs');
     expect(parallel.Type).toBe('Parallel');
     expect(parallel.ResultPath).toBe('$.stored');
     expect(parallel.Next).toBe('WriteManifest');
     const branches = parallel.Branches as AslDefinition[];
     expect(branches.map((b) => b.StartAt)).toEqual(['FetchReport', 'FetchLogs', 'FetchDebug']);
-    expect(stateNamed(definition, 'WriteManifest').Next).toBe('ScanSucceeded');
-    expect(stateNamed(definition, 'ScanSucceeded').Type).toBe('Succeed');
+    // No Succeed state after it: every scan would pay one more transition for it.
+    expect(stateNamed(definition, 'WriteManifest')).toMatchObject({ Type: 'Task', End: true });
+    expect(stateNamed(definition, 'WriteManifest').Next).toBeUndefined();
   });
 
   it('passes the in-progress scan plus the output name to each fetch', () => {
@@ -321,9 +321,10 @@ describe('ScanDomain state machine: options', () => {
     expect(states.DeleteScanAtVendor).toMatchObject({
       Type: 'Task',
       ResultPath: null,
-      Next: 'ScanSucceeded',
+      End: true,
       Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: null, Next: 'ScanSucceeded' }],
     });
+    expect(states.ScanSucceeded?.Type).toBe('Succeed');
     expect(retriedErrors(states.DeleteScanAtVendor as never)).toEqual(
       expect.arrayContaining([...LAMBDA_SERVICE_ERRORS, ...VENDOR_TRANSIENT_ERRORS]),
     );

@@ -11,6 +11,8 @@ import {
   Result,
   type StateMachine,
   Succeed,
+  Wait,
+  WaitTime,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import {
@@ -21,12 +23,13 @@ import {
 } from '#lambdas/breach/limits';
 import type { BreachFailureName } from '#lambdas/breach/record-breach-failure';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
+import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/runs/throttle-wait';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { acknowledge } from '../../platform/nag.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
-import { IDEMPOTENT_TASK_RETRY, NON_IDEMPOTENT_CALL_RETRY } from '../../platform/retry-policies.ts';
+import { IDEMPOTENT_TASK_RETRY, LAMBDA_THROTTLE_ONLY_RETRY } from '../../platform/retry-policies.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
 
 export interface BreachWorkflowProps {
@@ -57,10 +60,11 @@ const S3_WRITE_TIMEOUT = Duration.seconds(50);
 /** Streams a ZIP of any size, then reads it again to check every entry's CRC. */
 const ARCHIVE_TIMEOUT = Duration.minutes(15);
 /**
- * Backstop only: recon and archive with every retry take well under an hour; a run still going
- * after two is stuck, and its failure is better than a year-long Standard execution.
+ * Backstop only: recon and archive with every retry take well under an hour, plus the waits of a
+ * throttled recon (bounded by their budget); a run still going after that is stuck, and its
+ * failure is better than a year-long Standard execution.
  */
-const EXECUTION_TIMEOUT = Duration.hours(2);
+const EXECUTION_TIMEOUT = Duration.hours(2).plus(Duration.seconds(DEFAULT_THROTTLE_WAIT.maxTotalWaitSeconds));
 
 /**
  * The per-person breach report (`BreachReport`, Standard): Recon, then either archive the report's
@@ -164,8 +168,14 @@ export class BreachWorkflow extends Construct {
     };
 
     // --- Happy path ----------------------------------------------------------------------------
-    // Not idempotent: only errors that prove the vendor made no report are retried.
-    const recon = lambdaTask(this, 'Recon', this.reconFunction, { retry: NON_IDEMPOTENT_CALL_RETRY });
+    // Not idempotent: only Lambda's own throttling is retried here. A vendor 429 (which proves no
+    // report was made) is waited out through WaitForReconSlot, at least the vendor's Retry-After:
+    // a Retry's jitter could come back sooner than the vendor asked.
+    const recon = lambdaTask(this, 'Recon', this.reconFunction, { retry: LAMBDA_THROTTLE_ONLY_RETRY });
+    const waitForReconSlot = new Wait(this, 'WaitForReconSlot', {
+      time: WaitTime.secondsPath('$.reconThrottle.waitSeconds'),
+    });
+    waitForReconSlot.next(recon);
     recon.addCatch(mark('ReconFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const archive = lambdaTask(this, 'ArchiveReport', this.archiveFunction, { retry: IDEMPOTENT_TASK_RETRY });
@@ -176,6 +186,8 @@ export class BreachWorkflow extends Construct {
     manifest.addCatch(mark('ManifestFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
     const outcome = new Choice(this, 'BreachesFound?')
+      // A throttled request routes here too, so an answered one pays no extra Choice.
+      .when(Condition.isPresent('$.reconThrottle'), waitForReconSlot)
       .when(Condition.stringEquals('$.recon.status', 'success'), archive)
       // recon.json, already written, is the whole record of a clean result: a normal success.
       .when(Condition.stringEquals('$.recon.status', 'no_results'), new Succeed(this, 'NoBreachesFound'))

@@ -5,8 +5,6 @@ import {
   Choice,
   Condition,
   Fail,
-  type IChainable,
-  type INextable,
   JsonPath,
   Parallel,
   Pass,
@@ -286,8 +284,8 @@ export class ScanWorkflow extends Construct {
     writeManifest.addRetry(IDEMPOTENT_TASK_RETRY);
     writeManifest.addCatch(mark('ManifestFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
 
-    const succeeded = new Succeed(this, 'ScanSucceeded');
-    let afterManifest: IChainable & INextable = writeManifest;
+    // The execution ends at the last Task (End: true): a Succeed state after it would be one more
+    // billed transition in every scan. Only the clean-up's Catch needs one to end on.
     if (this.deleteScanFunction) {
       // The scan's outputs are safe in S3 by now: a failed clean-up must not fail the scan, and
       // the execution output stays the manifest's ScanOutcome.
@@ -295,11 +293,12 @@ export class ScanWorkflow extends Construct {
         resultPath: JsonPath.DISCARD,
         retry: IDEMPOTENT_TASK_RETRY,
       });
-      deleteScan.addCatch(succeeded, { errors: ['States.ALL'], resultPath: JsonPath.DISCARD });
+      deleteScan.addCatch(new Succeed(this, 'ScanSucceeded'), {
+        errors: ['States.ALL'],
+        resultPath: JsonPath.DISCARD,
+      });
       writeManifest.next(deleteScan);
-      afterManifest = deleteScan;
     }
-    afterManifest.next(succeeded);
 
     const scanFinished = new Choice(this, 'ScanFinished?')
       .when(Condition.stringEquals('$.status.state', 'succeeded'), fetchOutputs)
