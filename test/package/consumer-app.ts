@@ -26,7 +26,7 @@ type LockEntry = {
 export const CONSUMER_DEPENDENCIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'] as const;
 
 /**
- * `npm run package`'s tarball, packed from a stage that local/build-package.ts built outside the
+ * `npm run package`'s tarball, packed from a stage that scripts/build-package.ts built outside the
  * working tree (package-stage-once.ts), so an `npm run package` in the repository meanwhile is
  * undisturbed, and so is this. The build ran already: npm's lifecycle scripts have nothing to do.
  * Returns the tarball's path in `destination`.

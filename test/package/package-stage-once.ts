@@ -1,6 +1,6 @@
 /**
  * One build of the package per test run, shared by the files that need it (the installed tarball
- * and the jsii facade's bundled implementation). The build (local/build-package.ts: 21 handler
+ * and the jsii facade's bundled implementation). The build (scripts/build-package.ts: 21 handler
  * bundles, the library, the declarations) costs about 20 s of CPU, and those files run in two
  * workers at once, so the first to ask builds into the run's folder (test/global-setup.ts) while
  * the other waits for it; a build that fails or whose process dies is taken over by the next asker.
@@ -18,7 +18,7 @@ const POLL_MS = 250;
 /** A lock folder still without its holder's pid after this long was left by a holder that died. */
 const PIDLESS_LOCK_MS = 10_000;
 
-/** `local/build-package.ts --stage DIR` once per run; resolves to the stage (`DIR/dist`, …). */
+/** `scripts/build-package.ts --stage DIR` once per run; resolves to the stage (`DIR/dist`, …). */
 export async function packageStageOnce(repoRoot: string): Promise<string> {
   const root = process.env[SYNTH_ROOT_VARIABLE];
   if (root === undefined || root === '') {
@@ -34,7 +34,7 @@ export async function packageStageOnce(repoRoot: string): Promise<string> {
         if (existsSync(built)) return stage;
         // A stage a dead builder left part-way is not a build: start again from nothing.
         rmSync(stage, { recursive: true, force: true });
-        await run(process.execPath, ['--import', 'tsx', 'local/build-package.ts', '--stage', stage], {
+        await run(process.execPath, ['--import', 'tsx', 'scripts/build-package.ts', '--stage', stage], {
           cwd: repoRoot,
           maxBuffer: 64 * 1024 * 1024,
         });
