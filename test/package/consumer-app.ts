@@ -26,32 +26,22 @@ type LockEntry = {
 export const CONSUMER_DEPENDENCIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'] as const;
 
 /**
- * `npm run package`'s tarball, built without touching the working tree: scripts/build-package.ts
- * stages the package in `destination/staging` and packs it into `destination`, so an `npm run
- * package` in the repository meanwhile is undisturbed, and so is this. Returns the tarball path.
+ * `npm run package`'s tarball, packed from a stage that scripts/build-package.ts built outside the
+ * working tree (package-stage-once.ts), so an `npm run package` in the repository meanwhile is
+ * undisturbed, and so is this. The build ran already: npm's lifecycle scripts have nothing to do.
+ * Returns the tarball's path in `destination`.
  */
-export function packRepository(repoRoot: string, destination: string): string {
-  const out = execFileSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'scripts/build-package.ts',
-      '--stage',
-      join(destination, 'staging'),
-      '--pack',
-      destination,
-    ],
-    { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
-  );
+export function packStage(stage: string, destination: string): string {
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', destination], {
+    cwd: stage,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // npm pack prints the tarball's file name last.
   const filename = out.trim().split('\n').at(-1) ?? '';
   if (!filename.endsWith('.tgz')) throw new Error(`npm pack reported no tarball:\n${out}`);
   return join(destination, filename);
 }
-
-/** The stage `packRepository` packed: the folder `npm publish` would publish. */
-export const stagedPackage = (destination: string) => join(destination, 'staging');
 
 /**
  * Creates the app folder: package.json naming the tarball and the peers, and a lockfile whose
@@ -107,7 +97,20 @@ export function createConsumerApp(
 
 /** `npm ci --offline` in the app folder: the cache or nothing. */
 export function installOffline(appDir: string): void {
-  execFileSync('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
+  npmOffline(appDir, 'ci');
+}
+
+/**
+ * `npm install --offline` after createConsumerApp rewrote an installed app's package.json and
+ * lockfile with more dependencies: npm adds the packages the lockfile now names (from the cache, by
+ * their integrity hashes) and leaves the installed ones, the tree a fresh `npm ci` would make.
+ */
+export function installAddedOffline(appDir: string): void {
+  npmOffline(appDir, 'install');
+}
+
+function npmOffline(appDir: string, command: 'ci' | 'install'): void {
+  execFileSync('npm', [command, '--offline', '--ignore-scripts', '--no-audit', '--no-fund'], {
     cwd: appDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 16 * 1024 * 1024,

@@ -1,8 +1,9 @@
 /**
  * `npm pack` gives a package that a CDK app outside this repository installs (offline,
- * from the npm cache) and synthesizes with cdk-nag on: with nothing brought, with every resource
- * brought from the app, and with every resource imported. Packed, installed and synthesized once
- * for the file (the pack builds 21 handler bundles and the declarations).
+ * from the npm cache) and synthesizes: first without cdk-nag (an optional peer), then, with
+ * cdk-nag added to the same app, with nothing brought, with every resource brought from the app,
+ * and with every resource imported. Packed from the run's one package build (package-stage-once.ts),
+ * installed and synthesized once for the file.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -20,15 +21,17 @@ import { dirname, join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { createConsumerApp, installOffline, packRepository, stagedPackage } from './consumer-app.ts';
+import { createConsumerApp, installAddedOffline, installOffline, packStage } from './consumer-app.ts';
+import { packageStageOnce } from './package-stage-once.ts';
 
 const PACKAGE = 'vendor-security-pipeline';
 let workDir = '';
 let appDir = '';
+let stage = '';
 const templates = new Map<string, Template>();
 let warnings: string[] = [];
-/** The app without cdk-nag: its folder and what its run printed. */
-let bareDir = '';
+/** The app before cdk-nag was added: whether npm installed cdk-nag anyway, and what its run printed. */
+let bareHadNag = true;
 let bareOutput = '';
 /** The working tree's dist/ before the pack (its modification time, or absent). */
 const workingTreeDist = () => {
@@ -37,26 +40,36 @@ const workingTreeDist = () => {
 };
 let distBefore: number | 'absent' = 'absent';
 let tarballBytes = 0;
+/**
+ * For the runs that show the package loads (without cdk-nag; compiled to CommonJS): aws-cdk-lib's
+ * CloudFormation validation off, as `cdk synth --no-validation` turns it off (a third of each cold
+ * synthesis's CPU). The app with cdk-nag keeps it, and test/stack/cloudformation-validation.cdk.test.ts
+ * runs it on the stack itself.
+ */
+const WITHOUT_CLOUDFORMATION_VALIDATION = { ...process.env, CDK_VALIDATION: 'false' };
 
-beforeAll(() => {
+beforeAll(async () => {
   distBefore = workingTreeDist();
   workDir = mkdtempSync(join(tmpdir(), 'security-pipeline-package-'));
   appDir = join(workDir, 'app');
-  const tarball = packRepository(REPO_ROOT, workDir);
+  stage = await packageStageOnce(REPO_ROOT);
+  const tarball = packStage(stage, workDir);
   tarballBytes = statSync(tarball).size;
-  createConsumerApp(REPO_ROOT, appDir, tarball);
+  // First an app that never installed cdk-nag (an optional peer).
+  createConsumerApp(REPO_ROOT, appDir, tarball, ['aws-cdk-lib', 'constructs']);
   installOffline(appDir);
-  copyFileSync(join(import.meta.dirname, 'fixtures/consumer-app.mjs'), join(appDir, 'app.mjs'));
-  // The same tarball in an app that never installed cdk-nag (an optional peer).
-  bareDir = join(workDir, 'bare');
-  createConsumerApp(REPO_ROOT, bareDir, tarball, ['aws-cdk-lib', 'constructs']);
-  installOffline(bareDir);
-  copyFileSync(join(import.meta.dirname, 'fixtures/consumer-app-without-nag.mjs'), join(bareDir, 'app.mjs'));
-  bareOutput = execFileSync(process.execPath, ['app.mjs', join(bareDir, 'cdk.out')], {
-    cwd: bareDir,
+  bareHadNag = existsSync(join(appDir, 'node_modules', 'cdk-nag'));
+  copyFileSync(join(import.meta.dirname, 'fixtures/consumer-app-without-nag.mjs'), join(appDir, 'bare.mjs'));
+  bareOutput = execFileSync(process.execPath, ['bare.mjs', join(appDir, 'cdk.bare')], {
+    cwd: appDir,
+    env: WITHOUT_CLOUDFORMATION_VALIDATION,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Then the same app with cdk-nag added: one install of aws-cdk-lib serves both.
+  createConsumerApp(REPO_ROOT, appDir, tarball);
+  installAddedOffline(appDir);
+  copyFileSync(join(import.meta.dirname, 'fixtures/consumer-app.mjs'), join(appDir, 'app.mjs'));
   const outdir = join(appDir, 'cdk.out');
   // The app's own node, and nothing of this repository on its module path.
   execFileSync(process.execPath, ['app.mjs', outdir], { cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -79,9 +92,10 @@ beforeAll(() => {
   });
 }, 600_000);
 
+// Removing an installed aws-cdk-lib (160 MB of small files) took over a minute on the loaded machine.
 afterAll(() => {
   if (workDir !== '') rmSync(workDir, { recursive: true, force: true });
-});
+}, 300_000);
 
 const template = (stack: string): Template => {
   const found = templates.get(stack);
@@ -124,7 +138,7 @@ describe('the packed construct in a fresh CDK app', () => {
     // What `npm publish` of the stage would send (pack and publish select files alike).
     const listed = JSON.parse(
       execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-        cwd: stagedPackage(workDir),
+        cwd: stage,
         encoding: 'utf8',
       }),
     ) as { files: { path: string }[] }[];
@@ -250,16 +264,16 @@ describe('the packed construct in a fresh CDK app', () => {
 
 describe('an app without cdk-nag', () => {
   it('installs without it: cdk-nag is an optional peer', () => {
-    expect(existsSync(join(bareDir, 'node_modules', 'cdk-nag'))).toBe(false);
+    expect(bareHadNag).toBe(false);
     const manifest = JSON.parse(
-      readFileSync(join(bareDir, 'node_modules', PACKAGE, 'package.json'), 'utf8'),
+      readFileSync(join(appDir, 'node_modules', PACKAGE, 'package.json'), 'utf8'),
     ) as { peerDependenciesMeta?: Record<string, { optional?: boolean }> };
     expect(manifest.peerDependenciesMeta).toEqual({ 'cdk-nag': { optional: true } });
   });
 
   it("loads the construct and synthesizes; the pipeline's pack says it needs cdk-nag only when made", () => {
     const bare = Template.fromJSON(
-      JSON.parse(readFileSync(join(bareDir, 'cdk.out', 'Bare.template.json'), 'utf8')),
+      JSON.parse(readFileSync(join(appDir, 'cdk.bare', 'Bare.template.json'), 'utf8')),
     );
     expect(Object.keys(bare.findResources('AWS::StepFunctions::StateMachine')).length).toBeGreaterThanOrEqual(
       4,
@@ -286,29 +300,48 @@ function writeReadmeExample(file: string, extra: readonly string[]): void {
   writeFileSync(join(appDir, file), [example, ...extra, ''].join('\n'));
 }
 
-/** Compiles `file` in the app with these compiler options; tsc's output when it fails. */
-function compile(file: string, options: Record<string, unknown>): string {
-  const config = `tsconfig.${file}.json`;
-  writeFileSync(
-    join(appDir, config),
-    JSON.stringify({
-      compilerOptions: { target: 'es2022', strict: true, skipLibCheck: true, types: [], ...options },
-      files: [file],
-    }),
-  );
-  // The compiler is a tool, not a dependency: the app compiles with nothing else of this repository.
-  const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-  try {
-    execFileSync(process.execPath, [tsc, '-p', config], { cwd: appDir, encoding: 'utf8' });
-    return '';
-  } catch (error) {
-    return String((error as { stdout?: string }).stdout ?? error);
-  }
+/** What the app compiles: a file and the compiler options it is compiled with (its own tsconfig). */
+interface Compilation {
+  readonly file: string;
+  readonly options: Record<string, unknown>;
 }
 
-describe('the declarations', () => {
-  it("type-check the README's TypeScript example against the installed package", () => {
-    writeReadmeExample('consumer.ts', [
+/**
+ * The README's example as an ES module app checks it: misspelt settings are compile errors, and the
+ * vendor APIs' names reach the declarations.
+ */
+const ES_MODULE_CONSUMER: Compilation = {
+  file: 'consumer.ts',
+  options: { module: 'nodenext', moduleResolution: 'nodenext', noEmit: true },
+};
+
+// A CommonJS consumer (a .cts file, CommonJS whatever the app's "type"; `cdk init` apps are CommonJS).
+// Its compiler settings vary with its age: node16 resolves through "exports" but may
+// not require an ES module (TS1479 when the declarations looked like one); node10 (`module:
+// commonjs` alone) reads the top-level "types" and "main" only.
+const COMMONJS_CONSUMERS = [
+  ['node16', { module: 'node16', moduleResolution: 'node16' }],
+  ['commonjs (node10 resolution)', { module: 'commonjs', moduleResolution: 'node10' }],
+].map(([name, options]) => {
+  const slug = String(name).replace(/\W+/g, '-');
+  return {
+    name: String(name),
+    file: `consumer-${slug}.cts`,
+    outDir: `out-${slug}`,
+    options: { ...(options as Record<string, unknown>), outDir: `out-${slug}` },
+  };
+});
+
+let compiled: Promise<string[]> | undefined;
+
+/**
+ * Compiles every consumer file in the app, each with its own compiler options, in one `tsc --build`:
+ * the three programs share its parse of aws-cdk-lib's declarations (a third of the CPU of three
+ * tsc runs). Resolves to tsc's error lines, once for all the tests that ask.
+ */
+function compileConsumers(): Promise<string[]> {
+  compiled ??= new Promise<string[]>((resolve) => {
+    writeReadmeExample(ES_MODULE_CONSUMER.file, [
       '// Misspelt settings are compile errors, not silently ignored props.',
       '// @ts-expect-error: maxWait is a Duration, not a number of seconds',
       "new SecurityPipeline(new Stack(app, 'Other'), 'Pipeline', { poll: { maxWait: 600 } });",
@@ -317,34 +350,67 @@ describe('the declarations', () => {
       '// @ts-expect-error: the vendor has no API of that name',
       "pipeline.vendorSecrets.secretFor('key');",
     ]);
-    expect(compile('consumer.ts', { module: 'nodenext', moduleResolution: 'nodenext', noEmit: true })).toBe(
-      '',
-    );
+    for (const consumer of COMMONJS_CONSUMERS) writeReadmeExample(consumer.file, ['app.synth();']);
+    const references = [ES_MODULE_CONSUMER, ...COMMONJS_CONSUMERS].map(({ file, options }) => {
+      const config = `tsconfig.${file}.json`;
+      writeFileSync(
+        join(appDir, config),
+        JSON.stringify({
+          compilerOptions: { target: 'es2022', strict: true, skipLibCheck: true, types: [], ...options },
+          files: [file],
+        }),
+      );
+      return { path: config };
+    });
+    writeFileSync(join(appDir, 'tsconfig.consumers.json'), JSON.stringify({ files: [], references }));
+    // The compiler is a tool, not a dependency: the app compiles with nothing else of this repository.
+    const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+    try {
+      execFileSync(process.execPath, [tsc, '--build', 'tsconfig.consumers.json', '--pretty', 'false'], {
+        cwd: appDir,
+        encoding: 'utf8',
+      });
+      resolve([]);
+    } catch (error) {
+      const output = String((error as { stdout?: string }).stdout ?? error);
+      resolve(output.split('\n').filter((line) => line.trim() !== ''));
+    }
+  });
+  return compiled;
+}
+
+/**
+ * tsc's errors in `file`, and any it could not place in a file (a bad tsconfig, say); a message's
+ * indented continuation lines go with the error above them.
+ */
+async function compileErrors(file: string): Promise<string[]> {
+  const errors: string[] = [];
+  let mine = false;
+  for (const line of await compileConsumers()) {
+    if (!/^\s/.test(line)) mine = line.startsWith(`${file}(`) || !/^\S+\(\d+,\d+\): /.test(line);
+    if (mine) errors.push(line);
+  }
+  return errors;
+}
+
+describe('the declarations', () => {
+  it("type-check the README's TypeScript example against the installed package", async () => {
+    expect(await compileErrors(ES_MODULE_CONSUMER.file)).toEqual([]);
   }, 180_000);
 
-  // A CommonJS consumer (a .cts file, CommonJS whatever the app's "type"; `cdk init` apps are CommonJS).
-  // Its compiler settings vary with its age: node16 resolves through "exports" but may
-  // not require an ES module (TS1479 when the declarations looked like one); node10 (`module:
-  // commonjs` alone) reads the top-level "types" and "main" only.
-  it.each([
-    ['node16', { module: 'node16', moduleResolution: 'node16' }],
-    ['commonjs (node10 resolution)', { module: 'commonjs', moduleResolution: 'node10' }],
-  ])(
+  it.each(COMMONJS_CONSUMERS.map((consumer) => [consumer.name, consumer] as const))(
     'compile for a CommonJS app with module %s, and the output requires and synthesizes',
-    (name, options) => {
-      const file = `consumer-${name.replace(/\W+/g, '-')}.cts`;
-      writeReadmeExample(file, ['app.synth();']);
-      const outDir = `out-${name.replace(/\W+/g, '-')}`;
-      expect(compile(file, { ...options, outDir })).toBe('');
-      const output = join(appDir, outDir, file.replace(/\.cts$/, '.cjs'));
+    async (_name, consumer) => {
+      expect(await compileErrors(consumer.file)).toEqual([]);
+      const output = join(appDir, consumer.outDir, consumer.file.replace(/\.cts$/, '.cjs'));
       expect(readFileSync(output, 'utf8')).toContain('require("vendor-security-pipeline")');
       // Run by the app's own node, with its own node_modules: the package loads through require().
       execFileSync(process.execPath, [output], {
         cwd: appDir,
-        env: { ...process.env, CDK_OUTDIR: join(appDir, `cdk.${outDir}`) },
+        env: { ...WITHOUT_CLOUDFORMATION_VALIDATION, CDK_OUTDIR: join(appDir, `cdk.${consumer.outDir}`) },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      expect(existsSync(join(appDir, `cdk.${outDir}`, 'SecOps.template.json'))).toBe(true);
+      expect(existsSync(join(appDir, `cdk.${consumer.outDir}`, 'SecOps.template.json'))).toBe(true);
     },
     300_000,
   );
