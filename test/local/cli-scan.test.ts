@@ -129,6 +129,38 @@ describe('npm start -- scan against the built-in simulator', () => {
       '3 line(s): 1 succeeded, 0 failed, 0 timed out, 0 rejected, 1 invalid, 0 duplicate, 1 blank or comment',
     );
   });
+
+  it('names a duplicate typed as a URL by its line and the text typed, in the table, summary.json and index.html', async () => {
+    // Prepare: the same domain as typed on line 1, then as a URL, then in other case
+    const list = join(outDir, 'urls.txt');
+    await writeFile(list, 'example.com\nhttps://Example.com/path?q=1\nEXAMPLE.com\n', 'utf8');
+
+    // Act
+    const run = await runCli(['scan', '--domains-file', list, '--out', join(outDir, 'urls'), ...QUICK_WAITS]);
+
+    // Assess: the line the user wrote is findable by what they wrote, not only by its normal form
+    expect(run).toExitWith(0);
+    expect(run.stdout).toMatch(
+      /^2\s+example\.com\s+duplicate\s+duplicate of line 1, typed as https:\/\/Example\.com\/path\?q=1$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^3\s+example\.com\s+duplicate\s+duplicate of line 1, typed as EXAMPLE\.com$/m,
+    );
+    const results = join(outDir, 'urls', 'pipeline-results');
+    const summaryPath = (await filesUnder(results)).find((path) => path.endsWith('/summary.json')) ?? '';
+    const summary = JSON.parse(await readFile(join(results, summaryPath), 'utf8')) as ListSummary;
+    expect(summary.domains.filter((row) => row.state === 'duplicate')).toEqual([
+      expect.objectContaining({
+        line: 2,
+        domain: 'example.com',
+        duplicateOf: 1,
+        text: 'https://Example.com/path?q=1',
+      }),
+      expect.objectContaining({ line: 3, domain: 'example.com', duplicateOf: 1, text: 'EXAMPLE.com' }),
+    ]);
+    const index = await readFile(join(results, summaryPath.replace(/summary\.json$/, 'index.html')), 'utf8');
+    expect(index).toContain('duplicate of line 1, typed as https://Example.com/path?q=1');
+  });
 });
 
 describe('npm start -- scan against a vendor given by SCAN_API_URL and VENDOR_API_KEY', () => {
