@@ -45,7 +45,9 @@ import { runAs } from './iam/attribution.ts';
 import { withLocalRun } from './local-run.ts';
 import { scanOneDomain } from './one-domain-scan.ts';
 import type { LocalTiming } from './pipeline.ts';
+import { createWaitNotices } from './progress.ts';
 import { driveRotation } from './rotation-driver.ts';
+import { rotationWaits } from './rotation-waits.ts';
 import type { LogLevel } from './run-files.ts';
 import { connectSecretsManager, SECRETS_MANAGER_ENDPOINT_VARIABLE } from './secrets-manager/connect.ts';
 import { validateFaultRule } from './simulator/faults.ts';
@@ -193,11 +195,18 @@ export async function runRotateCommand(
           apiKey: vendor.apiKey,
           orgUuid: vendor.orgUuid,
         });
-        const keys = keyManagementFactory({
-          baseUrl: vendor.keysApiUrl,
-          allowedOrigins: vendor.allowedOrigins,
-          logger: run.logs.logger,
-        });
+        // Every wait on the vendor over about two seconds says what it waits for.
+        const waits = rotationWaits(
+          createWaitNotices(process.stdout),
+          keyManagementFactory({
+            baseUrl: vendor.keysApiUrl,
+            allowedOrigins: vendor.allowedOrigins,
+            logger: run.logs.logger,
+          }),
+          (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          propagationSeconds,
+        );
+        const { keys } = waits;
         const writer = createSecretWriter(client);
         say(`Vendor: ${vendor.label}\nSecrets: ${secretsManager.label}\nSecret: ${secretId}\n`);
         const before = await keyFacts(writer, keys, secretId);
@@ -226,7 +235,7 @@ export async function runRotateCommand(
           metrics,
           logger: run.logs.logger,
           clock: () => new Date(),
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          sleep: waits.sleep,
           settings: {
             orgUuid: vendor.orgUuid,
             mirrorSecretIds: [],
@@ -243,7 +252,7 @@ export async function runRotateCommand(
         const handler = createRotateApiKeyHandler(deps);
         const started = performance.now();
         const rotation = await driveRotation(client, secretId, (request) =>
-          runAs('rotate-api-key', () => handler(request)),
+          waits.step(request.Step, () => runAs('rotate-api-key', () => handler(request))),
         );
         const tookMs = Math.round(performance.now() - started);
         for (const step of rotation.steps) say(`  ${step.step}: ${step.outcome}\n`);
@@ -277,7 +286,9 @@ export async function runRotateCommand(
         const scanClient = run.clientsWith(
           credentialProviderFromSecret(reader, secretId, { api: 'scan', apis: VENDOR_APIS }),
         ).scan;
-        const scan = await scanOneDomain(run, config, scanClient, options.checkDomain);
+        const scan = await waits.during(`the scan of ${options.checkDomain} with the rotated key`, () =>
+          scanOneDomain(run, config, scanClient, options.checkDomain),
+        );
         say(
           `Scan of ${options.checkDomain} with the rotated key: ${scan.state}${scan.reason ? `: ${scan.reason}` : ''} (${scan.where})\n`,
         );
