@@ -15,7 +15,7 @@ import { scanDomainStateMachine } from './definitions.ts';
 import { listSuffix, runDomainList } from './domain-list-run.ts';
 import { FAULTS_OF, faultRulesOf } from './fault-flags.ts';
 import { type Interruption, withStopRequest } from './interrupts.ts';
-import { INPUT_COPY_FOLDER, LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
+import { inputCopyIn, LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from './local-run.ts';
 import type { LocalTiming } from './pipeline.ts';
 import { localPollSettings } from './poll-flags.ts';
 import { createConsoleReporter, type OutputMode, outputModeFor, type ProgressListener } from './progress.ts';
@@ -154,13 +154,9 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               const runFolder = join(resultsRoot, event.resultsPrefix);
               // In the run folder from before the first scan, so it can be followed while the run goes on.
               logs.attach(join(runFolder, HANDLER_LOG_FILE));
-              writeRunRecord(runFolder, event.runId, list, earlier);
+              writeRunRecord(runFolder, event.runId, list, earlier, basename(s3.directory));
               // The list as this run uploaded it, in its own folder: an edited list rerun is a new copy.
-              placeExports((object) =>
-                object.bucket === LOCAL_INPUT_BUCKET
-                  ? join(runFolder, INPUT_COPY_FOLDER, basename(object.key))
-                  : undefined,
-              );
+              placeExports(inputCopyIn(runFolder));
             }
             reporter?.listener(event);
           };

@@ -158,7 +158,7 @@ describe('an interrupted npm start', () => {
     }
   }, 600_000);
 
-  it('after SIGKILL, the next run into the same --out exports what the killed run finished', async () => {
+  it("after SIGKILL, a rerun of the list exports what the killed run finished into that run's own folder, then resumes it", async () => {
     const run = startThirtyDomainRun();
     await until(() => run.succeeded() >= 3, '3 scans to finish');
     const finishedBefore = run.succeeded();
@@ -168,7 +168,17 @@ describe('an interrupted npm start', () => {
     expect(left, 'the killed run left its embedded S3 folder').toBeDefined();
     expect(await exportedManifests()).toEqual([]);
 
-    const next = await runCli(['scan', 'a.example.com', '--out', out, '--min-wait', '1', '--max-wait', '2']);
+    const next = await runCli([
+      'scan',
+      '--domains-file',
+      list,
+      '--out',
+      out,
+      '--min-wait',
+      '1',
+      '--max-wait',
+      '2',
+    ]);
 
     expect(next).toExitWith(0);
     expect(next.stdout).toMatch(
@@ -178,8 +188,19 @@ describe('an interrupted npm start', () => {
       ),
     );
     expect(await embeddedS3Folders()).toEqual([]);
-    // The killed run's finished scans, and the new run's one.
-    expect((await exportedManifests()).length).toBeGreaterThanOrEqual(finishedBefore + 1);
+    // Each run's folder holds the list as that run uploaded it, the killed run's too; nothing is
+    // left in the bucket-named folder of the older layout.
+    expect(existsSync(join(out, 'pipeline-input'))).toBe(false);
+    const copies = (await filesUnder(out)).filter((file) => file.endsWith('/input/thirty.txt'));
+    expect(copies).toHaveLength(2);
+    for (const copy of copies)
+      expect(await readFile(join(out, copy), 'utf8')).toBe(await readFile(list, 'utf8'));
+    // The rerun carried on the killed run: what it finished is kept, not scanned again.
+    const kept = Number(
+      /^Resuming run \S+ of this list .*: (\d+) finished scan\(s\) kept/m.exec(next.stdout)?.[1],
+    );
+    expect(kept).toBeGreaterThanOrEqual(finishedBefore);
+    expect(await exportedManifests()).toHaveLength(30);
   }, 180_000);
 
   it('a closed output pipe (npm start | head -1): exits 141, still exporting what finished and the summary', async () => {
