@@ -1,7 +1,8 @@
 /**
  * `npm start -- rotate` in-process (`main(argv)`): the rotation against the built-in simulator with
  * the Secrets Manager stand-in over loopback, the same against an endpoint given in
- * AWS_ENDPOINT_URL_SECRETS_MANAGER, and the refusal to rotate a real vendor's key into memory.
+ * AWS_ENDPOINT_URL_SECRETS_MANAGER, and the refusal to rotate a real vendor's key into memory. One
+ * run is a child process, as `npm start` runs it: what it says while the vendor is slow.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
