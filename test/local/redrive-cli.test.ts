@@ -4,28 +4,17 @@
  * here, so a call would fail otherwise). The redrive itself, against Step Functions (no local
  * stand-in), is in redrive.test.ts.
  */
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type ProcessRun, runProcess } from '../kit/child-process.ts';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
 
-function npmRunRedrive(
-  args: readonly string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function npmRunRedrive(args: readonly string[]): Promise<ProcessRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, AWS_REGION: 'eu-west-1' };
   for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_PROFILE', 'AWS_SESSION_TOKEN'])
     delete env[name];
-  const child = spawn('npm', ['run', '--silent', 'redrive', '--', ...args], { cwd: PROJECT_ROOT, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((done) => child.once('close', (code) => done({ code, stdout, stderr })));
+  return runProcess('npm', ['run', '--silent', 'redrive', '--', ...args], { cwd: PROJECT_ROOT, env });
 }
 
 describe('npm run redrive', () => {

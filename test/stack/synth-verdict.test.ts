@@ -4,11 +4,11 @@
  * app runs as the CDK CLI runs it (cdk.json's `app`, in a process of its own, with the context and
  * the output folder in CDK_CONTEXT_JSON and CDK_OUTDIR).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ProcessRun, runProcess } from '../kit/child-process.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const CDK_JSON = JSON.parse(readFileSync(join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
@@ -25,10 +25,7 @@ afterEach(() => {
 });
 
 /** Node and its arguments for `args` as the CDK CLI would run them: `npx tsx X` is node with tsx's loader. */
-function asCdkRunsIt(
-  args: readonly string[],
-  context: Record<string, unknown>,
-): Promise<{ code: number | null; stderr: string; stdout: string }> {
+function asCdkRunsIt(args: readonly string[], context: Record<string, unknown>): Promise<ProcessRun> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CDK_OUTDIR: join(dir, 'cdk.out'),
@@ -36,16 +33,7 @@ function asCdkRunsIt(
   };
   // The CLI's app is not a test: aws-cdk-lib would report as it does in memory.
   delete env.NODE_ENV;
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: REPO_ROOT, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((done) => child.once('close', (code) => done({ code, stderr, stdout })));
+  return runProcess(process.execPath, ['--import', 'tsx', ...args], { cwd: REPO_ROOT, env });
 }
 
 describe('cdk synth', () => {
