@@ -250,7 +250,7 @@ export function formatProblems(summary: ListSummary, options: ProblemOptions = {
       if (d.state !== 'duplicate' || d.duplicateOf === undefined) continue;
       const group = groups.get(d.duplicateOf) ?? { domain: shownDomain(d.domain), lines: [] };
       group.lines.push(
-        `${describeLine(label(d.line))}${d.text === undefined ? '' : ` (typed as ${terminalValue(d.text.slice(0, 80))})`}`,
+        `${describeLine(label(d.line))}${d.text === undefined ? '' : ` typed as ${terminalValue(d.text.slice(0, 80))}`}`,
       );
       groups.set(d.duplicateOf, group);
     }
