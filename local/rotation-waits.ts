@@ -3,11 +3,11 @@
  * the rotate (which a vendor may trickle for half a minute), the probes of a new key the vendor
  * does not accept yet (the propagation window), the pauses between them, and the check scan. The
  * function itself is the deployed one and says nothing to a terminal; these wrap the clients and
- * the sleep it is given, so each wait over about two seconds is named (local/progress.ts).
+ * the sleep it is given, so each wait over about two seconds is named (local/output/progress.ts).
  */
 import type { KeyManagementFactory, RotationDeps } from '#lambdas/rotation/deps';
 import type { RotationStep } from '#lambdas/rotation/request';
-import type { WaitNotices } from './progress.ts';
+import type { WaitNotices } from './output/progress.ts';
 
 export interface RotationWaits {
   /** The key API as the function gets it, each call a named wait. */

@@ -5,7 +5,7 @@
 import { domainToASCII } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { shownDomain } from '../../local/summary-table.ts';
+import { shownDomain } from '../../local/output/summary-table.ts';
 
 describe('an internationalised domain', () => {
   test.prop(

@@ -6,8 +6,8 @@
 import type { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { createWaitNotices } from '../../local/progress.ts';
-import { sayIfStillQuiet, writeTerminal } from '../../local/terminal-text.ts';
+import { createWaitNotices } from '../../local/output/progress.ts';
+import { sayIfStillQuiet, writeTerminal } from '../../local/output/terminal-text.ts';
 
 function sink() {
   const lines: string[] = [];
