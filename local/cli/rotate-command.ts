@@ -42,7 +42,6 @@ import {
 import { createWaitNotices } from '../output/progress.ts';
 import type { LogLevel } from '../output/run-files.ts';
 import { say } from '../output/terminal-text.ts';
-import { rotationWaits } from '../rotation-waits.ts';
 import { withLocalRun } from '../runner/local-run.ts';
 import { scanOneDomain } from '../runner/one-domain-scan.ts';
 import type { LocalTiming } from '../runner/pipeline.ts';
@@ -61,6 +60,7 @@ import {
 } from '../simulator/rotate-answers.ts';
 import { userPath } from './cli-args.ts';
 import { domainFlag, UsageError } from './cli-checks.ts';
+import { rotationWaits } from './rotation-waits.ts';
 
 const COMMAND = 'rotate';
 

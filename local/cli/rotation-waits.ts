@@ -7,7 +7,7 @@
  */
 import type { KeyManagementFactory, RotationDeps } from '#lambdas/rotation/deps';
 import type { RotationStep } from '#lambdas/rotation/request';
-import type { WaitNotices } from './output/progress.ts';
+import type { WaitNotices } from '../output/progress.ts';
 
 export interface RotationWaits {
   /** The key API as the function gets it, each call a named wait. */
