@@ -19,16 +19,22 @@ export const PIPELINE_CONTEXT_KEYS = [
   'region',
 ] as const;
 
+/** What `buildPipelineApp` added to the app. */
+export interface PipelineAppParts {
+  readonly stack: SecurityPipelineStack;
+  /** The synth-time checks, by the name their reports carry. */
+  readonly checks: readonly string[];
+}
+
 /**
  * The whole app from its context: the configuration (`pipeline` or `pipelineConfigFile`, with
  * `stackName`, `account` and `region` over the file's `stack` settings), the stack and the checks.
  * @throws PipelineConfigError naming every setting that is wrong
  */
-export function buildPipelineApp(app: App, cwd: string = process.cwd()): SecurityPipelineStack {
+export function buildPipelineApp(app: App, cwd: string = process.cwd()): PipelineAppParts {
   const context = Object.fromEntries(PIPELINE_CONTEXT_KEYS.map((key) => [key, app.node.tryGetContext(key)]));
   const stack = addPipelineStack(app, loadPipelineConfig(context, cwd));
-  addPipelineChecks(app);
-  return stack;
+  return { stack, checks: addPipelineChecks(app) };
 }
 
 /** The pipeline's stack for `config`, its construct id and CloudFormation name `stack.name`. */
@@ -42,11 +48,16 @@ export function addPipelineStack(app: App, config: PipelineConfig): SecurityPipe
   });
 }
 
-/** cdk-nag 3 packs are policy-validation plugins: an unacknowledged finding fails the synth. */
-export function addPipelineChecks(app: App): void {
-  Validations.of(app).addPlugins(
+/**
+ * cdk-nag 3 packs are policy-validation plugins: an unacknowledged finding fails the synth.
+ * Returns their names, as their reports carry them.
+ */
+export function addPipelineChecks(app: App): readonly string[] {
+  const plugins = [
     new AwsSolutionsChecks(app, { verbose: true }),
     new ServerlessChecks(app, { verbose: true }),
     new PipelineChecks(app, { verbose: true }),
-  );
+  ];
+  Validations.of(app).addPlugins(...plugins);
+  return plugins.map((plugin) => plugin.name);
 }

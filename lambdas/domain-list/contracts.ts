@@ -194,6 +194,12 @@ export interface DuplicateLine {
   readonly line: number;
   readonly domain: string;
   readonly firstLine: number;
+  /**
+   * What the line held for the domain, when that is not the domain as normalised (a URL, another
+   * case, the Unicode form): the user finds the line by what they typed. Redacted, cut at 200
+   * characters, as an invalid line's text.
+   */
+  readonly text?: string;
 }
 
 /** One Map iteration's result: what the child execution produced or why it did not. */
@@ -241,6 +247,8 @@ export interface ListSummary {
     readonly state: DomainFinalState;
     /** For a duplicate line: the line where its domain first appeared. */
     readonly duplicateOf?: number;
+    /** For a duplicate line typed otherwise than its domain: what it held (DuplicateLine.text). */
+    readonly text?: string;
     readonly outputPrefix: string | undefined;
     readonly manifestKey: string | undefined;
     readonly error: { readonly name: string; readonly message: string } | undefined;

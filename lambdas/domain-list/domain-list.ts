@@ -306,7 +306,12 @@ class DomainListParser {
     if (firstLine !== undefined) {
       this.duplicateCount += 1;
       if (this.duplicates.length < this.maxSamples)
-        this.duplicates.push({ line: this.lineNo, domain, firstLine });
+        this.duplicates.push({
+          line: this.lineNo,
+          domain,
+          firstLine,
+          ...(column === domain ? {} : { text: quoted(column) }),
+        });
       return;
     }
     if (this.domains.length >= this.maxDomains) {
@@ -365,7 +370,6 @@ function firstCsvColumn(content: string): string | { problem: string } {
   }
 }
 
-/** Cuts at `max` UTF-16 units without leaving half a surrogate pair behind. */
 /**
  * A line as rejects.json, summary.json and summary.txt quote it: redacted first (a line may be
  * `https://user:pass@host/` or an address), then cut.
@@ -374,6 +378,7 @@ function quoted(raw: string): string {
   return truncate(redactText(raw), MAX_INVALID_TEXT);
 }
 
+/** Cuts at `max` UTF-16 units without leaving half a surrogate pair behind. */
 function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);

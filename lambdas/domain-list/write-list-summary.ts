@@ -188,6 +188,7 @@ export function buildListSummary(options: {
       line: duplicate.line,
       state: 'duplicate',
       duplicateOf: duplicate.firstLine,
+      ...(duplicate.text === undefined ? {} : { text: duplicate.text }),
       outputPrefix: undefined,
       manifestKey: undefined,
       error: undefined,

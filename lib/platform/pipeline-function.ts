@@ -7,6 +7,7 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
   type BundlingOptions,
+  LogLevel,
   NodejsFunction,
   type NodejsFunctionProps,
   OutputFormat,
@@ -77,6 +78,9 @@ export const PIPELINE_BUNDLING: BundlingOptions = {
   bundleAwsSDK: true,
   // Some CommonJS dependencies call require() at runtime; an ESM bundle has none without this.
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  // Without it esbuild's CLI logs at info: each bundle's size and time, four lines per function of
+  // every `cdk synth`. CDK's own `Bundling asset …` line per function stays: the synth's progress.
+  logLevel: LogLevel.ERROR,
 };
 
 export interface PipelineFunctionProps {

@@ -14,7 +14,7 @@
  */
 import { type Dirent, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ExportReport, rescueStoredObjects } from '../output/stored-objects.ts';
+import { type ExportReport, type Placement, rescueStoredObjects } from '../output/stored-objects.ts';
 import { complain } from '../output/terminal-text.ts';
 
 export interface Interruption {
@@ -164,11 +164,16 @@ export interface Leftovers {
  * What interrupted runs left in `out`. Embedded S3 folders whose process is gone (SIGKILL, a
  * crash; or, from older versions without the pid in the name, untouched for 10 minutes) hold
  * results the user paid for: every object in them is exported to `out` as the run would have
- * (nothing of the user's replaced), and only then is the folder removed. Run folders under
+ * (where `placementOf` the folder's name says: a list's input copy into its run folder; nothing of
+ * the user's replaced), and only then is the folder removed. Run folders under
  * `<out>/<results>/lists/` with nothing in them (a run folder is only created once something is
  * written to it, so an empty one is an older version's) are removed.
  */
-export function rescueLeftovers(out: string, resultsBucket: string): Leftovers {
+export function rescueLeftovers(
+  out: string,
+  resultsBucket: string,
+  placementOf: (embeddedS3: string) => Placement = () => ({}),
+): Leftovers {
   const rescued: { path: string; report: ExportReport }[] = [];
   const removed: string[] = [];
   for (const entry of readdirSync(out, { withFileTypes: true })) {
@@ -176,7 +181,7 @@ export function rescueLeftovers(out: string, resultsBucket: string): Leftovers {
     const path = join(out, entry.name);
     const owner = /^\.s3-(\d+)-/.exec(entry.name)?.[1];
     const abandoned = owner === undefined ? ageMs(path) > ABANDONED_AFTER_MS : !isAlive(Number(owner));
-    if (abandoned) rescued.push({ path, report: rescueStoredObjects(path, out) });
+    if (abandoned) rescued.push({ path, report: rescueStoredObjects(path, out, placementOf(entry.name)) });
   }
   const lists = join(out, resultsBucket, 'lists');
   const emptyFolders = (dir: string): string[] => {

@@ -39,6 +39,7 @@ import {
   type PipelineConfig,
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
 } from '../../lib/config/index.ts';
+import { createWaitNotices } from '../output/progress.ts';
 import type { LogLevel } from '../output/run-files.ts';
 import { say } from '../output/terminal-text.ts';
 import { withLocalRun } from '../runner/local-run.ts';
@@ -59,6 +60,7 @@ import {
 } from '../simulator/rotate-answers.ts';
 import { userPath } from './cli-args.ts';
 import { domainFlag, UsageError } from './cli-checks.ts';
+import { rotationWaits } from './rotation-waits.ts';
 
 const COMMAND = 'rotate';
 
@@ -196,11 +198,18 @@ export async function runRotateCommand(
           apiKey: vendor.apiKey,
           orgUuid: vendor.orgUuid,
         });
-        const keys = keyManagementFactory({
-          baseUrl: vendor.keysApiUrl,
-          allowedOrigins: vendor.allowedOrigins,
-          logger: run.logs.logger,
-        });
+        // Every wait on the vendor over about two seconds says what it waits for.
+        const waits = rotationWaits(
+          createWaitNotices(process.stdout),
+          keyManagementFactory({
+            baseUrl: vendor.keysApiUrl,
+            allowedOrigins: vendor.allowedOrigins,
+            logger: run.logs.logger,
+          }),
+          (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          propagationSeconds,
+        );
+        const { keys } = waits;
         const writer = createSecretWriter(client);
         say(`Vendor: ${vendor.label}\nSecrets: ${secretsManager.label}\nSecret: ${secretId}\n`);
         const before = await keyFacts(writer, keys, secretId);
@@ -229,7 +238,7 @@ export async function runRotateCommand(
           metrics,
           logger: run.logs.logger,
           clock: () => new Date(),
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          sleep: waits.sleep,
           settings: {
             orgUuid: vendor.orgUuid,
             mirrorSecretIds: [],
@@ -246,7 +255,7 @@ export async function runRotateCommand(
         const handler = createRotateApiKeyHandler(deps);
         const started = performance.now();
         const rotation = await driveRotation(client, secretId, (request) =>
-          runAs('rotate-api-key', () => handler(request)),
+          waits.step(request.Step, () => runAs('rotate-api-key', () => handler(request))),
         );
         const tookMs = Math.round(performance.now() - started);
         for (const step of rotation.steps) say(`  ${step.step}: ${step.outcome}\n`);
@@ -280,7 +289,9 @@ export async function runRotateCommand(
         const scanClient = run.clientsWith(
           credentialProviderFromSecret(reader, secretId, { api: 'scan', apis: VENDOR_APIS }),
         ).scan;
-        const scan = await scanOneDomain(run, config, scanClient, options.checkDomain);
+        const scan = await waits.during(`the scan of ${options.checkDomain} with the rotated key`, () =>
+          scanOneDomain(run, config, scanClient, options.checkDomain),
+        );
         say(
           `Scan of ${options.checkDomain} with the rotated key: ${scan.state}${scan.reason ? `: ${scan.reason}` : ''} (${scan.where})\n`,
         );

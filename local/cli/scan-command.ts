@@ -42,12 +42,7 @@ import {
 } from '../output/summary-table.ts';
 import { complain, say } from '../output/terminal-text.ts';
 import { listSuffix, runDomainList } from '../runner/domain-list-run.ts';
-import {
-  INPUT_COPY_FOLDER,
-  LOCAL_INPUT_BUCKET,
-  LOCAL_RESULTS_BUCKET,
-  withLocalRun,
-} from '../runner/local-run.ts';
+import { inputCopyIn, LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from '../runner/local-run.ts';
 import type { LocalTiming } from '../runner/pipeline.ts';
 import { scanDomainStateMachine } from '../synth/definitions.ts';
 import { cachedTemplate } from '../synth/synth-cache.ts';
@@ -174,13 +169,9 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               const runFolder = join(resultsRoot, event.resultsPrefix);
               // In the run folder from before the first scan, so it can be followed while the run goes on.
               logs.attach(join(runFolder, HANDLER_LOG_FILE));
-              writeRunRecord(runFolder, event.runId, list, earlier);
+              writeRunRecord(runFolder, event.runId, list, earlier, basename(s3.directory));
               // The list as this run uploaded it, in its own folder: an edited list rerun is a new copy.
-              placeExports((object) =>
-                object.bucket === LOCAL_INPUT_BUCKET
-                  ? join(runFolder, INPUT_COPY_FOLDER, basename(object.key))
-                  : undefined,
-              );
+              placeExports(inputCopyIn(runFolder));
             }
             reporter?.listener(event);
           };

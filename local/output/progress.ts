@@ -10,8 +10,9 @@
  * A terminal always gets the redrawn status line; problems are printed above it as they happen.
  */
 
+import type { Writable as NodeWritable } from 'node:stream';
 import type { VendorAttemptEvent } from '#lambdas/platform/vendor-api/types';
-import { terminal } from './terminal-text.ts';
+import { QUIET_WAIT_MS, terminal, writeTerminal } from './terminal-text.ts';
 
 export type ProgressEvent =
   | {
@@ -237,4 +238,70 @@ export function describeVendorAttempt(
   }
   const injected = event.injectedBecause ? ` (injected on purpose: ${event.injectedBecause})` : '';
   return `${a.operation}: ${what} on attempt ${a.attempt}/${a.maxAttempts}; the client gives up${injected}`;
+}
+
+/** How often a wait that goes on says it still waits (as compact mode's status line into a pipe). */
+export const STILL_WAITING_EVERY_MS = PROGRESS_INTERVAL_MS;
+
+/** What a command says while it waits on something it cannot show progress of (a vendor answer). */
+export interface WaitNotices {
+  /**
+   * A wait for `what` begins, said of `who` when given (`createSecret: waiting for …`); the same
+   * wait as the one under way goes on with it (one probe of many), another ends that one.
+   */
+  waitingFor(what: string, who?: string): void;
+  /** The wait is over: nothing more is said of it. */
+  done(): void;
+}
+
+export interface WaitNoticeOptions {
+  /** @default QUIET_WAIT_MS: a wait shorter than this says nothing */
+  readonly quietMs?: number;
+  /** @default STILL_WAITING_EVERY_MS */
+  readonly everyMs?: number;
+}
+
+/**
+ * Says what a wait is for once it has lasted `quietMs` (`  waiting for the vendor's answer to the
+ * rotate`), then `  still waiting for … (12s)` every `everyMs` until it is done: a short wait adds
+ * no line, a long one is never silent. The timers never keep the process alive.
+ */
+export function createWaitNotices(
+  out: Pick<NodeWritable, 'write'>,
+  options: WaitNoticeOptions = {},
+): WaitNotices {
+  const quietMs = options.quietMs ?? QUIET_WAIT_MS;
+  const everyMs = options.everyMs ?? STILL_WAITING_EVERY_MS;
+  let current: { wait: string; timer: NodeJS.Timeout } | undefined;
+  const done = () => {
+    if (current) clearTimeout(current.timer);
+    current = undefined;
+  };
+  const after = (ms: number, say: () => void) => {
+    const timer = setTimeout(say, ms);
+    timer.unref();
+    return timer;
+  };
+  return {
+    waitingFor(what, who) {
+      const head = who === undefined ? '  ' : terminal`  ${who}: `;
+      const wait = `${head}${what}`;
+      if (current?.wait === wait) return;
+      done();
+      const since = performance.now();
+      const stillWaiting = () => {
+        const seconds = Math.round((performance.now() - since) / 1000);
+        writeTerminal(out, terminal`${head}still waiting for ${what} (${seconds}s)\n`);
+        if (current) current.timer = after(everyMs, stillWaiting);
+      };
+      current = {
+        wait,
+        timer: after(quietMs, () => {
+          writeTerminal(out, terminal`${head}waiting for ${what}\n`);
+          if (current) current.timer = after(everyMs, stillWaiting);
+        }),
+      };
+    },
+    done,
+  };
 }

@@ -13,7 +13,7 @@
  * and which earlier runs it carries on, which is how the next run finds it.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { type Dirent, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -44,6 +44,11 @@ export interface RunRecord {
   readonly resumes: readonly string[];
   /** When the first run of that chain began: a scan any of them left at the vendor is younger. */
   readonly chainStartedAt: string;
+  /**
+   * The name of the run's embedded S3 folder under `--out`: a run killed before its export leaves
+   * its objects there, and the next run exports them into this run's folder.
+   */
+  readonly embeddedS3?: string;
 }
 
 /** An earlier run of the same list that did not finish. */
@@ -127,6 +132,7 @@ export function writeRunRecord(
   runId: string,
   list: string,
   earlier: EarlierRun | undefined,
+  embeddedS3: string,
 ): RunRecord {
   const startedAt = new Date().toISOString();
   const record: RunRecord = {
@@ -135,10 +141,36 @@ export function writeRunRecord(
     startedAt,
     resumes: earlier ? [...earlier.record.resumes, earlier.record.runId] : [],
     chainStartedAt: earlier?.record.chainStartedAt ?? startedAt,
+    embeddedS3,
   };
   mkdirSync(runFolder, { recursive: true });
   writeFileSync(join(runFolder, RUN_RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`, 'utf8');
   return record;
+}
+
+/**
+ * Each run folder under `resultsRoot` by the embedded S3 folder its run record names: where the
+ * objects of a run that was killed before its export belong. Read synchronously, as the rescue of
+ * those folders runs (local/cli/interrupts.ts).
+ */
+export function runFoldersByEmbeddedS3(resultsRoot: string): Map<string, string> {
+  const folders = new Map<string, string>();
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(resultsRoot, 'lists'), { recursive: true, withFileTypes: true });
+  } catch {
+    return folders;
+  }
+  for (const entry of entries) {
+    if (!entry.isFile() || entry.name !== RUN_RECORD_FILE) continue;
+    try {
+      const record = JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8')) as RunRecord;
+      if (typeof record.embeddedS3 === 'string') folders.set(record.embeddedS3, entry.parentPath);
+    } catch {
+      // Not a record this tool can read: its run's objects go where their keys say.
+    }
+  }
+  return folders;
 }
 
 export interface PlanOptions {

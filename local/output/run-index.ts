@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
-import { byteSize, type ScanFacts, shownDomain } from './summary-table.ts';
+import { byteSize, describeLine, type ScanFacts, shownDomain } from './summary-table.ts';
 import { terminalValue } from './terminal-text.ts';
 
 export const RUN_INDEX_FILE = 'index.html';
@@ -51,7 +51,7 @@ export function runIndexHtml(runFolder: string, summary: ListSummary, options: R
     const where = row.manifestKey
       ? `<a href="${linkTo(runFolder, options.resultsRoot, row.manifestKey)}">manifest</a> · <a href="${linkTo(runFolder, options.resultsRoot, row.outputPrefix ?? '')}">outputs</a>`
       : row.duplicateOf !== undefined
-        ? `duplicate of line ${row.duplicateOf}`
+        ? `duplicate of ${escapeHtml(describeLine(options.lineLabel(row.duplicateOf)))}${row.text === undefined ? '' : `, typed as ${escapeHtml(row.text)}`}`
         : row.error
           ? `${escapeHtml(row.error.name)}: ${escapeHtml(row.error.message.slice(0, 200))}`
           : '';

@@ -125,12 +125,16 @@ export function storedObjectsIn(s3Directory: string): StoredObject[] {
 }
 
 /**
- * Exports what an embedded S3 folder holds, then removes the folder, unless a file of it differs
- * from the user's own under `outDir` (never replaced): the folder then stays, the only copy of
- * that result. Returns what was exported.
+ * Exports what an embedded S3 folder holds (placed as its run would have placed it), then removes
+ * the folder, unless a file of it differs from the user's own under `outDir` (never replaced): the
+ * folder then stays, the only copy of that result. Returns what was exported.
  */
-export function rescueStoredObjects(s3Directory: string, outDir: string): ExportReport {
-  const report = exportStoredObjectsSync(storedObjectsIn(s3Directory), outDir);
+export function rescueStoredObjects(
+  s3Directory: string,
+  outDir: string,
+  placement: Placement = {},
+): ExportReport {
+  const report = exportStoredObjectsSync(storedObjectsIn(s3Directory), outDir, placement);
   if (report.kept.length === 0) rmSync(s3Directory, { recursive: true, force: true });
   return report;
 }

@@ -71,7 +71,7 @@ export function shownDomain(domain: string): string {
 
 function outputsOrError(entry: SummaryRow, options: TableOptions, label: (line: number) => string): string {
   if (entry.state === 'duplicate' && entry.duplicateOf !== undefined) {
-    return `duplicate of ${describeLine(label(entry.duplicateOf))}`;
+    return `duplicate of ${describeLine(label(entry.duplicateOf))}${typedAs(entry)}`;
   }
   if (entry.error) return `${entry.error.name}: ${entry.error.message}`.slice(0, 200);
   if (entry.manifestKey)
@@ -79,8 +79,16 @@ function outputsOrError(entry: SummaryRow, options: TableOptions, label: (line: 
   return '';
 }
 
+/**
+ * `, typed as https://Example.com/path`: what a duplicate line held when it was not its domain as
+ * normalised, so the user finds the line they wrote.
+ */
+function typedAs(entry: SummaryRow): string {
+  return entry.text === undefined ? '' : `, typed as ${terminalValue(entry.text.slice(0, 80))}`;
+}
+
 /** `3` reads "line 3"; `arg 2` reads itself. */
-function describeLine(label: string): string {
+export function describeLine(label: string): string {
   return label.startsWith('arg ') ? label : `line ${label}`;
 }
 
@@ -241,14 +249,14 @@ export function formatProblems(summary: ListSummary, options: ProblemOptions = {
     for (const d of summary.domains) {
       if (d.state !== 'duplicate' || d.duplicateOf === undefined) continue;
       const group = groups.get(d.duplicateOf) ?? { domain: shownDomain(d.domain), lines: [] };
-      group.lines.push(label(d.line));
+      group.lines.push(
+        `${describeLine(label(d.line))}${d.text === undefined ? '' : ` typed as ${terminalValue(d.text.slice(0, 80))}`}`,
+      );
       groups.set(d.duplicateOf, group);
     }
     out.push(`Duplicate lines (${summary.counts.duplicate}), skipped:`);
     for (const [first, group] of [...groups].slice(0, maxListed)) {
-      out.push(
-        `  ${group.domain}: ${group.lines.map(describeLine).join(', ')} (duplicate of ${describeLine(label(first))})`,
-      );
+      out.push(`  ${group.domain}: ${group.lines.join(', ')} (duplicate of ${describeLine(label(first))})`);
     }
     if (groups.size > maxListed) out.push(`  ... and ${groups.size - maxListed} more domain(s) repeated`);
   }

@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { ConfigurationError } from '#lambdas/platform/errors';
@@ -28,6 +28,7 @@ import {
   trackWrittenObjects,
   type WrittenObject,
 } from '../output/export.ts';
+import { runFoldersByEmbeddedS3 } from '../output/resume.ts';
 import { createFileLogger, type FileLogger, type LogLevel, logLine } from '../output/run-files.ts';
 import { exportStoredObjectsSync, type StoredObject } from '../output/stored-objects.ts';
 import { say } from '../output/terminal-text.ts';
@@ -47,6 +48,18 @@ export const INPUT_COPY_FOLDER = 'input';
 /** Local stand-ins for the two buckets CloudFormation names in AWS. */
 export const LOCAL_INPUT_BUCKET = 'pipeline-input';
 export const LOCAL_RESULTS_BUCKET = 'pipeline-results';
+
+/**
+ * Where a list run's objects go besides `<out>/<bucket>/<key>`: the list as the run uploaded it,
+ * into the run's own folder (`<run folder>/input/<name>`), so an edited list rerun is a copy of its
+ * own. A run's export and the rescue of a killed run's objects place them alike.
+ */
+export function inputCopyIn(runFolder: string): (object: WrittenObject) => string | undefined {
+  return (object) =>
+    object.bucket === LOCAL_INPUT_BUCKET
+      ? join(runFolder, INPUT_COPY_FOLDER, basename(object.key))
+      : undefined;
+}
 
 export interface LocalRunOptions {
   /** The command (`scan`, `rotate`...): names the handler log of a run that has no run folder. */
@@ -121,7 +134,17 @@ export async function withLocalRun<T>(
     throw error;
   }
   await markAsOutput(out);
-  say(describeLeftovers(rescueLeftovers(out, LOCAL_RESULTS_BUCKET), out));
+  // A killed run's objects go where that run would have put them: its list copy into its run folder.
+  const killedRuns = runFoldersByEmbeddedS3(join(out, LOCAL_RESULTS_BUCKET));
+  say(
+    describeLeftovers(
+      rescueLeftovers(out, LOCAL_RESULTS_BUCKET, (embeddedS3) => {
+        const runFolder = killedRuns.get(embeddedS3);
+        return runFolder === undefined ? {} : { targetOf: inputCopyIn(runFolder) };
+      }),
+      out,
+    ),
+  );
   // The pid in the name tells a later run whether its owner is still running. The embedded S3 keeps
   // its data beside the results, so the export can hard-link its files; loopback S3 can take every
   // request at once (the SDK's default 50 sockets only queue, and warn).

@@ -175,11 +175,12 @@ describe('parseDomainListText', () => {
       { domain: 'xn--bcher-kva.de', line: 5 },
     ]);
     expect(parsed.duplicates).toEqual([
-      { line: 2, domain: 'example.com', firstLine: 1 },
-      { line: 3, domain: 'example.com', firstLine: 1 },
-      { line: 4, domain: 'example.com', firstLine: 1 },
+      { line: 2, domain: 'example.com', firstLine: 1, text: 'https://example.com/' },
+      { line: 3, domain: 'example.com', firstLine: 1, text: 'EXAMPLE.COM.' },
+      { line: 4, domain: 'example.com', firstLine: 1, text: 'http://EXAMPLE.com:8080/path?q=1' },
+      // Typed as the domain is stored: nothing to add.
       { line: 6, domain: 'xn--bcher-kva.de', firstLine: 5 },
-      { line: 7, domain: 'xn--bcher-kva.de', firstLine: 5 },
+      { line: 7, domain: 'xn--bcher-kva.de', firstLine: 5, text: 'https://BÜCHER.de/x' },
     ]);
     expectAccounted(parsed);
   });

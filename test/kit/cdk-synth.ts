@@ -51,6 +51,6 @@ export function cdkSynth(
   cwd: string,
 ): { stackName: string; findings: string[] } {
   const app = appAsCdkSynth(context);
-  const stack = buildPipelineApp(app, cwd);
+  const { stack } = buildPipelineApp(app, cwd);
   return { stackName: stack.stackName, findings: cloudFormationFindings(app) };
 }

@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
 import type { ScanManifest } from '#lambdas/scan/write-scan-manifest';
-import { byteSize } from '../../local/output/summary-table.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { FaultRule } from '../../local/simulator/types.ts';
 import { type CliRun, type CliRunOptions, filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
@@ -69,18 +68,25 @@ describe('npm start -- scan against the built-in simulator', () => {
       await readFile(join(outDir, 'pipeline-results', manifestKey), 'utf8'),
     ) as ScanManifest;
     // The table says what each scan brought and how long it took, not only where it is.
-    const sizes = manifest.objects.map((object) => `${object.name} ${byteSize(object.size)}`).join(', ');
-    expect(sizes).toMatch(/^report \d+(\.\d)? KiB, logs \d+(\.\d)? KiB, debug \d+(\.\d)? KiB$/);
     expect(run.stdout).toMatch(/^line\s+domain\s+result\s+took\s+sizes\s+outputs \/ error$/m);
     const row = run.stdout.split('\n').find((line) => line.startsWith('arg 1 ')) ?? '';
-    expect(row.split(/ {2,}/)).toEqual([
+    const cells = row.split(/ {2,}/);
+    expect(cells).toEqual([
       'arg 1',
       'a.example.com',
       'succeeded',
       `${manifest.timings.elapsedSeconds} s`,
-      sizes,
+      expect.stringMatching(/^report \d+(\.\d)? KiB, logs \d+(\.\d)? KiB, debug \d+(\.\d)? KiB$/),
       `${outDir}/pipeline-results/${manifestKey.replace(/manifest\.json$/, '')}`,
     ]);
+    // Each output's size as the manifest records it, in KiB to the precision shown.
+    const shown = (cells[4] ?? '').split(', ').map((cell) => cell.split(' '));
+    expect(shown.map(([name]) => name)).toEqual(manifest.objects.map((object) => object.name));
+    for (const [index, object] of manifest.objects.entries()) {
+      const kib = shown[index]?.[1] ?? '';
+      const halfStep = kib.includes('.') ? 0.05 : 0.5;
+      expect(Math.abs(Number(kib) - object.size / 1024), object.name).toBeLessThanOrEqual(halfStep);
+    }
     const listPrefix = summaryPath.replace(/summary\.json$/, '');
     expect(results).toEqual(
       [
@@ -130,6 +136,38 @@ describe('npm start -- scan against the built-in simulator', () => {
     expect(run.stdout).toContain(
       '3 line(s): 1 succeeded, 0 failed, 0 timed out, 0 rejected, 1 invalid, 0 duplicate, 1 blank or comment',
     );
+  });
+
+  it('names a duplicate typed as a URL by its line and the text typed, in the table, summary.json and index.html', async () => {
+    // Prepare: the same domain as typed on line 1, then as a URL, then in other case
+    const list = join(outDir, 'urls.txt');
+    await writeFile(list, 'example.com\nhttps://Example.com/path?q=1\nEXAMPLE.com\n', 'utf8');
+
+    // Act
+    const run = await runCli(['scan', '--domains-file', list, '--out', join(outDir, 'urls'), ...QUICK_WAITS]);
+
+    // Assess: the line the user wrote is findable by what they wrote, not only by its normal form
+    expect(run).toExitWith(0);
+    expect(run.stdout).toMatch(
+      /^2\s+example\.com\s+duplicate\s+duplicate of line 1, typed as https:\/\/Example\.com\/path\?q=1$/m,
+    );
+    expect(run.stdout).toMatch(
+      /^3\s+example\.com\s+duplicate\s+duplicate of line 1, typed as EXAMPLE\.com$/m,
+    );
+    const results = join(outDir, 'urls', 'pipeline-results');
+    const summaryPath = (await filesUnder(results)).find((path) => path.endsWith('/summary.json')) ?? '';
+    const summary = JSON.parse(await readFile(join(results, summaryPath), 'utf8')) as ListSummary;
+    expect(summary.domains.filter((row) => row.state === 'duplicate')).toEqual([
+      expect.objectContaining({
+        line: 2,
+        domain: 'example.com',
+        duplicateOf: 1,
+        text: 'https://Example.com/path?q=1',
+      }),
+      expect.objectContaining({ line: 3, domain: 'example.com', duplicateOf: 1, text: 'EXAMPLE.com' }),
+    ]);
+    const index = await readFile(join(results, summaryPath.replace(/summary\.json$/, 'index.html')), 'utf8');
+    expect(index).toContain('duplicate of line 1, typed as https://Example.com/path?q=1');
   });
 });
 

@@ -290,7 +290,7 @@ describe.concurrent('an interrupted npm start', () => {
     }
   }, 600_000);
 
-  it('after SIGKILL, the next run into the same --out exports what the killed run finished', async ({
+  it("after SIGKILL, a rerun of the list exports what the killed run finished into that run's own folder, then resumes it", async ({
     onTestFinished,
   }) => {
     const { out, list } = await runFolder(onTestFinished);
@@ -303,7 +303,7 @@ describe.concurrent('an interrupted npm start', () => {
     expect(left, 'the killed run left its embedded S3 folder').toBeDefined();
     expect(await exportedManifests(out)).toEqual([]);
 
-    const next = await runCliInTurn(['scan', 'a.example.com', '--out', out, ...QUICK_WAITS]);
+    const next = await runCliInTurn(['scan', '--domains-file', list, '--out', out, ...QUICK_WAITS]);
 
     expect(next).toExitWith(0);
     expect(next.stdout).toMatch(
@@ -313,8 +313,19 @@ describe.concurrent('an interrupted npm start', () => {
       ),
     );
     expect(await embeddedS3Folders(out)).toEqual([]);
-    // The killed run's finished scans, and the new run's one.
-    expect((await exportedManifests(out)).length).toBeGreaterThanOrEqual(finishedBefore + 1);
+    // Each run's folder holds the list as that run uploaded it, the killed run's too; nothing is
+    // left in the bucket-named folder of the older layout.
+    expect(existsSync(join(out, 'pipeline-input'))).toBe(false);
+    const copies = (await filesUnder(out)).filter((file) => file.endsWith('/input/thirty.txt'));
+    expect(copies).toHaveLength(2);
+    for (const copy of copies)
+      expect(await readFile(join(out, copy), 'utf8')).toBe(await readFile(list, 'utf8'));
+    // The rerun carried on the killed run: what it finished is kept, not scanned again.
+    const kept = Number(
+      /^Resuming run \S+ of this list .*: (\d+) finished scan\(s\) kept/m.exec(next.stdout)?.[1],
+    );
+    expect(kept).toBeGreaterThanOrEqual(finishedBefore);
+    expect(await exportedManifests(out)).toHaveLength(30);
   }, 180_000);
 
   it('a closed output pipe (npm start | head -1): exits 141, still exporting what finished and the summary', async ({

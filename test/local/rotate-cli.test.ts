@@ -1,7 +1,8 @@
 /**
  * `npm start -- rotate` in-process (`main(argv)`): the rotation against the built-in simulator with
  * the Secrets Manager stand-in over loopback, the same against an endpoint given in
- * AWS_ENDPOINT_URL_SECRETS_MANAGER, and the refusal to rotate a real vendor's key into memory.
+ * AWS_ENDPOINT_URL_SECRETS_MANAGER, and the refusal to rotate a real vendor's key into memory. One
+ * run is a child process, as `npm start` runs it: what it says while the vendor is slow.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSecretsManagerServer } from '../../local/services/secrets-manager/server.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
+import { filesUnder, IAM_EVALUATED_CLEAN, runCli, runCliProcess } from './cli-run.ts';
 
 const FULL_KEY = /sk_sim_[0-9a-f]{32}/;
 const DEFAULT_SECRET = 'security-pipeline/vendor-org-key';
@@ -285,4 +286,41 @@ describe('npm start -- rotate', () => {
     expect(run).toExitWith(2);
     expect(run.stderr).toMatch(message);
   });
+});
+
+describe('npm start -- rotate, as a process, while the vendor is slow', () => {
+  it('says what it waits for while the answer trickles in and while the new key is probed, and how long', async () => {
+    // The answer takes 8 s to arrive; the new key is refused until 12 s after the rotate.
+    const run = await runCliProcess([
+      'rotate',
+      '--out',
+      outDir,
+      '--fault',
+      'rotate-answer=slow,seconds=8',
+      '--fault',
+      'rotate-delay=12',
+      '--propagation-seconds',
+      '60',
+    ]);
+
+    expect(run).toExitWith(0);
+    const lines = run.stdout.split('\n');
+    const at = (pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+    const answer = at(/^ {2}createSecret: waiting for the vendor's answer to the rotate$/);
+    const stillAnswer =
+      /^ {2}createSecret: still waiting for the vendor's answer to the rotate \((\d+)s\)$/m.exec(run.stdout);
+    const probing = at(
+      /^ {2}createSecret: waiting for the vendor to accept the new key, probing it within the 60 s propagation window$/,
+    );
+    const rotated = at(/^ {2}createSecret: rotated$/);
+    expect(answer, run.stdout).toBeGreaterThan(-1);
+    // Said after the quiet threshold, then every few seconds with the time so far.
+    expect(Number(stillAnswer?.[1])).toBeGreaterThanOrEqual(5);
+    expect(probing, run.stdout).toBeGreaterThan(answer);
+    expect(rotated).toBeGreaterThan(probing);
+    // Nothing more is said of a wait once it is over.
+    expect(run.stdout.slice(run.stdout.indexOf('createSecret: rotated'))).not.toMatch(
+      /createSecret: (still )?waiting/,
+    );
+  }, 180_000);
 });

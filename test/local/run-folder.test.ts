@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
 import { learnedDurationsKey } from '../../lambdas/scan/learned-durations.ts';
-import { runCli } from './cli-run.ts';
+import { filesUnder, runCli } from './cli-run.ts';
 
 const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '1'];
 
@@ -26,6 +26,8 @@ afterEach(async () => {
 /** The run folder `<out>/latest` points at, its summary and its copy of the list. */
 async function latestRun(name: string): Promise<{ summary: ListSummary; input: string }> {
   const folder = join(out, 'latest');
+  // Asserted, not only read: a run that keeps no copy of its own fails here, by what it kept.
+  expect(await filesUnder(folder)).toEqual(expect.arrayContaining(['summary.json', `input/${name}`]));
   return {
     summary: JSON.parse(await readFile(join(folder, 'summary.json'), 'utf8')) as ListSummary,
     input: await readFile(join(folder, 'input', name), 'utf8'),
