@@ -20,6 +20,7 @@ import { dirname, join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
+import { cdkInitCompilerOptions } from './cdk-init-compiler-options.ts';
 import { createConsumerApp, installOffline, packRepository, stagedPackage } from './consumer-app.ts';
 
 const PACKAGE = 'vendor-security-pipeline';
@@ -292,7 +293,7 @@ function compile(file: string, options: Record<string, unknown>): string {
   writeFileSync(
     join(appDir, config),
     JSON.stringify({
-      compilerOptions: { target: 'es2022', strict: true, skipLibCheck: true, types: [], ...options },
+      compilerOptions: { ...cdkInitCompilerOptions(), ...options },
       files: [file],
     }),
   );
