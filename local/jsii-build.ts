@@ -3,7 +3,8 @@
  * beside the construct's own props and metric enums (lib/construct/, their `.ts` import
  * specifiers dropped, which jsii refuses), compiles the assembly with jsii and generates the
  * Python sources with `jsii-pacmak --code-only`. With `--implementation DIR` (a built dist/: `npm run package` leaves one in build/package/dist), that
- * is bundled as the facade's `implementation/`.
+ * is bundled as the facade's `implementation/`. Then writes API.md, the API reference jsii-docgen
+ * makes of the assembly (as Construct Hub shows it), which the package ships.
  *
  * Usage: npm run jsii -- [--out DIR] [--implementation DIR]
  */
@@ -73,6 +74,27 @@ export function buildJsiiPackage(
   };
 }
 
+/** Where the API reference is kept (and shipped from): the repository's root. */
+export const API_REFERENCE = 'API.md';
+
+/**
+ * jsii-docgen's TypeScript reference of the built assembly. Its examples import the construct
+ * from the package a TypeScript app installs (the repository's name), not from the facade.
+ */
+export function apiReference(build: JsiiBuild): string {
+  const output = join(build.packageDir, API_REFERENCE);
+  execFileSync(join(REPO_ROOT, 'node_modules/.bin/jsii-docgen'), ['--output', output], {
+    cwd: build.packageDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const facade = packageName(join(build.packageDir, 'package.json'));
+  const typescript = packageName(join(REPO_ROOT, 'package.json'));
+  return readFileSync(output, 'utf8').replaceAll(`from '${facade}'`, `from '${typescript}'`);
+}
+
+const packageName = (manifest: string) =>
+  (JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }).name;
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
     options: { out: { type: 'string' }, implementation: { type: 'string' } },
@@ -81,5 +103,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ...(values.out === undefined ? {} : { outDir: values.out }),
     ...(values.implementation === undefined ? {} : { implementation: values.implementation }),
   });
-  console.log(`assembly: ${build.assembly}\npython: ${build.pythonDir}`);
+  writeFileSync(join(REPO_ROOT, API_REFERENCE), apiReference(build));
+  console.log(`assembly: ${build.assembly}\npython: ${build.pythonDir}\nwrote ${API_REFERENCE}`);
 }

@@ -130,7 +130,14 @@ describe('the packed construct in a fresh CDK app', () => {
       }),
     ) as { files: { path: string }[] }[];
     const tops = new Set(listed[0]?.files.map((file) => file.path.split('/')[0]));
-    expect([...tops].sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist', 'package.json']);
+    expect([...tops].sort()).toEqual([
+      'API.md',
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'dist',
+      'package.json',
+    ]);
   });
 
   it("has the README's and the docs' links lead to pages in the package", () => {

@@ -1,0 +1,85 @@
+/**
+ * API.md, the API reference the package ships (jsii-docgen over the jsii assembly, written by
+ * `npm run jsii`; test/package/jsii.test.ts holds it equal to what docgen writes today), documents
+ * every prop of every props interface the construct's files declare, with its `@default`, and every
+ * grant and metric method. Read from the sources here, so a prop added without regenerating fails.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { SecurityPipelineBase } from '../../lib/construct/security-pipeline-base.ts';
+import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
+import { API_REFERENCE, JSII_SOURCES } from '../../local/jsii-build.ts';
+
+const reference = readFileSync(join(REPO_ROOT, API_REFERENCE), 'utf8');
+/** The assembly's name, which docgen's anchors carry. */
+const ASSEMBLY = (JSON.parse(readFileSync(join(REPO_ROOT, 'jsii/package.json'), 'utf8')) as { name: string })
+  .name;
+
+interface DocumentedProp {
+  readonly owner: string;
+  readonly name: string;
+  readonly defaultText: string | undefined;
+}
+
+/** Every property of every exported interface in the construct's jsii sources, with its `@default`. */
+function constructProps(): DocumentedProp[] {
+  return JSII_SOURCES.flatMap((name) => {
+    const path = join(REPO_ROOT, 'lib/construct', `${name}.ts`);
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    return source.statements.filter(ts.isInterfaceDeclaration).flatMap((declaration) =>
+      declaration.members.filter(ts.isPropertySignature).map((member) => {
+        const tag = ts.getJSDocTags(member).find((t) => t.tagName.text === 'default');
+        const comment = typeof tag?.comment === 'string' ? tag.comment : undefined;
+        return { owner: declaration.name.text, name: member.name.getText(source), defaultText: comment };
+      }),
+    );
+  });
+}
+
+/** The reference's section of one struct property: from its heading to the next `---`. */
+function sectionOf(owner: string, name: string): string {
+  const anchor = `id="${ASSEMBLY}.${owner}.property.${name}"`;
+  const start = reference.indexOf(anchor);
+  if (start < 0) return '';
+  return reference.slice(start, reference.indexOf('\n---', start));
+}
+
+describe('API.md', () => {
+  const props = constructProps();
+
+  it('documents every prop of every props interface, with its default', () => {
+    expect(props.length).toBeGreaterThan(60);
+    const missing = props.filter((prop) => sectionOf(prop.owner, prop.name) === '');
+    expect(missing.map((prop) => `${prop.owner}.${prop.name}`)).toEqual([]);
+    const wrongDefault = props.filter(
+      (prop) =>
+        prop.defaultText !== undefined &&
+        // jsii drops the `- ` that marks a default described in words.
+        !sectionOf(prop.owner, prop.name).includes(
+          `*Default:* ${prop.defaultText.replace(/^- /, '').split('\n')[0]}`,
+        ),
+    );
+    expect(wrongDefault.map((prop) => `${prop.owner}.${prop.name}: ${prop.defaultText}`)).toEqual([]);
+  });
+
+  it('documents every grant and metric method of the construct', () => {
+    const methods = Object.getOwnPropertyNames(SecurityPipelineBase.prototype).filter(
+      (m) => m !== 'constructor',
+    );
+    expect(methods.length).toBeGreaterThan(10);
+    for (const method of methods)
+      expect(reference, method).toContain(`id="${ASSEMBLY}.SecurityPipeline.${method}"`);
+  });
+
+  it("shows TypeScript imports from the package a TypeScript app installs, not the facade's", () => {
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { name: string };
+    expect(reference).toContain(`import { SecurityPipeline } from '${manifest.name}'`);
+    expect(reference).not.toContain(`from '${ASSEMBLY}'`);
+  });
+
+  it('is listed beside the docs it is shipped with', () => {
+    expect(readdirSync(REPO_ROOT)).toContain(API_REFERENCE);
+  });
+});
