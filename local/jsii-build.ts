@@ -33,6 +33,33 @@ export const JSII_SOURCES = [
   'metric-dimensions',
 ] as const;
 
+/**
+ * The fields the jsii package takes from the TypeScript package's manifest, so both packages (and
+ * the Python one jsii-pacmak makes from them) are published under one version, licence, author
+ * and repository, kept in one place.
+ */
+export const SHARED_MANIFEST_FIELDS = [
+  'version',
+  'license',
+  'author',
+  'repository',
+  'homepage',
+  'bugs',
+] as const;
+
+type Manifest = Record<string, unknown>;
+
+const readManifest = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+
+/** jsii/package.json with the shared fields of the repository's package.json. */
+export function jsiiManifest(repoManifest: Manifest, facadeManifest: Manifest): Manifest {
+  const shared = SHARED_MANIFEST_FIELDS.filter((field) => repoManifest[field] !== undefined);
+  const missing = SHARED_MANIFEST_FIELDS.filter((field) => repoManifest[field] === undefined);
+  if (missing.length > 0)
+    throw new Error(`package.json has no ${missing.join(', ')}: jsii needs them to publish`);
+  return { ...facadeManifest, ...Object.fromEntries(shared.map((field) => [field, repoManifest[field]])) };
+}
+
 export interface JsiiBuild {
   /** The staged package: `.jsii` (the assembly), `lib/`, `dist/python/`. */
   readonly packageDir: string;
@@ -47,7 +74,11 @@ export function buildJsiiPackage(
   const packageDir = options.outDir ?? mkdtempSync(join(tmpdir(), 'security-pipeline-jsii-'));
   const src = join(packageDir, 'src');
   mkdirSync(src, { recursive: true });
-  cpSync(join(REPO_ROOT, 'jsii/package.json'), join(packageDir, 'package.json'));
+  const manifest = jsiiManifest(
+    readManifest(join(REPO_ROOT, 'package.json')),
+    readManifest(join(REPO_ROOT, 'jsii/package.json')),
+  );
+  writeFileSync(join(packageDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   cpSync(join(REPO_ROOT, 'jsii/src/index.ts'), join(src, 'index.ts'));
   // PyPI needs a README in the package; the repository's covers the construct.
   cpSync(join(REPO_ROOT, 'README.md'), join(packageDir, 'README.md'));
