@@ -83,3 +83,82 @@ describe('API.md', () => {
     expect(readdirSync(REPO_ROOT)).toContain(API_REFERENCE);
   });
 });
+
+/** The TSDoc a user reads of the construct: its class, its props interface, members and props. */
+function constructDocs(): { where: string; text: string }[] {
+  const docs: { where: string; text: string }[] = [];
+  const collect = (file: string, keep: (node: ts.Node) => boolean) => {
+    const path = join(REPO_ROOT, file);
+    const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node: ts.Node): void => {
+      if (keep(node)) {
+        for (const doc of ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc)) {
+          docs.push({
+            where: `${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`,
+            text: doc.getText(source),
+          });
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  };
+  const named = (node: ts.Node, names: readonly string[]) =>
+    (ts.isClassDeclaration(node) || ts.isInterfaceDeclaration(node)) && names.includes(node.name?.text ?? '');
+  // The construct's own file: the class, its public members, the props interface as a whole.
+  collect(
+    'lib/security-pipeline.ts',
+    (node) =>
+      named(node, ['SecurityPipeline', 'SecurityPipelineProps']) ||
+      (ts.isPropertyDeclaration(node) &&
+        ts.isClassDeclaration(node.parent) &&
+        node.parent.name?.text === 'SecurityPipeline'),
+  );
+  collect(
+    'lib/construct/security-pipeline-base.ts',
+    (node) => ts.isClassDeclaration(node) || ts.isMethodDeclaration(node),
+  );
+  for (const name of JSII_SOURCES) {
+    collect(
+      `lib/construct/${name}.ts`,
+      (node) =>
+        ts.isInterfaceDeclaration(node) ||
+        ts.isPropertySignature(node) ||
+        ts.isEnumDeclaration(node) ||
+        ts.isEnumMember(node),
+    );
+  }
+  return docs;
+}
+
+describe("the construct's TSDoc", () => {
+  const docs = constructDocs();
+  const index = readFileSync(join(REPO_ROOT, 'lib/index.ts'), 'utf8');
+  const methods = new Set(Object.getOwnPropertyNames(SecurityPipelineBase.prototype));
+  /** Scheduler expressions read like calls: `rate(1 day)`, `cron(…)`, `at(…)`. */
+  const EXPRESSIONS = new Set(['rate', 'cron', 'at']);
+
+  it('sends a user to no file of this repository: the package ships none of them', () => {
+    expect(docs.length).toBeGreaterThan(80);
+    const paths = docs.filter((doc) =>
+      /\b(lib|lambdas|local|test|bin)\/[\w./-]*|\b[\w-]+\.ts\b/.test(doc.text),
+    );
+    expect(paths.map((doc) => `${doc.where}: ${doc.text.slice(0, 120)}`)).toEqual([]);
+  });
+
+  it('names as a call only what the package exports or the construct offers', () => {
+    const calls = docs.flatMap((doc) =>
+      [...doc.text.matchAll(/`(?<![.\w])([A-Za-z_]\w*)\(/g)].map((match) => ({
+        where: doc.where,
+        name: match[1] as string,
+      })),
+    );
+    const unknown = calls.filter(
+      (call) =>
+        !EXPRESSIONS.has(call.name) &&
+        !methods.has(call.name) &&
+        !new RegExp(`\\b${call.name}\\b`).test(index),
+    );
+    expect(unknown.map((call) => `${call.where}: ${call.name}(`)).toEqual([]);
+  });
+});
