@@ -3,14 +3,14 @@
  * lib/construct/'s props interfaces, read from the sources and keyed by the configuration file's
  * path of the setting (`poll.minWaitSeconds` is the prop `poll.minWait`). One text for each
  * setting: the editor shows it on the prop, and the configuration's JSON Schema carries it as the
- * setting's description (local/config-schema.ts).
+ * setting's description (scripts/config-schema.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { PROP_NAMES } from '../lib/construct/props-to-config.ts';
 import { REPO_ROOT } from '../lib/platform/pipeline-function.ts';
-import { JSII_SOURCES } from './jsii-build.ts';
+import { JSII_SOURCES } from '../scripts/jsii-build.ts';
 
 export interface PropDoc {
   /** The prop's path from the settings (`poll.minWait`, `schedules[].schedule`). */

@@ -8,7 +8,7 @@
  * address away. The identity key lives in Secrets Manager (or, locally, in the run's state folder).
  */
 import { createHash, createHmac } from 'node:crypto';
-import { redactText } from '#lambdas/platform/redact';
+import { redactText } from '#lambdas/platform/redaction/redact';
 import { BREACH_PREFIX, type BreachReportInput, type PersonRef, slugOf } from './contracts.ts';
 
 /** `breach/people/<slug>-<16 hex>/<requestId>/`: recon.json, manifest.json or failure.json of one run. */

@@ -4,7 +4,7 @@
  * runner and the tests call the same code.
  */
 
-export { cleanMessage, describeCaught, MAX_ERROR_MESSAGE_BYTES } from '#lambdas/platform/caught';
+export { cleanMessage, describeCaught, MAX_ERROR_MESSAGE_BYTES } from '#lambdas/platform/redaction/caught';
 export { type DeleteScanOutput, deleteScanAtVendor } from './delete-scan.ts';
 export { type ScanApi, type ScanDeps, withLogKeys } from './deps.ts';
 export { extensionFor, type FetchScanOutputInput, fetchScanOutput } from './fetch-scan-output.ts';

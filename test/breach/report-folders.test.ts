@@ -14,7 +14,7 @@ import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { slugOf } from '#lambdas/breach/contracts';
 import { legacyReportFolder, reportFolder } from '#lambdas/breach/identity';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
-import { redactText } from '#lambdas/platform/redact';
+import { redactText } from '#lambdas/platform/redaction/redact';
 import { listKeys } from '../kit/s3.ts';
 import { type BreachTestBed, REPORT_NAMING_KEY, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 

@@ -13,11 +13,11 @@ import type { ScanApi } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import { createVendorClients, type VendorAttemptObserver, type VendorClients } from '#lambdas/vendor-clients';
 import { DEFAULT_PIPELINE_CONFIG, type PipelineConfig } from '../../lib/config/index.ts';
-import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
-import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
+import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/runner/pipeline.ts';
+import { localStateMachine } from '../../local/runner/task-binding.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { cachedTemplate } from '../../local/synth-cache.ts';
-import { localStateMachine } from '../../local/task-binding.ts';
+import { type AslDefinition, scanDomainStateMachine } from '../../local/synth/definitions.ts';
+import { cachedTemplate } from '../../local/synth/synth-cache.ts';
 
 export type Handlers = ReturnType<typeof bindScanHandlers>;
 export type Handler = Handlers[string];

@@ -10,7 +10,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { SecurityPipelineBase } from '../../lib/construct/security-pipeline-base.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { API_REFERENCE, JSII_SOURCES } from '../../local/jsii-build.ts';
+import { API_REFERENCE, JSII_SOURCES } from '../../scripts/jsii-build.ts';
 
 const reference = readFileSync(join(REPO_ROOT, API_REFERENCE), 'utf8');
 /** The assembly's name, which docgen's anchors carry. */

@@ -1,6 +1,6 @@
 /**
- * The published manifests: the TypeScript package's (local/package-stage.ts) and the jsii
- * package's (local/jsii-build.ts) carry the fields a registry shows and `npm publish` needs
+ * The published manifests: the TypeScript package's (scripts/package-stage.ts) and the jsii
+ * package's (scripts/jsii-build.ts) carry the fields a registry shows and `npm publish` needs
  * (licence, author, repository, homepage, issues), from the repository's one package.json, under
  * the names docs/deploying.md gives; neither is `private`, and neither names a placeholder.
  */
@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { jsiiManifest, SHARED_MANIFEST_FIELDS } from '../../local/jsii-build.ts';
-import { packageManifest } from '../../local/package-stage.ts';
+import { jsiiManifest, SHARED_MANIFEST_FIELDS } from '../../scripts/jsii-build.ts';
+import { packageManifest } from '../../scripts/package-stage.ts';
 
 const read = (path: string) =>
   JSON.parse(readFileSync(join(REPO_ROOT, path), 'utf8')) as Record<string, unknown>;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { answerVersionId } from '#lambdas/rotation/answer';
 import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import { runRotationStep } from '#lambdas/rotation/steps';
-import { driveRotation } from '#local/rotation-driver';
+import { driveRotation } from '#local/runner/rotation-driver';
 import type { RotateAnswerFault } from '#local/simulator/rotate-answers';
 import { expectFinished } from './fault-helpers.ts';
 import { LEASE_MS, ROTATE_ROUTE, type RotationWorld, useRotationWorlds } from './harness.ts';

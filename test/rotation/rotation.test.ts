@@ -10,7 +10,7 @@ import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambd
 import { runRotationStep } from '#lambdas/rotation/steps';
 import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { ScanClient } from '#lambdas/vendor-clients';
-import { driveRotation } from '#local/rotation-driver';
+import { driveRotation } from '#local/runner/rotation-driver';
 import {
   attemptUntilFinished,
   expectFinished,

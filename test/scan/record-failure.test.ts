@@ -5,7 +5,7 @@ import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { MAX_ERROR_MESSAGE_BYTES, type RecordScanFailureInput, recordScanFailure } from '#lambdas/scan/steps';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
 import { manualClock, RESULTS_BUCKET } from './fixture.ts';

@@ -11,7 +11,7 @@ import { SCAN_STAGING_PREFIX, stagingPrefixOf } from '#lambdas/scan/fetch-scan-o
 import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 import { fetchScanOutput, startScan, writeScanManifest } from '#lambdas/scan/steps';
 import type { VendorSimulator } from '#local/simulator/types';
-import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { listKeys, readJson } from '../kit/s3.ts';
 import { startSimulator } from '../kit/simulator.ts';
 import {

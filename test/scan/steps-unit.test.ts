@@ -19,7 +19,7 @@ import {
   withLogKeys,
 } from '#lambdas/scan/steps';
 import type { ScanStatus } from '#lambdas/scan/vendor-api/types';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { manualClock, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 

@@ -10,7 +10,7 @@ import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
 import { ScanClient } from '#lambdas/vendor-clients';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { listKeys } from '../kit/s3.ts';
 import { startSimulator } from '../kit/simulator.ts';

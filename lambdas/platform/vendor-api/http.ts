@@ -19,7 +19,7 @@
 
 import { MAX_BODY_SNIPPET_CHARS, VendorError, vendorHttpError } from '#lambdas/platform/errors';
 import type { VendorApi } from '#lambdas/platform/handler-declaration';
-import { redactText } from '#lambdas/platform/redact';
+import { redactText } from '#lambdas/platform/redaction/redact';
 import { decodedBody, discard, header, MAX_TEXT_BYTES, readText } from './transport/body.ts';
 import { currentKey, pendingKey } from './transport/credentials.ts';
 import { downloadAttempt } from './transport/download.ts';

@@ -7,7 +7,7 @@
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { VendorApi } from '#lambdas/platform/handler-declaration';
-import { rememberKeyValue } from '#lambdas/platform/redact';
+import { rememberKeyValue } from '#lambdas/platform/redaction/redact';
 import type { CredentialProvider, VendorLogger } from '../types.ts';
 
 const HEADER_BREAKING = /[\r\n\0]/;
