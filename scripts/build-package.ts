@@ -24,9 +24,9 @@ import { HANDLERS } from '../lambdas/registry.ts';
 import { LAMBDA_RUNTIME_SETTINGS } from '../lib/platform/function-settings.ts';
 import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 import { PREBUILT_MANIFEST, type PrebuiltManifest } from '../lib/platform/prebuilt-handlers.ts';
-import { writePublicDeclarations } from '../local/public-declarations.ts';
 import { handlerBuildOptions } from './handler-bundling.ts';
 import { writePackageStage } from './package-stage.ts';
+import { writePublicDeclarations } from './public-declarations.ts';
 
 const { values: flags } = parseArgs({ options: { stage: { type: 'string' }, pack: { type: 'string' } } });
 /**

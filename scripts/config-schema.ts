@@ -1,13 +1,13 @@
 /**
  * `npm run config-schema`: writes config/pipeline.schema.json from the zod schemas
- * (lib/config/json-schema.ts), each setting described by its prop's TSDoc (local/prop-docs.ts), so
+ * (lib/config/json-schema.ts), each setting described by its prop's TSDoc (scripts/prop-docs.ts), so
  * an editor shows the same text on a configuration file's setting as on the construct's prop.
  * test/config/json-schema.test.ts fails while the file differs.
  */
 import { writeFileSync } from 'node:fs';
 import { CONFIG_SCHEMA_FILE, pipelineConfigJsonSchema } from '../lib/config/json-schema.ts';
 import { PROP_NAMES } from '../lib/construct/props-to-config.ts';
-import { type SchemaNode, settingDocs } from '../local/prop-docs.ts';
+import { type SchemaNode, settingDocs } from './prop-docs.ts';
 
 /** The schema with each documented setting's description: its prop's TSDoc, and the file's unit. */
 export function describedConfigSchema(): SchemaNode {

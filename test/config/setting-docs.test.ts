@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_SCHEMA_FILE } from '../../lib/config/json-schema.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { type SchemaNode, settingDocs } from '../../local/prop-docs.ts';
+import { type SchemaNode, settingDocs } from '../../scripts/prop-docs.ts';
 
 const schema = JSON.parse(readFileSync(join(REPO_ROOT, CONFIG_SCHEMA_FILE), 'utf8')) as SchemaNode;
 const docs = settingDocs(schema);

@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { writePublicDeclarations } from '../../local/public-declarations.ts';
+import { writePublicDeclarations } from '../../scripts/public-declarations.ts';
 
 let typesDir = '';
 let files: string[] = [];

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { PROP_NAMES } from '../lib/construct/props-to-config.ts';
 import { REPO_ROOT } from '../lib/platform/pipeline-function.ts';
-import { JSII_SOURCES } from '../scripts/jsii-build.ts';
+import { JSII_SOURCES } from './jsii-build.ts';
 
 export interface PropDoc {
   /** The prop's path from the settings (`poll.minWait`, `schedules[].schedule`). */
