@@ -7,13 +7,9 @@
 // keeps them in a consumer's program, so `pipeline.vendorSecrets.secretFor('keys')` type-checks.
 export type {} from '#lambdas/vendor-apis';
 export type { SecurityPipelineResources, VendorKeySecrets } from './brought-resources.ts';
-export {
-  type ConfigIssue,
-  type PipelineConfig,
-  PipelineConfigError,
-  type PipelineConfigInput,
-  parsePipelineConfig,
-} from './config/index.ts';
+export { type ConfigIssue, PipelineConfigError } from './config/errors.ts';
+export { parsePipelineConfig } from './config/parse.ts';
+export type { PipelineConfig, PipelineConfigInput } from './config/schema.ts';
 export type { BreachProps, WatchlistScheduleProps } from './construct/breach-props.ts';
 export { pipelinePropsFromConfig } from './construct/config-to-props.ts';
 export {

@@ -47,8 +47,8 @@ import { WATCHLIST_RUNS, watchlistSchedules } from './workflows/watchlist/watchl
 import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
 
 /**
- * The construct's settings (lib/construct/props.ts: each documented with its default, in CDK's
- * types), the resources a team may bring, and the scan outputs.
+ * The construct's settings (`SecurityPipelineSettingsProps`: each documented with its default, in
+ * CDK's types), the resources a team may bring (`SecurityPipelineResources`), and the scan outputs.
  */
 export interface SecurityPipelineProps extends ConstructProps {
   /**
@@ -65,9 +65,10 @@ export interface SecurityPipelineProps extends ConstructProps {
  * buckets, alarm topic or key secret through its props; everything else it creates.
  *
  * Settings are validated here, each problem naming its prop (`props.poll.maxWait (in seconds) …`), as are
- * the rules each brought resource must meet (lib/brought-resources.ts): an imported input bucket
- * gets its EventBridge notifications turned on, and a bucket or secret under a customer managed KMS
- * key is granted to the roles that use it.
+ * the rules each brought resource must meet (a bucket versioned, SSL-only, blocking public access
+ * and encrypted, each named in its problem; an imported one gets a synth warning listing them): an
+ * imported input bucket gets its EventBridge notifications turned on, and a bucket or secret
+ * under a customer managed KMS key is granted to the roles that use it.
  *
  * Where it goes: a stack pinned to an account and Region or environment-agnostic; beside another
  * stack of the pipeline in the same account and Region (dev and prod); or beside another

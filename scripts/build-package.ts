@@ -10,19 +10,14 @@
  *   instead of bundling at synth.
  * - `dist/index.cjs`: lib/index.ts and what it imports, bundled. The consumer's aws-cdk-lib,
  *   constructs and cdk-nag (peer dependencies: one construct tree, one copy of each) stay imports;
- *   every other package is bundled in, so a consumer installs no handler dependency. zod is a
- *   dependency for the declarations only (the props type is its schema's input type).
- * - `dist/types/`: declarations from tsc, their `.ts` and `#lambdas/…` specifiers rewritten to
- *   the relative `.js` paths a consumer's compiler resolves (those of imports, and of the
- *   `declare module` that registers a name, e.g. a vendor API, with the platform), and marked
- *   CommonJS (their own package.json), as dist/index.cjs is: under this package's `"type":
- *   "module"` they would describe an ES module, and a consumer compiling to CommonJS (`module:
- *   node16`) would be refused its `import` (TS1479) though `require` loads the package.
+ *   every other package is bundled in, so a consumer installs no handler dependency.
+ * - `dist/types/`: the declarations a consumer's compiler reads, with nothing but the peers'
+ *   types in them (public-declarations.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { HANDLERS } from '../lambdas/registry.ts';
@@ -31,6 +26,7 @@ import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 import { PREBUILT_MANIFEST, type PrebuiltManifest } from '../lib/platform/prebuilt-handlers.ts';
 import { handlerBuildOptions } from './handler-bundling.ts';
 import { writePackageStage } from './package-stage.ts';
+import { writePublicDeclarations } from './public-declarations.ts';
 
 const { values: flags } = parseArgs({ options: { stage: { type: 'string' }, pack: { type: 'string' } } });
 /**
@@ -95,8 +91,7 @@ async function buildHandlers(): Promise<void> {
 
 /**
  * Imported, not bundled: the consumer's copy is the one its construct tree must share. zod is
- * bundled (its CommonJS locale modules do not survive an ES-to-CommonJS import) and stays a
- * dependency for the declarations: the props type is the schema's input type.
+ * bundled (its CommonJS locale modules do not survive an ES-to-CommonJS import).
  */
 const LIBRARY_EXTERNALS = ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs', 'cdk-nag'];
 
@@ -145,46 +140,6 @@ function checkImportsAreDeclared(packages: readonly string[]): void {
   }
 }
 
-function buildDeclarations(): void {
-  const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-  const typesDir = join(DIST, 'types');
-  execFileSync(
-    process.execPath,
-    [tsc, '-p', join(REPO_ROOT, 'tsconfig.package.json'), '--outDir', typesDir],
-    {
-      stdio: 'inherit',
-    },
-  );
-  for (const file of filesUnder(typesDir).filter((name) => name.endsWith('.d.ts'))) {
-    const text = readFileSync(file, 'utf8');
-    const rewritten = text.replace(
-      /(from\s+|import\(|declare module\s+)(['"])([^'"]+)\2/g,
-      (_match, prefix: string, quote: string, specifier: string) =>
-        `${prefix}${quote}${declarationSpecifier(file, typesDir, specifier)}${quote}`,
-    );
-    if (rewritten !== text) writeFileSync(file, rewritten);
-  }
-  // The nearest package.json decides a declaration file's module format, as it does a .js file's.
-  writeFileSync(join(typesDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
-}
-
-/** `./x.ts` → `./x.js`; `#lambdas/a/b` → the relative path of types/lambdas/a/b.js. */
-function declarationSpecifier(file: string, typesDir: string, specifier: string): string {
-  const alias = /^#(lambdas|local)\/(.+)$/.exec(specifier);
-  if (alias) {
-    const target = relative(dirname(file), join(typesDir, alias[1] as string, `${alias[2]}.js`));
-    return target.startsWith('.') ? target : `./${target}`;
-  }
-  return specifier.startsWith('.') ? specifier.replace(/\.ts$/, '.js') : specifier;
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
 // The stage is rebuilt from nothing; a folder that is not an earlier stage is never emptied.
 if (existsSync(STAGE) && readdirSync(STAGE).length > 0 && !existsSync(join(STAGE, 'dist', 'index.cjs'))) {
   throw new Error(
@@ -194,7 +149,7 @@ if (existsSync(STAGE) && readdirSync(STAGE).length > 0 && !existsSync(join(STAGE
 rmSync(STAGE, { recursive: true, force: true });
 await buildHandlers();
 checkImportsAreDeclared(await buildLibrary());
-buildDeclarations();
+writePublicDeclarations(REPO_ROOT, join(DIST, 'types'));
 writePackageStage(REPO_ROOT, STAGE);
 console.log(`built ${STAGE}/: ${Object.keys(HANDLERS).length} handlers, index.cjs, types/, docs/`);
 if (flags.pack !== undefined) {

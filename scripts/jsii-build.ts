@@ -3,7 +3,8 @@
  * beside the construct's own props and metric enums (lib/construct/, their `.ts` import
  * specifiers dropped, which jsii refuses), compiles the assembly with jsii and generates the
  * Python sources with `jsii-pacmak --code-only`. With `--implementation DIR` (a built dist/: `npm run package` leaves one in build/package/dist), that
- * is bundled as the facade's `implementation/`.
+ * is bundled as the facade's `implementation/`. Then writes API.md, the API reference jsii-docgen
+ * makes of the assembly (as Construct Hub shows it), which the package ships.
  *
  * Usage: npm run jsii -- [--out DIR] [--implementation DIR]
  */
@@ -32,6 +33,33 @@ export const JSII_SOURCES = [
   'metric-dimensions',
 ] as const;
 
+/**
+ * The fields the jsii package takes from the TypeScript package's manifest, so both packages (and
+ * the Python one jsii-pacmak makes from them) are published under one version, licence, author
+ * and repository, kept in one place.
+ */
+export const SHARED_MANIFEST_FIELDS = [
+  'version',
+  'license',
+  'author',
+  'repository',
+  'homepage',
+  'bugs',
+] as const;
+
+type Manifest = Record<string, unknown>;
+
+const readManifest = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Manifest;
+
+/** jsii/package.json with the shared fields of the repository's package.json. */
+export function jsiiManifest(repoManifest: Manifest, facadeManifest: Manifest): Manifest {
+  const shared = SHARED_MANIFEST_FIELDS.filter((field) => repoManifest[field] !== undefined);
+  const missing = SHARED_MANIFEST_FIELDS.filter((field) => repoManifest[field] === undefined);
+  if (missing.length > 0)
+    throw new Error(`package.json has no ${missing.join(', ')}: jsii needs them to publish`);
+  return { ...facadeManifest, ...Object.fromEntries(shared.map((field) => [field, repoManifest[field]])) };
+}
+
 export interface JsiiBuild {
   /** The staged package: `.jsii` (the assembly), `lib/`, `dist/python/`. */
   readonly packageDir: string;
@@ -46,7 +74,11 @@ export function buildJsiiPackage(
   const packageDir = options.outDir ?? mkdtempSync(join(tmpdir(), 'security-pipeline-jsii-'));
   const src = join(packageDir, 'src');
   mkdirSync(src, { recursive: true });
-  cpSync(join(REPO_ROOT, 'jsii/package.json'), join(packageDir, 'package.json'));
+  const manifest = jsiiManifest(
+    readManifest(join(REPO_ROOT, 'package.json')),
+    readManifest(join(REPO_ROOT, 'jsii/package.json')),
+  );
+  writeFileSync(join(packageDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   cpSync(join(REPO_ROOT, 'jsii/src/index.ts'), join(src, 'index.ts'));
   // PyPI needs a README in the package; the repository's covers the construct.
   cpSync(join(REPO_ROOT, 'README.md'), join(packageDir, 'README.md'));
@@ -73,6 +105,27 @@ export function buildJsiiPackage(
   };
 }
 
+/** Where the API reference is kept (and shipped from): the repository's root. */
+export const API_REFERENCE = 'API.md';
+
+/**
+ * jsii-docgen's TypeScript reference of the built assembly. Its examples import the construct
+ * from the package a TypeScript app installs (the repository's name), not from the facade.
+ */
+export function apiReference(build: JsiiBuild): string {
+  const output = join(build.packageDir, API_REFERENCE);
+  execFileSync(join(REPO_ROOT, 'node_modules/.bin/jsii-docgen'), ['--output', output], {
+    cwd: build.packageDir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const facade = packageName(join(build.packageDir, 'package.json'));
+  const typescript = packageName(join(REPO_ROOT, 'package.json'));
+  return readFileSync(output, 'utf8').replaceAll(`from '${facade}'`, `from '${typescript}'`);
+}
+
+const packageName = (manifest: string) =>
+  (JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }).name;
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
     options: { out: { type: 'string' }, implementation: { type: 'string' } },
@@ -81,5 +134,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ...(values.out === undefined ? {} : { outDir: values.out }),
     ...(values.implementation === undefined ? {} : { implementation: values.implementation }),
   });
-  console.log(`assembly: ${build.assembly}\npython: ${build.pythonDir}`);
+  writeFileSync(join(REPO_ROOT, API_REFERENCE), apiReference(build));
+  console.log(`assembly: ${build.assembly}\npython: ${build.pythonDir}\nwrote ${API_REFERENCE}`);
 }

@@ -5,8 +5,9 @@
  * - `package.json`: the consumer's fields only. The repository's own manifest carries scripts,
  *   devDependencies and `imports` aliases that point at files the package does not ship; a
  *   consumer's npm would show them, and a `prepare` or `postinstall` there would run.
- * - `README.md`, `LICENSE`, `CHANGELOG.md`, and `dist/docs/` (every page of docs/): the README's
- *   links lead into the package instead of to files that are not in it.
+ * - `README.md`, `LICENSE`, `CHANGELOG.md`, `API.md` (the API reference `npm run jsii` writes from
+ *   the jsii assembly) and `dist/docs/` (every page of docs/): the README's links lead into the
+ *   package instead of to files that are not in it.
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, relative, sep } from 'node:path';
@@ -14,7 +15,7 @@ import { dirname, join, posix, relative, sep } from 'node:path';
 /** Where docs/ goes inside the package. */
 const PACKED_DOCS = 'dist/docs';
 /** The top-level files the package ships beside dist/. */
-const PACKED_FILES = ['README.md', 'LICENSE', 'CHANGELOG.md'] as const;
+const PACKED_FILES = ['README.md', 'LICENSE', 'CHANGELOG.md', 'API.md'] as const;
 
 type Manifest = Record<string, unknown> & {
   name: string;
@@ -56,7 +57,7 @@ export function packageManifest(repoManifest: Manifest): Record<string, unknown>
     main: './dist/index.cjs',
     types: './dist/types/lib/index.d.ts',
     exports: { '.': { types: './dist/types/lib/index.d.ts', default: './dist/index.cjs' } },
-    files: ['dist/', 'CHANGELOG.md'],
+    files: ['dist/', 'CHANGELOG.md', 'API.md'],
   };
 }
 

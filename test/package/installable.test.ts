@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
+import { cdkInitCompilerOptions } from './cdk-init-compiler-options.ts';
 import { createConsumerApp, installAddedOffline, installOffline, packStage } from './consumer-app.ts';
 import { packageStageOnce } from './package-stage-once.ts';
 
@@ -143,7 +144,14 @@ describe('the packed construct in a fresh CDK app', () => {
       }),
     ) as { files: { path: string }[] }[];
     const tops = new Set(listed[0]?.files.map((file) => file.path.split('/')[0]));
-    expect([...tops].sort()).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'dist', 'package.json']);
+    expect([...tops].sort()).toEqual([
+      'API.md',
+      'CHANGELOG.md',
+      'LICENSE',
+      'README.md',
+      'dist',
+      'package.json',
+    ]);
   });
 
   it("has the README's and the docs' links lead to pages in the package", () => {
@@ -356,7 +364,8 @@ function compileConsumers(): Promise<string[]> {
       writeFileSync(
         join(appDir, config),
         JSON.stringify({
-          compilerOptions: { target: 'es2022', strict: true, skipLibCheck: true, types: [], ...options },
+          // A fresh `cdk init` app's compiler options, skipLibCheck off, then this consumer's module settings.
+          compilerOptions: { ...cdkInitCompilerOptions(), ...options },
           files: [file],
         }),
       );

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityPipelineBase } from '../../lib/construct/security-pipeline-base.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { buildJsiiPackage, type JsiiBuild } from '../../scripts/jsii-build.ts';
+import { API_REFERENCE, apiReference, buildJsiiPackage, type JsiiBuild } from '../../scripts/jsii-build.ts';
 import { packageStageOnce } from './package-stage-once.ts';
 
 interface AssemblyType {
@@ -98,6 +98,12 @@ describe('the jsii assembly', () => {
     );
     expect(undocumented).toEqual([]);
   });
+});
+
+describe('the API reference', () => {
+  it('API.md is what jsii-docgen writes of this assembly today (npm run jsii writes it)', () => {
+    expect(readFileSync(join(REPO_ROOT, API_REFERENCE), 'utf8')).toBe(apiReference(build));
+  }, 120_000);
 });
 
 describe('the Python package', () => {
