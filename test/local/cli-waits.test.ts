@@ -51,9 +51,22 @@ describe('npm start -- scan of a big list, into a pipe', () => {
     const list = join(dir, 'sixty.txt');
     await writeFile(list, `${Array.from({ length: 60 }, (_, i) => `d${i + 1}.example.com`).join('\n')}\n`);
 
-    // Waits as the flags say (not replaced), so the run lasts past the 5 s between progress lines.
+    // Waits as the flags say (not replaced), and ten scans at once rather than the local default of
+    // 50, so the run lasts past the 5 s between progress lines with some scans done and some left.
     const run = await runCli(
-      ['scan', '--domains-file', list, '--out', join(dir, 'out'), '--min-wait', '1', '--max-wait', '2'],
+      [
+        'scan',
+        '--domains-file',
+        list,
+        '--out',
+        join(dir, 'out'),
+        '--min-wait',
+        '1',
+        '--max-wait',
+        '2',
+        '--concurrency',
+        '10',
+      ],
       {},
       { timing: 'as-defined' },
     );

@@ -265,6 +265,6 @@ describe('SDK command -> IAM request (local/services/iam/requests.ts)', () => {
   it('refuses a command it has no mapping for, naming it and where to add one', () => {
     expect(() =>
       authorizationRequests('S3Client', 'PutBucketPolicyCommand', { Bucket: 'b' }, naming),
-    ).toThrow(/no mapping for S3 PutBucketPolicyCommand.*local\/iam\/requests\.ts/);
+    ).toThrow(/no mapping for S3 PutBucketPolicyCommand.*local\/services\/iam\/requests\.ts/);
   });
 });

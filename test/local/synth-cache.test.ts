@@ -174,7 +174,7 @@ describe('synthesize once (local/synth/synth-cache.ts)', () => {
       '/lib',
       '/bin',
       '/lambdas',
-      '/local/synth.ts',
+      '/local/synth/synth.ts',
       '/cdk.json',
       '/package-lock.json',
     ]) {
