@@ -3,9 +3,6 @@
  * construct, its props, the stack the app deploys, and the pipeline's own cdk-nag rules.
  */
 
-// The vendor APIs' names (`VendorApi`) are registered by type modules no export below imports: this
-// keeps them in a consumer's program, so `pipeline.vendorSecrets.secretFor('keys')` type-checks.
-export type {} from '#lambdas/vendor-apis';
 export type { SecurityPipelineResources, VendorKeySecrets } from './brought-resources.ts';
 export {
   type ConfigIssue,

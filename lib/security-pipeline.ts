@@ -9,8 +9,14 @@ import type { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
+import {
+  ORG_KEY_API,
+  ORG_KEY_USED_FOR,
+  registeredHandler,
+  VENDOR_API_TITLES,
+  type VendorApi,
+} from '#lambdas/registry';
 import type { ScanOutput } from '#lambdas/scan/contracts';
-import { ORG_KEY_API, ORG_KEY_USED_FOR, VENDOR_API_TITLES } from '#lambdas/vendor-apis';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
 import { checkBroughtResources } from './brought-resources.ts';
 import {
@@ -98,7 +104,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
   public readonly alarmNotifications: AlarmNotifications;
   public readonly runNotifications: RunNotifications;
   public readonly storage: PipelineStorage;
-  public readonly vendorSecrets: VendorSecrets;
+  public readonly vendorSecrets: VendorSecrets<VendorApi>;
   public readonly scanWorkflow: ScanWorkflow;
   public readonly domainListWorkflow: DomainListWorkflow;
   public readonly pause: PipelinePause;
@@ -165,7 +171,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
       ...(inputBucket === undefined ? {} : { inputBucket }),
       ...(resultsBucket === undefined ? {} : { resultsBucket }),
     });
-    this.vendorSecrets = new VendorSecrets(this, 'VendorSecrets', {
+    this.vendorSecrets = new VendorSecrets<VendorApi>(this, 'VendorSecrets', {
       apis: VENDOR_API_TITLES,
       orgKeyUsedFor: ORG_KEY_USED_FOR,
       runbook: 'docs/runbooks/key-rotation.md',
@@ -206,7 +212,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
       pause: this.pause,
       inputBucket: this.storage.inputBucket,
       stateMachines: { list: this.domainListWorkflow.stateMachine },
-      handlerFile: 'start-domain-list',
+      handler: registeredHandler('start-domain-list'),
       functionId: 'StartDomainListFunction',
       kind: 'domain-list',
       prefix: config.intake.prefix,
@@ -248,7 +254,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
       stateMachines: { watchlist: this.watchlistWorkflow.stateMachine },
       prefix: config.breach.watchlistPrefix,
       suffixes: WATCHLIST_SUFFIXES,
-      handlerFile: 'start-watchlist',
+      handler: registeredHandler('start-watchlist'),
       functionId: 'StartWatchlistFunction',
       kind: 'watchlist',
       maxEventAge: Duration.hours(6),

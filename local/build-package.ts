@@ -13,8 +13,7 @@
  *   every other package is bundled in, so a consumer installs no handler dependency. zod is a
  *   dependency for the declarations only (the props type is its schema's input type).
  * - `dist/types/`: declarations from tsc, their `.ts` and `#lambdas/…` specifiers rewritten to
- *   the relative `.js` paths a consumer's compiler resolves (those of imports, and of the
- *   `declare module` that registers a name, e.g. a vendor API, with the platform), and marked
+ *   the relative `.js` paths a consumer's compiler resolves (static and dynamic imports), and marked
  *   CommonJS (their own package.json), as dist/index.cjs is: under this package's `"type":
  *   "module"` they would describe an ES module, and a consumer compiling to CommonJS (`module:
  *   node16`) would be refused its `import` (TS1479) though `require` loads the package.
@@ -25,7 +24,7 @@ import { isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { HANDLERS } from '../lambdas/registry.ts';
+import { HANDLERS, handlerEntryPath } from '../lambdas/registry.ts';
 import { LAMBDA_RUNTIME_SETTINGS } from '../lib/platform/function-settings.ts';
 import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 import { PREBUILT_MANIFEST, type PrebuiltManifest } from '../lib/platform/prebuilt-handlers.ts';
@@ -58,7 +57,7 @@ async function buildHandlers(): Promise<void> {
   const result = await build({
     ...handlerBuildOptions(),
     entryPoints: Object.keys(HANDLERS).map((handler) => ({
-      in: handlerEntry(handler),
+      in: handlerEntry(handlerEntryPath(handler)),
       out: `${handler}/index`,
     })),
     outdir: handlersDir,
@@ -158,7 +157,7 @@ function buildDeclarations(): void {
   for (const file of filesUnder(typesDir).filter((name) => name.endsWith('.d.ts'))) {
     const text = readFileSync(file, 'utf8');
     const rewritten = text.replace(
-      /(from\s+|import\(|declare module\s+)(['"])([^'"]+)\2/g,
+      /(from\s+|import\()(['"])([^'"]+)\2/g,
       (_match, prefix: string, quote: string, specifier: string) =>
         `${prefix}${quote}${declarationSpecifier(file, typesDir, specifier)}${quote}`,
     );

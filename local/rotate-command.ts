@@ -28,11 +28,10 @@ import {
   parseVendorCredentials,
 } from '#lambdas/platform/secrets';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
+import { ROTATION_METRIC, VENDOR_APIS } from '#lambdas/registry';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
-import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import { createSecretWriter, STAGE } from '#lambdas/rotation/secret-writer';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import {
   MAX_KEY_PROPAGATION_SECONDS,

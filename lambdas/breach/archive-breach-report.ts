@@ -38,6 +38,7 @@ import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platfo
 import { storeDownload } from '#lambdas/platform/s3/store-download';
 import { parseWith } from '#lambdas/platform/schema';
 import { refuseKeyInReportName, validateReportName } from '#lambdas/platform/validation';
+import { BREACH_METRIC } from '#lambdas/registry';
 import {
   ARCHIVE_FILE,
   ARCHIVE_MANIFEST_FILE,
@@ -49,7 +50,6 @@ import {
   putManifestOnce,
   summaryOf,
 } from './archive-placement.ts';
-import { BREACH_METRIC } from './metrics.ts';
 
 export {
   ARCHIVE_FILE,

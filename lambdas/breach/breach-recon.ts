@@ -44,7 +44,7 @@ import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/obser
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
-import { BREACH_METRIC } from './metrics.ts';
+import { BREACH_METRIC } from '#lambdas/registry';
 
 export const RECON_FILE = 'recon.json';
 const CLAIM_FILE = '.recon-claim';

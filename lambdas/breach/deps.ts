@@ -23,6 +23,7 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#lambdas/platform/s3/stream-upload';
 import type { VendorDownload, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { MetricName } from '#lambdas/registry';
 
 /** The part of the vendor's `BreachClient` the workflow uses. */
 export interface BreachApi {
@@ -47,7 +48,7 @@ export interface BreachDeps {
   readonly breachClient: BreachApi;
   readonly logger: VendorLogger;
   readonly settings: BreachSettings;
-  readonly metrics: PipelineMetrics;
+  readonly metrics: PipelineMetrics<MetricName>;
   readonly clock: () => Date;
   /**
    * The key of the keyed hash that names report folders (identity.ts `reportFolder`); only

@@ -14,9 +14,9 @@ import {
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
+import { VENDOR_APIS } from '#lambdas/registry';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
-import { VENDOR_APIS } from '../vendor-apis.ts';
 import { breachStorageDepsFromEnvironment } from './deps.ts';
 import { reportNamingKeyFromSecret } from './report-naming-key.ts';
 

@@ -12,6 +12,7 @@ import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { numberFromText, parseWith } from '#lambdas/platform/schema';
 import type { RetryMode } from '#lambdas/platform/vendor-api/http';
 import type { VendorHttpSettings, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { MetricName } from '#lambdas/registry';
 import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
 import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';
 import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
@@ -95,7 +96,7 @@ export interface RotationDeps {
   readonly secrets: SecretWriter;
   readonly keys: KeyManagementFactory;
   readonly events: RotationEventPublisher;
-  readonly metrics: PipelineMetrics;
+  readonly metrics: PipelineMetrics<MetricName>;
   readonly logger: VendorLogger;
   readonly clock: () => Date;
   readonly sleep: (ms: number) => Promise<void>;
@@ -164,7 +165,7 @@ export function rotationDepsFromEnvironment(
   clients: RotationClients,
 ): RotationDeps {
   const logger = pipelineLoggerFromPowertools(tools.logger);
-  const metrics: PipelineMetrics = powertoolsMetrics(tools.metrics);
+  const metrics: PipelineMetrics<MetricName> = powertoolsMetrics(tools.metrics);
   const lease = optionalEnv(env, ROTATION_VARIABLES.claimLeaseSeconds);
   const mirrors = optionalEnv(env, ROTATION_VARIABLES.mirrorSecretArns);
   const propagation = optionalEnv(env, ROTATION_VARIABLES.keyPropagationSeconds);

@@ -15,10 +15,10 @@ import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/obser
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { jsonText } from '#lambdas/platform/text-encoding';
 import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#lambdas/scan/parse';
-import { SCAN_METRIC } from './metrics.ts';
 
 export const FAILURE_FILE = 'failure.json';
 

@@ -19,9 +19,10 @@ import { isItemError } from '#lambdas/platform/reconcile-each';
 import { getJsonIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { isRecord } from '#lambdas/platform/vendor-api/json';
 import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { MetricName } from '#lambdas/registry';
+import { SCAN_METRIC } from '#lambdas/registry';
 import { readVendorStatistics, type VendorStatistics } from '#lambdas/scan/vendor-api/scan-listing';
 import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
-import { SCAN_METRIC } from './metrics.ts';
 import type { StatsFields } from './reconcile-settings.ts';
 
 export const VENDOR_STATS_KEY = 'scans/reconciliation/vendor-stats.json';
@@ -53,7 +54,7 @@ export interface StatsDeps {
     readonly resultsBucket: string;
     readonly statusVocabulary: StatusVocabulary | undefined;
   };
-  readonly metrics: PipelineMetrics;
+  readonly metrics: PipelineMetrics<MetricName>;
   readonly logger: VendorLogger;
   readonly clock: () => Date;
   readonly stats: { getStats(): Promise<{ raw: unknown }> };

@@ -9,11 +9,11 @@ import { InvalidInputError } from '#lambdas/platform/errors';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { jsonText } from '#lambdas/platform/text-encoding';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { ScanInProgress, ScanOutcome, StoredObject } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { learnScanDuration } from '#lambdas/scan/learned-durations';
 import { parseScanInProgress, parseStoredObjects } from '#lambdas/scan/parse';
-import { SCAN_METRIC } from './metrics.ts';
 
 export const MANIFEST_FILE = 'manifest.json';
 

@@ -12,7 +12,7 @@ import {
   powertoolsMetrics,
   vendorMetricsObserver,
 } from '#lambdas/platform/runtime/observability';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { VendorClients } from '#lambdas/vendor-clients';
 import type { AslDefinition } from '../../local/definitions.ts';

@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { build } from 'esbuild';
 import { vi } from 'vitest';
+import { handlerEntryPath } from '#lambdas/registry';
 import type { RotationRequest } from '#lambdas/rotation/request';
 import type { RotationStepResult } from '#lambdas/rotation/steps';
 import { driveRotation } from '#local/rotation-driver';
@@ -52,7 +53,7 @@ export interface BundledWorld {
 async function bundleRotationFunction(dir: string): Promise<BundledHandler> {
   const result = await build({
     ...PIPELINE_BUILD_OPTIONS,
-    entryPoints: [relative(REPO_ROOT, handlerEntry('rotate-api-key'))],
+    entryPoints: [relative(REPO_ROOT, handlerEntry(handlerEntryPath('rotate-api-key')))],
   });
   const file = join(dir, 'index.mjs');
   await writeFile(file, result.outputFiles[0]?.contents ?? '');

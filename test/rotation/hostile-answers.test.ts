@@ -7,8 +7,8 @@
  * bundled-function.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { ROTATION_METRIC } from '#lambdas/registry';
 import { answerVersionId } from '#lambdas/rotation/answer';
-import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import { runRotationStep } from '#lambdas/rotation/steps';
 import { driveRotation } from '#local/rotation-driver';
 import type { RotateAnswerFault } from '#local/simulator/rotate-answers';

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
+import { VENDOR_APIS } from '#lambdas/registry';
 import { runRotationStep } from '#lambdas/rotation/steps';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
 import { ScanClient } from '#lambdas/vendor-clients';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';

@@ -18,7 +18,7 @@ import {
   parseVendorCredentials,
   SecretAccessError,
 } from '#lambdas/platform/secrets';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
+import { VENDOR_APIS } from '#lambdas/registry';
 import { ScanClient } from '#lambdas/vendor-clients';
 import { startVendorSimulator } from '#local/simulator/index';
 

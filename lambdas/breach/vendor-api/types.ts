@@ -4,13 +4,6 @@
  * body next to whatever fields we could find.
  */
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the vendor's breach-report API by its name (see VendorApiRegistry). */
-  interface VendorApiRegistry {
-    breach: true;
-  }
-}
-
 export interface ReconRequest {
   readonly name: string;
   readonly emails: readonly string[];

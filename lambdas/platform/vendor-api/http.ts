@@ -18,7 +18,6 @@
  */
 
 import { MAX_BODY_SNIPPET_CHARS, VendorError, vendorHttpError } from '#lambdas/platform/errors';
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { redactText } from '#lambdas/platform/redact';
 import { decodedBody, discard, header, MAX_TEXT_BYTES, readText } from './transport/body.ts';
 import { currentKey, pendingKey } from './transport/credentials.ts';
@@ -68,7 +67,7 @@ const RETRYABLE_STATUSES = new Set([500, 502, 503, 504]);
  * kept alive across invocations.
  */
 export class VendorHttp {
-  readonly api: VendorApi;
+  readonly api: string;
   /** @internal for the download attempt (transport/download.ts) */
   readonly settings: ResolvedSettings;
   private readonly authScheme: AuthScheme;
@@ -77,7 +76,7 @@ export class VendorHttp {
   /** Keys seen by this transport, to scrub from anything we surface (belt and braces). */
   private readonly seenKeys = new Set<string>();
 
-  constructor(api: VendorApi, settings: VendorHttpSettings, authScheme: AuthScheme) {
+  constructor(api: string, settings: VendorHttpSettings, authScheme: AuthScheme) {
     this.api = api;
     this.authScheme = authScheme;
     this.settings = resolveSettings(api, settings);

@@ -4,7 +4,6 @@
  * shapes live with its client (`lambdas/<workflow>/vendor-api/types.ts`).
  */
 import type { Readable } from 'node:stream';
-import type { VendorApi } from '../handler-declaration.ts';
 import type { HostResolver } from './transport/destination.ts';
 
 /**
@@ -79,7 +78,7 @@ export interface VendorHttpSettings {
 }
 
 /** A vendor client operation, `<api>.<method>`, e.g. `scan.getStatus`: a metric dimension. */
-export type VendorOperation = `${VendorApi}.${string}`;
+export type VendorOperation = `${string}.${string}`;
 
 /**
  * Why an attempt failed in a way the transport retries, as a word from a closed set: safe as a

@@ -3,13 +3,6 @@
  * no AWS or Lambda types.
  */
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the vendor's key-management API by its name (see VendorApiRegistry). */
-  interface VendorApiRegistry {
-    keys: true;
-  }
-}
-
 export interface RotateKeyResult {
   /** The answer's HTTP status: kept and searched whatever it is (a vendor may rotate, then fail). */
   readonly status: number;

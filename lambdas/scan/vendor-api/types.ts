@@ -4,13 +4,6 @@
  * next to whatever fields we could find.
  */
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the vendor's scanning API by its name (see VendorApiRegistry). */
-  interface VendorApiRegistry {
-    scan: true;
-  }
-}
-
 export type ScanState = 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
 
 /** Configurable mapping of vendor status words to states. Matching is case-insensitive. */

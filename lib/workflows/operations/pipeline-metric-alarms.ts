@@ -19,9 +19,10 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct, type IConstruct } from 'constructs';
-import { METRIC, type MetricName } from '#lambdas/platform/metrics';
+import { METRIC } from '#lambdas/platform/metrics';
+import type { MetricName } from '#lambdas/registry';
+import { SCAN_METRIC } from '#lambdas/registry';
 import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/contracts';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import { insightsSource, pipelineMetric, workflowMetric } from '../../platform/pipeline-metric.ts';
 import { ALARMS_RUNBOOK, silenceAlarm } from '../../platform/standard-alarms.ts';
 

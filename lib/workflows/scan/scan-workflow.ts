@@ -19,6 +19,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
+import { registeredHandler } from '#lambdas/registry';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { FailureName } from '#lambdas/scan/record-scan-failure';
 import { SCAN_OUTPUTS, type ScanOutput, scanOutputsJson } from '#lambdas/scan/scan-outputs';
@@ -169,7 +170,7 @@ export class ScanWorkflow extends Construct {
 
     // --- Functions: each gets what its handler declares in lambdas/registry.ts -------------------------------
     this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {
-      handlerFile: 'start-scan',
+      handler: registeredHandler('start-scan'),
       timeout: START_SCAN_TIMEOUT,
       environment: scanSettings,
       logRetention,
@@ -178,7 +179,7 @@ export class ScanWorkflow extends Construct {
     bindDeclared(this.startScanFunction, declared);
 
     this.pollScanStatusFunction = new PipelineFunction(this, 'PollScanStatusFunction', {
-      handlerFile: 'poll-scan-status',
+      handler: registeredHandler('poll-scan-status'),
       timeout: VENDOR_CALL_TIMEOUT,
       environment: scanSettings,
       logRetention,
@@ -186,7 +187,7 @@ export class ScanWorkflow extends Construct {
     bindDeclared(this.pollScanStatusFunction, declared);
 
     this.fetchScanOutputFunction = new PipelineFunction(this, 'FetchScanOutputFunction', {
-      handlerFile: 'fetch-scan-output',
+      handler: registeredHandler('fetch-scan-output'),
       timeout: FETCH_TIMEOUT,
       // Streaming with a multipart queue: memory buys parallel part uploads and network throughput.
       memorySize: 1024,
@@ -196,7 +197,7 @@ export class ScanWorkflow extends Construct {
     bindDeclared(this.fetchScanOutputFunction, declared);
 
     this.writeScanManifestFunction = new PipelineFunction(this, 'WriteScanManifestFunction', {
-      handlerFile: 'write-scan-manifest',
+      handler: registeredHandler('write-scan-manifest'),
       timeout: S3_WRITE_TIMEOUT,
       environment: s3OnlySettings,
       logRetention,
@@ -204,7 +205,7 @@ export class ScanWorkflow extends Construct {
     bindDeclared(this.writeScanManifestFunction, declared);
 
     this.recordScanFailureFunction = new PipelineFunction(this, 'RecordScanFailureFunction', {
-      handlerFile: 'record-scan-failure',
+      handler: registeredHandler('record-scan-failure'),
       timeout: S3_WRITE_TIMEOUT,
       environment: s3OnlySettings,
       logRetention,
@@ -213,7 +214,7 @@ export class ScanWorkflow extends Construct {
 
     if (props.deleteAtVendorAfterManifest) {
       this.deleteScanFunction = new PipelineFunction(this, 'DeleteScanFunction', {
-        handlerFile: 'delete-scan',
+        handler: registeredHandler('delete-scan'),
         timeout: VENDOR_CALL_TIMEOUT,
         environment: scanSettings,
         logRetention,

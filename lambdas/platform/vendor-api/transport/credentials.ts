@@ -6,7 +6,6 @@
  * it is removed from every text the pipeline keeps.
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { rememberKeyValue } from '#lambdas/platform/redact';
 import type { CredentialProvider, VendorLogger } from '../types.ts';
 
@@ -14,7 +13,7 @@ const HEADER_BREAKING = /[\r\n\0]/;
 
 /** The current key; a missing or unusable one is a ConfigurationError naming the API. */
 export async function currentKey(
-  api: VendorApi,
+  api: string,
   credentials: CredentialProvider,
   operation: string,
   forceRefresh: boolean,
@@ -36,7 +35,7 @@ export async function currentKey(
  * absence: the refused current key is the error to report, not a failed pending read.
  */
 export async function pendingKey(
-  api: VendorApi,
+  api: string,
   credentials: CredentialProvider,
   logger: VendorLogger | undefined,
   operation: string,

@@ -1,6 +1,5 @@
 /** The vendor transport's settings: defaults, validation, and the resolved form the class uses. */
 import { ConfigurationError } from '#lambdas/platform/errors';
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import type {
   CredentialProvider,
   RetryPolicy,
@@ -33,7 +32,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 export const DEFAULT_MAX_REDIRECTS = 5;
 
-export function resolveSettings(api: VendorApi, s: VendorHttpSettings): ResolvedSettings {
+export function resolveSettings(api: string, s: VendorHttpSettings): ResolvedSettings {
   const setting = (name: string) => `${api} ${name}`;
   if (typeof s.credentials !== 'function') {
     throw new ConfigurationError(setting('credentials'), 'a credential provider function is required');
