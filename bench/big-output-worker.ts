@@ -19,7 +19,7 @@ import { SCAN_STAGING_PREFIX } from '#lambdas/scan/fetch-scan-output';
 import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
-import { type OutputOptions, ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { type OutputOptions, ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
 
 const mode = process.argv[2];

@@ -5,8 +5,8 @@
  * records them (local/pipeline.ts and local/breach-run.ts count them).
  */
 
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
 import { runBreachReport } from '../local/breach-run.ts';
 import {

@@ -21,7 +21,7 @@ import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
-import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
+import type { StatusVocabulary } from '#lambdas/vendor-api/scan/types';
 import type { TaskHandlerFileOf } from '../lambdas/registry.ts';
 import { createDeleteScanHandler } from '../lambdas/scan/delete-scan.ts';
 import { createFetchScanOutputHandler } from '../lambdas/scan/fetch-scan-output.ts';

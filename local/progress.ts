@@ -10,7 +10,7 @@
  * A terminal always gets the redrawn status line; problems are printed above it as they happen.
  */
 
-import type { VendorAttemptEvent } from '#lambdas/platform/vendor-api/types';
+import type { VendorAttemptEvent } from '#lambdas/vendor-api/transport/types';
 import { terminal } from './terminal-text.ts';
 
 export type ProgressEvent =

@@ -27,11 +27,11 @@ import {
   credentialProviderFromSecret,
   parseVendorCredentials,
 } from '#lambdas/platform/secrets';
-import { isRecord } from '#lambdas/platform/vendor-api/json';
 import { ROTATION_METRIC, VENDOR_APIS } from '#lambdas/registry';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
 import { createSecretWriter, STAGE } from '#lambdas/rotation/secret-writer';
+import { isRecord } from '#lambdas/vendor-api/transport/json';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import {
   MAX_KEY_PROPAGATION_SECONDS,

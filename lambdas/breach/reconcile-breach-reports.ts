@@ -28,7 +28,7 @@ import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import { labelsOf, reconcileEach, writeRunRecord } from '#lambdas/platform/reconcile-each';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import type { UnreadableEntry } from '#lambdas/platform/vendor-api/json';
+import type { UnreadableEntry } from '#lambdas/vendor-api/transport/json';
 
 /** Written in a report's folder before reconciliation archives it; removed once it is archived. */
 export const ATTEMPT_FILE = 'reconcile-attempt.json';

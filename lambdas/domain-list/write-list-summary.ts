@@ -33,8 +33,8 @@ import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
 import { parseWith } from '#lambdas/platform/schema';
-import { isRecord } from '#lambdas/platform/vendor-api/json';
 import { SCAN_ERROR_NAME, type ScanOutcome } from '#lambdas/scan/contracts';
+import { isRecord } from '#lambdas/vendor-api/transport/json';
 
 // ---------------------------------------------------------------------------------------------
 // Results of the fan-out

@@ -6,7 +6,7 @@
  * Dimensions are a closed set of low-cardinality words: never a domain, an email, a scan id or a
  * key, which would leak them into CloudWatch and make every value its own (billed) metric.
  */
-import type { VendorOperation } from '#lambdas/platform/vendor-api/types';
+import type { VendorOperation } from '#lambdas/vendor-api/transport/types';
 
 /** The CloudWatch namespace of every pipeline metric. */
 export const METRICS_NAMESPACE = 'SecurityPipeline';

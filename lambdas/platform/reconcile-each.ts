@@ -18,7 +18,7 @@ import { mapBounded } from '#lambdas/platform/bounded';
 import { cleanMessage, cleanName } from '#lambdas/platform/caught';
 import { ArchiveVerificationError, VendorError } from '#lambdas/platform/errors';
 import { putJson } from '#lambdas/platform/s3/json-objects';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 export interface ItemFailure {
   readonly item: string;

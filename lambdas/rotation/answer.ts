@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { SecretState } from '#lambdas/rotation/secret-writer';
-import { rotateAnswerCandidates } from '#lambdas/rotation/vendor-api/rotate-answer';
-import type { RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
+import { rotateAnswerCandidates } from '#lambdas/vendor-api/keys/rotate-answer';
+import type { RotateKeyResult } from '#lambdas/vendor-api/keys/types';
 import type { RotationDeps } from './deps.ts';
 
 export const ANSWER_STAGE = 'ROTATION-ANSWER';

@@ -21,7 +21,7 @@ import {
 import { parseVendorCredentials, type VendorCredentialsValue } from '#lambdas/platform/secrets';
 import { ROTATION_METRIC, VENDOR_APIS } from '#lambdas/registry';
 import { type SecretState, STAGE } from '#lambdas/rotation/secret-writer';
-import type { RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
+import type { RotateKeyResult } from '#lambdas/vendor-api/keys/types';
 import {
   ANSWER_STAGE,
   isSuccessAnswer,

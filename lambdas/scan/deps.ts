@@ -14,12 +14,12 @@ import { type PipelineLogger, pipelineLoggerFromPowertools } from '#lambdas/plat
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { MetricName } from '#lambdas/registry';
 import type { ScanOutput } from '#lambdas/scan/scan-outputs';
 import { type ScanSettings, type StartSettleSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 import type { StartThrottleSettings } from '#lambdas/scan/start-throttle';
-import type { ScanStatus, StartScanResult } from '#lambdas/scan/vendor-api/types';
+import type { ScanStatus, StartScanResult } from '#lambdas/vendor-api/scan/types';
+import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
 
 /**
  * The part of the vendor's `ScanClient` the workflow uses. Declared structurally so that a fake (or a

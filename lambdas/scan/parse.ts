@@ -22,7 +22,7 @@ import type {
   StoredObject,
 } from '#lambdas/scan/contracts';
 import type { ScanOutput } from '#lambdas/scan/scan-outputs';
-import type { ScanState } from '#lambdas/scan/vendor-api/types';
+import type { ScanState } from '#lambdas/vendor-api/scan/types';
 
 const SCAN_STATES = [
   'pending',

@@ -26,8 +26,8 @@ import { type ListFields, parseListFields } from '#lambdas/scan/reconcile-settin
 import { parseScanOutputsJson, SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 // Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
-import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
-import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
+import { parseStatusVocabulary } from '#lambdas/vendor-api/scan/status';
+import type { StatusVocabulary } from '#lambdas/vendor-api/scan/types';
 
 export interface ScanSettings {
   /** RESULTS_BUCKET: scan outputs, manifests and failure records. */

@@ -20,8 +20,8 @@ import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { parseRunId, parseScanDomainInput } from '#lambdas/scan/parse';
 import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
-import { type ListedScan, readScanListing, type ScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
+import { type ListedScan, readScanListing, type ScanListing } from '#lambdas/vendor-api/scan/scan-listing';
 import { ScanStartThrottledError, ScanStartUnresolvedError } from './errors.ts';
 import { DEFAULT_START_THROTTLE, nextStartThrottle, parseStartThrottle } from './start-throttle.ts';
 

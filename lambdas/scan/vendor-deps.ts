@@ -15,7 +15,7 @@ import type { SecretReader } from '#lambdas/platform/secrets';
 import { VENDOR_APIS } from '#lambdas/registry';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
 
 export { apiKeySecretId, vendorCredentials } from '../platform/runtime/vendor-credentials.ts';

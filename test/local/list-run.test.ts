@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainListItem, ListSummary } from '#lambdas/domain-list/contracts';
 import type { ListDeps } from '#lambdas/domain-list/deps';
 import type { ScanApi } from '#lambdas/scan/deps';
-import type { VendorClients } from '#lambdas/vendor-clients';
+import type { VendorClients } from '#lambdas/vendor-api/clients';
 import { createPrepareDomainListHandler } from '../../lambdas/domain-list/prepare-domain-list.ts';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import type { AslDefinition } from '../../local/definitions.ts';

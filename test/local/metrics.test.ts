@@ -14,7 +14,7 @@ import {
 } from '#lambdas/platform/runtime/observability';
 import { SCAN_METRIC } from '#lambdas/registry';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
-import type { VendorClients } from '#lambdas/vendor-clients';
+import type { VendorClients } from '#lambdas/vendor-api/clients';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';

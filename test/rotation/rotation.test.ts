@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
 import { VENDOR_APIS } from '#lambdas/registry';
 import { runRotationStep } from '#lambdas/rotation/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { driveRotation } from '#local/rotation-driver';
 import {
   attemptUntilFinished,

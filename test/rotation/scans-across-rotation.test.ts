@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
 import { VENDOR_APIS } from '#lambdas/registry';
 import { runRotationStep } from '#lambdas/rotation/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { runDomainList } from '../../local/domain-list-run.ts';

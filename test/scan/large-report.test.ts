@@ -47,7 +47,7 @@ afterAll(async () => {
  * to S3 before this command, so what it holds for the parts it is sending and cutting. Counted in
  * bytes rather than process memory, which here also holds the in-process s3rver and simulator
  * (30-40 MiB swings measured while a report streams). A vendor client that buffered the body
- * before handing it over would not show here: test/platform/vendor-api/large-download.test.ts.
+ * before handing it over would not show here: test/vendor-api/transport/large-download.test.ts.
  */
 function measureReadAhead(
   scanClient: ScanApi,

@@ -11,7 +11,7 @@ import { ScanStartUnresolvedError } from '#lambdas/scan/errors';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { startScan } from '#lambdas/scan/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { startSimulator } from '../kit/simulator.ts';

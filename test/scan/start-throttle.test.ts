@@ -18,7 +18,7 @@ import {
   type StartThrottleState,
 } from '#lambdas/scan/start-throttle';
 import { startScanOrWait } from '#lambdas/scan/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { startSimulator } from '../kit/simulator.ts';

@@ -5,7 +5,6 @@
 import { Readable } from 'node:stream';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
@@ -18,7 +17,8 @@ import {
   truncateUtf8,
   withLogKeys,
 } from '#lambdas/scan/steps';
-import type { ScanStatus } from '#lambdas/scan/vendor-api/types';
+import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
+import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { manualClock, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';

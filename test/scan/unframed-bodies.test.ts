@@ -8,7 +8,7 @@ import { VendorNetworkError } from '#lambdas/platform/errors';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';

@@ -18,7 +18,7 @@ import {
   startScan,
   writeScanManifest,
 } from '#lambdas/scan/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';

@@ -14,7 +14,7 @@ import {
   type SecretReader,
   type VendorKeyChoice,
 } from '#lambdas/platform/secrets';
-import type { CredentialProvider } from '#lambdas/platform/vendor-api/types';
+import type { CredentialProvider } from '#lambdas/vendor-api/transport/types';
 
 /**
  * The secret holding the key of one vendor API: that API's own secret when set (per-api mode),
