@@ -16,7 +16,6 @@ import {
   VENDOR_API_TITLES,
   type VendorApi,
 } from '#lambdas/registry';
-import type { ScanOutput } from '#lambdas/scan/contracts';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
 import { checkBroughtResources } from './brought-resources.ts';
 import {
@@ -56,14 +55,7 @@ import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
  * The construct's settings (lib/construct/props.ts: each documented with its default, in CDK's
  * types), the resources a team may bring, and the scan outputs.
  */
-export interface SecurityPipelineProps extends ConstructProps {
-  /**
-   * The scan outputs: the fetch branches, the manifest's list and the NothingStored alarm follow
-   * it. `withScanOutputs(rows)` (lambdas/scan/scan-outputs.ts) adds outputs for this pipeline only.
-   * @default SCAN_OUTPUTS (report, logs, debug)
-   */
-  readonly scanOutputs?: readonly ScanOutput[];
-}
+export interface SecurityPipelineProps extends ConstructProps {}
 
 /**
  * The whole security pipeline in one construct: the scan, domain-list, breach, watchlist and
@@ -126,15 +118,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
     super(scope, id);
     // First: every function and metric below is named after this pipeline.
     registerPipelineMetrics(this);
-    const {
-      inputBucket,
-      resultsBucket,
-      alarmTopic,
-      vendorKeySecret,
-      vendorKeySecrets,
-      scanOutputs,
-      ...settings
-    } = props;
+    const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, vendorKeySecrets, ...settings } = props;
     const config = pipelineConfigFromProps(settings, `SecurityPipeline ${this.node.path} props`);
     this.config = config;
     setFunctionSettings(this, { runtime: config.lambdaRuntime, sourceMaps: config.lambdaSourceMaps });
@@ -192,7 +176,6 @@ export class SecurityPipeline extends SecurityPipelineBase {
       listFields: config.scan.reconciliation.listFields,
       maxOutputBytes: config.scan.maxOutputBytes,
       maxDecodingRatio: config.scan.maxDecodingRatio,
-      ...(scanOutputs ? { outputs: scanOutputs } : {}),
     });
 
     this.domainListWorkflow = new DomainListWorkflow(this, 'DomainListScan', {
@@ -311,7 +294,6 @@ export class SecurityPipeline extends SecurityPipelineBase {
       ...config.alarms,
       // Quiet days only matter when schedules should have produced scans.
       schedulesEnabled: config.schedules.some((schedule) => schedule.enabled),
-      ...(scanOutputs ? { scanOutputs } : {}),
     });
     // Last: it shows every alarm and dead-letter queue created above.
     this.dashboard = new PipelineDashboard(this, 'Dashboard', {

@@ -44,7 +44,6 @@ import {
   ARCHIVE_MANIFEST_FILE,
   type ArchiveManifest,
   type ArchiveOptions,
-  archivedUnderLegacyFolder,
   manifestOf,
   placeVerified,
   putManifestOnce,
@@ -82,9 +81,6 @@ export async function archiveReport(
     validateReportName(reportNameInput, 'reportName'),
     'breach.download',
   );
-  // Archived before report folders were keyed: it stays where it is, found by its old name.
-  const legacy = await archivedUnderLegacyFolder(deps, reportName, options);
-  if (legacy !== undefined) return legacy;
   const folder = reportFolder(reportName, await deps.reportNamingKey());
   const bucket = deps.settings.resultsBucket;
   const finalKey = `${folder}${ARCHIVE_FILE}`;

@@ -40,6 +40,7 @@ import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
 import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { toSnapshot } from '#lambdas/scan/poll-scan-status';
 import { type ScanReconcileDeps, scanReconcileDepsFromEnvironment } from '#lambdas/scan/reconcile-deps';
+import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
 import { publishVendorStatistics, type VendorStatsOutcome } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE, writeScanManifest } from '#lambdas/scan/write-scan-manifest';
 import { readScanListingText } from '#lambdas/vendor-api/scan/listing-text';
@@ -217,7 +218,7 @@ export async function reconcileScans(
         status,
       };
       const stored: StoredObject[] = [];
-      for (const { name } of deps.settings.outputs)
+      for (const { name } of SCAN_OUTPUTS)
         stored.push(await fetchScanOutput(deps, { ...state, output: name }));
 
       const manifestKey = `${outputPrefix}${MANIFEST_FILE}`;

@@ -110,12 +110,6 @@ export interface LambdaTaskOptions {
    * (`vendorApis` in its declaration) also gets VENDOR_AUTH_RETRY, after it.
    */
   readonly retry?: RetryProps;
-  /**
-   * States the construct made from its props for this function's handler, beyond what
-   * lambdas/registry.ts lists (a scan output added with ScanWorkflow's `outputs`).
-   * @default []
-   */
-  readonly addedStates?: readonly string[];
 }
 
 /** Seconds a task waits beyond its function's own timeout, so a lost invocation never hangs a workflow. */
@@ -135,7 +129,7 @@ export function lambdaTask(
   fn: PipelineFunction,
   options: LambdaTaskOptions = {},
 ): LambdaInvoke {
-  checkStateBinding(stateName, fn, options.addedStates);
+  checkStateBinding(stateName, fn);
   acknowledge(
     fn,
     'Serverless-LambdaDLQ',
@@ -160,8 +154,8 @@ export function lambdaTask(
  * Refuses a Task state bound to a function whose handler does not declare it: the construct, the
  * local runner and the least-privilege test then all agree on which handler runs which state.
  */
-function checkStateBinding(state: string, fn: PipelineFunction, addedStates: readonly string[] = []): void {
-  const declared = [...fn.registered.declaration.states, ...addedStates];
+function checkStateBinding(state: string, fn: PipelineFunction): void {
+  const declared = fn.registered.declaration.states;
   if (!declared.includes(state)) {
     throw new Error(
       `Task state '${state}' invokes ${fn.handlerFile}, but lambdas/registry.ts declares it for ${declared.length > 0 ? declared.join(', ') : 'no Task state'}`,

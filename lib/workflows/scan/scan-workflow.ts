@@ -22,7 +22,7 @@ import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variabl
 import { registeredHandler } from '#lambdas/registry';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { FailureName } from '#lambdas/scan/record-scan-failure';
-import { SCAN_OUTPUTS, type ScanOutput, scanOutputsJson } from '#lambdas/scan/scan-outputs';
+import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
 import { DEFAULT_START_THROTTLE } from '#lambdas/scan/start-throttle';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import {
@@ -74,13 +74,6 @@ export interface ScanWorkflowProps {
    * @default - the handlers' default, SCAN_DECODING_LIMIT.default (100)
    */
   readonly maxDecodingRatio?: number;
-  /**
-   * The outputs fetched in parallel, one branch each, and listed by the manifest. Another output
-   * the vendor serves is a row of lambdas/scan/scan-outputs.ts; `withScanOutputs(rows)` adds one
-   * for this construct only, and its functions then read the table from SCAN_OUTPUTS.
-   * @default SCAN_OUTPUTS (report, logs, debug)
-   */
-  readonly outputs?: readonly ScanOutput[];
   /**
    * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
    * @default false
@@ -142,18 +135,12 @@ export class ScanWorkflow extends Construct {
     super(scope, id);
     const { poll } = props;
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
-    const outputs = props.outputs ?? SCAN_OUTPUTS;
-    // Only an extended table is written out: the handlers carry the built-in one.
-    const outputsJson = scanOutputsJson(outputs);
-    const outputsSetting: Record<string, string> =
-      outputsJson === scanOutputsJson(SCAN_OUTPUTS) ? {} : { [SCAN_VARIABLES.outputs]: outputsJson };
     // Steps that only write S3 get the poll settings (the shared settings validate them) but no
     // vendor URL; vendor-calling steps get the URL alongside their secret binding.
     const s3OnlySettings = {
       ...pollEnvironment(poll),
       ...statusVocabularyEnvironment(props.statusVocabulary),
       ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
-      ...outputsSetting,
     };
     const scanSettings = {
       [vendorApiVariables('scan').url]: props.scanApiUrl,
@@ -264,7 +251,7 @@ export class ScanWorkflow extends Construct {
 
     const fetchOutputs = new Parallel(this, 'FetchOutputs', { resultPath: '$.stored' });
     // One branch per row of the outputs table, in its order (the order of `$.stored`).
-    for (const { stateName, name: output } of outputs) {
+    for (const { stateName, name: output } of SCAN_OUTPUTS) {
       const fetch = lambdaTask(this, stateName, this.fetchScanOutputFunction, {
         // The ScanInProgress fields plus which output to stream (one handler serves every output).
         payload: TaskInput.fromObject({
@@ -277,7 +264,6 @@ export class ScanWorkflow extends Construct {
           output,
         }),
         retry: IDEMPOTENT_TASK_RETRY,
-        addedStates: outputs.map((o) => o.stateName),
       });
       fetchOutputs.branch(fetch);
     }

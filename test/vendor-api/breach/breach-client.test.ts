@@ -5,13 +5,13 @@ import {
   VendorResponseError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
+import { parseOutputName } from '#lambdas/scan/parse';
 import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorHttpSettings } from '#lambdas/vendor-api/transport/types';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream, readAll } from '../../kit/digest.ts';
 import { loopbackServer } from '../../kit/http.ts';
-import { scanOutput } from '../../kit/scan-outputs.ts';
 import { startSimulator } from '../../kit/simulator.ts';
 import {
   fixedCredentials,
@@ -317,7 +317,7 @@ describe('redirect rules (own loopback origins)', () => {
     clients.push(scan, breach);
 
     // Act
-    const viaBearer = await readAll((await scan.getOutput(scanOutput('report'), UUID)).body);
+    const viaBearer = await readAll((await scan.getOutput(parseOutputName('report'), UUID)).body);
     const viaApiKey = await readAll((await breach.download('r')).body);
 
     // Assess

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { get, type IncomingMessage } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorHttpError, VendorResponseError } from '#lambdas/platform/errors';
+import { parseOutputName } from '#lambdas/scan/parse';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { parseStatusVocabulary } from '#lambdas/vendor-api/scan/status';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream, readAll } from '../../kit/digest.ts';
-import { scanOutput } from '../../kit/scan-outputs.ts';
 import { startSimulator } from '../../kit/simulator.ts';
 import { rejectionOf, testSettings } from '../transport/helpers.ts';
 
@@ -116,7 +116,7 @@ describe('ScanClient success paths', () => {
     const reference = await identityBytes(`/report/${uuid}`);
 
     // Act
-    const download = await client.getOutput(scanOutput('report'), uuid);
+    const download = await client.getOutput(parseOutputName('report'), uuid);
     const body = await readAll(download.body);
 
     // Assess
@@ -136,7 +136,7 @@ describe('ScanClient success paths', () => {
     const reference = await identityBytes(`/logs/${uuid}`);
 
     // Act
-    const download = await client.getOutput(scanOutput('logs'), uuid);
+    const download = await client.getOutput(parseOutputName('logs'), uuid);
     const body = await readAll(download.body);
 
     // Assess: the vendor did gzip (it told us), we removed it, and nothing else changed.
@@ -157,7 +157,7 @@ describe('ScanClient success paths', () => {
     await client.getStatus(uuid);
 
     // Act
-    const download = await client.getOutput(scanOutput('debug'), uuid);
+    const download = await client.getOutput(parseOutputName('debug'), uuid);
     const text = (await readAll(download.body)).toString('utf8');
 
     // Assess
@@ -343,8 +343,8 @@ describe('ScanClient unusable answers', () => {
     await client.getStatus(uuid);
 
     // Act
-    const first = await digestStream((await client.getOutput(scanOutput('report'), uuid)).body);
-    const second = await digestStream((await client.getOutput(scanOutput('report'), uuid)).body);
+    const first = await digestStream((await client.getOutput(parseOutputName('report'), uuid)).body);
+    const second = await digestStream((await client.getOutput(parseOutputName('report'), uuid)).body);
 
     // Assess
     expect(first).toEqual(second);

@@ -7,6 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_NAME, VendorDestinationRefusedError } from '#lambdas/platform/errors';
+import { parseOutputName } from '#lambdas/scan/parse';
 import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import {
@@ -19,7 +20,6 @@ import { REDIRECT_TARGETS } from '#local/simulator/adversarial';
 import type { VendorSimulator } from '#local/simulator/types';
 import { readAll } from '../../kit/digest.ts';
 import { loopbackServer } from '../../kit/http.ts';
-import { scanOutput } from '../../kit/scan-outputs.ts';
 import { startSimulator } from '../../kit/simulator.ts';
 import { fixedCredentials, rejectionOf, testSettings } from './helpers.ts';
 
@@ -253,7 +253,7 @@ describe('the transport refuses a redirect to where it may not go', () => {
       const [scan, breach] = clients(vendor.url);
 
       // Act
-      const viaScan = await rejectionOf(scan.getOutput(scanOutput('report'), UUID));
+      const viaScan = await rejectionOf(scan.getOutput(parseOutputName('report'), UUID));
       const viaBreach = await rejectionOf(breach.download('report-1'));
 
       // Assess
@@ -282,7 +282,7 @@ describe('the transport refuses a redirect to where it may not go', () => {
     });
 
     // Act
-    const error = await rejectionOf(scan.getOutput(scanOutput('report'), UUID));
+    const error = await rejectionOf(scan.getOutput(parseOutputName('report'), UUID));
 
     // Assess
     expect(error).toBeInstanceOf(VendorDestinationRefusedError);
@@ -302,7 +302,7 @@ describe('the transport refuses a redirect to where it may not go', () => {
     const [scan] = clients(vendor.url, { allowedOrigins: [storage.url] });
 
     // Act
-    const body = await readAll((await scan.getOutput(scanOutput('report'), UUID)).body);
+    const body = await readAll((await scan.getOutput(parseOutputName('report'), UUID)).body);
 
     // Assess
     expect(body.toString()).toBe('zip');

@@ -11,8 +11,8 @@ import {
   VendorThrottledError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
+import { parseOutputName } from '#lambdas/scan/parse';
 import { readAll } from '../../kit/digest.ts';
-import { scanOutput } from '../../kit/scan-outputs.ts';
 import { finishedScan, STATUS_ROUTE, scanClient, sim, useFaultSimulator } from './fault-fixture.ts';
 import { rejectionOf } from './helpers.ts';
 
@@ -242,7 +242,7 @@ describe('latency and timeouts', () => {
     sim.addFault({ api: 'scan', path: '/report/', fault: { type: 'hang' } });
 
     // Act
-    const error = await rejectionOf(client.getOutput(scanOutput('report'), uuid));
+    const error = await rejectionOf(client.getOutput(parseOutputName('report'), uuid));
 
     // Assess
     expect(error).toMatchObject({ name: 'VendorTimeoutError', phase: 'request' });
@@ -281,7 +281,7 @@ describe('broken connections and bodies', () => {
     const uuid = await finishedScan();
     const { client } = scanClient();
     sim.addFault({ api: 'scan', path: '/report/', fault: { type: 'reset-mid-body', afterBytes: 10_000 } });
-    const download = await client.getOutput(scanOutput('report'), uuid);
+    const download = await client.getOutput(parseOutputName('report'), uuid);
 
     // Act
     const error = await rejectionOf(readAll(download.body));
@@ -296,7 +296,7 @@ describe('broken connections and bodies', () => {
     const uuid = await finishedScan();
     const { client } = scanClient();
     sim.addFault({ api: 'scan', path: '/report/', fault: { type: 'truncate', afterBytes: 10_000 } });
-    const download = await client.getOutput(scanOutput('report'), uuid);
+    const download = await client.getOutput(parseOutputName('report'), uuid);
 
     // Act
     const error = await rejectionOf(readAll(download.body));
@@ -311,7 +311,7 @@ describe('broken connections and bodies', () => {
     const uuid = await finishedScan();
     const { client } = scanClient();
     sim.addFault({ api: 'scan', path: '/logs/', fault: { type: 'reset-mid-body', afterBytes: 100 } });
-    const download = await client.getOutput(scanOutput('logs'), uuid);
+    const download = await client.getOutput(parseOutputName('logs'), uuid);
 
     // Act
     const error = await rejectionOf(readAll(download.body));

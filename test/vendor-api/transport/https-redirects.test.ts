@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VendorResponseError } from '#lambdas/platform/errors';
+import { parseOutputName } from '#lambdas/scan/parse';
 import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
-import { scanOutput } from '../../kit/scan-outputs.ts';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures');
 const CERT = readFileSync(join(FIXTURES, 'loopback-test-only.cert.pem'), 'utf8');
@@ -83,7 +83,7 @@ describe('downloads from an https vendor', () => {
     const [scan] = clientsFor(vendor.url, [storage.url]);
 
     // Act
-    const download = await scan.getOutput(scanOutput('report'), UUID);
+    const download = await scan.getOutput(parseOutputName('report'), UUID);
     const chunks: Buffer[] = [];
     for await (const chunk of download.body) chunks.push(chunk as Buffer);
 
@@ -107,7 +107,7 @@ describe('downloads from an https vendor', () => {
 
       // Act
       const error = await (api === 'scan'
-        ? scan.getOutput(scanOutput('report'), UUID)
+        ? scan.getOutput(parseOutputName('report'), UUID)
         : breach.download('report-1')
       ).catch((e: unknown) => e);
 
@@ -136,7 +136,7 @@ describe('downloads from an https vendor', () => {
     const [scan] = clientsFor(vendor.url, [storage.url]);
 
     // Act
-    const download = await scan.getOutput(scanOutput('report'), UUID);
+    const download = await scan.getOutput(parseOutputName('report'), UUID);
     for await (const _ of download.body) {
       // drain
     }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOutputName } from '#lambdas/scan/parse';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
-import { scanOutput } from '../../kit/scan-outputs.ts';
 import { startSimulator } from '../../kit/simulator.ts';
 import { testSettings } from './helpers.ts';
 
@@ -51,7 +51,7 @@ async function streamReport(): Promise<{
 }> {
   // Before the request: a client that buffers the body before handing it over is counted too.
   const baseline = heldBytes();
-  const download = await client.getOutput(scanOutput('report'), uuid);
+  const download = await client.getOutput(parseOutputName('report'), uuid);
   const hash = createHash('sha256');
   let bytes = 0;
   let chunks = 0;
@@ -89,7 +89,7 @@ describe('large downloads', () => {
 
   it('holds back the transfer while the consumer does not read (backpressure, no read-ahead)', async () => {
     // Prepare
-    const download = await client.getOutput(scanOutput('report'), uuid);
+    const download = await client.getOutput(parseOutputName('report'), uuid);
     const iterator = (download.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     await iterator.next();
 
@@ -103,7 +103,7 @@ describe('large downloads', () => {
 
   it('stops the transfer when the consumer destroys the stream early', async () => {
     // Prepare
-    const download = await client.getOutput(scanOutput('report'), uuid);
+    const download = await client.getOutput(parseOutputName('report'), uuid);
     let received = 0;
 
     // Act

@@ -5,6 +5,7 @@
  * util.inspect (which shows `cause` chains and hidden properties).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseOutputName } from '#lambdas/scan/parse';
 import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { KeysClient } from '#lambdas/vendor-api/keys/keys-client';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
@@ -13,7 +14,6 @@ import type { FaultRule, VendorSimulator } from '#local/simulator/types';
 import { readAll } from '../../kit/digest.ts';
 import { closedPort, loopbackServer } from '../../kit/http.ts';
 import { createMemoryLogger } from '../../kit/loggers.ts';
-import { scanOutput } from '../../kit/scan-outputs.ts';
 import { startSimulator } from '../../kit/simulator.ts';
 import { fixedCredentials, renderings, testSettings } from './helpers.ts';
 
@@ -120,12 +120,12 @@ const scenarios: Scenario[] = [
   {
     name: 'reset mid-body on a download',
     faults: () => [{ api: 'scan', path: '/report/', fault: { type: 'reset-mid-body', afterBytes: 1_000 } }],
-    run: async () => readAll((await scan().getOutput(scanOutput('report'), await finishedScan())).body),
+    run: async () => readAll((await scan().getOutput(parseOutputName('report'), await finishedScan())).body),
   },
   {
     name: 'truncated download',
     faults: () => [{ api: 'scan', path: '/report/', fault: { type: 'truncate', afterBytes: 1_000 } }],
-    run: async () => readAll((await scan().getOutput(scanOutput('report'), await finishedScan())).body),
+    run: async () => readAll((await scan().getOutput(parseOutputName('report'), await finishedScan())).body),
   },
   {
     name: 'malformed JSON on start scan',
