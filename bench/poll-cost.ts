@@ -18,7 +18,7 @@ import { learnedDurationsKey } from '#lambdas/scan/learned-durations';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
 import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
 import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../local/definitions.ts';
 import { startS3rver } from '../local/embedded-s3.ts';
 import { bindScanHandlers, runScanExecution } from '../local/pipeline.ts';

@@ -7,7 +7,7 @@
 
 import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import { runBreachReport } from '../local/breach-run.ts';
 import {
   type AslDefinition,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { App } from 'aws-cdk-lib';
-import { PipelineConfigError } from '../lib/config/index.ts';
+import { PipelineConfigError } from '../lib/config/errors.ts';
 import { buildPipelineApp } from '../lib/pipeline-app.ts';
 
 const app = new App();

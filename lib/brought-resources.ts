@@ -13,7 +13,7 @@ import type { Construct } from 'constructs';
 import { API_KEY_FIELDS } from '#lambdas/platform/secret-placeholder';
 import type { VendorApi } from '#lambdas/registry';
 import { ORG_KEY_API, VENDOR_APIS } from '#lambdas/registry';
-import type { ConfigIssue } from './config/index.ts';
+import type { ConfigIssue } from './config/errors.ts';
 import type { SecurityPipelineResources } from './construct/resource-props.ts';
 import { acknowledge } from './platform/nag.ts';
 

@@ -4,13 +4,9 @@
  */
 
 export type { SecurityPipelineResources, VendorKeySecrets } from './brought-resources.ts';
-export {
-  type ConfigIssue,
-  type PipelineConfig,
-  PipelineConfigError,
-  type PipelineConfigInput,
-  parsePipelineConfig,
-} from './config/index.ts';
+export { type ConfigIssue, PipelineConfigError } from './config/errors.ts';
+export { parsePipelineConfig } from './config/parse.ts';
+export type { PipelineConfig, PipelineConfigInput } from './config/schema.ts';
 export type { BreachProps, WatchlistScheduleProps } from './construct/breach-props.ts';
 export { pipelinePropsFromConfig } from './construct/config-to-props.ts';
 export {

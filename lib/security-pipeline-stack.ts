@@ -1,7 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { VENDOR_APIS } from '#lambdas/registry';
-import type { PipelineConfig } from './config/index.ts';
+import type { PipelineConfig } from './config/schema.ts';
 import { pipelinePropsFromConfig } from './construct/config-to-props.ts';
 import { SecurityPipeline } from './security-pipeline.ts';
 

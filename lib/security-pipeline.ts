@@ -18,12 +18,9 @@ import {
 } from '#lambdas/registry';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
 import { checkBroughtResources } from './brought-resources.ts';
-import {
-  maxKeyAgeDays,
-  type PipelineConfig,
-  PipelineConfigError,
-  VENDOR_URL_PLACEHOLDER,
-} from './config/index.ts';
+import { PipelineConfigError } from './config/errors.ts';
+import { maxKeyAgeDays } from './config/rotation-schema.ts';
+import { type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/schema.ts';
 import type { SecurityPipelineProps as ConstructProps } from './construct/props.ts';
 import { pipelineConfigFromProps } from './construct/props-to-config.ts';
 import { SecurityPipelineBase } from './construct/security-pipeline-base.ts';

@@ -15,7 +15,7 @@ import { ENV } from '#lambdas/platform/runtime/variables';
 import { LEARNED_DURATIONS_PREFIX } from '#lambdas/scan/learned-durations';
 import { createVendorClients, type VendorClients } from '#lambdas/vendor-api/clients';
 import type { CredentialProvider, VendorAttemptObserver } from '#lambdas/vendor-api/transport/types';
-import type { PipelineConfig } from '../lib/config/index.ts';
+import type { PipelineConfig } from '../lib/config/schema.ts';
 import { markAsOutput, UsageError, usableOutputDirectory } from './cli-checks.ts';
 import { type S3rverFixture, startS3rver } from './embedded-s3.ts';
 import {

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { ScanApi } from '#lambdas/scan/deps';
-import type { PipelineConfig } from '../lib/config/index.ts';
+import type { PipelineConfig } from '../lib/config/schema.ts';
 import { scanDomainStateMachine } from './definitions.ts';
 import { runDomainList } from './domain-list-run.ts';
 import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, type LocalRun } from './local-run.ts';

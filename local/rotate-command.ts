@@ -35,9 +35,9 @@ import { isRecord } from '#lambdas/vendor-api/transport/json';
 import { createRotateApiKeyHandler } from '../lambdas/rotation/rotate-api-key.ts';
 import {
   MAX_KEY_PROPAGATION_SECONDS,
-  type PipelineConfig,
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
-} from '../lib/config/index.ts';
+} from '../lib/config/rotation-schema.ts';
+import type { PipelineConfig } from '../lib/config/schema.ts';
 import { userPath } from './cli-args.ts';
 import { domainFlag, UsageError } from './cli-checks.ts';
 import { runAs } from './iam/attribution.ts';

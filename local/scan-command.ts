@@ -8,7 +8,7 @@ import { basename, join, resolve } from 'node:path';
 import type { DomainListItem } from '#lambdas/domain-list/contracts';
 import { splitLines } from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import type { PipelineConfig } from '../lib/config/index.ts';
+import type { PipelineConfig } from '../lib/config/schema.ts';
 import { userPath } from './cli-args.ts';
 import { hasDomainLines, readDomainsFile, refuseUnlessUtf8, UsageError } from './cli-checks.ts';
 import { scanDomainStateMachine } from './definitions.ts';

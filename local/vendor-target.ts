@@ -8,7 +8,7 @@ import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { VendorApi } from '#lambdas/registry';
-import { isLoopbackHost, vendorUrlProblem } from '../lib/config/index.ts';
+import { isLoopbackHost, vendorUrlProblem } from '../lib/config/schema.ts';
 import { lostStartAnswer } from './simulator/faults.ts';
 import { startVendorSimulator } from './simulator/index.ts';
 import type { VendorSimulator } from './simulator/types.ts';

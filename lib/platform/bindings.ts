@@ -14,7 +14,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { BucketName, BucketUse, StateMachineAction } from '#lambdas/platform/handler-declaration';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import type { MirrorSecret } from '../config/index.ts';
+import type { MirrorSecret } from '../config/rotation-schema.ts';
 import { grantBucketKey, grantSecretKey, s3KeyUse } from './customer-keys.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';

@@ -15,7 +15,8 @@ import { DataIdentifier, DataProtectionPolicy, LogGroup, RetentionDays } from 'a
 import type { Construct } from 'constructs';
 import type { RegisteredHandler } from '#lambdas/platform/handler-declaration';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { DEFAULT_PIPELINE_CONFIG, type LambdaRuntimeName } from '../config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../config/defaults.ts';
+import type { LambdaRuntimeName } from '../config/schema.ts';
 import { functionSettingsOf, LAMBDA_RUNTIME_SETTINGS } from './function-settings.ts';
 import { validateEnvironmentSize } from './lambda-environment-size.ts';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';

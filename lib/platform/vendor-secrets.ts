@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { PLACEHOLDER_FIELD } from '#lambdas/platform/secret-placeholder';
-import type { VendorKeyMode } from '../config/index.ts';
+import type { VendorKeyMode } from '../config/schema.ts';
 import { acknowledge } from './nag.ts';
 
 /** `Api`: the vendor APIs' names (lambdas/registry.ts `VendorApi`); the platform names none. */

@@ -17,7 +17,7 @@ import { type S3rverFixture, startS3rver } from '#local/embedded-s3';
 import { startVendorSimulator } from '#local/simulator/index';
 import type { SimulatorOptions, VendorSimulator } from '#local/simulator/types';
 import { cachedTemplate } from '#local/synth-cache';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
 import { listKeys, readObject } from '../kit/s3.ts';
 

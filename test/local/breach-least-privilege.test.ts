@@ -7,10 +7,13 @@
 
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveRunReport } from '#lambdas/breach/archive-breach-report';
+import { recon } from '#lambdas/breach/breach-recon';
 import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
-import { archiveRunReport, recon, recordBreachFailure, writeBreachManifest } from '#lambdas/breach/steps';
+import { recordBreachFailure } from '#lambdas/breach/record-breach-failure';
+import { writeBreachManifest } from '#lambdas/breach/write-breach-manifest';
 import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
 import type { RunEventPublisher } from '#lambdas/platform/run-events';
 import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';

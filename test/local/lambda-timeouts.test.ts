@@ -11,7 +11,7 @@ import {
 } from '#local/definitions';
 import { cachedTemplate } from '#local/synth-cache';
 import { LambdaTimeoutError, withLambdaTimeout } from '#local/task-binding';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 
 let scan: AslDefinition;
 let breach: AslDefinition;

@@ -14,7 +14,7 @@ import { reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import type { IamEvaluator } from '../../local/iam/evaluator.ts';

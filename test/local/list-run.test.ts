@@ -9,7 +9,7 @@ import type { ListDeps } from '#lambdas/domain-list/deps';
 import type { ScanApi } from '#lambdas/scan/deps';
 import type { VendorClients } from '#lambdas/vendor-api/clients';
 import { createPrepareDomainListHandler } from '../../lambdas/domain-list/prepare-domain-list.ts';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { type LocalRunResult, runDomainList } from '../../local/domain-list-run.ts';

@@ -17,7 +17,7 @@ import { build } from 'esbuild';
 import { vi } from 'vitest';
 import { handlerEntryPath } from '#lambdas/registry';
 import type { RotationRequest } from '#lambdas/rotation/request';
-import type { RotationStepResult } from '#lambdas/rotation/steps';
+import type { RotationStepResult } from '#lambdas/rotation/rotation-step';
 import { driveRotation } from '#local/rotation-driver';
 import { type SecretsManagerServer, startSecretsManagerServer } from '#local/secrets-manager/server';
 import { handlerEntry, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { ROTATION_METRIC } from '#lambdas/registry';
 import { answerVersionId } from '#lambdas/rotation/answer';
-import { runRotationStep } from '#lambdas/rotation/steps';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import { driveRotation } from '#local/rotation-driver';
 import type { RotateAnswerFault } from '#local/simulator/rotate-answers';
 import { expectFinished } from './fault-helpers.ts';

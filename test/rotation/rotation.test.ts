@@ -8,7 +8,7 @@ import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
 import { VENDOR_APIS } from '#lambdas/registry';
-import { runRotationStep } from '#lambdas/rotation/steps';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { driveRotation } from '#local/rotation-driver';
 import {

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
 import { VENDOR_APIS } from '#lambdas/registry';
-import { runRotationStep } from '#lambdas/rotation/steps';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { scanDomainStateMachine } from '../../local/definitions.ts';
 import { runDomainList } from '../../local/domain-list-run.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';

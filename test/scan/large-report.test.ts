@@ -5,7 +5,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanApi } from '#lambdas/scan/deps';
-import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
+import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
+import { startScan } from '#lambdas/scan/start-scan';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { listKeys } from '../kit/s3.ts';

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { VendorClients } from '#lambdas/vendor-api/clients';
-import type { PipelineConfig } from '../../lib/config/index.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import type { AslDefinition } from '../../local/definitions.ts';
 import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';

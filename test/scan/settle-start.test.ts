@@ -10,7 +10,7 @@ import { createScanDeps } from '#lambdas/scan/deps';
 import { ScanStartUnresolvedError } from '#lambdas/scan/errors';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { startScan } from '#lambdas/scan/steps';
+import { startScan } from '#lambdas/scan/start-scan';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger } from '../kit/loggers.ts';

@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, LIST_SIZE_LIMIT } from '#lambdas/domain-list/domain-list';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { registeredHandler } from '#lambdas/registry';
-import { allowSpecialUseEnvironment } from '../../config/index.ts';
+import { allowSpecialUseEnvironment } from '../../config/environment.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import {
   fanOutDefinition,

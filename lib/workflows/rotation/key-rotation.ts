@@ -21,7 +21,7 @@ import {
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
   rotationScheduleProblem,
   rotationWindowProblem,
-} from '../../config/index.ts';
+} from '../../config/rotation-schema.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { acknowledge } from '../../platform/nag.ts';

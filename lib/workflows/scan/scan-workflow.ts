@@ -27,12 +27,11 @@ import { DEFAULT_START_THROTTLE } from '#lambdas/scan/start-throttle';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import {
   allowSpecialUseEnvironment,
-  type PollConfig,
   pollEnvironment,
-  type StatusVocabularyConfig,
   scanListFieldsEnvironment,
   statusVocabularyEnvironment,
-} from '../../config/index.ts';
+} from '../../config/environment.ts';
+import type { PollConfig, StatusVocabularyConfig } from '../../config/schema.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
