@@ -3,6 +3,8 @@
  * construct, its props, the stack the app deploys, and the pipeline's own cdk-nag rules.
  */
 
+/** The vendor APIs' names (`scan`, `keys`, `breach`): what `vendorSecrets.secretFor(api)` takes. */
+export type { VendorApi } from '../lambdas/registry.ts';
 export type { SecurityPipelineResources, VendorKeySecrets } from './brought-resources.ts';
 export { type ConfigIssue, PipelineConfigError } from './config/errors.ts';
 export { parsePipelineConfig } from './config/parse.ts';
