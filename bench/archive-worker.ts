@@ -17,7 +17,7 @@ import { NO_METRICS } from '#lambdas/platform/metrics';
 import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
-import { createS3rverClient } from '../local/embedded-s3.ts';
+import { createS3rverClient } from '../local/services/s3/embedded-s3.ts';
 
 /** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
 const BENCH_REPORT_NAMING_KEY = 'bench-report-naming-key-0123456789abcdef-01';

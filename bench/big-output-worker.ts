@@ -21,7 +21,7 @@ import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { startScan } from '#lambdas/scan/start-scan';
 import { type OutputOptions, ScanClient } from '#lambdas/vendor-api/scan/scan-client';
-import { createS3rverClient, recordS3Commands } from '../local/embedded-s3.ts';
+import { createS3rverClient, recordS3Commands } from '../local/services/s3/embedded-s3.ts';
 
 const mode = process.argv[2];
 const baseUrl = process.env.SCAN_API_URL ?? '';

@@ -11,7 +11,7 @@ import { createReadStream } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { startS3rver } from '../local/embedded-s3.ts';
+import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { runChild } from './child.ts';
 import { startReportServer } from './report-server.ts';

@@ -15,7 +15,7 @@ import { build, type Metafile } from 'esbuild';
 import { ZipFile } from 'yazl';
 import { HANDLERS, handlerEntryPath } from '../lambdas/registry.ts';
 import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
-import { handlerBuildOptions } from '../local/handler-bundling.ts';
+import { handlerBuildOptions } from '../scripts/handler-bundling.ts';
 
 const RUNS = 15;
 const KiB = 1024;

@@ -15,7 +15,7 @@ import { runChild } from './child.ts';
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 const RUNS = 5;
 
-/** The node arguments of the start script (`node --import tsx local/cli.ts`). */
+/** The node arguments of the start script (`node --import tsx local/cli/main.ts`). */
 function startArgs(): string[] {
   const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
@@ -45,7 +45,7 @@ export async function cliStartup(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'bench-cli-'));
   const badConfig = join(scratch, 'bad.json');
   writeFileSync(badConfig, JSON.stringify({ poll: { maxWaitSeconds: 99_999 } }));
-  const checkConfig = ['--import', 'tsx', join(PROJECT_ROOT, 'local/check-config.ts')];
+  const checkConfig = ['--import', 'tsx', join(PROJECT_ROOT, 'scripts/check-config.ts')];
   const cases: { label: string; args: string[]; code: number; goalMs?: number }[] = [
     { label: 'node --import tsx (baseline)', args: ['--import', 'tsx', '-e', ''], code: 0 },
     { label: 'npm start -- --help', args: [...start, '--help'], code: 0, goalMs: 1000 },

@@ -11,7 +11,7 @@
 import { STEP_FUNCTIONS_HISTORY_EVENT_LIMIT } from '#lambdas/scan/poll-schedule';
 import { handlerForState } from '../lambdas/registry.ts';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
-import { synthesizeTemplate } from '../local/synth.ts';
+import { synthesizeTemplate } from '../local/synth/synth.ts';
 import { measureScanWork, type ScanWork } from './poll-cost.ts';
 
 /**

@@ -19,10 +19,10 @@ import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-sch
 import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
 import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
-import { type AslDefinition, scanDomainStateMachine } from '../local/definitions.ts';
-import { startS3rver } from '../local/embedded-s3.ts';
-import { bindScanHandlers, runScanExecution } from '../local/pipeline.ts';
-import { cachedTemplate } from '../local/synth-cache.ts';
+import { bindScanHandlers, runScanExecution } from '../local/runner/pipeline.ts';
+import { startS3rver } from '../local/services/s3/embedded-s3.ts';
+import { type AslDefinition, scanDomainStateMachine } from '../local/synth/definitions.ts';
+import { cachedTemplate } from '../local/synth/synth-cache.ts';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 

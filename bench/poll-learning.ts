@@ -19,10 +19,10 @@ import { expectedDurationOf, learnScanDuration } from '#lambdas/scan/learned-dur
 import { DEFAULT_POLL_SETTINGS } from '#lambdas/scan/poll-schedule';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
-import { scanDomainStateMachine } from '../local/definitions.ts';
-import { startS3rver } from '../local/embedded-s3.ts';
+import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { seededRandom } from '../local/simulator/faults.ts';
-import { cachedTemplate } from '../local/synth-cache.ts';
+import { scanDomainStateMachine } from '../local/synth/definitions.ts';
+import { cachedTemplate } from '../local/synth/synth-cache.ts';
 import { BENCH_LEARNED_KEY, teachDurations, virtualScan } from './poll-cost.ts';
 
 const BUCKET = 'bench-learning';

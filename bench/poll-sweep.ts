@@ -24,9 +24,9 @@ import {
   type PollSettings,
 } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
-import { type AslDefinition, scanDomainStateMachine } from '../local/definitions.ts';
-import { type S3rverFixture, startS3rver } from '../local/embedded-s3.ts';
-import { cachedTemplate } from '../local/synth-cache.ts';
+import { type S3rverFixture, startS3rver } from '../local/services/s3/embedded-s3.ts';
+import { type AslDefinition, scanDomainStateMachine } from '../local/synth/definitions.ts';
+import { cachedTemplate } from '../local/synth/synth-cache.ts';
 import { BENCH_LEARNED_KEY, teachDurations, virtualScan } from './poll-cost.ts';
 import { printPollLearning } from './poll-learning.ts';
 

@@ -15,7 +15,7 @@ import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcil
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
-import { recordS3Commands, startS3rver } from '../local/embedded-s3.ts';
+import { recordS3Commands, startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 
 const QUIET = { debug() {}, info() {}, warn() {}, error() {} };

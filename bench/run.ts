@@ -5,9 +5,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startS3rver } from '../local/embedded-s3.ts';
+import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
-import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth-cache.ts';
+import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth/synth-cache.ts';
 import { bigOutput } from './big-output.ts';
 import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
 import { runChild } from './child.ts';

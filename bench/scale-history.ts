@@ -2,26 +2,26 @@
  * The scale table's history column, measured: one execution of each state machine a measured step
  * runs in, through the synthesized definition in the local engine (aws-local-stepfunctions) with
  * the real handlers, the vendor simulator and the embedded S3, its events counted as Step Functions
- * records them (local/pipeline.ts and local/breach-run.ts count them).
+ * records them (local/runner/pipeline.ts and local/runner/breach-run.ts count them).
  */
 
 import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
-import { runBreachReport } from '../local/breach-run.ts';
+import { localPollSettings } from '../local/cli/poll-flags.ts';
+import { runBreachReport } from '../local/runner/breach-run.ts';
+import { runDomainList } from '../local/runner/domain-list-run.ts';
+import { type JSONValue, localStateMachine, type TaskHandler } from '../local/runner/task-binding.ts';
+import { startS3rver } from '../local/services/s3/embedded-s3.ts';
+import { startVendorSimulator } from '../local/simulator/index.ts';
 import {
   type AslDefinition,
   breachReportStateMachine,
   domainListStateMachine,
   scanDomainStateMachine,
   stateMachineWithState,
-} from '../local/definitions.ts';
-import { runDomainList } from '../local/domain-list-run.ts';
-import { startS3rver } from '../local/embedded-s3.ts';
-import { localPollSettings } from '../local/poll-flags.ts';
-import { startVendorSimulator } from '../local/simulator/index.ts';
-import { cachedTemplate } from '../local/synth-cache.ts';
-import { type JSONValue, localStateMachine, type TaskHandler } from '../local/task-binding.ts';
+} from '../local/synth/definitions.ts';
+import { cachedTemplate } from '../local/synth/synth-cache.ts';
 
 export interface MeasuredHistories {
   /** One ScanDomain execution whose scan finishes at its first poll (FetchReport runs in it). */

@@ -10,7 +10,7 @@ import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
 import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
-import { createS3rverClient } from '../local/embedded-s3.ts';
+import { createS3rverClient } from '../local/services/s3/embedded-s3.ts';
 import { listRunHistoryEvents } from './scale-history.ts';
 import { archiveOneReport, breachBacklogDrain, type CaseContext, scanReconcile } from './scale-reconcile.ts';
 

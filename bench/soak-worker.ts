@@ -10,8 +10,8 @@ import { createReadStream, existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SCAN_STAGING_PREFIX } from '#lambdas/scan/fetch-scan-output';
-import { main } from '../local/cli.ts';
-import { LOCAL_RESULTS_BUCKET } from '../local/local-run.ts';
+import { main } from '../local/cli/main.ts';
+import { LOCAL_RESULTS_BUCKET } from '../local/runner/local-run.ts';
 
 const [domainsFile, outDir, concurrency] = process.argv.slice(2);
 if (!domainsFile || !outDir || !concurrency) {

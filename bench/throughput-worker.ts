@@ -3,7 +3,7 @@
  * `npm start -- scan --domains-file <file> --min-wait 1 --max-wait 1` in-process (the CLI's main)
  * against the vendor named by SCAN_API_URL, then prints one JSON line with the figures.
  */
-import { main } from '../local/cli.ts';
+import { main } from '../local/cli/main.ts';
 
 const [domainsFile, outDir, concurrency] = process.argv.slice(2);
 if (!domainsFile || !outDir) {

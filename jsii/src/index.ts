@@ -1,7 +1,7 @@
 /**
  * `SecurityPipeline` as jsii compiles it for Python, Java, .NET and Go. The props and the metric
  * dimension enums are the TypeScript package's own files (lib/construct/), staged beside this one
- * by local/jsii-build.ts; the construct here holds the TypeScript package's implementation
+ * by scripts/jsii-build.ts; the construct here holds the TypeScript package's implementation
  * (dist/index.cjs, bundled into this package at `implementation/`) as its child and hands its
  * members, grants and metrics through. Nothing of the implementation is in this package's API.
  */

@@ -30,14 +30,14 @@ import {
   VendorBodyTooLargeError,
   VendorResponseError,
 } from '#lambdas/platform/errors';
+import { parseWith } from '#lambdas/platform/input/schema';
+import { refuseKeyInReportName, validateReportName } from '#lambdas/platform/input/validation';
 import { METRIC } from '#lambdas/platform/metrics';
-import { redactText, rememberAddresses } from '#lambdas/platform/redact';
+import { redactText, rememberAddresses } from '#lambdas/platform/redaction/redact';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { storeDownload } from '#lambdas/platform/s3/store-download';
-import { parseWith } from '#lambdas/platform/schema';
-import { refuseKeyInReportName, validateReportName } from '#lambdas/platform/validation';
 import { BREACH_METRIC } from '#lambdas/registry';
 import {
   ARCHIVE_FILE,

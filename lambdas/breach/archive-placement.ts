@@ -10,11 +10,11 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { ArchiveSummary } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
 import type { verifyStoredZip, ZipEntrySummary } from '#lambdas/breach/zip/zip-verify';
-import { redactText } from '#lambdas/platform/redact';
+import { jsonText } from '#lambdas/platform/input/text-encoding';
+import { redactText } from '#lambdas/platform/redaction/redact';
 import { getJson, headIfExists } from '#lambdas/platform/s3/json-objects';
 import { DestinationTakenError, isPreconditionFailure, promoteVerified } from '#lambdas/platform/s3/promote';
 import type { storeDownload } from '#lambdas/platform/s3/store-download';
-import { jsonText } from '#lambdas/platform/text-encoding';
 
 export const ARCHIVE_FILE = 'report.zip';
 export const ARCHIVE_MANIFEST_FILE = 'manifest.json';

@@ -33,17 +33,17 @@ import {
   VendorThrottledError,
   VendorUnavailableError,
 } from '#lambdas/platform/errors';
+import { parseWith } from '#lambdas/platform/input/schema';
 import {
   fingerprintOf,
   holdsSecret,
   redactDeep,
   redactText,
   rememberAddresses,
-} from '#lambdas/platform/redact';
+} from '#lambdas/platform/redaction/redact';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
-import { parseWith } from '#lambdas/platform/schema';
 import { BREACH_METRIC } from '#lambdas/registry';
 
 export const RECON_FILE = 'recon.json';

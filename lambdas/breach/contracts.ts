@@ -9,11 +9,11 @@ import { createHash, createHmac } from 'node:crypto';
 import * as z from 'zod/mini';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { MAX_EXECUTION_NAME_LENGTH } from '#lambdas/platform/naming';
-import { containsEmail } from '#lambdas/platform/redact';
+import { numberFromText, parseWith, validated } from '#lambdas/platform/input/schema';
+import { validateEmail } from '#lambdas/platform/input/validation';
+import { containsEmail } from '#lambdas/platform/redaction/redact';
+import { MAX_EXECUTION_NAME_LENGTH } from '#lambdas/platform/runs/naming';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
-import { numberFromText, parseWith, validated } from '#lambdas/platform/schema';
-import { validateEmail } from '#lambdas/platform/validation';
 
 /** How many distinct addresses one report may cover unless configured otherwise (BREACH_MAX_EMAILS). */
 /** Its variables are public too: the watchlist sets the address cap and reads the BreachReport machine's. */

@@ -6,9 +6,9 @@
 
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
+import { numberFromText } from '#lambdas/platform/input/schema';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 import { MAX_COPY_OBJECT_BYTES } from '#lambdas/platform/s3/limits';
-import { numberFromText } from '#lambdas/platform/schema';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;

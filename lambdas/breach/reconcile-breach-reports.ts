@@ -25,7 +25,7 @@ import {
   breachReconcileSettingsFromEnv,
 } from '#lambdas/breach/reconcile-settings';
 import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
-import { labelsOf, reconcileEach, writeRunRecord } from '#lambdas/platform/reconcile-each';
+import { labelsOf, reconcileEach, writeRunRecord } from '#lambdas/platform/runs/reconcile-each';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { UnreadableEntry } from '#lambdas/vendor-api/transport/json';

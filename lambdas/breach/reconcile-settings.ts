@@ -6,8 +6,8 @@
 
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
+import { numberFromText } from '#lambdas/platform/input/schema';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
-import { numberFromText } from '#lambdas/platform/schema';
 
 export interface BreachReconcileSettings {
   /**

@@ -12,11 +12,11 @@ import {
 } from '#lambdas/breach/contracts';
 import { type BreachDeps, breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
 import { breachRunPrefix } from '#lambdas/breach/identity';
-import { cleanMessage, cleanName, describeCaught, safe } from '#lambdas/platform/caught';
+import { parseWith } from '#lambdas/platform/input/schema';
+import { cleanMessage, cleanName, describeCaught, safe } from '#lambdas/platform/redaction/caught';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { putJson } from '#lambdas/platform/s3/json-objects';
-import { parseWith } from '#lambdas/platform/schema';
 
 export const FAILURE_FILE = 'failure.json';
 

@@ -6,10 +6,10 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { type ArchiveOutput, archiveOutputSchema } from '#lambdas/breach/contracts';
 import { type BreachDeps, breachStorageDepsFromEnvironment } from '#lambdas/breach/deps';
+import { parseWith } from '#lambdas/platform/input/schema';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { putJson } from '#lambdas/platform/s3/json-objects';
-import { parseWith } from '#lambdas/platform/schema';
 
 export const RUN_MANIFEST_FILE = 'manifest.json';
 

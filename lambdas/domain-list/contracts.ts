@@ -8,12 +8,12 @@
  * interfaces (at the end of this file): nothing but our own code writes them.
  */
 import * as z from 'zod/mini';
-import type { RunEventName } from '#lambdas/platform/run-events';
-import { parseWith } from '#lambdas/platform/schema';
+import { parseWith } from '#lambdas/platform/input/schema';
+import type { RunEventName } from '#lambdas/platform/runs/run-events';
 import type { ScanOutcome, SettledStartOutcome } from '#lambdas/scan/contracts';
 
 /**
- * The event WriteListSummary puts when a list run finished (lambdas/platform/run-events.ts): the
+ * The event WriteListSummary puts when a list run finished (lambdas/platform/runs/run-events.ts): the
  * operations workflow's run notifications rule matches its detail type.
  */
 export const LIST_RUN_FINISHED = {

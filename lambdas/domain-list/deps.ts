@@ -6,7 +6,7 @@
 
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
+import type { ExecutionLookup } from '#lambdas/platform/runs/fan-out-results';
 import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
@@ -16,15 +16,15 @@ import { parseDomainListInput } from '#lambdas/domain-list/contracts';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, LIST_SIZE_LIMIT } from '#lambdas/domain-list/domain-list';
 import { DOMAIN_LIST_VARIABLES } from '#lambdas/domain-list/variables';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import type { IntakeDeps } from '#lambdas/platform/intake';
-import type { RunEventPublisher } from '#lambdas/platform/run-events';
+import { numberFromText } from '#lambdas/platform/input/schema';
+import type { IntakeDeps } from '#lambdas/platform/runs/intake';
+import type { RunEventPublisher } from '#lambdas/platform/runs/run-events';
 import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
 import { intakeSuffixes, objectIntakeDepsFromEnvironment } from '#lambdas/platform/runtime/intake-deps';
 import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createObservability, type Observability } from '#lambdas/platform/runtime/observability';
 import { allowSpecialUseFromEnv } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { numberFromText } from '#lambdas/platform/schema';
 import { SCAN_VARIABLES } from '#lambdas/scan/contracts';
 
 export interface ListSettings {

@@ -8,9 +8,9 @@
 import type { DuplicateLine, InvalidLine } from '#lambdas/domain-list/contracts';
 import { DOMAIN_LIST_VARIABLES } from '#lambdas/domain-list/variables';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { redactText } from '#lambdas/platform/redact';
-import { notUtf8Reason } from '#lambdas/platform/text-encoding';
-import { normalizeDomain } from '#lambdas/platform/validation';
+import { notUtf8Reason } from '#lambdas/platform/input/text-encoding';
+import { normalizeDomain } from '#lambdas/platform/input/validation';
+import { redactText } from '#lambdas/platform/redaction/redact';
 
 export const DEFAULT_MAX_DOMAINS = 100_000;
 
@@ -29,7 +29,7 @@ export const LIST_SIZE_LIMIT = {
 } as const;
 
 /** The intake's suffix rule, which every object intake shares, under the name the list's users know. */
-export { INTAKE_SUFFIX_PATTERN as DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/platform/intake-suffixes';
+export { INTAKE_SUFFIX_PATTERN as DOMAIN_LIST_SUFFIX_PATTERN } from '#lambdas/platform/runs/intake-suffixes';
 /** The suffixes that mark a domain list when none are configured (`intake.suffixes`). */
 export const DEFAULT_DOMAIN_LIST_SUFFIXES: readonly string[] = Object.freeze(['.txt', '.csv']);
 /** Longest raw line kept by `linesFromStream`; the rest of an over-long line is dropped (it is invalid anyway). */

@@ -30,7 +30,7 @@ import {
   parseDomainList,
 } from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { childExecutionName, listResultsPrefix, runIdFor } from '#lambdas/platform/naming';
+import { childExecutionName, listResultsPrefix, runIdFor } from '#lambdas/platform/runs/naming';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { putJson } from '#lambdas/platform/s3/json-objects';
 

@@ -21,18 +21,18 @@ import {
 import type { ListDeps } from '#lambdas/domain-list/deps';
 import { listDepsFromEnvironment } from '#lambdas/domain-list/deps';
 import type { Rejects } from '#lambdas/domain-list/prepare-domain-list';
-import { mapBounded } from '#lambdas/platform/bounded';
 import { InvalidInputError } from '#lambdas/platform/errors';
+import { parseWith } from '#lambdas/platform/input/schema';
+import { mapBounded } from '#lambdas/platform/runs/bounded';
 import {
   DESCRIBE_EXECUTION_CONCURRENCY,
   readIterationResults,
   tryJson,
-} from '#lambdas/platform/fan-out-results';
-import { announceRunFinished } from '#lambdas/platform/run-events';
+} from '#lambdas/platform/runs/fan-out-results';
+import { announceRunFinished } from '#lambdas/platform/runs/run-events';
 import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
-import { parseWith } from '#lambdas/platform/schema';
 import { SCAN_ERROR_NAME, type ScanOutcome } from '#lambdas/scan/contracts';
 import { isRecord } from '#lambdas/vendor-api/transport/json';
 

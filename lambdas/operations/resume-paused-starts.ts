@@ -1,11 +1,11 @@
 /**
  * The resume function's entry: after a pause, every intake event the switch refused goes back to
- * its intake (lambdas/platform/held-starts.ts). Deployed by lib/workflows/operations/pipeline-pause.ts.
+ * its intake (lambdas/platform/runs/held-starts.ts). Deployed by lib/workflows/operations/pipeline-pause.ts.
  */
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { type ResumeDeps, type ResumeResult, resumePausedStarts } from '#lambdas/platform/held-starts';
+import { type ResumeDeps, type ResumeResult, resumePausedStarts } from '#lambdas/platform/runs/held-starts';
 import { requireEnv } from '#lambdas/platform/runtime/env';
 import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';

@@ -9,7 +9,7 @@
  * vendor request id; request URLs are passed through `redactUrl` by the HTTP layer first, and any
  * vendor text kept on an error passes `redactText`.
  */
-import { redactText } from '#lambdas/platform/redact';
+import { redactText } from '#lambdas/platform/redaction/redact';
 
 /**
  * The error names Step Functions Retry and Catch rules match on, written once: the classes below

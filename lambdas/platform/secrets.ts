@@ -8,7 +8,7 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError, ERROR_NAME } from '#lambdas/platform/errors';
-import { rememberKeyValue } from '#lambdas/platform/redact';
+import { rememberKeyValue } from '#lambdas/platform/redaction/redact';
 import type { CredentialProvider } from '#lambdas/vendor-api/transport/types';
 import { API_KEY_FIELDS } from './secret-placeholder.ts';
 

@@ -8,8 +8,8 @@
  */
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { numberFromText, parseWith } from '#lambdas/platform/input/schema';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
-import { numberFromText, parseWith } from '#lambdas/platform/schema';
 import type { MetricName } from '#lambdas/registry';
 import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
 import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';

@@ -3,7 +3,7 @@
  * what each step reports: the protocol's vocabulary, which the steps (rotation-step.ts, create.ts) share.
  */
 import * as z from 'zod/mini';
-import { parseWith } from '#lambdas/platform/schema';
+import { parseWith } from '#lambdas/platform/input/schema';
 
 export const ROTATION_STEPS = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'] as const;
 export type RotationStep = (typeof ROTATION_STEPS)[number];

@@ -3,8 +3,8 @@
  * state machine passes (the ScanOutcome, or the in-progress state); only `scanUuid` matters.
  */
 import { InvalidInputError, VendorHttpError } from '#lambdas/platform/errors';
+import { validateUuid } from '#lambdas/platform/input/validation';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
-import { validateUuid } from '#lambdas/platform/validation';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { requireObject } from '#lambdas/scan/parse';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';

@@ -8,8 +8,8 @@
  * record gains `reconciledScan` (every other field kept as it was; the bucket is versioned).
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { jsonText } from '#lambdas/platform/input/text-encoding';
 import { isMissingObject } from '#lambdas/platform/s3/json-objects';
-import { jsonText } from '#lambdas/platform/text-encoding';
 import { isRecord } from '#lambdas/vendor-api/transport/json';
 import type { FailureRecord } from './record-scan-failure.ts';
 

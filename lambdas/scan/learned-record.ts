@@ -5,7 +5,7 @@
  */
 import { GetObjectCommand, type GetObjectCommandOutput } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
-import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
+import { jsonDepthExceeds } from '#lambdas/platform/input/json-depth';
 import { isMissingObject } from '#lambdas/platform/s3/json-objects';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { POLL_BOUNDS } from '#lambdas/scan/poll-schedule';

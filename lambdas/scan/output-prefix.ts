@@ -3,7 +3,7 @@
  * platform's naming.ts holds only the names every workflow shares).
  */
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/input/validation';
 
 /** `scans/<domain>/<yyyy>/<mm>/<dd>/<scan_uuid>/`, with the date in UTC. */
 export function scanOutputPrefix(domain: string, startedAt: Date, scanUuid: string): string {

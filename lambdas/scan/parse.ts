@@ -9,11 +9,11 @@
  */
 import * as z from 'zod/mini';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { parseWith, validated } from '#lambdas/platform/schema';
+import { parseWith, validated } from '#lambdas/platform/input/schema';
 
-export { parseWith } from '#lambdas/platform/schema';
+export { parseWith } from '#lambdas/platform/input/schema';
 
-import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/input/validation';
 import type {
   PollState,
   ScanDomainInput,

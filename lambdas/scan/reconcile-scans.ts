@@ -16,15 +16,15 @@
  * Idempotent: a second run finds the manifests and stores nothing new but its own record.
  */
 
-import { forEachBounded } from '#lambdas/platform/bounded';
-import { cleanMessage, cleanName } from '#lambdas/platform/caught';
+import { cleanMessage, cleanName } from '#lambdas/platform/redaction/caught';
+import { forEachBounded } from '#lambdas/platform/runs/bounded';
 import {
   type ItemFailure,
   labelsOf,
   reconcileEach,
   timeReserveReached,
   writeRunRecord,
-} from '#lambdas/platform/reconcile-each';
+} from '#lambdas/platform/runs/reconcile-each';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { type DomainArchive, indexDomainArchive } from '#lambdas/scan/archive-index';

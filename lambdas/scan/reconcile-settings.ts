@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { boundedNumber, describeValue, problemsOf, strictBoolean } from '#lambdas/platform/schema';
+import { boundedNumber, describeValue, problemsOf, strictBoolean } from '#lambdas/platform/input/schema';
 
 /** `data.items`, `scan.0.id`: the dot paths the field settings take. */
 const DOT_PATH = /^[\w-]+(\.[\w-]+)*$/;

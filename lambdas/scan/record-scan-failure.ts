@@ -10,11 +10,11 @@
  */
 import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { cleanMessage, cleanName, cleanText, describeCaught, safe } from '#lambdas/platform/caught';
+import { jsonText } from '#lambdas/platform/input/text-encoding';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/input/validation';
+import { cleanMessage, cleanName, cleanText, describeCaught, safe } from '#lambdas/platform/redaction/caught';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import { jsonText } from '#lambdas/platform/text-encoding';
-import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
 import { SCAN_METRIC } from '#lambdas/registry';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';

@@ -5,6 +5,8 @@
  * `#lambdas/platform/runtime/settings`.
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
+import { numberFromText } from '#lambdas/platform/input/schema';
+import { checkAllowedSpecialUse } from '#lambdas/platform/input/validation';
 import { type Env, optionalEnv, readBucketEnv } from '#lambdas/platform/runtime/env';
 import {
   allowSpecialUseFromEnv,
@@ -13,8 +15,6 @@ import {
   type UploadSettings,
 } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { numberFromText } from '#lambdas/platform/schema';
-import { checkAllowedSpecialUse } from '#lambdas/platform/validation';
 import {
   DEFAULT_POLL_SETTINGS,
   POLL_BOUNDS,

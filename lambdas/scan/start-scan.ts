@@ -9,9 +9,9 @@ import {
   VendorTimeoutError,
   VendorUnavailableError,
 } from '#lambdas/platform/errors';
+import { normalizeDomain } from '#lambdas/platform/input/validation';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import { normalizeDomain } from '#lambdas/platform/validation';
 import { SCAN_METRIC } from '#lambdas/registry';
 import type { ScanDomainInput, ScanInProgress, StartThrottled } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';

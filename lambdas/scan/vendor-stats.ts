@@ -13,9 +13,9 @@
  */
 
 import type { S3Client } from '@aws-sdk/client-s3';
-import { cleanMessage, cleanName } from '#lambdas/platform/caught';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
-import { isItemError } from '#lambdas/platform/reconcile-each';
+import { cleanMessage, cleanName } from '#lambdas/platform/redaction/caught';
+import { isItemError } from '#lambdas/platform/runs/reconcile-each';
 import { getJsonIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import type { MetricName } from '#lambdas/registry';
 import { SCAN_METRIC } from '#lambdas/registry';

@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#lambdas/platform/errors';
+import { jsonText } from '#lambdas/platform/input/text-encoding';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import { jsonText } from '#lambdas/platform/text-encoding';
 import { SCAN_METRIC } from '#lambdas/registry';
 import type { ScanInProgress, ScanOutcome, StoredObject } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';

@@ -3,11 +3,11 @@
  * and PrepareWatchlist parses its input with it, so an error names the field (`source.key`).
  */
 import * as z from 'zod/mini';
-import type { RunEventName } from '#lambdas/platform/run-events';
+import type { RunEventName } from '#lambdas/platform/runs/run-events';
 
 /**
  * The event WriteWatchlistSummary puts when a watchlist run finished
- * (lambdas/platform/run-events.ts): the operations workflow's run notifications rule matches its
+ * (lambdas/platform/runs/run-events.ts): the operations workflow's run notifications rule matches its
  * detail type.
  */
 export const WATCHLIST_RUN_FINISHED = {

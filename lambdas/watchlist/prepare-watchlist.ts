@@ -6,13 +6,13 @@
  */
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { BREACH_PREFIX, slugOf } from '#lambdas/breach/contracts';
-import { forEachBounded } from '#lambdas/platform/bounded';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { runIdFor } from '#lambdas/platform/naming';
+import { parseWith } from '#lambdas/platform/input/schema';
+import { forEachBounded } from '#lambdas/platform/runs/bounded';
+import { runIdFor } from '#lambdas/platform/runs/naming';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { putJson } from '#lambdas/platform/s3/json-objects';
-import { parseWith } from '#lambdas/platform/schema';
 import { type WatchlistSource, watchlistInputSchema } from '#lambdas/watchlist/contracts';
 import { type WatchlistDeps, watchlistDepsFromEnvironment } from '#lambdas/watchlist/deps';
 import {

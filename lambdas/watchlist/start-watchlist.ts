@@ -3,7 +3,7 @@
  * one WatchlistRun, named after the object's version so a redelivered event becomes a duplicate,
  * not a second run: the platform's object intake (watchlistIntakeDepsFromEnvironment binds it).
  */
-import { type IntakeDecision, type IntakeDeps, startRuns } from '#lambdas/platform/intake';
+import { type IntakeDecision, type IntakeDeps, startRuns } from '#lambdas/platform/runs/intake';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { watchlistIntakeDepsFromEnvironment } from '#lambdas/watchlist/deps';
 

@@ -11,7 +11,7 @@
 import { parse } from 'csv-parse/sync';
 import { personRef } from '#lambdas/breach/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { notUtf8Reason } from '#lambdas/platform/text-encoding';
+import { notUtf8Reason } from '#lambdas/platform/input/text-encoding';
 import { parseJsonBody } from '#lambdas/vendor-api/transport/json';
 import { DEFAULT_MAX_WATCHLIST_ROWS, type WatchlistFormat } from '#lambdas/watchlist/watchlist-format';
 import { type BreachRequest, type PersonRef, parseBreachRequest } from '../breach/contracts.ts';

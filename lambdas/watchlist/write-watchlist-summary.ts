@@ -7,21 +7,21 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod/mini';
 import type { BreachReportInput } from '#lambdas/breach/contracts';
-import { mapBounded } from '#lambdas/platform/bounded';
+import { parseWith } from '#lambdas/platform/input/schema';
+import { redactText } from '#lambdas/platform/redaction/redact';
+import { mapBounded } from '#lambdas/platform/runs/bounded';
 import {
   DESCRIBE_EXECUTION_CONCURRENCY,
   type IterationResult,
   readIterationResults,
   tryJson,
-} from '#lambdas/platform/fan-out-results';
-import { redactText } from '#lambdas/platform/redact';
-import { announceRunFinished } from '#lambdas/platform/run-events';
+} from '#lambdas/platform/runs/fan-out-results';
+import { announceRunFinished } from '#lambdas/platform/runs/run-events';
 import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
 import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
-import { parseWith } from '#lambdas/platform/schema';
 import {
   WATCHLIST_RUN_FINISHED,
   type WatchlistSource,

@@ -1,6 +1,6 @@
 /** The `alarms` section: the thresholds of the alarms on the pipeline's own metrics. */
 import * as z from 'zod/mini';
-import { boundedNumber, section } from '#lambdas/platform/schema';
+import { boundedNumber, section } from '#lambdas/platform/input/schema';
 
 export const alarmsSchema = section({
   /** Failed or timed-out scans per started scan, in an hour, that alarm (ScanFailureRate). @default 0.25 */

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import { DEFAULT_MAX_EMAILS } from '#lambdas/breach/contracts';
 import { BREACH_LIMITS } from '#lambdas/breach/limits';
 import { BREACH_RECONCILE_LIMITS } from '#lambdas/breach/reconcile-settings';
-import { boundedNumber, describeValue, nonEmptyString, section } from '#lambdas/platform/schema';
+import { boundedNumber, describeValue, nonEmptyString, section } from '#lambdas/platform/input/schema';
 import { WATCHLIST_LIMITS, watchlistFormatOf } from '#lambdas/watchlist/watchlist-format';
 import { intakePrefixProblem } from './intake-prefix.ts';
 import { expressionSetting } from './schedule-expression.ts';

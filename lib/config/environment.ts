@@ -3,7 +3,7 @@
  * use it). Variable names come from the handlers' own readers, never restated here.
  */
 
-import { ALLOW_SPECIAL_USE_VARIABLE } from '#lambdas/platform/validation';
+import { ALLOW_SPECIAL_USE_VARIABLE } from '#lambdas/platform/input/validation';
 import { POLL_VARIABLES } from '#lambdas/scan/poll-schedule';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';

@@ -1,5 +1,5 @@
 /** The rule for an intake prefix (an S3 key prefix EventBridge matches), shared by every intake's schema. */
-import { describeValue } from '#lambdas/platform/schema';
+import { describeValue } from '#lambdas/platform/input/schema';
 
 export function intakePrefixProblem(prefix: string): string | undefined {
   const got = `(got ${describeValue(prefix)})`;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeValue } from '#lambdas/platform/schema';
+import { describeValue } from '#lambdas/platform/input/schema';
 import { PipelineConfigError } from './errors.ts';
 import { parsePipelineConfig } from './parse.ts';
 import type { PipelineConfig } from './schema.ts';

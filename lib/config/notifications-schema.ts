@@ -1,7 +1,7 @@
 /** The `notifications` section: who hears of alarms. */
 import * as z from 'zod/mini';
-import { describeValue, section, validated } from '#lambdas/platform/schema';
-import { validateEmail } from '#lambdas/platform/validation';
+import { describeValue, section, validated } from '#lambdas/platform/input/schema';
+import { validateEmail } from '#lambdas/platform/input/validation';
 
 export const notificationsSchema = section({
   /** Subscribed to the alarm topic; the address must confirm by email. @default none */

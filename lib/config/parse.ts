@@ -11,7 +11,7 @@ import {
   knownKeysOf,
   problemsOf,
   type SettingProblem,
-} from '#lambdas/platform/schema';
+} from '#lambdas/platform/input/schema';
 import { alarmsSchema } from './alarms-schema.ts';
 import { breachSchema } from './breach-schema.ts';
 import { DEFAULT_PIPELINE_CONFIG } from './defaults.ts';

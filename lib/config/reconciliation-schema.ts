@@ -5,7 +5,7 @@
  * times in minutes. Its own file (not in schema.ts, which imports it); `section` comes from `#lambdas/platform/schema` for that reason.
  */
 import * as z from 'zod/mini';
-import { boundedNumber, section } from '#lambdas/platform/schema';
+import { boundedNumber, section } from '#lambdas/platform/input/schema';
 import {
   listFieldsSchema,
   MIN_AGE_MARGIN_SECONDS,

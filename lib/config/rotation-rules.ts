@@ -13,7 +13,7 @@
  *   cron minutes "must be 0", year "must be *", day-of-month takes `, - * ? / L` (no W), and
  *   "a cron expression that includes increments of hours resets each day".
  */
-import { describeValue } from '#lambdas/platform/schema';
+import { describeValue } from '#lambdas/platform/input/schema';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
 
 /** Secrets Manager rotates at most this often. */

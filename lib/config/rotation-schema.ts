@@ -4,7 +4,7 @@
  * rules for the schedule and its window are in rotation-rules.ts.
  */
 import * as z from 'zod/mini';
-import { boundedNumber, describeValue, section } from '#lambdas/platform/schema';
+import { boundedNumber, describeValue, section } from '#lambdas/platform/input/schema';
 import { rotationPeriodDays, rotationScheduleProblem, rotationWindowProblem } from './rotation-rules.ts';
 import { expressionSetting } from './schedule-expression.ts';
 

@@ -3,7 +3,7 @@
  * domain-list run, a watchlist run): one definition, spread into each kind's schema.
  */
 import * as z from 'zod/mini';
-import { boundedNumber, describeValue, nonEmptyString, strictBoolean } from '#lambdas/platform/schema';
+import { boundedNumber, describeValue, nonEmptyString, strictBoolean } from '#lambdas/platform/input/schema';
 import { scheduleExpressionProblem } from './schedule-expression.ts';
 
 /** Schedule and list names: `[A-Za-z0-9_-]{1,64}`. */

@@ -23,8 +23,8 @@ import {
   oneOf,
   section,
   strictBoolean,
-} from '#lambdas/platform/schema';
-import { checkAllowedSpecialUse, normalizeDomain } from '#lambdas/platform/validation';
+} from '#lambdas/platform/input/schema';
+import { checkAllowedSpecialUse, normalizeDomain } from '#lambdas/platform/input/validation';
 import { type PollSettingNamer, pollSettingsSchema } from '#lambdas/scan/poll-schedule';
 import { SCAN_DECODING_LIMIT, SCAN_OUTPUT_LIMIT } from '#lambdas/scan/settings';
 import type { AlarmsConfig, alarmsSchema } from './alarms-schema.ts';
@@ -64,7 +64,7 @@ export const LOG_RETENTION_DAYS: readonly number[] = [
 /** EventBridge Scheduler's limit on a target's Input. */
 export const MAX_SCHEDULE_INPUT_CHARS = 8192;
 
-export { section } from '#lambdas/platform/schema';
+export { section } from '#lambdas/platform/input/schema';
 export { intakePrefixProblem } from './intake-prefix.ts';
 
 /** An array of non-empty strings; `nonEmpty` refuses `[]`; `missing` is the message when it is absent. */

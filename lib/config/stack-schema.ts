@@ -5,7 +5,7 @@
  * (load.ts).
  */
 import * as z from 'zod/mini';
-import { describeValue, section } from '#lambdas/platform/schema';
+import { describeValue, section } from '#lambdas/platform/input/schema';
 
 /** The stack name when none is set: the name every earlier deploy of the pipeline has. */
 export const DEFAULT_STACK_NAME = 'SecurityPipeline';

@@ -3,7 +3,7 @@
  * simulator), no credentials, no query or fragment. Shared by the configuration schema and the
  * local runner's variables, so both refuse the same URLs with the same words.
  */
-import { describeValue } from '#lambdas/platform/schema';
+import { describeValue } from '#lambdas/platform/input/schema';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 

@@ -28,7 +28,7 @@ import { type FunctionAlarmOptions, functionAlarms } from './standard-alarms.ts'
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * Replaced by the package build (local/build-package.ts, esbuild `define`) with the folder, relative
+ * Replaced by the package build (scripts/build-package.ts, esbuild `define`) with the folder, relative
  * to the built entry point, that holds the prebuilt handlers (`<handler>/index.mjs`, the chunks they
  * share and the manifest of each handler's files: prebuilt-handlers.ts).
  * Undeclared when running from this repository's sources, where esbuild bundles at synth instead.
@@ -135,7 +135,7 @@ export interface PipelineFunctionProps {
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   /**
    * A CloudWatch Logs data protection policy on its log group that masks email addresses, a second
-   * net under the redaction every log line passes (lambdas/platform/redact.ts).
+   * net under the redaction every log line passes (lambdas/platform/redaction/redact.ts).
    * @default - the registry decides: on for handlers that read vendor answers or handle people
    *   (`logsMayCarryPersonalData` of the registered handler)
    */
@@ -248,7 +248,7 @@ export class PipelineFunction extends NodejsFunction {
 
   /**
    * Checks the props before anything is created; returns where the code comes from: the installed
-   * package's prebuilt bundle (built with PIPELINE_BUNDLING by local/build-package.ts), or the
+   * package's prebuilt bundle (built with PIPELINE_BUNDLING by scripts/build-package.ts), or the
    * handler's source, bundled by esbuild at synth.
    */
   private static validate(

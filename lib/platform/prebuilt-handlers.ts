@@ -1,6 +1,6 @@
 /**
  * The installed package's handler code: one esbuild build of every handler with code splitting
- * (local/build-package.ts), so the modules the handlers share (the AWS SDK clients, Powertools, the
+ * (scripts/build-package.ts), so the modules the handlers share (the AWS SDK clients, Powertools, the
  * platform) are shipped once rather than once per handler: the package packs to under a megabyte
  * instead of several. Each function still deploys only what its handler loads: its asset is the
  * handlers folder less every file outside the handler's own closure (its entry and the chunks it

@@ -40,7 +40,7 @@ export interface UploadIntakeProps {
    * @default Duration.hours(6)
    */
   readonly maxEventAge?: Duration;
-  /** The workflow's intake handler, which starts the runs (lambdas/platform/intake.ts). */
+  /** The workflow's intake handler, which starts the runs (lambdas/platform/runs/intake.ts). */
   readonly handler: RegisteredHandler;
   /**
    * The intake function's construct ID, named for the handler it runs so that each intake's

@@ -1,6 +1,6 @@
 /** The simulator's state, shared by both servers and every route. */
 import type { IncomingMessage } from 'node:http';
-import type { Latency } from '../latency.ts';
+import type { Latency } from '../services/latency.ts';
 import type { KeyStore } from './credentials.ts';
 import type { FaultBook } from './faults.ts';
 import type { SimResponse } from './http.ts';

@@ -4,7 +4,7 @@
  * on loopback; `npm run simulator` runs it alone.
  */
 import { randomUUID } from 'node:crypto';
-import { defaultLatency } from '../latency.ts';
+import { defaultLatency } from '../services/latency.ts';
 import { breachRoutes, isBreachPath } from './breach-api.ts';
 import type { ResolvedOptions, SimContext } from './context.ts';
 import { controlPlane } from './control-plane.ts';

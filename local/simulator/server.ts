@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { injectLatency } from '../latency.ts';
+import { injectLatency } from '../services/latency.ts';
 import type { AuthScheme, Route, SimContext } from './context.ts';
 import { isPreemptive, strikesAfter } from './faults.ts';
 import { HttpError, readBody, type SimResponse } from './http.ts';

@@ -4,7 +4,7 @@
  * controls over HTTP under /__simulator/ (loopback only).
  */
 
-import type { Latency } from '../latency.ts';
+import type { Latency } from '../services/latency.ts';
 import type { RotateAnswerShape, RotateAnswerTuning } from './rotate-answers.ts';
 import type { OutputAnswers } from './scan-outputs.ts';
 

@@ -10,8 +10,8 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeResult } from '#local/breach-command';
-import { runBreachReport } from '#local/breach-run';
+import { describeResult } from '#local/cli/breach-command';
+import { runBreachReport } from '#local/runner/breach-run';
 import { listKeys, readObject } from '../kit/s3.ts';
 import { bed, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
 

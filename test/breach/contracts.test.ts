@@ -12,7 +12,7 @@ import {
 } from '#lambdas/breach/contracts';
 import { breachRunPrefix, reportFolder } from '#lambdas/breach/identity';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { parseWith } from '#lambdas/platform/schema';
+import { parseWith } from '#lambdas/platform/input/schema';
 import { REPORT_NAMING_KEY } from './fixture.ts';
 
 const KEY = 'k'.repeat(40);

@@ -4,7 +4,7 @@
  * summary counts the right failure instead of the recorder's raw task error.
  */
 import { describe, expect, it } from 'vitest';
-import { runBreachReport } from '#local/breach-run';
+import { runBreachReport } from '#local/runner/breach-run';
 import { bed, runOptions, useBreachRun } from './fixture.ts';
 
 useBreachRun({ buckets: [] });

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeResult } from '#local/breach-command';
-import { runBreachReport } from '#local/breach-run';
+import { describeResult } from '#local/cli/breach-command';
+import { runBreachReport } from '#local/runner/breach-run';
 import { bed, runOptions, useBreachRun } from './fixture.ts';
 
 const WORD_KEY = 'LanternQuarryMeridian';

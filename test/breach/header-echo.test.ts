@@ -8,8 +8,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { describeResult } from '#local/breach-command';
-import { runBreachReport } from '#local/breach-run';
+import { describeResult } from '#local/cli/breach-command';
+import { runBreachReport } from '#local/runner/breach-run';
 import { readJson } from '../kit/s3.ts';
 import { bed, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
 

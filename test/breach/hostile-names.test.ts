@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { parseBreachRequest } from '#lambdas/breach/contracts';
 import { reportFolder } from '#lambdas/breach/identity';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { describeResult } from '#local/breach-command';
-import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
+import { describeResult } from '#local/cli/breach-command';
+import { type LocalBreachOptions, runBreachReport } from '#local/runner/breach-run';
 import { listKeys, readJson } from '../kit/s3.ts';
 import {
   bed,

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
 import { ReportNameRefusedError } from '#lambdas/platform/errors';
-import { REDACTED } from '#lambdas/platform/redact';
-import { describeResult } from '#local/breach-command';
-import { runBreachReport } from '#local/breach-run';
+import { REDACTED } from '#lambdas/platform/redaction/redact';
+import { describeResult } from '#local/cli/breach-command';
+import { runBreachReport } from '#local/runner/breach-run';
 import { listKeys, readJson } from '../kit/s3.ts';
 import { bed, everythingStored, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
 

@@ -5,8 +5,8 @@
  * payload past Step Functions' 256 KiB as AWS does (States.DataLimitExceeded, which no Catch sees).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type LocalBreachOptions, runBreachReport } from '#local/breach-run';
-import { MAX_STATE_PAYLOAD_BYTES } from '#local/task-binding';
+import { type LocalBreachOptions, runBreachReport } from '#local/runner/breach-run';
+import { MAX_STATE_PAYLOAD_BYTES } from '#local/runner/task-binding';
 import { readJson } from '../kit/s3.ts';
 import { bed, RESULTS_BUCKET, runOptions, useBreachRun } from './fixture.ts';
 

@@ -13,7 +13,7 @@ import {
   type ReconcileResult,
   reconcileReports,
 } from '#lambdas/breach/reconcile-breach-reports';
-import { ARCHIVE_TIME_RESERVE_MS } from '#lambdas/platform/reconcile-each';
+import { ARCHIVE_TIME_RESERVE_MS } from '#lambdas/platform/runs/reconcile-each';
 import { listKeys, readJson } from '../kit/s3.ts';
 import { type BreachTestBed, REPORT_NAMING_KEY, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 

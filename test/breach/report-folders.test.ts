@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { slugOf } from '#lambdas/breach/contracts';
 import { reportFolder } from '#lambdas/breach/identity';
-import { redactText } from '#lambdas/platform/redact';
+import { redactText } from '#lambdas/platform/redaction/redact';
 import { REPORT_NAMING_KEY } from './fixture.ts';
 
 const ADDRESS = 'jane.roe@corp-example.com';

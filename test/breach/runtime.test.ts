@@ -10,7 +10,7 @@ import { createObservability } from '#lambdas/platform/runtime/observability';
 import { createStaticSecretReader, type SecretReader } from '#lambdas/platform/secrets';
 import { watchlistDepsFromEnvironment } from '#lambdas/watchlist/deps';
 import { identityKeyFromSecret } from '#lambdas/watchlist/identity-key';
-import { createS3rverClient } from '#local/embedded-s3';
+import { createS3rverClient } from '#local/services/s3/embedded-s3';
 
 const tools = () => createObservability({ POWERTOOLS_LOG_LEVEL: 'SILENT' });
 const BASE = { RESULTS_BUCKET: 'results-bucket', POWERTOOLS_LOG_LEVEL: 'SILENT' };

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { reportFolder } from '#lambdas/breach/identity';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
-import { runBreachReport } from '#local/breach-run';
+import { runBreachReport } from '#local/runner/breach-run';
 import { listKeys, readJson } from '../kit/s3.ts';
 import {
   bed,

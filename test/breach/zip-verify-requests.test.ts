@@ -7,7 +7,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
 import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
-import { recordS3Commands, type S3rverFixture, startS3rver } from '#local/embedded-s3';
+import { recordS3Commands, type S3rverFixture, startS3rver } from '#local/services/s3/embedded-s3';
 
 const BUCKET = 'zip-verify';
 let s3: S3rverFixture;

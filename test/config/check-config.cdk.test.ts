@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkConfigFile } from '../../local/check-config.ts';
+import { checkConfigFile } from '../../scripts/check-config.ts';
 
 const REPO = new URL('../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'check-config-'));
@@ -66,7 +66,7 @@ describe('check-config', () => {
 
   it('exits 1 with the problems on stderr, and 2 with the usage when no file is given', () => {
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'local/check-config.ts', ...args], {
+      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/check-config.ts', ...args], {
         cwd: REPO,
         encoding: 'utf8',
       });

@@ -11,7 +11,7 @@ import { CONFIG_SCHEMA_FILE } from '../../lib/config/json-schema.ts';
 import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { rootSchema, scanSchema, vendorSchema } from '../../lib/config/schema.ts';
 import { stackSchema } from '../../lib/config/stack-schema.ts';
-import { configSchemaText } from '../../local/config-schema.ts';
+import { configSchemaText } from '../../scripts/config-schema.ts';
 
 const committed = readFileSync(new URL(`../../${CONFIG_SCHEMA_FILE}`, import.meta.url), 'utf8');
 const schema = JSON.parse(committed) as {

@@ -17,7 +17,7 @@ import { join, relative } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rootSchema } from '../../lib/config/schema.ts';
-import { checkConfigFile } from '../../local/check-config.ts';
+import { checkConfigFile } from '../../scripts/check-config.ts';
 import { cdkSynth } from '../kit/cdk-synth.ts';
 
 const REPO = new URL('../../', import.meta.url).pathname;

@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDomainListInput } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { type IntakeDeps, startScheduledRun, startUploadedRuns } from '#lambdas/platform/intake';
+import { type IntakeDeps, startScheduledRun, startUploadedRuns } from '#lambdas/platform/runs/intake';
 import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 import { createStartDomainListHandler } from '../../lambdas/domain-list/start-domain-list.ts';
 import { uploadEvent } from '../kit/s3-events.ts';

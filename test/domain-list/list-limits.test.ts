@@ -12,7 +12,7 @@ import { DEFAULT_MAX_LIST_BYTES } from '#lambdas/domain-list/domain-list';
 import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
 import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { readJson } from '../kit/s3.ts';
 import { heldRiseWhileReading, keepGetObjectBodies } from '../kit/s3-reads.ts';
 

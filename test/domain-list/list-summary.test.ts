@@ -9,7 +9,7 @@ import {
   domainResultFromIteration,
   writeListSummary,
 } from '#lambdas/domain-list/write-list-summary';
-import type { RunFinishedDetail } from '#lambdas/platform/run-events';
+import type { RunFinishedDetail } from '#lambdas/platform/runs/run-events';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';

@@ -6,7 +6,7 @@ import { parseDomainListInput } from '#lambdas/domain-list/contracts';
 import type { ListDeps } from '#lambdas/domain-list/deps';
 import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { childExecutionName } from '#lambdas/platform/naming';
+import { childExecutionName } from '#lambdas/platform/runs/naming';
 import { createWriteListSummaryHandler } from '../../lambdas/domain-list/write-list-summary.ts';
 import { readJson } from '../kit/s3.ts';
 import { deps, INPUT, RESULTS, s3, useListBed } from './list-fixture.ts';

@@ -15,7 +15,7 @@ import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 
 const RESULTS = 'redrive-results';
 const SCAN_MACHINE = 'arn:aws:states:eu-west-1:111122223333:stateMachine:ScanDomain';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { DomainScanResult } from '#lambdas/domain-list/contracts';
 import { buildListSummary } from '#lambdas/domain-list/write-list-summary';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import { formatTotals } from '../../local/summary-table.ts';
+import { formatTotals } from '../../local/output/summary-table.ts';
 
 function result(
   domain: string,

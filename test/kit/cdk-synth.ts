@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { App } from 'aws-cdk-lib';
 import { buildPipelineApp } from '../../lib/pipeline-app.ts';
-import { cdkSynthApp } from '../../local/synth.ts';
+import { cdkSynthApp } from '../../local/synth/synth.ts';
 import { testOutdir } from './synth-outdir.ts';
 
 interface ValidationReport {

@@ -11,7 +11,7 @@ import { relative } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { HANDLERS, handlerEntryPath } from '../../lambdas/registry.ts';
 import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { handlerBuildOptions } from '../../local/handler-bundling.ts';
+import { handlerBuildOptions } from '../../scripts/handler-bundling.ts';
 
 export interface HandlerBundle {
   readonly handler: string;

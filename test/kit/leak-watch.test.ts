@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startS3rver } from '#local/embedded-s3';
+import { startS3rver } from '#local/services/s3/embedded-s3';
 import { checkDirectory, checkText, takeLeaks, watchAddresses, watchKeys } from './leak-watch.ts';
 
 const KEY = 'WatchTestKeyHarpsichord';

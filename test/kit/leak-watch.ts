@@ -26,8 +26,8 @@ import { createReadStream, type Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { domainToASCII, domainToUnicode } from 'node:url';
-import { onEmbeddedS3Close } from '#local/embedded-s3';
-import { onTaskPayload } from '#local/task-binding';
+import { onTaskPayload } from '#local/runner/task-binding';
+import { onEmbeddedS3Close } from '#local/services/s3/embedded-s3';
 import { onSimulatorKey } from '../../local/simulator/credentials.ts';
 import { onSimulatorAddresses } from '../../local/simulator/reports.ts';
 

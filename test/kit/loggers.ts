@@ -3,7 +3,7 @@
  * shape of the core's PipelineLogger / VendorLogger, including `createChild` and `appendKeys`: a child
  * shares the parent's line list and adds its own keys to each line.
  */
-import { redactDeep, redactText } from '#lambdas/platform/redact';
+import { redactDeep, redactText } from '#lambdas/platform/redaction/redact';
 import { checkText } from './leak-watch.ts';
 
 export interface LogLine {

@@ -1,5 +1,5 @@
 /**
- * Reading back what the code under test stored in the embedded S3 (local/embedded-s3.ts, started
+ * Reading back what the code under test stored in the embedded S3 (local/services/s3/embedded-s3.ts, started
  * with `startS3rver`). Every helper names its bucket: the workflows write to more than one.
  */
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';

@@ -1,5 +1,5 @@
 /**
- * The Secrets Manager stand-in (local/secrets-manager/stand-in.ts) behind aws-sdk-client-mock:
+ * The Secrets Manager stand-in (local/services/secrets-manager/stand-in.ts) behind aws-sdk-client-mock:
  * every SecretsManagerClient in this test process talks to `store`, with the SDK's own command
  * classes and exception types.
  */
@@ -14,7 +14,7 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { SecretsManagerStandIn } from '#local/secrets-manager/stand-in';
+import { SecretsManagerStandIn } from '#local/services/secrets-manager/stand-in';
 
 export function mockSecretsManager(store = new SecretsManagerStandIn()) {
   const mock = mockClient(SecretsManagerClient);

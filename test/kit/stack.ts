@@ -6,10 +6,10 @@
  */
 import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { cdkSynthApp } from '../../local/synth.ts';
+import { cdkSynthApp } from '../../local/synth/synth.ts';
 import { testOutdir } from './synth-outdir.ts';
 
-/** A new App as local/synth.ts's cdkSynthApp builds it, holding one empty Stack. */
+/** A new App as local/synth/synth.ts's cdkSynthApp builds it, holding one empty Stack. */
 export function bareStack(id = 'Bare'): Stack {
   return new Stack(cdkSynthApp({ outdir: testOutdir() }), id);
 }

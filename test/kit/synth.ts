@@ -8,14 +8,14 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import type { PipelineConfigInput } from '../../lib/config/schema.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
-import { cdkSynthApp } from '../../local/synth.ts';
+import { cdkSynthApp } from '../../local/synth/synth.ts';
 import { testOutdir } from './synth-outdir.ts';
 
 type Json = Record<string, unknown>;
 
 /**
  * An App like the one `cdk synth` builds from cdk.json, as the local runner builds it
- * (local/synth.ts): asset bundling and the CloudFormation validation plugin are skipped. The plugin
+ * (local/synth/synth.ts): asset bundling and the CloudFormation validation plugin are skipped. The plugin
  * was a third of these tests' CPU; test/stack/cloudformation-validation.cdk.test.ts runs it.
  */
 export function testApp(): App {

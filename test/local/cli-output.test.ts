@@ -16,11 +16,11 @@ import { domainResultFromFailure } from '#lambdas/domain-list/write-list-summary
 import type { ScanOutcome } from '#lambdas/scan/contracts';
 import { createPrepareDomainListHandler } from '../../lambdas/domain-list/prepare-domain-list.ts';
 import { createWriteListSummaryHandler } from '../../lambdas/domain-list/write-list-summary.ts';
-import { startS3rver } from '../../local/embedded-s3.ts';
-import { COMPACT_THRESHOLD, createConsoleReporter, outputModeFor } from '../../local/progress.ts';
-import { pointLatestAt } from '../../local/run-files.ts';
+import { COMPACT_THRESHOLD, createConsoleReporter, outputModeFor } from '../../local/output/progress.ts';
+import { pointLatestAt } from '../../local/output/run-files.ts';
+import { scanRunEnding } from '../../local/output/summary-table.ts';
+import { startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator, type VendorSimulator } from '../../local/simulator/index.ts';
-import { scanRunEnding } from '../../local/summary-table.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
 import { runCli } from './cli-run.ts';

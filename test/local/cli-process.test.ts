@@ -1,5 +1,5 @@
 /**
- * `npm start` as the shell runs it: a child process (package.json's start script, `node --import tsx local/cli.ts`, test/local/cli-run.ts),
+ * `npm start` as the shell runs it: a child process (package.json's start script, `node --import tsx local/cli/main.ts`, test/local/cli-run.ts),
  * for what an in-process call cannot show: the exit code the shell sees and which stream gets
  * what. The demo (the README's `npm start`), an input error (exit 1) and a usage error (exit 2).
  * Signals and a closed pipe are in interrupt-cli.test.ts; everything else runs in-process.

@@ -1,7 +1,7 @@
 /**
  * `npm start` for the tests, two ways:
  *
- * - `runCli`: in-process, `main(argv)` from local/cli.ts with stdout and stderr captured and the
+ * - `runCli`: in-process, `main(argv)` from local/cli/main.ts with stdout and stderr captured and the
  *   vendor variables set only as given. Waits, retry intervals and backoff sleeps are 0 ms unless a
  *   test is about them (`timing: 'as-defined'`): the argv, the handlers and the definitions are the
  *   real ones, only the engine's Wait and Retry durations and the sleeps inside an invocation (the
@@ -14,9 +14,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { main } from '../../local/cli.ts';
-import { userPath } from '../../local/cli-args.ts';
-import type { LocalTiming } from '../../local/pipeline.ts';
+import { userPath } from '../../local/cli/cli-args.ts';
+import { main } from '../../local/cli/main.ts';
+import type { LocalTiming } from '../../local/runner/pipeline.ts';
 import { outFlagOf, watchKeys, watchOutput, watchTerminal } from '../kit/leak-watch.ts';
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '../..');
@@ -48,7 +48,7 @@ export const NO_WAITS: LocalTiming = { waitOverrideMs: 0, retryIntervalMs: 0, ve
 /**
  * The `--config` of every in-process CLI test that needs settings of its own: reconcile's minimum
  * age, breach's watchlist row limit, and a suffix the intake does not take by default. One
- * configuration, so a run of the suite synthesizes it once (local/synth-cache.ts) rather than once
+ * configuration, so a run of the suite synthesizes it once (local/synth/synth-cache.ts) rather than once
  * per test; each test checks its own setting, and none of the others changes what it runs.
  */
 export const CLI_TEST_CONFIG = {
@@ -128,7 +128,7 @@ export async function runCli(
 }
 
 /**
- * The node arguments of package.json's `start` script (`node --import tsx local/cli.ts`): the child
+ * The node arguments of package.json's `start` script (`node --import tsx local/cli/main.ts`): the child
  * processes run exactly what `npm start` runs, minus npm's banner. tsx's loader runs in the CLI's own
  * process, so a signal reaches the CLI itself; tsx's CLI would relay it from a parent and exit
  * 128+signal on its own when the child took over 30 ms to acknowledge (a loaded machine).

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ListSummary } from '#lambdas/domain-list/contracts';
 import type { ScanManifest } from '#lambdas/scan/write-scan-manifest';
+import { byteSize } from '../../local/output/summary-table.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { FaultRule } from '../../local/simulator/types.ts';
-import { byteSize } from '../../local/summary-table.ts';
 import { type CliRun, type CliRunOptions, filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 
 const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2', '--deadline', '120'];

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { nodeVersionProblem } from '../../local/cli.ts';
+import { nodeVersionProblem } from '../../local/cli/main.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import { filesUnder, runCli, writeCliTestConfig } from './cli-run.ts';
 

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readEmailsFile } from '../../local/breach-command.ts';
+import { readEmailsFile } from '../../local/cli/breach-command.ts';
 import { runCli } from './cli-run.ts';
 
 let dir: string;

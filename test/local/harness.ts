@@ -15,11 +15,11 @@ import { createVendorClients, type VendorClients } from '#lambdas/vendor-api/cli
 import type { VendorAttemptObserver } from '#lambdas/vendor-api/transport/types';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import type { PipelineConfig } from '../../lib/config/schema.ts';
-import { type AslDefinition, scanDomainStateMachine } from '../../local/definitions.ts';
-import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/pipeline.ts';
+import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/runner/pipeline.ts';
+import { localStateMachine } from '../../local/runner/task-binding.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
-import { cachedTemplate } from '../../local/synth-cache.ts';
-import { localStateMachine } from '../../local/task-binding.ts';
+import { type AslDefinition, scanDomainStateMachine } from '../../local/synth/definitions.ts';
+import { cachedTemplate } from '../../local/synth/synth-cache.ts';
 
 export type Handlers = ReturnType<typeof bindScanHandlers>;
 export type Handler = Handlers[string];

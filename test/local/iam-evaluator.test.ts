@@ -7,10 +7,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handlerEntryPath } from '../../lambdas/registry.ts';
-import { runAs } from '../../local/iam/attribution.ts';
-import { AccessDeniedError, createIamEvaluator } from '../../local/iam/evaluator.ts';
-import { FAKE_ENVIRONMENT } from '../../local/iam/template-resolver.ts';
-import { type IamView, iamViewOf } from '../../local/iam/view.ts';
+import { runAs } from '../../local/services/iam/attribution.ts';
+import { AccessDeniedError, createIamEvaluator } from '../../local/services/iam/evaluator.ts';
+import { FAKE_ENVIRONMENT } from '../../local/services/iam/template-resolver.ts';
+import { type IamView, iamViewOf } from '../../local/services/iam/view.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -41,7 +41,7 @@ function oneFunctionTemplate(
   };
 }
 
-describe('template resolution (local/iam/view.ts)', () => {
+describe('template resolution (local/services/iam/view.ts)', () => {
   it('resolves Ref, GetAtt, Join, Sub and Select/Split in role and resource policies to concrete ARNs', () => {
     const view = iamViewOf(
       oneFunctionTemplate(
@@ -152,7 +152,7 @@ const VIEW: IamView = {
   rotatedSecrets: [],
 };
 
-describe('the evaluator (local/iam/evaluator.ts)', () => {
+describe('the evaluator (local/services/iam/evaluator.ts)', () => {
   const evaluator = () => createIamEvaluator(VIEW, { buckets: { 'pipeline-results': 'deployed-results' } });
   const check = (e: ReturnType<typeof evaluator>, command: string, input: Record<string, unknown>) =>
     runAs('write-scan-manifest', () => e.check('S3Client', command, input));
@@ -206,7 +206,7 @@ describe('the evaluator (local/iam/evaluator.ts)', () => {
   });
 });
 
-describe('secrets named by name (local/iam/requests.ts with the resolver)', () => {
+describe('secrets named by name (local/services/iam/requests.ts with the resolver)', () => {
   it("gives a secret named in a call the ARN the template's secret resolves to, so its grant applies", async () => {
     const view = iamViewOf(
       oneFunctionTemplate(
@@ -226,7 +226,7 @@ describe('secrets named by name (local/iam/requests.ts with the resolver)', () =
   });
 });
 
-describe('remembered allows (local/iam/decision-memo.ts)', () => {
+describe('remembered allows (local/services/iam/decision-memo.ts)', () => {
   /** Every call's outcome: 'allowed' or the denial's message. */
   async function outcomes(remember: boolean, view: IamView = VIEW) {
     const e = createIamEvaluator(view, { buckets: { 'pipeline-results': 'deployed-results' } }, { remember });

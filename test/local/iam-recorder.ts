@@ -1,14 +1,14 @@
 /**
  * What the least-privilege tests record: the IAM actions each handler's calls need, attributed to
- * the handler running them (the local runner's AsyncLocalStorage, local/iam/attribution.ts), and the
+ * the handler running them (the local runner's AsyncLocalStorage, local/services/iam/attribution.ts), and the
  * actions the synthesized template grants it. The same runs are also evaluated against the
- * synthesized policies (local/iam/evaluator.ts), so a call the grants do not cover fails there.
+ * synthesized policies (local/services/iam/evaluator.ts), so a call the grants do not cover fails there.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { HandlerFile } from '../../lambdas/registry.ts';
-import { currentHandler, runAs } from '../../local/iam/attribution.ts';
-import { createIamEvaluator, type IamEvaluator } from '../../local/iam/evaluator.ts';
-import { iamViewOf } from '../../local/iam/view.ts';
+import { currentHandler, runAs } from '../../local/services/iam/attribution.ts';
+import { createIamEvaluator, type IamEvaluator } from '../../local/services/iam/evaluator.ts';
+import { iamViewOf } from '../../local/services/iam/view.ts';
 import { actionsAllowed, functionFor, grantsOf, type Synthesized } from '../kit/synth.ts';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Each SDK command the handlers send, mapped to the IAM action, resource ARN and condition keys AWS
- * authorizes for it (local/iam/requests.ts), and a check that no command the handlers send is left
+ * authorizes for it (local/services/iam/requests.ts), and a check that no command the handlers send is left
  * without a mapping.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import {
   type AuthorizationRequest,
   authorizationRequests,
   type ResourceNaming,
-} from '../../local/iam/requests.ts';
+} from '../../local/services/iam/requests.ts';
 
 const naming: ResourceNaming = {
   partition: 'aws',
@@ -229,7 +229,7 @@ async function handlerSources(dir: string): Promise<string[]> {
   return Promise.all(files.map((f) => readFile(f, 'utf8')));
 }
 
-describe('SDK command -> IAM request (local/iam/requests.ts)', () => {
+describe('SDK command -> IAM request (local/services/iam/requests.ts)', () => {
   it.each(TABLE.map((row) => [`${row[0]} ${row[1]}`, ...row] as const))(
     '%s',
     (_, client, command, input, expected) => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { fc, test } from '@fast-check/vitest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { shownDomain } from '../../local/summary-table.ts';
+import { shownDomain } from '../../local/output/summary-table.ts';
 import { runCli } from './cli-run.ts';
 
 let dir: string;

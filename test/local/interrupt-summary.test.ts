@@ -10,9 +10,9 @@ import type { DomainScanResult, ListSummary } from '#lambdas/domain-list/contrac
 import type { ListDeps } from '#lambdas/domain-list/deps';
 import { createPrepareDomainListHandler } from '../../lambdas/domain-list/prepare-domain-list.ts';
 import { createWriteListSummaryHandler } from '../../lambdas/domain-list/write-list-summary.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { interruptedResult } from '../../local/pipeline.ts';
-import { describeInterrupted, NOT_STARTED, scanRunEnding } from '../../local/summary-table.ts';
+import { describeInterrupted, NOT_STARTED, scanRunEnding } from '../../local/output/summary-table.ts';
+import { interruptedResult } from '../../local/runner/pipeline.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
 

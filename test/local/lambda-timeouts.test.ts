@@ -3,14 +3,14 @@
  * reports for a Lambda timeout (`Sandbox.Timedout`, "Task timed out after N.00 seconds").
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LambdaTimeoutError, withLambdaTimeout } from '#local/runner/task-binding';
 import {
   type AslDefinition,
   breachReportStateMachine,
   lambdaTimeoutSeconds,
   scanDomainStateMachine,
-} from '#local/definitions';
-import { cachedTemplate } from '#local/synth-cache';
-import { LambdaTimeoutError, withLambdaTimeout } from '#local/task-binding';
+} from '#local/synth/definitions';
+import { cachedTemplate } from '#local/synth/synth-cache';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 
 let scan: AslDefinition;

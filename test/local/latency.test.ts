@@ -4,8 +4,8 @@
  */
 import { ListBucketsCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
-import { startS3rver } from '#local/embedded-s3';
-import { parseLatency } from '#local/latency';
+import { parseLatency } from '#local/services/latency';
+import { startS3rver } from '#local/services/s3/embedded-s3';
 import { startVendorSimulator } from '#local/simulator/index';
 
 describe('parseLatency', () => {

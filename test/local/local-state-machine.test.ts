@@ -1,11 +1,11 @@
 /**
- * The local runner validates a definition once per process (local/task-binding.ts): an engine is
+ * The local runner validates a definition once per process (local/runner/task-binding.ts): an engine is
  * reused for the same definition text, a different definition gets its own, and an invalid one is
  * refused every time.
  */
 import { describe, expect, it } from 'vitest';
-import type { AslDefinition } from '#local/definitions';
-import { type JSONValue, localStateMachine } from '#local/task-binding';
+import { type JSONValue, localStateMachine } from '#local/runner/task-binding';
+import type { AslDefinition } from '#local/synth/definitions';
 
 const definition = (result: string): AslDefinition =>
   ({ StartAt: 'Done', States: { Done: { Type: 'Pass', Result: result, End: true } } }) as AslDefinition;

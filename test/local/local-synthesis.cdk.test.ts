@@ -1,5 +1,5 @@
 /**
- * `npm start` runs the state machines and IAM policies `cdk synth` produces: local/synth.ts must
+ * `npm start` runs the state machines and IAM policies `cdk synth` produces: local/synth/synth.ts must
  * build its App as the CDK CLI does from cdk.json, whose context holds the feature flags that
  * change what aws-cdk-lib synthesizes.
  */
@@ -8,7 +8,7 @@ import { App } from 'aws-cdk-lib';
 import { describe, expect, it, vi } from 'vitest';
 import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
-import { synthesizeTemplate } from '../../local/synth.ts';
+import { synthesizeTemplate } from '../../local/synth/synth.ts';
 import { testOutdir } from '../kit/synth-outdir.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {

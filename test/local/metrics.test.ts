@@ -15,10 +15,10 @@ import {
 import { SCAN_METRIC } from '#lambdas/registry';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { VendorClients } from '#lambdas/vendor-api/clients';
-import type { AslDefinition } from '../../local/definitions.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
+import type { AslDefinition } from '../../local/synth/definitions.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { executeScan, executionEnd, synthesizedScanMachine, vendorClientsFor } from './harness.ts';
 

@@ -6,7 +6,7 @@
  */
 import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
 import { describe, expect, it } from 'vitest';
-import { asJson, type JSONValue, MAX_STATE_PAYLOAD_BYTES } from '#local/task-binding';
+import { asJson, type JSONValue, MAX_STATE_PAYLOAD_BYTES } from '#local/runner/task-binding';
 
 /** A Task with a Retry and a Catch on everything, the way every pipeline task is wired. */
 const DEFINITION = {

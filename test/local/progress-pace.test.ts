@@ -4,7 +4,7 @@
  */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { createConsoleReporter, pace } from '../../local/progress.ts';
+import { createConsoleReporter, pace } from '../../local/output/progress.ts';
 
 /** The reporter's last line for `done` of `total` domains finished `elapsedMs` after it started. */
 function lastLine(total: number, done: number, elapsedMs: number): string {

@@ -5,7 +5,7 @@
 import type { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { sayIfStillQuiet, writeTerminal } from '../../local/terminal-text.ts';
+import { sayIfStillQuiet, writeTerminal } from '../../local/output/terminal-text.ts';
 
 function sink() {
   const lines: string[] = [];

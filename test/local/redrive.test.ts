@@ -16,9 +16,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
-import { stateMachinesIn } from '../../local/definitions.ts';
-import { executionRegion, redriveRun } from '../../local/redrive.ts';
-import { cachedTemplate } from '../../local/synth-cache.ts';
+import { stateMachinesIn } from '../../local/synth/definitions.ts';
+import { cachedTemplate } from '../../local/synth/synth-cache.ts';
+import { executionRegion, redriveRun } from '../../scripts/redrive.ts';
 
 const ACCOUNT = '111122223333';
 const machineArn = (name: string) => `arn:aws:states:eu-west-1:${ACCOUNT}:stateMachine:${name}`;

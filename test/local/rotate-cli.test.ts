@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSecretsManagerServer } from '../../local/secrets-manager/server.ts';
+import { startSecretsManagerServer } from '../../local/services/secrets-manager/server.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import { filesUnder, IAM_EVALUATED_CLEAN, runCli } from './cli-run.ts';
 

@@ -1,6 +1,6 @@
 /**
  * S3 is read-after-write consistent; s3rver 3.7 answers a write before its file is complete.
- * local/s3rver-durable-writes.ts makes its store answer only once the bytes are in place, and
+ * local/services/s3/s3rver-durable-writes.ts makes its store answer only once the bytes are in place, and
  * leave what was stored untouched when a body fails half-way. The store-level cases are the
  * deterministic ones: one large chunk is still being written when s3rver's own store answers.
  */
@@ -20,8 +20,8 @@ import {
 import fc from 'fast-check';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startS3rver } from '../../local/embedded-s3.ts';
-import { type WritingStore, writeDurably } from '../../local/s3rver-durable-writes.ts';
+import { startS3rver } from '../../local/services/s3/embedded-s3.ts';
+import { type WritingStore, writeDurably } from '../../local/services/s3/s3rver-durable-writes.ts';
 import { readObject } from '../kit/s3.ts';
 
 const MiB = 1024 * 1024;
@@ -81,7 +81,7 @@ describe("s3rver's store, made durable", () => {
   });
 
   it("overwrites an object in its file, so the mirror's hard link to it shows the new bytes", async () => {
-    // Prepare: a stored record, hard-linked as the local runner's mirror links it (local/export.ts)
+    // Prepare: a stored record, hard-linked as the local runner's mirror links it (local/output/export.ts)
     await store.putObject({
       bucket: 'b',
       key: 'failure.json',

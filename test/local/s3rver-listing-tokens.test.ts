@@ -1,7 +1,7 @@
 import { ListObjectsV2Command, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forEachBounded } from '#lambdas/platform/bounded';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { forEachBounded } from '#lambdas/platform/runs/bounded';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 
 const BUCKET = 'listing-tokens';
 // Past one page (1,000 keys), with keys outside the prefix on both sides of it.

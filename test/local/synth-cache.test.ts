@@ -6,9 +6,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import type { PipelineConfig } from '../../lib/config/schema.ts';
-import { type CfnTemplate, scanDomainStateMachine } from '../../local/definitions.ts';
-import { synthesizeTemplate } from '../../local/synth.ts';
-import { cachedTemplate, SYNTHESIS_SOURCES, synthesisKey } from '../../local/synth-cache.ts';
+import { type CfnTemplate, scanDomainStateMachine } from '../../local/synth/definitions.ts';
+import { synthesizeTemplate } from '../../local/synth/synth.ts';
+import { cachedTemplate, SYNTHESIS_SOURCES, synthesisKey } from '../../local/synth/synth-cache.ts';
 
 let work: string;
 let cacheDir: string;
@@ -40,7 +40,7 @@ afterEach(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('synthesize once (local/synth-cache.ts)', () => {
+describe('synthesize once (local/synth/synth-cache.ts)', () => {
   it('synthesizes once per configuration and source, then serves the same definition from the cache', async () => {
     // Act
     const first = await cachedTemplate(DEFAULT_PIPELINE_CONFIG, {

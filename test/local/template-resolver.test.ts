@@ -1,12 +1,12 @@
 /** The template resolver: CloudFormation's Ref/GetAtt values per type, intrinsics, and its refusals. */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: Fn::Sub text is CloudFormation syntax, not a template literal
 import { describe, expect, it } from 'vitest';
-import { identityPoliciesOf, resourcePolicyFor } from '../../local/iam/template-policies.ts';
+import { identityPoliciesOf, resourcePolicyFor } from '../../local/services/iam/template-policies.ts';
 import {
   type CfnTemplateLike,
   FAKE_ENVIRONMENT,
   TemplateResolver,
-} from '../../local/iam/template-resolver.ts';
+} from '../../local/services/iam/template-resolver.ts';
 
 const template: CfnTemplateLike = {
   Parameters: {

@@ -1,14 +1,14 @@
 /**
  * Nothing a vendor or a user wrote reaches the terminal with a raw control character: a status word
  * or error body with escape sequences once set the window title, erased a line and printed a fake
- * `=> succeeded`. What npm start prints goes through local/terminal-text.ts.
+ * `=> succeeded`. What npm start prints goes through local/output/terminal-text.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { terminal, terminalText, terminalValue } from '../../local/output/terminal-text.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
-import { terminal, terminalText, terminalValue } from '../../local/terminal-text.ts';
 import { runCli } from './cli-run.ts';
 
 /** An OSC window title, a line erase, a carriage return and a fake result line. */

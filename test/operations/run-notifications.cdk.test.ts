@@ -3,7 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LIST_RUN_FINISHED } from '#lambdas/domain-list/contracts';
-import { RUN_EVENT_SOURCE, type RunEventName } from '#lambdas/platform/run-events';
+import { RUN_EVENT_SOURCE, type RunEventName } from '#lambdas/platform/runs/run-events';
 import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
 import { WATCHLIST_RUN_FINISHED } from '#lambdas/watchlist/contracts';
 import { matchesEventPattern } from '../kit/event-pattern.ts';

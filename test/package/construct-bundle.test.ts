@@ -1,6 +1,6 @@
 /**
  * The construct a consumer installs (dist/index.cjs, built from lib/index.ts by
- * local/build-package.ts) holds the constructs, the configuration schema and the plain-data
+ * scripts/build-package.ts) holds the constructs, the configuration schema and the plain-data
  * settings they share with the handlers, and no Lambda runtime: no AWS SDK client, no Powertools,
  * no parser a handler uses. Synthesis never needs them, and each one pulled in by a shared constant
  * made the bundle megabytes (it was 1.7 MB when breach/limits.ts imported the S3 upload code for
@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 
 /** The packages the construct may bundle: zod, whose schema is the props type. */
 const BUNDLED_PACKAGES = new Set(['zod']);
-/** Imported from the consumer's own copy, never bundled (local/build-package.ts). */
+/** Imported from the consumer's own copy, never bundled (scripts/build-package.ts). */
 const EXTERNALS = ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs', 'cdk-nag'];
 
 async function constructBundle() {

@@ -26,7 +26,7 @@ type LockEntry = {
 export const CONSUMER_DEPENDENCIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'] as const;
 
 /**
- * `npm run package`'s tarball, built without touching the working tree: local/build-package.ts
+ * `npm run package`'s tarball, built without touching the working tree: scripts/build-package.ts
  * stages the package in `destination/staging` and packs it into `destination`, so an `npm run
  * package` in the repository meanwhile is undisturbed, and so is this. Returns the tarball path.
  */
@@ -36,7 +36,7 @@ export function packRepository(repoRoot: string, destination: string): string {
     [
       '--import',
       'tsx',
-      'local/build-package.ts',
+      'scripts/build-package.ts',
       '--stage',
       join(destination, 'staging'),
       '--pack',

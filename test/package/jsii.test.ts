@@ -1,5 +1,5 @@
 /**
- * The construct for every jsii language: jsii compiles its facade and props (local/jsii-build.ts)
+ * The construct for every jsii language: jsii compiles its facade and props (scripts/jsii-build.ts)
  * into an assembly, `jsii-pacmak --code-only` generates the Python package from it, and the
  * compiled facade, with the TypeScript package's build bundled as its implementation, synthesizes
  * in a CDK app. Built once for the file (the implementation's build and jsii take a minute or two).
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecurityPipelineBase } from '../../lib/construct/security-pipeline-base.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { buildJsiiPackage, type JsiiBuild } from '../../local/jsii-build.ts';
+import { buildJsiiPackage, type JsiiBuild } from '../../scripts/jsii-build.ts';
 
 interface AssemblyType {
   readonly kind: 'class' | 'interface' | 'enum';
@@ -36,7 +36,7 @@ beforeAll(() => {
   // The TypeScript package's stage: its dist/ is the implementation the facade bundles.
   execFileSync(
     process.execPath,
-    ['--import', 'tsx', 'local/build-package.ts', '--stage', implementationDir],
+    ['--import', 'tsx', 'scripts/build-package.ts', '--stage', implementationDir],
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { DomainListSource } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { childExecutionName, listExecutionName, listResultsPrefix, runIdFor } from '#lambdas/platform/naming';
+import {
+  childExecutionName,
+  listExecutionName,
+  listResultsPrefix,
+  runIdFor,
+} from '#lambdas/platform/runs/naming';
 
 /** Step Functions execution names: 1-80 characters; we also keep to a URL- and log-safe charset. */
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;

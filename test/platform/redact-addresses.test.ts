@@ -13,7 +13,7 @@ import {
   REDACTED,
   redactText,
   rememberAddresses,
-} from '#lambdas/platform/redact';
+} from '#lambdas/platform/redaction/redact';
 
 const SEED = 43;
 

@@ -11,7 +11,7 @@ import {
   redactUrl,
   redactVendorText,
   rememberKeyValue,
-} from '#lambdas/platform/redact';
+} from '#lambdas/platform/redaction/redact';
 
 describe('redactUrl', () => {
   it('removes user-info and signature-like query values but keeps the path', () => {

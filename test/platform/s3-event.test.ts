@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { decodeS3EventKey, objectFromS3Event } from '#lambdas/platform/s3-event';
+import { decodeS3EventKey, objectFromS3Event } from '#lambdas/platform/s3/s3-event';
 import { thrownBy } from '../kit/errors.ts';
 import { objectCreatedEvent } from '../kit/s3-events.ts';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linesFromStream } from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { notUtf8Reason } from '#lambdas/platform/text-encoding';
+import { notUtf8Reason } from '#lambdas/platform/input/text-encoding';
 import { parseWatchlist } from '#lambdas/watchlist/watchlist';
 import { filesUnder, runCli } from '../local/cli-run.ts';
 

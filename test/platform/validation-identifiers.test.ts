@@ -1,7 +1,7 @@
 /** Validation of the other identifiers the pipeline takes: email addresses, report names and scan UUIDs. */
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { validateEmail, validateReportName, validateUuid } from '#lambdas/platform/validation';
+import { validateEmail, validateReportName, validateUuid } from '#lambdas/platform/input/validation';
 import { thrownBy } from '../kit/errors.ts';
 
 const label63 = 'a'.repeat(63);

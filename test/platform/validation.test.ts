@@ -1,7 +1,7 @@
 /** Domain validation: normalizeDomain and the special-use suffixes an operator may allow. */
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { checkAllowedSpecialUse, normalizeDomain } from '#lambdas/platform/validation';
+import { checkAllowedSpecialUse, normalizeDomain } from '#lambdas/platform/input/validation';
 import { thrownBy } from '../kit/errors.ts';
 
 const label63 = 'a'.repeat(63);

@@ -2,7 +2,7 @@
  * The rotation function as it ships: rotate-api-key bundled by esbuild with the CDK app's options,
  * wired from its environment (Secrets Manager and EventBridge through the bundled SDK, the vendor's
  * key API at KEYS_API_URL) and invoked with a Lambda-like context whose remaining time runs down.
- * Secrets Manager's part is played as the service plays it (local/rotation-driver.ts: RotateSecret,
+ * Secrets Manager's part is played as the service plays it (local/runner/rotation-driver.ts: RotateSecret,
  * then createSecret, setSecret, testSecret and finishSecret with one token, the same token again on
  * a later attempt), against the Secrets Manager stand-in and the vendor simulator over loopback.
  *

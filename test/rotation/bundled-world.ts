@@ -3,7 +3,7 @@
  * the CDK app's options, written out and imported; the Secrets Manager stand-in and an EventBridge
  * PutEvents endpoint over loopback in their wire protocols; and the function's environment as the
  * stack sets it, with those endpoints. Secrets Manager's part is played as the service plays it
- * (local/rotation-driver.ts), each step a fresh invocation with a Lambda-like context whose
+ * (local/runner/rotation-driver.ts), each step a fresh invocation with a Lambda-like context whose
  * remaining time runs down.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,8 +18,8 @@ import { vi } from 'vitest';
 import { handlerEntryPath } from '#lambdas/registry';
 import type { RotationRequest } from '#lambdas/rotation/request';
 import type { RotationStepResult } from '#lambdas/rotation/rotation-step';
-import { driveRotation } from '#local/rotation-driver';
-import { type SecretsManagerServer, startSecretsManagerServer } from '#local/secrets-manager/server';
+import { driveRotation } from '#local/runner/rotation-driver';
+import { type SecretsManagerServer, startSecretsManagerServer } from '#local/services/secrets-manager/server';
 import { handlerEntry, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import { PIPELINE_BUILD_OPTIONS } from '../kit/handler-bundles.ts';
 

@@ -11,7 +11,7 @@ import {
   RotateSecretCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
-import type { ConfigurationTestVersion } from '#local/secrets-manager/configuration-test';
+import type { ConfigurationTestVersion } from '#local/services/secrets-manager/configuration-test';
 import {
   KEY_INFO_ROUTE,
   ROTATE_ROUTE,

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ROTATION_METRIC } from '#lambdas/registry';
 import { answerVersionId } from '#lambdas/rotation/answer';
 import { runRotationStep } from '#lambdas/rotation/rotation-step';
-import { driveRotation } from '#local/rotation-driver';
+import { driveRotation } from '#local/runner/rotation-driver';
 import type { RotateAnswerFault } from '#local/simulator/rotate-answers';
 import { expectFinished } from './fault-helpers.ts';
 import { LEASE_MS, ROTATE_ROUTE, type RotationWorld, useRotationWorlds } from './harness.ts';

@@ -10,7 +10,7 @@ import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambd
 import { VENDOR_APIS } from '#lambdas/registry';
 import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
-import { driveRotation } from '#local/rotation-driver';
+import { driveRotation } from '#local/runner/rotation-driver';
 import {
   attemptUntilFinished,
   expectFinished,

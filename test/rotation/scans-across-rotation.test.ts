@@ -11,11 +11,11 @@ import { VENDOR_APIS } from '#lambdas/registry';
 import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
-import { scanDomainStateMachine } from '../../local/definitions.ts';
-import { runDomainList } from '../../local/domain-list-run.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
-import { driveRotation } from '../../local/rotation-driver.ts';
-import { cachedTemplate } from '../../local/synth-cache.ts';
+import { runDomainList } from '../../local/runner/domain-list-run.ts';
+import { driveRotation } from '../../local/runner/rotation-driver.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
+import { scanDomainStateMachine } from '../../local/synth/definitions.ts';
+import { cachedTemplate } from '../../local/synth/synth-cache.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { createRotationWorld, ROTATE_ROUTE, type RotationWorld } from './harness.ts';
 

@@ -13,7 +13,7 @@ import {
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSecretsManagerServer } from '#local/secrets-manager/server';
+import { startSecretsManagerServer } from '#local/services/secrets-manager/server';
 import { mockSecretsManager } from '../kit/secrets-manager-mock.ts';
 
 const TOKEN_A = '11111111-1111-4111-8111-111111111111';

@@ -16,7 +16,7 @@ import { createPollScanStatusHandler } from '../../lambdas/scan/poll-scan-status
 import { createRecordScanFailureHandler } from '../../lambdas/scan/record-scan-failure.ts';
 import { createStartScanHandler } from '../../lambdas/scan/start-scan.ts';
 import { createWriteScanManifestHandler } from '../../lambdas/scan/write-scan-manifest.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { listKeys } from '../kit/s3.ts';
 import { startSimulator } from '../kit/simulator.ts';
 import {

@@ -4,7 +4,7 @@
  * in use can hide it; the leak watch (test/kit/leak-watch.ts) searches every payload and object too.
  */
 import { describe, expect, it } from 'vitest';
-import { REDACTED } from '#lambdas/platform/redact';
+import { REDACTED } from '#lambdas/platform/redaction/redact';
 import { readJson } from '../kit/s3.ts';
 import { execute, logger, RESULTS, s3, sim, useScanExecution } from './scan-execution-fixture.ts';
 

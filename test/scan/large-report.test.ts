@@ -8,7 +8,7 @@ import type { ScanApi } from '#lambdas/scan/deps';
 import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
 import { startScan } from '#lambdas/scan/start-scan';
 import type { VendorSimulator } from '#local/simulator/types';
-import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { listKeys } from '../kit/s3.ts';
 import { startSimulator } from '../kit/simulator.ts';
 import {

@@ -19,7 +19,7 @@ import {
 } from '#lambdas/scan/learned-durations';
 import { type DurationRecord, MAX_RECORD_BYTES } from '#lambdas/scan/learned-record';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
 import { listKeys, readJson } from '../kit/s3.ts';
 

@@ -19,7 +19,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DestinationTakenError, streamToS3 } from '#lambdas/platform/s3/stream-upload';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { listKeys } from '../kit/s3.ts';
 import { RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 

@@ -15,7 +15,7 @@ import { type ReconcileSettingsInput, reconcileSettingsSchema } from '#lambdas/s
 import { createScanSettings } from '#lambdas/scan/settings';
 import type { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
 import { startSimulator } from '../kit/simulator.ts';

@@ -12,7 +12,7 @@ import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/write-scan-manifest';
 import { createReconcileScansHandler } from '../../lambdas/scan/reconcile-scans.ts';
-import { recordS3Commands } from '../../local/embedded-s3.ts';
+import { recordS3Commands } from '../../local/services/s3/embedded-s3.ts';
 import { sha256Hex } from '../kit/digest.ts';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';
 import { vendorOutputDigest } from './fixture.ts';

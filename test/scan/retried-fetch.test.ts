@@ -12,7 +12,7 @@ import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 import { startScan } from '#lambdas/scan/start-scan';
 import { writeScanManifest } from '#lambdas/scan/write-scan-manifest';
 import type { VendorSimulator } from '#local/simulator/types';
-import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { listKeys, readJson } from '../kit/s3.ts';
 import { startSimulator } from '../kit/simulator.ts';
 import {

@@ -9,7 +9,7 @@ import { createScanSettings, scanSettingsFromEnv } from '#lambdas/scan/settings'
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createStartScanHandler, handler as startScanLambda } from '../../lambdas/scan/start-scan.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { thrownBy } from '../kit/errors.ts';
 import { startSimulator } from '../kit/simulator.ts';
 import { RESULTS_BUCKET } from './fixture.ts';

@@ -19,7 +19,7 @@ import {
   worstCaseLoopIterations,
 } from '#lambdas/scan/poll-schedule';
 import type { ScanManifest } from '#lambdas/scan/write-scan-manifest';
-import type { AslDefinition, AslState } from '../../local/definitions.ts';
+import type { AslDefinition, AslState } from '../../local/synth/definitions.ts';
 import { sha256Hex } from '../kit/digest.ts';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';
 import { enteredStates, executionEnd, retriedStates } from '../local/harness.ts';

@@ -11,10 +11,10 @@ import type { ScanOutcome } from '#lambdas/scan/contracts';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { VendorClients } from '#lambdas/vendor-api/clients';
 import type { PipelineConfig } from '../../lib/config/schema.ts';
-import type { AslDefinition } from '../../local/definitions.ts';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
+import type { AslDefinition } from '../../local/synth/definitions.ts';
 import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
 import { listKeys } from '../kit/s3.ts';
 import {

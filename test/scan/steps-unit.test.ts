@@ -13,7 +13,7 @@ import { MAX_RAW_STATUS_BYTES, pollScanStatus, truncateUtf8 } from '#lambdas/sca
 import { createScanSettings } from '#lambdas/scan/settings';
 import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
 import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { manualClock, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 

@@ -4,7 +4,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VendorNetworkError } from '#lambdas/platform/errors';
 import { BodyLengthMismatchError, streamToS3 } from '#lambdas/platform/s3/stream-upload';
-import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { listKeys, objectExists } from '../kit/s3.ts';
 import { RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';
 

@@ -11,7 +11,7 @@ import { createScanSettings } from '#lambdas/scan/settings';
 import { startScan } from '#lambdas/scan/start-scan';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
-import { type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { listKeys } from '../kit/s3.ts';
 import { startSimulator } from '../kit/simulator.ts';

@@ -18,7 +18,7 @@ import { startScan } from '#lambdas/scan/start-scan';
 import { writeScanManifest } from '#lambdas/scan/write-scan-manifest';
 import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
-import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/embedded-s3.ts';
+import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { listKeys, objectExists } from '../kit/s3.ts';
 import { startSimulator } from '../kit/simulator.ts';

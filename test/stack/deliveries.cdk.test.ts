@@ -6,7 +6,7 @@
  * against the resource, key, trust and identity policies, with the condition keys AWS sends.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TemplateResolver } from '../../local/iam/template-resolver.ts';
+import { TemplateResolver } from '../../local/services/iam/template-resolver.ts';
 import { type Synthesized, synth } from '../kit/synth.ts';
 import { type Delivery, evaluateDeliveries, type Verdicts, walkDeliveries } from './delivery-walk.ts';
 

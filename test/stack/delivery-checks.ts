@@ -11,8 +11,8 @@ import {
   type NamedPolicy,
   type PolicyDocument,
   resourcePolicyFor,
-} from '../../local/iam/template-policies.ts';
-import type { TemplateResolver } from '../../local/iam/template-resolver.ts';
+} from '../../local/services/iam/template-policies.ts';
+import type { TemplateResolver } from '../../local/services/iam/template-resolver.ts';
 
 export type Context = Readonly<Record<string, string>>;
 

@@ -2,8 +2,8 @@
  * Delivery models of the storage and messaging types (S3 buckets, SNS topics and subscriptions,
  * SQS queues, log groups, state machine logging); see delivery-walk.ts.
  */
-import { identityPoliciesOf } from '../../local/iam/template-policies.ts';
-import type { TemplateResolver } from '../../local/iam/template-resolver.ts';
+import { identityPoliciesOf } from '../../local/services/iam/template-policies.ts';
+import type { TemplateResolver } from '../../local/services/iam/template-resolver.ts';
 import { type Delivery, delivery, list, roleOf, serviceChecks, targetOf } from './delivery-checks.ts';
 
 type Props = Record<string, unknown>;

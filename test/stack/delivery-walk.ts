@@ -5,8 +5,8 @@
  * that has no model (an alarm action that is not SNS, an HTTPS subscription...), is an error, so a
  * new kind of delivery cannot slip past the check.
  */
-import { identityPoliciesOf } from '../../local/iam/template-policies.ts';
-import type { TemplateResolver } from '../../local/iam/template-resolver.ts';
+import { identityPoliciesOf } from '../../local/services/iam/template-policies.ts';
+import type { TemplateResolver } from '../../local/services/iam/template-resolver.ts';
 import {
   actionFor,
   type Check,

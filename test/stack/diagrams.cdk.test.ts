@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { type CfnTemplate, stateMachineWithState, walkStates } from '../../local/definitions.ts';
+import { type CfnTemplate, stateMachineWithState, walkStates } from '../../local/synth/definitions.ts';
+import { cachedTemplate } from '../../local/synth/synth-cache.ts';
 import {
   DIAGRAMS,
   DIAGRAMS_PAGE,
@@ -12,8 +13,7 @@ import {
   mermaidFor,
   renderDiagrams,
   withDiagrams,
-} from '../../local/diagrams.ts';
-import { cachedTemplate } from '../../local/synth-cache.ts';
+} from '../../scripts/diagrams.ts';
 
 let template: CfnTemplate;
 let readme: string;

@@ -7,7 +7,7 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { startRuns } from '#lambdas/platform/intake';
+import { startRuns } from '#lambdas/platform/runs/intake';
 import { createObservability } from '#lambdas/platform/runtime/observability';
 import { watchlistIntakeDepsFromEnvironment } from '#lambdas/watchlist/deps';
 import { createMemoryLogger } from '../kit/loggers.ts';

@@ -5,10 +5,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { RunFinishedDetail } from '#lambdas/platform/run-events';
+import type { RunFinishedDetail } from '#lambdas/platform/runs/run-events';
 import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
-import { runWatchlist } from '#local/breach-run';
+import { runWatchlist } from '#local/runner/breach-run';
 import { bed, IDENTITY_KEY, RESULTS_BUCKET, runOptions, useBreachRun } from '../breach/fixture.ts';
 import { listKeys, readJson } from '../kit/s3.ts';
 

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reportNameObjectKey } from '#lambdas/breach/identity';
 import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { WATCHLIST_SHARD_PEOPLE, type WatchlistItem } from '#lambdas/watchlist/watchlist-shards';
-import { type S3rverFixture, startS3rver } from '#local/embedded-s3';
+import { type S3rverFixture, startS3rver } from '#local/services/s3/embedded-s3';
 import { IDENTITY_KEY, RESULTS_BUCKET } from '../breach/fixture.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 

@@ -7,11 +7,11 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DESCRIBE_EXECUTION_CONCURRENCY } from '#lambdas/platform/fan-out-results';
+import { DESCRIBE_EXECUTION_CONCURRENCY } from '#lambdas/platform/runs/fan-out-results';
 import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import { writeWatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
-import { type S3rverFixture, startS3rver } from '#local/embedded-s3';
+import { type S3rverFixture, startS3rver } from '#local/services/s3/embedded-s3';
 import { IDENTITY_KEY, RESULTS_BUCKET } from '../breach/fixture.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 

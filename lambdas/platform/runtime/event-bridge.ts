@@ -1,6 +1,6 @@
 /** Putting the pipeline's events on EventBridge: one entry, and a rejected entry is an error. */
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { RUN_EVENT_SOURCE, type RunEventPublisher } from '#lambdas/platform/run-events';
+import { RUN_EVENT_SOURCE, type RunEventPublisher } from '#lambdas/platform/runs/run-events';
 
 export async function putEvent(
   client: EventBridgeClient,

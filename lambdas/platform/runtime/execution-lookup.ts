@@ -1,6 +1,6 @@
 /** The AWS side of `ExecutionLookup` (#lambdas/platform/fan-out-results). */
 import { DescribeExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import type { ExecutionLookup } from '#lambdas/platform/fan-out-results';
+import type { ExecutionLookup } from '#lambdas/platform/runs/fan-out-results';
 
 /**
  * DescribeExecution on a child machine's executions: a child's ARN is the machine's with

@@ -5,8 +5,8 @@
  */
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import type { IntakeDeps } from '#lambdas/platform/intake';
-import { INTAKE_SUFFIX_PATTERN } from '#lambdas/platform/intake-suffixes';
+import type { IntakeDeps } from '#lambdas/platform/runs/intake';
+import { INTAKE_SUFFIX_PATTERN } from '#lambdas/platform/runs/intake-suffixes';
 import { type Env, optionalEnv, requireEnv } from '#lambdas/platform/runtime/env';
 import { pipelineLoggerFromPowertools } from '#lambdas/platform/runtime/logger';
 import type { Observability } from '#lambdas/platform/runtime/observability';

@@ -8,7 +8,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
-import { redactDeep, redactText } from '#lambdas/platform/redact';
+import { redactDeep, redactText } from '#lambdas/platform/redaction/redact';
 import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 /**

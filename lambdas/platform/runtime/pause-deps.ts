@@ -1,7 +1,7 @@
 /** The pause switch from PAUSE_PARAMETER_NAME: SSM Parameter Store, cached 10 s by Powertools. */
 import { SSMProvider } from '@aws-lambda-powertools/parameters/ssm';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { type PauseSwitch, pauseSwitch } from '#lambdas/platform/pause';
+import { type PauseSwitch, pauseSwitch } from '#lambdas/platform/runs/pause';
 import { type Env, optionalEnv } from './env.ts';
 import type { Observability } from './observability.ts';
 import { ENV } from './variables.ts';

@@ -4,8 +4,8 @@
  * `#lambdas/scan/settings`).
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
+import { ALLOW_SPECIAL_USE_VARIABLE, checkAllowedSpecialUse } from '#lambdas/platform/input/validation';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
-import { ALLOW_SPECIAL_USE_VARIABLE, checkAllowedSpecialUse } from '#lambdas/platform/validation';
 
 export interface UploadSettings {
   /** Multipart part size; memory use is about (queueSize + 2) parts. @default 8 MiB */

@@ -10,7 +10,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import { jsonText } from '#lambdas/platform/text-encoding';
+import { jsonText } from '#lambdas/platform/input/text-encoding';
 
 /** What the helpers need: an S3 client and the results bucket. */
 interface StorageDeps {

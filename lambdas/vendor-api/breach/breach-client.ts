@@ -4,8 +4,8 @@
  * `X-API-Key: <key>` on every call, and only ever to the configured origin.
  */
 import { InvalidInputError, VendorResponseError } from '#lambdas/platform/errors';
-import { fingerprintOf, holdsSecret } from '#lambdas/platform/redact';
-import { refuseKeyInReportName, validateEmail, validateReportName } from '#lambdas/platform/validation';
+import { refuseKeyInReportName, validateEmail, validateReportName } from '#lambdas/platform/input/validation';
+import { fingerprintOf, holdsSecret } from '#lambdas/platform/redaction/redact';
 import { VendorHttp } from '#lambdas/vendor-api/transport/http';
 import {
   describe,

@@ -13,8 +13,8 @@ import {
   VendorThrottledError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
+import { validateUuid } from '#lambdas/platform/input/validation';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { validateUuid } from '#lambdas/platform/validation';
 import { type RetryMode, VendorHttp } from '#lambdas/vendor-api/transport/http';
 import { rawOf } from '#lambdas/vendor-api/transport/json';
 import type { VendorHttpSettings, VendorLogger } from '#lambdas/vendor-api/transport/types';

@@ -3,7 +3,7 @@
  * logs and debug output, list, delete and count scans. `Authorization: Bearer <key>` on every call.
  */
 import { InvalidInputError, VendorResponseError } from '#lambdas/platform/errors';
-import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/input/validation';
 import { VendorHttp } from '#lambdas/vendor-api/transport/http';
 import { findArray, firstString, isRecord, rawOf, requireObject } from '#lambdas/vendor-api/transport/json';
 import type {

@@ -9,7 +9,7 @@
  *   named number; the counts of finished and failed scans are read at configured paths, or summed
  *   over the first object whose keys are status words the vocabulary knows (`by_status.completed`).
  */
-import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/validation';
+import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/input/validation';
 import {
   describe,
   findArray,

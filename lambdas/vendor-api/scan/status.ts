@@ -4,7 +4,7 @@
  * that as still running, bounded by its deadline) and the raw body is always kept.
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { redactText, redactVendorText } from '#lambdas/platform/redact';
+import { redactText, redactVendorText } from '#lambdas/platform/redaction/redact';
 import { JSON_LIMITS, jsonDepthExceeds } from '#lambdas/vendor-api/transport/json';
 import type { ScanState, ScanStatus, StatusVocabulary } from './types.ts';
 

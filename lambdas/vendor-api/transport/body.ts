@@ -13,7 +13,7 @@ import {
   VendorResponseError,
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
-import { redactText } from '#lambdas/platform/redact';
+import { redactText } from '#lambdas/platform/redaction/redact';
 import { errorCode, sanitizeCause } from './outcome.ts';
 import type { HttpResponse, ResponseHeaders } from './send.ts';
 

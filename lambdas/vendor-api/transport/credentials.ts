@@ -6,7 +6,7 @@
  * it is removed from every text the pipeline keeps.
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { rememberKeyValue } from '#lambdas/platform/redact';
+import { rememberKeyValue } from '#lambdas/platform/redaction/redact';
 import type { CredentialProvider, VendorLogger } from './types.ts';
 
 const HEADER_BREAKING = /[\r\n\0]/;

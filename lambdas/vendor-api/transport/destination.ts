@@ -22,7 +22,7 @@
 import dns from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { VendorDestinationRefusedError } from '#lambdas/platform/errors';
-import { redactUrl } from '#lambdas/platform/redact';
+import { redactUrl } from '#lambdas/platform/redaction/redact';
 
 /** A resolved address, as `dns.lookup(name, { all: true })` gives them. */
 export interface ResolvedAddress {

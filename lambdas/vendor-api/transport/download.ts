@@ -8,7 +8,7 @@ import {
   VendorInsecureRedirectError,
   VendorResponseError,
 } from '#lambdas/platform/errors';
-import { redactUrl } from '#lambdas/platform/redact';
+import { redactUrl } from '#lambdas/platform/redaction/redact';
 import {
   decodersFor,
   discard,

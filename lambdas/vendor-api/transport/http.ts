@@ -18,7 +18,7 @@
  */
 
 import { MAX_BODY_SNIPPET_CHARS, VendorError, vendorHttpError } from '#lambdas/platform/errors';
-import { redactText } from '#lambdas/platform/redact';
+import { redactText } from '#lambdas/platform/redaction/redact';
 import { decodedBody, discard, header, MAX_TEXT_BYTES, readText } from './body.ts';
 import { currentKey, pendingKey } from './credentials.ts';
 import { downloadAttempt } from './download.ts';

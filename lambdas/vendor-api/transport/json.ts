@@ -4,9 +4,9 @@
  * missing one into a VendorResponseError; everything else keeps the raw text.
  */
 import { VendorJsonLimitError, VendorResponseError } from '#lambdas/platform/errors';
-import { jsonDepthExceeds } from '#lambdas/platform/json-depth';
+import { jsonDepthExceeds } from '#lambdas/platform/input/json-depth';
 
-export { jsonDepthExceeds } from '#lambdas/platform/json-depth';
+export { jsonDepthExceeds } from '#lambdas/platform/input/json-depth';
 
 /**
  * The bounds of a JSON answer. V8's JSON.parse takes any depth, but the walks after it do not:

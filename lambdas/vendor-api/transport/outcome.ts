@@ -12,7 +12,7 @@ import {
   VendorUnframedBodyError,
   vendorHttpError,
 } from '#lambdas/platform/errors';
-import { redactText } from '#lambdas/platform/redact';
+import { redactText } from '#lambdas/platform/redaction/redact';
 import { CONNECT_TIMEOUT } from './send.ts';
 
 /** What one attempt came to; the loop in `execute` decides what happens next. */

@@ -5,7 +5,7 @@
  * object headers and user metadata, so each is reduced here, at the transport, to a form that
  * can hold nothing but what it names, and what the redaction would change is dropped whole.
  */
-import { needsRedaction } from '#lambdas/platform/redact';
+import { needsRedaction } from '#lambdas/platform/redaction/redact';
 
 /**
  * RFC 6838's restricted name: a letter or digit first, then up to 126 of these. A media type is

@@ -14,7 +14,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { PAUSE_STATE } from '#lambdas/platform/pause';
+import { PAUSE_STATE } from '#lambdas/platform/runs/pause';
 import { registeredHandler } from '#lambdas/registry';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';

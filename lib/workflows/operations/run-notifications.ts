@@ -1,6 +1,6 @@
 /**
  * When a domain list or a watchlist finishes, its summary handler puts a run-finished event on the
- * default bus (lambdas/platform/run-events.ts). This rule turns each into a short notification on the
+ * default bus (lambdas/platform/runs/run-events.ts). This rule turns each into a short notification on the
  * runs topic: kind, run id, what started it, the counts and where summary.json is. Never a domain's
  * findings, a name or an email: the event carries none.
  */
@@ -22,7 +22,7 @@ import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { LIST_RUN_FINISHED } from '#lambdas/domain-list/contracts';
-import { RUN_EVENT_SOURCE } from '#lambdas/platform/run-events';
+import { RUN_EVENT_SOURCE } from '#lambdas/platform/runs/run-events';
 import { WATCHLIST_RUN_FINISHED } from '#lambdas/watchlist/contracts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { encryptedTopic } from './alarm-notifications.ts';

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rememberKeyValue } from '#lambdas/platform/redact';
+import { rememberKeyValue } from '#lambdas/platform/redaction/redact';
 import { registeredCodings, safeEtag, safeMediaType } from '#lambdas/vendor-api/transport/response-headers';
 
 const KEY = 'PlainWordKeyHeaderTest';
