@@ -12,11 +12,11 @@
 import { Upload } from '@aws-sdk/lib-storage';
 import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { createBreachSettings } from '#lambdas/breach/deps';
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { verifyStoredZip } from '#lambdas/breach/zip/zip-verify';
 import { NO_METRICS } from '#lambdas/platform/metrics';
 import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { createS3rverClient } from '../local/services/s3/embedded-s3.ts';
 
 /** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */

@@ -15,11 +15,12 @@ import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createScanDeps } from '#lambdas/scan/deps';
-import { SCAN_STAGING_PREFIX } from '#lambdas/scan/fetch-scan-output';
+import { fetchScanOutput, SCAN_STAGING_PREFIX } from '#lambdas/scan/fetch-scan-output';
+import { pollScanStatus } from '#lambdas/scan/poll-scan-status';
 import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { fetchScanOutput, pollScanStatus, startScan } from '#lambdas/scan/steps';
-import { type OutputOptions, ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { startScan } from '#lambdas/scan/start-scan';
+import { type OutputOptions, ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { createS3rverClient, recordS3Commands } from '../local/services/s3/embedded-s3.ts';
 
 const mode = process.argv[2];

@@ -13,7 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build, type Metafile } from 'esbuild';
 import { ZipFile } from 'yazl';
-import { HANDLERS } from '../lambdas/registry.ts';
+import { HANDLERS, handlerEntryPath } from '../lambdas/registry.ts';
 import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 import { handlerBuildOptions } from '../scripts/handler-bundling.ts';
 
@@ -122,7 +122,7 @@ export async function handlerBundles(): Promise<BundleFigures[]> {
     );
     for (const file of handlers) {
       const name = file;
-      const row = await measure(name, handlerEntry(file), work, PIPELINE_BUNDLING, MAPS);
+      const row = await measure(name, handlerEntry(handlerEntryPath(file)), work, PIPELINE_BUNDLING, MAPS);
       rows.push(row);
       process.stdout.write(
         `${name.padEnd(20)} | ${kib(row.bundleBytes).padStart(13)} | ${kib(row.mapBytes).padStart(7)} | ` +
@@ -200,7 +200,7 @@ export async function sourceMaps(): Promise<void> {
     for (const [index, variant] of variants.entries()) {
       const row = await measure(
         `v${index}`,
-        handlerEntry('start-scan'),
+        handlerEntry(handlerEntryPath('start-scan')),
         work,
         variant.options,
         variant.flags,
@@ -245,7 +245,7 @@ export async function sdkPlacement(): Promise<void> {
       ] as const) {
         const row = await measure(
           `${handler}-${external.length}`,
-          handlerEntry(handler),
+          handlerEntry(handlerEntryPath(handler)),
           work,
           PIPELINE_BUNDLING,
           MAPS,

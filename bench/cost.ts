@@ -10,7 +10,7 @@
 
 import { STEP_FUNCTIONS_HISTORY_EVENT_LIMIT } from '#lambdas/scan/poll-schedule';
 import { handlerForState } from '../lambdas/registry.ts';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import { DEFAULT_SCAN_CONCURRENCY } from '../lib/config/scan-concurrency.ts';
 import { synthesizeTemplate } from '../local/synth/synth.ts';
 import { measureScanWork, type ScanWork } from './poll-cost.ts';

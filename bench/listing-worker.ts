@@ -6,9 +6,9 @@
  * the unreadable count and sample, and this process's peak RSS and heap after the read. Run with
  * `--max-old-space-size` to read within a function's memory.
  */
-import { readScanListingText } from '#lambdas/scan/vendor-api/listing-text';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
-import { readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
+import { readScanListingText } from '#lambdas/vendor-api/scan/listing-text';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
+import { readScanListing } from '#lambdas/vendor-api/scan/scan-listing';
 import { startVendorSimulator } from '#local/simulator/index';
 
 const [mibArg = '16', mode = 'streamed'] = process.argv.slice(2);

@@ -12,13 +12,13 @@
 import { Readable } from 'node:stream';
 import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
 import { learnedDurationsKey } from '#lambdas/scan/learned-durations';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
-import type { ScanStatus } from '#lambdas/scan/vendor-api/types';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
+import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import { bindScanHandlers, runScanExecution } from '../local/runner/pipeline.ts';
 import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../local/synth/definitions.ts';

@@ -18,7 +18,7 @@ import { createScanDeps, NO_VENDOR_ACCESS } from '#lambdas/scan/deps';
 import { expectedDurationOf, learnScanDuration } from '#lambdas/scan/learned-durations';
 import { DEFAULT_POLL_SETTINGS } from '#lambdas/scan/poll-schedule';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { seededRandom } from '../local/simulator/faults.ts';
 import { scanDomainStateMachine } from '../local/synth/definitions.ts';

@@ -23,7 +23,7 @@ import {
   POLL_HISTORY_EVENT_BUDGET,
   type PollSettings,
 } from '#lambdas/scan/poll-schedule';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import { type S3rverFixture, startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../local/synth/definitions.ts';
 import { cachedTemplate } from '../local/synth/synth-cache.ts';

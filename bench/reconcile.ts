@@ -14,7 +14,7 @@ import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile-scans';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { recordS3Commands, startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 

@@ -5,9 +5,9 @@
  * records them (local/runner/pipeline.ts and local/runner/breach-run.ts count them).
  */
 
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import { localPollSettings } from '../local/cli/poll-flags.ts';
 import { runBreachReport } from '../local/runner/breach-run.ts';
 import { runDomainList } from '../local/runner/domain-list-run.ts';

@@ -10,7 +10,6 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { NO_METRICS } from '#lambdas/platform/metrics';
 import { forEachBounded } from '#lambdas/platform/runs/bounded';
 import { readOriginsEnv } from '#lambdas/platform/runtime/env';
@@ -20,9 +19,10 @@ import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
-import { readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
+import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
+import { readScanListing } from '#lambdas/vendor-api/scan/scan-listing';
 
 /** The bench's report naming key (a deployed stack keeps its own in Secrets Manager). */
 const BENCH_REPORT_NAMING_KEY = 'bench-report-naming-key-0123456789abcdef-01';

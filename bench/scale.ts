@@ -11,7 +11,7 @@
 import { resolve } from 'node:path';
 import { ARCHIVE_CONCURRENCY } from '#lambdas/breach/reconcile-breach-reports';
 import { BREACH_RECONCILE_DEFAULTS } from '#lambdas/breach/reconcile-settings';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../local/simulator/index.ts';
 import { synthesizeTemplate } from '../local/synth/synth.ts';

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { VALIDATION_REPORT_FILE } from 'aws-cdk-lib/cx-api';
-import { PipelineConfigError } from '../lib/config/index.ts';
+import { PipelineConfigError } from '../lib/config/errors.ts';
 import { buildPipelineApp, type PipelineAppParts } from '../lib/pipeline-app.ts';
 import { synthVerdict } from '../lib/synth-verdict.ts';
 

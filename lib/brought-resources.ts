@@ -10,10 +10,10 @@ import { CfnBucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { CfnSecret, type ISecret, RotationSchedule } from 'aws-cdk-lib/aws-secretsmanager';
 import { CfnTopic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { API_KEY_FIELDS } from '#lambdas/platform/secret-placeholder';
-import { ORG_KEY_API, VENDOR_APIS } from '#lambdas/vendor-apis';
-import type { ConfigIssue } from './config/index.ts';
+import type { VendorApi } from '#lambdas/registry';
+import { ORG_KEY_API, VENDOR_APIS } from '#lambdas/registry';
+import type { ConfigIssue } from './config/errors.ts';
 import type { SecurityPipelineResources } from './construct/resource-props.ts';
 import { acknowledge } from './platform/nag.ts';
 

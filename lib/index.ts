@@ -3,9 +3,8 @@
  * construct, its props, the stack the app deploys, and the pipeline's own cdk-nag rules.
  */
 
-// The vendor APIs' names (`VendorApi`) are registered by type modules no export below imports: this
-// keeps them in a consumer's program, so `pipeline.vendorSecrets.secretFor('keys')` type-checks.
-export type {} from '#lambdas/vendor-apis';
+/** The vendor APIs' names (`scan`, `keys`, `breach`): what `vendorSecrets.secretFor(api)` takes. */
+export type { VendorApi } from '../lambdas/registry.ts';
 export type { SecurityPipelineResources, VendorKeySecrets } from './brought-resources.ts';
 export { type ConfigIssue, PipelineConfigError } from './config/errors.ts';
 export { parsePipelineConfig } from './config/parse.ts';

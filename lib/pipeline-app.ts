@@ -6,7 +6,8 @@
  */
 import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { loadPipelineConfig, type PipelineConfig } from './config/index.ts';
+import { loadPipelineConfig } from './config/load.ts';
+import type { PipelineConfig } from './config/schema.ts';
 import { PipelineChecks } from './platform/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from './security-pipeline-stack.ts';
 

@@ -1,20 +1,13 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { ScanOutput } from '#lambdas/scan/contracts';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
-import type { PipelineConfig } from './config/index.ts';
+import { VENDOR_APIS } from '#lambdas/registry';
+import type { PipelineConfig } from './config/schema.ts';
 import { pipelinePropsFromConfig } from './construct/config-to-props.ts';
 import { SecurityPipeline } from './security-pipeline.ts';
 
 export interface SecurityPipelineStackProps extends StackProps {
   /** Validated configuration (lib/config/ `parsePipelineConfig` / `loadPipelineConfig`). */
   readonly config: PipelineConfig;
-  /**
-   * The scan outputs: the fetch branches, the manifest's list and the NothingStored alarm follow
-   * it. `withScanOutputs(rows)` (lambdas/scan/scan-outputs.ts) adds outputs for this stack only.
-   * @default SCAN_OUTPUTS (report, logs, debug)
-   */
-  readonly scanOutputs?: readonly ScanOutput[];
 }
 
 /**
@@ -39,7 +32,6 @@ export class SecurityPipelineStack extends Stack {
     // (test/config/construct-props.test.ts).
     const pipeline = new SecurityPipeline(this, 'Default', {
       ...pipelinePropsFromConfig(config),
-      ...(props.scanOutputs ? { scanOutputs: props.scanOutputs } : {}),
     });
     this.pipeline = pipeline;
 

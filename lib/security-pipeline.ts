@@ -9,16 +9,18 @@ import type { Construct } from 'constructs';
 import { ARCHIVE_LIMIT_NAMES, breachLimitsEnvironment } from '#lambdas/breach/limits';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import type { ScanOutput } from '#lambdas/scan/contracts';
-import { ORG_KEY_API, ORG_KEY_USED_FOR, VENDOR_API_TITLES } from '#lambdas/vendor-apis';
+import {
+  ORG_KEY_API,
+  ORG_KEY_USED_FOR,
+  registeredHandler,
+  VENDOR_API_TITLES,
+  type VendorApi,
+} from '#lambdas/registry';
 import { WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist-format';
 import { checkBroughtResources } from './brought-resources.ts';
-import {
-  maxKeyAgeDays,
-  type PipelineConfig,
-  PipelineConfigError,
-  VENDOR_URL_PLACEHOLDER,
-} from './config/index.ts';
+import { PipelineConfigError } from './config/errors.ts';
+import { maxKeyAgeDays } from './config/rotation-schema.ts';
+import { type PipelineConfig, VENDOR_URL_PLACEHOLDER } from './config/schema.ts';
 import type { SecurityPipelineProps as ConstructProps } from './construct/props.ts';
 import { pipelineConfigFromProps } from './construct/props-to-config.ts';
 import { SecurityPipelineBase } from './construct/security-pipeline-base.ts';
@@ -50,14 +52,7 @@ import { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
  * The construct's settings (`SecurityPipelineSettingsProps`: each documented with its default, in
  * CDK's types), the resources a team may bring (`SecurityPipelineResources`), and the scan outputs.
  */
-export interface SecurityPipelineProps extends ConstructProps {
-  /**
-   * The scan outputs: the fetch branches, the manifest's list and the NothingStored alarm follow
-   * it. `withScanOutputs(rows)` (lambdas/scan/scan-outputs.ts) adds outputs for this pipeline only.
-   * @default SCAN_OUTPUTS (report, logs, debug)
-   */
-  readonly scanOutputs?: readonly ScanOutput[];
-}
+export interface SecurityPipelineProps extends ConstructProps {}
 
 /**
  * The whole security pipeline in one construct: the scan, domain-list, breach, watchlist and
@@ -99,7 +94,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
   public readonly alarmNotifications: AlarmNotifications;
   public readonly runNotifications: RunNotifications;
   public readonly storage: PipelineStorage;
-  public readonly vendorSecrets: VendorSecrets;
+  public readonly vendorSecrets: VendorSecrets<VendorApi>;
   public readonly scanWorkflow: ScanWorkflow;
   public readonly domainListWorkflow: DomainListWorkflow;
   public readonly pause: PipelinePause;
@@ -121,15 +116,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
     super(scope, id);
     // First: every function and metric below is named after this pipeline.
     registerPipelineMetrics(this);
-    const {
-      inputBucket,
-      resultsBucket,
-      alarmTopic,
-      vendorKeySecret,
-      vendorKeySecrets,
-      scanOutputs,
-      ...settings
-    } = props;
+    const { inputBucket, resultsBucket, alarmTopic, vendorKeySecret, vendorKeySecrets, ...settings } = props;
     const config = pipelineConfigFromProps(settings, `SecurityPipeline ${this.node.path} props`);
     this.config = config;
     setFunctionSettings(this, { runtime: config.lambdaRuntime, sourceMaps: config.lambdaSourceMaps });
@@ -166,7 +153,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
       ...(inputBucket === undefined ? {} : { inputBucket }),
       ...(resultsBucket === undefined ? {} : { resultsBucket }),
     });
-    this.vendorSecrets = new VendorSecrets(this, 'VendorSecrets', {
+    this.vendorSecrets = new VendorSecrets<VendorApi>(this, 'VendorSecrets', {
       apis: VENDOR_API_TITLES,
       orgKeyUsedFor: ORG_KEY_USED_FOR,
       runbook: 'docs/runbooks/key-rotation.md',
@@ -187,7 +174,6 @@ export class SecurityPipeline extends SecurityPipelineBase {
       listFields: config.scan.reconciliation.listFields,
       maxOutputBytes: config.scan.maxOutputBytes,
       maxDecodingRatio: config.scan.maxDecodingRatio,
-      ...(scanOutputs ? { outputs: scanOutputs } : {}),
     });
 
     this.domainListWorkflow = new DomainListWorkflow(this, 'DomainListScan', {
@@ -207,7 +193,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
       pause: this.pause,
       inputBucket: this.storage.inputBucket,
       stateMachines: { list: this.domainListWorkflow.stateMachine },
-      handlerFile: 'start-domain-list',
+      handler: registeredHandler('start-domain-list'),
       functionId: 'StartDomainListFunction',
       kind: 'domain-list',
       prefix: config.intake.prefix,
@@ -249,7 +235,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
       stateMachines: { watchlist: this.watchlistWorkflow.stateMachine },
       prefix: config.breach.watchlistPrefix,
       suffixes: WATCHLIST_SUFFIXES,
-      handlerFile: 'start-watchlist',
+      handler: registeredHandler('start-watchlist'),
       functionId: 'StartWatchlistFunction',
       kind: 'watchlist',
       maxEventAge: Duration.hours(6),
@@ -306,7 +292,6 @@ export class SecurityPipeline extends SecurityPipelineBase {
       ...config.alarms,
       // Quiet days only matter when schedules should have produced scans.
       schedulesEnabled: config.schedules.some((schedule) => schedule.enabled),
-      ...(scanOutputs ? { scanOutputs } : {}),
     });
     // Last: it shows every alarm and dead-letter queue created above.
     this.dashboard = new PipelineDashboard(this, 'Dashboard', {

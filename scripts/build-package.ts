@@ -20,7 +20,7 @@ import { isBuiltin } from 'node:module';
 import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { HANDLERS } from '../lambdas/registry.ts';
+import { HANDLERS, handlerEntryPath } from '../lambdas/registry.ts';
 import { LAMBDA_RUNTIME_SETTINGS } from '../lib/platform/function-settings.ts';
 import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
 import { PREBUILT_MANIFEST, type PrebuiltManifest } from '../lib/platform/prebuilt-handlers.ts';
@@ -54,7 +54,7 @@ async function buildHandlers(): Promise<void> {
   const result = await build({
     ...handlerBuildOptions(),
     entryPoints: Object.keys(HANDLERS).map((handler) => ({
-      in: handlerEntry(handler),
+      in: handlerEntry(handlerEntryPath(handler)),
       out: `${handler}/index`,
     })),
     outdir: handlersDir,

@@ -12,7 +12,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadPipelineConfig, PipelineConfigError } from '../lib/config/index.ts';
+import { PipelineConfigError } from '../lib/config/errors.ts';
+import { loadPipelineConfig } from '../lib/config/load.ts';
 
 const USAGE = 'usage: npm run check-config -- FILE [--stack-name NAME]';
 

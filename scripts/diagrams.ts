@@ -10,7 +10,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
 import {
   type AslDefinition,
   type AslState,

@@ -38,18 +38,17 @@ import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/obser
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJson, getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
 import { storeDownload } from '#lambdas/platform/s3/store-download';
+import { BREACH_METRIC } from '#lambdas/registry';
 import {
   ARCHIVE_FILE,
   ARCHIVE_MANIFEST_FILE,
   type ArchiveManifest,
   type ArchiveOptions,
-  archivedUnderLegacyFolder,
   manifestOf,
   placeVerified,
   putManifestOnce,
   summaryOf,
 } from './archive-placement.ts';
-import { BREACH_METRIC } from './metrics.ts';
 
 export {
   ARCHIVE_FILE,
@@ -82,9 +81,6 @@ export async function archiveReport(
     validateReportName(reportNameInput, 'reportName'),
     'breach.download',
   );
-  // Archived before report folders were keyed: it stays where it is, found by its old name.
-  const legacy = await archivedUnderLegacyFolder(deps, reportName, options);
-  if (legacy !== undefined) return legacy;
   const folder = reportFolder(reportName, await deps.reportNamingKey());
   const bucket = deps.settings.resultsBucket;
   const finalKey = `${folder}${ARCHIVE_FILE}`;

@@ -9,11 +9,10 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { ArchiveSummary } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { legacyReportFolder } from '#lambdas/breach/identity';
 import type { verifyStoredZip, ZipEntrySummary } from '#lambdas/breach/zip/zip-verify';
 import { jsonText } from '#lambdas/platform/input/text-encoding';
 import { redactText } from '#lambdas/platform/redaction/redact';
-import { getJson, getJsonIfExists, headIfExists } from '#lambdas/platform/s3/json-objects';
+import { getJson, headIfExists } from '#lambdas/platform/s3/json-objects';
 import { DestinationTakenError, isPreconditionFailure, promoteVerified } from '#lambdas/platform/s3/promote';
 import type { storeDownload } from '#lambdas/platform/s3/store-download';
 
@@ -107,23 +106,6 @@ export function summaryOf(
     entryCount: manifest.verification.entryCount,
     alreadyArchived,
   };
-}
-
-/** The summary of the report's archive under its pre-keyed folder, when there is one this request may use. */
-export async function archivedUnderLegacyFolder(
-  deps: BreachDeps,
-  reportName: string,
-  options: ArchiveOptions,
-): Promise<ArchiveSummary | undefined> {
-  const manifestKey = `${legacyReportFolder(reportName)}${ARCHIVE_MANIFEST_FILE}`;
-  const manifest = (await getJsonIfExists(deps, manifestKey)) as ArchiveManifest | undefined;
-  if (manifest === undefined) return undefined;
-  // Another request's archive under a reused name is fetched and compared, as under the keyed folder.
-  if (options.origin === 'workflow' && manifest.reconKey !== (options.reconKey ?? null)) return undefined;
-  deps.logger.info('Report already archived under its earlier folder; not downloaded again', {
-    sha256: manifest.archive.sha256,
-  });
-  return summaryOf(manifest, manifestKey, true);
 }
 
 type Placement =

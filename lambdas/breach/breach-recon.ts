@@ -51,7 +51,7 @@ import {
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import { getJsonIfExists, headIfExists, putJson } from '#lambdas/platform/s3/json-objects';
-import { BREACH_METRIC } from './metrics.ts';
+import { BREACH_METRIC } from '#lambdas/registry';
 
 export const RECON_FILE = 'recon.json';
 const CLAIM_FILE = '.recon-claim';

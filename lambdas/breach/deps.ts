@@ -11,8 +11,6 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_MAX_EMAILS, MAX_EMAILS_LIMIT, maxEmailsFromEnv } from '#lambdas/breach/contracts';
 import { type BreachLimits, breachLimits, breachLimitsFromEnv } from '#lambdas/breach/limits';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
-import type { BreachReportList } from '#lambdas/breach/vendor-api/breach-client';
-import type { ReconRequest, ReconResult } from '#lambdas/breach/vendor-api/types';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import type { ThrottleWaitSettings } from '#lambdas/platform/runs/throttle-wait';
@@ -24,7 +22,10 @@ import type { UploadSettings } from '#lambdas/platform/runtime/settings';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import { DEFAULT_PART_SIZE_BYTES, DEFAULT_QUEUE_SIZE } from '#lambdas/platform/s3/stream-upload';
-import type { VendorDownload, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { MetricName } from '#lambdas/registry';
+import type { BreachReportList } from '#lambdas/vendor-api/breach/breach-client';
+import type { ReconRequest, ReconResult } from '#lambdas/vendor-api/breach/types';
+import type { VendorDownload, VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 /** The part of the vendor's `BreachClient` the workflow uses. */
 export interface BreachApi {
@@ -49,7 +50,7 @@ export interface BreachDeps {
   readonly breachClient: BreachApi;
   readonly logger: VendorLogger;
   readonly settings: BreachSettings;
-  readonly metrics: PipelineMetrics;
+  readonly metrics: PipelineMetrics<MetricName>;
   readonly clock: () => Date;
   /**
    * The key of the keyed hash that names report folders (identity.ts `reportFolder`); only

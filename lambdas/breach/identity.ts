@@ -7,9 +7,8 @@
  * small enough to hash exhaustively, so an unkeyed digest in a key or a log line would give the
  * address away. The identity key lives in Secrets Manager (or, locally, in the run's state folder).
  */
-import { createHash, createHmac } from 'node:crypto';
-import { redactText } from '#lambdas/platform/redaction/redact';
-import { BREACH_PREFIX, type BreachReportInput, type PersonRef, slugOf } from './contracts.ts';
+import { createHmac } from 'node:crypto';
+import { BREACH_PREFIX, type BreachReportInput, type PersonRef } from './contracts.ts';
 
 /** `breach/people/<slug>-<16 hex>/<requestId>/`: recon.json, manifest.json or failure.json of one run. */
 export function breachRunPrefix(person: PersonRef, requestId: string): string {
@@ -29,14 +28,6 @@ export function reportFolder(reportName: string, namingKey: string): string {
 }
 
 /**
- * Where archives stored before report folders were keyed live (`<slug>-<sha256[:16]>/`): only
- * looked up, so a report archived under it is found, and neither archived nor listed again.
- */
-export function legacyReportFolder(reportName: string): string {
-  return `${BREACH_PREFIX}reports/${slugOf(redactText(reportName))}-${sha256Hex(reportName).slice(0, 16)}/`;
-}
-
-/**
  * Where Recon keeps the vendor's exact report name when redaction changed it (the name holds an
  * address): the state, recon.json and the manifests carry the redacted name, and ArchiveReport
  * needs the exact one to download. Personal data like the request object, so it lives next to it
@@ -50,8 +41,4 @@ export function reportNameObjectKey(input: BreachReportInput, resultsBucket: str
     return key.replace(/\.json$/, '.report-name.json');
   }
   return `${BREACH_PREFIX}requests/${input.person.id.slice(0, 16)}-${input.requestId}.report-name.json`;
-}
-
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

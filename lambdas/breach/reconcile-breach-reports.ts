@@ -18,7 +18,7 @@ import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aw
 import { ARCHIVE_MANIFEST_FILE, archiveReport } from '#lambdas/breach/archive-breach-report';
 import { BREACH_PREFIX } from '#lambdas/breach/contracts';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { legacyReportFolder, reportFolder } from '#lambdas/breach/identity';
+import { reportFolder } from '#lambdas/breach/identity';
 import {
   BREACH_RECONCILE_DEFAULTS,
   type BreachReconcileSettings,
@@ -28,7 +28,7 @@ import { breachDepsFromEnvironment } from '#lambdas/breach/vendor-deps';
 import { labelsOf, reconcileEach, writeRunRecord } from '#lambdas/platform/runs/reconcile-each';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import type { UnreadableEntry } from '#lambdas/platform/vendor-api/json';
+import type { UnreadableEntry } from '#lambdas/vendor-api/transport/json';
 
 /** Written in a report's folder before reconciliation archives it; removed once it is archived. */
 export const ATTEMPT_FILE = 'reconcile-attempt.json';
@@ -96,7 +96,6 @@ export async function reconcileReports(
     ...report,
     index,
     folder: reportFolder(report.name, namingKey),
-    legacyFolder: legacyReportFolder(report.name),
   }));
   // Never tried first, in the vendor's order; then the ones tried before, the longest-waiting first.
   const ordered = [...listed].sort((a, b) => {
@@ -113,9 +112,8 @@ export async function reconcileReports(
       maxPerRun: settings.maxArchivesPerRun,
       ...(options.timeLeftMs ? { timeLeftMs: options.timeLeftMs } : {}),
     },
-    reconcileOne: async ({ name, folder, legacyFolder }, gate) => {
-      // An archive stored before report folders were keyed counts as archived where it is.
-      if (folders.get(folder)?.manifest || folders.get(legacyFolder)?.manifest) return 'alreadyArchived';
+    reconcileOne: async ({ name, folder }, gate) => {
+      if (folders.get(folder)?.manifest) return 'alreadyArchived';
       if (!gate.take()) return 'deferred';
       await deps.s3.send(
         new PutObjectCommand({

@@ -16,17 +16,6 @@ export const STAGED_ARCHIVE_WRITE: readonly S3Action[] = [
   'GetObjectVersion',
 ];
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the workflow name with the platform (see WorkflowRegistry). */
-  interface WorkflowRegistry {
-    breach: true;
-  }
-  /** The key of the keyed hash that names report folders. */
-  interface SecretRegistry {
-    reportNamingKey: true;
-  }
-}
-
 /** The variables its BreachReport machine and naming key reach handlers through. */
 export const BREACH_BINDINGS = {
   stateMachine: { variable: BREACH_VARIABLES.stateMachineArn, label: 'BreachReport' },

@@ -4,7 +4,6 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { BreachDeps } from '#lambdas/breach/deps';
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { type Env, readOriginsEnv, readUrlEnv } from '#lambdas/platform/runtime/env';
 import {
   type Observability,
@@ -14,9 +13,10 @@ import {
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
+import { VENDOR_APIS } from '#lambdas/registry';
+import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
-import { VENDOR_APIS } from '../vendor-apis.ts';
 import { breachStorageDepsFromEnvironment } from './deps.ts';
 import { reportNamingKeyFromSecret } from './report-naming-key.ts';
 

@@ -8,7 +8,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { ExecutionLookup } from '#lambdas/platform/runs/fan-out-results';
 import { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 export { sfnExecutionLookup } from '#lambdas/platform/runtime/execution-lookup';
 

@@ -5,13 +5,6 @@
 import type { HandlerDeclaration, WorkflowBindings } from '#lambdas/platform/handler-declaration';
 import { DOMAIN_LIST_VARIABLES } from './variables.ts';
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the workflow name with the platform (see WorkflowRegistry). */
-  interface WorkflowRegistry {
-    list: true;
-  }
-}
-
 /** The variable its machine (which its intake starts) reaches handlers through. */
 export const DOMAIN_LIST_BINDINGS = {
   stateMachine: { variable: DOMAIN_LIST_VARIABLES.stateMachineArn, label: 'domain-list' },

@@ -33,8 +33,8 @@ import { announceRunFinished } from '#lambdas/platform/runs/run-events';
 import { eventBridgeRunEvents } from '#lambdas/platform/runtime/event-bridge';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { getJson, putJson } from '#lambdas/platform/s3/json-objects';
-import { isRecord } from '#lambdas/platform/vendor-api/json';
 import { SCAN_ERROR_NAME, type ScanOutcome } from '#lambdas/scan/contracts';
+import { isRecord } from '#lambdas/vendor-api/transport/json';
 
 // ---------------------------------------------------------------------------------------------
 // Results of the fan-out

@@ -4,13 +4,6 @@
  */
 import type { HandlerDeclaration } from '#lambdas/platform/handler-declaration';
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the workflow name with the platform (see WorkflowRegistry). */
-  interface WorkflowRegistry {
-    operations: true;
-  }
-}
-
 export const OPERATIONS_HANDLERS = {
   'resume-paused-starts': {
     workflow: 'operations',

@@ -13,38 +13,18 @@ export type S3Action =
 export type BucketName = 'results' | 'input';
 
 /**
- * The workflows the platform serves, filled by each workflow's registry through declaration
- * merging (`declare module '#lambdas/platform/handler-declaration' { interface WorkflowRegistry {
- * <name>: true } }`), so the platform names none and every use of a name is still type-checked.
- */
-// biome-ignore lint/suspicious/noEmptyInterface: the workflows' registries add the members
-export interface WorkflowRegistry {}
-
-/** The workflow a handler serves; its deps are built the same way for every handler of one workflow. */
-export type WorkflowName = keyof WorkflowRegistry & string;
-
-/**
- * The secrets (other than vendor keys) handlers may read, filled by the workflow that owns each,
- * through declaration merging as WorkflowRegistry is.
- */
-// biome-ignore lint/suspicious/noEmptyInterface: the workflows' registries add the members
-export interface SecretRegistry {}
-
-export type SecretName = keyof SecretRegistry & string;
-
-/**
  * What a workflow gives the platform so that it can bind the workflow's own resources to handlers
  * without naming any: the variable names the workflow's handlers read (they are in the deployed
- * template, and each workflow names its own).
+ * template, and each workflow names its own). `Secret`: the secret names (lambdas/registry.ts).
  */
-export interface WorkflowBindings {
+export interface WorkflowBindings<Secret extends string = string> {
   /**
    * Its state machine: the variable that carries the ARN, and the machine's name in nag reasons
    * and synth errors.
    */
   readonly stateMachine?: { readonly variable: string; readonly label: string };
   /** The variable that carries each of its secrets' ARN. */
-  readonly secrets?: { readonly [S in SecretName]?: string };
+  readonly secrets?: { readonly [S in Secret]?: string };
   /**
    * The variable listing the mirror secrets' ARNs, for its handler that declares
    * `rotatedSecret: 'rotate'`.
@@ -59,24 +39,18 @@ export interface BucketUse {
   readonly actions: readonly S3Action[];
 }
 
-/**
- * The vendor's APIs (the vendor documents three), filled by each API's client folder through
- * declaration merging (`declare module '#lambdas/platform/handler-declaration' { interface
- * VendorApiRegistry { <name>: true } }` in `lambdas/<workflow>/vendor-api/types.ts`), so the
- * platform names none and every use of a name is still type-checked. The values the platform
- * needs (every API's name, for the per-API secrets and a secret's `apiKeys`) come from its callers:
- * lambdas/vendor-apis.ts holds them.
- */
-// biome-ignore lint/suspicious/noEmptyInterface: the API clients' type modules add the members
-export interface VendorApiRegistry {}
-
-/** A vendor API by the name the vendor gives it, e.g. `scan`: its URL, key and operations. */
-export type VendorApi = keyof VendorApiRegistry & string;
-
 export type StateMachineAction = 'StartExecution' | 'DescribeExecution';
 
-export interface HandlerDeclaration {
-  readonly workflow: WorkflowName;
+/**
+ * What one handler touches. The platform names no workflow, API or secret: their names are type
+ * parameters, which lambdas/registry.ts fills with its unions when it lists every handler.
+ */
+export interface HandlerDeclaration<
+  Workflow extends string = string,
+  Api extends string = string,
+  Secret extends string = string,
+> {
+  readonly workflow: Workflow;
   /** Task states of the synthesized workflows that invoke this handler. */
   readonly states: readonly string[];
   /** Object access, per bucket and prefix. */
@@ -87,7 +61,7 @@ export interface HandlerDeclaration {
    */
   readonly bucketNamesOnly: readonly BucketName[];
   /** Vendor APIs called; each means reading that API's key secret. */
-  readonly vendorApis: readonly VendorApi[];
+  readonly vendorApis: readonly Api[];
   /**
    * Actions on workflows' state machines, by the workflow that owns the machine: an intake starts
    * its workflow's machine; a run's summary looks up a child that already ran when a redriven run
@@ -95,13 +69,13 @@ export interface HandlerDeclaration {
    * workflow registers (`WorkflowBindings.stateMachine`).
    * @default {}
    */
-  readonly stateMachines?: { readonly [W in WorkflowName]?: readonly StateMachineAction[] };
+  readonly stateMachines?: { readonly [W in Workflow]?: readonly StateMachineAction[] };
   /**
-   * Secrets other than vendor keys it reads (GetSecretValue), by the name their workflow
-   * registers (`SecretRegistry`, `WorkflowBindings.secrets`): e.g. the keys of keyed hashes.
+   * Secrets other than vendor keys it reads (GetSecretValue), by their name in lambdas/registry.ts
+   * (`WorkflowBindings.secrets` gives each one's variable): e.g. the keys of keyed hashes.
    * @default []
    */
-  readonly secrets?: readonly SecretName[];
+  readonly secrets?: readonly Secret[];
   /**
    * What it does with the rotated vendor key secret:
    * - `rotate`: the four rotation steps (DescribeSecret, GetSecretValue, PutSecretValue,
@@ -127,6 +101,28 @@ export interface HandlerDeclaration {
    * @default false
    */
   readonly replaysHeldStarts?: boolean;
+}
+
+/**
+ * A handler as the platform's constructs take it, resolved by lambdas/registry.ts from its file
+ * name: the platform reads what it needs from here and so names no workflow itself.
+ */
+export interface RegisteredHandler {
+  /** The handler's file name without extension, e.g. `write-summary`. */
+  readonly file: string;
+  /** Its module, relative to the repository: `lambdas/<workflow folder>/<file>.ts`. */
+  readonly entryPath: string;
+  readonly declaration: HandlerDeclaration;
+  /**
+   * Whether its log may carry an email address despite the redaction every line passes (it reads
+   * the vendor's answers or handles people): its log group then masks them as a second net.
+   */
+  readonly logsMayCarryPersonalData: boolean;
+  /**
+   * Every workflow's bindings, by workflow name: the variables through which the state machines
+   * and secrets its declaration names reach it.
+   */
+  readonly workflowBindings: Readonly<Record<string, WorkflowBindings>>;
 }
 
 /**

@@ -6,16 +6,15 @@
  * Dimensions are a closed set of low-cardinality words: never a domain, an email, a scan id or a
  * key, which would leak them into CloudWatch and make every value its own (billed) metric.
  */
-import type { WorkflowName } from '#lambdas/platform/handler-declaration';
-import type { VendorOperation } from '#lambdas/platform/vendor-api/types';
+import type { VendorOperation } from '#lambdas/vendor-api/transport/types';
 
 /** The CloudWatch namespace of every pipeline metric. */
 export const METRICS_NAMESPACE = 'SecurityPipeline';
 
 /**
- * The metric names the platform itself records, whatever the workflow: a workflow declares its own
- * in its `metrics.ts` and registers them (see MetricRegistry), so a dashboard or alarm can never
- * name one that is not emitted.
+ * The metric names the platform itself records, whatever the workflow. Every name the pipeline
+ * records, these and the workflows', is listed in lambdas/registry.ts (`MetricName`), which types
+ * the recorders, alarms and dashboard, so none can name a metric that is not emitted.
  */
 export const METRIC = {
   bytesStored: 'BytesStored',
@@ -23,16 +22,8 @@ export const METRIC = {
   vendorErrors: 'VendorErrors',
 } as const;
 
-/**
- * The metric names the pipeline records, by who declares them: the platform's, then one member per
- * workflow added through declaration merging (`declare module '#lambdas/platform/metrics' {
- * interface MetricRegistry { <workflow>: <its names> } }`).
- */
-export interface MetricRegistry {
-  platform: (typeof METRIC)[keyof typeof METRIC];
-}
-
-export type MetricName = MetricRegistry[keyof MetricRegistry];
+/** A metric the platform itself records. */
+export type PlatformMetricName = (typeof METRIC)[keyof typeof METRIC];
 
 export type MetricUnitName = 'Count' | 'Seconds' | 'Bytes' | 'Milliseconds' | 'NoUnit';
 
@@ -41,8 +32,8 @@ export type MetricUnitName = 'Count' | 'Seconds' | 'Bytes' | 'Milliseconds' | 'N
  * convention: `operation` is a vendor operation name (`scan.getReport`), `outcome` a result class.
  */
 export interface MetricDimensions {
-  /** Which workflow emitted it: a name a workflow registered (WorkflowRegistry). */
-  readonly workflow?: WorkflowName;
+  /** Which workflow emitted it, by its name in lambdas/registry.ts. */
+  readonly workflow?: string;
   /** A vendor client operation, e.g. `scan.getStatus`. */
   readonly operation?: VendorOperation;
   /** A result class, e.g. `retried`, `throttled`, `unavailable`, `succeeded`. */
@@ -56,9 +47,12 @@ export interface MetricDimensions {
   readonly statistic?: string;
 }
 
-/** What core code records metrics through. */
-export interface PipelineMetrics {
-  record(name: MetricName, value: number, unit: MetricUnitName, dimensions?: MetricDimensions): void;
+/**
+ * What core code records metrics through. `Name`: the names it may record; the platform records
+ * its own (`PlatformMetricName`), a workflow's code takes the registry's `MetricName`.
+ */
+export interface PipelineMetrics<Name extends string = string> {
+  record(name: Name, value: number, unit: MetricUnitName, dimensions?: MetricDimensions): void;
 }
 
 /** Records nothing: for callers that do not measure (unit tests of unrelated behaviour). */
@@ -66,7 +60,7 @@ export const NO_METRICS: PipelineMetrics = Object.freeze({ record: () => undefin
 
 /** One recorded metric, as the in-memory recorder keeps it. */
 export interface RecordedMetric {
-  readonly name: MetricName;
+  readonly name: string;
   readonly value: number;
   readonly unit: MetricUnitName;
   readonly dimensions: MetricDimensions;

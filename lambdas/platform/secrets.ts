@@ -8,9 +8,8 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError, ERROR_NAME } from '#lambdas/platform/errors';
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { rememberKeyValue } from '#lambdas/platform/redaction/redact';
-import type { CredentialProvider } from '#lambdas/platform/vendor-api/types';
+import type { CredentialProvider } from '#lambdas/vendor-api/transport/types';
 import { API_KEY_FIELDS } from './secret-placeholder.ts';
 
 export interface SecretReader {
@@ -136,20 +135,20 @@ export interface VendorCredentialsValue {
   readonly apiKey: string;
   readonly orgUuid: string | undefined;
   /** Keys of single APIs that do not use the org key. */
-  readonly apiKeys: Readonly<Partial<Record<VendorApi, string>>>;
+  readonly apiKeys: Readonly<Partial<Record<string, string>>>;
   /** Every field of a JSON secret, so a writer keeps what it does not know about. */
   readonly fields: Readonly<Record<string, unknown>>;
 }
 
 /**
- * Parses the credentials secret. `apis` are every vendor API (lambdas/vendor-apis.ts): `apiKeys`
+ * Parses the credentials secret. `apis` are every vendor API (lambdas/registry.ts): `apiKeys`
  * naming another is a mistake worth stopping on (a typo would silently fall back to the org key).
  * Throws a ConfigurationError naming `secretId` (never the value) when there is no usable key.
  */
 export function parseVendorCredentials(
   value: string,
   secretId: string,
-  apis: readonly VendorApi[],
+  apis: readonly string[],
 ): VendorCredentialsValue {
   const trimmed = value.trim();
   if (trimmed === '') throw new ConfigurationError(secretId, 'the secret is empty');
@@ -178,7 +177,7 @@ export function parseVendorCredentials(
       'the JSON secret has no non-empty "apiKey", "api_key" or "key" field',
     );
   }
-  const apiKeys: Partial<Record<VendorApi, string>> = {};
+  const apiKeys: Partial<Record<string, string>> = {};
   const perApi = record.apiKeys;
   if (perApi !== undefined) {
     if (perApi === null || typeof perApi !== 'object' || Array.isArray(perApi)) {
@@ -188,7 +187,7 @@ export function parseVendorCredentials(
       );
     }
     for (const [api, key] of Object.entries(perApi)) {
-      if (!apis.includes(api as VendorApi)) {
+      if (!apis.includes(api)) {
         throw new ConfigurationError(
           secretId,
           `"apiKeys" names an unknown API (expected ${apis.join(', ')})`,
@@ -196,7 +195,7 @@ export function parseVendorCredentials(
       }
       if (typeof key !== 'string')
         throw new ConfigurationError(secretId, `"apiKeys.${api}" must be a string`);
-      apiKeys[api as VendorApi] = checkedKey(key.trim(), secretId, `"apiKeys.${api}"`);
+      apiKeys[api] = checkedKey(key.trim(), secretId, `"apiKeys.${api}"`);
     }
   }
   const org = record.orgUuid;
@@ -226,13 +225,13 @@ function checkedKey(key: string, secretId: string, what: string): string {
 
 /** Which key of a credentials secret is wanted, and the API names its `apiKeys` may use. */
 export interface VendorKeyChoice {
-  /** Every vendor API (lambdas/vendor-apis.ts); see parseVendorCredentials. */
-  readonly apis: readonly VendorApi[];
+  /** Every vendor API (lambdas/registry.ts); see parseVendorCredentials. */
+  readonly apis: readonly string[];
   /**
    * The API that will send the key: its own key under `apiKeys` when there is one, else the org key.
    * @default - the org key
    */
-  readonly api?: VendorApi;
+  readonly api?: string;
 }
 
 /**

@@ -12,15 +12,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { SecretState } from '#lambdas/rotation/secret-writer';
-import { rotateAnswerCandidates } from '#lambdas/rotation/vendor-api/rotate-answer';
-import type { RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
+import { rotateAnswerCandidates } from '#lambdas/vendor-api/keys/rotate-answer';
+import type { RotateKeyResult } from '#lambdas/vendor-api/keys/types';
 import type { RotationDeps } from './deps.ts';
 
 export const ANSWER_STAGE = 'ROTATION-ANSWER';
 /** The field of the secret that holds the vendor's answer; readers never look at it. */
 export const ANSWER_FIELD = 'rotateAnswer';
-/** The field older releases stored an answer without a key under; dropped from new values. */
-export const LEGACY_ANSWER_FIELD = 'unreadableRotateAnswer';
 
 /**
  * A SecretString holds at most 65,536 bytes (PutSecretValue, SecretString: "Maximum length of
@@ -263,7 +261,7 @@ export function pendingValue(
   key: string | undefined,
   answer: KeptAnswer,
 ): string {
-  const { apiKey: _a, api_key: _b, key: _c, [LEGACY_ANSWER_FIELD]: _d, [ANSWER_FIELD]: _e, ...kept } = fields;
+  const { apiKey: _a, api_key: _b, key: _c, [ANSWER_FIELD]: _d, ...kept } = fields;
   const base = { ...kept, orgUuid, ...(key === undefined ? {} : { apiKey: key }) };
   // Re-fit from the stored answer: it is already within a secret on its own, the fields add a little.
   const { candidates, ...rest } = answer;
@@ -277,7 +275,7 @@ export function pendingKeyOf(value: string): { key: string | undefined; hasAnswe
   try {
     const json = JSON.parse(value) as Record<string, unknown>;
     const key = typeof json.apiKey === 'string' && json.apiKey.trim() !== '' ? json.apiKey : undefined;
-    return { key, hasAnswer: json[ANSWER_FIELD] !== undefined || json[LEGACY_ANSWER_FIELD] !== undefined };
+    return { key, hasAnswer: json[ANSWER_FIELD] !== undefined };
   } catch {
     return { key: undefined, hasAnswer: false };
   }

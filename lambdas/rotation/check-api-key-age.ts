@@ -9,8 +9,9 @@ import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { requireEnv } from '#lambdas/platform/runtime/env';
 import { createLazyHandler, type Handler, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
+import type { MetricName } from '#lambdas/registry';
+import { ROTATION_METRIC } from '#lambdas/registry';
 import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
-import { ROTATION_METRIC } from './metrics.ts';
 
 export interface KeyAge {
   readonly ageDays: number;
@@ -21,7 +22,7 @@ export interface KeyAge {
 const DAY_MS = 86_400_000;
 
 export async function measureKeyAge(
-  deps: { secrets: SecretWriter; metrics: PipelineMetrics; clock: () => Date },
+  deps: { secrets: SecretWriter; metrics: PipelineMetrics<MetricName>; clock: () => Date },
   secretId: string,
 ): Promise<KeyAge> {
   const state = await deps.secrets.describe(secretId);
@@ -37,7 +38,7 @@ export async function measureKeyAge(
 /** Daily: publishes the org key's age (ApiKeyAgeDays), which the key-age alarm watches. */
 export interface KeyAgeDeps {
   readonly secrets: SecretWriter;
-  readonly metrics: PipelineMetrics;
+  readonly metrics: PipelineMetrics<MetricName>;
   readonly clock: () => Date;
   readonly secretId: string;
 }

@@ -19,9 +19,9 @@ import {
   vendorHttpError,
 } from '#lambdas/platform/errors';
 import { parseVendorCredentials, type VendorCredentialsValue } from '#lambdas/platform/secrets';
+import { ROTATION_METRIC, VENDOR_APIS } from '#lambdas/registry';
 import { type SecretState, STAGE } from '#lambdas/rotation/secret-writer';
-import type { RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
+import type { RotateKeyResult } from '#lambdas/vendor-api/keys/types';
 import {
   ANSWER_STAGE,
   isSuccessAnswer,
@@ -40,7 +40,6 @@ import {
   RotationResponseLostError,
   RotationStateError,
 } from './errors.ts';
-import { ROTATION_METRIC } from './metrics.ts';
 import { probeAnswer } from './probe.ts';
 import type { RotationOutcome } from './request.ts';
 

@@ -10,12 +10,13 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { numberFromText, parseWith } from '#lambdas/platform/input/schema';
 import type { PipelineMetrics } from '#lambdas/platform/metrics';
-import type { RetryMode } from '#lambdas/platform/vendor-api/http';
-import type { VendorHttpSettings, VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { MetricName } from '#lambdas/registry';
 import { createSecretWriter, type SecretWriter } from '#lambdas/rotation/secret-writer';
 import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';
-import { KeysClient } from '#lambdas/rotation/vendor-api/keys-client';
-import type { KeyProbe, RotateKeyOptions, RotateKeyResult } from '#lambdas/rotation/vendor-api/types';
+import { KeysClient } from '#lambdas/vendor-api/keys/keys-client';
+import type { KeyProbe, RotateKeyOptions, RotateKeyResult } from '#lambdas/vendor-api/keys/types';
+import type { RetryMode } from '#lambdas/vendor-api/transport/http';
+import type { VendorHttpSettings, VendorLogger } from '#lambdas/vendor-api/transport/types';
 import { type Env, optionalEnv, readOriginsEnv, readUrlEnv } from '../platform/runtime/env.ts';
 import { putEvent } from '../platform/runtime/event-bridge.ts';
 import { pipelineLoggerFromPowertools } from '../platform/runtime/logger.ts';
@@ -95,7 +96,7 @@ export interface RotationDeps {
   readonly secrets: SecretWriter;
   readonly keys: KeyManagementFactory;
   readonly events: RotationEventPublisher;
-  readonly metrics: PipelineMetrics;
+  readonly metrics: PipelineMetrics<MetricName>;
   readonly logger: VendorLogger;
   readonly clock: () => Date;
   readonly sleep: (ms: number) => Promise<void>;
@@ -164,7 +165,7 @@ export function rotationDepsFromEnvironment(
   clients: RotationClients,
 ): RotationDeps {
   const logger = pipelineLoggerFromPowertools(tools.logger);
-  const metrics: PipelineMetrics = powertoolsMetrics(tools.metrics);
+  const metrics: PipelineMetrics<MetricName> = powertoolsMetrics(tools.metrics);
   const lease = optionalEnv(env, ROTATION_VARIABLES.claimLeaseSeconds);
   const mirrors = optionalEnv(env, ROTATION_VARIABLES.mirrorSecretArns);
   const propagation = optionalEnv(env, ROTATION_VARIABLES.keyPropagationSeconds);

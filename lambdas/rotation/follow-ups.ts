@@ -4,9 +4,9 @@
  * failure is retried a few times, then counted (an alarm) and logged by secret id, never thrown.
  */
 
+import { ROTATION_METRIC } from '#lambdas/registry';
 import { STAGE } from '#lambdas/rotation/secret-writer';
 import type { ApiKeyRotatedDetail, RotationDeps } from './deps.ts';
-import { ROTATION_METRIC } from './metrics.ts';
 
 export interface FollowUpResult {
   readonly eventPublished: boolean;

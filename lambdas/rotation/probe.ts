@@ -11,7 +11,7 @@
  * The bounds are the number of candidates (CANDIDATE_LIMITS.maxCandidates) and that time.
  */
 import type { VendorCredentialsValue } from '#lambdas/platform/secrets';
-import type { KeyProbe } from '#lambdas/rotation/vendor-api/types';
+import type { KeyProbe } from '#lambdas/vendor-api/keys/types';
 import { candidatesOf, isSuccessAnswer, type StoredAnswer } from './answer.ts';
 import type { RotationDeps } from './deps.ts';
 

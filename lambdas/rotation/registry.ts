@@ -5,13 +5,6 @@
 import type { HandlerDeclaration, WorkflowBindings } from '#lambdas/platform/handler-declaration';
 import { ROTATION_VARIABLES } from './variables.ts';
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the workflow name with the platform (see WorkflowRegistry). */
-  interface WorkflowRegistry {
-    rotation: true;
-  }
-}
-
 /** The variable the rotation function finds the mirror secrets in. */
 export const ROTATION_BINDINGS = {
   mirrorSecretsVariable: ROTATION_VARIABLES.mirrorSecretArns,

@@ -1,6 +1,6 @@
 /**
  * The event Secrets Manager invokes the rotation function with, checked before any step runs, and
- * what each step reports: the protocol's vocabulary, which the steps (steps.ts, create.ts) share.
+ * what each step reports: the protocol's vocabulary, which the steps (rotation-step.ts, create.ts) share.
  */
 import * as z from 'zod/mini';
 import { parseWith } from '#lambdas/platform/input/schema';

@@ -13,15 +13,14 @@ import { VendorAuthError } from '#lambdas/platform/errors';
 import type { InvocationContext } from '#lambdas/platform/runtime/observability';
 import { isUnseededPlaceholder } from '#lambdas/platform/secret-placeholder';
 import { parseVendorCredentials } from '#lambdas/platform/secrets';
+import { ROTATION_METRIC, VENDOR_APIS } from '#lambdas/registry';
 import { type SecretState, STAGE, StageMovedError } from '#lambdas/rotation/secret-writer';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
-import { ANSWER_FIELD, clearAnswer, LEGACY_ANSWER_FIELD, pendingKeyOf } from './answer.ts';
+import { ANSWER_FIELD, clearAnswer, pendingKeyOf } from './answer.ts';
 import { clearClaim, latestClaim } from './claim.ts';
 import { createSecret, orgOf } from './create.ts';
 import type { RotationDeps } from './deps.ts';
 import { PendingKeyRefusedError, RotationInProgressError, RotationStateError } from './errors.ts';
 import { type FollowUpResult, runFollowUps } from './follow-ups.ts';
-import { ROTATION_METRIC } from './metrics.ts';
 import type { RotationOutcome, RotationRequest, RotationStep } from './request.ts';
 
 export interface RotationStepResult {
@@ -255,6 +254,6 @@ function mirrorValue(value: string): string {
   } catch {
     return value;
   }
-  const { [ANSWER_FIELD]: _a, [LEGACY_ANSWER_FIELD]: _b, ...rest } = json;
+  const { [ANSWER_FIELD]: _a, ...rest } = json;
   return JSON.stringify(rest);
 }

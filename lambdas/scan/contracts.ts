@@ -6,7 +6,7 @@
  */
 
 import type { StartThrottleState } from '#lambdas/scan/start-throttle';
-import type { ScanState } from '#lambdas/scan/vendor-api/types';
+import type { ScanState } from '#lambdas/vendor-api/scan/types';
 
 /** Input of the per-domain state machine, as the list workflow, a schedule or a user passes it. */
 export interface ScanDomainInput {

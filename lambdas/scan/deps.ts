@@ -14,11 +14,12 @@ import { type PipelineLogger, pipelineLoggerFromPowertools } from '#lambdas/plat
 import { NO_S3_ACCESS, noAccess } from '#lambdas/platform/runtime/no-access';
 import { type Observability, powertoolsMetrics } from '#lambdas/platform/runtime/observability';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
+import type { MetricName } from '#lambdas/registry';
 import type { ScanOutput } from '#lambdas/scan/scan-outputs';
 import { type ScanSettings, type StartSettleSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 import type { StartThrottleSettings } from '#lambdas/scan/start-throttle';
-import type { ScanStatus, StartScanResult } from '#lambdas/scan/vendor-api/types';
+import type { ScanStatus, StartScanResult } from '#lambdas/vendor-api/scan/types';
+import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
 
 /**
  * The part of the vendor's `ScanClient` the workflow uses. Declared structurally so that a fake (or a
@@ -48,7 +49,7 @@ export interface ScanDeps {
   readonly logger: PipelineLogger;
   readonly settings: ScanSettings;
   /** Scans started, finished and stored bytes (docs/contracts.md "Metrics"). */
-  readonly metrics: PipelineMetrics;
+  readonly metrics: PipelineMetrics<MetricName>;
   /** Injected so tests can drive deadlines and dates. */
   readonly clock: () => Date;
   /** How StartScan settles a start whose answer was lost. @default DEFAULT_START_SETTLE */
@@ -101,7 +102,7 @@ export interface CreateScanDepsOptions {
   readonly settings: ScanSettings;
   readonly logger: PipelineLogger;
   /** @default NO_METRICS (records nothing) */
-  readonly metrics?: PipelineMetrics;
+  readonly metrics?: PipelineMetrics<MetricName>;
   /** @default () => new Date() */
   readonly clock?: () => Date;
   /** See ScanDeps. */
@@ -136,7 +137,11 @@ export interface StorageDepsOptions {
    */
   readonly s3?: S3Client;
   /** The vendor client; functions without vendor access get one that fails loudly. */
-  readonly scanClient?: (settings: ScanSettings, logger: PipelineLogger, metrics: PipelineMetrics) => ScanApi;
+  readonly scanClient?: (
+    settings: ScanSettings,
+    logger: PipelineLogger,
+    metrics: PipelineMetrics<MetricName>,
+  ) => ScanApi;
 }
 
 /**

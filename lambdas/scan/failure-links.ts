@@ -10,7 +10,7 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { jsonText } from '#lambdas/platform/input/text-encoding';
 import { isMissingObject } from '#lambdas/platform/s3/json-objects';
-import { isRecord } from '#lambdas/platform/vendor-api/json';
+import { isRecord } from '#lambdas/vendor-api/transport/json';
 import type { FailureRecord } from './record-scan-failure.ts';
 
 /** Rejections that prove the vendor did nothing: nothing to link an orphan to. */

@@ -16,12 +16,12 @@ import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { parseOutputName, parseScanInProgress } from '#lambdas/scan/parse';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 
-/** `output`: a name of the deployed table (settings.outputs). */
+/** `output`: a name of the scan outputs table (SCAN_OUTPUTS). */
 export type FetchScanOutputInput = ScanInProgress & { readonly output: string };
 
 export async function fetchScanOutput(deps: ScanDeps, state: FetchScanOutputInput): Promise<StoredObject> {
   const { output, scanUuid, outputPrefix } = state;
-  const row = parseOutputName(output, deps.settings.outputs);
+  const row = parseOutputName(output);
   // A retried task (Lambda.ServiceException after the write, a redrive) must never replace a
   // verified object: whatever the vendor sends the second time, the first verified bytes stay.
   const earlier = await findStoredOutput(deps, outputPrefix, output);
@@ -203,7 +203,7 @@ export function extensionFor(contentType: string | undefined): string {
 export function createFetchScanOutputHandler(deps: ScanDeps): Handler<unknown, StoredObject> {
   return async (event, context) => {
     const state = parseScanInProgress(event);
-    const output = parseOutputName(state.output, deps.settings.outputs).name;
+    const output = parseOutputName(state.output).name;
     const scoped = withLogKeys(deps, {
       domain: state.domain,
       scanUuid: state.scanUuid,

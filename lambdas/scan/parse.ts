@@ -21,8 +21,8 @@ import type {
   StatusSnapshot,
   StoredObject,
 } from '#lambdas/scan/contracts';
-import type { ScanOutput } from '#lambdas/scan/scan-outputs';
-import type { ScanState } from '#lambdas/scan/vendor-api/types';
+import { SCAN_OUTPUT_NAMES, SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
+import type { ScanState } from '#lambdas/vendor-api/scan/types';
 
 const SCAN_STATES = [
   'pending',
@@ -116,7 +116,7 @@ export const statusSnapshotSchema = object({
 }) satisfies z.ZodMiniType<StatusSnapshot, unknown>;
 
 export const storedObjectSchema = object({
-  // Which names belong is the table's business (settings.outputs), checked by the steps.
+  // Which names belong is the table's business (SCAN_OUTPUTS), checked by the steps.
   name: nonEmpty(),
   bucket: nonEmpty(),
   key: nonEmpty(),
@@ -208,14 +208,10 @@ export function parseStatusSnapshot(value: unknown, field = 'status'): StatusSna
   return parseWith(statusSnapshotSchema, value, field);
 }
 
-/** The table's row named `value`: `outputs` is the deployed table (settings.outputs). */
-export function parseOutputName(
-  value: unknown,
-  outputs: readonly ScanOutput[],
-  field = 'output',
-): ScanOutput {
-  const row = outputs.find((output) => output.name === value);
-  if (!row) throw new InvalidInputError(field, `must be one of ${outputs.map((o) => o.name).join(', ')}`);
+/** The row of the scan outputs table named `value`. */
+export function parseOutputName(value: unknown, field = 'output'): ScanOutput {
+  const row = SCAN_OUTPUTS.find((output) => output.name === value);
+  if (!row) throw new InvalidInputError(field, `must be one of ${SCAN_OUTPUT_NAMES.join(', ')}`);
   return row;
 }
 

@@ -9,8 +9,8 @@ import type { ScanInProgress, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { parseScanInProgress } from '#lambdas/scan/parse';
 import { advancePoll } from '#lambdas/scan/poll-schedule';
-import type { ScanStatus } from '#lambdas/scan/vendor-api/types';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
+import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
 
 /** Status bodies kept in the state (and the manifest) are cut here: state payloads are limited to 256 KiB. */
 export const MAX_RAW_STATUS_BYTES = 8 * 1024;

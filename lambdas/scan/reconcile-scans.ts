@@ -27,7 +27,6 @@ import {
 } from '#lambdas/platform/runs/reconcile-each';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
-import type { UnreadableEntry } from '#lambdas/platform/vendor-api/json';
 import { type DomainArchive, indexDomainArchive } from '#lambdas/scan/archive-index';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
 import { deleteScanAtVendor } from '#lambdas/scan/delete-scan';
@@ -41,10 +40,12 @@ import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
 import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { toSnapshot } from '#lambdas/scan/poll-scan-status';
 import { type ScanReconcileDeps, scanReconcileDepsFromEnvironment } from '#lambdas/scan/reconcile-deps';
-import { readScanListingText } from '#lambdas/scan/vendor-api/listing-text';
-import { type ListedScan, readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
+import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
 import { publishVendorStatistics, type VendorStatsOutcome } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE, writeScanManifest } from '#lambdas/scan/write-scan-manifest';
+import { readScanListingText } from '#lambdas/vendor-api/scan/listing-text';
+import { type ListedScan, readScanListing } from '#lambdas/vendor-api/scan/scan-listing';
+import type { UnreadableEntry } from '#lambdas/vendor-api/transport/json';
 
 type Outcome = 'alreadyArchived' | 'archived' | 'unfinished' | 'vendorFailed' | 'deferred';
 
@@ -217,7 +218,7 @@ export async function reconcileScans(
         status,
       };
       const stored: StoredObject[] = [];
-      for (const { name } of deps.settings.outputs)
+      for (const { name } of SCAN_OUTPUTS)
         stored.push(await fetchScanOutput(deps, { ...state, output: name }));
 
       const manifestKey = `${outputPrefix}${MANIFEST_FILE}`;

@@ -22,7 +22,7 @@ function dotPath() {
 
 /**
  * Where `GET /scans` keeps what reconciliation needs. Its shape is "not shown" in the seed: each
- * path left out is searched among common names (see `#lambdas/scan/vendor-api/scan-listing`).
+ * path left out is searched among common names (see `#lambdas/vendor-api/scan/scan-listing`).
  */
 export const listFieldsSchema = z.strictObject({
   /** The array of scans, e.g. `data.scans`. @default scans, items, data, results or the body itself */

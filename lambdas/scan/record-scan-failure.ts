@@ -15,10 +15,10 @@ import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platfo
 import { cleanMessage, cleanName, cleanText, describeCaught, safe } from '#lambdas/platform/redaction/caught';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { PollState, ScanInProgress, ScanOutcome, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { parseOutputPrefix, parsePollState, parseStatusSnapshot } from '#lambdas/scan/parse';
-import { SCAN_METRIC } from './metrics.ts';
 
 export const FAILURE_FILE = 'failure.json';
 

@@ -37,13 +37,6 @@ export const SCAN_OUTPUT_STAGING: BucketUse = {
   actions: [...STREAMED_WRITE, 'ListBucket', 'GetObject', 'DeleteObject'],
 };
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the workflow name with the platform (see WorkflowRegistry). */
-  interface WorkflowRegistry {
-    scan: true;
-  }
-}
-
 /** The variable its ScanDomain machine reaches handlers through. */
 export const SCAN_BINDINGS = {
   stateMachine: { variable: SCAN_VARIABLES.stateMachineArn, label: 'ScanDomain' },

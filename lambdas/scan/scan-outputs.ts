@@ -7,19 +7,14 @@
  * and the `NothingStored` alarm. Adding an output is one row here, plus its answer in the
  * simulator (local/simulator/scan-outputs.ts). docs/architecture.md walks the change.
  *
- * Plain data, no CDK: the constructs and the handlers both import it. The table is fixed at build
- * time; `withScanOutputs` extends it for one construct (the `outputs` prop of ScanWorkflow), which
- * then hands the whole table to its fetch, manifest and reconciliation functions in SCAN_OUTPUTS
- * (set only when it differs from this one, so the default template is unchanged).
+ * Plain data, no CDK: the constructs and the handlers both import it, so the table is fixed at build
+ * time and the deployed functions and state machine always agree on it.
  *
  * Rules every row follows (not columns, because they are the same for all):
  * - Stored as `<outputPrefix><name>.<extension>`, the extension from the vendor's Content-Type
  *   (`extensionFor` in fetch-scan-output.ts), the bytes as the vendor sent them.
  * - Cut past `scan.maxOutputBytes` decoded bytes (SCAN_MAX_OUTPUT_BYTES), one cap for every output.
  */
-
-import { ConfigurationError } from '#lambdas/platform/errors';
-import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 /** What one row says. */
 export interface ScanOutputRow {
@@ -47,14 +42,17 @@ export const SCAN_OUTPUT_ROWS = {
 export type ScanOutputName = keyof typeof SCAN_OUTPUT_ROWS;
 
 /** A row with what follows from its name. */
-export interface ScanOutput extends ScanOutputRow {
-  /** A key of the table: a `ScanOutputName` for the built-in rows, any checked word for added ones. */
-  readonly name: string;
+export interface ResolvedScanOutput<Name extends string> extends ScanOutputRow {
+  /** A key of the table. */
+  readonly name: Name;
   /** The Parallel branch's Task state: `Fetch` + the capitalised name (`FetchReport`). */
   readonly stateName: `Fetch${string}`;
   /** The vendor operation in logs, metrics and errors: `scan.get` + the capitalised name. */
   readonly operation: `scan.get${string}`;
 }
+
+/** A row of the table with what follows from its name. */
+export type ScanOutput = ResolvedScanOutput<ScanOutputName>;
 
 const NAME = /^[a-z][a-z0-9]*$/;
 /** Unreserved URL characters only: the path is sent as written, with the uuid put in. */
@@ -66,9 +64,11 @@ const RESERVED_METRIC_IDS = new Set(['s']);
  * The rows with their derived fields, checked: a bad row fails at load (synth, or a handler's cold
  * start) with an error naming the row and the rule, never at a vendor call.
  */
-export function resolveScanOutputs(rows: Readonly<Record<string, ScanOutputRow>>): readonly ScanOutput[] {
+export function resolveScanOutputs<Name extends string>(
+  rows: Readonly<Record<Name, ScanOutputRow>>,
+): readonly ResolvedScanOutput<Name>[] {
   const metricIds = new Set<string>();
-  return Object.entries(rows).map(([name, row]) => {
+  return (Object.entries(rows) as [Name, ScanOutputRow][]).map(([name, row]) => {
     const where = `scan output '${name}'`;
     // Step Functions state names, metric dimensions and S3 keys all take a lower-case word.
     if (!NAME.test(name))
@@ -103,54 +103,4 @@ export function resolveScanOutputs(rows: Readonly<Record<string, ScanOutputRow>>
 /** Every output, in table order. */
 export const SCAN_OUTPUTS: readonly ScanOutput[] = resolveScanOutputs(SCAN_OUTPUT_ROWS);
 
-export const SCAN_OUTPUT_NAMES = SCAN_OUTPUTS.map((output) => output.name) as readonly ScanOutputName[];
-
-/** The built-in table plus `rows` (an output the vendor serves that this build does not list yet). */
-export function withScanOutputs(rows: Readonly<Record<string, ScanOutputRow>>): readonly ScanOutput[] {
-  for (const name of Object.keys(rows)) {
-    if (Object.hasOwn(SCAN_OUTPUT_ROWS, name))
-      throw new Error(`scan output '${name}': the table already has it`);
-  }
-  return resolveScanOutputs({ ...SCAN_OUTPUT_ROWS, ...rows });
-}
-
-/** The table as the SCAN_OUTPUTS variable carries it: its rows by name, in order. */
-export function scanOutputsJson(outputs: readonly ScanOutput[]): string {
-  return JSON.stringify(
-    Object.fromEntries(
-      outputs.map(({ name, vendorPath, nothingStoredMetricId }) => [
-        name,
-        { vendorPath, nothingStoredMetricId },
-      ]),
-    ),
-  );
-}
-
-/** The table from the SCAN_OUTPUTS variable: a ConfigurationError naming it and the row when wrong. */
-export function parseScanOutputsJson(json: string): readonly ScanOutput[] {
-  const variable = SCAN_VARIABLES.outputs;
-  let rows: unknown;
-  try {
-    rows = JSON.parse(json);
-  } catch {
-    throw new ConfigurationError(variable, 'is not JSON');
-  }
-  if (rows === null || typeof rows !== 'object' || Array.isArray(rows) || Object.keys(rows).length === 0) {
-    throw new ConfigurationError(variable, 'must be a JSON object of scan outputs by name');
-  }
-  for (const [name, row] of Object.entries(rows)) {
-    const fields = row as Partial<ScanOutputRow> | null;
-    const id = fields?.nothingStoredMetricId;
-    if (typeof fields?.vendorPath !== 'string' || (id !== false && typeof id !== 'string')) {
-      throw new ConfigurationError(
-        variable,
-        `scan output '${name}' needs a vendorPath and a nothingStoredMetricId`,
-      );
-    }
-  }
-  try {
-    return resolveScanOutputs(rows as Record<string, ScanOutputRow>);
-  } catch (error) {
-    throw new ConfigurationError(variable, (error as Error).message);
-  }
-}
+export const SCAN_OUTPUT_NAMES: readonly ScanOutputName[] = SCAN_OUTPUTS.map((output) => output.name);

@@ -23,11 +23,10 @@ import {
   pollSettingsProblems,
 } from '#lambdas/scan/poll-schedule';
 import { type ListFields, parseListFields } from '#lambdas/scan/reconcile-settings';
-import { parseScanOutputsJson, SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/scan-outputs';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 // Not the vendor barrel: it would bundle the HTTP client into functions that never call the vendor.
-import { parseStatusVocabulary } from '#lambdas/scan/vendor-api/status';
-import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
+import { parseStatusVocabulary } from '#lambdas/vendor-api/scan/status';
+import type { StatusVocabulary } from '#lambdas/vendor-api/scan/types';
 
 export interface ScanSettings {
   /** RESULTS_BUCKET: scan outputs, manifests and failure records. */
@@ -47,8 +46,6 @@ export interface ScanSettings {
   readonly maxOutputBytes: number;
   /** A content-coded output is cut once it decodes past this ratio (SCAN_MAX_DECODING_RATIO, `scan.maxDecodingRatio`). */
   readonly maxDecodingRatio: number;
-  /** The outputs fetched and listed (SCAN_OUTPUTS when a construct extends the table). */
-  readonly outputs: readonly ScanOutput[];
 }
 
 const GiB = 1024 ** 3;
@@ -91,8 +88,6 @@ export interface ScanSettingsInput {
   readonly maxOutputBytes?: number;
   /** @default SCAN_DECODING_LIMIT.default */
   readonly maxDecodingRatio?: number;
-  /** @default SCAN_OUTPUTS */
-  readonly outputs?: readonly ScanOutput[];
 }
 
 /**
@@ -122,7 +117,6 @@ export function createScanSettings(input: ScanSettingsInput): ScanSettings {
     listFields: Object.freeze({ ...input.listFields }),
     maxOutputBytes: cap.data,
     maxDecodingRatio: ratio,
-    outputs: input.outputs ?? SCAN_OUTPUTS,
   });
 }
 
@@ -138,9 +132,7 @@ export function scanSettingsFromEnv(env: Env): ScanSettings {
   const listFieldsJson = optionalEnv(env, SCAN_VARIABLES.listFields);
   const maxOutputBytes = optionalEnv(env, SCAN_VARIABLES.maxOutputBytes);
   const maxDecodingRatio = optionalEnv(env, SCAN_VARIABLES.maxDecodingRatio);
-  const outputsJson = optionalEnv(env, SCAN_VARIABLES.outputs);
   return createScanSettings({
-    ...(outputsJson === undefined ? {} : { outputs: parseScanOutputsJson(outputsJson) }),
     ...(maxOutputBytes === undefined ? {} : { maxOutputBytes: readOutputCap(maxOutputBytes) }),
     ...(maxDecodingRatio === undefined ? {} : { maxDecodingRatio: readDecodingRatio(maxDecodingRatio) }),
     resultsBucket,

@@ -12,6 +12,7 @@ import {
 import { normalizeDomain } from '#lambdas/platform/input/validation';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { ScanDomainInput, ScanInProgress, StartThrottled } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import { expectedDurationOf } from '#lambdas/scan/learned-durations';
@@ -19,10 +20,9 @@ import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { parseRunId, parseScanDomainInput } from '#lambdas/scan/parse';
 import { initialPollState } from '#lambdas/scan/poll-schedule';
 import { DEFAULT_START_SETTLE, type StartSettleSettings } from '#lambdas/scan/settings';
-import { type ListedScan, readScanListing, type ScanListing } from '#lambdas/scan/vendor-api/scan-listing';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
+import { type ListedScan, readScanListing, type ScanListing } from '#lambdas/vendor-api/scan/scan-listing';
 import { ScanStartThrottledError, ScanStartUnresolvedError } from './errors.ts';
-import { SCAN_METRIC } from './metrics.ts';
 import { DEFAULT_START_THROTTLE, nextStartThrottle, parseStartThrottle } from './start-throttle.ts';
 
 export async function startScan(

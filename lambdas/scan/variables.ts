@@ -23,8 +23,6 @@ export const SCAN_VARIABLES = {
   maxDecodingRatio: 'SCAN_MAX_DECODING_RATIO',
   /** The per-domain ScanDomain machine (the list summary looks up its executions). */
   stateMachineArn: 'SCAN_STATE_MACHINE_ARN',
-  /** JSON: the table of scan outputs, set only when a stack extends the built-in one (scan-outputs.ts). */
-  outputs: 'SCAN_OUTPUTS',
   /** JSON: scan reconciliation's horizon, minimum age, match window, budget and field paths. */
   reconciliation: 'SCAN_RECONCILIATION',
 } as const;

@@ -12,11 +12,11 @@ import { type Observability, vendorMetricsObserver } from '#lambdas/platform/run
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
 import type { SecretReader } from '#lambdas/platform/secrets';
+import { VENDOR_APIS } from '#lambdas/registry';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
-import { VENDOR_APIS } from '../vendor-apis.ts';
 
 export { apiKeySecretId, vendorCredentials } from '../platform/runtime/vendor-credentials.ts';
 

@@ -17,11 +17,12 @@ import type { PipelineMetrics } from '#lambdas/platform/metrics';
 import { cleanMessage, cleanName } from '#lambdas/platform/redaction/caught';
 import { isItemError } from '#lambdas/platform/runs/reconcile-each';
 import { getJsonIfExists, putJson } from '#lambdas/platform/s3/json-objects';
-import { isRecord } from '#lambdas/platform/vendor-api/json';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
-import { readVendorStatistics, type VendorStatistics } from '#lambdas/scan/vendor-api/scan-listing';
-import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
-import { SCAN_METRIC } from './metrics.ts';
+import type { MetricName } from '#lambdas/registry';
+import { SCAN_METRIC } from '#lambdas/registry';
+import { readVendorStatistics, type VendorStatistics } from '#lambdas/vendor-api/scan/scan-listing';
+import type { StatusVocabulary } from '#lambdas/vendor-api/scan/types';
+import { isRecord } from '#lambdas/vendor-api/transport/json';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 import type { StatsFields } from './reconcile-settings.ts';
 
 export const VENDOR_STATS_KEY = 'scans/reconciliation/vendor-stats.json';
@@ -53,7 +54,7 @@ export interface StatsDeps {
     readonly resultsBucket: string;
     readonly statusVocabulary: StatusVocabulary | undefined;
   };
-  readonly metrics: PipelineMetrics;
+  readonly metrics: PipelineMetrics<MetricName>;
   readonly logger: VendorLogger;
   readonly clock: () => Date;
   readonly stats: { getStats(): Promise<{ raw: unknown }> };

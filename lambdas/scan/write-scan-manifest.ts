@@ -9,11 +9,12 @@ import { InvalidInputError } from '#lambdas/platform/errors';
 import { jsonText } from '#lambdas/platform/input/text-encoding';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
 import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { ScanInProgress, ScanOutcome, StoredObject } from '#lambdas/scan/contracts';
 import { type ScanDeps, storageScanDepsFromEnvironment, withLogKeys } from '#lambdas/scan/deps';
 import { learnScanDuration } from '#lambdas/scan/learned-durations';
 import { parseScanInProgress, parseStoredObjects } from '#lambdas/scan/parse';
-import { SCAN_METRIC } from './metrics.ts';
+import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 
 export const MANIFEST_FILE = 'manifest.json';
 
@@ -70,11 +71,7 @@ export async function writeScanManifest(
   state: WriteScanManifestInput,
   reconciled?: ReconciledFrom,
 ): Promise<ScanOutcome> {
-  const objects = orderedOutputs(
-    state,
-    deps.settings.resultsBucket,
-    deps.settings.outputs.map((o) => o.name),
-  );
+  const objects = orderedOutputs(state, deps.settings.resultsBucket, SCAN_OUTPUT_NAMES);
   const status = state.status;
   if (status === undefined) throw new InvalidInputError('status', 'is missing: the scan was never polled');
   if (status.state !== 'succeeded') {

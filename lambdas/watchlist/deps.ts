@@ -17,7 +17,7 @@ import { objectIntakeDepsFromEnvironment } from '#lambdas/platform/runtime/intak
 import { NO_S3_ACCESS } from '#lambdas/platform/runtime/no-access';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 import { watchlistInputSchema } from '#lambdas/watchlist/contracts';
 import { WATCHLIST_VARIABLES } from '#lambdas/watchlist/variables';
 import { WATCHLIST_LIMITS, WATCHLIST_SUFFIXES } from '#lambdas/watchlist/watchlist';

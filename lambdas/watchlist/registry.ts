@@ -5,17 +5,6 @@
 import type { HandlerDeclaration, WorkflowBindings } from '#lambdas/platform/handler-declaration';
 import { WATCHLIST_VARIABLES } from './variables.ts';
 
-declare module '#lambdas/platform/handler-declaration' {
-  /** Registers the workflow name with the platform (see WorkflowRegistry). */
-  interface WorkflowRegistry {
-    watchlist: true;
-  }
-  /** The key of the keyed hash that names people. */
-  interface SecretRegistry {
-    identityKey: true;
-  }
-}
-
 /** The variables its machine (which its intake starts) and the identity key reach handlers through. */
 export const WATCHLIST_BINDINGS = {
   stateMachine: { variable: WATCHLIST_VARIABLES.stateMachineArn, label: 'watchlist' },

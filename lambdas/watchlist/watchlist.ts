@@ -12,7 +12,7 @@ import { parse } from 'csv-parse/sync';
 import { personRef } from '#lambdas/breach/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { notUtf8Reason } from '#lambdas/platform/input/text-encoding';
-import { parseJsonBody } from '#lambdas/platform/vendor-api/json';
+import { parseJsonBody } from '#lambdas/vendor-api/transport/json';
 import { DEFAULT_MAX_WATCHLIST_ROWS, type WatchlistFormat } from '#lambdas/watchlist/watchlist-format';
 import { type BreachRequest, type PersonRef, parseBreachRequest } from '../breach/contracts.ts';
 

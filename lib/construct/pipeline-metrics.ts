@@ -6,10 +6,8 @@
 import { Duration } from 'aws-cdk-lib';
 import type { Metric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IConstruct } from 'constructs';
-import { BREACH_METRIC } from '#lambdas/breach/metrics';
-import type { MetricName } from '#lambdas/platform/metrics';
-import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
+import type { MetricName } from '#lambdas/registry';
+import { BREACH_METRIC, ROTATION_METRIC, SCAN_METRIC } from '#lambdas/registry';
 import { pipelineMetric } from '../platform/pipeline-metric.ts';
 import type { BreachArchiveOrigin, BreachReportOutcome, ScanFailureReason } from './metric-dimensions.ts';
 

@@ -11,19 +11,10 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { BucketName, BucketUse, StateMachineAction } from '#lambdas/platform/handler-declaration';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import {
-  type BucketName,
-  type BucketUse,
-  declarationOf,
-  type SecretName,
-  type StateMachineAction,
-  type VendorApi,
-  WORKFLOW_BINDINGS,
-  type WorkflowName,
-} from '../../lambdas/registry.ts';
-import type { MirrorSecret } from '../config/index.ts';
+import type { MirrorSecret } from '../config/rotation-schema.ts';
 import { grantBucketKey, grantSecretKey, s3KeyUse } from './customer-keys.ts';
 import { acknowledgeWildcards, arnFinding, executionsFinding } from './nag.ts';
 import type { PipelineFunction } from './pipeline-function.ts';
@@ -35,9 +26,9 @@ export interface DeclaredResources {
   readonly inputBucket?: IBucket;
   readonly vendorSecrets?: VendorSecrets;
   /** The workflows' state machines handlers start or look up, by the workflow that owns each. */
-  readonly stateMachines?: { readonly [W in WorkflowName]?: IStateMachine };
+  readonly stateMachines?: { readonly [workflow: string]: IStateMachine | undefined };
   /** The secrets (other than vendor keys) handlers read, by their registered name. */
-  readonly secrets?: { readonly [S in SecretName]?: ISecret };
+  readonly secrets?: { readonly [secret: string]: ISecret | undefined };
   /** The pause switch, and for the resume function the intakes whose refused events it replays. */
   readonly pause?: {
     readonly parameter: IStringParameter;
@@ -50,11 +41,11 @@ export interface DeclaredResources {
 /**
  * Grants `fn` exactly what its handler declares in lambdas/registry.ts and sets the variables the
  * handler reads for it (`RESULTS_BUCKET`, `INPUT_BUCKET`, the secret ARNs, and the variables each
- * workflow registers for its state machine and secrets in `WORKFLOW_BINDINGS`). A declared
- * resource the caller did not pass is a synth error.
+ * workflow gives for its state machine and secrets, its `WorkflowBindings`). A declared resource the
+ * caller did not pass is a synth error.
  */
 export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources): void {
-  const declaration = declarationOf(fn.handlerFile);
+  const declaration = fn.registered.declaration;
   const bucketOf = (name: BucketName): IBucket => {
     const bucket = name === 'results' ? resources.resultsBucket : resources.inputBucket;
     if (!bucket) throw missing(fn, `the ${name} bucket`);
@@ -73,7 +64,7 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
     bindVendorSecrets(fn, resources.vendorSecrets, declaration.vendorApis);
   }
   for (const [owner, actions] of Object.entries(declaration.stateMachines ?? {})) {
-    bindStateMachine(fn, owner as WorkflowName, actions ?? [], resources, declaration.workflow);
+    bindStateMachine(fn, owner, actions ?? [], resources, declaration.workflow);
   }
   if (declaration.rotatedSecret !== undefined) {
     if (!resources.rotatedSecret) throw missing(fn, 'the rotated vendor key secret');
@@ -105,13 +96,13 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
  */
 function bindStateMachine(
   fn: PipelineFunction,
-  owner: WorkflowName,
+  owner: string,
   actions: readonly StateMachineAction[],
   resources: DeclaredResources,
-  describer: WorkflowName,
+  describer: string,
 ): void {
   if (actions.length === 0) return;
-  const binding = WORKFLOW_BINDINGS[owner].stateMachine;
+  const binding = fn.registered.workflowBindings[owner]?.stateMachine;
   if (binding === undefined) {
     throw new Error(`${fn.node.path}: the ${owner} workflow registers no state machine variable`);
   }
@@ -130,8 +121,8 @@ function bindStateMachine(
 }
 
 /** GetSecretValue on one registered secret, and the variable its workflow registers for it. */
-function bindSecret(fn: PipelineFunction, name: SecretName, resources: DeclaredResources): void {
-  const variable = Object.values(WORKFLOW_BINDINGS)
+function bindSecret(fn: PipelineFunction, name: string, resources: DeclaredResources): void {
+  const variable = Object.values(fn.registered.workflowBindings)
     .map((bindings) => bindings.secrets?.[name])
     .find((found) => found !== undefined);
   if (variable === undefined) throw new Error(`${fn.node.path}: no workflow registers the secret ${name}`);
@@ -154,7 +145,7 @@ function bindRotatedSecret(
   fn: PipelineFunction,
   use: 'rotate' | 'describe',
   rotated: NonNullable<DeclaredResources['rotatedSecret']>,
-  workflow: WorkflowName,
+  workflow: string,
 ): void {
   const arn = rotated.secret.secretArn;
   if (use === 'describe') {
@@ -176,7 +167,7 @@ function bindRotatedSecret(
   grantSecretKey(fn, rotated.secret, 'write');
   const mirrorArns = rotated.mirrors.map((mirror) => mirror.secretArn);
   if (mirrorArns.length === 0) return;
-  const mirrorsVariable = WORKFLOW_BINDINGS[workflow].mirrorSecretsVariable;
+  const mirrorsVariable = fn.registered.workflowBindings[workflow]?.mirrorSecretsVariable;
   if (mirrorsVariable === undefined) {
     throw new Error(`${fn.node.path}: the ${workflow} workflow registers no variable for mirror secrets`);
   }
@@ -267,18 +258,14 @@ function missing(fn: PipelineFunction, what: string): Error {
  *   `VENDOR_API_KEY_SECRET_ARN` when exactly one API is bound, so a handler that only knows the
  *   default variable still reads the right key.
  */
-function bindVendorSecrets(fn: PipelineFunction, secrets: VendorSecrets, apis: readonly VendorApi[]): void {
+function bindVendorSecrets(fn: PipelineFunction, secrets: VendorSecrets, apis: readonly string[]): void {
   // Not grantRead: it adds secretsmanager:DescribeSecret, which no handler calls.
   const arns = setSecretVariables(fn, secrets, apis).map((api) => secrets.secretFor(api).secretArn);
   fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: arns }));
   for (const api of new Set(apis)) grantSecretKey(fn, secrets.secretFor(api), 'read');
 }
 
-function setSecretVariables(
-  fn: PipelineFunction,
-  secrets: VendorSecrets,
-  apis: readonly VendorApi[],
-): VendorApi[] {
+function setSecretVariables(fn: PipelineFunction, secrets: VendorSecrets, apis: readonly string[]): string[] {
   const unique = [...new Set(apis)];
   const [first] = unique;
   if (first === undefined)

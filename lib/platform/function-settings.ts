@@ -5,7 +5,8 @@
  */
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
-import { DEFAULT_PIPELINE_CONFIG, type LambdaRuntimeName } from '../config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../config/defaults.ts';
+import type { LambdaRuntimeName } from '../config/schema.ts';
 
 /** Each runtime the `lambdaRuntime` setting offers, and the esbuild target its bundles are built for. */
 export const LAMBDA_RUNTIME_SETTINGS: Readonly<

@@ -14,7 +14,7 @@
 import { AspectPriority, Aspects, type IAspect, RemovalPolicy } from 'aws-cdk-lib';
 import { CfnLogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
-import type { DataRemovalPolicy } from '../config/index.ts';
+import type { DataRemovalPolicy } from '../config/schema.ts';
 
 class LogGroupLifetime implements IAspect {
   constructor(private readonly policy: RemovalPolicy) {}

@@ -14,9 +14,10 @@ import {
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { DataIdentifier, DataProtectionPolicy, LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { RegisteredHandler } from '#lambdas/platform/handler-declaration';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { handlerEntryPath, logsMayCarryPersonalData } from '../../lambdas/registry.ts';
-import { DEFAULT_PIPELINE_CONFIG, type LambdaRuntimeName } from '../config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../config/defaults.ts';
+import type { LambdaRuntimeName } from '../config/schema.ts';
 import { functionSettingsOf, LAMBDA_RUNTIME_SETTINGS } from './function-settings.ts';
 import { validateEnvironmentSize } from './lambda-environment-size.ts';
 import { acknowledge, acknowledgeWildcards } from './nag.ts';
@@ -42,9 +43,9 @@ export function prebuiltHandlersDir(): string | undefined {
     : undefined;
 }
 
-/** A handler's entry file: `<repo>/lambdas/<workflow>/<name>.ts` (lambdas/registry.ts). */
-export function handlerEntry(handlerFile: string): string {
-  return join(REPO_ROOT, handlerEntryPath(handlerFile));
+/** A handler's entry file on disk, from its path in the repository (`lambdas/<workflow>/<name>.ts`). */
+export function handlerEntry(entryPath: string): string {
+  return join(REPO_ROOT, entryPath);
 }
 
 /**
@@ -85,10 +86,10 @@ export const PIPELINE_BUNDLING: BundlingOptions = {
 
 export interface PipelineFunctionProps {
   /**
-   * Handler file name without directory or extension, e.g. `'start-scan'` for
-   * `lambdas/scan/start-scan.ts`. The file must export `handler`.
+   * The handler it runs, as lambdas/registry.ts resolves it (`registeredHandler('start-scan')` for
+   * `lambdas/scan/start-scan.ts`): its entry, which must export `handler`, and its declaration.
    */
-  readonly handlerFile: string;
+  readonly handler: RegisteredHandler;
   /** Function timeout (1 s .. 15 min). Required: every caller must think about it. */
   readonly timeout: Duration;
   /**
@@ -140,7 +141,7 @@ export interface PipelineFunctionProps {
    * A CloudWatch Logs data protection policy on its log group that masks email addresses, a second
    * net under the redaction every log line passes (lambdas/platform/redaction/redact.ts).
    * @default - the registry decides: on for handlers that read vendor answers or handle people
-   *   (`logsMayCarryPersonalData` in lambdas/registry.ts)
+   *   (`logsMayCarryPersonalData` of the registered handler)
    */
   readonly maskEmailsInLogs?: boolean;
   /**
@@ -185,6 +186,8 @@ export class PipelineFunction extends NodejsFunction {
   public readonly executionRole: Role;
   /** The handler file name this function was built from, e.g. `start-scan`. */
   public readonly handlerFile: string;
+  /** The handler it runs, with what it declares it touches (bindings.ts grants exactly that). */
+  public readonly registered: RegisteredHandler;
   /** Its standard alarms (lib/platform/standard-alarms.ts). */
   public readonly alarms: { readonly errors: Alarm; readonly throttles: Alarm };
 
@@ -197,18 +200,18 @@ export class PipelineFunction extends NodejsFunction {
     // both at construction time, and `this` is not available before super().
     const role = new Role(scope, `${id}Role`, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `Execution role of the ${props.handlerFile} handler`,
+      description: `Execution role of the ${props.handler.file} handler`,
     });
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention ?? RetentionDays.THREE_MONTHS,
-      ...((props.maskEmailsInLogs ?? logsMayCarryPersonalData(props.handlerFile))
-        ? { dataProtectionPolicy: emailMaskingPolicy(`${props.handlerFile} logs`) }
+      ...((props.maskEmailsInLogs ?? props.handler.logsMayCarryPersonalData)
+        ? { dataProtectionPolicy: emailMaskingPolicy(`${props.handler.file} logs`) }
         : {}),
     });
 
     super(scope, id, {
       ...code,
-      description: props.description ?? `Security pipeline: ${handlerEntryPath(props.handlerFile)}`,
+      description: props.description ?? `Security pipeline: ${props.handler.entryPath}`,
       runtime: runtime.runtime,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -227,9 +230,10 @@ export class PipelineFunction extends NodejsFunction {
     });
 
     this.executionRole = role;
-    this.handlerFile = props.handlerFile;
+    this.handlerFile = props.handler.file;
+    this.registered = props.handler;
     logGroup.grantWrite(role);
-    this.alarms = functionAlarms(this, props.handlerFile, props.alarms);
+    this.alarms = functionAlarms(this, props.handler.file, props.alarms);
     validateEnvironmentSize(this);
 
     acknowledgeWildcards(
@@ -260,19 +264,13 @@ export class PipelineFunction extends NodejsFunction {
     NodejsFunctionProps,
     'entry' | 'handler' | 'code' | 'projectRoot' | 'depsLockFilePath' | 'bundling'
   > {
-    if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(props.handlerFile)) {
+    if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(props.handler.file)) {
       throw new Error(
-        `PipelineFunction ${id}: handlerFile must be a kebab-case file name without extension, e.g. 'write-summary' (got '${props.handlerFile}')`,
+        `PipelineFunction ${id}: the handler's file must be a kebab-case file name without extension, e.g. 'write-summary' (got '${props.handler.file}')`,
       );
     }
-    try {
-      handlerEntryPath(props.handlerFile);
-    } catch (error) {
-      // The registry names the handler's folder: a file it does not declare has no entry.
-      throw new Error(`PipelineFunction ${id}: ${(error as Error).message}`);
-    }
     const prebuilt = prebuiltHandlersDir();
-    const entry = prebuilt === undefined ? handlerEntry(props.handlerFile) : undefined;
+    const entry = prebuilt === undefined ? handlerEntry(props.handler.entryPath) : undefined;
     if (entry !== undefined && !existsSync(entry)) {
       throw new Error(`PipelineFunction ${id}: handler file ${entry} does not exist`);
     }
@@ -301,7 +299,7 @@ export class PipelineFunction extends NodejsFunction {
           depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
           bundling: { ...PIPELINE_BUNDLING, target: esbuildTarget, sourceMap: sourceMaps },
         }
-      : PipelineFunction.prebuiltCode(id, prebuilt as string, props.handlerFile, sourceMaps);
+      : PipelineFunction.prebuiltCode(id, prebuilt as string, props.handler.file, sourceMaps);
   }
 
   private static prebuiltCode(

@@ -11,8 +11,7 @@
 import { type Duration, Stack, Token } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IConstruct } from 'constructs';
-import type { WorkflowName } from '#lambdas/platform/handler-declaration';
-import { METRICS_NAMESPACE, type MetricName } from '#lambdas/platform/metrics';
+import { METRICS_NAMESPACE } from '#lambdas/platform/metrics';
 
 /** The service name of a function outside any pipeline (a PipelineFunction used on its own). */
 export const PIPELINE_SERVICE_NAME = 'security-pipeline';
@@ -70,10 +69,13 @@ export interface PipelineMetricOptions {
   readonly label?: string;
 }
 
-/** `name` as the functions of `scope`'s pipeline write it. */
+/**
+ * `name` as the functions of `scope`'s pipeline write it. Callers pass a name from the registry's
+ * `MetricName` (lambdas/registry.ts), which the platform does not import.
+ */
 export function pipelineMetric(
   scope: IConstruct,
-  name: MetricName,
+  name: string,
   dimensions: Readonly<Record<string, string>>,
   options: PipelineMetricOptions,
 ): Metric {
@@ -90,8 +92,8 @@ export function pipelineMetric(
 /** One workflow's metric summed over `period`, of one outcome when given. */
 export function workflowMetric(
   scope: IConstruct,
-  workflow: WorkflowName,
-  name: MetricName,
+  workflow: string,
+  name: string,
   period: Duration,
   outcome?: string,
 ): Metric {

@@ -16,7 +16,6 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { checkStateBinding, declarationOf, logsMayCarryPersonalData } from '../../lambdas/registry.ts';
 import { acknowledge, acknowledgeWildcards, arnFinding } from './nag.ts';
 import { emailMaskingPolicy, type PipelineFunction } from './pipeline-function.ts';
 import { VENDOR_AUTH_RETRY } from './retry-policies.ts';
@@ -73,7 +72,7 @@ export class PipelineStateMachine extends Construct {
       // Execution data is left out, but a failure's error and cause (a function's error message)
       // are not execution input or output: a machine whose functions read vendor answers or handle
       // people gets the same second net as those functions.
-      ...(props.functions.some((fn) => logsMayCarryPersonalData(fn.handlerFile))
+      ...(props.functions.some((fn) => fn.registered.logsMayCarryPersonalData)
         ? { dataProtectionPolicy: emailMaskingPolicy(`${this.node.scope?.node.id ?? id} execution logs`) }
         : {}),
     });
@@ -108,15 +107,9 @@ export interface LambdaTaskOptions {
   readonly resultPath?: string;
   /**
    * The task's own Retry rule (`retry-policies.ts`). A task whose handler calls the vendor
-   * (`vendorApis` in lambdas/registry.ts) also gets VENDOR_AUTH_RETRY, after it.
+   * (`vendorApis` in its declaration) also gets VENDOR_AUTH_RETRY, after it.
    */
   readonly retry?: RetryProps;
-  /**
-   * States the construct made from its props for this function's handler, beyond what
-   * lambdas/registry.ts lists (a scan output added with ScanWorkflow's `outputs`).
-   * @default []
-   */
-  readonly addedStates?: readonly string[];
 }
 
 /** Seconds a task waits beyond its function's own timeout, so a lost invocation never hangs a workflow. */
@@ -128,7 +121,7 @@ const TASK_TIMEOUT_MARGIN_SECONDS = 10;
  * Retry rule (with jitter) from `retry-policies.ts`, instead of CDK's default service retry. A
  * task whose handler calls the vendor retries a refused key across a rotation window too
  * (VENDOR_AUTH_RETRY): the registry, not each workflow, says which tasks those are. The state must
- * be one that lambdas/registry.ts declares for the function's handler.
+ * be one that the function's handler declares (lambdas/registry.ts).
  */
 export function lambdaTask(
   scope: Construct,
@@ -136,7 +129,7 @@ export function lambdaTask(
   fn: PipelineFunction,
   options: LambdaTaskOptions = {},
 ): LambdaInvoke {
-  checkStateBinding(stateName, fn.handlerFile, options.addedStates);
+  checkStateBinding(stateName, fn);
   acknowledge(
     fn,
     'Serverless-LambdaDLQ',
@@ -153,8 +146,21 @@ export function lambdaTask(
     ...(options.resultPath ? { resultPath: options.resultPath } : {}),
   });
   if (options.retry) task.addRetry(options.retry);
-  if (declarationOf(fn.handlerFile).vendorApis.length > 0) task.addRetry(VENDOR_AUTH_RETRY);
+  if (fn.registered.declaration.vendorApis.length > 0) task.addRetry(VENDOR_AUTH_RETRY);
   return task;
+}
+
+/**
+ * Refuses a Task state bound to a function whose handler does not declare it: the construct, the
+ * local runner and the least-privilege test then all agree on which handler runs which state.
+ */
+function checkStateBinding(state: string, fn: PipelineFunction): void {
+  const declared = fn.registered.declaration.states;
+  if (!declared.includes(state)) {
+    throw new Error(
+      `Task state '${state}' invokes ${fn.handlerFile}, but lambdas/registry.ts declares it for ${declared.length > 0 ? declared.join(', ') : 'no Task state'}`,
+    );
+  }
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { STAGING_PREFIX } from '#lambdas/platform/s3/staging';
-import type { DataRemovalPolicy } from '../config/index.ts';
+import type { DataRemovalPolicy } from '../config/schema.ts';
 import { acknowledge } from './nag.ts';
 
 export interface PipelineStorageProps {

@@ -3,7 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Schedule } from 'aws-cdk-lib/aws-scheduler';
 import { Construct } from 'constructs';
-import type { HandlerFile } from '../../lambdas/registry.ts';
+import type { RegisteredHandler } from '#lambdas/platform/handler-declaration';
 import { bindDeclared, type DeclaredResources } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
@@ -12,8 +12,8 @@ import type { VendorSecrets } from './vendor-secrets.ts';
 
 /** What a caller names its catch-up by: each becomes part of the template. */
 export interface CatchUpNames {
-  /** The function's handler (lambdas/registry.ts), e.g. `reconcile-scans`. */
-  readonly handlerFile: HandlerFile;
+  /** The function's handler, as lambdas/registry.ts resolves it, e.g. `registeredHandler('reconcile-scans')`. */
+  readonly handler: RegisteredHandler;
   /** The function's construct id, e.g. `ReconcileFunction`: its logical id and name derive from it. */
   readonly functionId: string;
   /** What lands in the dead-letter queue, e.g. `scan reconciliation runs that failed or could not be delivered`. */
@@ -51,7 +51,7 @@ export class ScheduledCatchUp extends Construct {
     super(scope, id);
     this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', { purpose: props.deadLetterPurpose });
     this.function = new PipelineFunction(this, props.functionId, {
-      handlerFile: props.handlerFile,
+      handler: props.handler,
       // One item after another, each streamed and verified: the whole backlog in one run (scan
       // reconciliation also stops starting new archives near the end, and the next run goes on).
       timeout: Duration.minutes(15),

@@ -10,7 +10,7 @@ import {
 } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import type { ScheduleConfig } from '../config/index.ts';
+import type { ScheduleConfig } from '../config/schema.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { acknowledgeWildcards, arnFinding } from './nag.ts';
 

@@ -6,8 +6,8 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import type { RegisteredHandler } from '#lambdas/platform/handler-declaration';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import type { HandlerFile, WorkflowName } from '../../lambdas/registry.ts';
 import { bindDeclared } from './bindings.ts';
 import { DeadLetterQueue } from './dead-letter-queue.ts';
 import { PipelineFunction } from './pipeline-function.ts';
@@ -17,7 +17,7 @@ export interface UploadIntakeProps {
   /** The bucket the inputs are uploaded to; must have EventBridge notifications enabled. */
   readonly inputBucket: IBucket;
   /** The state machine an upload starts, by the workflow that owns it (its handler declares it). */
-  readonly stateMachines: { readonly [W in WorkflowName]?: IStateMachine };
+  readonly stateMachines: { readonly [workflow: string]: IStateMachine | undefined };
   /** While it says `paused`, nothing starts: events wait in the dead-letter queue for resume. */
   readonly pause: { readonly parameter: IStringParameter };
   /**
@@ -41,7 +41,7 @@ export interface UploadIntakeProps {
    */
   readonly maxEventAge?: Duration;
   /** The workflow's intake handler, which starts the runs (lambdas/platform/runs/intake.ts). */
-  readonly handlerFile: HandlerFile;
+  readonly handler: RegisteredHandler;
   /**
    * The intake function's construct ID, named for the handler it runs so that each intake's
    * logical ID says which code it is. Changing one replaces the function (a new logical ID), which
@@ -85,7 +85,7 @@ export class UploadIntake extends Construct {
     });
 
     this.startFunction = new PipelineFunction(this, props.functionId, {
-      handlerFile: props.handlerFile,
+      handler: props.handler,
       timeout: Duration.seconds(30),
       memorySize: 256,
       environment: {

@@ -1,18 +1,18 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { PLACEHOLDER_FIELD } from '#lambdas/platform/secret-placeholder';
-import type { VendorKeyMode } from '../config/index.ts';
+import type { VendorKeyMode } from '../config/schema.ts';
 import { acknowledge } from './nag.ts';
 
-export interface VendorSecretsProps {
+/** `Api`: the vendor APIs' names (lambdas/registry.ts `VendorApi`); the platform names none. */
+export interface VendorSecretsProps<Api extends string = string> {
   /**
    * Every vendor API, with what a key secret's description calls it, e.g. `scanning API`
-   * (`VENDOR_API_TITLES`, lambdas/vendor-apis.ts). In `per-api` mode each gets its own secret,
+   * (`VENDOR_API_TITLES`, lambdas/registry.ts). In `per-api` mode each gets its own secret,
    * `<Name>ApiKey`.
    */
-  readonly apis: Readonly<Record<VendorApi, string>>;
+  readonly apis: Readonly<Record<Api, string>>;
   /** What the one org key serves (`single` mode), for its secret's description. */
   readonly orgKeyUsedFor: string;
   /** The runbook that says how to put the key in, e.g. `docs/runbooks/<file>.md`, for the descriptions. */
@@ -33,7 +33,7 @@ export interface VendorSecretsProps {
    * lib/brought-resources.ts). The other APIs' secrets are created here.
    * @default - every API's secret created here with a placeholder
    */
-  readonly apiKeySecrets?: { readonly [A in VendorApi]?: ISecret };
+  readonly apiKeySecrets?: { readonly [A in Api]?: ISecret };
 }
 
 /**
@@ -43,14 +43,14 @@ export interface VendorSecretsProps {
  * object without `apiKey`, so a handler fails with a clear error rather than sending a random
  * string to the vendor) and the operator puts the real key in after the first deploy.
  */
-export class VendorSecrets extends Construct {
+export class VendorSecrets<Api extends string = string> extends Construct {
   /** How the key(s) are stored. */
   public readonly mode: VendorKeyMode;
   /** Every secret this construct created (one, one per API in per-api mode, none when brought). */
   public readonly secrets: readonly Secret[];
-  private readonly byApi: ReadonlyMap<VendorApi, ISecret>;
+  private readonly byApi: ReadonlyMap<Api, ISecret>;
 
-  constructor(scope: Construct, id: string, props: VendorSecretsProps) {
+  constructor(scope: Construct, id: string, props: VendorSecretsProps<Api>) {
     super(scope, id);
     const mode = props.mode ?? 'single';
     if (mode !== 'single' && mode !== 'per-api') {
@@ -61,11 +61,11 @@ export class VendorSecrets extends Construct {
     if (props.orgKeySecret !== undefined && mode !== 'single') {
       throw new Error(`VendorSecrets ${id}: orgKeySecret is for mode 'single' only (got '${mode}')`);
     }
-    const brought = props.apiKeySecrets ?? {};
+    const brought: { readonly [A in Api]?: ISecret } = props.apiKeySecrets ?? {};
     if (Object.keys(brought).length > 0 && mode !== 'per-api') {
       throw new Error(`VendorSecrets ${id}: apiKeySecrets is for mode 'per-api' only (got '${mode}')`);
     }
-    const apis = Object.entries(props.apis) as [VendorApi, string][];
+    const apis = Object.entries(props.apis) as [Api, string][];
     if (apis.length === 0) throw new Error(`VendorSecrets ${id}: apis must name at least one vendor API`);
     if (mode === 'single') {
       // One secret serves every API: the team's own, or one created here.
@@ -81,7 +81,7 @@ export class VendorSecrets extends Construct {
     }
     // Only what was created here: a brought secret is the team's to describe and acknowledge.
     const broughtSecrets = new Set<ISecret>(
-      [props.orgKeySecret, ...Object.values(brought)].filter((s) => s !== undefined),
+      [props.orgKeySecret, ...Object.values<ISecret | undefined>(brought)].filter((s) => s !== undefined),
     );
     this.secrets = [...new Set(this.byApi.values())].filter(
       (secret): secret is Secret => !broughtSecrets.has(secret),
@@ -97,7 +97,7 @@ export class VendorSecrets extends Construct {
   }
 
   /** The secret that holds the key for `api` (the same one for all APIs in single mode). */
-  public secretFor(api: VendorApi): ISecret {
+  public secretFor(api: Api): ISecret {
     const secret = this.byApi.get(api);
     if (secret === undefined) throw new Error(`${this.node.path}: no key secret for the vendor API '${api}'`);
     return secret;

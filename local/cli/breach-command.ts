@@ -13,7 +13,7 @@ import { InvalidInputError } from '#lambdas/platform/errors';
 import { validateEmail } from '#lambdas/platform/input/validation';
 import { watchlistFormatOf } from '#lambdas/watchlist/watchlist';
 import type { WatchlistSummary } from '#lambdas/watchlist/write-watchlist-summary';
-import type { PipelineConfig } from '../../lib/config/index.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import {
   HANDLER_LOG_FILE,
   type LogLevel,

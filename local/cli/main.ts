@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
 import { PipelineConfigError } from '../../lib/config/errors.ts';
-import type { PipelineConfig } from '../../lib/config/index.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import { COMPACT_THRESHOLD } from '../output/progress.ts';
 import { type LogLevel, logLevelOption } from '../output/run-files.ts';
 import { complain, say, sayIfStillQuiet } from '../output/terminal-text.ts';
@@ -300,7 +300,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     const loadConfig = async (): Promise<PipelineConfig> => {
       if (options.config) return options.config;
       if (configFile !== undefined) {
-        const { loadPipelineConfigFile } = await import('../../lib/config/index.ts');
+        const { loadPipelineConfigFile } = await import('../../lib/config/load.ts');
         return loadPipelineConfigFile(configFile, userDirectory(), '--config');
       }
       const { loadLocalPipelineConfig } = await import('../synth/config.ts');

@@ -11,7 +11,7 @@ import {
   type PollSettings,
   pollSettingsSchema,
 } from '#lambdas/scan/poll-schedule';
-import type { PipelineConfig } from '../../lib/config/index.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import { UsageError } from './cli-checks.ts';
 
 /** The demo's scans finish in a few polls: short waits, and a deadline that fits them. */

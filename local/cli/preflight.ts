@@ -4,7 +4,6 @@
  * domain.
  */
 
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import {
   ConfigurationError,
   VendorAuthError,
@@ -13,7 +12,8 @@ import {
   VendorTimeoutError,
 } from '#lambdas/platform/errors';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import { ScanClient } from '#lambdas/scan/vendor-api/scan-client';
+import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 
 /** The requests `preflight` makes, as the simulator names operations (`METHOD path`). */
 export const PREFLIGHT_OPERATIONS: readonly string[] = ['GET /stats', 'GET /view_breaches'];

@@ -27,18 +27,17 @@ import {
   credentialProviderFromSecret,
   parseVendorCredentials,
 } from '#lambdas/platform/secrets';
-import { isRecord } from '#lambdas/platform/vendor-api/json';
+import { ROTATION_METRIC, VENDOR_APIS } from '#lambdas/registry';
 import type { ApiKeyRotatedDetail, RotationDeps } from '#lambdas/rotation/deps';
 import { DEFAULT_ROTATION_SETTINGS, keyManagementFactory, ROTATION_EVENT } from '#lambdas/rotation/deps';
-import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
 import { createSecretWriter, STAGE } from '#lambdas/rotation/secret-writer';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
+import { isRecord } from '#lambdas/vendor-api/transport/json';
 import { createRotateApiKeyHandler } from '../../lambdas/rotation/rotate-api-key.ts';
 import {
   MAX_KEY_PROPAGATION_SECONDS,
-  type PipelineConfig,
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
-} from '../../lib/config/index.ts';
+} from '../../lib/config/rotation-schema.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import { createWaitNotices } from '../output/progress.ts';
 import type { LogLevel } from '../output/run-files.ts';
 import { say } from '../output/terminal-text.ts';

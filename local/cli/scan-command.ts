@@ -8,8 +8,8 @@ import { basename, join, resolve } from 'node:path';
 import type { DomainListItem } from '#lambdas/domain-list/contracts';
 import { splitLines } from '#lambdas/domain-list/domain-list';
 import { InvalidInputError } from '#lambdas/platform/errors';
-import type { PipelineConfig } from '../../lib/config/index.ts';
 import { LOCAL_SCAN_CONCURRENCY } from '../../lib/config/scan-concurrency.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import {
   createConsoleReporter,
   type OutputMode,

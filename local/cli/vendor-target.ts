@@ -4,11 +4,11 @@
  */
 
 import { ConfigurationError } from '#lambdas/platform/errors';
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { readOriginsEnv } from '#lambdas/platform/runtime/env';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import { isLoopbackHost, vendorUrlProblem } from '../../lib/config/index.ts';
+import type { VendorApi } from '#lambdas/registry';
+import { isLoopbackHost, vendorUrlProblem } from '../../lib/config/schema.ts';
 import { lostStartAnswer } from '../simulator/faults.ts';
 import { startVendorSimulator } from '../simulator/index.ts';
 import type { VendorSimulator } from '../simulator/types.ts';

@@ -11,7 +11,7 @@
  */
 
 import type { Writable as NodeWritable } from 'node:stream';
-import type { VendorAttemptEvent } from '#lambdas/platform/vendor-api/types';
+import type { VendorAttemptEvent } from '#lambdas/vendor-api/transport/types';
 import { QUIET_WAIT_MS, terminal, writeTerminal } from './terminal-text.ts';
 
 export type ProgressEvent =

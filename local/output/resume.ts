@@ -28,8 +28,8 @@ import { SCAN_ERROR_NAME } from '#lambdas/scan/errors';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { DEFAULT_START_SETTLE } from '#lambdas/scan/settings';
 import { lookInListing } from '#lambdas/scan/start-scan';
-import { readScanListing } from '#lambdas/scan/vendor-api/scan-listing';
-import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
+import { readScanListing } from '#lambdas/vendor-api/scan/scan-listing';
+import type { StatusVocabulary } from '#lambdas/vendor-api/scan/types';
 import { MANIFEST_FILE } from '../../lambdas/scan/write-scan-manifest.ts';
 
 /** The local runner's record of a list run, in its run folder. */

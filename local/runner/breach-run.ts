@@ -23,7 +23,7 @@ import type { BreachRunResult } from '#lambdas/breach/write-breach-manifest';
 import { NO_METRICS, type PipelineMetrics } from '#lambdas/platform/metrics';
 import { mapBounded } from '#lambdas/platform/runs/bounded';
 import { getJson } from '#lambdas/platform/s3/json-objects';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 import type { WatchlistDeps } from '#lambdas/watchlist/deps';
 import { type PreparedWatchlist, prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import type { WatchlistItem } from '#lambdas/watchlist/watchlist-shards';

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { ScanApi } from '#lambdas/scan/deps';
-import type { PipelineConfig } from '../../lib/config/index.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import { localPollSettings } from '../cli/poll-flags.ts';
 import { scanDomainStateMachine } from '../synth/definitions.ts';
 import { cachedTemplate } from '../synth/synth-cache.ts';

@@ -21,13 +21,12 @@ import { createScanDeps } from '#lambdas/scan/deps';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
-import type { StatusVocabulary } from '#lambdas/scan/vendor-api/types';
+import type { StatusVocabulary } from '#lambdas/vendor-api/scan/types';
 import type { TaskHandlerFileOf } from '../../lambdas/registry.ts';
 import { createDeleteScanHandler } from '../../lambdas/scan/delete-scan.ts';
 import { createFetchScanOutputHandler } from '../../lambdas/scan/fetch-scan-output.ts';
 import { createPollScanStatusHandler } from '../../lambdas/scan/poll-scan-status.ts';
 import { createRecordScanFailureHandler } from '../../lambdas/scan/record-scan-failure.ts';
-import type { ScanOutput } from '../../lambdas/scan/scan-outputs.ts';
 import { createStartScanHandler } from '../../lambdas/scan/start-scan.ts';
 import { createWriteScanManifestHandler } from '../../lambdas/scan/write-scan-manifest.ts';
 import type { ProgressListener } from '../output/progress.ts';
@@ -65,11 +64,6 @@ export interface LocalPipelineOptions {
   readonly maxOutputBytes?: number;
   /** How far a content-coded output may inflate (`scan.maxDecodingRatio`). @default SCAN_DECODING_LIMIT.default */
   readonly maxDecodingRatio?: number;
-  /**
-   * The table of scan outputs the definition was synthesized with (ScanWorkflow's `outputs`).
-   * @default SCAN_OUTPUTS
-   */
-  readonly outputs?: readonly ScanOutput[];
   /** Replaces every function's synthesized timeout (ms), for scaled-down runs. @default the template's */
   readonly lambdaTimeoutMs?: number;
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
@@ -136,7 +130,6 @@ export function bindScanHandlers(
     | 'allowSpecialUse'
     | 'maxOutputBytes'
     | 'maxDecodingRatio'
-    | 'outputs'
     | 'lambdaTimeoutMs'
     | 'metrics'
     | 'vendorBackoffMs'
@@ -159,21 +152,9 @@ export function bindScanHandlers(
       ...(options.listFields ? { listFields: options.listFields } : {}),
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
       ...(options.maxDecodingRatio === undefined ? {} : { maxDecodingRatio: options.maxDecodingRatio }),
-      ...(options.outputs === undefined ? {} : { outputs: options.outputs }),
     }),
   });
-  // Fetch states of outputs the construct added to the table, which the registry cannot list.
-  const addedStates = Object.fromEntries(
-    deps.settings.outputs.map(({ stateName }) => [stateName, 'fetch-scan-output' as const]),
-  );
-  return bindTaskHandlers(
-    definition,
-    SCAN_HANDLER_FACTORIES,
-    deps,
-    'ScanDomain',
-    options.lambdaTimeoutMs,
-    addedStates,
-  );
+  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain', options.lambdaTimeoutMs);
 }
 
 export interface ScanExecutionResult {

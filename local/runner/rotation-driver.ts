@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import type { RotationRequest } from '#lambdas/rotation/request';
 import { ROTATION_STEPS } from '#lambdas/rotation/request';
-import type { RotationStepResult } from '#lambdas/rotation/steps';
+import type { RotationStepResult } from '#lambdas/rotation/rotation-step';
 
 /** The rotation function as Secrets Manager invokes it. */
 export type RotationInvoker = (request: RotationRequest) => Promise<RotationStepResult>;

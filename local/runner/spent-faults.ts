@@ -3,7 +3,7 @@
  * the one the user meant (the up-front `GET /stats` check comes first). So a run against a
  * simulator says which faults it spent, and on which operation.
  */
-import { isLoopbackHost } from '../../lib/config/index.ts';
+import { isLoopbackHost } from '../../lib/config/schema.ts';
 import { PREFLIGHT_OPERATIONS } from '../cli/preflight.ts';
 
 interface SpentFault {

@@ -110,8 +110,6 @@ export type HandlerFactory<D> = (deps: D) => (event: never) => Promise<unknown>;
  * Binds every Task state of `definition` to its real handler; a state left unbound is an error. Each
  * invocation runs as its handler file, so the IAM evaluator checks its calls as that function, and
  * ends at that function's synthesized timeout (`timeoutMs` replaces it, for scaled-down runs).
- * `addedStates`: states a construct made from its props (a scan output its `outputs` add), which
- * lambdas/registry.ts cannot list, with the handler file that serves them.
  */
 export function bindTaskHandlers<D>(
   definition: AslDefinition,
@@ -119,11 +117,10 @@ export function bindTaskHandlers<D>(
   deps: D,
   machineName: string,
   timeoutMs?: number,
-  addedStates: Readonly<Record<string, HandlerFile>> = {},
 ): Record<string, TaskHandler> {
   const bound: Record<string, TaskHandler> = {};
   for (const name of taskStates(definition).keys()) {
-    const file = handlerForState(name) ?? (Object.hasOwn(addedStates, name) ? addedStates[name] : undefined);
+    const file = handlerForState(name);
     const factory = file === undefined ? undefined : factories[file];
     if (!factory) {
       throw new Error(

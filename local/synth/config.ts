@@ -5,7 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadPipelineConfig, type PipelineConfig } from '../../lib/config/index.ts';
+import { loadPipelineConfig } from '../../lib/config/load.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 
 export async function loadLocalPipelineConfig(projectRoot: string): Promise<PipelineConfig> {
   const cdkJson = JSON.parse(await readFile(join(projectRoot, 'cdk.json'), 'utf8')) as {

@@ -18,7 +18,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join, relative } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { PipelineConfig } from '../../lib/config/index.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import { type IamView, iamViewOf } from '../services/iam/view.ts';
 import type { CfnTemplate } from './definitions.ts';
 

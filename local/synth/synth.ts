@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { ANNOTATIONS_IN_VALIDATION_REPORT } from 'aws-cdk-lib/cx-api';
-import type { PipelineConfig } from '../../lib/config/index.ts';
+import type { PipelineConfig } from '../../lib/config/schema.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import type { CfnTemplate } from './definitions.ts';
 

@@ -1,29 +1,47 @@
 /**
- * The layout's rules, checked on every source file: one folder per workflow, mirrored
- * under lib/workflows/, lambdas/ and test/; a workflow uses the platform and another workflow's
- * public contract only; the platform uses no workflow; no import cycle.
+ * The layout's rules, checked on every source file by its imports: one folder per workflow,
+ * mirrored under lib/workflows/, lambdas/ and test/; a workflow uses the shared folders (the
+ * platform, any vendor API's client) and another workflow's public contract only; nothing shared
+ * imports a workflow; no import cycle.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HANDLERS, type HandlerFile, handlerEntryPath, WORKFLOW_FOLDERS } from '../../lambdas/registry.ts';
 import { importCycles, importGraph } from './import-graph.ts';
-import { workflowWordsIn, workflowWordsInCode } from './workflow-words.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-/** The workflows' folders, as their registries declare them (lambdas/registry.ts). */
+/** The workflows' folders, as lambdas/registry.ts lists them. */
 const WORKFLOWS = Object.values(WORKFLOW_FOLDERS);
-const PLATFORM_FOLDERS = ['lambdas/platform', 'lib/platform'] as const;
+/**
+ * What every workflow shares: the runtime platform, the vendor's API clients over their transport,
+ * and the CDK platform. None of them may import a workflow module or the registry (which composes
+ * the workflows): they take what they need as parameters.
+ */
+const SHARED_FOLDERS = ['lambdas/platform/', 'lambdas/vendor-api/', 'lib/platform/'] as const;
 const graph = importGraph(ROOT);
+
+const isShared = (file: string) => SHARED_FOLDERS.some((folder) => file.startsWith(folder));
 
 /** The workflow a file belongs to, on either side (lambdas/<wf>/ or lib/workflows/<wf>/). */
 function workflowOf(file: string): string | undefined {
-  return /^lambdas\/([^/]+)\//.exec(file)?.[1] ?? /^lib\/workflows\/([^/]+)\//.exec(file)?.[1];
+  const name = /^lambdas\/([^/]+)\//.exec(file)?.[1] ?? /^lib\/workflows\/([^/]+)\//.exec(file)?.[1];
+  return name !== undefined && WORKFLOWS.includes(name as (typeof WORKFLOWS)[number]) ? name : undefined;
 }
-const isWorkflowFile = (file: string) => {
-  const name = workflowOf(file);
-  return name !== undefined && name !== 'platform';
-};
+const isWorkflowFile = (file: string) => workflowOf(file) !== undefined;
+
+/** A shared module importing a workflow module, or the registry that composes the workflows. */
+function sharedImportsWorkflow(from: string, to: string): boolean {
+  return isShared(from) && (isWorkflowFile(to) || to === 'lambdas/registry.ts');
+}
+
+/** A workflow module importing another workflow's module other than its contract (payload schemas). */
+function crossesWorkflows(from: string, to: string): boolean {
+  const source = workflowOf(from);
+  const target = workflowOf(to);
+  if (source === undefined || target === undefined || source === target) return false;
+  return !/^lambdas\/[^/]+\/contracts\.ts$/.test(to);
+}
 
 function edges(filter: (from: string, to: string) => boolean): string[] {
   return [...graph].flatMap(([from, targets]) =>
@@ -45,68 +63,49 @@ describe('the import graph', () => {
     expect(edges((from, to) => from.startsWith('lambdas/') && !to.startsWith('lambdas/'))).toEqual([]);
   });
 
-  it('keeps the runtime platform free of workflows', () => {
-    expect(
-      edges(
-        (from, to) =>
-          from.startsWith('lambdas/platform/') && (isWorkflowFile(to) || to === 'lambdas/registry.ts'),
-      ),
-    ).toEqual([]);
+  it('reads every shared folder, and knows a lambdas/ folder that is no workflow for shared', () => {
+    for (const folder of SHARED_FOLDERS) {
+      expect([...graph.keys()].filter((file) => file.startsWith(folder)).length, folder).toBeGreaterThan(5);
+    }
+    const unknown = [...graph.keys()]
+      .map((file) => /^lambdas\/([^/]+)\//.exec(file)?.[1])
+      .filter(
+        (name) => name !== undefined && !isShared(`lambdas/${name}/`) && !isWorkflowFile(`lambdas/${name}/`),
+      );
+    expect([...new Set(unknown)]).toEqual([]);
   });
 
-  it('keeps the CDK platform free of workflows', () => {
-    expect(
-      edges(
-        (from, to) =>
-          from.startsWith('lib/platform/') && (isWorkflowFile(to) || to === 'lambdas/vendor-clients.ts'),
-      ),
-    ).toEqual([]);
+  it('keeps everything shared free of workflows: no shared module imports a workflow or the registry', () => {
+    expect(edges(sharedImportsWorkflow)).toEqual([]);
   });
 
-  it("lets a workflow use another workflow's contract and metric names only", () => {
-    // Metric names are public as payloads are: the operations workflow's alarms and dashboard read them.
-    expect(
-      edges((from, to) => {
-        const source = workflowOf(from);
-        const target = workflowOf(to);
-        if (!isWorkflowFile(from) || !isWorkflowFile(to) || source === target) return false;
-        return !/^lambdas\/[^/]+\/(contracts|metrics)\.ts$/.test(to);
-      }),
-    ).toEqual([]);
+  it("lets a workflow use the shared folders and another workflow's contract only", () => {
+    expect(edges(crossesWorkflows)).toEqual([]);
+  });
+
+  it('accepts any workflow importing any vendor client, and refuses a client importing a workflow', () => {
+    const forbidden = (from: string, to: string) =>
+      sharedImportsWorkflow(from, to) || crossesWorkflows(from, to);
+    // A second workflow on the scanning API, e.g. a daily snapshot of GET /stats by operations.
+    expect(forbidden('lambdas/operations/scan-stats.ts', 'lambdas/vendor-api/scan/scan-client.ts')).toBe(
+      false,
+    );
+    expect(forbidden('lib/workflows/breach/x.ts', 'lambdas/vendor-api/keys/keys-client.ts')).toBe(false);
+    expect(forbidden('lambdas/vendor-api/scan/scan-client.ts', 'lambdas/scan/settings.ts')).toBe(true);
+    expect(forbidden('lambdas/vendor-api/scan/scan-client.ts', 'lambdas/registry.ts')).toBe(true);
+    expect(forbidden('lib/platform/bindings.ts', 'lambdas/registry.ts')).toBe(true);
+    expect(forbidden('lambdas/operations/x.ts', 'lambdas/scan/settings.ts')).toBe(true);
+    expect(forbidden('lambdas/operations/x.ts', 'lambdas/scan/contracts.ts')).toBe(false);
   });
 });
 
-describe('the platform names no workflow', () => {
-  const platformFiles = [...graph.keys()].filter((file) =>
-    PLATFORM_FOLDERS.some((folder) => file.startsWith(`${folder}/`)),
-  );
-
-  it('reads the platform folders', () => {
-    expect(platformFiles.length).toBeGreaterThan(60);
-    expect(workflowWordsIn('scanApiUrl SCAN_API_URL start-scan domainList')).toEqual([
-      'scan',
-      'scan',
-      'scan',
-      'domain-list',
-    ]);
-    expect(workflowWordsIn('ListBucket operation transcan')).toEqual([]);
-  });
-
-  it('names no file or folder after a workflow', () => {
-    const named = platformFiles.filter(
-      (file) => workflowWordsIn(file.replace(/^(lambdas|lib)\/platform\//, '')).length > 0,
-    );
-    expect(named).toEqual([]);
-  });
-
-  it('has no workflow name in its code (identifiers and literals)', () => {
-    // Imports are literals too: `#lambdas/scan/…` or `../workflows/…` fails here as well as above.
-    const found = Object.fromEntries(
-      platformFiles
-        .map((file) => [file, workflowWordsInCode(ROOT, file)] as const)
-        .filter(([, words]) => Object.keys(words).length > 0),
-    );
-    expect(found).toEqual({});
+describe('one plain registry', () => {
+  it('merges no declarations: what exists is listed in lambdas/registry.ts, not spread over modules', () => {
+    // Comments count too: a reader looking for where a name comes from must not be sent to one.
+    const merging = [...graph.keys()]
+      .filter((file) => /^(lambdas|lib)\//.test(file))
+      .filter((file) => /declare\s+module\b/.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(merging).toEqual([]);
   });
 });
 

@@ -12,8 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZipFile } from 'yazl';
 import { archiveReport } from '#lambdas/breach/archive-breach-report';
 import { reportFolder } from '#lambdas/breach/identity';
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
 import { ArchiveVerificationError, VendorInsecureRedirectError } from '#lambdas/platform/errors';
+import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';
 import { type BreachTestBed, REPORT_NAMING_KEY, RESULTS_BUCKET, startBreachBed } from './fixture.ts';
 

@@ -1,6 +1,7 @@
 /** Shared by the configuration tests (config.test.ts, config-schedules.test.ts). */
 import { expect } from 'vitest';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
+import { PipelineConfigError } from '../../lib/config/errors.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 
 /** Parses `raw` and returns the error message (fails the test when parsing succeeds). */
 export function problemsOf(raw: unknown): string {

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPipelineConfig, scheduleExpressionProblem } from '../../lib/config/index.ts';
+import { loadPipelineConfig } from '../../lib/config/load.ts';
+import { scheduleExpressionProblem } from '../../lib/config/schedule-expression.ts';
 import { list, problemsOf } from './config-problems.ts';
 
 describe('parsePipelineConfig: schedules', () => {

@@ -1,14 +1,11 @@
 /** The pipeline configuration: defaults, merging, and the vendor, poll, scan, intake and list settings. */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PIPELINE_CONFIG,
-  LOG_RETENTION_DAYS,
-  loadPipelineConfig,
-  parsePipelineConfig,
-  pollEnvironment,
-  VENDOR_URL_PLACEHOLDER,
-} from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
+import { pollEnvironment } from '../../lib/config/environment.ts';
+import { loadPipelineConfig } from '../../lib/config/load.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
+import { LOG_RETENTION_DAYS, VENDOR_URL_PLACEHOLDER } from '../../lib/config/schema.ts';
 import { list, problemsOf } from './config-problems.ts';
 
 describe('parsePipelineConfig: defaults and merging', () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseDomainListInput } from '#lambdas/domain-list/contracts';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { type IntakeDeps, startScheduledRun, startUploadedRuns } from '#lambdas/platform/runs/intake';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 import { createStartDomainListHandler } from '../../lambdas/domain-list/start-domain-list.ts';
 import { uploadEvent } from '../kit/s3-events.ts';
 

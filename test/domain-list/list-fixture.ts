@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import type { ListDeps } from '#lambdas/domain-list/deps';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 
 export const INPUT = 'input-bucket';

@@ -11,7 +11,7 @@ import type { ListDeps } from '#lambdas/domain-list/deps';
 import { DEFAULT_MAX_LIST_BYTES } from '#lambdas/domain-list/domain-list';
 import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { readJson } from '../kit/s3.ts';
 import { heldRiseWhileReading, keepGetObjectBodies } from '../kit/s3-reads.ts';

@@ -13,8 +13,8 @@ import type { ListSummary } from '#lambdas/domain-list/contracts';
 import { type ListDeps, sfnExecutionLookup } from '#lambdas/domain-list/deps';
 import { prepareDomainList } from '#lambdas/domain-list/prepare-domain-list';
 import { writeListSummary } from '#lambdas/domain-list/write-list-summary';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 
 const RESULTS = 'redrive-results';

@@ -9,7 +9,7 @@
  */
 import { relative } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { HANDLERS } from '../../lambdas/registry.ts';
+import { HANDLERS, handlerEntryPath } from '../../lambdas/registry.ts';
 import { handlerEntry, PIPELINE_BUNDLING, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import { handlerBuildOptions } from '../../scripts/handler-bundling.ts';
 
@@ -67,7 +67,9 @@ export const PIPELINE_BUILD_OPTIONS = {
  */
 async function bundleAll(): Promise<ReadonlyMap<string, HandlerBundle>> {
   const handlers = Object.keys(HANDLERS);
-  const entries = new Map(handlers.map((handler) => [relative(REPO_ROOT, handlerEntry(handler)), handler]));
+  const entries = new Map(
+    handlers.map((handler) => [relative(REPO_ROOT, handlerEntry(handlerEntryPath(handler))), handler]),
+  );
   const result = await build({
     ...PIPELINE_BUILD_OPTIONS,
     entryPoints: [...entries.keys()],

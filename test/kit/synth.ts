@@ -5,7 +5,8 @@
  */
 import type { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
+import type { PipelineConfigInput } from '../../lib/config/schema.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { cdkSynthApp } from '../../local/synth/synth.ts';
 import { testOutdir } from './synth-outdir.ts';

@@ -7,13 +7,16 @@
 
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveRunReport } from '#lambdas/breach/archive-breach-report';
+import { recon } from '#lambdas/breach/breach-recon';
 import type { BreachApi, BreachDeps } from '#lambdas/breach/deps';
 import { createBreachSettings } from '#lambdas/breach/deps';
 import { reconcileReports } from '#lambdas/breach/reconcile-breach-reports';
-import { archiveRunReport, recon, recordBreachFailure, writeBreachManifest } from '#lambdas/breach/steps';
-import { BreachClient } from '#lambdas/breach/vendor-api/breach-client';
+import { recordBreachFailure } from '#lambdas/breach/record-breach-failure';
+import { writeBreachManifest } from '#lambdas/breach/write-breach-manifest';
 import type { ExecutionLookup } from '#lambdas/platform/runs/fan-out-results';
 import type { RunEventPublisher } from '#lambdas/platform/runs/run-events';
+import { BreachClient } from '#lambdas/vendor-api/breach/breach-client';
 import type { WatchlistDeps } from '#lambdas/watchlist/deps';
 import { prepareWatchlist } from '#lambdas/watchlist/prepare-watchlist';
 import type { WatchlistItem } from '#lambdas/watchlist/watchlist-shards';

@@ -6,7 +6,7 @@
  */
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { type EvaluationStats, localRunEvaluator } from '../../local/services/iam/evaluator.ts';
 import { iamViewOf } from '../../local/services/iam/view.ts';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';

@@ -11,7 +11,7 @@ import {
   scanDomainStateMachine,
 } from '#local/synth/definitions';
 import { cachedTemplate } from '#local/synth/synth-cache';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 
 let scan: AslDefinition;
 let breach: AslDefinition;

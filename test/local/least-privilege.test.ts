@@ -14,7 +14,7 @@ import { reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import type { IamEvaluator } from '../../local/services/iam/evaluator.ts';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it, vi } from 'vitest';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { synthesizeTemplate } from '../../local/synth/synth.ts';
 import { testOutdir } from '../kit/synth-outdir.ts';

@@ -14,9 +14,9 @@ import {
   powertoolsMetrics,
   vendorMetricsObserver,
 } from '#lambdas/platform/runtime/observability';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { PollSettings } from '#lambdas/scan/poll-schedule';
-import type { VendorClients } from '#lambdas/vendor-clients';
+import type { VendorClients } from '#lambdas/vendor-api/clients';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';

@@ -1,6 +1,6 @@
 /** The CLI's live lines for vendor retries and give-ups: what a user sees instead of silence. */
 import { describe, expect, it } from 'vitest';
-import type { VendorAttemptEvent } from '#lambdas/platform/vendor-api/types';
+import type { VendorAttemptEvent } from '#lambdas/vendor-api/transport/types';
 import { describeVendorAttempt } from '../../local/output/progress.ts';
 
 const base: VendorAttemptEvent = {

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
 import { filesUnder, IAM_EVALUATED_CLEAN, runCli, writeCliTestConfig } from './cli-run.ts';
 

@@ -15,7 +15,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { stateMachinesIn } from '../../local/synth/definitions.ts';
 import { cachedTemplate } from '../../local/synth/synth-cache.ts';
 import { executionRegion, redriveRun } from '../../scripts/redrive.ts';

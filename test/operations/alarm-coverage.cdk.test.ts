@@ -7,7 +7,7 @@ import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambd
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { DefinitionBody, Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { describe, expect, it } from 'vitest';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { PipelineChecks } from '../../lib/platform/rules/pipeline-checks.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { testApp } from '../kit/synth.ts';

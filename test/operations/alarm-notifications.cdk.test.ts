@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import { type Synthesized, synth } from '../kit/synth.ts';
 

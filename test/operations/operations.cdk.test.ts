@@ -1,11 +1,9 @@
 /** The alarms on the pipeline's own metrics, and the dashboard. */
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BREACH_METRIC } from '#lambdas/breach/metrics';
 import { METRIC } from '#lambdas/platform/metrics';
-import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { BREACH_METRIC, ROTATION_METRIC, SCAN_METRIC } from '#lambdas/registry';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { type Synthesized, synth } from '../kit/synth.ts';
 
 const SCHEDULED = { schedules: [{ name: 'hourly', expression: 'rate(1 hour)', domains: ['example.com'] }] };

@@ -13,8 +13,9 @@ import { Pass, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   HANDLERS,
-  type HandlerDeclaration,
   type HandlerFile,
+  type PipelineHandlerDeclaration,
+  registeredHandler,
   WORKFLOW_BINDINGS,
   type WorkflowName,
 } from '#lambdas/registry';
@@ -38,7 +39,10 @@ function environmentOf(template: Template): Record<string, unknown> {
 /** One function of `handler`, bound to what `resources` builds in its stack. */
 function bound(handler: HandlerFile, resources: (stack: Stack) => Partial<DeclaredResources>) {
   const stack = bareStack();
-  const fn = new PipelineFunction(stack, 'Fn', { handlerFile: handler, timeout: Duration.seconds(30) });
+  const fn = new PipelineFunction(stack, 'Fn', {
+    handler: registeredHandler(handler),
+    timeout: Duration.seconds(30),
+  });
   bindDeclared(fn, { ...resources(stack) });
   return { stack, template: Template.fromStack(stack) };
 }
@@ -57,7 +61,7 @@ beforeAll(() => {
 }, FIRST_SYNTH_TIMEOUT_MS);
 
 describe('every declared workflow resource has its variable registered, by one owner', () => {
-  const declarations: [string, HandlerDeclaration][] = Object.entries(HANDLERS);
+  const declarations: [string, PipelineHandlerDeclaration][] = Object.entries(HANDLERS);
 
   it.each(declarations)('%s', (_handler, declaration) => {
     for (const owner of Object.keys(declaration.stateMachines ?? {})) {

@@ -7,6 +7,7 @@ import { Duration, type Stack } from 'aws-cdk-lib';
 import { TaskInput } from 'aws-cdk-lib/aws-stepfunctions';
 import type { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { describe, expect, it } from 'vitest';
+import { type HandlerFile, registeredHandler } from '../../lambdas/registry.ts';
 import { PipelineFunction } from '../../lib/platform/pipeline-function.ts';
 import { lambdaTask } from '../../lib/platform/pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY } from '../../lib/platform/retry-policies.ts';
@@ -19,19 +20,25 @@ interface Rendered {
 }
 
 function render(
-  handlerFile: string,
+  handlerFile: HandlerFile,
   stateName: string,
   options: Parameters<typeof lambdaTask>[3] = {},
 ): Rendered {
   const stack = bareStack();
-  const fn = new PipelineFunction(stack, 'Fn', { handlerFile, timeout: Duration.seconds(30) });
+  const fn = new PipelineFunction(stack, 'Fn', {
+    handler: registeredHandler(handlerFile),
+    timeout: Duration.seconds(30),
+  });
   const task: LambdaInvoke = lambdaTask(stack, stateName, fn, options);
   return { stack, fn, state: stack.resolve(task.toStateJson()) as Record<string, unknown> };
 }
 
-function refusal(handlerFile: string, stateName: string): { message: string; stack: Stack } {
+function refusal(handlerFile: HandlerFile, stateName: string): { message: string; stack: Stack } {
   const stack = bareStack();
-  const fn = new PipelineFunction(stack, 'Fn', { handlerFile, timeout: Duration.seconds(30) });
+  const fn = new PipelineFunction(stack, 'Fn', {
+    handler: registeredHandler(handlerFile),
+    timeout: Duration.seconds(30),
+  });
   try {
     lambdaTask(stack, stateName, fn);
   } catch (error) {

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { POLL_BOUNDS, POLL_VARIABLES, type PollSettings } from '#lambdas/scan/poll-schedule';
 import { scanSettingsFromEnv } from '#lambdas/scan/settings';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
+import { PipelineConfigError } from '../../lib/config/errors.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { thrownBy } from '../kit/errors.ts';
 
 const outOfRange: [keyof PollSettings, number][] = (

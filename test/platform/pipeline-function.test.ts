@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type HandlerFile, registeredHandler } from '../../lambdas/registry.ts';
 import { setFunctionSettings } from '../../lib/platform/function-settings.ts';
 import { PipelineFunction, type PipelineFunctionProps } from '../../lib/platform/pipeline-function.ts';
 import { bareStack, FIRST_SYNTH_TIMEOUT_MS, templateOf } from '../kit/stack.ts';
@@ -12,7 +13,11 @@ const VENDOR = 'start-scan';
 
 function functionOf(props: Partial<PipelineFunctionProps> = {}): Template {
   return templateOf((stack) => {
-    new PipelineFunction(stack, 'Fn', { handlerFile: PLAIN, timeout: Duration.seconds(30), ...props });
+    new PipelineFunction(stack, 'Fn', {
+      handler: registeredHandler(PLAIN),
+      timeout: Duration.seconds(30),
+      ...props,
+    });
   });
 }
 
@@ -20,7 +25,11 @@ function functionOf(props: Partial<PipelineFunctionProps> = {}): Template {
 function refusal(props: Partial<PipelineFunctionProps>): { message: string; stack: Stack } {
   const stack = bareStack();
   try {
-    new PipelineFunction(stack, 'Fn', { handlerFile: PLAIN, timeout: Duration.seconds(30), ...props });
+    new PipelineFunction(stack, 'Fn', {
+      handler: registeredHandler(PLAIN),
+      timeout: Duration.seconds(30),
+      ...props,
+    });
   } catch (error) {
     return { message: (error as Error).message, stack };
   }
@@ -60,8 +69,14 @@ describe('PipelineFunction defaults', () => {
     const template = templateOf((stack) => {
       const pipeline = new Construct(stack, 'Pipeline');
       setFunctionSettings(pipeline, { runtime: 'nodejs22.x', sourceMaps: true });
-      new PipelineFunction(pipeline, 'Inside', { handlerFile: PLAIN, timeout: Duration.seconds(30) });
-      new PipelineFunction(stack, 'Outside', { handlerFile: PLAIN, timeout: Duration.seconds(30) });
+      new PipelineFunction(pipeline, 'Inside', {
+        handler: registeredHandler(PLAIN),
+        timeout: Duration.seconds(30),
+      });
+      new PipelineFunction(stack, 'Outside', {
+        handler: registeredHandler(PLAIN),
+        timeout: Duration.seconds(30),
+      });
     });
     const byId = (prefix: string) =>
       Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
@@ -143,7 +158,10 @@ describe('PipelineFunction defaults', () => {
 
   it('masks email addresses in the logs of a handler the registry says reads vendor answers', () => {
     const masked = templateOf((stack) => {
-      new PipelineFunction(stack, 'Fn', { handlerFile: VENDOR, timeout: Duration.seconds(30) });
+      new PipelineFunction(stack, 'Fn', {
+        handler: registeredHandler(VENDOR),
+        timeout: Duration.seconds(30),
+      });
     });
 
     masked.hasResourceProperties('AWS::Logs::LogGroup', {
@@ -195,15 +213,22 @@ describe('PipelineFunction.validate', () => {
     ['upper case', 'WriteScanManifest'],
     ['an underscore', 'write_scan_manifest'],
     ['a trailing hyphen', 'write-'],
-  ])('refuses a handlerFile with %s', (_what, handlerFile) => {
-    expect(refusal({ handlerFile }).message).toBe(
-      `PipelineFunction Fn: handlerFile must be a kebab-case file name without extension, e.g. 'write-summary' (got '${handlerFile}')`,
+  ])('refuses a handler file with %s', (_what, file) => {
+    expect(refusal({ handler: { ...registeredHandler(PLAIN), file } }).message).toBe(
+      `PipelineFunction Fn: the handler's file must be a kebab-case file name without extension, e.g. 'write-summary' (got '${file}')`,
     );
   });
 
-  it('refuses a handler file the registry does not declare (it names the folder)', () => {
-    expect(refusal({ handlerFile: 'no-such-handler' }).message).toBe(
-      "PipelineFunction Fn: lambdas/registry.ts declares no handler 'no-such-handler'; add what it touches before deploying it",
+  it('refuses a handler whose entry file does not exist', () => {
+    const entryPath = 'lambdas/scan/no-such-handler.ts';
+    expect(refusal({ handler: { ...registeredHandler(PLAIN), entryPath } }).message).toMatch(
+      /^PipelineFunction Fn: handler file .*lambdas\/scan\/no-such-handler\.ts does not exist$/,
+    );
+  });
+
+  it('has no handler to build from for a file the registry does not declare (it names the folder)', () => {
+    expect(() => registeredHandler('no-such-handler' as HandlerFile)).toThrow(
+      "lambdas/registry.ts declares no handler 'no-such-handler'; add what it touches before deploying it",
     );
   });
 
@@ -237,16 +262,16 @@ describe('PipelineFunction.validate', () => {
     expect(refusal({ memorySize: 64 }).stack.node.children).toEqual([]);
   });
 
-  it('refuses a file that exists but that lambdas/registry.ts does not declare as a handler', () => {
-    expect(refusal({ handlerFile: 'registry' }).message).toBe(
-      "PipelineFunction Fn: lambdas/registry.ts declares no handler 'registry'; add what it touches before deploying it",
+  it('has no handler for a file that exists but that lambdas/registry.ts does not declare as one', () => {
+    expect(() => registeredHandler('registry' as HandlerFile)).toThrow(
+      "lambdas/registry.ts declares no handler 'registry'; add what it touches before deploying it",
     );
   });
 
   it('fails synthesis when its environment exceeds Lambda 4 KB limit, naming the largest variable', () => {
     const stack = bareStack();
     new PipelineFunction(stack, 'Fn', {
-      handlerFile: PLAIN,
+      handler: registeredHandler(PLAIN),
       timeout: Duration.seconds(30),
       environment: { STATUS_WORDS: 'x'.repeat(5_000) },
     });

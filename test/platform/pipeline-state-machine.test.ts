@@ -9,6 +9,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Pass } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type HandlerFile, registeredHandler } from '../../lambdas/registry.ts';
 import { PipelineFunction } from '../../lib/platform/pipeline-function.ts';
 import {
   PipelineStateMachine,
@@ -20,13 +21,13 @@ import { bareStack, FIRST_SYNTH_TIMEOUT_MS, withCreationId } from '../kit/stack.
 function workflowIn(
   scope: Construct,
   workflowId: string,
-  props: Partial<PipelineStateMachineProps> & { handlerFile?: string } = {},
+  props: Partial<PipelineStateMachineProps> & { handlerFile?: HandlerFile } = {},
 ): PipelineStateMachine {
   const workflow = new Construct(scope, workflowId);
   const functions = props.handlerFile
     ? [
         new PipelineFunction(workflow, 'Fn', {
-          handlerFile: props.handlerFile,
+          handler: registeredHandler(props.handlerFile),
           timeout: Duration.seconds(30),
         }),
       ]
@@ -41,7 +42,7 @@ function workflowIn(
 }
 
 function machineTemplate(
-  props: Partial<PipelineStateMachineProps> & { handlerFile?: string } = {},
+  props: Partial<PipelineStateMachineProps> & { handlerFile?: HandlerFile } = {},
 ): Template {
   const stack = bareStack('Pipeline');
   workflowIn(stack, 'ScanDomain', props);

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parseDomainListText } from '#lambdas/domain-list/domain-list';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { createScanSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
+import { PipelineConfigError } from '../../lib/config/errors.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { thrownBy } from '../kit/errors.ts';
 
 const inline = (allow?: string[]) => ({

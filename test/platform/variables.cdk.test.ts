@@ -9,8 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import { WORKFLOW_FOLDERS } from '#lambdas/registry';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
+import { VENDOR_APIS, WORKFLOW_FOLDERS } from '#lambdas/registry';
 import { synth } from '../kit/synth.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
+import { PipelineConfigError } from '../../lib/config/errors.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { scheduleSchemaFor } from '../../lib/config/schema.ts';
 
 // What zod adds to each bundle is checked in test/platform/handler-bundles.test.ts.

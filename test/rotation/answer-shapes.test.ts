@@ -9,7 +9,7 @@
 import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { ROTATION_STEPS } from '#lambdas/rotation/request';
-import { runRotationStep } from '#lambdas/rotation/steps';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import type { RotateAnswerShape } from '#local/simulator/rotate-answers';
 import {
   invariantHolds,

@@ -15,8 +15,9 @@ import { pathToFileURL } from 'node:url';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { build } from 'esbuild';
 import { vi } from 'vitest';
+import { handlerEntryPath } from '#lambdas/registry';
 import type { RotationRequest } from '#lambdas/rotation/request';
-import type { RotationStepResult } from '#lambdas/rotation/steps';
+import type { RotationStepResult } from '#lambdas/rotation/rotation-step';
 import { driveRotation } from '#local/runner/rotation-driver';
 import { type SecretsManagerServer, startSecretsManagerServer } from '#local/services/secrets-manager/server';
 import { handlerEntry, REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
@@ -52,7 +53,7 @@ export interface BundledWorld {
 async function bundleRotationFunction(dir: string): Promise<BundledHandler> {
   const result = await build({
     ...PIPELINE_BUILD_OPTIONS,
-    entryPoints: [relative(REPO_ROOT, handlerEntry('rotate-api-key'))],
+    entryPoints: [relative(REPO_ROOT, handlerEntry(handlerEntryPath('rotate-api-key')))],
   });
   const file = join(dir, 'index.mjs');
   await writeFile(file, result.outputFiles[0]?.contents ?? '');

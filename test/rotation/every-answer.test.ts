@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_STAGE } from '#lambdas/rotation/answer';
-import { runRotationStep } from '#lambdas/rotation/steps';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import { driveRotation } from '#local/runner/rotation-driver';
 import { type GeneratedVendor, startGeneratedVendor, type VendorBehaviour } from '../kit/generated-vendor.ts';
 import { failOnce } from './fault-helpers.ts';

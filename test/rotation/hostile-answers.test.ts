@@ -7,9 +7,9 @@
  * bundled-function.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { ROTATION_METRIC } from '#lambdas/registry';
 import { answerVersionId } from '#lambdas/rotation/answer';
-import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
-import { runRotationStep } from '#lambdas/rotation/steps';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import { driveRotation } from '#local/runner/rotation-driver';
 import type { RotateAnswerFault } from '#local/simulator/rotate-answers';
 import { expectFinished } from './fault-helpers.ts';

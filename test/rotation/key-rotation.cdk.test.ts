@@ -1,11 +1,11 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROTATION_EVENT } from '#lambdas/rotation/deps';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import {
-  parsePipelineConfig,
   ROTATION_CALL_RESERVE_SECONDS,
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
-} from '../../lib/config/index.ts';
+} from '../../lib/config/rotation-schema.ts';
 import {
   actionsAllowed,
   functionFor,

@@ -10,7 +10,7 @@
  */
 import { PutSecretValueCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRotationStep } from '#lambdas/rotation/steps';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
 import { driveRotation, unfinishedToken } from '#local/runner/rotation-driver';
 import {
   createRotationWorld,

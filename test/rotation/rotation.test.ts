@@ -7,9 +7,9 @@
 import { RotateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
-import { runRotationStep } from '#lambdas/rotation/steps';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { VENDOR_APIS } from '#lambdas/registry';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { driveRotation } from '#local/runner/rotation-driver';
 import {
   attemptUntilFinished,

@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecretsManagerReader, credentialProviderFromSecret } from '#lambdas/platform/secrets';
-import { runRotationStep } from '#lambdas/rotation/steps';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
-import { ScanClient } from '#lambdas/vendor-clients';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { VENDOR_APIS } from '#lambdas/registry';
+import { runRotationStep } from '#lambdas/rotation/rotation-step';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { runDomainList } from '../../local/runner/domain-list-run.ts';
 import { driveRotation } from '../../local/runner/rotation-driver.ts';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';

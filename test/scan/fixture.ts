@@ -9,7 +9,7 @@ import type { ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { pollScanStatus } from '#lambdas/scan/poll-scan-status';
 import { createScanSettings, type ScanSettingsInput } from '#lambdas/scan/settings';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { digestStream } from '../kit/digest.ts';
 import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';

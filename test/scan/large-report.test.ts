@@ -5,7 +5,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanApi } from '#lambdas/scan/deps';
-import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
+import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
+import { startScan } from '#lambdas/scan/start-scan';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { listKeys } from '../kit/s3.ts';
@@ -47,7 +48,7 @@ afterAll(async () => {
  * to S3 before this command, so what it holds for the parts it is sending and cutting. Counted in
  * bytes rather than process memory, which here also holds the in-process s3rver and simulator
  * (30-40 MiB swings measured while a report streams). A vendor client that buffered the body
- * before handing it over would not show here: test/platform/vendor-api/large-download.test.ts.
+ * before handing it over would not show here: test/vendor-api/transport/large-download.test.ts.
  */
 function measureReadAhead(
   scanClient: ScanApi,

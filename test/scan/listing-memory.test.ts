@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reconcileScans } from '#lambdas/scan/reconcile-scans';
-import { UNREADABLE_SAMPLE } from '#lambdas/scan/vendor-api/scan-listing';
+import { UNREADABLE_SAMPLE } from '#lambdas/vendor-api/scan/scan-listing';
 import { freshBucket, readRecord, reconcileDeps, sim, useReconcileBed } from './reconcile-fixture.ts';
 
 useReconcileBed();

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '#lambdas/platform/errors';
 import { createScanSettings, SCAN_OUTPUT_LIMIT, scanSettingsFromEnv } from '#lambdas/scan/settings';
-import { parsePipelineConfig } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
 
 const ENV_BASE = { RESULTS_BUCKET: 'scan-results' };
 

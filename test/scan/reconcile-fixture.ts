@@ -13,7 +13,7 @@ import type { ScanReconcileDeps } from '#lambdas/scan/reconcile-deps';
 import type { ScanReconciliationRecord } from '#lambdas/scan/reconcile-scans';
 import { type ReconcileSettingsInput, reconcileSettingsSchema } from '#lambdas/scan/reconcile-settings';
 import { createScanSettings } from '#lambdas/scan/settings';
-import type { ScanClient } from '#lambdas/vendor-clients';
+import type { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';

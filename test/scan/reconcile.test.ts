@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import { INDEX_CONCURRENCY, reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';

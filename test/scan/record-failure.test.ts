@@ -1,10 +1,11 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_ERROR_MESSAGE_BYTES } from '#lambdas/platform/redaction/caught';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { type RecordScanFailureInput, recordScanFailure } from '#lambdas/scan/record-scan-failure';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { MAX_ERROR_MESSAGE_BYTES, type RecordScanFailureInput, recordScanFailure } from '#lambdas/scan/steps';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger, type MemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';

@@ -7,9 +7,10 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
-import { SCAN_STAGING_PREFIX, stagingPrefixOf } from '#lambdas/scan/fetch-scan-output';
+import { fetchScanOutput, SCAN_STAGING_PREFIX, stagingPrefixOf } from '#lambdas/scan/fetch-scan-output';
 import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
-import { fetchScanOutput, startScan, writeScanManifest } from '#lambdas/scan/steps';
+import { startScan } from '#lambdas/scan/start-scan';
+import { writeScanManifest } from '#lambdas/scan/write-scan-manifest';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { listKeys, readJson } from '../kit/s3.ts';

@@ -5,7 +5,6 @@ import { createLazyHandler, createObservability } from '#lambdas/platform/runtim
 import { createStaticSecretReader } from '#lambdas/platform/secrets';
 import type { ScanDeps } from '#lambdas/scan/deps';
 import { storageScanDepsFromEnvironment } from '#lambdas/scan/deps';
-import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
 import { createScanSettings, scanSettingsFromEnv } from '#lambdas/scan/settings';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
 import type { VendorSimulator } from '#local/simulator/types';
@@ -45,7 +44,6 @@ describe('scanSettingsFromEnv', () => {
       maxOutputBytes: 1024 ** 3,
       maxDecodingRatio: 100,
       // SCAN_OUTPUTS unset: the table the handler was built with.
-      outputs: SCAN_OUTPUTS,
     });
   });
 

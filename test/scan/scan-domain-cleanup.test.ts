@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { objectExists } from '../kit/s3.ts';
 import { enteredStates, executionEnd, retriedStates } from '../local/harness.ts';
 import { definition, execute, RESULTS, s3, sim, useScanExecution } from './scan-execution-fixture.ts';

@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMetricsRecorder, METRIC } from '#lambdas/platform/metrics';
+import { SCAN_METRIC } from '#lambdas/registry';
 import type { ScanOutcome } from '#lambdas/scan/contracts';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
 import {
   DEFAULT_POLL_SETTINGS,
   estimateHistoryEvents,

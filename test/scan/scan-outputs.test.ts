@@ -1,16 +1,11 @@
 /** The table of scan outputs: its derived fields, and the rows it refuses with a named reason. */
 import { describe, expect, it } from 'vitest';
-import { ENV } from '#lambdas/platform/runtime/variables';
 import {
-  parseScanOutputsJson,
   resolveScanOutputs,
   SCAN_OUTPUT_NAMES,
   SCAN_OUTPUTS,
-  scanOutputsJson,
-  withScanOutputs,
+  type ScanOutputRow,
 } from '#lambdas/scan/scan-outputs';
-import { scanSettingsFromEnv } from '#lambdas/scan/settings';
-import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 
 const row = (vendorPath: string, nothingStoredMetricId: string | false = false) =>
   ({ vendorPath, nothingStoredMetricId }) as {
@@ -43,46 +38,6 @@ describe('the scan outputs table', () => {
     [{ shots: row('/shots/{uuid}', 's') }, /'shots': nothingStoredMetricId 's'/],
     [{ shots: row('/shots/{uuid}', 'P') }, /'shots': nothingStoredMetricId 'P'/],
   ])('refuses a bad row, naming it and the rule (%#)', (rows, message) => {
-    expect(() => resolveScanOutputs(rows)).toThrow(message);
-  });
-
-  it('extends the built-in rows, and refuses a row it already has', () => {
-    const extended = withScanOutputs({ screenshots: row('/screenshots/{uuid}', false) });
-    expect(extended.map((o) => o.name)).toEqual(['report', 'logs', 'debug', 'screenshots']);
-    expect(() => withScanOutputs({ logs: row('/other-logs/{uuid}') })).toThrow(
-      /'logs': the table already has it/,
-    );
-    expect(() => withScanOutputs({ more: row('/more/{uuid}', 'r') })).toThrow(
-      /'more': nothingStoredMetricId 'r'/,
-    );
-  });
-
-  it('reads back the table it writes into SCAN_OUTPUTS, and the handlers take it from there', () => {
-    const extended = withScanOutputs({ screenshots: row('/screenshots/{uuid}', 'p') });
-    const json = scanOutputsJson(extended);
-    expect(parseScanOutputsJson(json)).toEqual(extended);
-    const env = { [ENV.resultsBucket]: 'results', [SCAN_VARIABLES.outputs]: json };
-    expect(scanSettingsFromEnv(env).outputs).toEqual(extended);
-    expect(scanSettingsFromEnv({ [ENV.resultsBucket]: 'results' }).outputs).toBe(SCAN_OUTPUTS);
-  });
-
-  it.each([
-    ['not json', /SCAN_OUTPUTS: is not JSON/],
-    ['[]', /SCAN_OUTPUTS: must be a JSON object of scan outputs by name/],
-    ['{}', /SCAN_OUTPUTS: must be a JSON object of scan outputs by name/],
-    [
-      '{"shots":{"vendorPath":1,"nothingStoredMetricId":false}}',
-      /SCAN_OUTPUTS: scan output 'shots' needs a vendorPath/,
-    ],
-    ['{"shots":{"vendorPath":"/shots/{uuid}"}}', /SCAN_OUTPUTS: scan output 'shots' needs a vendorPath/],
-    [
-      '{"shots":{"vendorPath":"shots","nothingStoredMetricId":false}}',
-      /SCAN_OUTPUTS: scan output 'shots': vendorPath/,
-    ],
-  ])('refuses SCAN_OUTPUTS=%s with a ConfigurationError naming the variable', (json, message) => {
-    expect(() => parseScanOutputsJson(json)).toThrow(message);
-    expect(() => parseScanOutputsJson(json)).toThrow(
-      expect.objectContaining({ name: 'ConfigurationError', setting: 'SCAN_OUTPUTS' }),
-    );
+    expect(() => resolveScanOutputs(rows as Record<string, ScanOutputRow>)).toThrow(message);
   });
 });

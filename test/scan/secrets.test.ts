@@ -18,8 +18,8 @@ import {
   parseVendorCredentials,
   SecretAccessError,
 } from '#lambdas/platform/secrets';
-import { VENDOR_APIS } from '#lambdas/vendor-apis';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { VENDOR_APIS } from '#lambdas/registry';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import { startVendorSimulator } from '#local/simulator/index';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:vendor/api-key-AbCdEf';

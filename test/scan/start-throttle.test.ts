@@ -11,14 +11,14 @@ import type { StartThrottled } from '#lambdas/scan/contracts';
 import { createScanDeps, type ScanDeps } from '#lambdas/scan/deps';
 import { ScanStartThrottledError } from '#lambdas/scan/errors';
 import { createScanSettings } from '#lambdas/scan/settings';
+import { startScanOrWait } from '#lambdas/scan/start-scan';
 import {
   DEFAULT_START_THROTTLE,
   nextStartThrottle,
   parseStartThrottle,
   type StartThrottleState,
 } from '#lambdas/scan/start-throttle';
-import { startScanOrWait } from '#lambdas/scan/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { startSimulator } from '../kit/simulator.ts';

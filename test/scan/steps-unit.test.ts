@@ -5,20 +5,14 @@
 import { Readable } from 'node:stream';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
-import { createScanDeps } from '#lambdas/scan/deps';
+import { createScanDeps, withLogKeys } from '#lambdas/scan/deps';
+import { extensionFor, fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
+import { MAX_RAW_STATUS_BYTES, pollScanStatus, truncateUtf8 } from '#lambdas/scan/poll-scan-status';
 import { createScanSettings } from '#lambdas/scan/settings';
-import {
-  extensionFor,
-  fetchScanOutput,
-  MAX_RAW_STATUS_BYTES,
-  pollScanStatus,
-  truncateUtf8,
-  withLogKeys,
-} from '#lambdas/scan/steps';
-import type { ScanStatus } from '#lambdas/scan/vendor-api/types';
+import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
+import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { manualClock, RESULTS_BUCKET, s3ObjectDigest } from './fixture.ts';

@@ -6,9 +6,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { VendorNetworkError } from '#lambdas/platform/errors';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { fetchScanOutput, startScan } from '#lambdas/scan/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { startScan } from '#lambdas/scan/start-scan';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { Fault, VendorSimulator } from '#local/simulator/types';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';

@@ -6,19 +6,17 @@ import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidInputError, VendorNetworkError, VendorThrottledError } from '#lambdas/platform/errors';
 import type { ScanInProgress, StoredObject } from '#lambdas/scan/contracts';
+import { deleteScanAtVendor } from '#lambdas/scan/delete-scan';
 import { createScanDeps } from '#lambdas/scan/deps';
+import { fetchScanOutput } from '#lambdas/scan/fetch-scan-output';
 import { LEARNED_DURATIONS_PREFIX, learnedDurationsKey } from '#lambdas/scan/learned-durations';
+import { pollScanStatus } from '#lambdas/scan/poll-scan-status';
+import { recordScanFailure } from '#lambdas/scan/record-scan-failure';
 import { SCAN_OUTPUT_NAMES } from '#lambdas/scan/scan-outputs';
 import { createScanSettings } from '#lambdas/scan/settings';
-import {
-  deleteScanAtVendor,
-  fetchScanOutput,
-  pollScanStatus,
-  recordScanFailure,
-  startScan,
-  writeScanManifest,
-} from '#lambdas/scan/steps';
-import { ScanClient } from '#lambdas/vendor-clients';
+import { startScan } from '#lambdas/scan/start-scan';
+import { writeScanManifest } from '#lambdas/scan/write-scan-manifest';
+import { ScanClient } from '#lambdas/vendor-api/scan/scan-client';
 import type { VendorSimulator } from '#local/simulator/types';
 import { recordS3Commands, type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';

@@ -9,7 +9,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Pass } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { maxKeyAgeDays, PipelineConfigError, parsePipelineConfig } from '../../lib/config/index.ts';
+import { PipelineConfigError } from '../../lib/config/errors.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
+import { maxKeyAgeDays } from '../../lib/config/rotation-schema.ts';
 import { PipelineStateMachine } from '../../lib/platform/pipeline-state-machine.ts';
 import {
   STATE_MACHINE_LOG_PREFIX,

@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { Stack, aws_s3 as s3 } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { type PipelineConfigInput, parsePipelineConfig } from '../../lib/config/index.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
+import type { PipelineConfigInput } from '../../lib/config/schema.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import { appAsCdkSynth, cloudFormationFindings } from '../kit/cdk-synth.ts';
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/index.ts';
+import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
 import { type CfnTemplate, stateMachineWithState, walkStates } from '../../local/synth/definitions.ts';
 import { cachedTemplate } from '../../local/synth/synth-cache.ts';

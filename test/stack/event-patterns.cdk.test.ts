@@ -21,7 +21,7 @@ import { type IntakeDeps, startRuns } from '#lambdas/platform/runs/intake';
 import { pauseSwitch } from '#lambdas/platform/runs/pause';
 import { createObservability } from '#lambdas/platform/runtime/observability';
 import { watchlistIntakeDepsFromEnvironment } from '#lambdas/watchlist/deps';
-import type { PipelineConfigInput } from '../../lib/config/index.ts';
+import type { PipelineConfigInput } from '../../lib/config/schema.ts';
 import {
   MAX_WILDCARDS_PER_FIELD,
   wildcardsPerField,

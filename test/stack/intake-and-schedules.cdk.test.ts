@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineConfigInput } from '../../lib/config/index.ts';
+import type { PipelineConfigInput } from '../../lib/config/schema.ts';
 import {
   functionFor,
   grantsOf,

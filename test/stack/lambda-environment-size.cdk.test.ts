@@ -4,6 +4,7 @@
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
+import { registeredHandler } from '#lambdas/registry';
 import { environmentSizeProblem } from '../../lib/platform/lambda-environment-size.ts';
 import { PipelineFunction } from '../../lib/platform/pipeline-function.ts';
 import { testApp } from '../kit/synth.ts';
@@ -39,7 +40,7 @@ describe("Lambda's 4 KB environment limit", () => {
     const app = testApp();
     const stack = new Stack(app, 'Env');
     new PipelineFunction(stack, 'RotateFunction', {
-      handlerFile: 'rotate-api-key',
+      handler: registeredHandler('rotate-api-key'),
       timeout: Duration.minutes(2),
       environment: {
         ROTATION_MIRROR_SECRET_ARNS: Array.from({ length: 50 }, (_, index) => ARN(index)).join(','),
@@ -54,7 +55,7 @@ describe("Lambda's 4 KB environment limit", () => {
     const app = testApp();
     const stack = new Stack(app, 'Env');
     new PipelineFunction(stack, 'RotateFunction', {
-      handlerFile: 'rotate-api-key',
+      handler: registeredHandler('rotate-api-key'),
       timeout: Duration.minutes(2),
       environment: { ROTATION_MIRROR_SECRET_ARNS: [ARN(1), ARN(2)].join(',') },
     });

@@ -11,11 +11,9 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type BucketProps } from 'a
 import { HostedRotation, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
-import {
-  PipelineConfigError,
-  type PipelineConfigInput,
-  parsePipelineConfig,
-} from '../../lib/config/index.ts';
+import { PipelineConfigError } from '../../lib/config/errors.ts';
+import { parsePipelineConfig } from '../../lib/config/parse.ts';
+import type { PipelineConfigInput } from '../../lib/config/schema.ts';
 import { VendorKeyStorage } from '../../lib/construct/props.ts';
 import { SecurityPipeline, type SecurityPipelineProps } from '../../lib/security-pipeline.ts';
 import { testApp } from '../kit/synth.ts';

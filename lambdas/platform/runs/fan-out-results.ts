@@ -4,7 +4,7 @@
  * Each fan-out workflow (domain lists, watchlists) maps the entries onto its own results.
  */
 import { getJson } from '#lambdas/platform/s3/json-objects';
-import { isRecord, parseJsonBody } from '#lambdas/platform/vendor-api/json';
+import { isRecord, parseJsonBody } from '#lambdas/vendor-api/transport/json';
 
 interface ResultWriterManifest {
   readonly ResultFiles?: Record<string, readonly { readonly Key: string }[]>;

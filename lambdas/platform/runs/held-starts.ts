@@ -13,7 +13,7 @@ import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aw
 import { ERROR_NAME } from '#lambdas/platform/errors';
 import { tryJson } from '#lambdas/platform/runs/fan-out-results';
 import type { PauseSwitch } from '#lambdas/platform/runs/pause';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 export interface ResumeDeps {
   readonly sqs: SQSClient;

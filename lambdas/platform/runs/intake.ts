@@ -12,7 +12,7 @@ import { InvalidInputError } from '#lambdas/platform/errors';
 import { listExecutionName, type RunSource } from '#lambdas/platform/runs/naming';
 import { type PauseSwitch, refuseWhilePaused } from '#lambdas/platform/runs/pause';
 import { objectFromS3Event } from '#lambdas/platform/s3/s3-event';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 /** What the intake starts a run with: its source, and whatever else the workflow's input holds. */
 export interface RunInput {

@@ -18,7 +18,7 @@ import { ArchiveVerificationError, VendorError } from '#lambdas/platform/errors'
 import { cleanMessage, cleanName } from '#lambdas/platform/redaction/caught';
 import { mapBounded } from '#lambdas/platform/runs/bounded';
 import { putJson } from '#lambdas/platform/s3/json-objects';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 export interface ItemFailure {
   readonly item: string;

@@ -7,7 +7,7 @@
  * is logged and never fails the run. Each workflow names its own events (its `RunEventName`, in its
  * contracts.ts): the run notifications rule matches their detail types.
  */
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 /** EventBridge `source` of every run event. */
 export const RUN_EVENT_SOURCE = 'security-pipeline.runs';

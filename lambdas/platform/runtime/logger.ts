@@ -9,7 +9,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
 import { redactDeep, redactText } from '#lambdas/platform/redaction/redact';
-import type { VendorLogger } from '#lambdas/platform/vendor-api/types';
+import type { VendorLogger } from '#lambdas/vendor-api/transport/types';
 
 /**
  * A structured logger, the one every workflow's steps take. Powertools' Logger satisfies it; when `createChild` and `appendKeys` exist the

@@ -16,7 +16,7 @@ import { METRIC, METRICS_NAMESPACE, type PipelineMetrics } from '#lambdas/platfo
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 
 import { ENV } from '#lambdas/platform/runtime/variables';
-import type { VendorAttemptObserver } from '#lambdas/platform/vendor-api/types';
+import type { VendorAttemptObserver } from '#lambdas/vendor-api/transport/types';
 
 /** Powertools Metrics behind {@link PipelineMetrics}. Dimensioned metrics are flushed on their own. */
 export function powertoolsMetrics(metrics: Metrics): PipelineMetrics {

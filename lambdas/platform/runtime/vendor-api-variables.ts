@@ -5,7 +5,6 @@
  * (variables.ts). Plain code with no imports but a type: the CDK app, the handlers and the local
  * runner all load it.
  */
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 
 export interface VendorApiVariables {
   /** The API's base URL, e.g. `SCAN_API_URL`. */
@@ -21,7 +20,7 @@ export interface VendorApiVariables {
 const API_NAME = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
 /** The variables of `api`: its upper-cased name (`-` as `_`) and `_API_URL` / `_API_KEY_SECRET_ARN`. */
-export function vendorApiVariables(api: VendorApi): VendorApiVariables {
+export function vendorApiVariables(api: string): VendorApiVariables {
   if (!API_NAME.test(api)) {
     throw new Error(
       `vendor API name '${api}' must be lower-case words joined by '-' (it names environment variables)`,

@@ -4,7 +4,6 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import type { VendorApi } from '#lambdas/platform/handler-declaration';
 import { type Env, optionalEnv } from '#lambdas/platform/runtime/env';
 import type { Observability } from '#lambdas/platform/runtime/observability';
 import { ENV } from '#lambdas/platform/runtime/variables';
@@ -15,13 +14,13 @@ import {
   type SecretReader,
   type VendorKeyChoice,
 } from '#lambdas/platform/secrets';
-import type { CredentialProvider } from '#lambdas/platform/vendor-api/types';
+import type { CredentialProvider } from '#lambdas/vendor-api/transport/types';
 
 /**
  * The secret holding the key of one vendor API: that API's own secret when set (per-api mode),
  * else the org key's (one key serves every API by default).
  */
-export function apiKeySecretId(env: Env, api: VendorApi): string {
+export function apiKeySecretId(env: Env, api: string): string {
   const own = vendorApiVariables(api).keySecretArn;
   const secretId = optionalEnv(env, own) ?? optionalEnv(env, ENV.vendorKeySecretArn);
   if (secretId === undefined) {
@@ -35,11 +34,11 @@ export function apiKeySecretId(env: Env, api: VendorApi): string {
 
 /**
  * The key of `key.api` from Secrets Manager (cached; a 401 makes the client re-read it). `key.apis`
- * are every vendor API (lambdas/vendor-apis.ts), which the secret's `apiKeys` may name.
+ * are every vendor API (lambdas/registry.ts), which the secret's `apiKeys` may name.
  */
 export function vendorCredentials(
   env: Env,
-  key: VendorKeyChoice & { readonly api: VendorApi },
+  key: VendorKeyChoice & { readonly api: string },
   tools: Observability,
   secrets?: SecretReader,
 ): CredentialProvider {

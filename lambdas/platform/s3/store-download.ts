@@ -7,7 +7,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { VendorError, VendorNetworkError } from '#lambdas/platform/errors';
 import type { UploadSettings } from '#lambdas/platform/runtime/settings';
-import type { VendorDownload } from '#lambdas/platform/vendor-api/types';
+import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
 import { BodyLengthMismatchError, type StreamToS3Result, streamToS3 } from './stream-upload.ts';
 
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream';

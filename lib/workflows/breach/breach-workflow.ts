@@ -25,6 +25,7 @@ import type { BreachFailureName } from '#lambdas/breach/record-breach-failure';
 import { BREACH_VARIABLES } from '#lambdas/breach/variables';
 import { DEFAULT_THROTTLE_WAIT } from '#lambdas/platform/runs/throttle-wait';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
+import { registeredHandler } from '#lambdas/registry';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { acknowledge } from '../../platform/nag.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
@@ -107,7 +108,7 @@ export class BreachWorkflow extends Construct {
     const limits = props.limits ?? DEFAULT_BREACH_LIMITS;
 
     this.reconFunction = new PipelineFunction(this, 'ReconFunction', {
-      handlerFile: 'breach-recon',
+      handler: registeredHandler('breach-recon'),
       timeout: VENDOR_CALL_TIMEOUT,
       environment: {
         ...vendorSettings,
@@ -119,7 +120,7 @@ export class BreachWorkflow extends Construct {
     bindDeclared(this.reconFunction, declared);
 
     this.archiveFunction = new PipelineFunction(this, 'ArchiveFunction', {
-      handlerFile: 'archive-breach-report',
+      handler: registeredHandler('archive-breach-report'),
       timeout: ARCHIVE_TIMEOUT,
       // Streaming with a multipart queue: memory buys parallel part uploads and network throughput.
       memorySize: 1024,
@@ -129,14 +130,14 @@ export class BreachWorkflow extends Construct {
     bindDeclared(this.archiveFunction, { ...declared, secrets: { reportNamingKey: this.reportNamingKey } });
 
     this.manifestFunction = new PipelineFunction(this, 'ManifestFunction', {
-      handlerFile: 'write-breach-manifest',
+      handler: registeredHandler('write-breach-manifest'),
       timeout: S3_WRITE_TIMEOUT,
       logRetention,
     });
     bindDeclared(this.manifestFunction, declared);
 
     this.recordFailureFunction = new PipelineFunction(this, 'RecordFailureFunction', {
-      handlerFile: 'record-breach-failure',
+      handler: registeredHandler('record-breach-failure'),
       timeout: S3_WRITE_TIMEOUT,
       logRetention,
     });

@@ -3,7 +3,7 @@
  * with the list it scans resolved, a named list object in the input bucket or inline domains.
  */
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { DomainListDefinition, ScheduleConfig } from '../../config/index.ts';
+import type { DomainListDefinition, ScheduleConfig } from '../../config/schema.ts';
 import type { ScheduledRun } from '../../platform/scheduled-runs.ts';
 
 /** What a domain-list schedule fire starts (descriptions and the dead-letter queue's purpose). */

@@ -5,7 +5,8 @@ import type { IStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions'
 import { Construct } from 'constructs';
 import { DEFAULT_DOMAIN_LIST_SUFFIXES, LIST_SIZE_LIMIT } from '#lambdas/domain-list/domain-list';
 import { ENV } from '#lambdas/platform/runtime/variables';
-import { allowSpecialUseEnvironment } from '../../config/index.ts';
+import { registeredHandler } from '#lambdas/registry';
+import { allowSpecialUseEnvironment } from '../../config/environment.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import {
   fanOutDefinition,
@@ -76,7 +77,7 @@ export class DomainListWorkflow extends Construct {
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
 
     this.prepareDomainListFunction = new PipelineFunction(this, 'PrepareDomainListFunction', {
-      handlerFile: 'prepare-domain-list',
+      handler: registeredHandler('prepare-domain-list'),
       timeout: LIST_STEP_TIMEOUT,
       // A 100,000-line list is parsed and deduplicated in memory.
       memorySize: 1024,
@@ -90,7 +91,7 @@ export class DomainListWorkflow extends Construct {
     bindDeclared(this.prepareDomainListFunction, props);
 
     this.writeListSummaryFunction = new PipelineFunction(this, 'WriteListSummaryFunction', {
-      handlerFile: 'write-list-summary',
+      handler: registeredHandler('write-list-summary'),
       timeout: LIST_STEP_TIMEOUT,
       // The summary reads every Map result (100,000 at the documented maximum) and holds the
       // summary it writes: `npm run bench -- scale` measured a peak RSS of 632 MiB (list) and 539 MiB

@@ -18,10 +18,9 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { BREACH_METRIC } from '#lambdas/breach/metrics';
-import { METRIC, type MetricName } from '#lambdas/platform/metrics';
-import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
+import { METRIC } from '#lambdas/platform/metrics';
+import type { MetricName } from '#lambdas/registry';
+import { BREACH_METRIC, ROTATION_METRIC, SCAN_METRIC } from '#lambdas/registry';
 import { pipelineMetric, searchKey } from '../../platform/pipeline-metric.ts';
 
 export interface PipelineDashboardProps {

@@ -19,9 +19,10 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct, type IConstruct } from 'constructs';
-import { METRIC, type MetricName } from '#lambdas/platform/metrics';
-import { SCAN_OUTPUTS, type ScanOutput } from '#lambdas/scan/contracts';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
+import { METRIC } from '#lambdas/platform/metrics';
+import type { MetricName } from '#lambdas/registry';
+import { SCAN_METRIC } from '#lambdas/registry';
+import { SCAN_OUTPUTS } from '#lambdas/scan/contracts';
 import { insightsSource, pipelineMetric, workflowMetric } from '../../platform/pipeline-metric.ts';
 import { ALARMS_RUNBOOK, silenceAlarm } from '../../platform/standard-alarms.ts';
 
@@ -46,11 +47,6 @@ export interface PipelineMetricAlarmsProps {
   readonly schedulesEnabled: boolean;
   /** Throttled vendor retries per 5 minutes that, three periods running, fire the alarm. */
   readonly throttledRetriesPerFiveMinutes: number;
-  /**
-   * The scan outputs whose stored bytes clear NothingStored (those with a `nothingStoredMetricId`).
-   * @default SCAN_OUTPUTS
-   */
-  readonly scanOutputs?: readonly ScanOutput[];
 }
 
 export type PipelineMetricAlarmName =
@@ -103,8 +99,7 @@ export class PipelineMetricAlarms extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
-    if (props.schedulesEnabled)
-      Object.assign(alarms, quietAlarms(this, props.quietDays, describe, props.scanOutputs ?? SCAN_OUTPUTS));
+    if (props.schedulesEnabled) Object.assign(alarms, quietAlarms(this, props.quietDays, describe));
 
     alarms.VendorAuthFailures = new Alarm(this, 'VendorAuthFailures', {
       alarmDescription: describe(
@@ -144,7 +139,6 @@ function quietAlarms(
   scope: Construct,
   days: number,
   describe: Describe,
-  scanOutputs: readonly ScanOutput[],
 ): Pick<Record<PipelineMetricAlarmName, Alarm>, 'NoSuccessfulScan' | 'NothingStored' | 'NoScanStarted'> {
   const window = Duration.days(days);
   const judged = (name: PipelineMetricAlarmName, expression: MathExpression, meaning: string) =>
@@ -164,7 +158,7 @@ function quietAlarms(
   );
   const sumFailed = [...Object.keys(failed), 't'].map((m) => `FILL(${m}, 0)`).join(' + ');
   // The bytes stored of each output the table counts (lambdas/scan/scan-outputs.ts), by its metric id.
-  const storedBytes = scanOutputs.flatMap(({ name, nothingStoredMetricId: id }) =>
+  const storedBytes = SCAN_OUTPUTS.flatMap(({ name, nothingStoredMetricId: id }) =>
     id === false ? [] : [[id, bytesMetric(scope, name, window)] as const],
   );
   // PutMetricAlarm takes at most 10 MetricStat queries in an alarm's metric math, and their ids
@@ -172,7 +166,7 @@ function quietAlarms(
   // (https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_MetricDataQuery.html).
   if (storedBytes.length + 1 > MAX_ALARM_METRIC_STATS) {
     throw new Error(
-      `scanOutputs: ${storedBytes.length} outputs count towards NothingStored, but one alarm takes at most ${MAX_ALARM_METRIC_STATS - 1} of them besides the succeeded scans; set nothingStoredMetricId to false on the rest`,
+      `lambdas/scan/scan-outputs.ts: ${storedBytes.length} outputs count towards NothingStored, but one alarm takes at most ${MAX_ALARM_METRIC_STATS - 1} of them besides the succeeded scans; set nothingStoredMetricId to false on the rest`,
     );
   }
   return {

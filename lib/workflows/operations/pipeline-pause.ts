@@ -15,6 +15,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { PAUSE_STATE } from '#lambdas/platform/runs/pause';
+import { registeredHandler } from '#lambdas/registry';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
@@ -39,7 +40,7 @@ export class PipelinePause extends Construct {
       purpose: 'resume runs that failed or could not be delivered',
     });
     const fn = new PipelineFunction(this, 'ResumeFunction', {
-      handlerFile: 'resume-paused-starts',
+      handler: registeredHandler('resume-paused-starts'),
       timeout: Duration.minutes(5),
       memorySize: 256,
       logRetention: logRetention ?? RetentionDays.THREE_MONTHS,

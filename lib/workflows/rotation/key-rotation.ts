@@ -11,17 +11,17 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { CfnRotationSchedule, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
-import type { MetricName } from '#lambdas/platform/metrics';
 import { ENV } from '#lambdas/platform/runtime/variables';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
-import { ROTATION_METRIC } from '#lambdas/rotation/metrics';
+import type { MetricName } from '#lambdas/registry';
+import { ROTATION_METRIC, registeredHandler } from '#lambdas/registry';
 import { ROTATION_VARIABLES } from '#lambdas/rotation/variables';
 import {
   type MirrorSecret,
   ROTATION_FUNCTION_TIMEOUT_SECONDS,
   rotationScheduleProblem,
   rotationWindowProblem,
-} from '../../config/index.ts';
+} from '../../config/rotation-schema.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { acknowledge } from '../../platform/nag.ts';
@@ -96,7 +96,7 @@ export class KeyRotation extends Construct {
       runbook: 'docs/runbooks/key-rotation.md#rotationdeadletters',
     });
     this.rotationFunction = new PipelineFunction(this, 'RotateFunction', {
-      handlerFile: 'rotate-api-key',
+      handler: registeredHandler('rotate-api-key'),
       timeout: STEP_TIMEOUT,
       // Every failed step matters: Secrets Manager only resumes it on its next attempt.
       alarms: { errorThreshold: 1, runbook: 'docs/runbooks/key-rotation.md#rotationfailed' },
@@ -153,7 +153,7 @@ export class KeyRotation extends Construct {
     );
 
     this.ageCheckFunction = new PipelineFunction(this, 'AgeCheckFunction', {
-      handlerFile: 'check-api-key-age',
+      handler: registeredHandler('check-api-key-age'),
       timeout: Duration.seconds(30),
       memorySize: 256,
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,

@@ -14,7 +14,7 @@ import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { SCAN_METRIC } from '#lambdas/scan/metrics';
+import { registeredHandler, SCAN_METRIC } from '#lambdas/registry';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import {
   reconcileFunctionSettings,
@@ -53,7 +53,7 @@ export class ScanReconciliation extends Construct {
       deleteAtVendorAfterManifest: props.deleteAtVendorAfterManifest,
     });
     this.reconciliation = new ScheduledCatchUp(this, 'Reconciliation', {
-      handlerFile: 'reconcile-scans',
+      handler: registeredHandler('reconcile-scans'),
       functionId: 'ReconcileFunction',
       deadLetterPurpose: 'scan reconciliation runs that failed or could not be delivered',
       scheduleDescription: 'archive scans the workflow never archived',

@@ -17,19 +17,19 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { vendorApiVariables } from '#lambdas/platform/runtime/vendor-api-variables';
+import { registeredHandler } from '#lambdas/registry';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
 import type { FailureName } from '#lambdas/scan/record-scan-failure';
-import { SCAN_OUTPUTS, type ScanOutput, scanOutputsJson } from '#lambdas/scan/scan-outputs';
+import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
 import { DEFAULT_START_THROTTLE } from '#lambdas/scan/start-throttle';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 import {
   allowSpecialUseEnvironment,
-  type PollConfig,
   pollEnvironment,
-  type StatusVocabularyConfig,
   scanListFieldsEnvironment,
   statusVocabularyEnvironment,
-} from '../../config/index.ts';
+} from '../../config/environment.ts';
+import type { PollConfig, StatusVocabularyConfig } from '../../config/schema.ts';
 import { bindDeclared } from '../../platform/bindings.ts';
 import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
@@ -71,13 +71,6 @@ export interface ScanWorkflowProps {
    * @default - the handlers' default, SCAN_DECODING_LIMIT.default (100)
    */
   readonly maxDecodingRatio?: number;
-  /**
-   * The outputs fetched in parallel, one branch each, and listed by the manifest. Another output
-   * the vendor serves is a row of lambdas/scan/scan-outputs.ts; `withScanOutputs(rows)` adds one
-   * for this construct only, and its functions then read the table from SCAN_OUTPUTS.
-   * @default SCAN_OUTPUTS (report, logs, debug)
-   */
-  readonly outputs?: readonly ScanOutput[];
   /**
    * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
    * @default false
@@ -139,18 +132,12 @@ export class ScanWorkflow extends Construct {
     super(scope, id);
     const { poll } = props;
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
-    const outputs = props.outputs ?? SCAN_OUTPUTS;
-    // Only an extended table is written out: the handlers carry the built-in one.
-    const outputsJson = scanOutputsJson(outputs);
-    const outputsSetting: Record<string, string> =
-      outputsJson === scanOutputsJson(SCAN_OUTPUTS) ? {} : { [SCAN_VARIABLES.outputs]: outputsJson };
     // Steps that only write S3 get the poll settings (the shared settings validate them) but no
     // vendor URL; vendor-calling steps get the URL alongside their secret binding.
     const s3OnlySettings = {
       ...pollEnvironment(poll),
       ...statusVocabularyEnvironment(props.statusVocabulary),
       ...allowSpecialUseEnvironment(props.allowSpecialUseDomains),
-      ...outputsSetting,
     };
     const scanSettings = {
       [vendorApiVariables('scan').url]: props.scanApiUrl,
@@ -167,7 +154,7 @@ export class ScanWorkflow extends Construct {
 
     // --- Functions: each gets what its handler declares in lambdas/registry.ts -------------------------------
     this.startScanFunction = new PipelineFunction(this, 'StartScanFunction', {
-      handlerFile: 'start-scan',
+      handler: registeredHandler('start-scan'),
       timeout: START_SCAN_TIMEOUT,
       environment: scanSettings,
       logRetention,
@@ -176,7 +163,7 @@ export class ScanWorkflow extends Construct {
     bindDeclared(this.startScanFunction, declared);
 
     this.pollScanStatusFunction = new PipelineFunction(this, 'PollScanStatusFunction', {
-      handlerFile: 'poll-scan-status',
+      handler: registeredHandler('poll-scan-status'),
       timeout: VENDOR_CALL_TIMEOUT,
       environment: scanSettings,
       logRetention,
@@ -184,7 +171,7 @@ export class ScanWorkflow extends Construct {
     bindDeclared(this.pollScanStatusFunction, declared);
 
     this.fetchScanOutputFunction = new PipelineFunction(this, 'FetchScanOutputFunction', {
-      handlerFile: 'fetch-scan-output',
+      handler: registeredHandler('fetch-scan-output'),
       timeout: FETCH_TIMEOUT,
       // Streaming with a multipart queue: memory buys parallel part uploads and network throughput.
       memorySize: 1024,
@@ -194,7 +181,7 @@ export class ScanWorkflow extends Construct {
     bindDeclared(this.fetchScanOutputFunction, declared);
 
     this.writeScanManifestFunction = new PipelineFunction(this, 'WriteScanManifestFunction', {
-      handlerFile: 'write-scan-manifest',
+      handler: registeredHandler('write-scan-manifest'),
       timeout: S3_WRITE_TIMEOUT,
       environment: s3OnlySettings,
       logRetention,
@@ -202,7 +189,7 @@ export class ScanWorkflow extends Construct {
     bindDeclared(this.writeScanManifestFunction, declared);
 
     this.recordScanFailureFunction = new PipelineFunction(this, 'RecordScanFailureFunction', {
-      handlerFile: 'record-scan-failure',
+      handler: registeredHandler('record-scan-failure'),
       timeout: S3_WRITE_TIMEOUT,
       environment: s3OnlySettings,
       logRetention,
@@ -211,7 +198,7 @@ export class ScanWorkflow extends Construct {
 
     if (props.deleteAtVendorAfterManifest) {
       this.deleteScanFunction = new PipelineFunction(this, 'DeleteScanFunction', {
-        handlerFile: 'delete-scan',
+        handler: registeredHandler('delete-scan'),
         timeout: VENDOR_CALL_TIMEOUT,
         environment: scanSettings,
         logRetention,
@@ -261,7 +248,7 @@ export class ScanWorkflow extends Construct {
 
     const fetchOutputs = new Parallel(this, 'FetchOutputs', { resultPath: '$.stored' });
     // One branch per row of the outputs table, in its order (the order of `$.stored`).
-    for (const { stateName, name: output } of outputs) {
+    for (const { stateName, name: output } of SCAN_OUTPUTS) {
       const fetch = lambdaTask(this, stateName, this.fetchScanOutputFunction, {
         // The ScanInProgress fields plus which output to stream (one handler serves every output).
         payload: TaskInput.fromObject({
@@ -274,7 +261,6 @@ export class ScanWorkflow extends Construct {
           output,
         }),
         retry: IDEMPOTENT_TASK_RETRY,
-        addedStates: outputs.map((o) => o.stateName),
       });
       fetchOutputs.branch(fetch);
     }

@@ -5,6 +5,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine, StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { BREACH_VARIABLES } from '#lambdas/breach/contracts';
+import { registeredHandler } from '#lambdas/registry';
 import { WATCHLIST_VARIABLES } from '#lambdas/watchlist/variables';
 import { WATCHLIST_LIMITS } from '#lambdas/watchlist/watchlist-format';
 import { bindDeclared } from '../../platform/bindings.ts';
@@ -81,7 +82,7 @@ export class WatchlistWorkflow extends Construct {
     );
 
     this.prepareFunction = new PipelineFunction(this, 'PrepareWatchlistFunction', {
-      handlerFile: 'prepare-watchlist',
+      handler: registeredHandler('prepare-watchlist'),
       timeout: PREPARE_TIMEOUT,
       memorySize: PREPARE_MEMORY_MB,
       environment: {
@@ -94,7 +95,7 @@ export class WatchlistWorkflow extends Construct {
     bindDeclared(this.prepareFunction, { ...props, secrets: { identityKey: this.identityKey } });
 
     this.summaryFunction = new PipelineFunction(this, 'WriteWatchlistSummaryFunction', {
-      handlerFile: 'write-watchlist-summary',
+      handler: registeredHandler('write-watchlist-summary'),
       timeout: STEP_TIMEOUT,
       // The summary reads every Map result (100,000 at the documented maximum) and holds the
       // summary it writes: `npm run bench -- scale` measured a peak RSS of 632 MiB (list) and 539 MiB
