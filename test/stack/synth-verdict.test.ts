@@ -59,8 +59,9 @@ describe('cdk synth', () => {
     const script = [
       "import { App, Duration, Stack } from 'aws-cdk-lib';",
       "import { PipelineFunction } from './lib/platform/pipeline-function.ts';",
+      "import { registeredHandler } from './lambdas/registry.ts';",
       'const app = new App();',
-      "new PipelineFunction(new Stack(app, 'Bundled'), 'Fn', { handlerFile: 'write-scan-manifest', timeout: Duration.seconds(30) });",
+      "new PipelineFunction(new Stack(app, 'Bundled'), 'Fn', { handler: registeredHandler('write-scan-manifest'), timeout: Duration.seconds(30) });",
       'app.synth();',
     ].join('\n');
     const run = await asCdkRunsIt(['--input-type=module', '-e', script], CDK_JSON.context);
