@@ -47,7 +47,7 @@ export class ExpandedTypes {
       } else return undefined;
       exported = true;
     }
-    // `export type {} from …` keeps a module for what it declares (a `declare module` augmentation).
+    // `export type {} from …` names nothing to write out: the import stays as it is.
     if (names.length === 0) return undefined;
     const declarations: string[] = [];
     for (const { imported, local } of names) {

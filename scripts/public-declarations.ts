@@ -25,8 +25,7 @@ export type Declarations = Map<string, string>;
 /**
  * Writes the package's declarations of lib/index.ts into `typesDir` (the compiler settings of
  * tsconfig.package.json): those a consumer's compiler reaches, their `.ts` and `#lambdas/…`
- * specifiers rewritten to the relative `.js` paths it resolves (those of imports, and of the
- * `declare module` that registers a name, e.g. a vendor API, with the platform), and marked
+ * specifiers rewritten to the relative `.js` paths it resolves (static and dynamic imports), and marked
  * CommonJS (their own package.json), as dist/index.cjs is: under the package's `"type":
  * "module"` they would describe an ES module, and a consumer compiling to CommonJS (`module:
  * node16`) would be refused its `import` (TS1479) though `require` loads the package.
@@ -40,7 +39,7 @@ export function writePublicDeclarations(rootDir: string, typesDir: string): stri
   const declarations = publicDeclarations(program, rootDir, typesDir, join(rootDir, 'lib/index.ts'));
   for (const [file, text] of declarations) {
     const rewritten = text.replace(
-      /(from\s+|import\(|declare module\s+)(['"])([^'"]+)\2/g,
+      /(from\s+|import\()(['"])([^'"]+)\2/g,
       (_match, prefix: string, quote: string, specifier: string) =>
         `${prefix}${quote}${declarationSpecifier(file, typesDir, specifier)}${quote}`,
     );
