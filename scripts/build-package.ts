@@ -148,9 +148,10 @@ if (existsSync(STAGE) && readdirSync(STAGE).length > 0 && !existsSync(join(STAGE
 }
 rmSync(STAGE, { recursive: true, force: true });
 await buildHandlers();
-checkImportsAreDeclared(await buildLibrary());
+const libraryImports = await buildLibrary();
+checkImportsAreDeclared(libraryImports);
 writePublicDeclarations(REPO_ROOT, join(DIST, 'types'));
-writePackageStage(REPO_ROOT, STAGE);
+writePackageStage(REPO_ROOT, STAGE, libraryImports);
 console.log(`built ${STAGE}/: ${Object.keys(HANDLERS).length} handlers, index.cjs, types/, docs/`);
 if (flags.pack !== undefined) {
   // The build ran above: npm's lifecycle scripts have nothing left to do in the stage.

@@ -42,16 +42,29 @@ const CONSUMER_FIELDS = [
   'peerDependenciesMeta',
 ] as const;
 
-/** The published manifest: the consumer's fields of `repoManifest`, and the entry points dist/ has. */
-export function packageManifest(repoManifest: Manifest): Record<string, unknown> {
+/**
+ * The published manifest: the consumer's fields of `repoManifest`, and the entry points dist/ has.
+ * Its dependencies are those of `repoManifest` that dist/index.cjs still imports (`imported`, from
+ * the build): what the build bundled (zod, every handler's packages) is not the consumer's to
+ * install.
+ */
+export function packageManifest(
+  repoManifest: Manifest,
+  imported: readonly string[],
+): Record<string, unknown> {
   const kept = Object.fromEntries(
     CONSUMER_FIELDS.filter((field) => repoManifest[field] !== undefined).map((field) => [
       field,
       repoManifest[field],
     ]),
   );
+  const dependencies = Object.fromEntries(
+    Object.entries(repoManifest.dependencies ?? {}).filter(([name]) => imported.includes(name)),
+  );
+  delete kept.dependencies;
   return {
     ...kept,
+    ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}),
     // CommonJS entry and its declarations (dist/types is marked CommonJS): `main` and `types` for
     // node10 resolution, `exports` for everything newer.
     main: './dist/index.cjs',
@@ -65,9 +78,12 @@ export function packageManifest(repoManifest: Manifest): Record<string, unknown>
  * Writes the stage around an already built `<stage>/dist`: the manifest, the top-level files and
  * the docs with their links rewritten for where they now are.
  */
-export function writePackageStage(repoRoot: string, stage: string): void {
+export function writePackageStage(repoRoot: string, stage: string, imported: readonly string[]): void {
   const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as Manifest;
-  writeFileSync(join(stage, 'package.json'), `${JSON.stringify(packageManifest(manifest), null, 2)}\n`);
+  writeFileSync(
+    join(stage, 'package.json'),
+    `${JSON.stringify(packageManifest(manifest, imported), null, 2)}\n`,
+  );
   for (const file of PACKED_FILES) {
     const text = readFileSync(join(repoRoot, file), 'utf8');
     writeFileSync(join(stage, file), file.endsWith('.md') ? relink(text, file, file) : text);

@@ -57,10 +57,13 @@ export function createConsumerApp(
   const repoLock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as {
     packages: Record<string, LockEntry>;
   };
-  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  // The manifest the tarball carries (the published one), not the repository's.
+  const manifest = JSON.parse(
+    execFileSync('tar', ['-xOzf', tarball, 'package/package.json'], { encoding: 'utf8' }),
+  ) as {
     name: string;
     version: string;
-    dependencies: Record<string, string>;
+    dependencies?: Record<string, string>;
     peerDependencies: Record<string, string>;
     peerDependenciesMeta?: Record<string, { optional?: boolean }>;
   };
@@ -75,12 +78,12 @@ export function createConsumerApp(
       version: manifest.version,
       resolved: tarballSpec,
       integrity: `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`,
-      dependencies: manifest.dependencies,
+      ...(manifest.dependencies ? { dependencies: manifest.dependencies } : {}),
       peerDependencies: manifest.peerDependencies,
       ...(manifest.peerDependenciesMeta ? { peerDependenciesMeta: manifest.peerDependenciesMeta } : {}),
     },
   };
-  const roots = [...installed, ...Object.keys(manifest.dependencies)];
+  const roots = [...installed, ...Object.keys(manifest.dependencies ?? {})];
   for (const [path, entry] of lockClosure(repoLock.packages, roots)) {
     const { dev: _dev, peer: _peer, ...kept } = entry;
     packages[path] = kept;

@@ -15,7 +15,8 @@ const read = (path: string) =>
   JSON.parse(readFileSync(join(REPO_ROOT, path), 'utf8')) as Record<string, unknown>;
 const repo = read('package.json') as Record<string, unknown> & { name: string; version: string };
 const facade = read('jsii/package.json');
-const published = packageManifest(repo);
+// What dist/index.cjs imports: the peers only (zod and the handlers' packages are bundled).
+const published = packageManifest(repo, ['aws-cdk-lib', 'constructs']);
 const jsii = jsiiManifest(repo, facade);
 
 describe('the published manifests', () => {
@@ -30,6 +31,14 @@ describe('the published manifests', () => {
     });
     expect(repo.author).toMatchObject({ name: expect.any(String) });
     expect(JSON.stringify([published, jsii])).not.toMatch(/example\.(com|org)|github\.com\/example\//);
+  });
+
+  it('depend on nothing the build bundled: a dependency stays only while dist/index.cjs imports it', () => {
+    expect(repo).toHaveProperty('dependencies.zod');
+    expect(published).not.toHaveProperty('dependencies');
+    expect(packageManifest(repo, ['zod']).dependencies).toEqual({
+      zod: (repo.dependencies as Record<string, string>).zod,
+    });
   });
 
   it('ship dist/, the CHANGELOG and API.md (npm adds the README and LICENSE)', () => {
