@@ -17,12 +17,8 @@
  * Functions refuses to go past 25,000 events in a standard execution).
  */
 import * as z from 'zod/mini';
-import {
-  boundedNumber,
-  type NumberBounds,
-  problemsOf,
-  type SettingProblem,
-} from '#lambdas/platform/input/schema';
+import type { NumberBounds, SettingProblem } from '#lambdas/platform/input/schema';
+import { boundedNumber, problemsOf } from '#lambdas/platform/input/schema';
 import type { ExpectedDuration, PollState } from '#lambdas/scan/contracts';
 import { SCAN_VARIABLES } from '#lambdas/scan/variables';
 

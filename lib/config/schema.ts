@@ -64,9 +64,6 @@ export const LOG_RETENTION_DAYS: readonly number[] = [
 /** EventBridge Scheduler's limit on a target's Input. */
 export const MAX_SCHEDULE_INPUT_CHARS = 8192;
 
-export { section } from '#lambdas/platform/input/schema';
-export { intakePrefixProblem } from './intake-prefix.ts';
-
 /** An array of non-empty strings; `nonEmpty` refuses `[]`; `missing` is the message when it is absent. */
 export function stringList(options: { nonEmpty: boolean; missing?: string }) {
   const list = z.array(nonEmptyString(), {
@@ -174,9 +171,8 @@ export const scanSchema = section({
     [],
   ),
   /**
-   * Domains of one list scanned at once (Distributed Map MaxConcurrency): the default lets a
-   * 100,000-domain list of 30-minute scans finish within a day (DEFAULT_SCAN_CONCURRENCY says how
-   * it was chosen); set the vendor's limit when it allows fewer. @default 2500
+   * Domains of one list scanned at once (Distributed Map MaxConcurrency); DEFAULT_SCAN_CONCURRENCY
+   * says how the default was chosen. @default 2500
    */
   maxConcurrency: z._default(boundedNumber(SCAN_CONCURRENCY_BOUNDS), DEFAULT_SCAN_CONCURRENCY),
   /**
