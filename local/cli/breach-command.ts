@@ -31,7 +31,12 @@ import {
   runBreachReport,
   runWatchlist,
 } from '../runner/breach-run.ts';
-import { LOCAL_INPUT_BUCKET, LOCAL_RESULTS_BUCKET, withLocalRun } from '../runner/local-run.ts';
+import {
+  LOCAL_INPUT_BUCKET,
+  LOCAL_RESULTS_BUCKET,
+  type LocalRunOptions,
+  withLocalRun,
+} from '../runner/local-run.ts';
 import type { LocalTiming } from '../runner/pipeline.ts';
 import type { FaultRule } from '../simulator/types.ts';
 import { breachReportStateMachine } from '../synth/definitions.ts';
@@ -90,16 +95,7 @@ export async function runBreachCommand(
     );
   }
   return withLocalRun(
-    {
-      command: 'breach',
-      out: userPath(options.out),
-      demo: false,
-      logLevel: options.logLevel,
-      api: 'breach',
-      config,
-      timing: options.timing,
-      faults,
-    },
+    breachRunOptions(options, config, faults),
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, timing }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       say(`Vendor: ${vendor.label}\n`);
@@ -135,6 +131,24 @@ export async function runBreachCommand(
   );
 }
 
+/** The local run a breach command makes, a single report or a watchlist alike. */
+function breachRunOptions(
+  options: BreachCommandOptions,
+  config: PipelineConfig,
+  faults: readonly FaultRule[],
+): LocalRunOptions {
+  return {
+    command: 'breach',
+    out: userPath(options.out),
+    demo: false,
+    logLevel: options.logLevel,
+    api: 'breach',
+    config,
+    timing: options.timing,
+    faults,
+  };
+}
+
 async function runWatchlistCommand(
   options: BreachCommandOptions & { readonly watchlist: string },
   config: PipelineConfig,
@@ -154,16 +168,7 @@ async function runWatchlistCommand(
   }
   refuseUnlessUtf8(bytes, '--watchlist', options.watchlist);
   return withLocalRun(
-    {
-      command: 'breach',
-      out: userPath(options.out),
-      demo: false,
-      logLevel: options.logLevel,
-      api: 'breach',
-      config,
-      timing: options.timing,
-      faults,
-    },
+    breachRunOptions(options, config, faults),
     async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, timing }) => {
       const definition = breachReportStateMachine(await cachedTemplate(config)).definition;
       say(
