@@ -123,6 +123,8 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
   // The vendor's, once known: says which failure a fault the demo injected on purpose caused.
   let injectedFault: (operation: string) => string | undefined = () => undefined;
   const sleeps = options.timing?.vendorBackoffMs;
+  // The progress interval is the reporter's; the rest of the timing goes to the local run.
+  const { progressIntervalMs, ...pipelineTiming } = options.timing ?? {};
   const backoff = sleeps === undefined ? {} : { overriddenMs: sleeps };
   return withLocalRun(
     {
@@ -165,7 +167,10 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
           onProgress = (event) => {
             if (event.type === 'list-prepared') {
               mode = outputModeFor(event.total, options.output);
-              reporter = createConsoleReporter(process.stdout, { mode });
+              reporter = createConsoleReporter(process.stdout, {
+                mode,
+                ...(progressIntervalMs === undefined ? {} : { intervalMs: progressIntervalMs }),
+              });
               const runFolder = join(resultsRoot, event.resultsPrefix);
               // In the run folder from before the first scan, so it can be followed while the run goes on.
               logs.attach(join(runFolder, HANDLER_LOG_FILE));
@@ -207,7 +212,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               logger: logs.logger,
               onProgress,
               stop: stopSignal,
-              ...options.timing,
+              ...pipelineTiming,
             },
             { domains: options.domains, ...(file ? { file } : {}) },
             resume,

@@ -103,7 +103,10 @@ export function stopCause(stop: AbortSignal): string {
 export type LocalTiming = Pick<
   LocalPipelineOptions,
   'retryIntervalMs' | 'waitOverrideMs' | 'vendorBackoffMs'
->;
+> & {
+  /** How often a compact run prints its progress line (@default PROGRESS_INTERVAL_MS, 5 s). */
+  readonly progressIntervalMs?: number;
+};
 
 /** The code of each scan handler file; which states it serves comes from lambdas/registry.ts. */
 const SCAN_HANDLER_FACTORIES = {
