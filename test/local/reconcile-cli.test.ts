@@ -100,7 +100,7 @@ describe('npm start -- reconcile', () => {
       // The statistics job's folder came back too: growth is measured from the first invocation's
       // last read, and its day's snapshot is kept, not written again.
       expect(second.stdout).toMatch(
-        /First run: .*\n(?:  .*\n)*  vendor growth since the previous read: 0 finished, 0 failed\n  day's snapshot: \S+ \(kept: written earlier that day\)/,
+        /First run: .*\n(?: {2}.*\n)* {2}vendor growth since the previous read: 0 finished, 0 failed\n {2}day's snapshot: \S+ \(kept: written earlier that day\)/,
       );
     } finally {
       await client.close();
