@@ -136,8 +136,10 @@ export async function recordVendorStatistics(deps: VendorStatsDeps): Promise<Ven
     numbers: Object.fromEntries(statistics.numbers.map(({ name, value }) => [name, value])),
     skipped: statistics.skipped,
   };
-  const history = { key: vendorStatsHistoryKey(readAt), written: await keepDay(deps, snapshot) };
+  // The previous read first: a run that fails past here has published its growth and moved the
+  // point the next growth is measured from, so no growth is published twice.
   await putJson(deps, VENDOR_STATS_LATEST_KEY, snapshot, 2);
+  const history = { key: vendorStatsHistoryKey(readAt), written: await keepDay(deps, snapshot) };
   deps.logger.info('Vendor statistics recorded', {
     statistics: statistics.numbers.length,
     skipped: statistics.skipped,
@@ -159,26 +161,39 @@ export async function recordVendorStatistics(deps: VendorStatsDeps): Promise<Ven
   };
 }
 
+/** Conditional writes of the day's object a conflict may take before the run fails. */
+const DAY_WRITE_ATTEMPTS = 3;
+
 /**
  * Writes the day's history object unless one exists: `If-None-Match: *`, so of two reads on one day
  * (a schedule more frequent than daily, a redelivered run) the first stays. False when it was kept.
+ * S3 answers 412 when the key holds an object, and 409 when a concurrent write to it was under way,
+ * which may yet fail: only the 412 proves a day's object exists, a 409 is tried again.
  */
 async function keepDay(deps: VendorStatsDeps, snapshot: StatsSnapshot): Promise<boolean> {
-  try {
-    await deps.s3.send(
-      new PutObjectCommand({
-        Bucket: deps.settings.resultsBucket,
-        Key: vendorStatsHistoryKey(snapshot.readAt),
-        Body: jsonText(snapshot, 2),
-        ContentType: 'application/json',
-        IfNoneMatch: '*',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isPreconditionFailure(error)) return false;
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await deps.s3.send(
+        new PutObjectCommand({
+          Bucket: deps.settings.resultsBucket,
+          Key: vendorStatsHistoryKey(snapshot.readAt),
+          Body: jsonText(snapshot, 2),
+          ContentType: 'application/json',
+          IfNoneMatch: '*',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isPreconditionFailure(error)) throw error;
+      if (!isWriteConflict(error)) return false;
+      if (attempt >= DAY_WRITE_ATTEMPTS) throw error;
+    }
   }
+}
+
+function isWriteConflict(error: unknown): boolean {
+  const e = error as { name?: unknown; $metadata?: { httpStatusCode?: unknown } };
+  return e.name === 'ConditionalRequestConflict' || e.$metadata?.httpStatusCode === 409;
 }
 
 function unusable(

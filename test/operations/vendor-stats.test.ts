@@ -1,100 +1,33 @@
 /**
  * The operations workflow's vendor statistics job (lambdas/operations/vendor-stats.ts) against the
  * vendor simulator over loopback HTTP, through the shared scan client, and the embedded S3: the
- * metrics it publishes, the previous read it measures growth from, the day's snapshot it keeps and
- * never replaces, and what a hostile `GET /stats` answer can and cannot make it store or say.
+ * metrics it publishes, the previous read it measures growth from (its dated history is
+ * vendor-stats-history.test.ts's), and what a hostile `GET /stats` answer can and cannot make it
+ * store or say.
  */
-import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { fc, test } from '@fast-check/vitest';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { VENDOR_STATS_FOLDER } from '#lambdas/operations/registry';
-import {
-  recordVendorStatistics,
-  VENDOR_STATS_LATEST_KEY,
-  type VendorStatsDeps,
-  vendorStatsHistoryKey,
-} from '#lambdas/operations/vendor-stats';
-import { createMetricsRecorder } from '#lambdas/platform/metrics';
+import { recordVendorStatistics, VENDOR_STATS_LATEST_KEY } from '#lambdas/operations/vendor-stats';
 import { SCAN_METRIC } from '#lambdas/registry';
 import { MAX_STATISTICS } from '#lambdas/vendor-api/scan/scan-listing';
-import type { VendorSimulator } from '#local/simulator/types';
-import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
-import { createMemoryLogger } from '../kit/loggers.ts';
 import { listKeys, readJson, readObject } from '../kit/s3.ts';
-import { startSimulator } from '../kit/simulator.ts';
-import { closeTestClients, scanClientFor } from '../scan/fixture.ts';
+import { scanClientFor } from '../scan/fixture.ts';
+import {
+  API_KEY,
+  answerStats,
+  finishedAtVendor,
+  freshBucket,
+  increases,
+  s3,
+  sim,
+  statistics,
+  statsRun,
+  useStatsBed,
+} from './vendor-stats-fixture.ts';
 
-/** A key that could pass for a statistic's name: a vendor echoing it as a field must not publish it. */
-const API_KEY = 'opsStatsKey_7f3a9c21d4e8b6f0';
-
-let s3: S3rverFixture;
-let sim: VendorSimulator;
-let buckets = 0;
-
-beforeAll(async () => {
-  s3 = await startS3rver({ buckets: [] });
-});
-beforeEach(async () => {
-  sim = await startSimulator({ apiKey: API_KEY, pollsToFinish: 1 });
-});
-afterEach(async () => {
-  await closeTestClients();
-  await sim.close();
-});
-afterAll(async () => {
-  await s3.close();
-});
-
-async function freshBucket(): Promise<string> {
-  buckets += 1;
-  const bucket = `vendor-stats-${buckets}`;
-  await s3.client.send(new CreateBucketCommand({ Bucket: bucket }));
-  return bucket;
-}
-
-function statsRun(
-  bucket: string,
-  at = '2026-11-28T06:00:00.000Z',
-  statsFields: VendorStatsDeps['settings']['statsFields'] = {},
-) {
-  const logger = createMemoryLogger();
-  const metrics = createMetricsRecorder();
-  const deps: VendorStatsDeps = {
-    s3: s3.createClient(),
-    settings: { resultsBucket: bucket, statusVocabulary: undefined, statsFields },
-    metrics,
-    logger,
-    clock: () => new Date(at),
-    stats: scanClientFor(sim),
-  };
-  return { deps, logger, metrics };
-}
-
-async function finishedAtVendor(domain: string): Promise<void> {
-  const client = scanClientFor(sim);
-  const { uuid } = await client.startScan(domain);
-  for (let poll = 0; poll < 5; poll++) {
-    const status = await client.getStatus(uuid);
-    if (status.state === 'succeeded' || status.state === 'failed') return;
-  }
-}
-
-function answerStats(body: string): void {
-  sim.addFault({ api: 'scan', method: 'GET', path: '/stats', fault: { type: 'status', status: 200, body } });
-}
-
-const statistics = (recorded: ReturnType<typeof createMetricsRecorder>['recorded']) =>
-  Object.fromEntries(
-    recorded
-      .filter((m) => m.name === SCAN_METRIC.vendorStatistic)
-      .map((m) => [m.dimensions.statistic, m.value]),
-  );
-const increases = (recorded: ReturnType<typeof createMetricsRecorder>['recorded']) =>
-  recorded
-    .filter(
-      (m) => m.name === SCAN_METRIC.vendorFinishedIncrease || m.name === SCAN_METRIC.vendorFailedIncrease,
-    )
-    .map((m) => [m.name, m.value, m.dimensions]);
+useStatsBed();
 
 describe('the vendor statistics job', () => {
   it('publishes every numeric field, then the growth of the finished and failed counts from the second read on', async () => {
@@ -195,43 +128,6 @@ describe('the vendor statistics job', () => {
       1,
       { workflow: 'scan' },
     ]);
-  });
-
-  it("keeps each day's first read in operations/vendor-stats/YYYY/MM/DD.json and never replaces it", async () => {
-    // Prepare
-    const bucket = await freshBucket();
-    await finishedAtVendor('day.example.com');
-
-    // Act: two reads on one day, one the next day
-    const morning = await recordVendorStatistics(statsRun(bucket, '2026-11-28T01:00:00.000Z').deps);
-    await finishedAtVendor('noon.example.com');
-    const noon = await recordVendorStatistics(statsRun(bucket, '2026-11-28T12:00:00.000Z').deps);
-    const nextDay = await recordVendorStatistics(statsRun(bucket, '2026-11-29T01:00:00.000Z').deps);
-
-    // Assess: the morning's snapshot stands; the latest read moved on
-    expect(morning.history).toEqual({ key: 'operations/vendor-stats/2026/11/28.json', written: true });
-    expect(noon.history).toEqual({ key: 'operations/vendor-stats/2026/11/28.json', written: false });
-    expect(nextDay.history).toEqual({ key: 'operations/vendor-stats/2026/11/29.json', written: true });
-    const day = await readJson(s3.client, bucket, 'operations/vendor-stats/2026/11/28.json');
-    expect(day).toEqual({
-      schemaVersion: 1,
-      readAt: '2026-11-28T01:00:00.000Z',
-      finished: 1,
-      failed: 0,
-      numbers: {
-        total: 1,
-        'by_status.queued': 0,
-        'by_status.running': 0,
-        'by_status.completed': 1,
-        'by_status.failed': 0,
-      },
-      skipped: 0,
-    });
-    expect(noon.finishedIncrease).toBe(1);
-    expect(await readJson(s3.client, bucket, VENDOR_STATS_LATEST_KEY)).toMatchObject({
-      readAt: '2026-11-29T01:00:00.000Z',
-    });
-    expect(vendorStatsHistoryKey('2027-01-05T23:59:59.999Z')).toBe('operations/vendor-stats/2027/01/05.json');
   });
 
   it("publishes no increase on its first run after an upgrade: the scan reconciliation's old snapshot is not measured from", async () => {
