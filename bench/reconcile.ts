@@ -19,7 +19,7 @@ import { recordS3Commands, startS3rver } from '../local/services/s3/embedded-s3.
 import { startVendorSimulator } from '../local/simulator/index.ts';
 
 const QUIET = { debug() {}, info() {}, warn() {}, error() {} };
-const VENDOR_ROUTES = ['GET /scans', 'GET /stats', 'GET /status/{uuid}', 'GET /report/{uuid}'] as const;
+const VENDOR_ROUTES = ['GET /scans', 'GET /status/{uuid}', 'GET /report/{uuid}'] as const;
 
 export interface ReconcileRunFigures {
   readonly label: string;

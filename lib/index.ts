@@ -55,6 +55,7 @@ export type { PipelineDashboard } from './workflows/operations/pipeline-dashboar
 export type { PipelineMetricAlarms } from './workflows/operations/pipeline-metric-alarms.ts';
 export type { PipelinePause } from './workflows/operations/pipeline-pause.ts';
 export type { RunNotifications } from './workflows/operations/run-notifications.ts';
+export type { VendorStatistics } from './workflows/operations/vendor-statistics.ts';
 export type { KeyRotation } from './workflows/rotation/key-rotation.ts';
 export type { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
 export type { ScanWorkflow } from './workflows/scan/scan-workflow.ts';

@@ -89,6 +89,13 @@ export class SecurityPipelineStack extends Stack {
         value: pipeline.scanReconciliation.reconciliation.function.functionName,
       });
     }
+    if (pipeline.vendorStatistics !== undefined) {
+      new CfnOutput(this, 'VendorStatsFunctionName', {
+        description:
+          "Records the vendor's own scan statistics and keeps the day's snapshot (aws lambda invoke)",
+        value: pipeline.vendorStatistics.job.function.functionName,
+      });
+    }
     if (pipeline.vendorSecrets.mode === 'single') {
       new CfnOutput(this, 'VendorApiKeySecretArn', {
         description: 'Put the vendor org API key here (aws secretsmanager put-secret-value)',

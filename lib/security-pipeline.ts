@@ -30,6 +30,7 @@ import { applyLogGroupLifetime } from './platform/log-group-lifetime.ts';
 import { registerPipelineMetrics } from './platform/pipeline-metric.ts';
 import { PipelineStorage } from './platform/pipeline-storage.ts';
 import { ScheduledCatchUp } from './platform/scheduled-catch-up.ts';
+import { schedulerRole } from './platform/scheduled-invoke.ts';
 import { ScheduledRuns } from './platform/scheduled-runs.ts';
 import { UploadIntake } from './platform/upload-intake.ts';
 import { VendorSecrets } from './platform/vendor-secrets.ts';
@@ -42,6 +43,7 @@ import { PipelineDashboard } from './workflows/operations/pipeline-dashboard.ts'
 import { PipelineMetricAlarms } from './workflows/operations/pipeline-metric-alarms.ts';
 import { PipelinePause } from './workflows/operations/pipeline-pause.ts';
 import { RunNotifications } from './workflows/operations/run-notifications.ts';
+import { VendorStatistics } from './workflows/operations/vendor-statistics.ts';
 import { KeyRotation } from './workflows/rotation/key-rotation.ts';
 import { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
 import { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
@@ -106,6 +108,8 @@ export class SecurityPipeline extends SecurityPipelineBase {
   public readonly breachReconciliation: ScheduledCatchUp;
   /** Undefined when `scan.reconciliation.enabled` is false. */
   public readonly scanReconciliation: ScanReconciliation | undefined;
+  /** The vendor statistics job, on the reconciliation's schedule; undefined when that is off. */
+  public readonly vendorStatistics: VendorStatistics | undefined;
   public readonly watchlistSchedules: ScheduledRuns;
   public readonly metricAlarms: PipelineMetricAlarms;
   public readonly dashboard: PipelineDashboard;
@@ -247,8 +251,12 @@ export class SecurityPipeline extends SecurityPipelineBase {
       schedules: watchlistSchedules(config.breach.schedules, this.storage.inputBucket),
       runs: WATCHLIST_RUNS,
     });
+    // One role for the pipeline's scheduled jobs: a role each is two resources per schedule, and a
+    // stack of two pipelines must stay within CloudFormation's 500 resources.
+    const jobsRole = schedulerRole(this, 'SchedulerRole', "invoke the pipeline's scheduled jobs");
     this.breachReconciliation = new ScheduledCatchUp(this, 'BreachReconciliation', {
       ...BREACH_RECONCILIATION,
+      schedulerRole: jobsRole,
       resultsBucket: this.storage.resultsBucket,
       vendorSecrets: this.vendorSecrets,
       declared: { secrets: { reportNamingKey: this.breachWorkflow.reportNamingKey } },
@@ -269,6 +277,22 @@ export class SecurityPipeline extends SecurityPipelineBase {
           deadlineSeconds: config.poll.deadlineSeconds,
           deleteAtVendorAfterManifest: config.scan.deleteAtVendorAfterManifest,
           logRetention,
+          schedulerRole: jobsRole,
+        })
+      : undefined;
+    // On the reconciliation's schedule, sharing its queue: one more queue (and its alarm) per
+    // pipeline for a daily read would not fit two pipelines in one stack either.
+    this.vendorStatistics = this.scanReconciliation
+      ? new VendorStatistics(this, 'VendorStatistics', {
+          resultsBucket: this.storage.resultsBucket,
+          vendorSecrets: this.vendorSecrets,
+          scanApiUrl: config.vendor.scanApiUrl,
+          ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
+          statsFields: config.scan.reconciliation.statsFields,
+          scheduleExpression: config.scan.reconciliation.schedule,
+          logRetention,
+          schedulerRole: jobsRole,
+          deadLetterQueue: this.scanReconciliation.reconciliation.deadLetterQueue,
         })
       : undefined;
 
@@ -278,6 +302,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
         fn: intake.startFunction,
       })),
       logRetention,
+      jobsRole,
     );
     this.keyRotation = this.rotateOrgKey(config, logRetention);
     this.inputBucket = this.storage.inputBucket;

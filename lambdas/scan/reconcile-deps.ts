@@ -1,6 +1,6 @@
 /**
  * The deps of scan reconciliation, from the Lambda environment: the vendor-calling scan deps
- * (`scanDepsFromEnvironment`), whose scan client also lists scans and reads statistics, plus the
+ * (`scanDepsFromEnvironment`), whose scan client also lists scans, plus the
  * reconciliation settings from `SCAN_RECONCILIATION`, checked with the schema synth uses.
  */
 import { ConfigurationError } from '#lambdas/platform/errors';
@@ -20,7 +20,6 @@ export interface ScanInventoryApi {
    * entry at a time (listing-text.ts), in memory proportional to what it keeps.
    */
   listScansText?(): Promise<{ readonly text: string }>;
-  getStats(): Promise<{ raw: unknown }>;
 }
 
 export type ScanReconcileDeps = ScanDeps & {
@@ -41,13 +40,13 @@ export function scanReconcileDepsFromEnvironment(
   return { ...deps, inventory: inventoryOf(deps.scanClient), reconcile };
 }
 
-/** The scan client as the listing and statistics reader it also is. */
+/** The scan client as the listing reader it also is. */
 export function inventoryOf(client: ScanApi): ScanInventoryApi {
   const candidate = client as Partial<ScanInventoryApi>;
-  if (typeof candidate.listScans !== 'function' || typeof candidate.getStats !== 'function') {
+  if (typeof candidate.listScans !== 'function') {
     throw new ConfigurationError(
       vendorApiVariables('scan').url,
-      'names a scan client that cannot list scans or read statistics',
+      'names a scan client that cannot list scans',
     );
   }
   return candidate as ScanInventoryApi;

@@ -41,7 +41,6 @@ import { scanOutputPrefix } from '#lambdas/scan/output-prefix';
 import { toSnapshot } from '#lambdas/scan/poll-scan-status';
 import { type ScanReconcileDeps, scanReconcileDepsFromEnvironment } from '#lambdas/scan/reconcile-deps';
 import { SCAN_OUTPUTS } from '#lambdas/scan/scan-outputs';
-import { publishVendorStatistics, type VendorStatsOutcome } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE, writeScanManifest } from '#lambdas/scan/write-scan-manifest';
 import { readScanListingText } from '#lambdas/vendor-api/scan/listing-text';
 import { type ListedScan, readScanListing } from '#lambdas/vendor-api/scan/scan-listing';
@@ -83,7 +82,6 @@ export interface ScanReconciliationRecord {
   readonly failed: readonly ItemFailure[];
   /** The first 100 unusable entries of the listing, each with why; `counts.unreadable` counts them all. */
   readonly unreadable: readonly UnreadableEntry[];
-  readonly vendorStatistics: VendorStatsOutcome;
 }
 
 export interface ScanReconcileResult {
@@ -111,10 +109,6 @@ export async function reconcileScans(
 ): Promise<ScanReconcileResult> {
   const startedAt = deps.clock();
   const settings = deps.reconcile;
-  const vendorStatistics = await publishVendorStatistics(
-    { ...deps, stats: deps.inventory },
-    settings.statsFields,
-  );
   const listing = deps.inventory.listScansText
     ? readScanListingText(
         (await deps.inventory.listScansText()).text,
@@ -277,7 +271,6 @@ export async function reconcileScans(
     deferred: labelsOf(result, 'deferred'),
     failed: result.failed,
     unreadable: listing.unreadable,
-    vendorStatistics,
   };
   const recordKey = await writeRunRecord(deps, {
     folder: 'scans/reconciliation/',
@@ -312,7 +305,7 @@ export function reconciliationRunId(startedAt: Date): string {
   return `reconciliation-${startedAt.toISOString().replace(/[-:]|\.\d+/g, '')}`;
 }
 
-/** Scheduled: archive every finished scan the vendor lists that has no manifest, and publish the vendor's counts. */
+/** Scheduled: archive every finished scan the vendor lists that has no manifest. */
 export function createReconcileScansHandler(deps: ScanReconcileDeps): Handler<unknown, ScanReconcileResult> {
   // The schedule's input carries nothing the run needs: what to do comes from the vendor's list.
   // Lambda's clock decides when to stop starting archives; the next run takes the rest.

@@ -5,20 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { ConfigurationError } from '#lambdas/platform/errors';
-import { boundedNumber, describeValue, problemsOf, strictBoolean } from '#lambdas/platform/input/schema';
-
-/** `data.items`, `scan.0.id`: the dot paths the field settings take. */
-const DOT_PATH = /^[\w-]+(\.[\w-]+)*$/;
-
-function dotPath() {
-  return z.optional(
-    z.string({ error: 'must be a dot path such as data.items' }).check(
-      z.regex(DOT_PATH, {
-        error: (issue) => `must be a dot path such as data.items (got ${describeValue(issue.input)})`,
-      }),
-    ),
-  );
-}
+import { boundedNumber, dotPath, parseJsonVariable, strictBoolean } from '#lambdas/platform/input/schema';
 
 /**
  * Where `GET /scans` keeps what reconciliation needs. Its shape is "not shown" in the seed: each
@@ -35,14 +22,6 @@ export const listFieldsSchema = z.strictObject({
   status: dotPath(),
   /** When the vendor created the scan (ISO text or epoch seconds/ms). @default created_at, createdAt, created, started_at */
   createdAt: dotPath(),
-});
-
-/** Where `GET /stats` keeps the vendor's counts of finished and failed scans. */
-export const statsFieldsSchema = z.strictObject({
-  /** @default the status words the vocabulary calls succeeded (e.g. `by_status.completed`) */
-  finished: dotPath(),
-  /** @default the status words the vocabulary calls failed */
-  failed: dotPath(),
 });
 
 export const RECONCILIATION_BOUNDS = {
@@ -87,7 +66,6 @@ export const reconcileSettingsSchema = z
     /** `scan.deleteAtVendorAfterManifest`: delete an orphan at the vendor once its manifest is written. */
     deleteAtVendor: z._default(strictBoolean(), false),
     listFields: z._default(listFieldsSchema, () => ({})),
-    statsFields: z._default(statsFieldsSchema, () => ({})),
   })
   .check(
     z.superRefine((settings, context) => {
@@ -112,28 +90,14 @@ export function minAgeFitsHorizon(settings: {
 }
 export type ReconcileSettingsInput = z.input<typeof reconcileSettingsSchema>;
 export type ListFields = ReconcileSettings['listFields'];
-export type StatsFields = ReconcileSettings['statsFields'];
 
 /** The listing's field paths from a variable's JSON; the error names the variable and the path. */
 export function parseListFields(json: string, variable: string): ListFields {
-  return parseJsonSetting(json, variable, listFieldsSchema);
+  return parseJsonVariable(json, variable, listFieldsSchema);
 }
 
 /** The settings from their JSON variable; a problem names the variable and the field. */
 export function parseReconcileSettings(json: string | undefined, variable: string): ReconcileSettings {
   if (json === undefined) throw new ConfigurationError(variable, 'is required but not set');
-  return parseJsonSetting(json, variable, reconcileSettingsSchema);
-}
-
-function parseJsonSetting<T extends z.ZodMiniType>(json: string, variable: string, schema: T): z.output<T> {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    throw new ConfigurationError(variable, 'is not valid JSON');
-  }
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const [problem] = problemsOf(result.error, (path) => [variable, ...path.map(String)].join('.'));
-  throw new ConfigurationError(problem?.setting ?? variable, problem?.problem ?? 'is not valid');
+  return parseJsonVariable(json, variable, reconcileSettingsSchema);
 }

@@ -99,7 +99,7 @@ export const SCAN_HANDLERS = {
     states: [],
     // What the fetch steps and WriteManifest do, for every orphan: streamed writes, the reuse of
     // verified objects, removal of leftovers; plus reading and linking failure records, the
-    // vendor-statistics snapshot and the reconciliation record (GetObject, PutObject), and one
+    // reconciliation record (GetObject, PutObject), and one
     // listing per domain (ListBucket): the fetch step's access covers them all.
     s3: [SCAN_OUTPUT_FETCH, SCAN_OUTPUT_STAGING],
     bucketNamesOnly: [],

@@ -3,6 +3,8 @@
  * use it). Variable names come from the handlers' own readers, never restated here.
  */
 
+import type { StatsFields } from '#lambdas/operations/stats-fields';
+import { OPERATIONS_VARIABLES } from '#lambdas/operations/variables';
 import { ALLOW_SPECIAL_USE_VARIABLE } from '#lambdas/platform/input/validation';
 import { POLL_VARIABLES } from '#lambdas/scan/poll-schedule';
 import type { ListFields } from '#lambdas/scan/reconcile-settings';
@@ -38,4 +40,12 @@ export function allowSpecialUseEnvironment(suffixes: readonly string[] | undefin
   return suffixes === undefined || suffixes.length === 0
     ? {}
     : { [ALLOW_SPECIAL_USE_VARIABLE]: suffixes.join(',') };
+}
+
+/** `VENDOR_STATS_FIELDS` when either count's path is configured; nothing otherwise (the status words). */
+export function vendorStatsFieldsEnvironment(statsFields: StatsFields | undefined): Record<string, string> {
+  const configured = Object.entries(statsFields ?? {}).filter(([, path]) => path !== undefined);
+  return configured.length === 0
+    ? {}
+    : { [OPERATIONS_VARIABLES.vendorStatsFields]: JSON.stringify(Object.fromEntries(configured)) };
 }

@@ -1,10 +1,12 @@
 /**
- * `scan.reconciliation`: when scan reconciliation runs and how it reads the vendor's list and
- * statistics. The settings the function itself checks come from `#lambdas/scan/reconcile-settings`
- * (one schema for synth and cold start); this section adds the schedule and the switch, and states
- * times in minutes. Its own file (not in schema.ts, which imports it); `section` comes from `#lambdas/platform/input/schema` for that reason.
+ * `scan.reconciliation`: when scan reconciliation runs and how it reads the vendor's list, and
+ * where the operations workflow's statistics job, on the same schedule, finds the vendor's counts.
+ * The settings the functions themselves check come from `#lambdas/scan/reconcile-settings` and
+ * `#lambdas/operations/stats-fields` (one schema each for synth and cold start); this section adds
+ * the schedule and the switch, and states times in minutes. Its own file (not in schema.ts, which imports it); `section` comes from `#lambdas/platform/input/schema` for that reason.
  */
 import * as z from 'zod/mini';
+import { statsFieldsSchema } from '#lambdas/operations/stats-fields';
 import { boundedNumber, section } from '#lambdas/platform/input/schema';
 import {
   listFieldsSchema,
@@ -13,7 +15,6 @@ import {
   RECONCILIATION_BOUNDS,
   RECONCILIATION_DEFAULTS,
   type ReconcileSettings,
-  statsFieldsSchema,
 } from '#lambdas/scan/reconcile-settings';
 import { expressionSetting } from './schedule-expression.ts';
 
@@ -21,9 +22,9 @@ const minutes = (bounds: { min: number; max: number }) =>
   boundedNumber({ min: bounds.min / 60, max: bounds.max / 60, integer: true });
 
 export const scanReconciliationSchema = section({
-  /** Run scan reconciliation and read the vendor's statistics. @default true */
+  /** Run scan reconciliation, and the statistics job that reads the vendor's counts. @default true */
   enabled: z._default(z.boolean({ error: 'must be true or false' }), true),
-  /** When it runs (EventBridge Scheduler). @default 'rate(1 day)' */
+  /** When both run (EventBridge Scheduler). @default 'rate(1 day)' */
   schedule: expressionSetting('rate(1 day)'),
   /**
    * Scans the vendor created longer ago are ignored.
@@ -47,7 +48,7 @@ export const scanReconciliationSchema = section({
   ),
   /** Dot paths into `GET /scans`; each left out is searched among common names. */
   listFields: z._default(listFieldsSchema, () => ({})),
-  /** Dot paths into `GET /stats` of the vendor's finished and failed counts. */
+  /** Dot paths into `GET /stats` of the vendor's finished and failed counts (the statistics job's). */
   statsFields: z._default(statsFieldsSchema, () => ({})),
 });
 
@@ -77,7 +78,6 @@ export function reconcileFunctionSettings(
     maxArchivesPerRun: reconciliation.maxArchivesPerRun,
     deleteAtVendor: context.deleteAtVendorAfterManifest,
     listFields: reconciliation.listFields,
-    statsFields: reconciliation.statsFields,
   };
 }
 

@@ -64,12 +64,12 @@ export interface ScanStatsFieldsProps {
 /** Scheduled reconciliation of the vendor's scans with the archive, and its statistics. */
 export interface ScanReconciliationProps {
   /**
-   * Run scan reconciliation and read the vendor's statistics.
+   * Run scan reconciliation, and the operations workflow's job that reads the vendor's statistics.
    * @default true
    */
   readonly enabled?: boolean;
   /**
-   * When it runs (EventBridge Scheduler).
+   * When reconciliation and the statistics job run (EventBridge Scheduler).
    * @default Schedule.rate(Duration.days(1))
    */
   readonly schedule?: Schedule;
@@ -101,7 +101,7 @@ export interface ScanReconciliationProps {
    */
   readonly listFields?: ScanListFieldsProps;
   /**
-   * Where the vendor's statistics keep the finished and failed counts.
+   * Where the vendor's statistics keep the finished and failed counts (read by the statistics job).
    * @default - found from the status vocabulary
    */
   readonly statsFields?: ScanStatsFieldsProps;

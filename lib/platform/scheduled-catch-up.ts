@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Schedule } from 'aws-cdk-lib/aws-scheduler';
@@ -33,12 +34,23 @@ export interface ScheduledCatchUpProps extends CatchUpNames {
   readonly scheduleExpression: string;
   /** @default RetentionDays.THREE_MONTHS */
   readonly logRetention?: RetentionDays;
+  /** A job that reads one small answer needs less than a catch-up. @default Duration.minutes(15) */
+  readonly timeout?: Duration;
+  /** @default 1024 */
+  readonly memorySize?: number;
+  /** The role the pipeline's schedules share (`schedulerRole`). @default a role of its own */
+  readonly schedulerRole?: Role;
+  /**
+   * The queue of another job on the same schedule, when one queue serves both (each failure names
+   * its function). @default a queue of its own
+   */
+  readonly deadLetterQueue?: DeadLetterQueue;
 }
 
 /**
  * A scheduled catch-up: a function that brings into the archive what a workflow missed (e.g. scan
- * and breach reconciliation: what the vendor lists and the archive lacks), on an EventBridge
- * Scheduler schedule. A run that fails is not repeated by Lambda or Scheduler: it lands in the
+ * and breach reconciliation: what the vendor lists and the archive lacks), or another job that
+ * reads the vendor on a schedule (the vendor statistics), on an EventBridge Scheduler schedule. A run that fails is not repeated by Lambda or Scheduler: it lands in the
  * dead-letter queue, and the next scheduled run (idempotent) catches up. The function gets exactly
  * what its handler declares.
  */
@@ -49,13 +61,15 @@ export class ScheduledCatchUp extends Construct {
 
   constructor(scope: Construct, id: string, props: ScheduledCatchUpProps) {
     super(scope, id);
-    this.deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', { purpose: props.deadLetterPurpose });
+    this.deadLetterQueue =
+      props.deadLetterQueue ??
+      new DeadLetterQueue(this, 'DeadLetterQueue', { purpose: props.deadLetterPurpose });
     this.function = new PipelineFunction(this, props.functionId, {
       handler: props.handler,
       // One item after another, each streamed and verified: the whole backlog in one run (scan
       // reconciliation also stops starting new archives near the end, and the next run goes on).
-      timeout: Duration.minutes(15),
-      memorySize: 1024,
+      timeout: props.timeout ?? Duration.minutes(15),
+      memorySize: props.memorySize ?? 1024,
       environment: { ...props.environment },
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
@@ -70,6 +84,7 @@ export class ScheduledCatchUp extends Construct {
       flexibleWindow: Duration.minutes(30),
       deadLetterQueue: this.deadLetterQueue,
       description: props.scheduleDescription,
+      ...(props.schedulerRole === undefined ? {} : { role: props.schedulerRole }),
     });
   }
 }

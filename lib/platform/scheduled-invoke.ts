@@ -1,6 +1,7 @@
 /**
  * How a pipeline function is run on a schedule, once: an EventBridge Scheduler schedule with its
- * own role (this account only), and no retry anywhere that could repeat a run on its own. Neither
+ * own role, or the role a pipeline's scheduled jobs share (this account only), and no retry
+ * anywhere that could repeat a run on its own. Neither
  * Scheduler nor Lambda's asynchronous invocation retries; whatever fails or is not delivered lands
  * in the dead-letter queue, and the next scheduled run catches up.
  */
@@ -45,17 +46,31 @@ export interface ScheduledInvokeProps {
   readonly deadLetterQueue: DeadLetterQueue;
   /** What the schedule does, for the console. */
   readonly description: string;
+  /**
+   * A role several schedules share ({@link schedulerRole}): each target adds the invoke of its own
+   * function and the send to its own queue. @default a role of this schedule's own
+   */
+  readonly role?: Role;
+}
+
+/**
+ * A role EventBridge Scheduler assumes, for schedules of this account only (the confused-deputy
+ * guard). One role per pipeline for its scheduled jobs keeps a stack of several pipelines within
+ * CloudFormation's 500 resources: a role of its own is two resources per schedule.
+ */
+export function schedulerRole(scope: Construct, id: string, description: string): Role {
+  return new Role(scope, id, {
+    description: `Assumed by EventBridge Scheduler to ${description}`,
+    assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
+    }),
+  });
 }
 
 /** Invokes `fn` on `expression`, never more than once per fire (see the module comment). */
 export function invokeOnSchedule(scope: Construct, id: string, props: ScheduledInvokeProps): Schedule {
   noAsyncRetries(props.fn, props.deadLetterQueue);
-  const role = new Role(scope, `${id}Role`, {
-    description: `Assumed by EventBridge Scheduler to ${props.description}`,
-    assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-      conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(scope).account } },
-    }),
-  });
+  const role = props.role ?? schedulerRole(scope, `${id}Role`, props.description);
   const schedule = new Schedule(scope, id, {
     description: `Security pipeline: ${props.description}`,
     schedule: ScheduleExpression.expression(props.expression),

@@ -1,6 +1,8 @@
 /**
  * `npm start -- reconcile`: scan reconciliation with the real handler, against the simulator or the
- * real vendor, then a second run that must store nothing new.
+ * real vendor, then a second run that must store nothing new. Each run is followed by the operations
+ * workflow's vendor statistics job, as the deployed schedule runs both, which shows the vendor's own
+ * counts and keeps the day's snapshot.
  *
  * - With the simulator it first makes what reconciliation is for: a scan the pipeline never
  *   archived. One domain goes through the synthesized ScanDomain while the simulator loses
@@ -17,14 +19,18 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { createMetricsRecorder, type RecordedMetric } from '#lambdas/platform/metrics';
-import { SCAN_METRIC } from '#lambdas/registry';
+import { VENDOR_STATS_FOLDER } from '#lambdas/operations/registry';
+import {
+  recordVendorStatistics,
+  VENDOR_STATS_LATEST_KEY,
+  type VendorStatsOutcome,
+} from '#lambdas/operations/vendor-stats';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import { createScanDeps } from '#lambdas/scan/deps';
 import { reconcileScans, type ScanReconcileResult } from '#lambdas/scan/reconcile-scans';
 import type { ReconcileSettings } from '#lambdas/scan/reconcile-settings';
 import { FAILURE_FILE } from '#lambdas/scan/record-scan-failure';
 import { createScanSettings } from '#lambdas/scan/settings';
-import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE } from '#lambdas/scan/write-scan-manifest';
 import { reconcileFunctionSettings } from '../../lib/config/reconciliation-schema.ts';
 import type { PipelineConfig } from '../../lib/config/schema.ts';
@@ -121,14 +127,13 @@ export async function runReconcileCommand(
         // The run's own client: what it writes is exported to --out with everything else.
         const client = run.s3.client;
         const writes = recordS3Commands(client, { withKeys: true });
-        const metrics = createMetricsRecorder();
         const result = await runAs('reconcile-scans', () =>
           reconcileScans({
             ...createScanDeps({
               s3: client,
               scanClient: run.clients.scan,
               logger: run.logs.logger,
-              metrics,
+              metrics: createMetricsRecorder(),
               settings: createScanSettings({
                 resultsBucket: LOCAL_RESULTS_BUCKET,
                 ...(config.scan.statusVocabulary ? { statusVocabulary: config.scan.statusVocabulary } : {}),
@@ -139,18 +144,38 @@ export async function runReconcileCommand(
             reconcile: settings,
           }),
         );
-        const written = [...new Set(writes.flatMap((entry) => WRITES.exec(entry)?.[2] ?? []))];
-        report(say, label, result, written, metrics.recorded, settings.minAgeSeconds);
-        return { result, written };
+        const statistics = await runAs('record-vendor-stats', () =>
+          recordVendorStatistics({
+            s3: client,
+            settings: {
+              resultsBucket: LOCAL_RESULTS_BUCKET,
+              statusVocabulary: config.scan.statusVocabulary,
+              statsFields: config.scan.reconciliation.statsFields,
+            },
+            metrics: createMetricsRecorder(),
+            logger: run.logs.logger,
+            clock: () => new Date(),
+            stats: run.clients.scan,
+          }),
+        );
+        // A day's snapshot that an earlier read kept was refused (If-None-Match), not written.
+        const refused = statistics.history?.written === false ? statistics.history.key : undefined;
+        const written = [...new Set(writes.flatMap((entry) => WRITES.exec(entry)?.[2] ?? []))].filter(
+          (key) => key !== refused,
+        );
+        report(say, label, result, written, settings.minAgeSeconds);
+        reportStatistics(say, statistics);
+        return { result, written, statistics };
       };
       const first = await reconcileOnce('First run');
       const second = await reconcileOnce('Second run');
       await run.exportWritten();
-      const bookkeeping = new Set([second.result.recordKey, VENDOR_STATS_KEY]);
+      // The statistics job's latest read is its bookkeeping; the day's snapshot is written once.
+      const bookkeeping = new Set([second.result.recordKey, VENDOR_STATS_LATEST_KEY]);
       const storedNothingNew = second.written.every((key) => bookkeeping.has(key));
       say(
         storedNothingNew
-          ? 'The second run stored nothing new: only its own record and the statistics snapshot.'
+          ? "The second run stored nothing new: only its own record and the vendor statistics' latest read."
           : `The second run wrote ${second.written.filter((key) => !bookkeeping.has(key)).join(', ')}`,
       );
       say(`Results: ${run.resultsRoot}`);
@@ -168,7 +193,6 @@ function report(
   label: string,
   result: ScanReconcileResult,
   written: readonly string[],
-  metrics: readonly RecordedMetric[],
   minAgeSeconds: number,
 ): void {
   const c = result.counts;
@@ -186,32 +210,52 @@ function report(
   )) {
     say(`  wrote ${key}`);
   }
-  const statistics = metrics.filter((m) => m.name === SCAN_METRIC.vendorStatistic);
-  if (statistics.length > 0) {
-    say(`  vendor statistics: ${statistics.map((m) => `${m.dimensions.statistic} ${m.value}`).join(', ')}`);
-  }
   say(`  record: ${result.recordKey}`);
 }
 
+/** What the statistics job read, or why it could not. */
+function reportStatistics(say: (line: string) => void, outcome: VendorStatsOutcome): void {
+  if (outcome.problem !== null) {
+    say(`  vendor statistics could not be read: ${outcome.problem.name}: ${outcome.problem.message}`);
+    return;
+  }
+  const numbers = Object.entries(outcome.numbers).map(([name, value]) => `${name} ${value}`);
+  if (numbers.length > 0) say(`  vendor statistics: ${numbers.join(', ')}`);
+  const { finishedIncrease: finished, failedIncrease: failed } = outcome;
+  const growth = (value: number | null) => (value === null ? 'unknown' : String(value));
+  say(
+    finished === null && failed === null
+      ? '  vendor growth: none measured (no previous read, or no counts found)'
+      : `  vendor growth since the previous read: ${growth(finished)} finished, ${growth(failed)} failed`,
+  );
+  if (outcome.history !== null) {
+    const kept = outcome.history.written ? '' : ' (kept: written earlier that day)';
+    say(`  day's snapshot: ${outcome.history.key}${kept}`);
+  }
+}
+
 /**
- * The manifests, failure records and the statistics snapshot an earlier run exported to
- * `<out>/<results bucket>/scans/`, put back into the embedded S3: what reconciliation reads to know
- * what is archived. The outputs themselves stay on disk; a manifest is what says they are complete.
+ * The manifests and failure records an earlier run exported to `<out>/<results bucket>/scans/`,
+ * and the statistics job's folder, put back into the embedded S3: what reconciliation reads to know
+ * what is archived, and what the statistics job measures growth from (its day's snapshot too, so a
+ * second invocation on one day keeps the first's, as S3 would). The outputs themselves stay on disk;
+ * a manifest is what says they are complete. Returns how many manifests and failure records.
  */
 async function loadEarlierRecords(run: LocalRun): Promise<number> {
-  const root = join(run.resultsRoot, 'scans');
-  let files: string[];
-  try {
-    files = (await readdir(root, { recursive: true })).map((file) => join(root, file));
-  } catch {
-    return 0;
-  }
-  const wanted = files.filter(
-    (file) =>
-      file.endsWith(`${sep}${MANIFEST_FILE}`) ||
-      file.endsWith(`${sep}${FAILURE_FILE}`) ||
-      file.endsWith(`reconciliation${sep}vendor-stats.json`),
+  const filesUnder = async (root: string) => {
+    try {
+      return (await readdir(root, { recursive: true, withFileTypes: true }))
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name));
+    } catch {
+      return [];
+    }
+  };
+  const records = (await filesUnder(join(run.resultsRoot, 'scans'))).filter(
+    (file) => file.endsWith(`${sep}${MANIFEST_FILE}`) || file.endsWith(`${sep}${FAILURE_FILE}`),
   );
+  const statistics = await filesUnder(join(run.resultsRoot, ...VENDOR_STATS_FOLDER.split('/')));
+  const wanted = [...records, ...statistics];
   for (const file of wanted) {
     const key = relative(run.resultsRoot, file).split(sep).join('/');
     await run.s3.client.send(
@@ -223,7 +267,7 @@ async function loadEarlierRecords(run: LocalRun): Promise<number> {
       }),
     );
   }
-  return wanted.filter((file) => !file.endsWith('vendor-stats.json')).length;
+  return records.length;
 }
 
 /** `25 h`, `90 min`, `45 s`. */

@@ -86,16 +86,43 @@ describe('the import graph', () => {
   it('accepts any workflow importing any vendor client, and refuses a client importing a workflow', () => {
     const forbidden = (from: string, to: string) =>
       sharedImportsWorkflow(from, to) || crossesWorkflows(from, to);
-    // A second workflow on the scanning API, e.g. a daily snapshot of GET /stats by operations.
-    expect(forbidden('lambdas/operations/scan-stats.ts', 'lambdas/vendor-api/scan/scan-client.ts')).toBe(
-      false,
-    );
+    expect(forbidden('lambdas/operations/x.ts', 'lambdas/vendor-api/scan/scan-client.ts')).toBe(false);
     expect(forbidden('lib/workflows/breach/x.ts', 'lambdas/vendor-api/keys/keys-client.ts')).toBe(false);
     expect(forbidden('lambdas/vendor-api/scan/scan-client.ts', 'lambdas/scan/settings.ts')).toBe(true);
     expect(forbidden('lambdas/vendor-api/scan/scan-client.ts', 'lambdas/registry.ts')).toBe(true);
     expect(forbidden('lib/platform/bindings.ts', 'lambdas/registry.ts')).toBe(true);
     expect(forbidden('lambdas/operations/x.ts', 'lambdas/scan/settings.ts')).toBe(true);
     expect(forbidden('lambdas/operations/x.ts', 'lambdas/scan/contracts.ts')).toBe(false);
+  });
+});
+
+describe('a vendor client shared by workflows', () => {
+  /** The workflows whose modules import the scanning API's client folder, and through which files. */
+  const scanClientUsers = [...graph]
+    .filter(([, targets]) => targets.some((to) => to.startsWith('lambdas/vendor-api/scan/')))
+    .map(([from]) => from);
+
+  it('has a second workflow on the scanning API: operations imports the scan client, as scan does', () => {
+    const workflows = new Set(scanClientUsers.map(workflowOf).filter((name) => name !== undefined));
+    expect(workflows).toContain('scan');
+    expect(workflows).toContain('operations');
+    // The statistics job's entry builds the client itself; its core reads the answer with the client's reader.
+    expect(graph.get('lambdas/operations/record-vendor-stats.ts')).toContain(
+      'lambdas/vendor-api/scan/scan-client.ts',
+    );
+    expect(graph.get('lambdas/operations/vendor-stats.ts')).toContain(
+      'lambdas/vendor-api/scan/scan-listing.ts',
+    );
+  });
+
+  it('lets operations reach the scan workflow through its contract only, and the rule allows every import it makes', () => {
+    const operations = [...graph].filter(([from]) => workflowOf(from) === 'operations');
+    const intoScan = operations.flatMap(([, targets]) => targets.filter((to) => workflowOf(to) === 'scan'));
+    expect(new Set(intoScan)).toEqual(new Set(['lambdas/scan/contracts.ts']));
+    const refused = operations.flatMap(([from, targets]) =>
+      targets.filter((to) => crossesWorkflows(from, to) || sharedImportsWorkflow(from, to)),
+    );
+    expect(refused).toEqual([]);
   });
 });
 

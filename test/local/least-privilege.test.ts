@@ -1,12 +1,14 @@
 /**
  * Least privilege, proven from both sides: every scan handler runs through the synthesized
- * ScanDomain definition (success, vendor failure, Lambda retries, delete at the vendor) against the
- * simulator and s3rver while an S3 middleware and a vendor-client wrapper record what each Task
+ * ScanDomain definition (success, vendor failure, Lambda retries, delete at the vendor), then scan
+ * reconciliation and the operations workflow's vendor statistics job, against the simulator and s3rver while an S3 middleware and a vendor-client wrapper record what each Task
  * state actually sent. Those calls, as IAM actions, must equal what the synthesized template grants
  * that state's function: nothing granted that no path uses, nothing used that is not granted.
  */
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordVendorStatistics } from '#lambdas/operations/vendor-stats';
+import { createMetricsRecorder } from '#lambdas/platform/metrics';
 import type { ScanApi } from '#lambdas/scan/deps';
 import { createScanDeps } from '#lambdas/scan/deps';
 import type { ScanInventoryApi } from '#lambdas/scan/reconcile-deps';
@@ -37,6 +39,8 @@ const SCAN_HANDLERS: readonly HandlerFile[] = [
   'record-scan-failure',
   'delete-scan',
   'reconcile-scans',
+  // Not the scan workflow's, but the scanning API's: GET /stats through the same client.
+  'record-vendor-stats',
 ];
 
 /**
@@ -55,6 +59,10 @@ const UNREACHABLE_HERE: Partial<Record<HandlerFile, Record<string, string>>> = {
     's3:DeleteObjectVersion':
       'the staged upload and unverified leftovers are deleted by version id, which s3rver (unversioned) never returns',
     's3:AbortMultipartUpload': 'lib-storage aborts a multipart upload whose part upload failed',
+  },
+  'record-vendor-stats': {
+    's3:ListBucket':
+      'S3 answers a GetObject of a missing previous read with 404 only to a caller holding ListBucket (AccessDenied otherwise); the evaluator checks GetObject alone',
   },
 };
 
@@ -83,16 +91,12 @@ function recordingScanApi(api: ScanApi): ScanApi {
   };
 }
 
-/** The listing and statistics calls scan reconciliation adds, recorded the same way. */
+/** The listing call scan reconciliation adds, recorded the same way. */
 function recordingInventory(api: ScanInventoryApi): ScanInventoryApi {
   return {
     listScans: async () => {
       await readKeySecret();
       return api.listScans();
-    },
-    getStats: async () => {
-      await readKeySecret();
-      return api.getStats();
     },
   };
 }
@@ -184,6 +188,25 @@ beforeAll(async () => {
         reconcile: reconcileSettingsSchema.parse({ minAgeSeconds: 0, deleteAtVendor: true }),
       }),
     );
+    // Twice: the first run finds no previous read and writes the day's snapshot; the second reads
+    // the previous one and finds the day's snapshot kept (its conditional write refused).
+    for (const at of ['2026-11-28T01:00:00.000Z', '2026-11-28T02:00:00.000Z']) {
+      await asHandler('record-vendor-stats', () =>
+        recordVendorStatistics({
+          s3: setup.s3,
+          settings: { resultsBucket: RESULTS, statusVocabulary: undefined, statsFields: {} },
+          metrics: createMetricsRecorder(),
+          logger: createMemoryLogger(),
+          clock: () => new Date(at),
+          stats: {
+            getStats: async () => {
+              await readKeySecret();
+              return clients.scan.getStats();
+            },
+          },
+        }),
+      );
+    }
   } finally {
     await clients.close();
   }

@@ -1,8 +1,10 @@
 /**
  * `npm start -- reconcile` in-process (`main(argv)`): the orphan the simulator makes is archived,
  * exported under --out, and the run says a second run stored nothing (what reconciliation stores
- * and links is test/scan/reconcile.test.ts's, on the same kind of orphan); against a vendor given
- * by URL, a second invocation into the same `--out` does not archive again what the first one did.
+ * and links is test/scan/reconcile.test.ts's, on the same kind of orphan), and the vendor's statistics
+ * as the operations workflow's statistics job reads and keeps them after each run; against a vendor
+ * given by URL, a second invocation into the same `--out` does not archive again what the first one
+ * did, measures the vendor's growth from the first one's read and keeps its day's snapshot.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,11 +45,27 @@ describe('npm start -- reconcile', () => {
     );
     expect(run.stdout).toMatch(/Second run: 1 listed, 0 archived, 1 already archived.*; 2 objects written/);
     expect(run.stdout).toContain('The second run stored nothing new');
+    // The statistics job's core after each run: the vendor's numbers, then growth from the first read
+    const day = /day's snapshot: (operations\/vendor-stats\/\d{4}\/\d{2}\/\d{2}\.json)\n/.exec(
+      run.stdout,
+    )?.[1];
+    expect(day).toBeDefined();
+    expect(run.stdout).toContain(
+      '  vendor statistics: total 1, by_status.queued 0, by_status.running 0, by_status.completed 1',
+    );
+    expect(run.stdout).toContain('  vendor growth: none measured (no previous read, or no counts found)');
+    expect(run.stdout).toContain('  vendor growth since the previous read: 0 finished, 0 failed');
+    expect(run.stdout).toContain(`  day's snapshot: ${day} (kept: written earlier that day)`);
     // What the archive holds and how it links the ScanRejected record is reconciliation's own
     // (test/scan/reconcile.test.ts, the same orphan); here, that the command exports it under --out.
     const files = await filesUnder(outDir);
     expect(files.filter((file) => file.endsWith(`/${uuid}/manifest.json`))).toHaveLength(1);
     expect(files.filter((file) => /\/rejected-[0-9a-f]{16}\/failure\.json$/.test(file))).toHaveLength(1);
+    expect(
+      files.filter(
+        (file) => file.endsWith(`/${day}`) || file.endsWith('/operations/vendor-stats/latest.json'),
+      ),
+    ).toHaveLength(2);
     for (const output of ['report', 'logs', 'debug']) {
       expect(files.some((file) => file.includes(`/${uuid}/${output}.`))).toBe(true);
     }
@@ -79,6 +97,11 @@ describe('npm start -- reconcile', () => {
       expect(second.stdout).toMatch(/First run: 1 listed, 0 archived, 1 already archived/);
       expect(vendor.requestCount('GET /report/{uuid}')).toBe(1);
       expect(vendor.requestCount('POST /scan')).toBe(1);
+      // The statistics job's folder came back too: growth is measured from the first invocation's
+      // last read, and its day's snapshot is kept, not written again.
+      expect(second.stdout).toMatch(
+        /First run: .*\n(?: {2}.*\n)* {2}vendor growth since the previous read: 0 finished, 0 failed\n {2}day's snapshot: \S+ \(kept: written earlier that day\)/,
+      );
     } finally {
       await client.close();
       await vendor.close();

@@ -9,7 +9,6 @@ import { SCAN_METRIC } from '#lambdas/registry';
 import type { LinkedFailureRecord } from '#lambdas/scan/failure-links';
 import { INDEX_CONCURRENCY, reconcileScans } from '#lambdas/scan/reconcile-scans';
 import { parseReconcileSettings } from '#lambdas/scan/reconcile-settings';
-import { VENDOR_STATS_KEY } from '#lambdas/scan/vendor-stats';
 import { MANIFEST_FILE, type ScanManifest } from '#lambdas/scan/write-scan-manifest';
 import { createReconcileScansHandler } from '../../lambdas/scan/reconcile-scans.ts';
 import { recordS3Commands } from '../../local/services/s3/embedded-s3.ts';
@@ -20,7 +19,6 @@ import {
   finishAtVendor,
   freshBucket,
   letVendorFinish,
-  readRecord,
   reconcileDeps,
   s3,
   scanClient,
@@ -95,97 +93,19 @@ describe('an orphan from a start whose answer was lost', () => {
     const writes = recordS3Commands(second.s3, { withKeys: true });
     const again = await reconcileScans(second.deps);
 
-    // Assess: only its own record and the statistics snapshot were written
+    // Assess: only its own record was written
     expect(again.counts).toMatchObject({ listed: 1, archived: 0, alreadyArchived: 1 });
     const written = writes.filter((entry) =>
       /^(PutObject|CreateMultipartUpload|CopyObject|DeleteObject)Command /.test(entry),
     );
-    expect(written.sort()).toEqual(
-      [`PutObjectCommand ${again.recordKey}`, `PutObjectCommand ${VENDOR_STATS_KEY}`].sort(),
-    );
+    expect(written).toEqual([`PutObjectCommand ${again.recordKey}`]);
     expect(await listKeys(second.s3, bucket, 'scans/orphan.example.com/')).toEqual(keys);
-  });
-});
-
-describe('the vendor statistics', () => {
-  it('publishes every numeric field, then the growth of the finished and failed counts from the second read on', async () => {
-    // Prepare
-    const bucket = await freshBucket();
-    sim.scriptScan('fails.example.com', { outcome: 'fail', pollsToFinish: 1 });
-    await finishAtVendor(await startAtVendor('first.example.com'));
-
-    // Act: the first read has nothing to compare with
-    const first = reconcileDeps(bucket);
-    await reconcileScans(first.deps);
-    await finishAtVendor(await startAtVendor('second.example.com'));
-    await finishAtVendor(await startAtVendor('fails.example.com'));
-    await startAtVendor('pending.example.com');
-    const second = reconcileDeps(bucket);
-    const result = await reconcileScans(second.deps);
-
-    // Assess
-    const statistic = (recorded: typeof first.metrics.recorded) =>
-      Object.fromEntries(
-        recorded
-          .filter((m) => m.name === SCAN_METRIC.vendorStatistic)
-          .map((m) => [m.dimensions.statistic, m.value]),
-      );
-    expect(statistic(first.metrics.recorded)).toEqual({
-      total: 1,
-      'by_status.queued': 0,
-      'by_status.running': 0,
-      'by_status.completed': 1,
-      'by_status.failed': 0,
-    });
-    const increases = (recorded: typeof first.metrics.recorded) =>
-      recorded.filter(
-        (m) => m.name === SCAN_METRIC.vendorFinishedIncrease || m.name === SCAN_METRIC.vendorFailedIncrease,
-      );
-    expect(increases(first.metrics.recorded)).toEqual([]);
-    expect(increases(second.metrics.recorded).map((m) => [m.name, m.value])).toEqual([
-      [SCAN_METRIC.vendorFinishedIncrease, 1],
-      [SCAN_METRIC.vendorFailedIncrease, 1],
-    ]);
-    const record = await readRecord(second.s3, bucket, result.recordKey);
-    expect(record.vendorStatistics).toMatchObject({
-      finished: 2,
-      failed: 1,
-      finishedIncrease: 1,
-      failedIncrease: 1,
-      problem: null,
-    });
-  });
-
-  it('reads the counts at configured paths, and a refused /stats is recorded while the scans are still reconciled', async () => {
-    const bucket = await freshBucket();
-    await finishAtVendor(await startAtVendor('stats.example.com'));
-    sim.addFault({
-      api: 'scan',
-      method: 'GET',
-      path: '/stats',
-      fault: { type: 'status', status: 200, body: '{"totals":{"done":7,"broken":2},"label":"x"}' },
-    });
-    const configured = reconcileDeps(bucket, {
-      statsFields: { finished: 'totals.done', failed: 'totals.broken' },
-    });
-    const read = await reconcileScans(configured.deps);
-    expect((await readRecord(configured.s3, bucket, read.recordKey)).vendorStatistics).toMatchObject({
-      finished: 7,
-      failed: 2,
-      numbers: { 'totals.done': 7, 'totals.broken': 2 },
-    });
-
-    sim.addFault({ api: 'scan', method: 'GET', path: '/stats', fault: { type: 'status', status: 503 } });
-    await finishAtVendor(await startAtVendor('after.example.com'));
-    const refused = reconcileDeps(bucket);
-    const result = await reconcileScans(refused.deps);
-    expect(result.counts).toMatchObject({ archived: 1 });
-    const record = await readRecord(refused.s3, bucket, result.recordKey);
-    expect(record.vendorStatistics).toMatchObject({
-      finished: null,
-      problem: { name: 'VendorUnavailableError' },
-    });
-    expect(refused.metrics.recorded.some((m) => m.name === SCAN_METRIC.vendorStatistic)).toBe(false);
+    // ...and neither run read the vendor's statistics: the operations workflow's job does
+    // (test/operations/vendor-stats.test.ts), once for the organisation.
+    expect(sim.requestCount('GET /stats')).toBe(0);
+    expect([...first.metrics.recorded, ...second.metrics.recorded].map((m) => m.name)).not.toContain(
+      SCAN_METRIC.vendorStatistic,
+    );
   });
 });
 

@@ -61,7 +61,6 @@ describe('scan reconciliation', () => {
       maxArchivesPerRun: 25,
       deleteAtVendor: false,
       listFields: {},
-      statsFields: {},
     });
   });
 
@@ -88,8 +87,9 @@ describe('scan reconciliation', () => {
       matchWindowSeconds: 600,
       deleteAtVendor: true,
       listFields: { list: 'data.items', uuid: 'id' },
-      statsFields: { finished: 'totals.done' },
     });
+    // statsFields configures the vendor statistics job (test/operations/vendor-statistics.cdk.test.ts).
+    expect(settingsOf(configured)).not.toHaveProperty('statsFields');
   });
 
   it('refuses settings it cannot work with, naming them', () => {

@@ -112,9 +112,9 @@ describe('UploadIntake', () => {
 
 describe('ScheduledRuns', () => {
   it('creates one schedule per configured schedule with its expression, time zone and window', () => {
-    // The two configured list schedules, breach and scan reconciliation's, the daily key-age check
-    // and the pause switch's resume safety net.
-    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 6);
+    // The two configured list schedules, breach and scan reconciliation's, the vendor statistics
+    // job's, the daily key-age check and the pause switch's resume safety net.
+    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 7);
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 2 * * ? *)',
       ScheduleExpressionTimezone: 'Europe/Berlin',
@@ -188,8 +188,9 @@ describe('ScheduledRuns', () => {
 
   it('creates no list schedule, role or queue when none is configured', () => {
     const plain = synth();
-    // Only breach and scan reconciliation's, the key-age check's and the resume safety net's own.
-    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 4);
+    // Only breach and scan reconciliation's, the vendor statistics job's, the key-age check's and
+    // the resume safety net's own.
+    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 5);
     plain.template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(1 day)' });
     expect(Object.keys(plain.json.Resources).some((id) => id.startsWith('Schedules'))).toBe(false);
   });
@@ -197,8 +198,8 @@ describe('ScheduledRuns', () => {
 
 describe('dead-letter queues', () => {
   it('are encrypted, SSL-only and keep messages for 14 days', () => {
-    // Domain-list intake, list schedules, watchlist intake, breach and scan reconciliation, key
-    // rotation, run notifications, pause resume.
+    // Domain-list intake, list schedules, watchlist intake, breach and scan reconciliation (whose
+    // queue the vendor statistics job shares), key rotation, run notifications, pause resume.
     synthesized.template.resourceCountIs('AWS::SQS::Queue', 8);
     synthesized.template.allResourcesProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,

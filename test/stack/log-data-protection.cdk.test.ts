@@ -50,6 +50,7 @@ describe('log data protection (email addresses)', () => {
     ['archive-breach-report', true],
     ['reconcile-breach-reports', true],
     ['reconcile-scans', true],
+    ['record-vendor-stats', true],
     ['rotate-api-key', true],
     // They handle people (their requests, failures and summaries).
     ['write-breach-manifest', true],

@@ -14,7 +14,7 @@
 
 import * as z from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
-import { InvalidInputError } from '#lambdas/platform/errors';
+import { ConfigurationError, InvalidInputError } from '#lambdas/platform/errors';
 
 z.config(en());
 
@@ -139,6 +139,41 @@ export function oneOf<const T extends readonly [string, ...string[]]>(allowed: T
 /** `true` or `false`, nothing else (no "yes", no 1). */
 export function strictBoolean() {
   return z.boolean({ error: (issue) => `must be true or false (got ${describeValue(issue.input)})` });
+}
+
+/** `data.items`, `scan.0.id`: the dot paths the settings that point into a vendor answer take. */
+const DOT_PATH = /^[\w-]+(\.[\w-]+)*$/;
+
+/** An optional dot path into a vendor answer (`scan.reconciliation.listFields`, `statsFields`). */
+export function dotPath() {
+  return z.optional(
+    z.string({ error: 'must be a dot path such as data.items' }).check(
+      z.regex(DOT_PATH, {
+        error: (issue) => `must be a dot path such as data.items (got ${describeValue(issue.input)})`,
+      }),
+    ),
+  );
+}
+
+/**
+ * A JSON environment variable checked with `schema`; a problem is a ConfigurationError naming the
+ * variable and the field (`SCAN_RECONCILIATION.horizonDays`).
+ */
+export function parseJsonVariable<T extends z.ZodMiniType>(
+  json: string,
+  variable: string,
+  schema: T,
+): z.output<T> {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new ConfigurationError(variable, 'is not valid JSON');
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const [problem] = problemsOf(result.error, (path) => [variable, ...path.map(String)].join('.'));
+  throw new ConfigurationError(problem?.setting ?? variable, problem?.problem ?? 'is not valid');
 }
 
 /**

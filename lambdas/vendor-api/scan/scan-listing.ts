@@ -6,10 +6,13 @@
  *   names. A scan without a usable uuid or domain is recorded as unreadable by position, with a
  *   reason that describes the problem, never the value; the rest of the list is still used.
  * - The statistics: every numeric field (up to {@link MAX_STATISTICS}, three levels deep) becomes a
- *   named number; the counts of finished and failed scans are read at configured paths, or summed
+ *   named number, except a field whose name or value redaction would touch (a key value echoed as a
+ *   field name, an address) or whose name is a credential's (`token`, `api_key`): its number may be
+ *   a secret, and a name becomes a metric dimension and a stored field; the counts of finished and failed scans are read at configured paths, or summed
  *   over the first object whose keys are status words the vocabulary knows (`by_status.completed`).
  */
 import { ALREADY_ACCEPTED, normalizeDomain, validateUuid } from '#lambdas/platform/input/validation';
+import { needsRedaction, redactDeep } from '#lambdas/platform/redaction/redact';
 import {
   describe,
   findArray,
@@ -185,7 +188,7 @@ const STATISTIC_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export interface VendorStatistics {
   /** Each numeric field by its dot path, in the answer's order. */
   readonly numbers: readonly { readonly name: string; readonly value: number }[];
-  /** Fields left out: too many, too deep, or a name unfit for a metric dimension. */
+  /** Fields left out: too many, too deep, a name unfit for a metric dimension, or one holding a secret. */
   readonly skipped: number;
   /** The vendor's count of finished (succeeded) scans, when one was found. */
   readonly finished: number | undefined;
@@ -215,7 +218,8 @@ export function readVendorStatistics(
     for (const [key, value] of Object.entries(node)) {
       const name = prefix === '' ? key : `${prefix}.${key}`;
       if (typeof value === 'number' && Number.isFinite(value)) {
-        if (numbers.length < MAX_STATISTICS && STATISTIC_NAME.test(name)) numbers.push({ name, value });
+        const publishable = STATISTIC_NAME.test(name) && !holdsSecretField(name, value);
+        if (numbers.length < MAX_STATISTICS && publishable) numbers.push({ name, value });
         else skipped += 1;
       } else if (isRecord(value)) {
         if (depth < MAX_DEPTH) walk(value, name, depth + 1);
@@ -237,6 +241,16 @@ export function readVendorStatistics(
     failed: paths.failed === undefined ? byWords?.failed : at(paths.failed),
     unreadable: undefined,
   };
+}
+
+/**
+ * A numeric field that may not leave the answer: its name or number holds what redaction removes (a
+ * key in use, an address, a key's shape), or one of its names is a credential's, whose number
+ * redaction blanks (`{"token": 12345678}`).
+ */
+function holdsSecretField(name: string, value: number): boolean {
+  if (needsRedaction(name) || needsRedaction(String(value))) return true;
+  return name.split('.').some((segment) => redactDeep({ [segment]: value })[segment] !== value);
 }
 
 /**

@@ -9,6 +9,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -34,8 +35,15 @@ export class PipelinePause extends Construct {
     });
   }
 
-  /** The resume function for these intakes (their dead-letter queues and functions). */
-  resume(held: readonly { queue: IQueue; fn: IFunction }[], logRetention?: RetentionDays): PipelineFunction {
+  /**
+   * The resume function for these intakes (their dead-letter queues and functions); `schedulerRole`
+   * is the role the pipeline's schedules share (a role of its own without it).
+   */
+  resume(
+    held: readonly { queue: IQueue; fn: IFunction }[],
+    logRetention?: RetentionDays,
+    schedulerRole?: Role,
+  ): PipelineFunction {
     const deadLetterQueue = new DeadLetterQueue(this, 'DeadLetterQueue', {
       purpose: 'resume runs that failed or could not be delivered',
     });
@@ -52,6 +60,7 @@ export class PipelinePause extends Construct {
       flexibleWindow: Duration.minutes(5),
       deadLetterQueue,
       description: 'resume starts a pause held, if the change event was missed',
+      ...(schedulerRole === undefined ? {} : { role: schedulerRole }),
     });
     new Rule(this, 'Changed', {
       description: 'The pause switch changed: resume what it held (a no-op while paused)',

@@ -11,6 +11,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
@@ -37,6 +38,8 @@ export interface ScanReconciliationProps {
   /** `scan.deleteAtVendorAfterManifest`: reconciled scans are deleted at the vendor too. */
   readonly deleteAtVendorAfterManifest: boolean;
   readonly logRetention?: RetentionDays;
+  /** The role the pipeline's schedules share. @default a role of its own */
+  readonly schedulerRole?: Role;
 }
 
 export type ScanReconciliationAlarmName = 'VendorScansUnrecorded' | 'VendorFailuresUnseen';
@@ -55,7 +58,9 @@ export class ScanReconciliation extends Construct {
     this.reconciliation = new ScheduledCatchUp(this, 'Reconciliation', {
       handler: registeredHandler('reconcile-scans'),
       functionId: 'ReconcileFunction',
-      deadLetterPurpose: 'scan reconciliation runs that failed or could not be delivered',
+      // Jobs on the same schedule (the vendor statistics) may share it: each failure names its function.
+      deadLetterPurpose:
+        'scan reconciliation runs (and runs of jobs on its schedule) that failed or could not be delivered',
       scheduleDescription: 'archive scans the workflow never archived',
       resultsBucket: props.resultsBucket,
       vendorSecrets: props.vendorSecrets,
@@ -65,6 +70,7 @@ export class ScanReconciliation extends Construct {
       },
       scheduleExpression: props.reconciliation.schedule,
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      ...(props.schedulerRole === undefined ? {} : { schedulerRole: props.schedulerRole }),
     });
 
     const day = Duration.days(1);
