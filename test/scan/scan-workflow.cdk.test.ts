@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseWaitingKey, waitingRecordKey } from '#lambdas/scan/early-end-watch';
 import { DEFAULT_START_SETTLE } from '#lambdas/scan/settings';
 import { DEFAULT_START_THROTTLE } from '#lambdas/scan/start-throttle';
 import {
@@ -63,6 +64,7 @@ describe('ScanDomain state machine: shape', () => {
         'StartThrottled?',
         'WaitForStartSlot',
         'WaitForScan',
+        'WaitForScanUnrecorded',
         'PollScanStatus',
         'ScanFinished?',
         'FetchOutputs',
@@ -102,13 +104,54 @@ describe('ScanDomain state machine: shape', () => {
     });
   });
 
-  it('loops StartScan -> WaitForScan (SecondsPath) -> PollScanStatus -> ScanFinished?', () => {
+  it('loops StartScan -> WaitForScan (a releasable wait) -> PollScanStatus -> ScanFinished?', () => {
+    // The wait records the scan as waiting (key: scan, start, attempt, planned wait; body: the task
+    // token), then ends by the watcher's SendTaskSuccess or by its heartbeat timeout, the planned
+    // wait: both lead to the execution's own poll.
     expect(stateNamed(definition, 'WaitForScan')).toEqual({
+      Type: 'Task',
+      Resource: 'arn:<Ref:AWS::Partition>:states:::aws-sdk:s3:putObject.waitForTaskToken',
+      Parameters: {
+        Bucket: expect.stringMatching(/^<Ref:StorageResults\w+>$/),
+        'Key.$':
+          "States.Format('scans/waiting/{}/{}/wait-{}-{}', $.scanUuid, $.poll.startedAt, $.poll.attempt, $.poll.nextWaitSeconds)",
+        'Body.$': '$$.Task.Token',
+      },
+      HeartbeatSecondsPath: '$.poll.nextWaitSeconds',
+      TimeoutSeconds: 86_400 + 300,
+      ResultPath: '$.release',
+      Next: 'PollScanStatus',
+      Catch: [
+        {
+          ErrorEquals: ['States.HeartbeatTimeout', 'States.Timeout'],
+          ResultPath: null,
+          Next: 'PollScanStatus',
+        },
+        { ErrorEquals: ['States.ALL'], ResultPath: null, Next: 'WaitForScanUnrecorded' },
+      ],
+    });
+    // A record S3 would not take: the planned wait, unreleasable.
+    expect(stateNamed(definition, 'WaitForScanUnrecorded')).toEqual({
       Type: 'Wait',
       SecondsPath: '$.poll.nextWaitSeconds',
       Next: 'PollScanStatus',
     });
     expect(stateNamed(definition, 'PollScanStatus').Next).toBe('ScanFinished?');
+  });
+
+  it('builds the waiting record key the watcher reads (waitingRecordKey)', () => {
+    const format = String(stateNamed(definition, 'WaitForScan').Parameters?.['Key.$' as never]);
+    const template = /^States\.Format\('([^']+)'/.exec(format)?.[1] ?? '';
+    const uuid = '7d444840-9dc0-11d1-b245-5ffdce74fad2';
+    const startedAt = '2026-11-20T10:00:00.000Z';
+    const built = [uuid, startedAt, '3', '270'].reduce((key, part) => key.replace('{}', part), template);
+    expect(built).toBe(waitingRecordKey(uuid, startedAt, 3, 270));
+    expect(parseWaitingKey(built)).toMatchObject({
+      kind: 'wait',
+      scanUuid: uuid,
+      attempt: 3,
+      waitSeconds: 270,
+    });
   });
 
   it('checks succeeded, then failed, then the deadline, and otherwise waits again', () => {
@@ -155,7 +198,8 @@ describe('ScanDomain state machine: shape', () => {
 
   it('invokes every Lambda directly (payload-only: Resource is the function ARN)', () => {
     for (const [name, state] of allStates(definition)) {
-      if (state.Type !== 'Task') continue;
+      // WaitForScan is the S3 integration's callback task (above).
+      if (state.Type !== 'Task' || name === 'WaitForScan') continue;
       expect(state.Resource, name).toMatch(/^<GetAtt:ScanDomain\w+Function\w+\.Arn>$/);
     }
   });
@@ -275,9 +319,9 @@ describe('ScanDomain state machine: retries and timeouts', () => {
     expect(lambdaTimeoutMs).toBeGreaterThanOrEqual(2 * startReserveMs + (looks - 1) * lagWaitMs);
   });
 
-  it('gives every task a timeout between 60 s and 910 s', () => {
+  it('gives every Lambda task a timeout between 60 s and 910 s', () => {
     for (const [name, state] of allStates(definition)) {
-      if (state.Type !== 'Task') continue;
+      if (state.Type !== 'Task' || name === 'WaitForScan') continue;
       expect(state.TimeoutSeconds, name).toBeGreaterThanOrEqual(60);
       expect(state.TimeoutSeconds, name).toBeLessThanOrEqual(910);
     }

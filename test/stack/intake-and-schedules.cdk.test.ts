@@ -198,8 +198,8 @@ describe('ScheduledRuns', () => {
 describe('dead-letter queues', () => {
   it('are encrypted, SSL-only and keep messages for 14 days', () => {
     // Domain-list intake, list schedules, watchlist intake, breach and scan reconciliation, key
-    // rotation, run notifications, pause resume.
-    synthesized.template.resourceCountIs('AWS::SQS::Queue', 8);
+    // rotation, run notifications, pause resume, the early-end watcher's ticks.
+    synthesized.template.resourceCountIs('AWS::SQS::Queue', 9);
     synthesized.template.allResourcesProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 1_209_600,
@@ -210,6 +210,7 @@ describe('dead-letter queues', () => {
       'WatchlistIntakeDeadLetterQueue',
       'BreachReconciliationDeadLetterQueue',
       'ScanReconciliationDeadLetterQueue',
+      'ScanDomainEarlyEndWatcherDeadLetterQueue',
     ]) {
       synthesized.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: queueIdFor(queue) }],
