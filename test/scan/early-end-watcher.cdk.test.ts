@@ -6,7 +6,12 @@
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EARLY_END_TICK, isEarlyEndTick } from '#lambdas/scan/early-end-watch';
+import {
+  EARLY_END_TICK,
+  isEarlyEndTick,
+  parseWaitingKey,
+  waitingRecordKey,
+} from '#lambdas/scan/early-end-watch';
 import {
   actionsAllowed,
   functionFor,
@@ -14,6 +19,7 @@ import {
   resourcesAllowed,
   type Synthesized,
   stateMachineWith,
+  stateNamed,
   synth,
 } from '../kit/synth.ts';
 
@@ -30,6 +36,25 @@ function machineRoleLogicalId(): string {
 }
 
 describe('the ScanDomain machine writes waiting records, nothing else new', () => {
+  it('builds the waiting record key the watcher reads (waitingRecordKey)', () => {
+    const format = String(
+      stateNamed(stateMachineWith(synthesized, 'WaitForScan').definition, 'WaitForScan').Parameters?.[
+        'Key.$' as never
+      ],
+    );
+    const template = /^States\.Format\('([^']+)'/.exec(format)?.[1] ?? '';
+    const uuid = '7d444840-9dc0-11d1-b245-5ffdce74fad2';
+    const startedAt = '2026-11-20T10:00:00.000Z';
+    const built = [uuid, startedAt, '3', '270'].reduce((key, part) => key.replace('{}', part), template);
+    expect(built).toBe(waitingRecordKey(uuid, startedAt, 3, 270));
+    expect(parseWaitingKey(built)).toMatchObject({
+      kind: 'wait',
+      scanUuid: uuid,
+      attempt: 3,
+      waitSeconds: 270,
+    });
+  });
+
   it('may put objects under scans/waiting/ of the results bucket only (for WaitForScan)', () => {
     const grants = grantsOf(synthesized, machineRoleLogicalId());
     expect(resourcesAllowed(grants, 's3:PutObject')).toEqual([

@@ -1,6 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseWaitingKey, waitingRecordKey } from '#lambdas/scan/early-end-watch';
 import { DEFAULT_START_SETTLE } from '#lambdas/scan/settings';
 import { DEFAULT_START_THROTTLE } from '#lambdas/scan/start-throttle';
 import {
@@ -137,21 +136,6 @@ describe('ScanDomain state machine: shape', () => {
       Next: 'PollScanStatus',
     });
     expect(stateNamed(definition, 'PollScanStatus').Next).toBe('ScanFinished?');
-  });
-
-  it('builds the waiting record key the watcher reads (waitingRecordKey)', () => {
-    const format = String(stateNamed(definition, 'WaitForScan').Parameters?.['Key.$' as never]);
-    const template = /^States\.Format\('([^']+)'/.exec(format)?.[1] ?? '';
-    const uuid = '7d444840-9dc0-11d1-b245-5ffdce74fad2';
-    const startedAt = '2026-11-20T10:00:00.000Z';
-    const built = [uuid, startedAt, '3', '270'].reduce((key, part) => key.replace('{}', part), template);
-    expect(built).toBe(waitingRecordKey(uuid, startedAt, 3, 270));
-    expect(parseWaitingKey(built)).toMatchObject({
-      kind: 'wait',
-      scanUuid: uuid,
-      attempt: 3,
-      waitSeconds: 270,
-    });
   });
 
   it('checks succeeded, then failed, then the deadline, and otherwise waits again', () => {
