@@ -20,6 +20,7 @@ import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-sch
 import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
 import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
+import { WAIT_STATE } from '../local/runner/early-end-watch.ts';
 import { bindScanHandlers, runScanExecution } from '../local/runner/pipeline.ts';
 import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../local/synth/definitions.ts';
@@ -164,7 +165,15 @@ export async function virtualScan(
   const vendor = virtualTimeVendor(clock, scanSeconds);
   const handlers = bindScanHandlers(
     setup.definition,
-    { s3: setup.s3, resultsBucket: setup.bucket, scanClient: vendor, poll, logger: silent },
+    // WaitForScan's heartbeat timeout at 0 ms, like the run's other waits (the clock moves below).
+    {
+      s3: setup.s3,
+      resultsBucket: setup.bucket,
+      scanClient: vendor,
+      poll,
+      logger: silent,
+      waitOverrideMs: 0,
+    },
     clock.now,
   );
   const pollStatus = handlers.PollScanStatus;
@@ -251,13 +260,13 @@ export async function measurePollCost(
     const rows: PollCostRow[] = [];
     for (const scanSeconds of durations) {
       // Fixed 30 s polling cannot keep the production 24 h deadline under the history budget (the
-      // settings guard refuses it), so the baseline gets scan length + 1 h: enough to finish, and
+      // settings guard refuses it), so the baseline gets scan length + 10 min: enough to finish, and
       // a deadline does not change the transitions of a scan that completes before it.
       const fixed = await run(scanSeconds, {
         minWaitSeconds: 30,
         maxWaitSeconds: 30,
         growthFactor: 1,
-        deadlineSeconds: scanSeconds + 3600,
+        deadlineSeconds: scanSeconds + 600,
       });
       const adaptive = await run(scanSeconds, DEFAULT_POLL_SETTINGS);
       rows.push({
@@ -335,12 +344,18 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
         scanClient: vendor,
         poll: DEFAULT_POLL_SETTINGS,
         logger: counting,
+        waitOverrideMs: 0,
       },
       clock.now,
     );
     const tasks: Record<string, { invocations: number; totalMs: number }> = {};
     const handlers: typeof bound = {};
     for (const [state, handler] of Object.entries(bound)) {
+      // WaitForScan is Step Functions' own S3 call, no Lambda: its request is in s3Requests.
+      if (state === WAIT_STATE) {
+        handlers[state] = handler;
+        continue;
+      }
       handlers[state] = async (input) => {
         if (state === 'PollScanStatus')
           clock.advance((input as unknown as ScanInProgress).poll.nextWaitSeconds);

@@ -84,7 +84,7 @@ const fixedSettings = (endSeconds: number): PollSettings => ({
   minWaitSeconds: 30,
   maxWaitSeconds: 30,
   growthFactor: 1,
-  deadlineSeconds: endSeconds + 3600,
+  deadlineSeconds: endSeconds + 600,
 });
 
 /** One end time; the adaptive schedule runs with the early-end watcher, as deployed. */
