@@ -56,6 +56,7 @@ export type { PipelineMetricAlarms } from './workflows/operations/pipeline-metri
 export type { PipelinePause } from './workflows/operations/pipeline-pause.ts';
 export type { RunNotifications } from './workflows/operations/run-notifications.ts';
 export type { KeyRotation } from './workflows/rotation/key-rotation.ts';
+export type { EarlyEndWatcher } from './workflows/scan/early-end-watcher.ts';
 export type { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
 export type { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
 export type { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';
