@@ -246,7 +246,7 @@ export async function watchEarlyEndsOnce(deps: EarlyEndWatchDeps, budgetEndsAt: 
     )
     .map((group) => ({ group, ageSeconds: Math.max(0, (now - Date.parse(group.wait.startedAt)) / 1000) }))
     .filter(({ group, ageSeconds }) => earlyEndCheckDue(ageSeconds, group.checked?.ageSeconds, deps.schedule))
-    // The oldest promise first: the one whose allowed gap ran out longest ago.
+    // The tightest promises first: scans never checked, then those last checked youngest.
     .sort((a, b) => (a.group.checked?.ageSeconds ?? 0) - (b.group.checked?.ageSeconds ?? 0));
 
   let checked = 0;

@@ -176,17 +176,22 @@ beforeAll(async () => {
     });
     await executeScan(setup, 'orphan.example.com');
     blind();
-    // The early-end watcher, which the poll function also runs: the finished scans' waiting records
-    // are stale (read, released in vain, removed); a running scan's gets a check marker.
+    // The early-end watcher, which the poll function also runs: a finished scan's waiting record
+    // whose wait ended by itself is stale (read, released in vain, removed); a running scan's gets
+    // a check marker.
     sim.scriptScan('slow.example.com', { outcome: 'never-finish' });
     const running = await clients.scan.startScan('slow.example.com');
-    await s3.client.send(
-      new PutObjectCommand({
-        Bucket: RESULTS,
-        Key: waitingRecordKey(running.uuid, '2026-11-20T09:58:00.000Z', 1, 600),
-        Body: LocalTaskTokens.newToken(),
-      }),
-    );
+    const finished = await clients.scan.startScan('finished.example.com');
+    for (let i = 0; i < 5 && (await clients.scan.getStatus(finished.uuid)).state !== 'succeeded'; i++);
+    for (const { uuid } of [running, finished]) {
+      await s3.client.send(
+        new PutObjectCommand({
+          Bucket: RESULTS,
+          Key: waitingRecordKey(uuid, '2026-11-20T09:58:00.000Z', 1, 600),
+          Body: LocalTaskTokens.newToken(),
+        }),
+      );
+    }
     const tokens = new LocalTaskTokens();
     const sfn = evaluation.iam.watch(tokens.client);
     await asHandler('poll-scan-status', () =>
