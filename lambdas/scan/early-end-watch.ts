@@ -28,9 +28,12 @@ import {
 import { SendTaskSuccessCommand } from '@aws-sdk/client-sfn';
 import type { PipelineLogger } from '#lambdas/platform/runtime/logger';
 import type { ScanApi, ScanDeps } from '#lambdas/scan/deps';
-
-/** Where waiting records live in the results bucket. */
-export const WAITING_PREFIX = 'scans/waiting/';
+import {
+  checkMarkerKey,
+  parseWaitingKey,
+  WAITING_PREFIX,
+  type WaitingKey,
+} from '#lambdas/scan/waiting-records';
 
 export interface EarlyEndSchedule {
   /** The shortest promised lag, in seconds. @default 60 */
@@ -54,16 +57,6 @@ export const EARLY_END_SCHEDULE: EarlyEndSchedule = Object.freeze({
 export const EARLY_END_CONCURRENCY = 8;
 /** No check starts this close to the end of the invocation (the poll function's timeout). */
 export const EARLY_END_BUDGET_MARGIN_MS = 15_000;
-/** What the every-minute rule sends the poll function to run the watcher instead of a poll. */
-export const EARLY_END_TICK = Object.freeze({ task: 'watch-early-ends' });
-
-/** Whether `event` is the watcher's tick (no ScanInProgress has a `task`). */
-export function isEarlyEndTick(event: unknown): boolean {
-  return (
-    event !== null && typeof event === 'object' && (event as { task?: unknown }).task === EARLY_END_TICK.task
-  );
-}
-
 /** The longest gap allowed after a check at `lastCheckedAgeSeconds` (the scan's start counts as one at 0). */
 export function allowedCheckGap(lastCheckedAgeSeconds: number, schedule: EarlyEndSchedule): number {
   return (
@@ -106,47 +99,6 @@ export function nextCheckAge(
     const age = firstPassAge + k * interval;
     if (age > last && earlyEndCheckDue(age, lastCheckedAgeSeconds, schedule)) return age;
   }
-}
-
-/** A waiting record (the callback task's) or a check marker (the watcher's), read from its key. */
-export type WaitingKey =
-  | {
-      readonly kind: 'wait';
-      readonly key: string;
-      readonly scanUuid: string;
-      readonly startedAt: string;
-      readonly attempt: number;
-      readonly waitSeconds: number;
-    }
-  | {
-      readonly kind: 'checked';
-      readonly key: string;
-      readonly scanUuid: string;
-      readonly startedAt: string;
-      readonly ageSeconds: number;
-    };
-
-const WAITING_KEY =
-  /^scans\/waiting\/([0-9A-Za-z-]{1,64})\/([0-9T:.Z-]{1,40})\/(?:wait-(\d+)-(\d+)|checked-(\d+))$/;
-
-/** The key's parts, or undefined for a key this module never writes. */
-export function parseWaitingKey(key: string): WaitingKey | undefined {
-  const match = WAITING_KEY.exec(key);
-  if (!match) return undefined;
-  const [, scanUuid = '', startedAt = '', attempt, waitSeconds, checked] = match;
-  if (Number.isNaN(Date.parse(startedAt))) return undefined;
-  return checked === undefined
-    ? { kind: 'wait', key, scanUuid, startedAt, attempt: Number(attempt), waitSeconds: Number(waitSeconds) }
-    : { kind: 'checked', key, scanUuid, startedAt, ageSeconds: Number(checked) / 1000 };
-}
-
-/** The key the callback task writes (its States.Format in the definition builds the same). */
-export function waitingRecordKey(scanUuid: string, startedAt: string, attempt: number, waitSeconds: number) {
-  return `${WAITING_PREFIX}${scanUuid}/${startedAt}/wait-${attempt}-${waitSeconds}`;
-}
-
-function checkMarkerKey(scanUuid: string, startedAt: string, ageSeconds: number): string {
-  return `${WAITING_PREFIX}${scanUuid}/${startedAt}/checked-${Math.floor(ageSeconds * 1000)}`;
 }
 
 /** The part of the SFN client the watcher uses: SendTaskSuccess only. */

@@ -13,7 +13,6 @@ import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
 import {
   EARLY_END_BUDGET_MARGIN_MS,
   earlyEndWatchDeps,
-  isEarlyEndTick,
   type PassReport,
   type TaskResponder,
   watchEarlyEnds,
@@ -21,6 +20,7 @@ import {
 import { parseScanInProgress } from '#lambdas/scan/parse';
 import { advancePoll } from '#lambdas/scan/poll-schedule';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
+import { isEarlyEndTick } from '#lambdas/scan/waiting-records';
 import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
 
 /** Status bodies kept in the state (and the manifest) are cut here: state payloads are limited to 256 KiB. */

@@ -26,9 +26,9 @@ import {
   EARLY_END_CONCURRENCY,
   EARLY_END_SCHEDULE,
   type EarlyEndSchedule,
-  parseWaitingKey,
   watchEarlyEndsOnce,
 } from '#lambdas/scan/early-end-watch';
+import { parseWaitingKey } from '#lambdas/scan/waiting-records';
 import { runAs } from '../services/iam/attribution.ts';
 import type { JSONValue, TaskHandler } from './task-binding.ts';
 

@@ -8,13 +8,8 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EARLY_END_SCHEDULE,
-  type PassReport,
-  WAITING_PREFIX,
-  waitingRecordKey,
-  watchEarlyEndsOnce,
-} from '#lambdas/scan/early-end-watch';
+import { EARLY_END_SCHEDULE, type PassReport, watchEarlyEndsOnce } from '#lambdas/scan/early-end-watch';
+import { WAITING_PREFIX, waitingRecordKey } from '#lambdas/scan/waiting-records';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { LocalTaskTokens } from '../../local/runner/early-end-watch.ts';
 import { runAs } from '../../local/services/iam/attribution.ts';

@@ -11,11 +11,9 @@ import {
   EARLY_END_SCHEDULE,
   type EarlyEndWatchDeps,
   type PassReport,
-  parseWaitingKey,
-  WAITING_PREFIX,
-  waitingRecordKey,
   watchEarlyEndsOnce,
 } from '#lambdas/scan/early-end-watch';
+import { parseWaitingKey, WAITING_PREFIX, waitingRecordKey } from '#lambdas/scan/waiting-records';
 import type { VendorClients } from '#lambdas/vendor-api/clients';
 import { LocalTaskTokens } from '../../local/runner/early-end-watch.ts';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';

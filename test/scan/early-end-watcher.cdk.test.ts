@@ -11,7 +11,7 @@ import {
   isEarlyEndTick,
   parseWaitingKey,
   waitingRecordKey,
-} from '#lambdas/scan/early-end-watch';
+} from '#lambdas/scan/waiting-records';
 import {
   actionsAllowed,
   functionFor,

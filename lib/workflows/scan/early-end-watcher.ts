@@ -29,7 +29,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { CallAwsService } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { EARLY_END_TICK, WAITING_PREFIX } from '#lambdas/scan/early-end-watch';
+import { EARLY_END_TICK, WAITING_PREFIX } from '#lambdas/scan/waiting-records';
 import { grantBucketKey } from '../../platform/customer-keys.ts';
 import { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { acknowledgeWildcards, arnFinding } from '../../platform/nag.ts';
