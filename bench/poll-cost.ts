@@ -14,11 +14,14 @@ import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
 import type { ScanApi } from '#lambdas/scan/deps';
+import { EARLY_END_SCHEDULE, nextCheckAge } from '#lambdas/scan/early-end-watch';
 import { learnedDurationsKey } from '#lambdas/scan/learned-durations';
 import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
+import { parseWaitingKey } from '#lambdas/scan/waiting-records';
 import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
 import type { VendorDownload } from '#lambdas/vendor-api/transport/types';
 import { DEFAULT_PIPELINE_CONFIG } from '../lib/config/defaults.ts';
+import { WAIT_STATE } from '../local/runner/early-end-watch.ts';
 import { bindScanHandlers, runScanExecution } from '../local/runner/pipeline.ts';
 import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { type AslDefinition, scanDomainStateMachine } from '../local/synth/definitions.ts';
@@ -107,6 +110,28 @@ export interface VirtualScanResult {
   readonly lagSeconds: number;
   /** The scan's age at every poll, in seconds. */
   readonly pollAges: readonly number[];
+  /** The early-end watcher's vendor status checks of this scan (0 without the watcher). */
+  readonly watcherChecks: number;
+  /** The scan's age at each of those checks. */
+  readonly watcherCheckAges: readonly number[];
+  /** Whether the watcher's release ended a wait (the scan was noticed by its check). */
+  readonly released: boolean;
+}
+
+/**
+ * The early-end watcher as deployed, in virtual time: passes every 30 s of the scan's age from
+ * `phaseSeconds` (its start falls anywhere in a minute's two passes), each deciding with
+ * earlyEndCheckDue (nextCheckAge), and a release reaching the execution `releaseSeconds` after the
+ * check that saw the end (SendTaskSuccess, the next state).
+ */
+export interface WatcherModel {
+  readonly phaseSeconds: number;
+  readonly releaseSeconds: number;
+}
+
+/** Where the model's phase starts for an end time: spread over the pass interval, repeatable. */
+export function watcherAt(endSeconds: number): WatcherModel {
+  return { phaseSeconds: (endSeconds * 7) % EARLY_END_SCHEDULE.passIntervalSeconds, releaseSeconds: 1 };
 }
 
 /**
@@ -135,21 +160,56 @@ export async function virtualScan(
   setup: VirtualScanSetup,
   scanSeconds: number,
   poll: PollSettings,
+  watcher?: WatcherModel,
 ): Promise<VirtualScanResult> {
   const clock = new VirtualClock();
   const vendor = virtualTimeVendor(clock, scanSeconds);
   const handlers = bindScanHandlers(
     setup.definition,
-    { s3: setup.s3, resultsBucket: setup.bucket, scanClient: vendor, poll, logger: silent },
+    // WaitForScan's heartbeat timeout at 0 ms, like the run's other waits (the clock moves below).
+    {
+      s3: setup.s3,
+      resultsBucket: setup.bucket,
+      scanClient: vendor,
+      poll,
+      logger: silent,
+      waitOverrideMs: 0,
+    },
     clock.now,
   );
   const pollStatus = handlers.PollScanStatus;
-  if (!pollStatus) throw new Error('PollScanStatus is not bound');
+  const waitForScan = handlers.WaitForScan;
+  if (!pollStatus || !waitForScan) throw new Error('PollScanStatus or WaitForScan is not bound');
+  const age = () => (clock.now().getTime() - (vendor.startedAt?.getTime() ?? 0)) / 1000;
+  // The watcher's checks, by the scan's age: the first one that sees the end releases the wait.
+  const checks: number[] = [];
+  let released = false;
+  const releaseWithin = (from: number, to: number): number | undefined => {
+    if (!watcher) return undefined;
+    for (;;) {
+      const next = nextCheckAge(checks.at(-1), watcher.phaseSeconds, EARLY_END_SCHEDULE);
+      if (next > to) return undefined;
+      checks.push(next);
+      if (next >= scanSeconds && next > from) return next;
+    }
+  };
+  // WaitForScan's heartbeat timeout is 0 ms here: the virtual time passes in the poll step, to the
+  // watcher's release when it comes first, or by the planned wait.
+  handlers.WaitForScan = async (input) => {
+    const planned = (input as { Key?: string }).Key;
+    const record = planned === undefined ? undefined : parseWaitingKey(planned);
+    const waitSeconds = record?.kind === 'wait' ? record.waitSeconds : 0;
+    const check = releaseWithin(age(), age() + waitSeconds);
+    if (check === undefined) return waitForScan(input);
+    released = true;
+    return { ageSeconds: check + (watcher?.releaseSeconds ?? 0) };
+  };
   const pollAges: number[] = [];
-  // The Wait state is overridden to 0 ms; the poll step is where the virtual time passes.
   handlers.PollScanStatus = async (input) => {
-    clock.advance((input as unknown as ScanInProgress).poll.nextWaitSeconds);
-    pollAges.push((clock.now().getTime() - (vendor.startedAt?.getTime() ?? 0)) / 1000);
+    const state = input as unknown as ScanInProgress & { release?: { ageSeconds: number } };
+    if (state.release) clock.advance(state.release.ageSeconds - age());
+    else clock.advance(state.poll.nextWaitSeconds);
+    pollAges.push(age());
     return pollStatus(input);
   };
   const { result, transitions, historyEvents } = await runScanExecution(
@@ -163,7 +223,17 @@ export async function virtualScan(
     throw new Error(`bench scan of ${scanSeconds}s did not succeed: ${JSON.stringify(result)}`);
   }
   const noticed = ((vendor.detectedAt?.getTime() ?? 0) - (vendor.startedAt?.getTime() ?? 0)) / 1000;
-  return { transitions, historyEvents, lagSeconds: noticed - scanSeconds, pollAges };
+  // Checks after the scan was noticed never happen: its records are gone.
+  const watcherCheckAges = checks.filter((check) => check < noticed);
+  return {
+    transitions,
+    historyEvents,
+    lagSeconds: noticed - scanSeconds,
+    pollAges,
+    watcherChecks: watcherCheckAges.length,
+    watcherCheckAges,
+    released,
+  };
 }
 
 export interface PollCostRow {
@@ -191,13 +261,13 @@ export async function measurePollCost(
     const rows: PollCostRow[] = [];
     for (const scanSeconds of durations) {
       // Fixed 30 s polling cannot keep the production 24 h deadline under the history budget (the
-      // settings guard refuses it), so the baseline gets scan length + 1 h: enough to finish, and
+      // settings guard refuses it), so the baseline gets scan length + 10 min: enough to finish, and
       // a deadline does not change the transitions of a scan that completes before it.
       const fixed = await run(scanSeconds, {
         minWaitSeconds: 30,
         maxWaitSeconds: 30,
         growthFactor: 1,
-        deadlineSeconds: scanSeconds + 3600,
+        deadlineSeconds: scanSeconds + 600,
       });
       const adaptive = await run(scanSeconds, DEFAULT_POLL_SETTINGS);
       rows.push({
@@ -275,12 +345,18 @@ export async function measureScanWork(scanSeconds: number): Promise<ScanWork> {
         scanClient: vendor,
         poll: DEFAULT_POLL_SETTINGS,
         logger: counting,
+        waitOverrideMs: 0,
       },
       clock.now,
     );
     const tasks: Record<string, { invocations: number; totalMs: number }> = {};
     const handlers: typeof bound = {};
     for (const [state, handler] of Object.entries(bound)) {
+      // WaitForScan is Step Functions' own S3 call, no Lambda: its request is in s3Requests.
+      if (state === WAIT_STATE) {
+        handlers[state] = handler;
+        continue;
+      }
       handlers[state] = async (input) => {
         if (state === 'PollScanStatus')
           clock.advance((input as unknown as ScanInProgress).poll.nextWaitSeconds);

@@ -23,7 +23,7 @@ import { startS3rver } from '../local/services/s3/embedded-s3.ts';
 import { seededRandom } from '../local/simulator/faults.ts';
 import { scanDomainStateMachine } from '../local/synth/definitions.ts';
 import { cachedTemplate } from '../local/synth/synth-cache.ts';
-import { BENCH_LEARNED_KEY, teachDurations, virtualScan } from './poll-cost.ts';
+import { BENCH_LEARNED_KEY, teachDurations, virtualScan, watcherAt } from './poll-cost.ts';
 
 const BUCKET = 'bench-learning';
 /** Log-spaced end times per duration, plus one second after every poll before D. */
@@ -50,6 +50,10 @@ export interface EarlyEndRow {
   readonly transitionsAtD: number;
   /** Transitions of the costliest end time of the sweep. */
   readonly maxTransitions: number;
+  /** The early-end watcher's vendor status calls per scan, over the sweep. */
+  readonly watcherChecks: { readonly mean: number; readonly max: number };
+  /** End times noticed by the watcher's release rather than the execution's own poll. */
+  readonly released: number;
 }
 
 /** The lag an end time is allowed: max(60 s, 10 %) within ±10 % of the learned D, else max(60 s, 25 %). */
@@ -78,13 +82,18 @@ export async function measureEarlyEnds(
         await s3.client.send(
           new PutObjectCommand({ Bucket: BUCKET, Key: BENCH_LEARNED_KEY, Body: snapshot }),
         );
-        return { end, ...(await virtualScan(setup, end, DEFAULT_POLL_SETTINGS)) };
+        return { end, ...(await virtualScan(setup, end, DEFAULT_POLL_SETTINGS, watcherAt(end))) };
       };
       const grid = Array.from({ length: EARLY_GRID_POINTS }, (_, i) =>
         Math.max(1, Math.round(durationSeconds ** (i / (EARLY_GRID_POINTS - 1)))),
       );
       const atD = await runAt(durationSeconds);
-      const justMissed = atD.pollAges.map((age) => age + 1).filter((end) => end < durationSeconds);
+      // One second after every poll and every watcher check before D: the worst lag there. The
+      // watcher's phase follows the end time, so its checks are those of a scan ending there.
+      const checkAges = (await runAt(durationSeconds - 1)).watcherCheckAges;
+      const justMissed = [...atD.pollAges, ...checkAges.map(Math.floor)]
+        .map((age) => age + 1)
+        .filter((end) => end < durationSeconds);
       const ends = [...new Set([...grid, ...justMissed])].sort((a, b) => a - b);
       const runs = [];
       for (const end of ends) runs.push(end === durationSeconds ? atD : await runAt(end));
@@ -112,6 +121,11 @@ export async function measureEarlyEnds(
           .filter((miss) => miss.lagSeconds > miss.allowedSeconds),
         transitionsAtD: atD.transitions,
         maxTransitions: Math.max(...runs.map((run) => run.transitions)),
+        watcherChecks: {
+          mean: runs.reduce((sum, run) => sum + run.watcherChecks, 0) / runs.length,
+          max: Math.max(...runs.map((run) => run.watcherChecks)),
+        },
+        released: runs.filter((run) => run.released).length,
       });
     }
     return rows;
@@ -242,14 +256,15 @@ export async function printPollLearning(): Promise<string[]> {
   const lines: string[] = [];
   process.stdout.write('\n== Early ends: learned at D, the scan ends anywhere from 1 s to D ==\n');
   process.stdout.write(
-    'D      | ends | within max(60 s, 25 %) | within max(60 s, 100 %) | last 10 % within max(60 s, 10 %) | worst lag (end -> lag) | transitions at D / max\n',
+    'D      | ends | within max(60 s, 25 %) | within max(60 s, 100 %) | last 10 % within max(60 s, 10 %) | worst lag (end -> lag) | transitions at D / max | released by the watcher | watcher status calls mean/max\n',
   );
   const rows = await measureEarlyEnds();
   for (const row of rows) {
     process.stdout.write(
       `${label(row.durationSeconds).padEnd(6)} | ${String(row.ends).padStart(4)} | ${`${row.within25}/${row.ends}`.padStart(22)} | ` +
         `${`${row.withinOwnDuration}/${row.ends}`.padStart(23)} | ${`${row.nearD.within10}/${row.nearD.ends}`.padStart(33)} | ` +
-        `${`${row.worst.endSeconds} s -> ${row.worst.lagSeconds} s`.padStart(22)} | ${row.transitionsAtD} / ${row.maxTransitions}\n`,
+        `${`${row.worst.endSeconds} s -> ${row.worst.lagSeconds.toFixed(0)} s`.padStart(22)} | ${`${row.transitionsAtD} / ${row.maxTransitions}`.padStart(22)} | ` +
+        `${`${row.released}/${row.ends}`.padStart(23)} | ${row.watcherChecks.mean.toFixed(1)} / ${row.watcherChecks.max}\n`,
     );
     lines.push(
       `goal, early ends learned at ${label(row.durationSeconds)}: every end within max(60 s, 25 %) (10 % near D) -> ` +
@@ -262,7 +277,7 @@ export async function printPollLearning(): Promise<string[]> {
     process.stdout.write(`missed, learned at ${label(row.durationSeconds)} (end: lag > allowed, over by):\n`);
     for (const miss of row.misses) {
       process.stdout.write(
-        `  ${String(miss.endSeconds).padStart(6)} s: ${miss.lagSeconds} s > ${miss.allowedSeconds.toFixed(0)} s, over by ${(miss.lagSeconds - miss.allowedSeconds).toFixed(0)} s\n`,
+        `  ${String(miss.endSeconds).padStart(6)} s: ${miss.lagSeconds.toFixed(0)} s > ${miss.allowedSeconds.toFixed(0)} s, over by ${(miss.lagSeconds - miss.allowedSeconds).toFixed(0)} s\n`,
       );
     }
   }

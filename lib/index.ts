@@ -57,6 +57,7 @@ export type { PipelinePause } from './workflows/operations/pipeline-pause.ts';
 export type { RunNotifications } from './workflows/operations/run-notifications.ts';
 export type { VendorStatistics } from './workflows/operations/vendor-statistics.ts';
 export type { KeyRotation } from './workflows/rotation/key-rotation.ts';
+export type { EarlyEndWatcher } from './workflows/scan/early-end-watcher.ts';
 export type { ScanReconciliation } from './workflows/scan/scan-reconciliation.ts';
 export type { ScanWorkflow } from './workflows/scan/scan-workflow.ts';
 export type { WatchlistWorkflow } from './workflows/watchlist/watchlist-workflow.ts';

@@ -166,7 +166,11 @@ export class SecurityPipeline extends SecurityPipelineBase {
       ...(vendorKeySecrets === undefined ? {} : { apiKeySecrets: vendorKeySecrets }),
     });
 
+    // One role for the pipeline's scheduled jobs: a role each is two resources per schedule, and a
+    // stack of two pipelines must stay within CloudFormation's 500 resources.
+    const jobsRole = schedulerRole(this, 'SchedulerRole', "invoke the pipeline's scheduled jobs");
     this.scanWorkflow = new ScanWorkflow(this, 'ScanDomain', {
+      schedulerRole: jobsRole,
       resultsBucket: this.storage.resultsBucket,
       vendorSecrets: this.vendorSecrets,
       scanApiUrl: config.vendor.scanApiUrl,
@@ -251,9 +255,6 @@ export class SecurityPipeline extends SecurityPipelineBase {
       schedules: watchlistSchedules(config.breach.schedules, this.storage.inputBucket),
       runs: WATCHLIST_RUNS,
     });
-    // One role for the pipeline's scheduled jobs: a role each is two resources per schedule, and a
-    // stack of two pipelines must stay within CloudFormation's 500 resources.
-    const jobsRole = schedulerRole(this, 'SchedulerRole', "invoke the pipeline's scheduled jobs");
     this.breachReconciliation = new ScheduledCatchUp(this, 'BreachReconciliation', {
       ...BREACH_RECONCILIATION,
       schedulerRole: jobsRole,
@@ -278,10 +279,11 @@ export class SecurityPipeline extends SecurityPipelineBase {
           deleteAtVendorAfterManifest: config.scan.deleteAtVendorAfterManifest,
           logRetention,
           schedulerRole: jobsRole,
+          deadLetterQueue: this.scanWorkflow.earlyEndWatcher.deadLetterQueue,
         })
       : undefined;
-    // On the reconciliation's schedule, sharing its queue: one more queue (and its alarm) per
-    // pipeline for a daily read would not fit two pipelines in one stack either.
+    // On the reconciliation's schedule, sharing the scan jobs' queue: one more queue (and its alarm)
+    // per pipeline for a daily read would not fit two pipelines in one stack either.
     this.vendorStatistics = this.scanReconciliation
       ? new VendorStatistics(this, 'VendorStatistics', {
           resultsBucket: this.storage.resultsBucket,
@@ -292,7 +294,7 @@ export class SecurityPipeline extends SecurityPipelineBase {
           scheduleExpression: config.scan.reconciliation.schedule,
           logRetention,
           schedulerRole: jobsRole,
-          deadLetterQueue: this.scanReconciliation.reconciliation.deadLetterQueue,
+          deadLetterQueue: this.scanWorkflow.earlyEndWatcher.deadLetterQueue,
         })
       : undefined;
 

@@ -86,6 +86,12 @@ export interface HandlerDeclaration<
    */
   readonly rotatedSecret?: 'rotate' | 'describe';
   /**
+   * Ends callback tasks with the task tokens it holds (`states:SendTaskSuccess`, which IAM grants on
+   * "*" only: the token selects the task).
+   * @default false
+   */
+  readonly sendsTaskSuccess?: boolean;
+  /**
    * Puts events on the default EventBridge bus (`events:PutEvents`): run-finished, ApiKeyRotated.
    * @default false
    */

@@ -4,21 +4,37 @@
  * failed -> fail, deadline exceeded -> time out, anything else (pending, running, unknown) -> wait.
  */
 
+import { setTimeout as delay } from 'node:timers/promises';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { createLazyHandler, type Handler } from '#lambdas/platform/runtime/observability';
+import { tracedS3Client } from '#lambdas/platform/runtime/s3-client';
 import type { ScanInProgress, StatusSnapshot } from '#lambdas/scan/contracts';
 import { type ScanDeps, withLogKeys } from '#lambdas/scan/deps';
+import {
+  EARLY_END_BUDGET_MARGIN_MS,
+  earlyEndWatchDeps,
+  type PassReport,
+  type TaskResponder,
+  watchEarlyEnds,
+} from '#lambdas/scan/early-end-watch';
 import { parseScanInProgress } from '#lambdas/scan/parse';
 import { advancePoll } from '#lambdas/scan/poll-schedule';
 import { scanDepsFromEnvironment } from '#lambdas/scan/vendor-deps';
+import { isEarlyEndTick } from '#lambdas/scan/waiting-records';
 import type { ScanStatus } from '#lambdas/vendor-api/scan/types';
 
 /** Status bodies kept in the state (and the manifest) are cut here: state payloads are limited to 256 KiB. */
 export const MAX_RAW_STATUS_BYTES = 8 * 1024;
 
-export async function pollScanStatus(deps: ScanDeps, state: ScanInProgress): Promise<ScanInProgress> {
+export async function pollScanStatus(
+  deps: ScanDeps,
+  input: ScanInProgress & { readonly release?: WaitRelease },
+): Promise<ScanInProgress> {
+  // The early-end watcher's answer, when it ended the wait: kept for this poll only.
+  const { release, ...state } = input;
   const status = await deps.scanClient.getStatus(state.scanUuid);
   const snapshot = toSnapshot(status);
-  const poll = advancePoll(state.poll, deps.clock(), deps.settings.poll);
+  const poll = advancePoll(state.poll, deps.clock(), deps.settings.poll, release?.ageSeconds);
 
   const details = {
     domain: state.domain,
@@ -31,6 +47,7 @@ export async function pollScanStatus(deps: ScanDeps, state: ScanInProgress): Pro
     waitedSeconds: poll.waitedSeconds,
     nextWaitSeconds: poll.nextWaitSeconds,
     deadlineExceeded: poll.deadlineExceeded,
+    ...(release === undefined ? {} : { waitReleasedEarly: true }),
   };
   if (snapshot.state === 'unknown') {
     // Counted as running (bounded by the deadline); the word may belong in STATUS_VOCABULARY.
@@ -47,6 +64,18 @@ export async function pollScanStatus(deps: ScanDeps, state: ScanInProgress): Pro
     });
   }
   return { ...state, status: snapshot, poll };
+}
+
+/** What the early-end watcher sends with SendTaskSuccess: the scan's age when it saw the end. */
+export interface WaitRelease {
+  readonly ageSeconds?: number;
+}
+
+/** The watcher's answer from the state's `release` field, when it is one (anything else is ignored). */
+export function parseWaitRelease(value: unknown): WaitRelease | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const age = (value as { ageSeconds?: unknown }).ageSeconds;
+  return typeof age === 'number' && Number.isFinite(age) && age >= 0 ? { ageSeconds: age } : {};
 }
 
 export function toSnapshot(status: ScanStatus): StatusSnapshot {
@@ -74,16 +103,42 @@ export function truncateUtf8(text: string, maxBytes: number): { text: string; tr
 export function createPollScanStatusHandler(deps: ScanDeps): Handler<unknown, ScanInProgress> {
   return async (event, context) => {
     const state = parseScanInProgress(event);
+    const release = parseWaitRelease((event as { release?: unknown } | null)?.release);
     const scoped = withLogKeys(deps, {
       domain: state.domain,
       scanUuid: state.scanUuid,
       requestId: context?.awsRequestId,
     });
-    return pollScanStatus(scoped, state);
+    return pollScanStatus(scoped, release === undefined ? state : { ...state, release });
+  };
+}
+
+/**
+ * The poll function's entry: PollScanStatus for the state machine, and the early-end watcher when
+ * the every-minute rule sends its tick (`sfn` answers its SendTaskSuccess). One function serves
+ * both: a stack holds 500 resources, and two pipelines in one stack are near that.
+ */
+export function createPollFunctionHandler(
+  deps: ScanDeps,
+  sfn: TaskResponder,
+): Handler<unknown, ScanInProgress | PassReport[]> {
+  const poll = createPollScanStatusHandler(deps);
+  return async (event, context) => {
+    if (!isEarlyEndTick(event)) return poll(event, context);
+    const remaining = context?.getRemainingTimeInMillis?.() ?? 0;
+    return watchEarlyEnds(
+      earlyEndWatchDeps(deps, sfn, {
+        timeBudgetMs: Math.max(0, remaining - EARLY_END_BUDGET_MARGIN_MS),
+        sleep: (ms) => delay(ms).then(() => {}),
+      }),
+    );
   };
 }
 
 export const handler = /* @__PURE__ */ createLazyHandler({
-  deps: (tools) => scanDepsFromEnvironment(process.env, tools),
-  handler: createPollScanStatusHandler,
+  deps: (tools) => ({
+    scan: scanDepsFromEnvironment(process.env, tools, { s3: tracedS3Client(tools) }),
+    sfn: tools.tracer.captureAWSv3Client(new SFNClient({})),
+  }),
+  handler: ({ scan, sfn }) => createPollFunctionHandler(scan, sfn),
 });

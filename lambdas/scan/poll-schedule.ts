@@ -7,11 +7,13 @@
  * for every end time, while each poll comes at (1 + f) times the age of the one before.
  *
  * - Before anything is learned, f = growthFactor - 1 (25 % by default), capped at maxWaitSeconds.
- * - With a learned expectation (learned-durations.ts), a few sparse early polls (at the minimum
- *   wait, then spread evenly on a log scale) catch a scan that ends far earlier than learned (a
- *   vendor that fails fast, a domain that shrank); the first learned poll comes shortly before the
+ * - With a learned expectation (learned-durations.ts), the first poll comes shortly before the
  *   shortest recent duration, polls are dense (f = 10 %) until past the longest one, and the
- *   unlearned schedule takes over after that (or after MAX_DENSE_POLLS dense polls).
+ *   unlearned schedule takes over after that (or after MAX_DENSE_POLLS dense polls). A scan that
+ *   ends far earlier than learned (a vendor that fails fast, a domain that shrank) is noticed by
+ *   the early-end watcher (early-end-watch.ts), which releases the wait outside the execution,
+ *   where its checks cost no state transitions; without the watcher, it is noticed at that first
+ *   poll.
  *
  * The loop ends at `deadlineSeconds` at the latest, which also bounds the execution history (Step
  * Functions refuses to go past 25,000 events in a standard execution).
@@ -47,10 +49,12 @@ export const DEFAULT_POLL_SETTINGS: PollSettings = Object.freeze({
 export const STEP_FUNCTIONS_HISTORY_EVENT_LIMIT = 25_000;
 
 /**
- * History events of one loop iteration: WaitStateEntered/Exited, TaskStateEntered, TaskScheduled,
- * TaskStarted, TaskSucceeded, TaskStateExited, ChoiceStateEntered/Exited. Retries add more.
+ * History events of one loop iteration: the WaitForScan callback task (TaskStateEntered,
+ * TaskScheduled, TaskStarted, TaskSubmitted, TaskTimedOut or TaskSucceeded, TaskStateExited, and
+ * one to spare for its caught timeout), PollScanStatus (TaskStateEntered, TaskScheduled, TaskStarted,
+ * TaskSucceeded, TaskStateExited) and the Choice (ChoiceStateEntered/Exited). Retries add more.
  */
-export const HISTORY_EVENTS_PER_POLL_ITERATION = 9;
+export const HISTORY_EVENTS_PER_POLL_ITERATION = 14;
 
 /**
  * Everything outside the loop, generously: execution start/end, StartScan, the Parallel with three
@@ -70,18 +74,6 @@ export const LEARNED_TAIL_FACTOR = 1.25;
  */
 export const MAX_DENSE_POLLS = 16;
 
-/**
- * Early polls of a learned scan: one for every this many polls the unlearned schedule would make
- * before the first learned poll (at least one, at the minimum wait). Early polls pay for an end far
- * earlier than learned, which is rare, so they stay a small share of what learning saves: a
- * learned 30-minute scan (first learned poll about 24 minutes in, where the unlearned schedule has
- * polled 12 times) makes one and stays within 6 polls; a 6-hour one makes 6, at most 2.6 times
- * apart.
- */
-export const UNLEARNED_POLLS_PER_EARLY_POLL = 10;
-/** Early polls at most, whatever is learned (the history bound counts them). */
-export const MAX_EARLY_POLLS = 8;
-
 /** The age of the first learned poll: shortly before the shortest recent duration, never before the minimum wait. */
 export function firstLearnedPollAge(
   expected: ExpectedDuration,
@@ -91,39 +83,6 @@ export function firstLearnedPollAge(
     settings.minWaitSeconds,
     Math.floor((1 - LEARNED_LEAD_FRACTION) * expected.earliestSeconds),
   );
-}
-
-/**
- * The ages of the early polls of a learned scan, before its first learned poll: the minimum wait,
- * then evenly spaced on a log scale, so an end between two of them is noticed at most their ratio
- * later. None when the first learned poll comes at the minimum wait anyway.
- */
-export function earlyPollAges(expected: ExpectedDuration, settings: PollSettings): number[] {
-  const first = settings.minWaitSeconds;
-  const learned = firstLearnedPollAge(expected, settings);
-  if (learned <= first) return [];
-  const count = Math.min(
-    MAX_EARLY_POLLS,
-    Math.max(1, Math.floor(unlearnedPollsBefore(learned, settings) / UNLEARNED_POLLS_PER_EARLY_POLL)),
-  );
-  const ages = Array.from({ length: count }, (_, k) => Math.floor(first * (learned / first) ** (k / count)));
-  return [...new Set(ages)].filter((age) => age < learned);
-}
-
-/** Polls the unlearned schedule makes before `ageSeconds` (polls taking no time). */
-export function unlearnedPollsBefore(ageSeconds: number, settings: PollSettings): number {
-  let age = 0;
-  let polls = 0;
-  // The waits grow until the maximum; past it (or without growth) they are counted arithmetically.
-  for (;;) {
-    const wait = waitAfterPollAt(age, settings.growthFactor - 1, settings);
-    if (age + wait >= ageSeconds) return polls;
-    if (wait >= settings.maxWaitSeconds || settings.growthFactor <= 1 || polls >= 10_000) {
-      return polls + Math.ceil((ageSeconds - age) / wait) - 1;
-    }
-    age += wait;
-    polls += 1;
-  }
 }
 
 /**
@@ -142,8 +101,8 @@ export function waitAfterPollAt(
 
 /**
  * The poll state StartScan returns: nothing polled yet. Unlearned, the first wait is the minimum;
- * with an expectation, it is the first early poll (the minimum), or, when the expectation is that
- * short, the first learned poll (never sooner than an unlearned scan's first poll).
+ * with an expectation, it lasts until the first learned poll (never sooner than an unlearned
+ * scan's first poll).
  */
 export function initialPollState(
   startedAt: Date,
@@ -153,7 +112,7 @@ export function initialPollState(
   const firstWait =
     expected === undefined
       ? waitAfterPollAt(0, settings.growthFactor - 1, settings)
-      : (earlyPollAges(expected, settings)[0] ?? firstLearnedPollAge(expected, settings));
+      : firstLearnedPollAge(expected, settings);
   return {
     attempt: 0,
     nextWaitSeconds: clampToRemaining(firstWait, settings.deadlineSeconds),
@@ -165,7 +124,8 @@ export function initialPollState(
 }
 
 /**
- * The poll state after one more status poll made at `now`.
+ * The poll state after one more status poll made at `now`; `releasedAtAgeSeconds` when the
+ * early-end watcher ended the wait before its end (the age at which it saw the scan end).
  *
  * `waitedSeconds` adds the wait that preceded this poll, so it is the scan's age as the state machine
  * scheduled it. The deadline uses max(wall-clock age, waitedSeconds): on AWS the wall clock is the
@@ -176,18 +136,26 @@ export function initialPollState(
  * deadline instead of up to one maximum wait after it. The ages of this poll and the one before
  * are kept: between them is when the scan ended, which WriteManifest learns from.
  */
-export function advancePoll(poll: PollState, now: Date, settings: PollSettings): PollState {
+export function advancePoll(
+  poll: PollState,
+  now: Date,
+  settings: PollSettings,
+  releasedAtAgeSeconds?: number,
+): PollState {
   const attempt = poll.attempt + 1;
-  const waitedSeconds = poll.waitedSeconds + poll.nextWaitSeconds;
+  const planned = poll.waitedSeconds + poll.nextWaitSeconds;
+  // A wait the early-end watcher ended lasted until the age it saw the end at, within the plan.
+  const waitedSeconds =
+    releasedAtAgeSeconds === undefined
+      ? planned
+      : Math.min(planned, Math.max(poll.waitedSeconds, Math.floor(releasedAtAgeSeconds)));
   const ageSeconds = Math.max(wallClockAgeSeconds(poll.startedAt, now), waitedSeconds);
   const deadlineExceeded = ageSeconds >= settings.deadlineSeconds;
   const nextWait =
     nextPlannedWait(poll.expected, ageSeconds, settings) ??
     waitAfterPollAt(
       ageSeconds,
-      inDensePhase(poll.expected, attempt, ageSeconds, settings)
-        ? LEARNED_LAG_FRACTION
-        : settings.growthFactor - 1,
+      inDensePhase(poll.expected, attempt, ageSeconds) ? LEARNED_LAG_FRACTION : settings.growthFactor - 1,
       settings,
     );
   return {
@@ -202,36 +170,27 @@ export function advancePoll(poll: PollState, now: Date, settings: PollSettings):
   };
 }
 
-/** Before the first learned poll, the wait to the next planned one (early, or the first learned). */
+/** Before the first learned poll (a released wait polls early), the wait that is left until it. */
 function nextPlannedWait(
   expected: ExpectedDuration | undefined,
   ageSeconds: number,
   settings: PollSettings,
 ): number | undefined {
   if (expected === undefined) return undefined;
-  const next = [...earlyPollAges(expected, settings), firstLearnedPollAge(expected, settings)].find(
-    (age) => age > ageSeconds,
-  );
-  return next === undefined ? undefined : next - ageSeconds;
+  const first = firstLearnedPollAge(expected, settings);
+  return first > ageSeconds ? first - ageSeconds : undefined;
 }
 
 /** Whether the wait after poll number `attempt` (at `ageSeconds`) is scheduled densely. */
-function inDensePhase(
-  expected: ExpectedDuration | undefined,
-  attempt: number,
-  ageSeconds: number,
-  settings: PollSettings,
-): boolean {
+function inDensePhase(expected: ExpectedDuration | undefined, attempt: number, ageSeconds: number): boolean {
   if (expected === undefined) return false;
-  const early = earlyPollAges(expected, settings).length;
-  return attempt < early + MAX_DENSE_POLLS && ageSeconds < expected.latestSeconds * LEARNED_TAIL_FACTOR;
+  return attempt < MAX_DENSE_POLLS && ageSeconds < expected.latestSeconds * LEARNED_TAIL_FACTOR;
 }
 
 /**
  * Loop iterations (Wait + Poll + Choice) of an unlearned scan that never finishes, assuming polls
  * take no time. Real executions reach the deadline sooner (wall clock). A learned scan makes at
- * most {@link MAX_EARLY_POLLS} + {@link MAX_DENSE_POLLS} more: after its early and dense polls
- * the unlearned waits take over from a
+ * most {@link MAX_DENSE_POLLS} more: after its dense polls the unlearned waits take over from a
  * later age, and since the unlearned wait never shrinks as the age grows, they reach the deadline
  * in no more polls than from the start.
  */
@@ -254,7 +213,7 @@ export function worstCaseLoopIterations(settings: PollSettings): number {
 
 /**
  * An upper estimate of the history events of the longest possible execution without retries,
- * learned or not (the early and dense polls of a learned expectation included).
+ * learned or not (the dense polls of a learned expectation included).
  * `extraEventsPerIteration` lets a caller add what its Retry policy may cost per poll (a retried
  * task adds TaskFailed + TaskScheduled + TaskStarted: 3 events a retry).
  */
@@ -263,7 +222,7 @@ export function estimateHistoryEvents(
   options?: { extraEventsPerIteration?: number },
 ): number {
   const perIteration = HISTORY_EVENTS_PER_POLL_ITERATION + (options?.extraEventsPerIteration ?? 0);
-  const learnedExtra = MAX_EARLY_POLLS + MAX_DENSE_POLLS;
+  const learnedExtra = MAX_DENSE_POLLS;
   return HISTORY_EVENTS_OUTSIDE_LOOP + (worstCaseLoopIterations(settings) + learnedExtra) * perIteration;
 }
 

@@ -56,9 +56,21 @@ export const SCAN_HANDLERS = {
   'poll-scan-status': {
     workflow: 'scan',
     states: ['PollScanStatus'],
-    s3: [],
-    bucketNamesOnly: ['results'],
+    // Its function also runs the early-end watcher every minute (lambdas/scan/early-end-watch.ts):
+    // the waiting records of WaitForScan (listed; a body read only to release a wait), its check
+    // markers beside them, and the removal of both.
+    s3: [
+      {
+        bucket: 'results',
+        prefix: 'scans/waiting/',
+        actions: ['ListBucket', 'GetObject', 'PutObject', 'DeleteObject'],
+      },
+    ],
+    bucketNamesOnly: [],
+    // GET /status, for the execution's poll and the watcher's checks.
     vendorApis: ['scan'],
+    // The watcher ends the wait of a scan that ended (the task token is the capability).
+    sendsTaskSuccess: true,
   },
   'fetch-scan-output': {
     workflow: 'scan',

@@ -74,6 +74,16 @@ export function bindDeclared(fn: PipelineFunction, resources: DeclaredResources)
     if (!resources.pause) throw missing(fn, 'the pause switch');
     bindPause(fn, resources.pause, declaration.replaysHeldStarts === true);
   }
+  if (declaration.sendsTaskSuccess === true) {
+    // The Service Authorization Reference lists no resource type for SendTaskSuccess: a policy must
+    // name "*". Only a task token, which a workflow hands out with its callback task, selects a task.
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['states:SendTaskSuccess'], resources: ['*'] }));
+    acknowledgeWildcards(
+      fn.executionRole,
+      ['Resource::*'],
+      `states:SendTaskSuccess supports no resource-level permission (Service Authorization Reference); ${fn.handlerFile} ends only the callback tasks whose tokens it was given.`,
+    );
+  }
   if (declaration.publishesEvents === true) {
     fn.addToRolePolicy(
       new PolicyStatement({

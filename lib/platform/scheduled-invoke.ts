@@ -8,7 +8,7 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { Schedule, ScheduleExpression, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
+import { Schedule, ScheduleExpression, ScheduleTargetInput, TimeWindow } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Construct } from 'constructs';
 import type { DeadLetterQueue } from './dead-letter-queue.ts';
@@ -41,8 +41,12 @@ export interface ScheduledInvokeProps {
   readonly fn: PipelineFunction;
   /** An EventBridge Scheduler expression, validated by the configuration. */
   readonly expression: string;
-  /** How far the schedule may shift a run to spread load. */
-  readonly flexibleWindow: Duration;
+  /** How far the schedule may shift a run to spread load. @default none: each run at its time */
+  readonly flexibleWindow?: Duration;
+  /** The event the function gets. @default Scheduler's own (its `<aws.scheduler.*>` fields) */
+  readonly input?: Readonly<Record<string, unknown>>;
+  /** How long a run not yet delivered stays worth delivering (at least a minute). @default 1 hour */
+  readonly maxEventAge?: Duration;
   readonly deadLetterQueue: DeadLetterQueue;
   /** What the schedule does, for the console. */
   readonly description: string;
@@ -74,13 +78,15 @@ export function invokeOnSchedule(scope: Construct, id: string, props: ScheduledI
   const schedule = new Schedule(scope, id, {
     description: `Security pipeline: ${props.description}`,
     schedule: ScheduleExpression.expression(props.expression),
-    timeWindow: TimeWindow.flexible(props.flexibleWindow),
+    timeWindow:
+      props.flexibleWindow === undefined ? TimeWindow.off() : TimeWindow.flexible(props.flexibleWindow),
     target: new LambdaInvoke(props.fn, {
       role,
       deadLetterQueue: props.deadLetterQueue,
       // Delivery only: a failed delivery goes to the queue, never a second run on its own.
       retryAttempts: 0,
-      maxEventAge: Duration.hours(1),
+      maxEventAge: props.maxEventAge ?? Duration.hours(1),
+      ...(props.input === undefined ? {} : { input: ScheduleTargetInput.fromObject(props.input) }),
     }),
   });
   acknowledgeWildcards(

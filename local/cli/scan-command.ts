@@ -145,7 +145,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
         },
       },
     },
-    async ({ out, resultsRoot, vendor, s3, logs, clients, exportWritten, placeExports }) =>
+    async ({ out, resultsRoot, vendor, s3, logs, clients, iam, exportWritten, placeExports }) =>
       // Ctrl-C from here on stops the list as a run would end: what finished is exported and summarised.
       withStopRequest(
         'no new scan starts, those in flight stop after their current step, then what finished is exported with the summary',
@@ -210,6 +210,7 @@ export async function runScanCommand(options: ScanCommandOptions, config: Pipeli
               maxOutputBytes: config.scan.maxOutputBytes,
               maxDecodingRatio: config.scan.maxDecodingRatio,
               logger: logs.logger,
+              watchClient: (client) => iam.watch(client),
               onProgress,
               stop: stopSignal,
               ...pipelineTiming,

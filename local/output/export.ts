@@ -52,6 +52,10 @@ export function trackWrittenObjects(client: S3Client): ReadonlyMap<string, Writt
       ) {
         written.delete(`${Bucket}/${Key}`);
       }
+      if (context.commandName === 'DeleteObjectsCommand' && typeof Bucket === 'string') {
+        const { Delete } = args.input as { Delete?: { Objects?: { Key?: string }[] } };
+        for (const object of Delete?.Objects ?? []) written.delete(`${Bucket}/${object.Key}`);
+      }
       return result;
     },
     { step: 'initialize', name: 'trackWrittenObjects' },

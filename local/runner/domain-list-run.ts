@@ -21,6 +21,7 @@ import { createWriteListSummaryHandler } from '../../lambdas/domain-list/write-l
 import { adoptingScanClient, type ResumeDecision } from '../output/resume.ts';
 import { NOT_STARTED } from '../output/summary-table.ts';
 import { runAs } from '../services/iam/attribution.ts';
+import { earlyEndTickMs, LocalTaskTokens, startLocalEarlyEndWatch } from './early-end-watch.ts';
 import {
   bindScanHandlers,
   interruptedResult,
@@ -150,12 +151,25 @@ export async function runDomainList(
   for (const [domain, decision] of decisions)
     if (decision.kind === 'adopt') adopt.set(domain, decision.scanUuid);
   const machine = localStateMachine(options.scanDefinition);
-  const handlers = bindScanHandlers(
-    options.scanDefinition,
-    adopt.size === 0 ? options : { ...options, scanClient: adoptingScanClient(options.scanClient, adopt) },
-  );
+  const tokens = new LocalTaskTokens();
+  const scanClient = adopt.size === 0 ? options.scanClient : adoptingScanClient(options.scanClient, adopt);
+  const handlers = bindScanHandlers(options.scanDefinition, { ...options, scanClient, tokens });
+  // The early-end watcher runs beside the scans, at the pace the waits run (none when waits are 0).
+  const tickMs = earlyEndTickMs(options.waitOverrideMs);
+  const watcher =
+    tickMs === undefined
+      ? undefined
+      : startLocalEarlyEndWatch({
+          s3: options.s3,
+          resultsBucket: options.resultsBucket,
+          scanClient,
+          tokens,
+          logger: options.logger,
+          tickMs,
+          ...(options.watchClient ? { watchClient: options.watchClient } : {}),
+        });
   const historyEvents = new Map<string, number>();
-  const results = await mapBounded(items, options.concurrency, async (item) => {
+  const scanning = mapBounded(items, options.concurrency, async (item) => {
     const decision = decisions.get(item.domain);
     if (decision?.kind === 'finished' || decision?.kind === 'unresolved') {
       const { outcome } = decision.result;
@@ -185,6 +199,7 @@ export async function runDomainList(
     historyEvents.set(item.domain, run.historyEvents);
     return run.result;
   });
+  const results = await scanning.finally(() => watcher?.stop());
 
   const written = await runAs('write-list-summary', () =>
     createWriteListSummaryHandler(listDeps)({ ...prepared, results }),

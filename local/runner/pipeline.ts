@@ -6,6 +6,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import { ExecutionAbortedError, ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
 import {
   type DomainListItem,
@@ -31,7 +32,9 @@ import { createStartScanHandler } from '../../lambdas/scan/start-scan.ts';
 import { createWriteScanManifestHandler } from '../../lambdas/scan/write-scan-manifest.ts';
 import type { ProgressListener } from '../output/progress.ts';
 import type { AslDefinition } from '../synth/definitions.ts';
+import { LocalTaskTokens, WAIT_STATE, waitForScanTask } from './early-end-watch.ts';
 import {
+  asJson,
   bindTaskHandlers,
   type HandlerFactory,
   type JSONValue,
@@ -68,7 +71,10 @@ export interface LocalPipelineOptions {
   readonly lambdaTimeoutMs?: number;
   /** Replaces every Retry interval (ms); undefined keeps the definition's own backoff. */
   readonly retryIntervalMs?: number;
-  /** Replaces every WaitForScan wait (ms); undefined waits the seconds the poll step asks for. */
+  /**
+   * Replaces every WaitForScan and WaitForStartSlot wait (ms); undefined waits the seconds the poll
+   * step asks for.
+   */
   readonly waitOverrideMs?: number;
   /**
    * Replaces every sleep inside a handler invocation (ms): the vendor clients' retry backoff (set
@@ -77,6 +83,11 @@ export interface LocalPipelineOptions {
    */
   readonly vendorBackoffMs?: number;
   readonly logger: PipelineLogger;
+  /**
+   * Adds the IAM evaluator's check to the early-end watcher's SFN client (its S3 calls go through
+   * `s3`, already watched). @default unchecked
+   */
+  readonly watchClient?: <C extends SFNClient>(client: C) => C;
   /** Where the handlers' metrics go (the CLI keeps them for its summary). @default NO_METRICS */
   readonly metrics?: PipelineMetrics;
   readonly onProgress?: ProgressListener;
@@ -136,7 +147,11 @@ export function bindScanHandlers(
     | 'lambdaTimeoutMs'
     | 'metrics'
     | 'vendorBackoffMs'
-  >,
+    | 'waitOverrideMs'
+  > & {
+    /** The task tokens WaitForScan waits on (the local watcher releases them). @default none shared */
+    readonly tokens?: LocalTaskTokens;
+  },
   clock: () => Date = () => new Date(),
 ): Record<string, TaskHandler> {
   const backoff = options.vendorBackoffMs;
@@ -157,7 +172,15 @@ export function bindScanHandlers(
       ...(options.maxDecodingRatio === undefined ? {} : { maxDecodingRatio: options.maxDecodingRatio }),
     }),
   });
-  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain', options.lambdaTimeoutMs);
+  const waitForScan = waitForScanTask({
+    s3: options.s3,
+    resultsBucket: options.resultsBucket,
+    tokens: options.tokens ?? new LocalTaskTokens(),
+    ...(options.waitOverrideMs === undefined ? {} : { waitOverrideMs: options.waitOverrideMs }),
+  });
+  return bindTaskHandlers(definition, SCAN_HANDLER_FACTORIES, deps, 'ScanDomain', options.lambdaTimeoutMs, {
+    [WAIT_STATE]: asJson(waitForScan as (event: unknown) => Promise<unknown>, WAIT_STATE),
+  });
 }
 
 export interface ScanExecutionResult {
@@ -235,12 +258,16 @@ export async function runScanExecution(
         ? {}
         : {
             waitTimeOverrides: {
-              WaitForScan: options.waitOverrideMs,
               WaitForStartSlot: options.waitOverrideMs,
+              WaitForScanUnrecorded: options.waitOverrideMs,
             },
           }),
     },
-    context: { Execution: { Name: executionName, Id: `local:${executionName}` } } as never,
+    // One task token per execution: the engine keeps one context per execution (early-end-watch.ts).
+    context: {
+      Execution: { Name: executionName, Id: `local:${executionName}` },
+      Task: { Token: LocalTaskTokens.newToken() },
+    } as never,
   });
   // The engine starts no further state once aborted, and cuts a Wait or a Retry interval short.
   const abort = () => execution.abort();

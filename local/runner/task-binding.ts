@@ -117,9 +117,12 @@ export function bindTaskHandlers<D>(
   deps: D,
   machineName: string,
   timeoutMs?: number,
+  /** Task states that invoke no handler (service integrations), bound by the caller. */
+  integrations: Readonly<Record<string, TaskHandler>> = {},
 ): Record<string, TaskHandler> {
-  const bound: Record<string, TaskHandler> = {};
+  const bound: Record<string, TaskHandler> = { ...integrations };
   for (const name of taskStates(definition).keys()) {
+    if (Object.hasOwn(integrations, name)) continue;
     const file = handlerForState(name);
     const factory = file === undefined ? undefined : factories[file];
     if (!factory) {

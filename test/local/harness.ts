@@ -16,6 +16,7 @@ import { createVendorClients, type VendorClients } from '#lambdas/vendor-api/cli
 import type { VendorAttemptObserver } from '#lambdas/vendor-api/transport/types';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import type { PipelineConfig } from '../../lib/config/schema.ts';
+import type { LocalTaskTokens } from '../../local/runner/early-end-watch.ts';
 import { bindScanHandlers, runScanExecution, type ScanExecutionResult } from '../../local/runner/pipeline.ts';
 import { localStateMachine } from '../../local/runner/task-binding.ts';
 import type { VendorSimulator } from '../../local/simulator/types.ts';
@@ -97,6 +98,10 @@ export interface ScanExecutionSetup {
   readonly outputs?: readonly ScanOutput[];
   /** Replaces every function's synthesized timeout (ms). @default the template's */
   readonly lambdaTimeoutMs?: number;
+  /** Every wait (WaitForScan's heartbeat timeout included), in ms. @default 0 */
+  readonly waitOverrideMs?: number;
+  /** The task tokens WaitForScan waits on, for a test that releases them. @default a fresh set */
+  readonly tokens?: LocalTaskTokens;
 }
 
 /**
@@ -113,6 +118,9 @@ export async function executeScan(setup: ScanExecutionSetup, domain: string): Pr
       scanClient: setup.scanClient,
       poll: setup.poll,
       logger: setup.logger,
+      // The callback wait's heartbeat timeout, as the run's waits (below).
+      waitOverrideMs: setup.waitOverrideMs ?? 0,
+      ...(setup.tokens ? { tokens: setup.tokens } : {}),
       ...(setup.metrics ? { metrics: setup.metrics } : {}),
       ...(setup.maxOutputBytes === undefined ? {} : { maxOutputBytes: setup.maxOutputBytes }),
       ...(setup.outputs === undefined ? {} : { outputs: setup.outputs }),
@@ -127,7 +135,7 @@ export async function executeScan(setup: ScanExecutionSetup, domain: string): Pr
     definition,
     handlers,
     { domain, executionName: `local-test-${randomUUID()}`, runId: 'local-test-run' },
-    { retryIntervalMs: 0, waitOverrideMs: 0 },
+    { retryIntervalMs: 0, waitOverrideMs: setup.waitOverrideMs ?? 0 },
   );
   const topLevel = new Set(Object.keys(definition.States));
   return { ...run, events, path: enteredStates(events).filter((name) => topLevel.has(name)) };

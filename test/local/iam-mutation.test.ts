@@ -2,11 +2,17 @@
  * The IAM evaluator on a real run: one domain through the synthesized ScanDomain with its real
  * handlers, against the simulator and s3rver, every S3 call checked against the synthesized policies.
  * The template as synthesized runs clean; the same template with the manifest writer's s3:PutObject
- * statement removed stops with AccessDenied at exactly that call, as the deployed stack would.
+ * statement removed stops with AccessDenied at exactly that call, as the deployed stack would, and
+ * without the poll function's SendTaskSuccess the early-end watcher releases nothing.
  */
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EARLY_END_SCHEDULE, type PassReport, watchEarlyEndsOnce } from '#lambdas/scan/early-end-watch';
+import { WAITING_PREFIX, waitingRecordKey } from '#lambdas/scan/waiting-records';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
+import { LocalTaskTokens } from '../../local/runner/early-end-watch.ts';
+import { runAs } from '../../local/services/iam/attribution.ts';
 import { type EvaluationStats, localRunEvaluator } from '../../local/services/iam/evaluator.ts';
 import { iamViewOf } from '../../local/services/iam/view.ts';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
@@ -52,6 +58,68 @@ function withoutPutObject(template: CfnTemplate, handlerFile: string): CfnTempla
   if (removed !== 1)
     throw new Error(`expected one s3:PutObject statement on scans/* for ${handlerFile}, removed ${removed}`);
   return mutated;
+}
+
+/** The template without the SendTaskSuccess statement of the poll function's role. */
+function withoutTaskSuccess(template: CfnTemplate): CfnTemplate {
+  const mutated = structuredClone(template) as { Resources: Resources };
+  let removed = 0;
+  for (const resource of Object.values(mutated.Resources)) {
+    if (resource.Type !== 'AWS::IAM::Policy') continue;
+    const document = resource.Properties?.PolicyDocument as { Statement: { Action: string | string[] }[] };
+    const kept = document.Statement.filter(
+      (statement) => !([] as string[]).concat(statement.Action).includes('states:SendTaskSuccess'),
+    );
+    removed += document.Statement.length - kept.length;
+    document.Statement = kept;
+  }
+  if (removed !== 1) throw new Error(`expected one states:SendTaskSuccess statement, removed ${removed}`);
+  return mutated;
+}
+
+/** One pass of the early-end watcher, as the poll function, over a finished scan's waiting record. */
+async function releaseWithEvaluation(
+  policies: CfnTemplate,
+  domain: string,
+): Promise<{ report: PassReport; released: boolean; stats: EvaluationStats; left: string[] }> {
+  const iam = localRunEvaluator(iamViewOf(policies), {
+    inputBucket: 'pipeline-input',
+    resultsBucket: RESULTS,
+  });
+  const clients = vendorClientsFor(sim);
+  const tokens = new LocalTaskTokens();
+  const token = LocalTaskTokens.newToken();
+  const startedAt = new Date(Date.now() - 120_000).toISOString();
+  try {
+    const { uuid } = await clients.scan.startScan(domain);
+    await s3.client.send(
+      new PutObjectCommand({ Bucket: RESULTS, Key: waitingRecordKey(uuid, startedAt, 1, 600), Body: token }),
+    );
+    const waiting = tokens.waitOn(token, 500);
+    const report = await runAs('poll-scan-status', () =>
+      watchEarlyEndsOnce(
+        {
+          s3: iam.watch(s3.createClient()),
+          bucket: RESULTS,
+          scanClient: clients.scan,
+          sfn: iam.watch(tokens.client),
+          logger: createMemoryLogger(),
+          clock: () => new Date(),
+          sleep: async () => {},
+          schedule: EARLY_END_SCHEDULE,
+          concurrency: 1,
+          timeBudgetMs: 60_000,
+          passes: 1,
+        },
+        Date.now() + 60_000,
+      ),
+    );
+    const released = (await waiting) !== undefined;
+    const left = await listKeys(s3.client, RESULTS, `${WAITING_PREFIX}${uuid}/`);
+    return { report, released, stats: iam.stats(), left };
+  } finally {
+    await clients.close();
+  }
 }
 
 let template: CfnTemplate;
@@ -124,7 +192,10 @@ describe('IAM evaluation of a local scan against the synthesized policies', () =
       'denied.example.com',
     );
 
-    const failed = run.events.flatMap((e) => (e.type === 'StateFailed' ? [[e.state.name, e.Error]] : []));
+    // WaitForScan's elapsed waits are caught heartbeat timeouts, no failure of a step.
+    const failed = run.events.flatMap((e) =>
+      e.type === 'StateFailed' && e.state.name !== 'WaitForScan' ? [[e.state.name, e.Error]] : [],
+    );
     // The Task that made the call fails with AWS's error; the Fail state then names the category.
     expect(failed).toEqual([
       ['WriteManifest', 'AccessDenied'],
@@ -153,4 +224,23 @@ describe('IAM evaluation of a local scan against the synthesized policies', () =
     expect(keys.filter((key) => key.endsWith('/manifest.json'))).toEqual([]);
     expect(keys.length).toBeGreaterThan(0);
   }, 60_000);
+
+  it("releases a finished scan's wait with the synthesized grants, and nothing once SendTaskSuccess is removed", async () => {
+    const granted = await releaseWithEvaluation(template, 'released.example.com');
+    expect(granted).toMatchObject({ released: true, left: [] });
+    expect(granted.stats.denials).toEqual([]);
+
+    const denied = await releaseWithEvaluation(withoutTaskSuccess(template), 'unreleased.example.com');
+    expect(denied.released).toBe(false);
+    expect(denied.report).toMatchObject({ checked: 1, released: 0, staleRemoved: 0 });
+    expect(denied.stats.denials).toEqual([
+      expect.objectContaining({
+        handler: 'poll-scan-status',
+        action: 'states:SendTaskSuccess',
+        resource: '*',
+      }),
+    ]);
+    // The record stays for the next tick; the wait runs out as planned meanwhile.
+    expect(denied.left).toHaveLength(1);
+  });
 });

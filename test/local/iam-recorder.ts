@@ -41,6 +41,10 @@ function s3Actions(command: string, input: Record<string, unknown>): string[] {
       return ['s3:ListBucket'];
     case 'DeleteObjectCommand':
       return [input.VersionId ? 's3:DeleteObjectVersion' : 's3:DeleteObject'];
+    case 'DeleteObjectsCommand': {
+      const objects = (input.Delete as { Objects?: { VersionId?: string }[] } | undefined)?.Objects ?? [];
+      return [...new Set(objects.map((o) => (o.VersionId ? 's3:DeleteObjectVersion' : 's3:DeleteObject')))];
+    }
     default:
       throw new Error(`least-privilege test: no IAM mapping for ${command}; add one`);
   }

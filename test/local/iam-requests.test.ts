@@ -59,6 +59,19 @@ const TABLE: [string, string, Record<string, unknown>, AuthorizationRequest[]][]
   ['S3Client', 'DeleteObjectCommand', put, [{ action: 's3:DeleteObject', resource: OBJ, context: {} }]],
   [
     'S3Client',
+    'DeleteObjectsCommand',
+    { Bucket: put.Bucket, Delete: { Objects: [{ Key: put.Key }, { Key: 'scans/b', VersionId: 'v2' }] } },
+    [
+      { action: 's3:DeleteObject', resource: OBJ, context: {} },
+      {
+        action: 's3:DeleteObjectVersion',
+        resource: `${BUCKET}/scans/b`,
+        context: { 's3:versionid': 'v2' },
+      },
+    ],
+  ],
+  [
+    'S3Client',
     'ListObjectsV2Command',
     { Bucket: 'pipeline-results', Prefix: 'scans/a.example.com/', MaxKeys: 100 },
     [
@@ -142,6 +155,13 @@ const TABLE: [string, string, Record<string, unknown>, AuthorizationRequest[]][]
       [{ action: `secretsmanager:${api}`, resource: SECRET, context: { 'secretsmanager:SecretId': SECRET } }],
     ],
   ),
+  // SendTaskSuccess has no resource type in the Service Authorization Reference: "*".
+  [
+    'SFNClient',
+    'SendTaskSuccessCommand',
+    { taskToken: 't', output: '{}' },
+    [{ action: 'states:SendTaskSuccess', resource: '*', context: {} }],
+  ],
   [
     'SFNClient',
     'StartExecutionCommand',

@@ -36,9 +36,9 @@ function scheduleOf(s: Synthesized, handlerFile: string) {
 }
 
 describe('the vendor statistics job', () => {
-  it("runs on the reconciliation's schedule, with no retry of its own, sharing its dead-letter queue and the pipeline's Scheduler role", () => {
+  it("runs on the reconciliation's schedule, with no retry of its own, sharing the scan jobs' dead-letter queue and the pipeline's Scheduler role", () => {
     const fn = functionFor(synthesized, 'record-vendor-stats');
-    const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanReconciliationDeadLetterQueue');
+    const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanDomainEarlyEndWatcherDeadLetterQueue');
     const schedule = scheduleOf(synthesized, 'record-vendor-stats');
     expect(schedule.ScheduleExpression).toBe('rate(1 day)');
     expect(schedule.ScheduleExpression).toBe(scheduleOf(synthesized, 'reconcile-scans').ScheduleExpression);
@@ -131,7 +131,7 @@ describe('the vendor statistics job', () => {
     expect(resourcesAllowed(grants, 'secretsmanager:GetSecretValue')).toEqual([
       `<Ref:${logicalIdOfType(synthesized, 'AWS::SecretsManager::Secret', 'VendorSecretsOrgApiKey')}>`,
     ]);
-    const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanReconciliationDeadLetterQueue');
+    const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanDomainEarlyEndWatcherDeadLetterQueue');
     expect(resourcesAllowed(grants, 'sqs:SendMessage')).toEqual([`<GetAtt:${queue}.Arn>`]);
   });
 

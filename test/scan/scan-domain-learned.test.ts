@@ -2,14 +2,17 @@
  * The synthesized ScanDomain machine learns how long scans take: WriteManifest of one execution
  * stores the duration, and StartScan of the next plans its first wait from it.
  */
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import type { ScanInProgress } from '#lambdas/scan/contracts';
+import { EARLY_END_SCHEDULE } from '#lambdas/scan/early-end-watch';
 import { learnedDurationsKey } from '#lambdas/scan/learned-durations';
 import type { DurationRecord } from '#lambdas/scan/learned-record';
-import type { PollSettings } from '#lambdas/scan/poll-schedule';
+import { DEFAULT_POLL_SETTINGS, type PollSettings } from '#lambdas/scan/poll-schedule';
+import { LocalTaskTokens, startLocalEarlyEndWatch } from '../../local/runner/early-end-watch.ts';
 import { readJson } from '../kit/s3.ts';
 import type { Handler, Handlers } from '../local/harness.ts';
-import { execute, RESULTS, s3, useScanExecution } from './scan-execution-fixture.ts';
+import { clients, execute, logger, NOW, RESULTS, s3, useScanExecution } from './scan-execution-fixture.ts';
 
 // The simulator finishes a scan at its sixth status poll, whatever the time.
 useScanExecution({ pollsToFinish: 6 });
@@ -67,13 +70,13 @@ describe('a second scan of a domain', () => {
     expect(first.seen.polls.map((state) => state.poll.ageAtLastPollSeconds)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(learned.samples).toEqual([6]);
 
-    // The second expected about 6 s: one early poll at the minimum wait, then the first learned
-    // poll shortly before 6 s (at 90 % of it), where it found the scan done
+    // The second expected about 6 s: its first poll comes shortly before 6 s (at 90 % of it), then
+    // densely (early ends are the early-end watcher's, outside the execution)
     expect(second.seen.started?.poll).toMatchObject({
-      nextWaitSeconds: 1,
+      nextWaitSeconds: 5,
       expected: { earliestSeconds: 6, latestSeconds: 6, basis: 'domain' },
     });
-    expect(second.seen.polls.map((state) => state.poll.ageAtLastPollSeconds).slice(0, 2)).toEqual([1, 5]);
+    expect(second.seen.polls.map((state) => state.poll.ageAtLastPollSeconds).slice(0, 2)).toEqual([5, 6]);
     // The expectation rides along the loop to the manifest step.
     expect(second.seen.polls.at(-1)?.poll.expected).toEqual(second.seen.started?.poll.expected);
     // Every billed transition does work or polls: StartScan and its throttle check, three per poll
@@ -96,5 +99,54 @@ describe('a second scan of a domain', () => {
 
     // Assess
     expect(fresh.seen.started?.poll.expected).toMatchObject({ basis: 'neighbours' });
+  });
+});
+
+describe('a scan that ends long before what was learned', () => {
+  it('is noticed by the early-end watcher within minutes, not at the learned poll hours later', async () => {
+    // Prepare: the domain learned at 6 h; the simulator's scan finishes at its sixth status poll.
+    const domain = 'shrunk.example.com';
+    const learned: DurationRecord = { schemaVersion: 1, samples: Array(8).fill(21_600) };
+    await s3.client.send(
+      new PutObjectCommand({
+        Bucket: RESULTS,
+        Key: learnedDurationsKey(domain),
+        Body: JSON.stringify(learned),
+      }),
+    );
+    // The watcher's clock runs from the handlers' frozen NOW, a tenth of a second per real
+    // millisecond, and passes come every 30 of its seconds, as deployed.
+    const tokens = new LocalTaskTokens();
+    const since = Date.now();
+    const watch = startLocalEarlyEndWatch({
+      s3: s3.client,
+      resultsBucket: RESULTS,
+      scanClient: clients.scan,
+      tokens,
+      logger,
+      tickMs: 300,
+      clock: () => new Date(NOW.getTime() + (Date.now() - since) * 100),
+      schedule: EARLY_END_SCHEDULE,
+    });
+    const { seen, wrap } = recording();
+
+    // Act: a wait's heartbeat timeout (its planned length) is 20 s of real time, so only a release
+    // ends it within the test.
+    const run = await execute(domain, {
+      poll: DEFAULT_POLL_SETTINGS,
+      wrap,
+      tokens,
+      waitOverrideMs: 20_000,
+    }).finally(() => watch.stop());
+
+    // Assess: the wait was released (no elapsed heartbeat caught), one poll confirmed the end
+    expect(run.path.at(-1)).toBe('WriteManifest');
+    expect(seen.started?.poll.expected).toMatchObject({ earliestSeconds: 21_600 });
+    const elapsed = run.events.filter((event) => event.type === 'StateCaught');
+    expect(elapsed).toEqual([]);
+    expect(seen.polls).toHaveLength(1);
+    // Noticed a few watcher passes after it ended (the sixth status check), far below 5.4 h.
+    expect(seen.polls[0]?.poll.ageAtLastPollSeconds).toBeLessThan(600);
+    expect(seen.polls[0]?.status?.state).toBe('succeeded');
   });
 });

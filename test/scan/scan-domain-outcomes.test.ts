@@ -16,7 +16,6 @@ import {
   HISTORY_EVENTS_OUTSIDE_LOOP,
   HISTORY_EVENTS_PER_POLL_ITERATION,
   MAX_DENSE_POLLS,
-  MAX_EARLY_POLLS,
   type PollSettings,
   STEP_FUNCTIONS_HISTORY_EVENT_LIMIT,
   worstCaseLoopIterations,
@@ -121,7 +120,16 @@ describe('the synthesized ScanDomain definition', () => {
       ErrorPath: '$.failure.error',
       CausePath: '$.failure.cause',
     });
-    expect(state('WaitForScan')).toMatchObject({ Type: 'Wait', SecondsPath: '$.poll.nextWaitSeconds' });
+    // The wait's only error is its elapsed heartbeat timeout (or the task timeout behind it),
+    // which is no failure: it leads to the execution's own poll.
+    expect(state('WaitForScan')).toMatchObject({
+      Type: 'Task',
+      HeartbeatSecondsPath: '$.poll.nextWaitSeconds',
+      Catch: [
+        { ErrorEquals: ['States.HeartbeatTimeout', 'States.Timeout'], Next: 'PollScanStatus' },
+        { ErrorEquals: ['States.ALL'], Next: 'WaitForScanUnrecorded' },
+      ],
+    });
   });
 });
 
@@ -290,12 +298,10 @@ describe('a scan whose status never becomes terminal', () => {
     expect(polls).toBe(worstCaseLoopIterations(DEFAULT_POLL_SETTINGS));
     expect(run.historyEvents).toBeLessThan(STEP_FUNCTIONS_HISTORY_EVENT_LIMIT / 2);
     // The estimate is an upper bound whose loop part is exact for an unlearned scan; only its
-    // allowance outside the loop and for a learned scan's early and dense polls is generous.
+    // allowance outside the loop and for a learned scan's dense polls is generous.
     expect(run.historyEvents).toBeLessThanOrEqual(estimate);
     expect(run.historyEvents).toBeGreaterThan(
-      estimate -
-        HISTORY_EVENTS_OUTSIDE_LOOP -
-        (MAX_EARLY_POLLS + MAX_DENSE_POLLS) * HISTORY_EVENTS_PER_POLL_ITERATION,
+      estimate - HISTORY_EVENTS_OUTSIDE_LOOP - MAX_DENSE_POLLS * HISTORY_EVENTS_PER_POLL_ITERATION,
     );
   });
 });

@@ -58,6 +58,10 @@ export function execute(
     wrap?: ScanExecutionSetup['wrap'];
     maxOutputBytes?: number;
     lambdaTimeoutMs?: number;
+    /** Every wait, WaitForScan's heartbeat timeout included (ms). @default 0 */
+    waitOverrideMs?: number;
+    /** The task tokens WaitForScan waits on (a test's watcher releases them). @default a fresh set */
+    tokens?: ScanExecutionSetup['tokens'];
     /** Where the handlers record metrics. @default none kept */
     metrics?: PipelineMetrics;
   } = {},
@@ -76,6 +80,8 @@ export function execute(
       ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
       ...(options.lambdaTimeoutMs === undefined ? {} : { lambdaTimeoutMs: options.lambdaTimeoutMs }),
       ...(options.metrics ? { metrics: options.metrics } : {}),
+      ...(options.waitOverrideMs === undefined ? {} : { waitOverrideMs: options.waitOverrideMs }),
+      ...(options.tokens ? { tokens: options.tokens } : {}),
     },
     domain,
   );

@@ -24,9 +24,9 @@ function settingsOf(s: Synthesized) {
 }
 
 describe('scan reconciliation', () => {
-  it('runs daily by default, with no retry of its own and a dead-letter queue', () => {
+  it("runs daily by default, with no retry of its own, into the scan jobs' dead-letter queue", () => {
     const fn = functionFor(synthesized, 'reconcile-scans');
-    const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanReconciliationDeadLetterQueue');
+    const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanDomainEarlyEndWatcherDeadLetterQueue');
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'rate(1 day)',
       Target: Match.objectLike({
@@ -131,7 +131,7 @@ describe('scan reconciliation', () => {
         'sqs:SendMessage',
       ].sort(),
     );
-    const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanReconciliationDeadLetterQueue');
+    const queue = logicalIdOfType(synthesized, 'AWS::SQS::Queue', 'ScanDomainEarlyEndWatcherDeadLetterQueue');
     expect(resourcesAllowed(grants, 'sqs:SendMessage')).toEqual([`<GetAtt:${queue}.Arn>`]);
     const results = logicalIdOfType(synthesized, 'AWS::S3::Bucket', 'StorageResults');
     const [scans, staging] = [`<GetAtt:${results}.Arn>/scans/*`, `<GetAtt:${results}.Arn>/staging/scans/*`];

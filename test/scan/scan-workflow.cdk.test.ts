@@ -63,6 +63,7 @@ describe('ScanDomain state machine: shape', () => {
         'StartThrottled?',
         'WaitForStartSlot',
         'WaitForScan',
+        'WaitForScanUnrecorded',
         'PollScanStatus',
         'ScanFinished?',
         'FetchOutputs',
@@ -102,8 +103,34 @@ describe('ScanDomain state machine: shape', () => {
     });
   });
 
-  it('loops StartScan -> WaitForScan (SecondsPath) -> PollScanStatus -> ScanFinished?', () => {
+  it('loops StartScan -> WaitForScan (a releasable wait) -> PollScanStatus -> ScanFinished?', () => {
+    // The wait records the scan as waiting (key: scan, start, attempt, planned wait; body: the task
+    // token), then ends by the watcher's SendTaskSuccess or by its heartbeat timeout, the planned
+    // wait: both lead to the execution's own poll.
     expect(stateNamed(definition, 'WaitForScan')).toEqual({
+      Type: 'Task',
+      Resource: 'arn:<Ref:AWS::Partition>:states:::aws-sdk:s3:putObject.waitForTaskToken',
+      Parameters: {
+        Bucket: expect.stringMatching(/^<Ref:StorageResults\w+>$/),
+        'Key.$':
+          "States.Format('scans/waiting/{}/{}/wait-{}-{}', $.scanUuid, $.poll.startedAt, $.poll.attempt, $.poll.nextWaitSeconds)",
+        'Body.$': '$$.Task.Token',
+      },
+      HeartbeatSecondsPath: '$.poll.nextWaitSeconds',
+      TimeoutSeconds: 86_400 + 300,
+      ResultPath: '$.release',
+      Next: 'PollScanStatus',
+      Catch: [
+        {
+          ErrorEquals: ['States.HeartbeatTimeout', 'States.Timeout'],
+          ResultPath: null,
+          Next: 'PollScanStatus',
+        },
+        { ErrorEquals: ['States.ALL'], ResultPath: null, Next: 'WaitForScanUnrecorded' },
+      ],
+    });
+    // A record S3 would not take: the planned wait, unreleasable.
+    expect(stateNamed(definition, 'WaitForScanUnrecorded')).toEqual({
       Type: 'Wait',
       SecondsPath: '$.poll.nextWaitSeconds',
       Next: 'PollScanStatus',
@@ -155,7 +182,8 @@ describe('ScanDomain state machine: shape', () => {
 
   it('invokes every Lambda directly (payload-only: Resource is the function ARN)', () => {
     for (const [name, state] of allStates(definition)) {
-      if (state.Type !== 'Task') continue;
+      // WaitForScan is the S3 integration's callback task (above).
+      if (state.Type !== 'Task' || name === 'WaitForScan') continue;
       expect(state.Resource, name).toMatch(/^<GetAtt:ScanDomain\w+Function\w+\.Arn>$/);
     }
   });
@@ -275,9 +303,9 @@ describe('ScanDomain state machine: retries and timeouts', () => {
     expect(lambdaTimeoutMs).toBeGreaterThanOrEqual(2 * startReserveMs + (looks - 1) * lagWaitMs);
   });
 
-  it('gives every task a timeout between 60 s and 910 s', () => {
+  it('gives every Lambda task a timeout between 60 s and 910 s', () => {
     for (const [name, state] of allStates(definition)) {
-      if (state.Type !== 'Task') continue;
+      if (state.Type !== 'Task' || name === 'WaitForScan') continue;
       expect(state.TimeoutSeconds, name).toBeGreaterThanOrEqual(60);
       expect(state.TimeoutSeconds, name).toBeLessThanOrEqual(910);
     }

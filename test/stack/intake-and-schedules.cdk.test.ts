@@ -113,8 +113,9 @@ describe('UploadIntake', () => {
 describe('ScheduledRuns', () => {
   it('creates one schedule per configured schedule with its expression, time zone and window', () => {
     // The two configured list schedules, breach and scan reconciliation's, the vendor statistics
-    // job's, the daily key-age check and the pause switch's resume safety net.
-    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 7);
+    // job's, the daily key-age check, the pause switch's resume safety net and the early-end
+    // watcher's tick.
+    synthesized.template.resourceCountIs('AWS::Scheduler::Schedule', 8);
     synthesized.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(0 2 * * ? *)',
       ScheduleExpressionTimezone: 'Europe/Berlin',
@@ -188,9 +189,9 @@ describe('ScheduledRuns', () => {
 
   it('creates no list schedule, role or queue when none is configured', () => {
     const plain = synth();
-    // Only breach and scan reconciliation's, the vendor statistics job's, the key-age check's and
-    // the resume safety net's own.
-    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 5);
+    // Only breach and scan reconciliation's, the vendor statistics job's, the key-age check's, the
+    // resume safety net's and the early-end watcher's own.
+    plain.template.resourceCountIs('AWS::Scheduler::Schedule', 6);
     plain.template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(1 day)' });
     expect(Object.keys(plain.json.Resources).some((id) => id.startsWith('Schedules'))).toBe(false);
   });
@@ -198,8 +199,9 @@ describe('ScheduledRuns', () => {
 
 describe('dead-letter queues', () => {
   it('are encrypted, SSL-only and keep messages for 14 days', () => {
-    // Domain-list intake, list schedules, watchlist intake, breach and scan reconciliation (whose
-    // queue the vendor statistics job shares), key rotation, run notifications, pause resume.
+    // Domain-list intake, list schedules, watchlist intake, breach reconciliation, the scan jobs (the
+    // early-end watcher's ticks, scan reconciliation and the vendor statistics job), key rotation,
+    // run notifications, pause resume.
     synthesized.template.resourceCountIs('AWS::SQS::Queue', 8);
     synthesized.template.allResourcesProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
@@ -210,7 +212,7 @@ describe('dead-letter queues', () => {
       'SchedulesDeadLetterQueue',
       'WatchlistIntakeDeadLetterQueue',
       'BreachReconciliationDeadLetterQueue',
-      'ScanReconciliationDeadLetterQueue',
+      'ScanDomainEarlyEndWatcherDeadLetterQueue',
     ]) {
       synthesized.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: queueIdFor(queue) }],

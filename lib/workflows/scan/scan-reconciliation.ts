@@ -21,6 +21,7 @@ import {
   reconcileFunctionSettings,
   type ScanReconciliationConfig,
 } from '../../config/reconciliation-schema.ts';
+import type { DeadLetterQueue } from '../../platform/dead-letter-queue.ts';
 import { workflowMetric } from '../../platform/pipeline-metric.ts';
 import { ScheduledCatchUp } from '../../platform/scheduled-catch-up.ts';
 import { ALARMS_RUNBOOK } from '../../platform/standard-alarms.ts';
@@ -40,6 +41,8 @@ export interface ScanReconciliationProps {
   readonly logRetention?: RetentionDays;
   /** The role the pipeline's schedules share. @default a role of its own */
   readonly schedulerRole?: Role;
+  /** A dead-letter queue the pipeline's scan jobs share. @default a queue of its own */
+  readonly deadLetterQueue?: DeadLetterQueue;
 }
 
 export type ScanReconciliationAlarmName = 'VendorScansUnrecorded' | 'VendorFailuresUnseen';
@@ -58,9 +61,8 @@ export class ScanReconciliation extends Construct {
     this.reconciliation = new ScheduledCatchUp(this, 'Reconciliation', {
       handler: registeredHandler('reconcile-scans'),
       functionId: 'ReconcileFunction',
-      // Jobs on the same schedule (the vendor statistics) may share it: each failure names its function.
-      deadLetterPurpose:
-        'scan reconciliation runs (and runs of jobs on its schedule) that failed or could not be delivered',
+      // The pipeline passes the scan jobs' shared queue (the early-end watcher's); its own otherwise.
+      deadLetterPurpose: 'scan reconciliation runs that failed or could not be delivered',
       scheduleDescription: 'archive scans the workflow never archived',
       resultsBucket: props.resultsBucket,
       vendorSecrets: props.vendorSecrets,
@@ -71,6 +73,7 @@ export class ScanReconciliation extends Construct {
       scheduleExpression: props.reconciliation.schedule,
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       ...(props.schedulerRole === undefined ? {} : { schedulerRole: props.schedulerRole }),
+      ...(props.deadLetterQueue === undefined ? {} : { deadLetterQueue: props.deadLetterQueue }),
     });
 
     const day = Duration.days(1);

@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import { type LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import {
@@ -35,6 +36,7 @@ import { PipelineFunction } from '../../platform/pipeline-function.ts';
 import { lambdaTask, PipelineStateMachine, recordThenFail } from '../../platform/pipeline-state-machine.ts';
 import { IDEMPOTENT_TASK_RETRY, LAMBDA_THROTTLE_ONLY_RETRY } from '../../platform/retry-policies.ts';
 import type { VendorSecrets } from '../../platform/vendor-secrets.ts';
+import { EarlyEndWatcher, grantWaitingRecords, releasableWait } from './early-end-watcher.ts';
 
 export interface ScanWorkflowProps {
   /** Scan outputs, manifests and failure records go under `scans/` here. */
@@ -71,6 +73,11 @@ export interface ScanWorkflowProps {
    * @default - the handlers' default, SCAN_DECODING_LIMIT.default (100)
    */
   readonly maxDecodingRatio?: number;
+  /**
+   * The role the pipeline's scheduled jobs share, for the early-end watcher's tick.
+   * @default a role of its own
+   */
+  readonly schedulerRole?: Role;
   /**
    * Adds `DeleteScanAtVendor` after `WriteManifest`; its failure never fails the scan.
    * @default false
@@ -119,6 +126,8 @@ export class ScanWorkflow extends Construct {
   public readonly fetchScanOutputFunction: PipelineFunction;
   public readonly writeScanManifestFunction: PipelineFunction;
   public readonly recordScanFailureFunction: PipelineFunction;
+  /** Releases the wait of a scan that ended long before its execution planned to poll again. */
+  public readonly earlyEndWatcher: EarlyEndWatcher;
   /** Only when `deleteAtVendorAfterManifest` is set. */
   public readonly deleteScanFunction?: PipelineFunction;
   /**
@@ -238,13 +247,16 @@ export class ScanWorkflow extends Construct {
     });
     waitForStartSlot.next(startScan);
 
-    const waitForScan = new Wait(this, 'WaitForScan', {
-      time: WaitTime.secondsPath('$.poll.nextWaitSeconds'),
-    });
     const pollStatus = lambdaTask(this, 'PollScanStatus', this.pollScanStatusFunction, {
       retry: IDEMPOTENT_TASK_RETRY,
     });
     pollStatus.addCatch(mark('PollFailed'), { errors: ['States.ALL'], resultPath: '$.caught' });
+
+    const waitForScan = releasableWait(this, {
+      resultsBucket: props.resultsBucket,
+      deadlineSeconds: poll.deadlineSeconds,
+      next: pollStatus,
+    });
 
     const fetchOutputs = new Parallel(this, 'FetchOutputs', { resultPath: '$.stored' });
     // One branch per row of the outputs table, in its order (the order of `$.stored`).
@@ -296,7 +308,6 @@ export class ScanWorkflow extends Construct {
       .when(Condition.isPresent('$.startThrottle'), waitForStartSlot)
       .otherwise(waitForScan);
     const definition = startScan.next(started);
-    waitForScan.next(pollStatus);
     pollStatus.next(scanFinished);
     fetchOutputs.next(writeManifest);
 
@@ -315,6 +326,11 @@ export class ScanWorkflow extends Construct {
     });
     this.stateMachine = machine.stateMachine;
     this.logGroup = machine.logGroup;
+    grantWaitingRecords(this.stateMachine, props.resultsBucket);
+    this.earlyEndWatcher = new EarlyEndWatcher(this, 'EarlyEndWatcher', {
+      pollFunction: this.pollScanStatusFunction,
+      ...(props.schedulerRole === undefined ? {} : { schedulerRole: props.schedulerRole }),
+    });
   }
 
   /** Every function of the workflow (the optional delete function included when present). */

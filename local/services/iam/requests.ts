@@ -184,6 +184,9 @@ function stateMachineRequests(command: string, input: Input): AuthorizationReque
     case 'ListExecutionsCommand':
     case 'DescribeStateMachineCommand':
       return [{ action, resource: String(input.stateMachineArn), context: {} }];
+    case 'SendTaskSuccessCommand':
+      // No resource type in the Service Authorization Reference: authorized on "*".
+      return [{ action, resource: '*', context: {} }];
     case 'DescribeExecutionCommand':
     case 'StopExecutionCommand':
     case 'GetExecutionHistoryCommand':
