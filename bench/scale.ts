@@ -206,7 +206,9 @@ async function measureScanOutput(bytes: number): Promise<{
   try {
     const { stdout, stderr, code } = await runChild(
       process.execPath,
-      ['--import', 'tsx', resolve(import.meta.dirname, 'big-output-worker.ts')],
+      // The worker's `fetch` mode: the pipeline's FetchReport path (its `baseline` is the big-output
+      // bench's plain Upload).
+      ['--import', 'tsx', resolve(import.meta.dirname, 'big-output-worker.ts'), 'fetch'],
       {
         ...process.env,
         SCAN_API_URL: simulator.url,
