@@ -4,7 +4,7 @@
  * find resources by intent (handler file, state name) rather than by hashed logical IDs.
  */
 import type { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import type { PipelineConfigInput } from '../../lib/config/schema.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
@@ -251,4 +251,19 @@ export function logicalIdOfType(synthesized: Synthesized, type: string, prefix: 
   if (ids.length !== 1)
     throw new Error(`expected one ${type} starting with ${prefix}, found ${ids.join(', ')}`);
   return ids[0] as string;
+}
+
+/**
+ * Asserts the role holds `s3:ListBucket` with its `s3:prefix` condition limited to `prefix` (a
+ * listing is granted on the bucket, so its scope is the condition, not the resource).
+ */
+export function expectListsOnlyUnder(synthesized: Synthesized, roleLogicalId: string, prefix: string): void {
+  synthesized.template.hasResourceProperties('AWS::IAM::Policy', {
+    Roles: [{ Ref: roleLogicalId }],
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        Match.objectLike({ Action: 's3:ListBucket', Condition: { StringLike: { 's3:prefix': [prefix] } } }),
+      ]),
+    },
+  });
 }

@@ -14,6 +14,7 @@ import {
 } from '#lambdas/scan/waiting-records';
 import {
   actionsAllowed,
+  expectListsOnlyUnder,
   functionFor,
   grantsOf,
   logicalIdOfType,
@@ -116,16 +117,6 @@ describe('the early-end watcher, run by the poll function every minute', () => {
 
   it('lists the results bucket under scans/waiting/ only', () => {
     const poll = functionFor(synthesized, 'poll-scan-status');
-    synthesized.template.hasResourceProperties('AWS::IAM::Policy', {
-      Roles: [{ Ref: poll.roleLogicalId }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Action: 's3:ListBucket',
-            Condition: { StringLike: { 's3:prefix': ['scans/waiting/*'] } },
-          }),
-        ]),
-      },
-    });
+    expectListsOnlyUnder(synthesized, poll.roleLogicalId, 'scans/waiting/*');
   });
 });
