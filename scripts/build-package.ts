@@ -23,7 +23,11 @@ import { build } from 'esbuild';
 import { HANDLERS, handlerEntryPath } from '../lambdas/registry.ts';
 import { LAMBDA_RUNTIME_SETTINGS } from '../lib/platform/function-settings.ts';
 import { handlerEntry, REPO_ROOT } from '../lib/platform/pipeline-function.ts';
-import { PREBUILT_MANIFEST, type PrebuiltManifest } from '../lib/platform/prebuilt-handlers.ts';
+import {
+  gitignoreLiteral,
+  PREBUILT_MANIFEST,
+  type PrebuiltManifest,
+} from '../lib/platform/prebuilt-handlers.ts';
 import { handlerBuildOptions } from './handler-bundling.ts';
 import { writePackageStage } from './package-stage.ts';
 import { writePublicDeclarations } from './public-declarations.ts';
@@ -82,6 +86,9 @@ async function buildHandlers(): Promise<void> {
     }
     return [entry, ...[...seen].filter((file) => file !== entry).sort()];
   };
+  // A consumer's synthesis excludes every file outside a handler's closure by name
+  // (prebuilt-handlers.ts): refuse here, not there, a name it could not write as a pattern.
+  for (const file of byKey.keys()) gitignoreLiteral(file);
   const handlers = Object.fromEntries(
     Object.keys(HANDLERS).map((handler) => [handler, closureOf(`${handler}/index.mjs`)]),
   );
