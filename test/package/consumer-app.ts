@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
-type LockEntry = {
+export type LockEntry = {
   version?: string;
   integrity?: string;
   resolved?: string;
@@ -121,7 +121,10 @@ function npmOffline(appDir: string, command: 'ci' | 'install'): void {
 }
 
 /** The lock entries `roots` need: each package, its (non-optional) dependencies and what it bundles. */
-function lockClosure(lock: Record<string, LockEntry>, roots: readonly string[]): Map<string, LockEntry> {
+export function lockClosure(
+  lock: Record<string, LockEntry>,
+  roots: readonly string[],
+): Map<string, LockEntry> {
   const chosen = new Map<string, LockEntry>();
   const pending = roots.map((name) => `node_modules/${name}`);
   for (let path = pending.pop(); path !== undefined; path = pending.pop()) {

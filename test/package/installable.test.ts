@@ -347,15 +347,20 @@ const COMMONJS_CONSUMERS = [
   };
 });
 
-let compiled: Promise<string[]> | undefined;
+/** Each compilation's tsconfig, in the app: the consumer file and its compiler options. */
+const tsconfigOf = (file: string) => `tsconfig.${file}.json`;
+
+let compiled: Promise<Record<string, string[]>> | undefined;
 
 /**
- * Compiles every consumer file in the app, each with its own compiler options, in one `tsc --build`:
- * the three programs share its parse of aws-cdk-lib's declarations (a third of the CPU of three
- * tsc runs). Resolves to tsc's error lines, once for all the tests that ask.
+ * Compiles every consumer file in the app, each with its own compiler options, in one process
+ * (consumer-typecheck.ts): the first compilation, the ES module's, checks every declaration file it
+ * reaches, as tsc does; the CommonJS ones check their own files and the package's declarations,
+ * not aws-cdk-lib's 2,600 files again. Resolves to each tsconfig's error lines, once for all the
+ * tests that ask.
  */
-function compileConsumers(): Promise<string[]> {
-  compiled ??= new Promise<string[]>((resolve) => {
+function compileConsumers(): Promise<Record<string, string[]>> {
+  compiled ??= new Promise<Record<string, string[]>>((resolve) => {
     writeReadmeExample(ES_MODULE_CONSUMER.file, [
       '// Misspelt settings are compile errors, not silently ignored props.',
       '// @ts-expect-error: maxWait is a Duration, not a number of seconds',
@@ -366,47 +371,31 @@ function compileConsumers(): Promise<string[]> {
       "pipeline.vendorSecrets.secretFor('key');",
     ]);
     for (const consumer of COMMONJS_CONSUMERS) writeReadmeExample(consumer.file, ['app.synth();']);
-    const references = [ES_MODULE_CONSUMER, ...COMMONJS_CONSUMERS].map(({ file, options }) => {
-      const config = `tsconfig.${file}.json`;
+    const configs = [ES_MODULE_CONSUMER, ...COMMONJS_CONSUMERS].map(({ file, options }) => {
       writeFileSync(
-        join(appDir, config),
+        join(appDir, tsconfigOf(file)),
         JSON.stringify({
           // A fresh `cdk init` app's compiler options, skipLibCheck off, then this consumer's module settings.
           compilerOptions: { ...cdkInitCompilerOptions(), ...options },
           files: [file],
         }),
       );
-      return { path: config };
+      return tsconfigOf(file);
     });
-    writeFileSync(join(appDir, 'tsconfig.consumers.json'), JSON.stringify({ files: [], references }));
     // The compiler is a tool, not a dependency: the app compiles with nothing else of this repository.
-    const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-    try {
-      execFileSync(process.execPath, [tsc, '--build', 'tsconfig.consumers.json', '--pretty', 'false'], {
-        cwd: appDir,
-        encoding: 'utf8',
-      });
-      resolve([]);
-    } catch (error) {
-      const output = String((error as { stdout?: string }).stdout ?? error);
-      resolve(output.split('\n').filter((line) => line.trim() !== ''));
-    }
+    const output = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'test/package/consumer-typecheck.ts', appDir, PACKAGE, ...configs],
+      { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+    );
+    resolve(JSON.parse(output) as Record<string, string[]>);
   });
   return compiled;
 }
 
-/**
- * tsc's errors in `file`, and any it could not place in a file (a bad tsconfig, say); a message's
- * indented continuation lines go with the error above them.
- */
+/** tsc's errors in the compilation of `file`: in the file itself or in a declaration it reaches. */
 async function compileErrors(file: string): Promise<string[]> {
-  const errors: string[] = [];
-  let mine = false;
-  for (const line of await compileConsumers()) {
-    if (!/^\s/.test(line)) mine = line.startsWith(`${file}(`) || !/^\S+\(\d+,\d+\): /.test(line);
-    if (mine) errors.push(line);
-  }
-  return errors;
+  return (await compileConsumers())[tsconfigOf(file)] ?? [`no compilation of ${file}`];
 }
 
 describe('the declarations', () => {
