@@ -79,7 +79,8 @@ function hostFor(options: ts.CompilerOptions): ts.CompilerHost {
   return host;
 }
 
-function typecheck(configPath: string, first: boolean): ts.Diagnostic[] {
+/** The compilation's diagnostics: of every file when `everyFile`, else as the header says. */
+function typecheck(configPath: string, everyFile: boolean): ts.Diagnostic[] {
   const config = ts.getParsedCommandLineOfConfigFile(configPath, undefined, {
     ...ts.sys,
     onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
@@ -95,13 +96,14 @@ function typecheck(configPath: string, first: boolean): ts.Diagnostic[] {
   });
   const toCheck = program
     .getSourceFiles()
-    .filter((file) => first || !everyAppReaches(file.fileName) || !checked.has(file.fileName));
+    .filter((file) => everyFile || !everyAppReaches(file.fileName) || !checked.has(file.fileName));
   for (const file of toCheck) if (everyAppReaches(file.fileName)) checked.add(file.fileName);
-  const diagnostics = first
+  const diagnostics = everyFile
     ? [...ts.getPreEmitDiagnostics(program)]
     : toCheck.flatMap((file) => ts.getPreEmitDiagnostics(program, file));
-  // Emitting the whole program would check every file first; each own file checks what it needs.
-  const emitted = first
+  // Emitting the whole program would check every file first; emitting file by file checks only
+  // what each emitted file needs.
+  const emitted = everyFile
     ? program.emit().diagnostics
     : toCheck.filter((file) => !file.isDeclarationFile).flatMap((file) => program.emit(file).diagnostics);
   return [...diagnostics, ...emitted];
