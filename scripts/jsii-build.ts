@@ -1,9 +1,10 @@
 /**
  * Builds the jsii package of `SecurityPipeline` (jsii/): stages its facade (jsii/src/index.ts)
  * beside the construct's own props and metric enums (lib/construct/, their `.ts` import
- * specifiers dropped, which jsii refuses), compiles the assembly with jsii and generates the
- * Python sources with `jsii-pacmak --code-only`. With `--implementation DIR` (a built dist/: `npm run package` leaves one in build/package/dist), that
- * is bundled as the facade's `implementation/`. Then writes API.md, the API reference jsii-docgen
+ * specifiers dropped, which jsii refuses, and their core types imported from `aws-cdk-lib/core`),
+ * compiles the assembly with jsii and generates the Python sources with `jsii-pacmak --code-only`.
+ * With `--implementation DIR` (a built dist/: `npm run package` leaves one in build/package/dist),
+ * that is bundled as the facade's `implementation/`. Then writes API.md, the API reference jsii-docgen
  * makes of the assembly (as Construct Hub shows it), which the package ships.
  *
  * Usage: npm run jsii -- [--out DIR] [--implementation DIR]
@@ -60,6 +61,19 @@ export function jsiiManifest(repoManifest: Manifest, facadeManifest: Manifest): 
   return { ...facadeManifest, ...Object.fromEntries(shared.map((field) => [field, repoManifest[field]])) };
 }
 
+/**
+ * A construct source as jsii compiles it: its `.ts` import specifiers dropped, and its imports from
+ * aws-cdk-lib's root module taken from `aws-cdk-lib/core`, which declares the same types (the root
+ * re-exports core and every service module). jsii's compiler would otherwise parse every
+ * declaration file of aws-cdk-lib, 2,600 of them, for the three core types the props name: 12 s
+ * of CPU for the compile, 5 s this way, and the same assembly.
+ */
+function forJsii(source: string): string {
+  return source
+    .replace(/(from '\.\/[\w-]+)\.ts'/g, "$1'")
+    .replace(/from 'aws-cdk-lib';/g, "from 'aws-cdk-lib/core';");
+}
+
 export interface JsiiBuild {
   /** The staged package: `.jsii` (the assembly), `lib/`, `dist/python/`. */
   readonly packageDir: string;
@@ -84,7 +98,7 @@ export function buildJsiiPackage(
   cpSync(join(REPO_ROOT, 'README.md'), join(packageDir, 'README.md'));
   for (const name of JSII_SOURCES) {
     const source = readFileSync(join(REPO_ROOT, 'lib/construct', `${name}.ts`), 'utf8');
-    writeFileSync(join(src, `${name}.ts`), source.replace(/(from '\.\/[\w-]+)\.ts'/g, "$1'"));
+    writeFileSync(join(src, `${name}.ts`), forJsii(source));
   }
   if (options.implementation !== undefined) {
     cpSync(options.implementation, join(packageDir, 'implementation'), { recursive: true });

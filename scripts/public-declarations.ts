@@ -34,7 +34,16 @@ export type Declarations = Map<string, string>;
 export function writePublicDeclarations(rootDir: string, typesDir: string): string[] {
   const configFile = join(rootDir, 'tsconfig.package.json');
   const { config } = ts.readConfigFile(configFile, ts.sys.readFile);
-  const parsed = ts.parseJsonConfigFileContent(config, ts.sys, rootDir, { outDir: typesDir }, configFile);
+  // `noCheck`: the emit asks the checker only for the types it writes. Without it, the emit first
+  // checks every file it emits (4 s of this build's CPU), though it reports only the errors of
+  // writing declarations, which it still reports; type errors are `npm run typecheck`'s.
+  const parsed = ts.parseJsonConfigFileContent(
+    config,
+    ts.sys,
+    rootDir,
+    { outDir: typesDir, noCheck: true },
+    configFile,
+  );
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
   const declarations = publicDeclarations(program, rootDir, typesDir, join(rootDir, 'lib/index.ts'));
   for (const [file, text] of declarations) {

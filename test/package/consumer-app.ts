@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
-type LockEntry = {
+export type LockEntry = {
   version?: string;
   integrity?: string;
   resolved?: string;
@@ -25,22 +25,30 @@ type LockEntry = {
 /** What the app installs besides the tarball: the construct's peer dependencies. */
 export const CONSUMER_DEPENDENCIES = ['aws-cdk-lib', 'constructs', 'cdk-nag'] as const;
 
+/** A packed tarball and the files npm put in it (`npm publish` selects the same files). */
+export interface PackedTarball {
+  readonly tarball: string;
+  /** The files' paths inside the package (`package.json`, `dist/index.cjs`, …). */
+  readonly files: readonly string[];
+}
+
 /**
  * `npm run package`'s tarball, packed from a stage that scripts/build-package.ts built outside the
  * working tree (package-stage-once.ts), so an `npm run package` in the repository meanwhile is
  * undisturbed, and so is this. The build ran already: npm's lifecycle scripts have nothing to do.
- * Returns the tarball's path in `destination`.
+ * Returns the tarball's path in `destination` and the files npm packed.
  */
-export function packStage(stage: string, destination: string): string {
-  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', destination], {
+export function packStage(stage: string, destination: string): PackedTarball {
+  const out = execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', destination], {
     cwd: stage,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // npm pack prints the tarball's file name last.
-  const filename = out.trim().split('\n').at(-1) ?? '';
-  if (!filename.endsWith('.tgz')) throw new Error(`npm pack reported no tarball:\n${out}`);
-  return join(destination, filename);
+  const [packed] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
+  if (packed === undefined || !packed.filename.endsWith('.tgz')) {
+    throw new Error(`npm pack reported no tarball:\n${out}`);
+  }
+  return { tarball: join(destination, packed.filename), files: packed.files.map((file) => file.path) };
 }
 
 /**
@@ -121,7 +129,10 @@ function npmOffline(appDir: string, command: 'ci' | 'install'): void {
 }
 
 /** The lock entries `roots` need: each package, its (non-optional) dependencies and what it bundles. */
-function lockClosure(lock: Record<string, LockEntry>, roots: readonly string[]): Map<string, LockEntry> {
+export function lockClosure(
+  lock: Record<string, LockEntry>,
+  roots: readonly string[],
+): Map<string, LockEntry> {
   const chosen = new Map<string, LockEntry>();
   const pending = roots.map((name) => `node_modules/${name}`);
   for (let path = pending.pop(); path !== undefined; path = pending.pop()) {

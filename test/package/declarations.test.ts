@@ -2,28 +2,32 @@
  * The package's declarations (dist/types, as `npm run package` writes them) name nothing a
  * consumer does not install: no zod, no handler package, only the peers aws-cdk-lib and
  * constructs. A consumer's compiler checks every declaration it reaches unless `skipLibCheck` is
- * on, and zod's own declarations fail in a CommonJS app (TS1259). Built here without the handlers,
- * so the check costs one compile, not a pack.
+ * on, and zod's own declarations fail in a CommonJS app (TS1259). Read from the run's one package
+ * build (package-stage-once.ts), whose declarations are the ones the tarball ships: writing them
+ * again here cost a second program over aws-cdk-lib's declarations (about 15 s of CPU).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/platform/pipeline-function.ts';
-import { writePublicDeclarations } from '../../scripts/public-declarations.ts';
+import { packageStageOnce } from './package-stage-once.ts';
 
 let typesDir = '';
 let files: string[] = [];
 
-beforeAll(() => {
-  typesDir = mkdtempSync(join(tmpdir(), 'security-pipeline-types-'));
-  files = writePublicDeclarations(REPO_ROOT, typesDir);
+beforeAll(async () => {
+  typesDir = join(await packageStageOnce(REPO_ROOT), 'dist/types');
+  files = declarationFilesUnder(typesDir);
 }, 300_000);
 
-afterAll(() => {
-  if (typesDir !== '') rmSync(typesDir, { recursive: true, force: true });
-});
+function declarationFilesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return declarationFilesUnder(path);
+    return entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
 
 /** Every module specifier a declaration file names: imports, re-exports and `import("…")` types. */
 function specifiersOf(file: string): string[] {

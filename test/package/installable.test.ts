@@ -28,7 +28,6 @@ import { packageStageOnce } from './package-stage-once.ts';
 const PACKAGE = 'vendor-security-pipeline';
 let workDir = '';
 let appDir = '';
-let stage = '';
 const templates = new Map<string, Template>();
 let warnings: string[] = [];
 /** The app before cdk-nag was added: whether npm installed cdk-nag anyway, and what its run printed. */
@@ -41,6 +40,8 @@ const workingTreeDist = () => {
 };
 let distBefore: number | 'absent' = 'absent';
 let tarballBytes = 0;
+/** The files npm packed into the tarball: what `npm publish` of the stage would send. */
+let packedFiles: readonly string[] = [];
 /**
  * Every consumer run here synthesizes with aws-cdk-lib's CloudFormation validation off, as
  * `cdk synth --no-validation` turns it off: it is a third of each cold synthesis's CPU (the app with
@@ -55,9 +56,9 @@ beforeAll(async () => {
   distBefore = workingTreeDist();
   workDir = mkdtempSync(join(tmpdir(), 'security-pipeline-package-'));
   appDir = join(workDir, 'app');
-  stage = await packageStageOnce(REPO_ROOT);
-  const tarball = packStage(stage, workDir);
+  const { tarball, files } = packStage(await packageStageOnce(REPO_ROOT), workDir);
   tarballBytes = statSync(tarball).size;
+  packedFiles = files;
   // First an app that never installed cdk-nag (an optional peer).
   createConsumerApp(REPO_ROOT, appDir, tarball, ['aws-cdk-lib', 'constructs']);
   installOffline(appDir);
@@ -143,14 +144,8 @@ describe('the packed construct in a fresh CDK app', () => {
       expect(manifest, field).not.toHaveProperty(field);
     }
     expect(manifest).toMatchObject({ license: 'Apache-2.0', main: './dist/index.cjs' });
-    // What `npm publish` of the stage would send (pack and publish select files alike).
-    const listed = JSON.parse(
-      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
-        cwd: stage,
-        encoding: 'utf8',
-      }),
-    ) as { files: { path: string }[] }[];
-    const tops = new Set(listed[0]?.files.map((file) => file.path.split('/')[0]));
+    // What `npm publish` of the stage would send: pack and publish select files alike.
+    const tops = new Set(packedFiles.map((path) => path.split('/')[0]));
     expect([...tops].sort()).toEqual([
       'API.md',
       'CHANGELOG.md',
@@ -347,15 +342,20 @@ const COMMONJS_CONSUMERS = [
   };
 });
 
-let compiled: Promise<string[]> | undefined;
+/** Each compilation's tsconfig, in the app: the consumer file and its compiler options. */
+const tsconfigOf = (file: string) => `tsconfig.${file}.json`;
+
+let compiled: Promise<Record<string, string[]>> | undefined;
 
 /**
- * Compiles every consumer file in the app, each with its own compiler options, in one `tsc --build`:
- * the three programs share its parse of aws-cdk-lib's declarations (a third of the CPU of three
- * tsc runs). Resolves to tsc's error lines, once for all the tests that ask.
+ * Compiles every consumer file in the app, each with its own compiler options, in one process
+ * (consumer-typecheck.ts): the first compilation, the ES module's, checks every declaration file it
+ * reaches, as tsc does; the CommonJS ones check their own files and the package's declarations,
+ * not aws-cdk-lib's 2,600 files again. Resolves to each tsconfig's error lines, once for all the
+ * tests that ask.
  */
-function compileConsumers(): Promise<string[]> {
-  compiled ??= new Promise<string[]>((resolve) => {
+function compileConsumers(): Promise<Record<string, string[]>> {
+  compiled ??= new Promise<Record<string, string[]>>((resolve) => {
     writeReadmeExample(ES_MODULE_CONSUMER.file, [
       '// Misspelt settings are compile errors, not silently ignored props.',
       '// @ts-expect-error: maxWait is a Duration, not a number of seconds',
@@ -366,47 +366,31 @@ function compileConsumers(): Promise<string[]> {
       "pipeline.vendorSecrets.secretFor('key');",
     ]);
     for (const consumer of COMMONJS_CONSUMERS) writeReadmeExample(consumer.file, ['app.synth();']);
-    const references = [ES_MODULE_CONSUMER, ...COMMONJS_CONSUMERS].map(({ file, options }) => {
-      const config = `tsconfig.${file}.json`;
+    const configs = [ES_MODULE_CONSUMER, ...COMMONJS_CONSUMERS].map(({ file, options }) => {
       writeFileSync(
-        join(appDir, config),
+        join(appDir, tsconfigOf(file)),
         JSON.stringify({
           // A fresh `cdk init` app's compiler options, skipLibCheck off, then this consumer's module settings.
           compilerOptions: { ...cdkInitCompilerOptions(), ...options },
           files: [file],
         }),
       );
-      return { path: config };
+      return tsconfigOf(file);
     });
-    writeFileSync(join(appDir, 'tsconfig.consumers.json'), JSON.stringify({ files: [], references }));
     // The compiler is a tool, not a dependency: the app compiles with nothing else of this repository.
-    const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
-    try {
-      execFileSync(process.execPath, [tsc, '--build', 'tsconfig.consumers.json', '--pretty', 'false'], {
-        cwd: appDir,
-        encoding: 'utf8',
-      });
-      resolve([]);
-    } catch (error) {
-      const output = String((error as { stdout?: string }).stdout ?? error);
-      resolve(output.split('\n').filter((line) => line.trim() !== ''));
-    }
+    const output = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'test/package/consumer-typecheck.ts', appDir, PACKAGE, ...configs],
+      { cwd: REPO_ROOT, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+    );
+    resolve(JSON.parse(output) as Record<string, string[]>);
   });
   return compiled;
 }
 
-/**
- * tsc's errors in `file`, and any it could not place in a file (a bad tsconfig, say); a message's
- * indented continuation lines go with the error above them.
- */
+/** tsc's errors in the compilation of `file`: in the file itself or in a declaration it reaches. */
 async function compileErrors(file: string): Promise<string[]> {
-  const errors: string[] = [];
-  let mine = false;
-  for (const line of await compileConsumers()) {
-    if (!/^\s/.test(line)) mine = line.startsWith(`${file}(`) || !/^\S+\(\d+,\d+\): /.test(line);
-    if (mine) errors.push(line);
-  }
-  return errors;
+  return (await compileConsumers())[tsconfigOf(file)] ?? [`no compilation of ${file}`];
 }
 
 describe('the declarations', () => {
