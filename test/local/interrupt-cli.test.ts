@@ -33,20 +33,12 @@ const QUICK_WAITS = ['--min-wait', '1', '--max-wait', '2'];
  */
 type AfterTest = (handler: OnTestFinishedHandler) => void;
 
-/**
- * The list's length: the interrupts land once 3 scans (of 3 at a time) finished, so 12 leaves at
- * least three more rounds of polls (seconds each) unfinished however slow the machine; each domain
- * more costs the in-process reruns about 0.1 s of CPU and proves nothing more.
- */
-const LIST_LENGTH = 12;
-const LIST_NAME = 'twelve.txt';
-
-/** A run's folder: `out` for --out and a LIST_LENGTH-domain list, removed after the test. */
+/** A run's folder: `out` for --out and a 30-domain list, removed after the test. */
 async function runFolder(afterTest: AfterTest, prefix = 'd') {
   const dir = await mkdtemp(join(tmpdir(), 'interrupt-cli-'));
   afterTest(() => rm(dir, { recursive: true, force: true }));
-  const domains = Array.from({ length: LIST_LENGTH }, (_, index) => `${prefix}${index + 1}.example.com`);
-  const list = join(dir, LIST_NAME);
+  const domains = Array.from({ length: 30 }, (_, index) => `${prefix}${index + 1}.example.com`);
+  const list = join(dir, 'thirty.txt');
   await writeFile(list, `${domains.join('\n')}\n`, 'utf8');
   return { dir, out: join(dir, 'out'), list, domains };
 }
@@ -122,7 +114,7 @@ async function startScanRun(afterTest: AfterTest, out: string, args: string[], e
   return { child, stdout, stderr, exit, succeeded };
 }
 
-/** The list, a few at a time, so an interrupt lands mid-list. */
+/** The 30-domain list, a few at a time, so an interrupt lands mid-list. */
 function startListRun(afterTest: AfterTest, folder: { out: string; list: string }, env: VendorEnv = {}) {
   return startScanRun(afterTest, folder.out, ['--domains-file', folder.list, '--concurrency', '3'], env);
 }
@@ -172,7 +164,7 @@ async function expectInterruptKeptFinished(
 
   // The run ended as a run does: summary.json, summary.txt and latest, every line accounted for.
   const summary = await summaryOf(join(out, 'latest'));
-  expect(summary.domains).toHaveLength(LIST_LENGTH);
+  expect(summary.domains).toHaveLength(30);
   const finished = summary.domains.filter((domain) => domain.state === 'succeeded');
   const unfinished = summary.domains.filter((domain) => domain.state !== 'succeeded');
   expect(finished.length).toBeGreaterThanOrEqual(finishedBefore);
@@ -216,7 +208,7 @@ describe.concurrent('an interrupted npm start', () => {
     // Assess
     const first = await expectInterruptKeptFinished(run, folder.out, 'SIGINT', 130, 3);
     const startedBefore = folder.domains.filter((domain) => vendor.scansOf(domain).length > 0).length;
-    expect(startedBefore).toBeLessThan(LIST_LENGTH);
+    expect(startedBefore).toBeLessThan(30);
 
     // Act: the same command again
     const second = await runCliInTurn(
@@ -238,11 +230,11 @@ describe.concurrent('an interrupted npm start', () => {
     expect(resumed, second.stdout).not.toBeNull();
     const [kept, adopted, toStart] = (resumed ?? []).slice(1).map(Number) as [number, number, number];
     expect(kept).toBe(first.counts.succeeded);
-    expect(kept + adopted + toStart).toBe(LIST_LENGTH);
+    expect(kept + adopted + toStart).toBe(30);
     expect(adopted).toBe(startedBefore - first.counts.succeeded);
     const summary = await summaryOf(join(folder.out, 'latest'));
     expect(summary.runId).not.toBe(first.runId);
-    expect(summary.counts).toMatchObject({ succeeded: LIST_LENGTH, failed: 0, interrupted: 0 });
+    expect(summary.counts).toMatchObject({ succeeded: 30, failed: 0, interrupted: 0 });
     for (const row of summary.domains) {
       expect(row.manifestKey, row.domain).toMatch(new RegExp(`^scans/${row.domain.replace(/\./g, '\\.')}/`));
     }
@@ -327,7 +319,7 @@ describe.concurrent('an interrupted npm start', () => {
     // Each run's folder holds the list as that run uploaded it, the killed run's too; nothing is
     // left in the bucket-named folder of the older layout.
     expect(existsSync(join(out, 'pipeline-input'))).toBe(false);
-    const copies = (await filesUnder(out)).filter((file) => file.endsWith(`/input/${LIST_NAME}`));
+    const copies = (await filesUnder(out)).filter((file) => file.endsWith('/input/thirty.txt'));
     expect(copies).toHaveLength(2);
     for (const copy of copies)
       expect(await readFile(join(out, copy), 'utf8')).toBe(await readFile(list, 'utf8'));
@@ -336,7 +328,7 @@ describe.concurrent('an interrupted npm start', () => {
       /^Resuming run \S+ of this list .*: (\d+) finished scan\(s\) kept/m.exec(next.stdout)?.[1],
     );
     expect(kept).toBeGreaterThanOrEqual(finishedBefore);
-    expect(await exportedManifests(out)).toHaveLength(LIST_LENGTH);
+    expect(await exportedManifests(out)).toHaveLength(30);
   }, 180_000);
 
   it('a closed output pipe (npm start | head -1): exits 141, still exporting what finished and the summary', async ({
