@@ -7,6 +7,7 @@ import { type RunOptions, StateMachine } from 'aws-local-stepfunctions';
 import { type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
 import { runAs } from '../services/iam/attribution.ts';
 import { type AslDefinition, lambdaTimeoutSeconds, taskStates, walkStates } from '../synth/definitions.ts';
+import { DEFAULT_VERDICTS_DIR, knownValid, rememberValid } from './definition-verdicts.ts';
 
 /** What aws-local-stepfunctions calls in place of a Task's Lambda. */
 export type TaskHandler = NonNullable<
@@ -157,18 +158,33 @@ export function retryOverrides(
 const engines = new Map<string, StateMachine>();
 const MAX_ENGINES = 16;
 
+/** How the runner validates: Task resources are the CDK's tokens resolved locally, not ARNs. */
+const VALIDATION = { checkArn: false } as const;
+/** The validation options as a verdict records them (definition-verdicts.ts). */
+export const VALIDATION_TEXT = JSON.stringify(VALIDATION);
+
 /**
  * The engine for a definition. Building one validates the definition against the ASL schema
- * (asl-validator compiles its JSON schema anew): 120-200 ms of CPU each time, measured. A process
+ * (asl-validator compiles its JSON schema anew: 240-400 ms of CPU each time, measured). A process
  * that runs the same definition again (the tests' in-process CLI runs, one list after another)
- * reuses the engine it validated; executions share nothing else, and one engine already runs every
- * item of a list at once. An invalid definition throws every time: only valid engines are kept.
+ * reuses the engine it validated, and a process that runs a definition an earlier one validated
+ * (every `npm start` after the first, from the synthesis cache) skips the validation
+ * (definition-verdicts.ts); executions share nothing else, and one engine already runs every item
+ * of a list at once. An invalid definition throws every time: only valid engines and verdicts are
+ * kept.
  */
-export function localStateMachine(definition: AslDefinition): StateMachine {
+export function localStateMachine(
+  definition: AslDefinition,
+  verdicts: string = DEFAULT_VERDICTS_DIR,
+): StateMachine {
   const key = JSON.stringify(definition);
   const kept = engines.get(key);
   if (kept !== undefined) return kept;
-  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  const validated = knownValid(key, VALIDATION_TEXT, verdicts);
+  const machine = new StateMachine(definition as never, {
+    validationOptions: validated ? { noValidate: true } : VALIDATION,
+  });
+  if (!validated) rememberValid(key, VALIDATION_TEXT, verdicts);
   if (engines.size >= MAX_ENGINES) engines.delete(engines.keys().next().value as string);
   engines.set(key, machine);
   return machine;

@@ -23,7 +23,7 @@ import { startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator, type VendorSimulator } from '../../local/simulator/index.ts';
 import { createMemoryLogger } from '../kit/loggers.ts';
 import { readJson } from '../kit/s3.ts';
-import { runCli } from './cli-run.ts';
+import { NO_WAITS, runCli } from './cli-run.ts';
 
 const FAST = ['--min-wait', '1', '--max-wait', '1', '--deadline', '60'];
 
@@ -180,23 +180,30 @@ function scanResultOf(item: DomainListItem, fails: boolean): DomainScanResult {
 }
 
 describe('npm start -- scan with a list over the compact threshold', () => {
-  it('prints compact output end to end, names every problem, and keeps the handler logs and the full table in files', async () => {
+  it('prints compact output end to end with progress lines, names every problem, and keeps the handler logs and the full table in files', async () => {
     // Prepare: 52 domains to scan (just over COMPACT_THRESHOLD), 4 failing, 7 invalid, 4 duplicates
     const { text, failing } = exportList(64, 8);
     expect(52).toBeGreaterThan(COMPACT_THRESHOLD);
     const list = join(outDir, 'export.csv');
     await writeFile(list, text, 'utf8');
 
-    // Act
+    // Act: ten scans at a time, and a progress line every 100 ms rather than every 5 s (the
+    // reporter's interval and pace: test/local/progress-pace.test.ts), so the run prints some with
+    // scans done and some left
     const run = await runCli(
       ['scan', '--domains-file', list, '--out', join(outDir, 'out'), ...FAST, '--concurrency', '250'],
       env(),
+      { timing: { ...NO_WAITS, progressIntervalMs: 100 } },
     );
 
     // Assess: compact, and every problem named
     expect(run).toExitWith(1);
     expect(run.stdout).toContain('52 domain(s) to scan; 7 invalid and 4 duplicate line(s) skipped');
     expect(run.stdout.split('\n').length).toBeLessThan(200);
+    // Progress lines with the rate so far and about how long the rest will take
+    expect(run.stdout).toMatch(
+      /^\d+\/52 done: \d+ succeeded, .*\(\d+s, [\d.]+\/(s|min), about (\d+h \d+m|\d+m \d+s|\d+s) left\)$/m,
+    );
     const summary = JSON.parse(await readFile(printed(run.stdout, 'Summary'), 'utf8')) as ListSummary;
     expect(summary.counts).toMatchObject({ lines: 64, invalid: 7, duplicate: 4, ignored: 1 });
     expectEveryProblemNamed(run.stdout, summary, failing);
@@ -249,13 +256,19 @@ describe('npm start output for a small list', () => {
     );
   });
 
-  it('keeps the table in summary.txt, prints absolute paths and points <out>/latest at the newest run', async () => {
-    // Act: two runs into the same folder
-    const first = await runCli(['scan', 'a.example.com', '--out', outDir, ...FAST], env());
+  it('keeps the table in summary.txt, prints absolute paths and points <out>/latest at the newest run; --quiet is compact however short the list', async () => {
+    // Act: two runs into the same folder, the first with --quiet
+    const first = await runCli(['scan', 'a.example.com', '--out', outDir, ...FAST, '--quiet'], env());
     const second = await runCli(['scan', 'fail.example.com', '--out', outDir, ...FAST], env());
 
-    // Assess: paths are absolute, and the table file holds what was printed
+    // Assess: --quiet printed progress lines and no row for the domain that succeeded
     expect(first).toExitWith(0);
+    expect(first.stdout).toMatch(
+      /^1\/1 done: 1 succeeded, 0 failed, 0 timed out, 0 rejected; 0 running \(\d+s\)$/m,
+    );
+    expect(first.stdout).not.toMatch(/^arg 1\s/m);
+
+    // Assess: paths are absolute, and the table file holds what was printed
     expect(second).toExitWith(1);
     const summaryPath = printed(second.stdout, 'Summary');
     const tablePath = printed(second.stdout, 'Table');

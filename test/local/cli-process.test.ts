@@ -1,11 +1,12 @@
 /**
  * `npm start` as the shell runs it: a child process (package.json's start script, `node --import tsx local/cli/main.ts`, test/local/cli-run.ts),
  * for what an in-process call cannot show: the exit code the shell sees and which stream gets
- * what. The demo (the README's `npm start`), an input error (exit 1) and a usage error (exit 2).
+ * what. The demo (the README's `npm start`), a list from standard input with an invalid line (exit 1)
+ * and a usage error (exit 2).
  * Signals and a closed pipe are in interrupt-cli.test.ts; everything else runs in-process. The
  * runs are side by side, each in a folder of its own: they mostly wait on the scans' polls.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
@@ -71,41 +72,6 @@ describe.concurrent('npm start as the shell runs it', () => {
   );
 
   it(
-    'exits 1 when the domains file has an invalid line, and the summary names the line',
-    async ({ onTestFinished }) => {
-      const outDir = await outFolder(onTestFinished);
-      // Prepare
-      const list = join(outDir, 'team list+ü.txt');
-      await writeFile(list, '# the team list\nnot a domain!\n', 'utf8');
-
-      // Act
-      const run = await runCliProcess([
-        'scan',
-        '--domains-file',
-        list,
-        '--out',
-        join(outDir, 'out'),
-        ...QUICK_WAITS,
-      ]);
-
-      // Assess: the exit code the shell sees; the table on stdout, nothing on stderr
-      expect(run).toExitWith(1);
-      expect(run.stderr).toBe('');
-      expect(run.stdout).toMatch(/^2\s+not a domain!\s+invalid\s+contains a space$/m);
-      expect(run.stdout).toContain('2 line(s): 0 succeeded, 0 failed, 0 timed out, 0 rejected, 1 invalid');
-      const results = await filesUnder(join(outDir, 'out', 'pipeline-results'));
-      const summaryPath = results.find((path) => path.endsWith('/summary.json')) ?? '';
-      expect(summaryPath).toMatch(/^lists\/incoming\/team list\+ü\/[0-9a-f]{20}\/summary\.json$/);
-      expect(results).toContain(summaryPath.replace(/summary\.json$/, 'input/team list+ü.txt'));
-      const summary = JSON.parse(
-        await readFile(join(outDir, 'out', 'pipeline-results', summaryPath), 'utf8'),
-      ) as ListSummary;
-      expect(summary.invalid).toEqual([{ line: 2, reason: 'contains a space', text: 'not a domain!' }]);
-    },
-    CHILD_RUN_MS,
-  );
-
-  it(
     'suggests the command that was meant for a typo',
     async ({ onTestFinished }) => {
       const outDir = await outFolder(onTestFinished);
@@ -119,25 +85,31 @@ describe.concurrent('npm start as the shell runs it', () => {
   );
 
   it(
-    'scan --domains-file - reads the list from standard input, as --emails-file - does',
+    'scan --domains-file - reads the list from standard input, as --emails-file - does; exits 1 for its invalid line, the table on stdout and nothing on stderr',
     async ({ onTestFinished }) => {
       const outDir = await outFolder(onTestFinished);
+      const list = 'one.example.com\n# a comment\nnot a domain!\ntwo.example.com\n';
+      // Act
       const run = await runCliProcess(
         ['scan', '--domains-file', '-', '--out', outDir, ...QUICK_WAITS],
         {},
-        'one.example.com\n# a comment\ntwo.example.com\n',
+        list,
       );
 
-      expect(run).toExitWith(0);
+      // Assess: the exit code the shell sees; the table on stdout, nothing on stderr
+      expect(run).toExitWith(1);
+      expect(run.stderr).toBe('');
       expect(run.stdout).toMatch(/^1\s+one\.example\.com\s+succeeded\b/m);
-      expect(run.stdout).toMatch(/^3\s+two\.example\.com\s+succeeded\b/m);
+      expect(run.stdout).toMatch(/^3\s+not a domain!\s+invalid\s+contains a space$/m);
+      expect(run.stdout).toMatch(/^4\s+two\.example\.com\s+succeeded\b/m);
+      expect(run.stdout).toContain('4 line(s): 2 succeeded, 0 failed, 0 timed out, 0 rejected, 1 invalid');
+      // The list as the run uploaded it, in the run's folder, under the name standard input gets.
       const summary = JSON.parse(
         await readFile(join(outDir, 'latest', 'summary.json'), 'utf8'),
       ) as ListSummary;
       expect(summary.source).toMatchObject({ key: 'incoming/standard-input.txt' });
-      expect(await readFile(join(outDir, 'latest', 'input', 'standard-input.txt'), 'utf8')).toBe(
-        'one.example.com\n# a comment\ntwo.example.com\n',
-      );
+      expect(summary.invalid).toEqual([{ line: 3, reason: 'contains a space', text: 'not a domain!' }]);
+      expect(await readFile(join(outDir, 'latest', 'input', 'standard-input.txt'), 'utf8')).toBe(list);
     },
     CHILD_RUN_MS,
   );

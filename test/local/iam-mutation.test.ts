@@ -6,12 +6,12 @@
  * without the poll function's SendTaskSuccess the early-end watcher releases nothing.
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EARLY_END_SCHEDULE, type PassReport, watchEarlyEndsOnce } from '#lambdas/scan/early-end-watch';
 import { WAITING_PREFIX, waitingRecordKey } from '#lambdas/scan/waiting-records';
 import { DEFAULT_PIPELINE_CONFIG } from '../../lib/config/defaults.ts';
 import { LocalTaskTokens } from '../../local/runner/early-end-watch.ts';
+import { localStateMachine } from '../../local/runner/task-binding.ts';
 import { runAs } from '../../local/services/iam/attribution.ts';
 import { type EvaluationStats, localRunEvaluator } from '../../local/services/iam/evaluator.ts';
 import { iamViewOf } from '../../local/services/iam/view.ts';
@@ -141,7 +141,7 @@ async function scanWithEvaluation(
     const run = await executeScan(
       {
         definition,
-        machine: new StateMachine(definition as never, { validationOptions: { checkArn: false } }),
+        machine: localStateMachine(definition),
         s3: iam.watch(s3.createClient()),
         resultsBucket: RESULTS,
         scanClient: clients.scan,

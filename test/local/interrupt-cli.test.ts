@@ -115,11 +115,7 @@ async function startScanRun(afterTest: AfterTest, out: string, args: string[], e
 }
 
 /** The 30-domain list, a few at a time, so an interrupt lands mid-list. */
-function startThirtyDomainRun(
-  afterTest: AfterTest,
-  folder: { out: string; list: string },
-  env: VendorEnv = {},
-) {
+function startListRun(afterTest: AfterTest, folder: { out: string; list: string }, env: VendorEnv = {}) {
   return startScanRun(afterTest, folder.out, ['--domains-file', folder.list, '--concurrency', '3'], env);
 }
 
@@ -203,7 +199,7 @@ describe.concurrent('an interrupted npm start', () => {
       VENDOR_API_KEY: vendor.apiKey,
       VENDOR_ALLOWED_ORIGINS: vendor.storageUrl,
     };
-    const run = await startThirtyDomainRun(onTestFinished, folder, env);
+    const run = await startListRun(onTestFinished, folder, env);
     await until(() => run.succeeded() >= 3, '3 scans to finish');
 
     // Act
@@ -248,7 +244,7 @@ describe.concurrent('an interrupted npm start', () => {
     onTestFinished,
   }) => {
     const folder = await runFolder(onTestFinished);
-    const run = await startThirtyDomainRun(onTestFinished, folder);
+    const run = await startListRun(onTestFinished, folder);
     await until(() => run.succeeded() >= 3, '3 scans to finish');
 
     run.child.kill('SIGTERM');
@@ -259,42 +255,49 @@ describe.concurrent('an interrupted npm start', () => {
   it('a second Ctrl-C exits at once, keeping every file already written, and no embedded S3 folder', async ({
     onTestFinished,
   }) => {
-    // The second Ctrl-C must land while the first one's stop is still running, which can take as
-    // little as 80 ms: it is sent from the stderr chunk that says the stop began (not a poll), and
-    // a run whose stop won the race anyway (a loaded machine) proves nothing, so it is run again.
+    // The second Ctrl-C must land while the first one's stop is still running. The stop waits for
+    // the steps in flight to finish their writes, so once 3 scans finished the vendor (given by URL)
+    // stops answering status polls, and the first Ctrl-C goes once a poll hangs: the stop then
+    // cannot end before the second Ctrl-C, sent from the stderr chunk that says the stop began.
     const folder = await runFolder(onTestFinished);
-    for (let attempt = 1; ; attempt += 1) {
-      const run = await startThirtyDomainRun(onTestFinished, folder);
-      await until(() => run.succeeded() >= 3, '3 scans to finish');
-      const finishedBefore = run.succeeded();
-      const stopBegan = whenWritten(run.child.stderr, run.stderr, 'interrupting (SIGINT)');
-      run.child.kill('SIGINT');
-      await stopBegan;
-      run.child.kill('SIGINT');
+    const vendor = await startVendorSimulator({ pollsToFinish: 3 });
+    onTestFinished(() => vendor.close());
+    const run = await startListRun(onTestFinished, folder, {
+      SCAN_API_URL: vendor.url,
+      VENDOR_API_KEY: vendor.apiKey,
+      VENDOR_ALLOWED_ORIGINS: vendor.storageUrl,
+    });
+    await until(() => run.succeeded() >= 3, '3 scans to finish');
+    const polls = vendor.requestCount('GET /status/{uuid}');
+    vendor.addFault({
+      api: 'scan',
+      method: 'GET',
+      path: /^\/status\//,
+      times: Number.POSITIVE_INFINITY,
+      fault: { type: 'hang' },
+    });
+    await until(() => vendor.requestCount('GET /status/{uuid}') > polls, 'a status poll to hang');
+    const finishedBefore = run.succeeded();
+    const stopBegan = whenWritten(run.child.stderr, run.stderr, 'interrupting (SIGINT)');
+    run.child.kill('SIGINT');
+    await stopBegan;
+    run.child.kill('SIGINT');
 
-      const code = await run.exit;
-      const stoppedFirst = run.stderr.text.includes('every finished scan is kept');
-      if (stoppedFirst && attempt < 5) {
-        await rm(folder.out, { recursive: true, force: true });
-        continue;
-      }
-      expect({ code, stdout: run.stdout.text, stderr: run.stderr.text }).toExitWith(130);
-      expect(run.stderr.text).toMatch(
-        new RegExp(
-          `\\ninterrupted \\(SIGINT\\): stopped before the run's summary; kept \\d+ file\\(s\\) it had written under ${folder.out}; removed its embedded S3 files`,
-        ),
-      );
-      expect(await embeddedS3Folders(folder.out)).toEqual([]);
-      expect((await exportedManifests(folder.out)).length).toBeGreaterThanOrEqual(finishedBefore);
-      return;
-    }
-  }, 600_000);
+    expect({ code: await run.exit, stdout: run.stdout.text, stderr: run.stderr.text }).toExitWith(130);
+    expect(run.stderr.text).toMatch(
+      new RegExp(
+        `\\ninterrupted \\(SIGINT\\): stopped before the run's summary; kept \\d+ file\\(s\\) it had written under ${folder.out}; removed its embedded S3 files`,
+      ),
+    );
+    expect(await embeddedS3Folders(folder.out)).toEqual([]);
+    expect((await exportedManifests(folder.out)).length).toBeGreaterThanOrEqual(finishedBefore);
+  }, 180_000);
 
   it("after SIGKILL, a rerun of the list exports what the killed run finished into that run's own folder, then resumes it", async ({
     onTestFinished,
   }) => {
     const { out, list } = await runFolder(onTestFinished);
-    const run = await startThirtyDomainRun(onTestFinished, { out, list });
+    const run = await startListRun(onTestFinished, { out, list });
     await until(() => run.succeeded() >= 3, '3 scans to finish');
     const finishedBefore = run.succeeded();
     run.child.kill('SIGKILL');

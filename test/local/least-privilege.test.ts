@@ -6,7 +6,6 @@
  * that state's function: nothing granted that no path uses, nothing used that is not granted.
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { StateMachine } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordVendorStatistics } from '#lambdas/operations/vendor-stats';
 import { createMetricsRecorder } from '#lambdas/platform/metrics';
@@ -21,6 +20,7 @@ import { waitingRecordKey } from '#lambdas/scan/waiting-records';
 import { declarationOf, type HandlerFile, handlerForState } from '../../lambdas/registry.ts';
 import { parsePipelineConfig } from '../../lib/config/parse.ts';
 import { LocalTaskTokens, WAIT_STATE } from '../../local/runner/early-end-watch.ts';
+import { localStateMachine } from '../../local/runner/task-binding.ts';
 import type { IamEvaluator } from '../../local/services/iam/evaluator.ts';
 import { type S3rverFixture, startS3rver } from '../../local/services/s3/embedded-s3.ts';
 import { startVendorSimulator } from '../../local/simulator/index.ts';
@@ -146,7 +146,7 @@ beforeAll(async () => {
   // The runner's definition from the synth cache (the same synthesis scan-domain-cleanup reads);
   // the full template above is what the policies are evaluated against.
   const definition = scanDomainStateMachine(await cachedTemplate(withDelete)).definition;
-  const machine = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  const machine = localStateMachine(definition);
   s3 = await startS3rver({ buckets: [RESULTS] });
   sim = await startVendorSimulator({
     pollsToFinish: 2,

@@ -16,9 +16,10 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 };
 
 describe('the local runner synthesis', () => {
-  it('produces the template cdk synth produces from cdk.json (bundling aside), and leaves no cloud assembly behind', () => {
+  it('produces the template cdk synth produces from cdk.json (bundling aside), prints nothing, and leaves no cloud assembly behind', () => {
     // Prepare: the App the CDK CLI builds, with cdk.json's context, and without asset bundling and
-    // the validation plugin, which change no template (test/stack/cloudformation-validation runs it)
+    // the validation plugin, which change no template (test/stack/cloudformation-validation runs it).
+    // The default configuration carries the placeholder vendor URL, which is annotated.
     const config = parsePipelineConfig(undefined, 'test');
     const app = new App({
       context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] },
@@ -27,6 +28,10 @@ describe('the local runner synthesis', () => {
     });
     const stack = new SecurityPipelineStack(app, 'SecurityPipeline', { config });
     const expected = app.synth().getStackArtifact(stack.artifactId).template;
+    const printed: unknown[] = [];
+    vi.spyOn(console, 'error').mockImplementation((...args) => printed.push(args));
+    vi.spyOn(console, 'warn').mockImplementation((...args) => printed.push(args));
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => printed.push(chunk) > 0);
 
     // Act
     const workDir = testOutdir();
@@ -37,22 +42,9 @@ describe('the local runner synthesis', () => {
       10,
     );
     expect(local).toEqual(expected);
+    // The annotations cdk synth reports stay out of a local run
+    expect(printed).toEqual([]);
     // and its cloud assembly is gone once the template is read
     expect(readdirSync(workDir)).toEqual([]);
-  });
-
-  it('prints nothing: the annotations cdk synth reports stay out of a local run', () => {
-    // Prepare: the default configuration carries the placeholder vendor URL, which is annotated
-    const config = parsePipelineConfig(undefined, 'test');
-    const printed: unknown[] = [];
-    vi.spyOn(console, 'error').mockImplementation((...args) => printed.push(args));
-    vi.spyOn(console, 'warn').mockImplementation((...args) => printed.push(args));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => printed.push(chunk) > 0);
-
-    // Act
-    synthesizeTemplate(config, { workDir: testOutdir() });
-
-    // Assess
-    expect(printed).toEqual([]);
   });
 });

@@ -4,9 +4,14 @@
  * neither `States.ALL` nor a Retry matches, exactly as in AWS. aws-local-stepfunctions itself
  * enforces none of it.
  */
-import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { ExecutionError } from 'aws-local-stepfunctions';
 import { describe, expect, it } from 'vitest';
-import { asJson, type JSONValue, MAX_STATE_PAYLOAD_BYTES } from '#local/runner/task-binding';
+import {
+  asJson,
+  type JSONValue,
+  localStateMachine,
+  MAX_STATE_PAYLOAD_BYTES,
+} from '#local/runner/task-binding';
 
 /** A Task with a Retry and a Catch on everything, the way every pipeline task is wired. */
 const DEFINITION = {
@@ -35,7 +40,7 @@ async function run(
   result: unknown,
 ): Promise<{ output?: unknown; error?: Error; calls: number }> {
   let calls = 0;
-  const machine = new StateMachine(DEFINITION as never, { validationOptions: { checkArn: false } });
+  const machine = localStateMachine(DEFINITION);
   const execution = machine.run(input as JSONValue, {
     overrides: {
       taskResourceLocalHandlers: {

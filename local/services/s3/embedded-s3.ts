@@ -17,6 +17,7 @@ import { join, posix } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { defaultLatency, injectLatency, type Latency } from '../latency.ts';
+import { type ConfigStore, rememberMissingBucketConfigs } from './s3rver-bucket-configs.ts';
 import { addCopyAndConditions } from './s3rver-copy-and-conditions.ts';
 import { type WritingStore, writeDurably } from './s3rver-durable-writes.ts';
 import { addListingTokens } from './s3rver-listing-tokens.ts';
@@ -173,6 +174,7 @@ export async function startS3rver(options: StartS3rverOptions): Promise<S3rverFi
   const store = server.store as ListingStore;
   writeDurably(server.store as WritingStore);
   scopeListingsToPrefixFolder(store);
+  rememberMissingBucketConfigs(server.store as ConfigStore);
   addCopyAndConditions(server, server.store as Parameters<typeof addCopyAndConditions>[1]);
   addListingTokens(server);
   const address = await server.run();
