@@ -12,7 +12,7 @@
  * otherwise the whole answer is in a version of the secret and the lockout is named. No key value
  * is in a log line, an event, a claim record or a stored value over the size AWS allows.
  *
- * `npm test` runs 130 cases with a fixed seed; ROTATION_PROPERTY_RUNS and ROTATION_PROPERTY_SEED
+ * `npm test` runs 200 cases with a fixed seed; ROTATION_PROPERTY_RUNS and ROTATION_PROPERTY_SEED
  * run more or replay one (a failure prints its seed and path).
  */
 import { createHash } from 'node:crypto';
@@ -22,14 +22,7 @@ import { type GeneratedVendor, startGeneratedVendor } from '../kit/generated-ven
 import { type BundledWorld, startBundledWorld } from './bundled-world.ts';
 import { type DrawnVendor, drawnVendor, type SecretFault } from './vendor-draws.ts';
 
-/**
- * 130: with the fixed seed, the first 126 vendors already draw every value the first 200 drew on
- * every axis (each rotate status, each way of refusing a wrong key, each secret fault and where it
- * strikes, each body format with and without the key, key lengths, content types, pieces,
- * propagation), and each case costs about 70 ms of CPU (the bundled function's four steps over
- * loopback). Combinations of values keep growing with more vendors: that is the longer run's job.
- */
-const RUNS = Number(process.env.ROTATION_PROPERTY_RUNS ?? 130);
+const RUNS = Number(process.env.ROTATION_PROPERTY_RUNS ?? 200);
 const SEED = Number(process.env.ROTATION_PROPERTY_SEED ?? 20_261_128);
 /**
  * The propagation window the function runs with. 0 in `npm test`: every attempt probes each
