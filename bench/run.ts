@@ -1,23 +1,13 @@
 /**
  * `npm run bench`: figures, not pass/fail. Every goal is printed as a ratio against a baseline
- * measured in the same run, because these machines are shared and noisy.
+ * measured in the same run, because these machines are shared and noisy. Each benchmark loads its
+ * modules when it runs: one asked for by name loads nothing of the others, and an unknown name is
+ * answered without loading any (importing them all costs about 3 s of CPU).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startS3rver } from '../local/services/s3/embedded-s3.ts';
-import { startVendorSimulator } from '../local/simulator/index.ts';
-import { DEFAULT_SYNTH_CACHE_DIR } from '../local/synth/synth-cache.ts';
-import { bigOutput } from './big-output.ts';
-import { handlerBundles, httpClients, sdkPlacement, sourceMaps } from './bundles.ts';
 import { runChild } from './child.ts';
-import { cliStartup } from './cli-startup.ts';
-import { costModel } from './cost.ts';
-import { listingMemory } from './listing-memory.ts';
-import { printPollSweep } from './poll-sweep.ts';
-import { measureReconciliation } from './reconcile.ts';
-import { measureScale } from './scale.ts';
-import { soak } from './soak.ts';
 
 function fmt(n: number, digits = 2): string {
   return n.toFixed(digits);
@@ -27,6 +17,7 @@ function fmt(n: number, digits = 2): string {
 const CONCURRENCY = 50;
 
 async function throughput(): Promise<void> {
+  const { startVendorSimulator } = await import('../local/simulator/index.ts');
   process.stdout.write(
     `\n== Local throughput: npm start -- scan against the simulator, instant scans, concurrency ${CONCURRENCY} ==\n`,
   );
@@ -87,6 +78,7 @@ async function throughput(): Promise<void> {
 }
 
 async function bundles(): Promise<void> {
+  const { handlerBundles, httpClients, sdkPlacement, sourceMaps } = await import('./bundles.ts');
   process.stdout.write(
     '\n== Bundles: each handler as the CDK app bundles it; fresh-process import vs empty handler ==\n',
   );
@@ -101,6 +93,7 @@ async function bundles(): Promise<void> {
 
 /** `npm start` (the demo) with an empty synth cache, then with the cache it filled. */
 async function localRun(): Promise<void> {
+  const { DEFAULT_SYNTH_CACHE_DIR } = await import('../local/synth/synth-cache.ts');
   process.stdout.write('\n== Local run: npm start demo, wall time and peak RSS of a fresh process ==\n');
   await rm(DEFAULT_SYNTH_CACHE_DIR, { recursive: true, force: true });
   const rows: { label: string; seconds: number; maxRssKiB: number }[] = [];
@@ -139,6 +132,10 @@ async function localRun(): Promise<void> {
  * same download measured in the same run.
  */
 async function archive(): Promise<void> {
+  const [{ startVendorSimulator }, { startS3rver }] = await Promise.all([
+    import('../local/simulator/index.ts'),
+    import('../local/services/s3/embedded-s3.ts'),
+  ]);
   process.stdout.write('\n== Breach archive: ZIP from the simulator into the embedded S3, verified ==\n');
   type Figures = {
     mode: string;
@@ -207,6 +204,7 @@ async function archive(): Promise<void> {
 }
 
 async function reconcile(): Promise<void> {
+  const { measureReconciliation } = await import('./reconcile.ts');
   const [domains, perDomain] = [50, 20];
   process.stdout.write(
     `\n== Scan reconciliation: ${domains * perDomain} finished scans over ${domains} domains, nobody archived them ==\n`,
@@ -245,12 +243,12 @@ async function reconcile(): Promise<void> {
  * that is none of these is refused with the list, rather than a run that measures nothing.
  */
 const BENCHMARKS: readonly { name: string; run: () => Promise<void>; byNameOnly?: true }[] = [
-  { name: 'poll', run: printPollSweep },
+  { name: 'poll', run: async () => (await import('./poll-sweep.ts')).printPollSweep() },
   {
     name: 'cost',
     run: async () => {
       process.stdout.write('\n== Cost model: 1,000 scans from one measured scan and on-demand prices ==\n');
-      await costModel();
+      await (await import('./cost.ts')).costModel();
     },
   },
   { name: 'throughput', run: throughput },
@@ -258,13 +256,17 @@ const BENCHMARKS: readonly { name: string; run: () => Promise<void>; byNameOnly?
   { name: 'local', run: localRun },
   { name: 'archive', run: archive },
   { name: 'reconcile', run: reconcile },
-  { name: 'listing', run: listingMemory },
-  { name: 'soak', run: soak },
-  { name: 'cli', run: cliStartup },
+  { name: 'listing', run: async () => (await import('./listing-memory.ts')).listingMemory() },
+  { name: 'soak', run: async () => (await import('./soak.ts')).soak() },
+  { name: 'cli', run: async () => (await import('./cli-startup.ts')).cliStartup() },
   // Heavy (minutes at S3 latency, 100,000-row inputs): only when asked for by name.
-  { name: 'scale', run: measureScale, byNameOnly: true },
+  { name: 'scale', run: async () => (await import('./scale.ts')).measureScale(), byNameOnly: true },
   // Heavy (over 5 GiB of disk and minutes): only when asked for by name.
-  { name: 'big-output', run: bigOutput, byNameOnly: true },
+  {
+    name: 'big-output',
+    run: async () => (await import('./big-output.ts')).bigOutput(),
+    byNameOnly: true,
+  },
 ];
 
 const which = process.argv[2];

@@ -9,7 +9,7 @@ import type { DuplicateLine, InvalidLine } from '#lambdas/domain-list/contracts'
 import { DOMAIN_LIST_VARIABLES } from '#lambdas/domain-list/variables';
 import { InvalidInputError } from '#lambdas/platform/errors';
 import { notUtf8Reason } from '#lambdas/platform/input/text-encoding';
-import { normalizeDomain } from '#lambdas/platform/input/validation';
+import { checkDomainName } from '#lambdas/platform/input/validation';
 import { redactText } from '#lambdas/platform/redaction/redact';
 
 export const DEFAULT_MAX_DOMAINS = 100_000;
@@ -293,12 +293,9 @@ class DomainListParser {
       return;
     }
 
-    let domain: string;
-    try {
-      domain = normalizeDomain(column, 'domain', { allowSpecialUse: this.allowSpecialUse });
-    } catch (error) {
-      if (!(error instanceof InvalidInputError)) throw error;
-      this.reject(raw, error.reason);
+    const domain = checkDomainName(column, { allowSpecialUse: this.allowSpecialUse });
+    if (typeof domain !== 'string') {
+      this.reject(raw, domain.reason);
       return;
     }
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { ANNOTATIONS_IN_VALIDATION_REPORT } from 'aws-cdk-lib/cx-api';
+import { ANNOTATIONS_IN_VALIDATION_REPORT, DISABLE_CREATION_STACK_TRACES } from 'aws-cdk-lib/cx-api';
 import type { PipelineConfig } from '../../lib/config/schema.ts';
 import { SecurityPipelineStack } from '../../lib/security-pipeline-stack.ts';
 import type { CfnTemplate } from './definitions.ts';
@@ -21,11 +21,13 @@ const CDK_JSON_CONTEXT = (
 ).context;
 
 /**
- * An App that synthesizes what `cdk synth` does from cdk.json, less two things that cost time and
- * change no template: asset bundling (the runner executes the TypeScript handlers directly) and
+ * An App that synthesizes what `cdk synth` does from cdk.json, less three things that cost time and
+ * change no template: asset bundling (the runner executes the TypeScript handlers directly),
  * aws-cdk-lib's built-in CloudFormation validation (a WebAssembly rule engine: about 7 s of a cold
- * 10 s synthesis, 2.5 s of a warm one). test/stack/cloudformation-validation.cdk.test.ts runs the
- * validation as `cdk synth` does. The CDK tests build their Apps here too (test/kit).
+ * 10 s synthesis, 2.5 s of a warm one) and the stack trace every construct records of its creation
+ * (manifest metadata for `cdk --debug`; under vitest's source-mapped stack traces a tenth of a
+ * synthesis). test/stack/cloudformation-validation.cdk.test.ts runs the validation as `cdk synth`
+ * does. The CDK tests build their Apps here too (test/kit).
  */
 export function cdkSynthApp(
   options: {
@@ -37,7 +39,12 @@ export function cdkSynthApp(
   } = {},
 ): App {
   return new App({
-    context: { ...CDK_JSON_CONTEXT, ...options.context, 'aws:cdk:bundling-stacks': [] },
+    context: {
+      ...CDK_JSON_CONTEXT,
+      [DISABLE_CREATION_STACK_TRACES]: true,
+      ...options.context,
+      'aws:cdk:bundling-stacks': [],
+    },
     builtinCloudFormationValidation: options.cloudFormationValidation ?? false,
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });

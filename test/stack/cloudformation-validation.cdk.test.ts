@@ -36,6 +36,24 @@ const EVERYTHING_ON: PipelineConfigInput = {
 } as PipelineConfigInput;
 
 describe('CloudFormation validation, as cdk synth runs it', () => {
+  // The stack with every option first: the plugin builds its rule engine again (0.2 to 0.4 s of
+  // CPU) for a template with a resource type the engine was not built for, and that stack has
+  // every type the others have; in the other order it was built three times.
+  it.each([
+    ['every optional resource switched on', EVERYTHING_ON],
+    ['the default configuration', undefined],
+  ])('finds nothing at all in the stack with %s', (_name, raw) => {
+    // Prepare
+    const app = appAsCdkSynth();
+    new SecurityPipelineStack(app, 'SecurityPipeline', { config: parsePipelineConfig(raw, 'test') });
+
+    // Act
+    const findings = cloudFormationFindings(app);
+
+    // Assess
+    expect(findings).toEqual([]);
+  });
+
   it('runs in the app cdk synth builds, and reports a value CloudFormation would refuse', () => {
     // Prepare: a value CloudFormation would refuse
     const app = appAsCdkSynth();
@@ -53,20 +71,5 @@ describe('CloudFormation validation, as cdk synth runs it', () => {
       expect.stringMatching(/^warning W3030: VersioningConfiguration\.Status: 'Sometimes'/),
     ]);
     expect(cdkJson.context['@aws-cdk/core:validateAgainstDefaultRules']).toBe(true);
-  });
-
-  it.each([
-    ['the default configuration', undefined],
-    ['every optional resource switched on', EVERYTHING_ON],
-  ])('finds nothing at all in the stack with %s', (_name, raw) => {
-    // Prepare
-    const app = appAsCdkSynth();
-    new SecurityPipelineStack(app, 'SecurityPipeline', { config: parsePipelineConfig(raw, 'test') });
-
-    // Act
-    const findings = cloudFormationFindings(app);
-
-    // Assess
-    expect(findings).toEqual([]);
   });
 });

@@ -68,11 +68,24 @@ class Rejection {
  * @throws InvalidInputError naming `inputName` with a specific reason
  */
 export function normalizeDomain(input: string, inputName = 'domain', options: DomainOptions = {}): string {
-  const result = checkDomain(input, { quote: true });
-  if (result instanceof Rejection) throw new InvalidInputError(inputName, result.reason);
-  const special = specialUse(result, options.allowSpecialUse ?? []);
-  if (special) throw new InvalidInputError(inputName, special);
+  const result = checkDomainName(input, options);
+  if (typeof result !== 'string') throw new InvalidInputError(inputName, result.reason);
   return result;
+}
+
+/**
+ * {@link normalizeDomain} for a caller that checks many values and keeps each one's reason (a
+ * domain list's lines): the domain, or why it is not one, without an error and its stack trace
+ * per bad value (a list of junk spent a fifth of its parse building them).
+ */
+export function checkDomainName(
+  input: string,
+  options: DomainOptions = {},
+): string | { readonly reason: string } {
+  const result = checkDomain(input, { quote: true });
+  if (result instanceof Rejection) return result;
+  const special = specialUse(result, options.allowSpecialUse ?? []);
+  return special ? new Rejection(special) : result;
 }
 
 /**

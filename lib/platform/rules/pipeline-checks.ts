@@ -12,7 +12,7 @@ import type {
 } from 'aws-cdk-lib';
 import type { NagPack, NagPackProps } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import AlarmCoverage from './alarm-coverage.ts';
+import AlarmCoverage, { withAlarmIndex } from './alarm-coverage.ts';
 import { loadCdkNag } from './cdk-nag.ts';
 import EventPatternWildcards, { MAX_WILDCARDS_PER_FIELD } from './event-pattern-wildcards.ts';
 import FixedNameLifetime from './fixed-name-lifetime.ts';
@@ -60,6 +60,10 @@ function createPipelinePack(scope: IConstruct | undefined, props: NagPackProps |
     constructor() {
       super(scope, props);
       this.packName = 'Pipeline';
+    }
+
+    public override validateScope(root: IConstruct): PolicyValidationPluginReport {
+      return withAlarmIndex(() => super.validateScope(root));
     }
 
     protected checkResource(node: CfnResource): void {
