@@ -17,6 +17,10 @@ export default defineConfig({
     // V8 last ran a scavenge (which depends on the load on a shared machine).
     execArgv: ['--expose-gc'],
     setupFiles: ['test/setup.ts'],
+    // As under `npm start` (local/cli/main.ts): the X-Ray SDK that every handler's Tracer imports
+    // otherwise follows every promise of the worker through an async hook, though the Tracer is off
+    // outside Lambda. Measured on test/scan and test/breach: 7 % of their CPU.
+    env: { AWS_XRAY_MANUAL_MODE: 'true' },
     // The run's folder for cloud assemblies, removed at the end (test/global-setup.ts).
     globalSetup: ['test/global-setup.ts'],
     // Files share one module graph per worker (below), so what a test patches for the whole process
@@ -25,17 +29,17 @@ export default defineConfig({
     restoreMocks: true,
     unstubEnvs: true,
     unstubGlobals: true,
-    // Vitest's default here is availableParallelism - 1 = 1 worker. Measured on the shared 2-core
-    // machine (load average 16-24 from other users, so wall times are noisy; CPU is user + sys):
-    //  - test/vendor (loopback I/O, 14 files): 1 worker 384 s wall, 2 workers 177 s, same 24 s CPU;
-    //  - test/cdk (CPU-bound synthesis, 27 files, 405 tests): 1 worker 343 s wall / 68 s CPU,
-    //    2 workers 356 s / 97 s, 3 workers 485 s / 130 s with a starved test past its timeout.
-    // So 2: the I/O-bound files halve, the CPU-bound ones barely lose, and 3 starves the CDK files.
-    // On a quiet machine (load average about 1), the whole suite with the non-isolated projects
-    // below: 2 workers 217 s, 3 workers 197 s (1.7 cores busy either way), not worth the starvation.
-    // One count for both projects: projects with different counts cannot share a group and would
-    // run one after the other.
-    maxWorkers: 2,
+    // Workers per project (vitest's default would be availableParallelism - 1 = 1). The CDK files
+    // run first, on 2 workers: synthesis is CPU-bound and each worker synthesizes every
+    // configuration its files ask for, so a third worker only adds syntheses (the cdk project alone,
+    // 2 workers: 30 s wall, 58 s of CPU, 2 s of it idle). The other files run after them on 3
+    // workers: the CLI, rotation and docs files wait on real time (child processes, a slow vendor,
+    // a propagation window, retry backoff), and on 2 workers those waits left a core idle for about
+    // 110 of a run's 477 core-seconds. Measured on a quiet 2-core machine, whole suite, fresh clone
+    // (2026-11-28): 2 and 2 workers 225 s wall; 3 and 3, 203 s (the CDK files' CPU 40 s to 63 s);
+    // 2 then 3, 180 s with 335 s of CPU; 2 then 4, 180 s with 345 s. Projects with different worker
+    // counts must run in different groups (`sequence.groupOrder`).
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
@@ -47,6 +51,8 @@ export default defineConfig({
           // memo serves one synthesis per configuration to every file. None of these files mocks
           // modules or changes process.env, and the shared synthesis is frozen and locked.
           isolate: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
           // A worker's first synthesis runs cold (aws-cdk-lib's lazy modules, no JIT yet): under the
           // shared machine's load (load average 15-20 on 2 cores) a beforeAll that synthesizes took
           // over the 60 s default.
@@ -57,6 +63,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...SYNTH_TESTS],
           // Importing the SDK clients, the local runner and aws-local-stepfunctions afresh for every
